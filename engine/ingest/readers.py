@@ -1,0 +1,337 @@
+"""Readers that turn chat logs on disk into `ChatRecord`s for batch ingestion.
+
+Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, or `auto` to detect one. Bad records
+become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
+one `ReadError` located at `file`. JSONL and CSV are read line by line, so large files stream;
+ShareGPT and LoCoMo are single JSON documents and are loaded whole.
+
+`source` is `<file name>:<line>` (JSONL, CSV) or `<file name>:<record>` (ShareGPT), with
+`#<message>` when a line or record holds a whole conversation; LoCoMo uses the `dia_id`.
+Line, record and message numbers count from 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from engine.errors import InvalidInputError
+from engine.ingest import fields
+from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
+from engine.ingest.locomo import load_locomo_qa, parse_locomo_datetime, read_locomo
+from engine.ingest.records import ChatRecord, ReadError, ReadResult
+
+__all__ = [
+    "FORMATS",
+    "iter_chat_log",
+    "load_locomo_qa",
+    "parse_locomo_datetime",
+    "parse_timestamp",
+    "read_chat_log",
+    "resolve_format",
+]
+
+FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
+
+_PEEK_CHARS = 65536
+_EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
+_SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "chatgpt": "assistant",
+                   "assistant": "assistant", "system": "system"}  # fmt: skip
+_CSV_COLUMNS = {"user": "user_id", "user_id": "user_id", "session": "session_id",
+                "session_id": "session_id", "conversation_id": "conversation_id",
+                "role": "role", "content": "content", "timestamp": "ts", "ts": "ts",
+                "speaker": "speaker"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    """Fields a JSONL conversation line gives to each of its messages."""
+
+    user_id: str | None = None
+    session_id: str | None = None
+    conversation_id: str | None = None
+    ts: datetime | None = None
+
+
+def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = None) -> ReadResult:
+    """Read a whole chat log into records and errors, in file order.
+
+    Args:
+        path: the file to read.
+        format: one of `FORMATS`, or `"auto"` to detect it from the extension and content.
+        user_id: if given, every record is attributed to this user, whatever the file says.
+
+    Raises:
+        InvalidInputError: `path` does not exist or is not a file, `format` is unknown, or
+            `format="auto"` cannot tell the format.
+
+    Example:
+        >>> result = read_chat_log("chats.jsonl")  # doctest: +SKIP
+        >>> [r.content for r in result.records], [str(e) for e in result.errors]  # doctest: +SKIP
+    """
+    fmt = resolve_format(path, format)
+    records: list[ChatRecord] = []
+    errors: list[ReadError] = []
+    for item in iter_chat_log(path, fmt, user_id):
+        if isinstance(item, ChatRecord):
+            records.append(item)
+        else:
+            errors.append(item)
+    return ReadResult(records=records, errors=errors, format=fmt)
+
+
+def iter_chat_log(
+    path: StrPath, format: str = "auto", user_id: str | None = None
+) -> Iterator[Item]:
+    """Stream a chat log as `ChatRecord`s and `ReadError`s in file order.
+
+    Arguments and errors as for `read_chat_log`; they are checked before the first item.
+    """
+    fmt = resolve_format(path, format)
+    return _READERS[fmt](SourceFile.open(path, user_id))
+
+
+def resolve_format(path: StrPath, format: str = "auto") -> str:
+    """The format to read `path` with: `format` itself, or the detected one for `"auto"`.
+
+    Known extensions decide (`.jsonl`, `.ndjson`, `.csv`); otherwise the start of the file does.
+
+    Raises:
+        InvalidInputError: `path` is missing or not a file, `format` is unknown, or the format
+            of `path` cannot be told.
+    """
+    file = SourceFile.open(path)
+    if format in FORMATS:
+        return format
+    if format != "auto":
+        raise InvalidInputError(f"unknown chat-log format {format!r}; use one of {FORMATS}")
+    detected = _EXTENSIONS.get(file.path.suffix.lower()) or _sniff(_peek(file))
+    if detected is None:
+        raise InvalidInputError(
+            f"cannot tell the chat-log format of {file.shown!r}; pass format= one of {FORMATS}"
+        )
+    return detected
+
+
+def _peek(file: SourceFile) -> str:
+    with file.path.open(encoding="utf-8", errors="replace") as handle:
+        return handle.read(_PEEK_CHARS).lstrip("\ufeff \t\r\n")
+
+
+def _sniff(head: str) -> str | None:
+    """Guess the format from the start of a file; None when nothing fits."""
+    if head.startswith("["):
+        if '"conversations"' in head:
+            return "sharegpt"
+        if any(key in head for key in ('"sample_id"', '"speaker_a"', '"qa"', '"conversation"')):
+            return "locomo"
+        return None
+    if head.startswith("{"):
+        line, newline, _ = head.partition("\n")
+        return "openai-jsonl" if not newline or _is_json_object(line) else None
+    header = next(csv.reader([head.partition("\n")[0]]), [])
+    names = {_CSV_COLUMNS.get(cell.strip().lower()) for cell in header}
+    return "csv" if {"role", "content"} <= names else None
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+# -- openai-jsonl ------------------------------------------------------------------------------
+
+
+def _read_jsonl(file: SourceFile) -> Iterator[Item]:
+    with file.path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            yield from _jsonl_line(file, number, raw)
+
+
+def _jsonl_line(file: SourceFile, number: int, raw: bytes) -> Iterator[Item]:
+    where, source = f"line {number}", f"{file.name}:{number}"
+    if not raw.strip():
+        return
+    try:
+        obj = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        yield file.error(where, "not valid UTF-8")
+        return
+    except (ValueError, RecursionError) as exc:
+        yield file.error(where, f"invalid JSON: {exc}")
+        return
+    if not isinstance(obj, dict):
+        yield file.error(where, f"expected a JSON object, got {type(obj).__name__}")
+    elif "messages" in obj:
+        yield from _jsonl_conversation(file, obj, where, source)
+    else:
+        yield _jsonl_message(file, obj, where, source, _Defaults())
+
+
+def _jsonl_conversation(
+    file: SourceFile, obj: dict[str, Any], where: str, source: str
+) -> Iterator[Item]:
+    messages = obj["messages"]
+    if not isinstance(messages, list) or not messages:
+        yield file.error(where, "messages must be a non-empty list")
+        return
+    try:
+        defaults = _conversation_defaults(obj)
+    except InvalidInputError as exc:
+        yield file.error(where, str(exc))
+        return
+    for index, message in enumerate(messages):
+        here, at = f"{where} message {index + 1}", f"{source}#{index + 1}"
+        if not isinstance(message, dict):
+            yield file.error(here, f"expected a JSON object, got {type(message).__name__}")
+            continue
+        # Messages without their own time follow the conversation's, one second apart.
+        own = replace(defaults, ts=fields.offset(defaults.ts, index))
+        yield _jsonl_message(file, message, here, at, own)
+
+
+def _conversation_defaults(obj: dict[str, Any]) -> _Defaults:
+    return _Defaults(
+        user_id=fields.text_id(fields.first(obj, "user_id", "user"), "user_id"),
+        session_id=fields.text_id(
+            fields.first(obj, "session_id", "conversation_id", "id"), "session_id"
+        ),
+        conversation_id=fields.text_id(fields.first(obj, "conversation_id", "id"), "id"),
+        ts=parse_timestamp(fields.first(obj, *fields.TS_KEYS)),
+    )
+
+
+def _jsonl_message(
+    file: SourceFile, msg: dict[str, Any], where: str, source: str, defaults: _Defaults
+) -> Item:
+    def build() -> ChatRecord:
+        user = fields.text_id(fields.first(msg, "user_id", "user"), "user_id")
+        session = fields.text_id(fields.first(msg, "session_id", "conversation_id"), "session_id")
+        return ChatRecord(
+            user_id=file.user_id or user or defaults.user_id,
+            session_id=session or defaults.session_id,
+            conversation_id=fields.text_id(msg.get("conversation_id"), "conversation_id")
+            or defaults.conversation_id,
+            role=fields.role(msg.get("role")),
+            content=fields.content(msg.get("content")),
+            ts=parse_timestamp(fields.first(msg, *fields.TS_KEYS)) or defaults.ts,
+            speaker=fields.text_id(msg.get("name"), "name"),
+            source=source,
+        )
+
+    return fields.build_record(file, where, build)
+
+
+# -- sharegpt ----------------------------------------------------------------------------------
+
+
+def _read_sharegpt(file: SourceFile) -> Iterator[Item]:
+    data = file.load_json()
+    if isinstance(data, ReadError):
+        yield data
+        return
+    if not isinstance(data, list):
+        yield file.error(
+            "file", f"expected a JSON list of conversations, got {type(data).__name__}"
+        )
+        return
+    for number, item in enumerate(data, start=1):
+        yield from _sharegpt_conversation(file, number, item)
+
+
+def _sharegpt_conversation(file: SourceFile, number: int, item: object) -> Iterator[Item]:
+    where = f"record {number}"
+    turns = item.get("conversations") if isinstance(item, dict) else None
+    if not isinstance(item, dict) or not isinstance(turns, list) or not turns:
+        yield file.error(where, "expected an object with a non-empty 'conversations' list")
+        return
+    try:
+        conversation_id = fields.text_id(item.get("id"), "id")
+    except InvalidInputError as exc:
+        yield file.error(where, str(exc))
+        return
+    for index, turn in enumerate(turns, start=1):
+        here, source = f"{where} message {index}", f"{file.name}:{number}#{index}"
+        if not isinstance(turn, dict):
+            yield file.error(here, f"expected a JSON object, got {type(turn).__name__}")
+            continue
+        yield _sharegpt_turn(file, turn, here, source, conversation_id)
+
+
+def _sharegpt_turn(
+    file: SourceFile, turn: dict[str, Any], where: str, source: str, conversation_id: str | None
+) -> Item:
+    return fields.build_record(file, where, lambda: ChatRecord(
+        user_id=file.user_id, session_id=conversation_id, conversation_id=conversation_id,
+        role=_sharegpt_role(turn.get("from")), content=fields.content(turn.get("value")),
+        source=source,
+    ))  # fmt: skip
+
+
+def _sharegpt_role(value: object) -> str:
+    role = _SHAREGPT_ROLES.get(value.strip().lower()) if isinstance(value, str) else None
+    if role is None:
+        raise InvalidInputError(f"unknown role {value!r} in 'from'")
+    return role
+
+
+# -- csv ---------------------------------------------------------------------------------------
+
+
+def _read_csv(file: SourceFile) -> Iterator[Item]:
+    with file.path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        try:
+            yield from _csv_rows(file, reader)
+        except UnicodeDecodeError:
+            yield file.error(f"line {reader.line_num + 1}", "not valid UTF-8; stopped reading")
+
+
+def _csv_rows(file: SourceFile, reader: Any) -> Iterator[Item]:
+    header: list[str] | None = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield file.error(f"line {start}", f"bad CSV: {exc}")
+            continue
+        if header is None:
+            header = [_CSV_COLUMNS.get(c.strip().lower(), c.strip()) for c in row]
+            if not {"role", "content"} <= set(header):
+                yield file.error("file", "the CSV header needs 'role' and 'content' columns")
+                return
+        elif row:
+            yield _csv_record(file, header, row, start)
+
+
+def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int) -> Item:
+    where = f"line {number}"
+    if len(row) != len(header):
+        return file.error(where, f"the row has {len(row)} fields, the header {len(header)}")
+    cells = dict(zip(header, row, strict=True))
+    extra = {k: v for k, v in cells.items() if k not in _CSV_COLUMNS.values() and v}
+    return fields.build_record(file, where, lambda: ChatRecord(
+        user_id=file.user_id or cells.get("user_id") or None,
+        session_id=cells.get("session_id") or None,
+        conversation_id=cells.get("conversation_id") or None,
+        role=fields.role(cells["role"]), content=fields.content(cells["content"]),
+        ts=parse_timestamp(cells.get("ts")), speaker=cells.get("speaker") or None,
+        source=f"{file.name}:{number}", metadata=extra,
+    ))  # fmt: skip
+
+
+_READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
+    "openai-jsonl": _read_jsonl,
+    "sharegpt": _read_sharegpt,
+    "locomo": read_locomo,
+    "csv": _read_csv,
+}

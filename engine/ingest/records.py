@@ -1,0 +1,152 @@
+"""What the chat-log readers produce: a `ChatRecord` per message and a `ReadError` per bad one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Roles a `ChatRecord` may carry (OpenAI's chat roles).
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+
+# `D1:3`, plus the malformed spellings found in LoCoMo: `D:11:26`, `D30:05`.
+_DIA_ID = re.compile(r"D:?(\d+):(\d+)")
+_EVIDENCE_SEPARATORS = re.compile(r"[\s;,]+")
+
+
+class ChatRecord(BaseModel):
+    """One chat message, ready to ingest.
+
+    `source` is the provenance: `<file name>:<line>` for line-based formats (with `#<message>`
+    when a line or record holds a whole conversation) and the `dia_id` (`D1:3`) for LoCoMo.
+    `ts` is always timezone-aware UTC; naive datetimes are taken to be UTC.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    user_id: str | None = None
+    session_id: str | None = None
+    role: str
+    content: str
+    ts: datetime | None = None
+    speaker: str | None = None
+    source: str
+    conversation_id: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("role")
+    @classmethod
+    def _known_role(cls, value: str) -> str:
+        if value not in ROLES:
+            raise ValueError(f"unknown role {value!r}")
+        return value
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is empty")
+        return value
+
+    @field_validator("ts")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return as_utc(value) if value is not None else None
+
+    @property
+    def checksum(self) -> str:
+        """A stable id for this message: equal records give equal checksums across runs.
+
+        The sha256 hex digest of the compact JSON array
+        `[user_id, session_id, role, content, ts, source]` encoded as UTF-8, where `ts` is the
+        ISO 8601 UTC string (`2023-05-08T13:56:00+00:00`) or null. Speaker, conversation id
+        and metadata do not take part.
+        """
+        ts = self.ts.isoformat() if self.ts is not None else None
+        fields = [self.user_id, self.session_id, self.role, self.content, ts, self.source]
+        payload = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ReadError(BaseModel):
+    """A record (or a whole file) that could not be read, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    location: str = Field(description="`line N`, `record N`, a LoCoMo dia_id, or `file`")
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.location}: {self.reason}"
+
+
+class ReadResult(BaseModel):
+    """Everything read from one file, in file order, with the errors met on the way."""
+
+    records: list[ChatRecord]
+    errors: list[ReadError]
+    format: str
+
+    def in_time_order(self) -> list[ChatRecord]:
+        """The records sorted by timestamp; ties and undated records keep file order (last)."""
+        dated = sorted((r for r in self.records if r.ts is not None), key=_ts_key)
+        return dated + [r for r in self.records if r.ts is None]
+
+
+class LocomoQuestion(BaseModel):
+    """One LoCoMo benchmark question with its evidence turns.
+
+    `answer` is None for the adversarial questions (category 5) that have none: the data gives
+    them only an `adversarial_answer`, the plausible but wrong answer a model should not give.
+    """
+
+    sample_id: str
+    question: str
+    answer: str | None
+    adversarial_answer: str | None = None
+    evidence: list[str] = Field(description="dia_ids normalized to `D<session>:<turn>`")
+    category: int = Field(description="1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
+                                      "5 adversarial")  # fmt: skip
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _normalize(cls, value: object) -> list[str]:
+        if not isinstance(value, list):
+            raise ValueError("evidence must be a list of dia_ids")
+        return normalize_evidence(value)
+
+
+def normalize_evidence(values: list[object]) -> list[str]:
+    """Normalize LoCoMo evidence to `D<session>:<turn>` ids, in order, without duplicates.
+
+    An entry may hold several ids (`"D8:6; D9:17"`); malformed ids are repaired (`D:11:26` ->
+    `D11:26`, `D30:05` -> `D30:5`) and tokens that name no turn (`"D"`) are dropped.
+
+    >>> normalize_evidence(["D:11:26", "D30:05", "D8:6; D9:17", "D"])
+    ['D11:26', 'D30:5', 'D8:6', 'D9:17']
+    """
+    out: list[str] = []
+    for value in values:
+        tokens = _EVIDENCE_SEPARATORS.split(value) if isinstance(value, str) else []
+        for token in tokens:
+            match = _DIA_ID.fullmatch(token)
+            dia_id = f"D{int(match[1])}:{int(match[2])}" if match else None
+            if dia_id is not None and dia_id not in out:
+                out.append(dia_id)
+    return out
+
+
+def as_utc(value: datetime) -> datetime:
+    """`value` in UTC; a naive datetime is taken to be UTC already."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _ts_key(record: ChatRecord) -> datetime:
+    assert record.ts is not None  # only dated records are sorted
+    return record.ts
