@@ -1,0 +1,1 @@
+CREATE INDEX entity_uid IF NOT EXISTS FOR (e:Entity) ON (e.uid)

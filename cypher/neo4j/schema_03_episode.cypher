@@ -1,0 +1,1 @@
+CREATE CONSTRAINT episode_uid IF NOT EXISTS FOR (p:Episode) REQUIRE p.uid IS UNIQUE

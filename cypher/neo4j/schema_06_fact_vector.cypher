@@ -1,0 +1,3 @@
+CREATE VECTOR INDEX fact_embedding IF NOT EXISTS
+FOR (f:Fact) ON (f.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}

@@ -1,0 +1,101 @@
+// The database graphmem expects, as @neo4j-cypher/language-support's DbSchema: every label,
+// relationship type, property key, parameter, function and procedure our Cypher may use.
+// Anything else is reported, so a typo fails the lint instead of a query on a live server.
+
+const arg = (name, type, extra = {}) => ({ name, type, description: name, isDeprecated: false, ...extra });
+
+function fn(name, args, returns, { aggregating = false, category = 'Scalar' } = {}) {
+  const params = args.map((a) => `${a.name} :: ${a.type}`).join(', ');
+  return {
+    name,
+    category,
+    description: name,
+    isBuiltIn: true,
+    argumentDescription: args,
+    returnDescription: returns,
+    signature: `${name}(${params}) :: ${returns}`,
+    aggregating,
+    isDeprecated: false,
+  };
+}
+
+function proc(name, mode, args, yields) {
+  const params = args.map((a) => `${a.name} :: ${a.type}`).join(', ');
+  const out = yields.map((y) => `${y.name} :: ${y.type}`).join(', ');
+  return {
+    name,
+    description: name,
+    mode,
+    worksOnSystem: false,
+    argumentDescription: args,
+    returnDescription: yields,
+    signature: `${name}(${params})${yields.length ? ` :: (${out})` : ''}`,
+    admin: false,
+    option: { deprecated: false },
+  };
+}
+
+const ANY = 'ANY';
+const functions = [
+  fn('coalesce', [arg('input', ANY)], ANY),
+  fn('collect', [arg('input', ANY)], 'LIST<ANY>', { aggregating: true, category: 'Aggregating' }),
+  fn('count', [arg('input', ANY)], 'INTEGER', { aggregating: true, category: 'Aggregating' }),
+  fn('sum', [arg('input', ANY)], ANY, { aggregating: true, category: 'Aggregating' }),
+  fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
+  fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
+  fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),
+  fn('relationships', [arg('input', 'PATH')], 'LIST<RELATIONSHIP>'),
+  fn('startNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
+  fn('timestamp', [], 'INTEGER'),
+  fn('toFloat', [arg('input', ANY)], 'FLOAT'),
+  fn('toInteger', [arg('input', ANY)], 'INTEGER'),
+  fn('toLower', [arg('input', 'STRING')], 'STRING'),
+  fn('trim', [arg('input', 'STRING')], 'STRING'),
+  fn('type', [arg('input', 'RELATIONSHIP')], 'STRING'),
+];
+
+const procedures = [
+  proc('db.awaitIndexes', 'READ', [arg('timeOutSeconds', 'INTEGER', { default: 'DefaultParameterValue{value=300, type=INTEGER}' })], []),
+  proc('db.create.setNodeVectorProperty', 'WRITE',
+    [arg('node', 'NODE'), arg('key', 'STRING'), arg('vector', ANY)], []),
+  proc('db.index.fulltext.queryNodes', 'READ',
+    [arg('indexName', 'STRING'), arg('queryString', 'STRING'),
+      arg('options', 'MAP', { default: 'DefaultParameterValue{value={}, type=MAP}' })],
+    [arg('node', 'NODE'), arg('score', 'FLOAT')]),
+  proc('db.index.vector.queryNodes', 'READ',
+    [arg('indexName', 'STRING'), arg('numberOfNearestNeighbours', 'INTEGER'), arg('query', ANY)],
+    [arg('node', 'NODE'), arg('score', 'FLOAT')]),
+];
+
+const byName = (items) => Object.fromEntries(items.map((item) => [item.name, item]));
+
+// Representative values: the semantic analysis only needs each parameter's type.
+const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
+const parameters = {
+  anchors: ['u'], at: 0.0, batch: 1000, by: 'salience', checksums: ['c'], depth: 2,
+  dimension: 384, embedding: [0.0], fanout: 50, half_life: 1.0, half_life_days: 30.0,
+  include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', now: 0.0, query: 'q',
+  rows: [row], skip: 0, target_uid: 'u', timeout_s: 300, uid: 'u', uids: ['u'],
+  user_id: 'alice', weights: { FRIEND_OF: 1.0 },
+};
+
+const propertyKeys = [
+  'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
+  'detail', 'embedding', 'episode_uid', 'episodes', 'event', 'first_seen', 'invalid_at', 'key',
+  'last_seen', 'mentions', 'name', 'predicate', 'role', 'session_id', 'source', 'status',
+  'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
+];
+// Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
+// read (row.subject_uid) from a property read, so they are declared as keys too.
+const rowFields = ['alias', 'entity_uids', 'episode', 'object_uid', 'subject_uid'];
+
+export const dbSchema = {
+  defaultLanguage: 'CYPHER 5',
+  labels: ['Entity', 'Episode', 'Fact', 'History'],
+  // __REL_TYPE__ is the placeholder the engine fills with a validated UPPER_SNAKE_CASE type.
+  relationshipTypes: ['MENTIONS', 'OBJECT', 'SUBJECT', '__REL_TYPE__'],
+  propertyKeys: [...propertyKeys, ...rowFields],
+  parameters,
+  functions: { 'CYPHER 5': byName(functions) },
+  procedures: { 'CYPHER 5': byName(procedures) },
+};

@@ -1,0 +1,262 @@
+"""The Neo4j adapter without a server: a recording fake driver stands in for `neo4j.Driver`.
+
+What needs a live Neo4j (the queries' results) is covered by the conformance suite when
+`NEO4J_URI` is set; here: transactions, statement choice, loops, error mapping, Lucene syntax.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from neo4j import exceptions as ne
+
+from engine import cypher
+from engine.errors import (
+    ConfigError,
+    GraphmemError,
+    QueryError,
+    StoreError,
+    StoreUnavailableError,
+)
+from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch
+from engine.store.neo4j import Neo4jStore, lucene_query, map_neo4j_errors
+
+Respond = Callable[[str, dict[str, Any]], list[list[Any]]]
+
+
+class FakeRecord:
+    def __init__(self, values: list[Any]) -> None:
+        self._values = values
+
+    def values(self) -> list[Any]:
+        return self._values
+
+
+class FakeTx:
+    def __init__(self, respond: Respond) -> None:
+        self.respond = respond
+        self.runs: list[tuple[str, dict[str, Any]]] = []
+
+    def run(self, text: str, params: dict[str, Any]) -> list[FakeRecord]:
+        self.runs.append((text, params))
+        return [FakeRecord(row) for row in self.respond(text, params)]
+
+
+class FakeDriver:
+    """Records each managed transaction as (mode, database, [(text, params), ...])."""
+
+    def __init__(self, respond: Respond = lambda text, params: [], fail: Exception | None = None):
+        self.respond = respond
+        self.fail = fail
+        self.transactions: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = []
+        self.closed = False
+
+    def session(self, database: str) -> FakeSession:
+        return FakeSession(self, database)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeSession:
+    def __init__(self, driver: FakeDriver, database: str) -> None:
+        self.driver, self.database = driver, database
+
+    def __enter__(self) -> FakeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def _run(self, mode: str, work: Callable[[FakeTx], Any]) -> Any:
+        if self.driver.fail is not None:
+            raise self.driver.fail
+        tx = FakeTx(self.driver.respond)
+        self.driver.transactions.append((mode, self.database, tx.runs))
+        return work(tx)
+
+    def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        return self._run("read", work)
+
+    def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
+        return self._run("write", work)
+
+
+def make_store(driver: FakeDriver, **kwargs: Any) -> Neo4jStore:
+    return Neo4jStore(driver, "memdb", **kwargs)  # type: ignore[arg-type]
+
+
+def _batch() -> WriteBatch:
+    alice = EntityRow(uid="e1", key="alice", name="Alice", type="Person", ts=1.0)
+    john = EntityRow(uid="e2", key="john", name="John", type="Person", ts=1.0)
+    fact = FactRow(uid="f1", subject_uid="e1", object_uid="e2", predicate="FRIEND_OF",
+                   text="Alice friend of John", ts=1.0)  # fmt: skip
+    return WriteBatch(entities=[alice, john], entity_embeddings={"e1": [1.0, 0.0]},
+                      facts=[fact], fact_embeddings={"f1": [0.0, 1.0]})  # fmt: skip
+
+
+# -- transactions and statements ----------------------------------------------------------
+
+
+def test_store_satisfies_the_protocol() -> None:
+    assert isinstance(make_store(FakeDriver()), GraphStore)
+
+
+def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> None:
+    def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
+        merge_facts = text == cypher.load("merge_facts", "neo4j")
+        return [[[["f1", 3]]]] if merge_facts else [[1]]
+
+    driver = FakeDriver(respond)
+    mentions = make_store(driver).write("alice", _batch())
+    ((mode, database, runs),) = driver.transactions
+    texts = [text for text, _ in runs]
+    assert (mode, database) == ("write", "memdb")
+    assert mentions == {"f1": 3}
+    assert len(runs) == 5  # entities, their embeddings, facts, theirs, typed relationships
+    assert all(params["user_id"] == "alice" for _, params in runs)
+    assert any("[r:FRIEND_OF {uid: row.uid}]" in t for t in texts)
+    assert not any(cypher.REL_TYPE_PLACEHOLDER in t for t in texts)
+    assert sum("db.create.setNodeVectorProperty" in t for t in texts) == 2
+
+
+def test_an_empty_batch_touches_nothing() -> None:
+    driver = FakeDriver()
+    assert make_store(driver).write("alice", WriteBatch()) == {}
+    assert driver.transactions == []
+
+
+def test_reads_run_in_read_transactions() -> None:
+    driver = FakeDriver()
+    store = make_store(driver)
+    store.predicates("alice")
+    store.entities_by_uids("alice", ["e1"])
+    assert [(mode, db) for mode, db, _ in driver.transactions] == [("read", "memdb")] * 2
+
+
+def test_setup_creates_every_schema_object_then_waits_for_indexes() -> None:
+    driver = FakeDriver()
+    make_store(driver, index_wait_s=42).setup(384)
+    runs = [run for _, _, tx_runs in driver.transactions for run in tx_runs]
+    assert [t for t, _ in runs[:-1]] == cypher.schema_statements("neo4j")
+    assert all(params == {"dimension": 384} for _, params in runs[:-1])
+    assert runs[-1] == (cypher.load("await_indexes", "neo4j"), {"timeout_s": 42})
+    assert driver.transactions[-1][0] == "read"
+
+
+def test_vector_search_asks_for_more_until_k_rows_survive_the_user_filter() -> None:
+    asked: list[int] = []
+    fact = {"uid": "f1", "user_id": "u", "predicate": "OWNS", "text": "u owns a cat"}
+    row = [fact, {"uid": "e1", "name": "U"}, {"uid": "e2", "name": "cat"}, 0.9]
+
+    def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
+        asked.append(params["k"])
+        return [row] * (2 if params["k"] < 64 else 5)
+
+    hits = make_store(FakeDriver(respond)).vector_facts("u", [1.0], 3, include_invalid=False)
+    assert asked == [16, 64]
+    assert len(hits) == 3
+    assert hits[0][1] == pytest.approx(0.9)
+
+
+def test_deletes_repeat_in_batches_until_a_short_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("engine.store.neo4j._DELETE_BATCH", 2)
+    replies = iter([[[2]], [[2]], [[1]]])
+    driver = FakeDriver(lambda text, params: next(replies))
+    assert make_store(driver).delete_user("alice") == 5
+    assert {p["batch"] for _, _, runs in driver.transactions for _, p in runs} == {2}
+    assert len(driver.transactions) == 3
+
+
+def test_fulltext_with_no_usable_term_does_not_query() -> None:
+    driver = FakeDriver()
+    assert make_store(driver).fulltext_entities("alice", ["  ", "?!"], 5) == []
+    assert driver.transactions == []
+
+
+def test_close_leaves_an_injected_driver_open_and_closes_an_owned_one() -> None:
+    injected, owned = FakeDriver(), FakeDriver()
+    make_store(injected).close()
+    make_store(owned, owns_driver=True).close()
+    assert (injected.closed, owned.closed) == (False, True)
+
+
+def test_from_settings_rejects_an_unusable_uri() -> None:
+    with pytest.raises(ConfigError) as info:
+        Neo4jStore.from_settings("http://localhost:7474", "neo4j", "secret")
+    assert "not supported" in str(info.value)
+
+
+# -- error mapping -------------------------------------------------------------------------
+
+
+def _server_error(code: str) -> ne.Neo4jError:
+    with warnings.catch_warnings():  # hydrate is how the driver builds server errors
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ne.Neo4jError.hydrate(code=code, message="from the server")
+
+
+@pytest.mark.parametrize(
+    ("raised", "expected"),
+    [
+        (ne.ServiceUnavailable("down"), StoreUnavailableError),
+        (ne.SessionExpired("gone"), StoreUnavailableError),
+        (_server_error("Neo.ClientError.Security.Unauthorized"), StoreUnavailableError),
+        (_server_error("Neo.ClientError.Database.DatabaseNotFound"), StoreUnavailableError),
+        (_server_error("Neo.TransientError.General.DatabaseUnavailable"), StoreUnavailableError),
+        (_server_error("Neo.ClientError.Statement.SyntaxError"), QueryError),
+        (_server_error("Neo.ClientError.Schema.ConstraintValidationFailed"), QueryError),
+        (_server_error("Neo.ClientError.Procedure.ProcedureCallFailed"), QueryError),
+        (_server_error("Neo.TransientError.Transaction.DeadlockDetected"), StoreError),
+        (_server_error("Neo.DatabaseError.General.UnknownError"), StoreError),
+        (ne.ConfigurationError("bad"), ConfigError),
+        (ne.TransactionError("closed"), StoreError),
+    ],
+    ids=lambda v: getattr(v, "code", None) or type(v).__name__ if isinstance(v, Exception) else "",
+)
+def test_driver_errors_map_to_one_error_tree(raised: Exception, expected: type[Exception]) -> None:
+    with pytest.raises(GraphmemError) as info, map_neo4j_errors():
+        raise raised
+    assert type(info.value) is expected
+    assert info.value.__cause__ is raised
+
+
+def test_the_store_raises_mapped_errors() -> None:
+    store = make_store(FakeDriver(fail=ne.ServiceUnavailable("connection refused")))
+    with pytest.raises(StoreUnavailableError) as info:
+        store.counts(None)
+    assert "connection refused" in str(info.value)
+
+
+def test_errors_outside_the_driver_pass_through() -> None:
+    with pytest.raises(KeyError), map_neo4j_errors():
+        raise KeyError("not ours to translate")
+
+
+# -- Lucene query syntax ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("terms", "expected"),
+    [
+        (["john"], '"john"'),
+        (["Tommy", "rex"], '"Tommy" OR tommy~1 OR "rex"'),
+        (["New York"], '"New York"'),
+        (['say "hi"'], r'"say \"hi\""'),
+        ([r"C:\temp"], r'"C:\\temp"'),
+        (["AND", "NOT", "OR"], '"AND" OR "NOT" OR "OR"'),
+        (["a+b", "(x)", "*", "title:x", "x~2^3"], '"a+b" OR "(x)" OR "title:x" OR "x~2^3"'),
+        (["  pad  ", "", "   ", "--"], '"pad"'),
+        ([], ""),
+    ],
+)
+def test_lucene_query_quotes_and_escapes_every_term(terms: list[str], expected: str) -> None:
+    assert lucene_query(terms) == expected
+
+
+def test_fuzzy_variants_are_plain_words_only() -> None:
+    query = lucene_query(["Zoëlle", "ab12cd", "rock-n-roll", "C++"])
+    assert query == '"Zoëlle" OR zoëlle~1 OR "ab12cd" OR ab12cd~1 OR "rock-n-roll" OR "C++"'
