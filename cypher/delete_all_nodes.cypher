@@ -1,0 +1,3 @@
+MATCH (n)
+DETACH DELETE n
+RETURN count(*) AS deleted

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (f:Fact) ON (f.uid, f.user_id)

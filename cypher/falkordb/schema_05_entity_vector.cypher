@@ -1,0 +1,1 @@
+CREATE VECTOR INDEX FOR (e:Entity) ON (e.embedding) OPTIONS {dimension: $dimension, similarityFunction: 'cosine'}

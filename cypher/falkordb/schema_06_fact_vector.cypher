@@ -1,0 +1,1 @@
+CREATE VECTOR INDEX FOR (f:Fact) ON (f.embedding) OPTIONS {dimension: $dimension, similarityFunction: 'cosine'}

@@ -1,0 +1,12 @@
+// Keep raw messages with provenance, linked to the entities they mention.
+UNWIND $rows AS row
+MERGE (p:Episode {uid: row.uid})
+ON CREATE SET p.user_id = $user_id, p.session_id = row.session_id, p.role = row.role,
+              p.content = row.content, p.ts = row.ts, p.source = row.source,
+              p.checksum = row.checksum, p.created_at = $now
+SET p.status = row.status
+WITH p, row
+UNWIND row.entity_uids AS entity_uid
+MATCH (e:Entity {user_id: $user_id, uid: entity_uid})
+MERGE (p)-[:MENTIONS]->(e)
+RETURN count(*) AS result

@@ -1,0 +1,8 @@
+// The typed form of facts that share one predicate; __REL_TYPE__ is a validated type.
+UNWIND $rows AS row
+MATCH (s:Entity {user_id: $user_id, uid: row.subject_uid})
+MATCH (o:Entity {user_id: $user_id, uid: row.object_uid})
+MERGE (s)-[r:__REL_TYPE__ {uid: row.uid}]->(o)
+ON CREATE SET r.user_id = $user_id, r.valid_at = row.valid_at, r.mentions = 0
+SET r.mentions = r.mentions + row.mentions, r.invalid_at = null, r.last_seen = row.ts
+RETURN count(r) AS result

@@ -1,0 +1,16 @@
+// Upsert :Fact nodes with their SUBJECT and OBJECT edges; re-asserting a fact revalidates it.
+UNWIND $rows AS row
+MATCH (s:Entity {user_id: $user_id, uid: row.subject_uid})
+MATCH (o:Entity {user_id: $user_id, uid: row.object_uid})
+MERGE (f:Fact {uid: row.uid})
+ON CREATE SET f.user_id = $user_id, f.predicate = row.predicate, f.text = row.text,
+              f.valid_at = row.valid_at, f.mentions = 0, f.first_seen = row.ts,
+              f.episodes = [], f.confidence = row.confidence, f.created_at = $now
+SET f.mentions = f.mentions + row.mentions,
+    f.invalid_at = null,
+    f.last_seen = CASE WHEN f.last_seen IS NULL OR row.ts > f.last_seen THEN row.ts ELSE f.last_seen END,
+    f.episodes = CASE WHEN row.episode IS NULL OR row.episode IN f.episodes
+                      THEN f.episodes ELSE f.episodes + row.episode END
+MERGE (f)-[:SUBJECT]->(s)
+MERGE (f)-[:OBJECT]->(o)
+RETURN collect([f.uid, f.mentions]) AS result

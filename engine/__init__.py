@@ -1,0 +1,54 @@
+"""graphmem: graph-first long-term memory for LLM agents."""
+
+from engine.config import Settings
+from engine.errors import (
+    ConfigError,
+    ExtractionError,
+    GraphmemError,
+    InvalidInputError,
+    LimitExceededError,
+    NotFoundError,
+    QueryError,
+    StoreError,
+    StoreUnavailableError,
+)
+from engine.memory import EntityView, Memory
+from engine.models import (
+    AddResult,
+    Entity,
+    Episode,
+    Fact,
+    FactInput,
+    HistoryEvent,
+    Path,
+    ScoredEntity,
+    ScoredFact,
+    SearchResult,
+    Stats,
+)
+
+__all__ = [
+    "AddResult",
+    "ConfigError",
+    "Entity",
+    "EntityView",
+    "Episode",
+    "ExtractionError",
+    "Fact",
+    "FactInput",
+    "GraphmemError",
+    "HistoryEvent",
+    "InvalidInputError",
+    "LimitExceededError",
+    "Memory",
+    "NotFoundError",
+    "Path",
+    "QueryError",
+    "ScoredEntity",
+    "ScoredFact",
+    "SearchResult",
+    "Settings",
+    "Stats",
+    "StoreError",
+    "StoreUnavailableError",
+]

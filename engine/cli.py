@@ -1,0 +1,123 @@
+"""The `graphmem` command line. Each command calls one engine function."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.errors import GraphmemError
+from engine.memory import Memory
+
+
+def _memory(args: argparse.Namespace) -> Memory:
+    overrides: dict[str, Any] = {}
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    return Memory(**overrides)
+
+
+def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
+    print(json.dumps(payload, indent=2, default=str) if args.json else text)
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    from engine.demo import DEMO_FACTS, DEMO_QUERIES, DEMO_USER
+
+    with _memory(args) as mem:
+        mem.delete_all(DEMO_USER)
+        added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
+        print(
+            f"stored {added.facts_added} facts about {added.entities_added} entities "
+            f"for user {DEMO_USER!r}\n"
+        )
+        for query in DEMO_QUERIES:
+            result = mem.search(query, user_id=DEMO_USER, limit=args.limit)
+            print(
+                f"? {query}   ({result.timings_ms['total']:.0f} ms, anchors: "
+                f"{', '.join(result.anchors) or '-'})"
+            )
+            for hit in result.facts:
+                legs = "+".join(hit.legs)
+                print(f"  {hit.score:.4f}  {hit.fact.text}  [{legs}]")
+            print()
+        top = ", ".join(
+            f"{s.entity.name} ({s.entity.mentions})" for s in mem.top_entities(DEMO_USER, 5)
+        )
+        print(f"most salient entities: {top}")
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    with _memory(args) as mem:
+        result = mem.search(args.query, user_id=args.user, limit=args.limit, mode=args.mode)
+    lines = [
+        f"{h.score:.4f}  {h.fact.text}  [{'+'.join(h.legs)}] {h.fact.uid}" for h in result.facts
+    ]
+    _print(args, result.model_dump(mode="json"), "\n".join(lines) or "(no facts)")
+
+
+def cmd_entities(args: argparse.Namespace) -> None:
+    with _memory(args) as mem:
+        top = mem.top_entities(args.user, args.limit, by=args.by)
+    lines = [f"{s.score:10.3f}  {s.entity.name}  ({s.entity.mentions} mentions)" for s in top]
+    _print(args, [s.model_dump(mode="json") for s in top], "\n".join(lines) or "(no entities)")
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    with _memory(args) as mem:
+        stats = mem.stats(args.user)
+    text = "\n".join(f"{k}: {v}" for k, v in stats.model_dump().items())
+    _print(args, stats.model_dump(), text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="graphmem",
+        description="Graph-first long-term memory for LLM agents. The embedded store lives in "
+        "~/.graphmem unless --data-dir or GRAPHMEM_HOME says otherwise.",
+    )
+    parser.add_argument("--data-dir", help="where the embedded database keeps its files")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="store a small example graph and search it")
+    demo.add_argument("--limit", type=int, default=3, help="facts shown per query (default 3)")
+    demo.set_defaults(func=cmd_demo)
+
+    search = sub.add_parser("search", help="search one user's memory")
+    search.add_argument("query")
+    search.add_argument("--user", required=True)
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--mode", choices=["dual", "expansion", "semantic"], default="dual")
+    search.set_defaults(func=cmd_search)
+
+    entities = sub.add_parser("entities", help="a user's most salient entities")
+    entities.add_argument("--user", required=True)
+    entities.add_argument("--limit", type=int, default=10)
+    entities.add_argument("--by", choices=["salience", "frequency", "recency"], default="salience")
+    entities.set_defaults(func=cmd_entities)
+
+    stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
+    stats.add_argument("--user", help="only this user")
+    stats.set_defaults(func=cmd_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    func: Callable[[argparse.Namespace], None] = args.func
+    try:
+        func(args)
+    except GraphmemError as exc:
+        print(f"graphmem: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("graphmem: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Settings, built once at the edge (`Memory()`), from arguments and the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_home() -> Path:
+    return Path.home() / ".graphmem"
+
+
+class Settings(BaseSettings):
+    """Every setting graphmem has. Environment variables: `GRAPHMEM_<NAME>`, plus the
+    conventional `NEO4J_*` and `OPENAI_*` names for the Neo4j and LLM settings."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="forbid", populate_by_name=True)
+
+    # storage
+    store: Literal["falkordb", "neo4j"] = "falkordb"
+    data_dir: Path = Field(default_factory=_default_home, validation_alias="GRAPHMEM_HOME")
+    graph_name: str = "graphmem"
+    appendfsync: Literal["always", "everysec", "no"] = "everysec"
+    neo4j_uri: str | None = Field(default=None, validation_alias="NEO4J_URI")
+    neo4j_user: str = Field(default="neo4j", validation_alias="NEO4J_USER")
+    neo4j_password: SecretStr | None = Field(default=None, validation_alias="NEO4J_PASSWORD")
+    neo4j_database: str = Field(default="neo4j", validation_alias="NEO4J_DATABASE")
+
+    # embeddings
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_device: str = "cpu"
+    embedding_batch_size: int = Field(default=128, ge=1)
+
+    # LLM (any OpenAI-compatible endpoint)
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_temperature: float = Field(default=0.0, ge=0, le=2)
+    llm_max_retries: int = Field(default=3, ge=0)
+
+    # retrieval
+    search_limit: int = Field(default=10, ge=1)
+    anchor_limit: int = Field(default=5, ge=1)
+    anchor_min_score: float = Field(default=0.5, ge=0, le=1)
+    expansion_depth: int = Field(default=2, ge=1, le=2)
+    expansion_fanout: int = Field(default=50, ge=1)
+    expansion_max_edges: int = Field(default=2000, ge=1)
+    semantic_k: int = Field(default=30, ge=1)
+    rrf_k: int = Field(default=60, ge=1)
+    recency_half_life_days: float = Field(default=30.0, gt=0)
+
+    # resolution and conflicts
+    resolve_threshold: float = Field(default=0.9, ge=0, le=1)
+    single_valued_predicates: list[str] = Field(
+        default_factory=lambda: ["HAS_NAME", "LIVES_IN", "AGE", "WORKS_AT", "BORN_ON", "MARRIED_TO"]
+    )
+
+    # limits
+    max_name_chars: int = Field(default=512, ge=1)
+    max_text_chars: int = Field(default=4000, ge=1)
+    max_message_chars: int = Field(default=32_000, ge=1)
+    max_facts_per_call: int = Field(default=10_000, ge=1)
+    query_timeout_ms: int = Field(default=10_000, ge=1)
+
+    @property
+    def llm_configured(self) -> bool:
+        return self.openai_api_key is not None or self.openai_base_url is not None

@@ -1,0 +1,88 @@
+"""The one loader of Cypher text. Every statement graphmem sends lives in `cypher/`.
+
+A name resolves to `cypher/<dialect>/<name>.cypher` when that variant exists, else to the
+shared `cypher/<name>.cypher`. The only dynamic part a statement may have is a relationship
+type, written as the placeholder `__REL_TYPE__` and filled only after validation.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any, Literal
+
+from engine.errors import InvalidInputError
+from engine.normalize import PREDICATE_PATTERN
+
+Dialect = Literal["falkordb", "neo4j"]
+REL_TYPE_PLACEHOLDER = "__REL_TYPE__"
+
+
+def _root() -> Traversable:
+    try:  # installed from a wheel: cypher/ ships as engine._cypher
+        return resources.files("engine._cypher")
+    except ModuleNotFoundError:  # a source checkout or an editable install
+        return resources.files("engine").joinpath("..", "cypher")
+
+
+@cache
+def load(name: str, dialect: Dialect) -> str:
+    """Return the text of the named statement for `dialect`.
+
+    Raises:
+        KeyError: no such statement.
+    """
+    root = _root()
+    for candidate in (root / dialect / f"{name}.cypher", root / f"{name}.cypher"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8").strip()
+    raise KeyError(f"no Cypher statement named {name!r} for {dialect}")
+
+
+def with_rel_type(text: str, rel_type: str) -> str:
+    """Fill the relationship-type placeholder with a validated type."""
+    if not PREDICATE_PATTERN.match(rel_type):
+        raise InvalidInputError(f"relationship type {rel_type!r} is not UPPER_SNAKE_CASE")
+    return text.replace(REL_TYPE_PLACEHOLDER, rel_type)
+
+
+def schema_statements(dialect: Dialect) -> list[str]:
+    """The schema DDL for `dialect`, in file-name order (`schema_*.cypher`)."""
+    folder = _root() / dialect
+    names = sorted(p.name for p in folder.iterdir() if p.name.startswith("schema_"))
+    return [load(n.removesuffix(".cypher"), dialect) for n in names]
+
+
+_PARAM = re.compile(r"\$(\w+)")
+_RESULT = re.compile(r"\bAS result\s*$")
+SHARED_PARAMS = frozenset({"user_id", "now"})
+
+
+def _renamed(match: re.Match[str], index: int) -> str:
+    name = match.group(1)
+    return match.group(0) if name in SHARED_PARAMS else f"${name}_{index}"
+
+
+def compose(statements: list[tuple[str, dict[str, Any]]]) -> tuple[str, dict[str, Any]]:
+    """Chain write statements into ONE query, so a batch applies atomically on every database.
+
+    Each statement must end in `RETURN <aggregate> AS result` (exactly one row). It runs as a
+    `CALL { ... }` subquery; its own parameters are renamed `<name>_<i>` so they cannot clash,
+    and its result comes back in column `result_<i>`. Comment lines are dropped: FalkorDB's
+    parser crashes on a comment inside `CALL { }`.
+    """
+    parts: list[str] = []
+    params: dict[str, Any] = {}
+    for i, (text, own) in enumerate(statements):
+        if not _RESULT.search(text):
+            raise ValueError(f"statement {i} must end with 'AS result' to be composed")
+        text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+        body = _PARAM.sub(functools.partial(_renamed, index=i), text)
+        parts.append("CALL {\n" + _RESULT.sub(f"AS result_{i}", body) + "\n}")
+        for name, value in own.items():
+            params[name if name in SHARED_PARAMS else f"{name}_{i}"] = value
+    columns = ", ".join(f"result_{i}" for i in range(len(statements)))
+    return "\n".join(parts) + f"\nRETURN {columns}", params

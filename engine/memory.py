@@ -1,0 +1,283 @@
+"""`Memory`: the public face of graphmem."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from engine.config import Settings
+from engine.embedding import Embedder
+from engine.errors import ConfigError, InvalidInputError, NotFoundError
+from engine.facts import build_batch, validate_facts
+from engine.models import (
+    AddResult,
+    Entity,
+    Episode,
+    Fact,
+    HistoryEvent,
+    ScoredEntity,
+    SearchResult,
+    Stats,
+)
+from engine.normalize import check_user_id, clean_text, entity_key, stable_uid
+from engine.retrieval.anchors import AnchorSettings
+from engine.retrieval.expansion import ExpansionSettings
+from engine.retrieval.retriever import DualRetriever, Mode, RetrieverSettings
+from engine.store.base import GraphStore, RankBy, WriteBatch
+
+_CHUNK = 1000
+
+
+class EntityView(BaseModel):
+    """An entity with its facts and its timeline of episodes (newest first)."""
+
+    entity: Entity
+    facts: list[Fact] = Field(default_factory=list)
+    episodes: list[Episode] = Field(default_factory=list)
+
+
+def open_store(settings: Settings) -> GraphStore:
+    """The store the settings name: the embedded FalkorDB unless `store="neo4j"`."""
+    if settings.store == "neo4j":
+        from engine.store.neo4j import Neo4jStore
+
+        if not settings.neo4j_uri:
+            raise ConfigError("GRAPHMEM_STORE=neo4j needs NEO4J_URI (e.g. bolt://localhost:7687)")
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+        return Neo4jStore.from_settings(
+            settings.neo4j_uri, settings.neo4j_user, password, settings.neo4j_database
+        )
+    from engine.store.falkordb import FalkorDBStore
+    from engine.store.falkordb_server import EmbeddedServer
+
+    server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
+    return FalkorDBStore.embedded(server, settings.graph_name)
+
+
+def retriever_settings(settings: Settings) -> RetrieverSettings:
+    return RetrieverSettings(
+        anchors=AnchorSettings(limit=settings.anchor_limit, min_score=settings.anchor_min_score),
+        expansion=ExpansionSettings(
+            depth=settings.expansion_depth,
+            fanout=settings.expansion_fanout,
+            max_edges=settings.expansion_max_edges,
+        ),
+        semantic_k=settings.semantic_k,
+        rrf_k=settings.rrf_k,
+        half_life_days=settings.recency_half_life_days,
+    )
+
+
+class Memory:
+    """Long-term graph memory for one or many users.
+
+    `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (or `GRAPHMEM_HOME`)
+    and embeds with the local all-MiniLM-L6-v2; the schema is set up on first use.
+
+    Example:
+        >>> mem = Memory()
+        >>> mem.add_facts([("Alice", "FRIEND_OF", "John")], user_id="alice")
+        >>> mem.search("who is Alice's friend?", user_id="alice").facts[0].fact.text
+        'Alice friend of John'
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: GraphStore | None = None,
+        embedder: Embedder | None = None,
+        **overrides: Any,
+    ) -> None:
+        try:
+            self.settings = settings or Settings(**overrides)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid settings: {exc}") from exc
+        self.embedder = embedder or Embedder(
+            self.settings.embedding_model,
+            self.settings.embedding_device,
+            self.settings.embedding_batch_size,
+        )
+        self.store = store or open_store(self.settings)
+        self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
+        self._ready = False
+        self._setup_lock = threading.Lock()
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Memory:
+        """Build from a dict of settings (names as in `engine.config.Settings`)."""
+        return cls(**config)
+
+    def _setup(self) -> None:
+        with self._setup_lock:
+            if not self._ready:
+                self.store.setup(self.embedder.dimension)
+                self._ready = True
+
+    # -- writing --------------------------------------------------------------------------
+
+    def add_facts(
+        self, facts: Iterable[Any], user_id: str, *, show_progress: bool = False
+    ) -> AddResult:
+        """Store pre-extracted facts `(subject, predicate, object[, text])` for `user_id`.
+
+        Idempotent: the same fact again bumps its mentions and creates nothing new.
+
+        Raises:
+            InvalidInputError: a fact is malformed (nothing is written then).
+            LimitExceededError: more facts than `max_facts_per_call`.
+        """
+        user_id = check_user_id(user_id)
+        clean = validate_facts(facts, self.settings)
+        self._setup()
+        result = AddResult(user_id=user_id)
+        chunks = range(0, len(clean), _CHUNK)
+        if show_progress:
+            from tqdm import tqdm
+
+            chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
+        for start in chunks:
+            batch, new = build_batch(
+                self.store, self.embedder, user_id, clean[start : start + _CHUNK]
+            )
+            self._write(user_id, batch)
+            result.facts_added += len(new)
+            result.facts_updated += len(batch.facts) - len(new)
+            result.fact_uids += [f.uid for f in batch.facts]
+            result.entities_added += len(batch.entity_embeddings)
+        return result
+
+    def _write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
+        mentions = self.store.write(user_id, batch)
+        self.retriever.forget_predicates(user_id)
+        return mentions
+
+    # -- reading --------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        limit: int = 10,
+        *,
+        include_invalid: bool = False,
+        mode: Mode = "dual",
+    ) -> SearchResult:
+        """The facts, paths and entities of `user_id`'s graph that answer `query` (no LLM).
+
+        `mode` picks the legs: "dual" (default), "expansion" or "semantic".
+        """
+        user_id = check_user_id(user_id)
+        query = clean_text(query, "query", self.settings.max_message_chars)
+        if not 1 <= limit <= 1000:
+            raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
+        self._setup()
+        return self.retriever.search(
+            query,
+            user_id,
+            limit,
+            mode=mode,
+            include_invalid=include_invalid,
+            self_uid=self.self_uid(user_id),
+        )
+
+    @staticmethod
+    def self_uid(user_id: str) -> str:
+        """The uid of the entity standing for the user ("I", "me", "my")."""
+        return stable_uid(user_id, "\x00self")
+
+    def get_all(
+        self, user_id: str, *, include_invalid: bool = False, limit: int = 1000, offset: int = 0
+    ) -> list[Fact]:
+        """A page of the user's facts, oldest first."""
+        user_id = check_user_id(user_id)
+        self._setup()
+        return self.store.list_facts(
+            user_id, include_invalid=include_invalid, skip=offset, limit=limit
+        )
+
+    def entity(self, name: str, user_id: str, *, limit: int = 100) -> EntityView:
+        """An entity by name or alias with its facts and timeline.
+
+        Raises:
+            NotFoundError: the user has no entity of that name.
+        """
+        user_id = check_user_id(user_id)
+        key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
+        self._setup()
+        found = self.store.entities_by_keys(user_id, [key]).get(key)
+        if found is None:
+            raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
+        facts = self.store.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
+        episodes = self.store.entity_episodes(user_id, found.uid, limit)
+        return EntityView(entity=found, facts=facts, episodes=episodes)
+
+    def top_entities(
+        self, user_id: str, k: int = 10, by: RankBy = "salience"
+    ) -> list[ScoredEntity]:
+        """The user's most salient (or frequent, or recent) entities, best first."""
+        if by not in ("salience", "frequency", "recency"):
+            raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
+        user_id = check_user_id(user_id)
+        self._setup()
+        half_life = self.settings.recency_half_life_days * 86400.0
+        rows = self.store.top_entities(user_id, k, by, time.time(), half_life)
+        return [ScoredEntity(entity=e, score=s) for e, s in rows]
+
+    def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
+        """The change events of a fact or entity, oldest first."""
+        self._setup()
+        return self.store.history(check_user_id(user_id), uid)
+
+    def stats(self, user_id: str | None = None) -> Stats:
+        self._setup()
+        counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
+        return Stats(**counts)
+
+    # -- deleting -------------------------------------------------------------------------
+
+    def delete(self, uid: str, user_id: str) -> None:
+        """Delete one fact (both its forms).
+
+        Raises:
+            NotFoundError: the user has no fact with that uid.
+        """
+        user_id = check_user_id(user_id)
+        self._setup()
+        if not self.store.delete_fact(user_id, uid):
+            raise NotFoundError(f"user {user_id!r} has no fact {uid!r}")
+        self.retriever.forget_predicates(user_id)
+
+    def delete_all(self, user_id: str) -> int:
+        """Delete everything of one user; return the number of nodes removed."""
+        user_id = check_user_id(user_id)
+        self._setup()
+        self.retriever.forget_predicates(user_id)
+        return self.store.delete_user(user_id)
+
+    def reset(self) -> None:
+        """Delete every user's memory."""
+        self._setup()
+        self.store.reset()
+        self.retriever = DualRetriever(self.store, self.embedder, self.retriever.settings)
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

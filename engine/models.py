@@ -1,0 +1,229 @@
+"""The domain models graphmem returns and accepts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Leg = Literal["expansion", "semantic", "path"]
+
+
+def to_epoch(value: datetime | float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.timestamp()
+    return float(value)
+
+
+def from_epoch(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.fromtimestamp(float(value), tz=UTC)
+
+
+class FactInput(BaseModel):
+    """A pre-extracted fact: `(subject, predicate, object)` plus optional details."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str
+    predicate: str
+    object: str
+    text: str | None = None
+    subject_type: str | None = None
+    object_type: str | None = None
+    valid_at: datetime | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class Entity(BaseModel):
+    uid: str
+    user_id: str
+    key: str
+    name: str
+    type: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    mentions: int = 0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> Entity:
+        return cls(
+            uid=props["uid"],
+            user_id=props["user_id"],
+            key=props["key"],
+            name=props["name"],
+            type=props.get("type"),
+            aliases=list(props.get("aliases") or []),
+            mentions=int(props.get("mentions") or 0),
+            first_seen=from_epoch(props.get("first_seen")),
+            last_seen=from_epoch(props.get("last_seen")),
+        )
+
+
+class Fact(BaseModel):
+    uid: str
+    user_id: str
+    subject: str
+    predicate: str
+    object: str
+    subject_uid: str
+    object_uid: str
+    text: str
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    mentions: int = 0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+    episodes: list[str] = Field(default_factory=list)
+    confidence: float = 1.0
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        return (self.subject, self.predicate, self.object)
+
+    @property
+    def is_valid(self) -> bool:
+        return self.invalid_at is None
+
+    @classmethod
+    def from_props(
+        cls, props: dict[str, Any], subject: dict[str, Any], obj: dict[str, Any]
+    ) -> Fact:
+        return cls(
+            uid=props["uid"],
+            user_id=props["user_id"],
+            subject=subject["name"],
+            predicate=props["predicate"],
+            object=obj["name"],
+            subject_uid=subject["uid"],
+            object_uid=obj["uid"],
+            text=props["text"],
+            valid_at=from_epoch(props.get("valid_at")),
+            invalid_at=from_epoch(props.get("invalid_at")),
+            mentions=int(props.get("mentions") or 0),
+            first_seen=from_epoch(props.get("first_seen")),
+            last_seen=from_epoch(props.get("last_seen")),
+            episodes=list(props.get("episodes") or []),
+            confidence=float(props.get("confidence", 1.0)),
+        )
+
+
+class Episode(BaseModel):
+    uid: str
+    user_id: str
+    session_id: str | None = None
+    role: str
+    content: str
+    ts: datetime
+    source: str | None = None
+    checksum: str
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> Episode:
+        return cls(
+            uid=props["uid"],
+            user_id=props["user_id"],
+            session_id=props.get("session_id"),
+            role=props["role"],
+            content=props["content"],
+            ts=from_epoch(props["ts"]) or datetime.now(UTC),
+            source=props.get("source"),
+            checksum=props["checksum"],
+        )
+
+
+class ScoredFact(BaseModel):
+    fact: Fact
+    score: float
+    hop: int | None = None
+    legs: list[Leg] = Field(default_factory=list)
+
+
+class ScoredEntity(BaseModel):
+    entity: Entity
+    score: float
+
+
+class Path(BaseModel):
+    """Facts joining two anchors, in walking order."""
+
+    entities: list[str]
+    facts: list[Fact]
+
+
+class SearchResult(BaseModel):
+    query: str
+    user_id: str
+    facts: list[ScoredFact] = Field(default_factory=list)
+    entities: list[ScoredEntity] = Field(default_factory=list)
+    paths: list[Path] = Field(default_factory=list)
+    anchors: list[str] = Field(default_factory=list)
+    candidates: int = 0
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def context(self, max_tokens: int = 512) -> str:
+        """A compact block for a prompt: facts first, then paths and entities, cut to budget.
+
+        Tokens are estimated as words * 4/3, the usual rule of thumb for English BPE.
+        """
+        lines: list[str] = []
+        if self.facts:
+            lines.append("Known facts:")
+            lines += [f"- {sf.fact.text}" for sf in self.facts]
+        if self.paths:
+            lines.append("Connections:")
+            lines += [f"- {' -> '.join(f.text for f in p.facts)}" for p in self.paths]
+        if self.entities:
+            lines.append("Relevant entities: " + ", ".join(se.entity.name for se in self.entities))
+        kept: list[str] = []
+        budget = max_tokens
+        for line in lines:
+            cost = max(1, round(len(line.split()) * 4 / 3))
+            if cost > budget:
+                break
+            kept.append(line)
+            budget -= cost
+        return "\n".join(kept)
+
+
+class AddResult(BaseModel):
+    user_id: str
+    facts_added: int = 0
+    facts_updated: int = 0
+    facts_invalidated: int = 0
+    entities_added: int = 0
+    fact_uids: list[str] = Field(default_factory=list)
+    episode_uids: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_latency_ms: float = 0.0
+
+
+class HistoryEvent(BaseModel):
+    uid: str
+    target_uid: str
+    user_id: str
+    event: Literal["ADD", "UPDATE", "INVALIDATE", "DELETE", "MERGE"]
+    ts: datetime
+    episode_uid: str | None = None
+    detail: str | None = None
+
+
+class Stats(BaseModel):
+    users: int
+    entities: int
+    facts: int
+    valid_facts: int
+    episodes: int
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0

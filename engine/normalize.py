@@ -1,0 +1,93 @@
+"""Normalization and validation of names, predicates and labels before they reach a database."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from engine.errors import InvalidInputError, LimitExceededError
+
+PREDICATE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+LABEL_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]{0,63}$")
+_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPACES = re.compile(r"\s+")
+_CONTROL = {"Cc", "Cs"}
+
+
+def clean_text(value: object, what: str, max_chars: int) -> str:
+    """Return `value` as NFKC text with control characters turned into spaces.
+
+    Raises:
+        InvalidInputError: `value` is not a string or is blank.
+        LimitExceededError: `value` is longer than `max_chars`.
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}")
+    text = unicodedata.normalize("NFKC", value)
+    text = "".join(" " if unicodedata.category(c) in _CONTROL else c for c in text)
+    text = _SPACES.sub(" ", text).strip()
+    if not text:
+        raise InvalidInputError(f"{what} is empty or only whitespace")
+    if len(text) > max_chars:
+        raise LimitExceededError(f"{what} has {len(text)} characters; the limit is {max_chars}")
+    return text
+
+
+def entity_key(name: str) -> str:
+    """The identity of an entity name: NFKC, case-folded, whitespace collapsed."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
+
+
+def normalize_predicate(predicate: object) -> str:
+    """Turn `predicate` into an UPPER_SNAKE_CASE relationship type.
+
+    "friend of", "friendOf" and "FRIEND-OF" all become FRIEND_OF.
+
+    Raises:
+        InvalidInputError: nothing usable is left, or it does not start with a letter.
+    """
+    if not isinstance(predicate, str):
+        raise InvalidInputError(f"predicate must be a string, got {type(predicate).__name__}")
+    text = unicodedata.normalize("NFKC", predicate).strip()
+    snake = _NON_WORD.sub("_", _CAMEL.sub("_", text)).strip("_").upper()
+    snake = re.sub(r"_+", "_", snake)[:64].rstrip("_")
+    if not PREDICATE_PATTERN.match(snake):
+        raise InvalidInputError(
+            f"predicate {predicate!r} cannot be a relationship type: it needs ASCII letters and "
+            "digits and must start with a letter (e.g. FRIEND_OF)"
+        )
+    return snake
+
+
+def predicate_words(predicate: str) -> str:
+    """FRIEND_OF -> 'friend of' (what a sentence or an embedding sees)."""
+    return predicate.replace("_", " ").lower()
+
+
+def normalize_label(entity_type: str | None) -> str | None:
+    """A PascalCase label for an entity type, or None when nothing valid is left."""
+    if not entity_type:
+        return None
+    words = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", entity_type)).split()
+    label = "".join(w[:1].upper() + w[1:].lower() for w in words)[:64]
+    if label in {"Entity", "Fact", "Episode"} or not LABEL_PATTERN.match(label):
+        return None
+    return label
+
+
+def stable_uid(*parts: str) -> str:
+    """A deterministic id: the same parts always give the same uid (idempotent writes)."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode("utf-8"), digest_size=16)
+    return digest.hexdigest()
+
+
+def check_user_id(user_id: object) -> str:
+    """Validate a user id; it scopes every query."""
+    return clean_text(user_id, "user_id", 256)
+
+
+def check_length(value: str, what: str, max_chars: int) -> None:
+    if len(value) > max_chars:
+        raise LimitExceededError(f"{what} has {len(value)} characters; the limit is {max_chars}")

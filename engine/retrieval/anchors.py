@@ -1,0 +1,69 @@
+"""Anchors: the entities a query names or means, found without an LLM."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.models import Entity
+from engine.retrieval.terms import content_terms, mentions_self, name_match, words
+from engine.store.base import GraphStore
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    entity: Entity
+    score: float
+    how: str  # "name", "vector" or "self"
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorSettings:
+    limit: int = 5
+    min_score: float = 0.5
+    relative: float = 0.75  # keep anchors scoring at least this share of the best one
+    fulltext_k: int = 100
+    vector_k: int = 10
+    vector_min_cos: float = 0.65
+
+
+def find_anchors(
+    store: GraphStore,
+    user_id: str,
+    query: str,
+    query_vector: list[float],
+    settings: AnchorSettings,
+    self_uid: str | None = None,
+) -> list[Anchor]:
+    """Fulltext and vector candidates, scored by how well the query names them."""
+    qwords = words(query)
+    found: dict[str, Anchor] = {}
+    for entity, _ in store.fulltext_entities(user_id, content_terms(query), settings.fulltext_k):
+        score = max(
+            [name_match(entity.name, qwords)] + [name_match(a, qwords) for a in entity.aliases]
+        )
+        _keep(found, Anchor(entity, score, "name"))
+    for entity, similarity in store.vector_entities(user_id, query_vector, settings.vector_k):
+        cos = 2.0 * similarity - 1.0
+        if cos >= settings.vector_min_cos:
+            score = (cos - settings.vector_min_cos) / (1.0 - settings.vector_min_cos)
+            _keep(found, Anchor(entity, max(score, name_match(entity.name, qwords)), "vector"))
+    if self_uid and mentions_self(query):
+        for entity in store.entities_by_uids(user_id, [self_uid]):
+            _keep(found, Anchor(entity, 1.0, "self"))
+    return _select(list(found.values()), settings)
+
+
+def _keep(found: dict[str, Anchor], anchor: Anchor) -> None:
+    current = found.get(anchor.entity.uid)
+    if current is None or anchor.score > current.score:
+        found[anchor.entity.uid] = anchor
+
+
+def _select(anchors: list[Anchor], settings: AnchorSettings) -> list[Anchor]:
+    anchors = [a for a in anchors if a.score >= settings.min_score]
+    if not anchors:
+        return []
+    anchors.sort(key=lambda a: (-a.score, -a.entity.mentions, a.entity.key))
+    best = anchors[0].score
+    kept = [a for a in anchors if a.score >= settings.relative * best or a.how == "self"]
+    return kept[: settings.limit]

@@ -1,0 +1,164 @@
+"""The dual retriever: anchored depth-2 expansion + vector similarity over facts, fused."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from engine.embedding import Embedder, as_param
+from engine.models import Fact, Leg, Path, ScoredEntity, ScoredFact, SearchResult
+from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
+from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
+from engine.retrieval.fusion import knowledge_boost, reciprocal_rank_fusion
+from engine.retrieval.paths import joining_paths
+from engine.retrieval.predicates import PredicateScorer
+from engine.store.base import GraphStore
+
+Mode = Literal["dual", "expansion", "semantic"]
+_PREDICATE_TTL_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverSettings:
+    anchors: AnchorSettings = field(default_factory=AnchorSettings)
+    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
+    semantic_k: int = 30
+    rrf_k: int = 60
+    half_life_days: float = 30.0
+
+
+class DualRetriever:
+    """Answers a query from one user's graph with no LLM call."""
+
+    def __init__(self, store: GraphStore, embedder: Embedder, settings: RetrieverSettings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.scorer = PredicateScorer(embedder)
+        self._predicates: dict[str, tuple[float, list[str]]] = {}
+
+    def forget_predicates(self, user_id: str) -> None:
+        """Called after writes: the user's predicate list may have grown."""
+        self._predicates.pop(user_id, None)
+
+    def _user_predicates(self, user_id: str) -> list[str]:
+        cached = self._predicates.get(user_id)
+        if cached is None or time.monotonic() - cached[0] > _PREDICATE_TTL_S:
+            cached = (time.monotonic(), sorted(self.store.predicates(user_id)))
+            self._predicates[user_id] = cached
+        return cached[1]
+
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        limit: int = 10,
+        *,
+        mode: Mode = "dual",
+        include_invalid: bool = False,
+        self_uid: str | None = None,
+    ) -> SearchResult:
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
+        qvec = self.embedder.encode_one(query)
+        param = as_param(qvec)
+        timings["embed"] = _lap(clock)
+        anchors: list[Anchor] = []
+        hits: list[ExpansionHit] = []
+        edges_count = 0
+        if mode != "semantic":
+            anchors = find_anchors(
+                self.store, user_id, query, param, self.settings.anchors, self_uid
+            )
+            timings["anchors"] = _lap(clock) - sum(timings.values())
+            hits, edges = expand(
+                self.store,
+                user_id,
+                anchors,
+                qvec,
+                self._user_predicates(user_id),
+                self.scorer,
+                self.settings.expansion,
+                include_invalid,
+            )
+            edges_count = len(edges)
+            timings["expansion"] = _lap(clock) - sum(timings.values())
+        semantic: list[tuple[Fact, float]] = []
+        if mode != "expansion":
+            semantic = self.store.vector_facts(
+                user_id, param, self.settings.semantic_k, include_invalid=include_invalid
+            )
+            timings["semantic"] = _lap(clock) - sum(timings.values())
+        result = self._fuse(query, user_id, limit, anchors, hits, semantic)
+        result.candidates = edges_count + len(semantic)
+        result.paths = self._paths(user_id, anchors, hits)
+        timings["fuse"] = _lap(clock) - sum(timings.values())
+        timings["total"] = _lap(clock)
+        result.timings_ms = timings
+        return result
+
+    def _fuse(
+        self,
+        query: str,
+        user_id: str,
+        limit: int,
+        anchors: list[Anchor],
+        hits: list[ExpansionHit],
+        semantic: list[tuple[Fact, float]],
+    ) -> SearchResult:
+        pool = max(limit * 3, 30)
+        legs: dict[Leg, list[str]] = {
+            "expansion": [h.uid for h in hits[:pool]],
+            "semantic": [f.uid for f, _ in semantic],
+        }
+        in_leg = {leg: set(uids) for leg, uids in legs.items()}
+        fused = reciprocal_rank_fusion(list(legs.values()), self.settings.rrf_k)
+        ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
+        facts = {f.uid: f for f, _ in semantic}
+        missing = [u for u in ranked if u not in facts]
+        facts.update(
+            {f.uid: f for f in self.store.facts_by_uids(user_id, missing)} if missing else {}
+        )
+        max_mentions = max((f.mentions for f in facts.values()), default=1)
+        hop = {h.uid: h.edge.hop for h in hits}
+        scored = []
+        for uid in ranked:
+            fact = facts.get(uid)
+            if fact is None:
+                continue
+            boost = knowledge_boost(fact, max_mentions, self.settings.half_life_days)
+            which = [leg for leg, uids in in_leg.items() if uid in uids]
+            scored.append(
+                ScoredFact(fact=fact, score=fused[uid] * boost, hop=hop.get(uid), legs=which)
+            )  # type: ignore[arg-type]
+        scored.sort(key=lambda s: -s.score)
+        return SearchResult(
+            query=query,
+            user_id=user_id,
+            facts=scored[:limit],
+            entities=_entities(anchors),
+            anchors=[a.entity.name for a in anchors],
+        )
+
+    def _paths(self, user_id: str, anchors: list[Anchor], hits: list[ExpansionHit]) -> list[Path]:
+        if len(anchors) < 2:
+            return []
+        uid_paths = joining_paths([a.entity.uid for a in anchors], [h.edge for h in hits])
+        needed = sorted({u for p in uid_paths for u in p})
+        facts = {f.uid: f for f in self.store.facts_by_uids(user_id, needed)} if needed else {}
+        out = []
+        for uids in uid_paths:
+            chain = [facts[u] for u in uids if u in facts]
+            if len(chain) == len(uids):
+                names = [chain[0].subject] + [f.object for f in chain]
+                out.append(Path(entities=names, facts=chain))
+        return out
+
+
+def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:
+    return [ScoredEntity(entity=a.entity, score=a.score) for a in anchors]
+
+
+def _lap(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0

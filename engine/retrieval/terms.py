@@ -1,0 +1,205 @@
+"""Words of a query and how well an entity name matches them (no LLM, no model)."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from difflib import SequenceMatcher
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "also",
+        "ever",
+        "tell",
+        "know",
+        "anything",
+        "something",
+    ]
+)
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
+
+
+def words(text: str) -> list[str]:
+    """Case-folded word tokens of `text`."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def content_terms(text: str) -> list[str]:
+    """The words worth searching for: no stopwords, no repeats, in order."""
+    seen: dict[str, None] = {}
+    for word in words(text):
+        if word not in STOPWORDS and word not in seen:
+            seen[word] = None
+    return list(seen)
+
+
+def mentions_self(text: str) -> bool:
+    return any(w in FIRST_PERSON for w in words(text)) or "我" in text
+
+
+def _token_match(token: str, query: set[str]) -> bool:
+    if token in query:
+        return True
+    if len(token) < 4:
+        return False
+    return any(
+        abs(len(q) - len(token)) <= 2 and SequenceMatcher(None, token, q).ratio() >= 0.8
+        for q in query
+    )
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def name_match(name: str, query_words: list[str]) -> float:
+    """How surely the query names this entity, in [0, 1].
+
+    Coverage (the share of the name's characters found among the query's words, allowing a
+    small typo in longer words) times specificity (long names are less likely to match by
+    chance than short ones: "Up" inside a question is weak evidence, "Grégoire Colin" strong).
+    """
+    tokens = words(name)
+    if not tokens:
+        return 0.0
+    total = sum(len(t) for t in tokens)
+    if _contains(query_words, tokens):
+        matched = float(total)
+    else:
+        qset = set(query_words)
+        matched = sum(
+            len(t) * (0.3 if t in STOPWORDS else 1.0) for t in tokens if _token_match(t, qset)
+        )
+    coverage = matched / total
+    specificity = 1.0 - math.exp(-matched / 4.0)
+    return coverage * specificity

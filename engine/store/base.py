@@ -1,0 +1,161 @@
+"""The storage port: what the engine needs from a graph database, in domain terms.
+
+Contract for every adapter:
+- every read and write is scoped to one `user_id`; nothing of another user is ever returned;
+- `write` applies a whole `WriteBatch` as one unit (one transaction where the database has them);
+- similarities are in [0, 1], higher is closer, whatever the database's own convention;
+- driver errors surface as `engine.errors.StoreError` subclasses;
+- `setup` is explicit and idempotent; constructors do no schema work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from engine.models import Entity, Episode, Fact, HistoryEvent
+
+Dialect = Literal["falkordb", "neo4j"]
+RankBy = Literal["salience", "frequency", "recency"]
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRow:
+    uid: str
+    key: str
+    name: str
+    type: str | None
+    ts: float
+    mentions: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    uid: str
+    subject_uid: str
+    object_uid: str
+    predicate: str
+    text: str
+    ts: float
+    valid_at: float | None = None
+    confidence: float = 1.0
+    episode: str | None = None
+    mentions: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class AliasRow:
+    uid: str
+    alias: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRow:
+    uid: str
+    session_id: str | None
+    role: str
+    content: str
+    ts: float
+    source: str | None
+    checksum: str
+    status: str = "ok"
+    entity_uids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    uid: str
+    target_uid: str
+    event: str
+    ts: float
+    episode_uid: str | None = None
+    detail: str | None = None
+
+
+@dataclass(slots=True)
+class WriteBatch:
+    """Everything one add writes, applied together. Embeddings are unit-length lists."""
+
+    entities: list[EntityRow] = field(default_factory=list)
+    entity_embeddings: dict[str, list[float]] = field(default_factory=dict)
+    aliases: list[AliasRow] = field(default_factory=list)
+    facts: list[FactRow] = field(default_factory=list)
+    fact_embeddings: dict[str, list[float]] = field(default_factory=dict)
+    invalidate: list[str] = field(default_factory=list)
+    invalid_at: float | None = None
+    episodes: list[EpisodeRow] = field(default_factory=list)
+    history: list[HistoryRow] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (self.entities or self.facts or self.invalidate or self.episodes or self.history)
+
+
+@dataclass(frozen=True, slots=True)
+class ExpandedEdge:
+    """One typed fact relationship reached from an anchor; `hop` is 1 or 2."""
+
+    anchor: str
+    uid: str
+    predicate: str
+    hop: int
+    near: str  # uid of the node closer to the anchor
+    far: str  # uid of the node further away
+    far_name: str
+    far_mentions: int
+    outgoing: bool  # the relationship points from `near` to `far`
+    via: str | None = None  # hop 2: uid of the hop-1 fact
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """A graph database holding every user's memory graph."""
+
+    dialect: Dialect
+
+    def setup(self, dimension: int) -> None: ...
+    def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
+        """Apply `batch`; return each written fact's mention count after the write."""
+        ...
+
+    def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]: ...
+    def entities_by_uids(self, user_id: str, uids: list[str]) -> list[Entity]: ...
+    def facts_by_uids(self, user_id: str, uids: list[str]) -> list[Fact]: ...
+    def list_facts(
+        self, user_id: str, *, include_invalid: bool, skip: int, limit: int
+    ) -> list[Fact]: ...
+    def entity_facts(
+        self, user_id: str, uid: str, *, include_invalid: bool, limit: int
+    ) -> list[Fact]: ...
+    def fulltext_entities(
+        self, user_id: str, terms: list[str], k: int
+    ) -> list[tuple[Entity, float]]: ...
+    def vector_entities(
+        self, user_id: str, embedding: list[float], k: int
+    ) -> list[tuple[Entity, float]]: ...
+    def vector_facts(
+        self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
+    ) -> list[tuple[Fact, float]]: ...
+    def expand(
+        self,
+        user_id: str,
+        anchors: list[str],
+        *,
+        weights: dict[str, float],
+        fanout: int,
+        depth: int,
+        include_invalid: bool,
+    ) -> list[ExpandedEdge]: ...
+    def predicates(self, user_id: str) -> list[str]: ...
+    def top_entities(
+        self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+    ) -> list[tuple[Entity, float]]: ...
+    def history(self, user_id: str, target_uid: str) -> list[HistoryEvent]: ...
+    def episodes_by_uids(self, user_id: str, uids: list[str]) -> list[Episode]: ...
+    def entity_episodes(self, user_id: str, uid: str, limit: int) -> list[Episode]: ...
+    def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]: ...
+    def delete_fact(self, user_id: str, uid: str) -> bool: ...
+    def delete_user(self, user_id: str) -> int: ...
+    def reset(self) -> None: ...
+    def counts(self, user_id: str | None) -> dict[str, int]: ...
+    def close(self) -> None: ...

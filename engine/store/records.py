@@ -1,0 +1,157 @@
+"""Mapping shared by the adapters: batches to named statements, result rows to models."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import cypher
+from engine.models import Entity, Fact, HistoryEvent
+from engine.store.base import Dialect, ExpandedEdge, WriteBatch
+
+# (statement name, relationship type for the placeholder or None, parameters)
+NamedStatement = tuple[str, str | None, dict[str, Any]]
+Rows = list[list[Any]]
+
+# Vector indexes pick nearest neighbours over every user before the user filter applies.
+MAX_VECTOR_K = 4096
+
+
+def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
+    """The ordered statements that apply `batch`; every one is an idempotent MERGE or SET."""
+    base = {"user_id": user_id, "now": time.time()}
+    out: list[NamedStatement] = []
+
+    def add(name: str, rows: list[Any], rel_type: str | None = None, **extra: Any) -> None:
+        if rows:
+            out.append((name, rel_type, {**base, "rows": rows, **extra}))
+
+    add("merge_entities", [asdict(e) for e in batch.entities])
+    add(
+        "set_entity_embeddings",
+        [{"uid": u, "embedding": v} for u, v in batch.entity_embeddings.items()],
+    )
+    add("add_entity_aliases", [asdict(a) for a in batch.aliases])
+    add("merge_facts", [asdict(f) for f in batch.facts])
+    add(
+        "set_fact_embeddings",
+        [{"uid": u, "embedding": v} for u, v in batch.fact_embeddings.items()],
+    )
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for fact in batch.facts:
+        by_type[fact.predicate].append(asdict(fact))
+    for predicate in sorted(by_type):
+        add("merge_fact_relationships", by_type[predicate], predicate)
+    if batch.invalidate:
+        out.append(
+            ("invalidate_facts", None, {**base, "uids": batch.invalidate, "at": batch.invalid_at})
+        )
+    episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
+    add("merge_episodes", episodes)
+    add("create_history", [asdict(h) for h in batch.history])
+    return out
+
+
+def statement_texts(
+    named: list[NamedStatement], dialect: Dialect
+) -> list[tuple[str, dict[str, Any]]]:
+    """The Cypher text of each named statement, relationship type placeholders filled."""
+    out = []
+    for name, rel_type, params in named:
+        text = cypher.load(name, dialect)
+        out.append((cypher.with_rel_type(text, rel_type) if rel_type else text, params))
+    return out
+
+
+def overfetch(fetch: Callable[[int], Rows], k: int) -> Rows:
+    """Call `fetch(n)` with a growing n until k rows survive the user filter or the index has
+    nothing more to give (fewer rows than asked, or `MAX_VECTOR_K` reached)."""
+    n = max(k * 2, 16)
+    while True:
+        rows = fetch(n)
+        if len(rows) >= k or n >= MAX_VECTOR_K:
+            return rows[:k]
+        n *= 4
+
+
+def composed_batch(
+    user_id: str, batch: WriteBatch, dialect: Dialect
+) -> tuple[str, dict[str, Any], list[str]]:
+    """The whole batch as one query (see `cypher.compose`), with the statement names in order."""
+    named = batch_statements(user_id, batch)
+    query, params = cypher.compose(statement_texts(named, dialect))
+    return query, params, [name for name, _, _ in named]
+
+
+def fact_mentions(names: list[str], row: list[Any]) -> dict[str, int]:
+    """Each written fact's mention count, from the composed batch's result row."""
+    return {
+        uid: int(mentions)
+        for name, result in zip(names, row, strict=True)
+        if name == "merge_facts"
+        for uid, mentions in result
+    }
+
+
+def entity_pairs(rows: Iterable[list[Any]]) -> list[tuple[str, Entity]]:
+    return [(row[0], Entity.from_props(row[1])) for row in rows]
+
+
+def fact_from_row(row: list[Any]) -> Fact:
+    return Fact.from_props(row[0], row[1], row[2])
+
+
+def history_from_row(props: dict[str, Any]) -> HistoryEvent:
+    return HistoryEvent(
+        uid=props["uid"],
+        target_uid=props["target_uid"],
+        user_id=props["user_id"],
+        event=props["event"],
+        ts=datetime.fromtimestamp(float(props["ts"]), tz=UTC),
+        episode_uid=props.get("episode_uid"),
+        detail=props.get("detail"),
+    )
+
+
+def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
+    """Flatten `expand_subgraph` rows (a hop-1 edge with its hop-2 edges) into edges."""
+    edges: dict[str, ExpandedEdge] = {}
+    for anchor, uid, predicate, outgoing, mid, mid_name, mid_mentions, hop2 in rows:
+        edges.setdefault(
+            uid,
+            ExpandedEdge(
+                anchor=anchor,
+                uid=uid,
+                predicate=predicate,
+                hop=1,
+                near=anchor,
+                far=mid,
+                far_name=mid_name,
+                far_mentions=int(mid_mentions or 0),
+                outgoing=bool(outgoing),
+            ),
+        )
+        for item in hop2 or []:
+            if item is None:
+                continue
+            uid2, predicate2, outgoing2, far, far_name, far_mentions = item
+            edges.setdefault(
+                uid2,
+                ExpandedEdge(
+                    anchor=anchor,
+                    uid=uid2,
+                    predicate=predicate2,
+                    hop=2,
+                    near=mid,
+                    far=far,
+                    far_name=far_name,
+                    far_mentions=int(far_mentions or 0),
+                    outgoing=bool(outgoing2),
+                    via=uid,
+                ),
+            )
+    return list(edges.values())

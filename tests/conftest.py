@@ -1,0 +1,68 @@
+"""Shared fixtures: the real embedded FalkorDB (started here), the real embedding model."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.embedding import Embedder
+from engine.memory import Memory
+from engine.store.base import GraphStore
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+pytest_plugins = ["tests.conftest_llm"]
+
+_graph_ids = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    model = Embedder()
+    model.encode(["warm up"])
+    return model
+
+
+@pytest.fixture(scope="session")
+def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    server = EmbeddedServer(tmp_path_factory.mktemp("falkordb"))
+    server.ensure_running()
+    yield server
+    server.stop_if_unused()
+
+
+def _falkordb_store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:
+    store = FalkorDBStore.embedded(server, f"test{next(_graph_ids)}")
+    store.setup(dimension)
+    return store
+
+
+@pytest.fixture(params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def store(
+    request: pytest.FixtureRequest, falkordb_server: EmbeddedServer, embedder: Embedder
+) -> Iterator[GraphStore]:
+    """A fresh, set-up graph on every adapter that can run here."""
+    if request.param == "neo4j":
+        from tests.neo4j_fixture import neo4j_store_or_skip
+
+        adapter: GraphStore = neo4j_store_or_skip(embedder.dimension)
+    else:
+        adapter = _falkordb_store(falkordb_server, embedder.dimension)
+    yield adapter
+    adapter.reset()
+    adapter.close()
+
+
+@pytest.fixture
+def memory(store: GraphStore, embedder: Embedder, tmp_path: Path) -> Iterator[Memory]:
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    yield mem

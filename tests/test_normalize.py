@@ -1,0 +1,61 @@
+import pytest
+
+from engine.errors import InvalidInputError, LimitExceededError
+from engine.normalize import (
+    clean_text,
+    entity_key,
+    normalize_label,
+    normalize_predicate,
+    stable_uid,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("friend of", "FRIEND_OF"),
+        ("friendOf", "FRIEND_OF"),
+        ("FRIEND-OF", "FRIEND_OF"),
+        ("  has   dog ", "HAS_DOG"),
+        ("directed_by", "DIRECTED_BY"),
+        ("LIKES`]->(x) DETACH DELETE x //", "LIKES_X_DETACH_DELETE_X"),
+    ],
+)
+def test_predicates_become_upper_snake_case(raw: str, expected: str) -> None:
+    assert normalize_predicate(raw) == expected
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "喜欢", "123abc", "`", None, 42])
+def test_unusable_predicates_are_rejected_with_a_clear_error(raw: object) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        normalize_predicate(raw)
+    assert "predicate" in str(info.value)
+
+
+def test_entity_keys_fold_case_width_and_space() -> None:
+    assert entity_key("  Grégoire   COLIN ") == "grégoire colin"
+    assert entity_key("\uff21\uff22\uff23") == "abc"  # full-width letters
+
+
+def test_clean_text_rejects_blank_non_string_and_oversized() -> None:
+    with pytest.raises(InvalidInputError):
+        clean_text(" \n\t ", "name", 10)
+    with pytest.raises(InvalidInputError):
+        clean_text(3, "name", 10)
+    with pytest.raises(LimitExceededError) as info:
+        clean_text("x" * 11, "name", 10)
+    assert "limit is 10" in str(info.value)
+    assert clean_text("a\x00b\nc", "name", 10) == "a b c"
+
+
+def test_labels_are_pascal_case_or_dropped() -> None:
+    assert normalize_label("person") == "Person"
+    assert normalize_label("sports team") == "SportsTeam"
+    assert normalize_label("Fact") is None
+    assert normalize_label("`) DELETE") == "Delete"
+    assert normalize_label("") is None
+
+
+def test_stable_uid_is_deterministic_and_separates_parts() -> None:
+    assert stable_uid("a", "b") == stable_uid("a", "b")
+    assert stable_uid("ab", "c") != stable_uid("a", "bc")

@@ -1,0 +1,190 @@
+"""The contract every GraphStore adapter must keep (run on each adapter the machine has)."""
+
+from __future__ import annotations
+
+import time
+
+from engine.config import Settings
+from engine.embedding import Embedder, as_param
+from engine.facts import build_batch, validate_facts
+from engine.store.base import GraphStore
+
+SETTINGS = Settings()
+
+
+def _write(
+    store: GraphStore, embedder: Embedder, user: str, facts: list[tuple[str, ...]]
+) -> set[str]:
+    batch, new = build_batch(store, embedder, user, validate_facts(facts, SETTINGS))
+    store.write(user, batch)
+    return new
+
+
+def test_a_fact_is_stored_in_both_forms(store: GraphStore, embedder: Embedder) -> None:
+    (uid,) = _write(store, embedder, "u1", [("Alice", "FRIEND_OF", "John")])
+    (fact,) = store.facts_by_uids("u1", [uid])
+    assert fact.triple == ("Alice", "FRIEND_OF", "John")
+    assert fact.text == "Alice friend of John"
+    anchor = store.entities_by_keys("u1", ["alice"])["alice"]
+    edges = store.expand("u1", [anchor.uid], weights={}, fanout=10, depth=1, include_invalid=False)
+    assert [(e.uid, e.predicate, e.far_name, e.outgoing) for e in edges] == [
+        (uid, "FRIEND_OF", "John", True)
+    ]
+
+
+def test_writing_the_same_fact_twice_bumps_mentions_only(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    first = _write(store, embedder, "u1", [("Alice", "LIKES", "hiking")])
+    second = _write(
+        store, embedder, "u1", [("alice", "likes", "Hiking"), ("Alice", "LIKES", "hiking")]
+    )
+    assert len(first) == 1
+    assert second == set()
+    (fact,) = store.list_facts("u1", include_invalid=False, skip=0, limit=10)
+    assert fact.mentions == 3
+    assert store.counts("u1") == {
+        "users": 1,
+        "entities": 2,
+        "facts": 1,
+        "valid_facts": 1,
+        "episodes": 0,
+    }
+    alice = store.entities_by_keys("u1", ["alice"])["alice"]
+    assert alice.mentions == 3
+    assert alice.name == "Alice"  # the first spelling stays
+
+
+def test_no_read_returns_another_users_data(store: GraphStore, embedder: Embedder) -> None:
+    _write(store, embedder, "alice", [("John", "OWNS", "Tommy")])
+    _write(store, embedder, "bob", [("John", "OWNS", "Rex")])
+    vector = as_param(embedder.encode_one("John owns a dog"))
+    for user, other in (("alice", "Rex"), ("bob", "Tommy")):
+        texts = [f.text for f, _ in store.vector_facts(user, vector, 10, include_invalid=True)]
+        texts += [f.text for f in store.list_facts(user, include_invalid=True, skip=0, limit=100)]
+        names = [e.name for e, _ in store.fulltext_entities(user, ["john", "tommy", "rex"], 10)]
+        names += [e.name for e, _ in store.vector_entities(user, vector, 10)]
+        john = store.entities_by_keys(user, ["john"])["john"]
+        names += [
+            e.far_name
+            for e in store.expand(
+                user, [john.uid], weights={}, fanout=10, depth=2, include_invalid=True
+            )
+        ]
+        assert texts and names
+        assert all(other not in t for t in texts)
+        assert other not in names
+        assert all(e.user_id == user for e, _ in store.vector_entities(user, vector, 10))
+
+
+def test_vector_search_does_not_starve_when_other_users_fill_the_index(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    crowd = [(f"Person {i}", "OWNS", f"dog {i}", f"Person {i} owns a dog") for i in range(300)]
+    _write(store, embedder, "crowd", crowd)
+    _write(store, embedder, "me", [("Me", "OWNS", "a cat", "I own a cat called Miso")])
+    vector = as_param(embedder.encode_one("who owns a dog"))
+    hits = store.vector_facts("me", vector, 5, include_invalid=False)
+    assert [f.text for f, _ in hits] == ["I own a cat called Miso"]
+    assert 0.0 <= hits[0][1] <= 1.0
+
+
+def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder: Embedder) -> None:
+    _write(store, embedder, "u", [("Alice", "LIKES", "hiking"), ("Alice", "HATES", "badminton")])
+    vector = as_param(embedder.encode_one("Alice likes hiking"))
+    hits = store.vector_facts("u", vector, 5, include_invalid=False)
+    sims = [s for _, s in hits]
+    assert hits[0][0].text == "Alice likes hiking"
+    assert sims == sorted(sims, reverse=True)
+    assert all(0.0 <= s <= 1.0 for s in sims)
+    assert sims[0] > 0.99
+
+
+def test_invalidated_facts_are_kept_but_hidden(store: GraphStore, embedder: Embedder) -> None:
+    (uid,) = _write(store, embedder, "u", [("Alice", "LIKES", "badminton")])
+    from engine.store.base import WriteBatch
+
+    store.write("u", WriteBatch(invalidate=[uid], invalid_at=time.time()))
+    assert store.list_facts("u", include_invalid=False, skip=0, limit=10) == []
+    (kept,) = store.list_facts("u", include_invalid=True, skip=0, limit=10)
+    assert kept.invalid_at is not None
+    alice = store.entities_by_keys("u", ["alice"])["alice"]
+    assert (
+        store.expand("u", [alice.uid], weights={}, fanout=5, depth=2, include_invalid=False) == []
+    )
+    assert (
+        len(store.expand("u", [alice.uid], weights={}, fanout=5, depth=2, include_invalid=True))
+        == 1
+    )
+    vector = as_param(embedder.encode_one("badminton"))
+    assert store.vector_facts("u", vector, 5, include_invalid=False) == []
+
+
+def test_expansion_caps_fanout_and_prefers_weighted_predicates(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    hub = [(f"Movie {i}", "HAS_GENRE", "Drama") for i in range(120)]
+    _write(store, embedder, "u", [*hub, ("Movie 1", "DIRECTED_BY", "Ann Lee")])
+    movie = store.entities_by_keys("u", ["movie 1"])["movie 1"]
+    edges = store.expand(
+        "u",
+        [movie.uid],
+        weights={"DIRECTED_BY": 1.0, "HAS_GENRE": 0.1},
+        fanout=10,
+        depth=2,
+        include_invalid=False,
+    )
+    hop1 = [e for e in edges if e.hop == 1]
+    hop2 = [e for e in edges if e.hop == 2]
+    assert [e.predicate for e in hop1] == ["DIRECTED_BY", "HAS_GENRE"]
+    assert len(hop2) == 10
+    assert all(e.via == hop1[1].uid and e.near != movie.uid for e in hop2)
+
+
+def test_delete_fact_removes_both_forms(store: GraphStore, embedder: Embedder) -> None:
+    keep, drop = sorted(_write(store, embedder, "u", [("A", "R", "B"), ("A", "S", "C")]))
+    assert store.delete_fact("u", drop)
+    assert not store.delete_fact("u", drop)
+    assert not store.delete_fact("other", keep)
+    assert [f.uid for f in store.list_facts("u", include_invalid=True, skip=0, limit=9)] == [keep]
+    a = store.entities_by_keys("u", ["a"])["a"]
+    assert [
+        e.uid
+        for e in store.expand("u", [a.uid], weights={}, fanout=9, depth=1, include_invalid=True)
+    ] == [keep]
+
+
+def test_delete_user_removes_everything_of_that_user_only(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    _write(store, embedder, "a", [("X", "R", "Y")])
+    _write(store, embedder, "b", [("X", "R", "Y")])
+    assert store.delete_user("a") > 0
+    assert store.counts("a") == {
+        "users": 0,
+        "entities": 0,
+        "facts": 0,
+        "valid_facts": 0,
+        "episodes": 0,
+    }
+    assert store.counts("b")["facts"] == 1
+    assert store.history("a", next(iter(store.entities_by_keys("b", ["x"]).values())).uid) == []
+
+
+def test_top_entities_rank_most_salient_first(store: GraphStore, embedder: Embedder) -> None:
+    _write(store, embedder, "u", [("Hub", "R", f"leaf {i}") for i in range(5)])
+    _write(store, embedder, "u", [("Other", "R", "leaf 0")])
+    now = time.time()
+    by_frequency = store.top_entities("u", 3, "frequency", now, 86400.0)
+    assert [e.name for e, _ in by_frequency][:2] == ["Hub", "leaf 0"]
+    scores = [s for _, s in store.top_entities("u", 10, "salience", now, 86400.0)]
+    assert scores == sorted(scores, reverse=True)
+    recent = store.top_entities("u", 2, "recency", now, 86400.0)
+    assert {e.name for e, _ in recent} <= {"Other", "leaf 0"}
+
+
+def test_history_records_additions(store: GraphStore, embedder: Embedder) -> None:
+    (uid,) = _write(store, embedder, "u", [("A", "R", "B")])
+    (event,) = store.history("u", uid)
+    assert (event.event, event.target_uid) == ("ADD", uid)
+    assert store.history("someone-else", uid) == []
