@@ -22,7 +22,7 @@ _SESSION_KEY = re.compile(r"session_(\d+)")
 _TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
 _MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}  # fmt: skip
+     "october", "november", "december"], start=1)}
 
 
 def parse_locomo_datetime(value: object) -> datetime | None:
@@ -101,7 +101,7 @@ def _turn(
         user_id=file.user_id or sample_id, session_id=key, conversation_id=sample_id,
         role="user", content=fields.content(turn.get("text")), ts=ts,
         speaker=fields.text_id(turn.get("speaker"), "speaker"), source=dia_id, metadata=metadata,
-    ))  # fmt: skip
+    ))
 
 
 def load_locomo_qa(path: StrPath) -> list[LocomoQuestion]:
@@ -140,7 +140,7 @@ def _question(file: SourceFile, sample_id: str, item: object) -> LocomoQuestion:
             "answer": _answer(given.get("answer")),
             "adversarial_answer": _answer(given.get("adversarial_answer")),
             "evidence": given.get("evidence", []), "category": given.get("category"),
-        })  # fmt: skip
+        })
     except ValidationError as exc:
         raise InvalidInputError(f"{file.shown!r}: bad question in {sample_id}: {exc}") from exc
 

@@ -40,11 +40,11 @@ FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
 _SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "chatgpt": "assistant",
-                   "assistant": "assistant", "system": "system"}  # fmt: skip
+                   "assistant": "assistant", "system": "system"}
 _CSV_COLUMNS = {"user": "user_id", "user_id": "user_id", "session": "session_id",
                 "session_id": "session_id", "conversation_id": "conversation_id",
                 "role": "role", "content": "content", "timestamp": "ts", "ts": "ts",
-                "speaker": "speaker"}  # fmt: skip
+                "speaker": "speaker"}
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,7 @@ def _sharegpt_turn(
         user_id=file.user_id, session_id=conversation_id, conversation_id=conversation_id,
         role=_sharegpt_role(turn.get("from")), content=fields.content(turn.get("value")),
         source=source,
-    ))  # fmt: skip
+    ))
 
 
 def _sharegpt_role(value: object) -> str:
@@ -326,7 +326,7 @@ def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int
         role=fields.role(cells["role"]), content=fields.content(cells["content"]),
         ts=parse_timestamp(cells.get("ts")), speaker=cells.get("speaker") or None,
         source=f"{file.name}:{number}", metadata=extra,
-    ))  # fmt: skip
+    ))
 
 
 _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {

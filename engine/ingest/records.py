@@ -110,7 +110,7 @@ class LocomoQuestion(BaseModel):
     adversarial_answer: str | None = None
     evidence: list[str] = Field(description="dia_ids normalized to `D<session>:<turn>`")
     category: int = Field(description="1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
-                                      "5 adversarial")  # fmt: skip
+                                      "5 adversarial")
 
     @field_validator("evidence", mode="before")
     @classmethod

@@ -182,14 +182,14 @@ class Neo4jStore:
         self, user_id: str, *, include_invalid: bool, skip: int, limit: int
     ) -> list[Fact]:
         params = {"user_id": user_id, "include_invalid": include_invalid, "skip": skip,
-                  "limit": limit}  # fmt: skip
+                  "limit": limit}
         return [fact_from_row(row) for row in self._run("list_facts", params, True)]
 
     def entity_facts(
         self, user_id: str, uid: str, *, include_invalid: bool, limit: int
     ) -> list[Fact]:
         params = {"user_id": user_id, "uid": uid, "include_invalid": include_invalid,
-                  "limit": limit}  # fmt: skip
+                  "limit": limit}
         return [fact_from_row(row) for row in self._run("list_entity_facts", params, True)]
 
     def fulltext_entities(
@@ -230,7 +230,7 @@ class Neo4jStore:
         include_invalid: bool,
     ) -> list[ExpandedEdge]:
         params = {"user_id": user_id, "anchors": anchors, "weights": weights, "fanout": fanout,
-                  "depth": depth, "include_invalid": include_invalid}  # fmt: skip
+                  "depth": depth, "include_invalid": include_invalid}
         return edges_from_rows(self._run("expand_subgraph", params, True))
 
     def predicates(self, user_id: str) -> list[str]:
