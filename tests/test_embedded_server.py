@@ -1,0 +1,98 @@
+"""The embedded FalkorDB: persistence, crash recovery, sharing between processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from engine.memory import Memory
+from engine.store.falkordb_server import EmbeddedServer, socket_path_for
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    from engine import Memory
+    mem = Memory(data_dir=sys.argv[1])
+    user, start, count = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    for i in range(start, start + count):
+        mem.add_facts([(f"Person {i}", "LIKES", "tea")], user_id=user)
+        print(f"acked {i}", flush=True)
+    if len(sys.argv) > 5:
+        time.sleep(60)  # hold on until killed
+    mem.close()
+    """
+)
+
+
+def _run(data_dir: Path, user: str, start: int, count: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(data_dir), user, str(start), str(count)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+
+
+def _facts(data_dir: Path, user: str) -> list[str]:
+    with Memory(data_dir=data_dir) as mem:
+        return sorted(f.subject for f in mem.get_all(user))
+
+
+def test_socket_path_stays_short_for_deep_data_dirs(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 200)
+    assert len(str(socket_path_for(deep))) < 108
+
+
+def test_data_survives_a_clean_restart(tmp_path: Path) -> None:
+    _run(tmp_path, "alice", 0, 3)
+    server = EmbeddedServer(tmp_path)
+    assert not server._ping()  # the last process out stopped it
+    assert _facts(tmp_path, "alice") == ["Person 0", "Person 1", "Person 2"]
+
+
+def test_two_processes_share_one_server(tmp_path: Path) -> None:
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SCRIPT, str(tmp_path), "shared", str(i * 10), "5"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    assert len(_facts(tmp_path, "shared")) == 10
+
+
+def test_kill_9_of_python_keeps_acknowledged_writes(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(tmp_path), "bob", "0", "3", "hold"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    acked = [proc.stdout.readline().strip() for _ in range(3)]
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert acked == ["acked 0", "acked 1", "acked 2"]
+    assert _facts(tmp_path, "bob") == ["Person 0", "Person 1", "Person 2"]
+
+
+def test_kill_9_of_the_server_recovers_from_the_append_only_file(tmp_path: Path) -> None:
+    server = EmbeddedServer(tmp_path, appendfsync="always")
+    server.ensure_running()
+    with Memory(data_dir=tmp_path, appendfsync="always") as mem:
+        mem.add_facts([("Carol", "OWNS", "a bike")], user_id="carol")
+        pid = int(server.pid_file.read_text())
+        os.kill(pid, signal.SIGKILL)
+    with Memory(data_dir=tmp_path) as mem:  # finds a stale socket, restarts, replays the AOF
+        assert [f.text for f in mem.get_all("carol")] == ["Carol owns a bike"]
+        assert int(server.pid_file.read_text()) != pid

@@ -1,0 +1,127 @@
+"""The public Memory API over the real embedded store and the real embedding model."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine import InvalidInputError, LimitExceededError, Memory, NotFoundError
+from engine.demo import DEMO_FACTS
+
+
+@pytest.fixture
+def demo(memory: Memory) -> Memory:
+    memory.add_facts(DEMO_FACTS, user_id="alice")
+    return memory
+
+
+def test_public_api_is_pinned() -> None:
+    assert engine.__all__ == sorted(engine.__all__)
+    assert {"Memory", "SearchResult", "Fact", "GraphmemError", "Settings"} <= set(engine.__all__)
+
+
+def test_add_facts_is_idempotent(memory: Memory) -> None:
+    first = memory.add_facts([("Alice", "friend of", "John")], user_id="a")
+    again = memory.add_facts([("alice", "FRIEND_OF", "john")], user_id="a")
+    assert (first.facts_added, first.entities_added) == (1, 2)
+    assert (again.facts_added, again.facts_updated, again.entities_added) == (0, 1, 0)
+    (fact,) = memory.get_all("a")
+    assert fact.mentions == 2
+    assert memory.stats("a").entities == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Who is Spider-Man?", "Peter is Spider-Man"),
+        ("What pet does John have?", "John has a dog named Tommy"),
+        ("Where does Emma live?", "Emma lives in Berlin"),
+        ("Is Alice allergic to anything?", "Alice is allergic to peanuts"),
+    ],
+)
+def test_search_ranks_the_answering_fact_in_the_top_three(
+    demo: Memory, query: str, expected: str
+) -> None:
+    result = demo.search(query, user_id="alice", limit=3)
+    assert expected in [hit.fact.text for hit in result.facts]
+    assert all(hit.score > 0 for hit in result.facts)
+    assert result.timings_ms["total"] > 0
+
+
+def test_search_returns_paths_joining_two_named_entities(demo: Memory) -> None:
+    result = demo.search("How is Lukas connected to Alice?", user_id="alice")
+    assert {"Alice", "Lukas"} <= set(result.anchors)
+    (path,) = result.paths
+    assert [f.text for f in path.facts] == ["Alice is Emma's sister", "Emma is married to Lukas"]
+    assert "Alice is Emma's sister" in result.context(max_tokens=200)
+
+
+def test_users_never_see_each_others_memories(demo: Memory) -> None:
+    demo.add_facts([("Bob", "OWNS", "a boat")], user_id="bob")
+    hits = demo.search("Who is Spider-Man and who owns a boat?", user_id="bob", limit=20)
+    assert [h.fact.text for h in hits.facts] == ["Bob owns a boat"]
+    assert all(f.user_id == "alice" for f in demo.get_all("alice"))
+    assert demo.search("Spider-Man", user_id="nobody").facts == []
+    assert demo.get_all("nobody") == []
+
+
+def test_delete_and_delete_all(demo: Memory) -> None:
+    target = next(f for f in demo.get_all("alice") if f.text == "Peter is Spider-Man")
+    demo.delete(target.uid, user_id="alice")
+    with pytest.raises(NotFoundError):
+        demo.delete(target.uid, user_id="alice")
+    texts = [h.fact.text for h in demo.search("Who is Spider-Man?", user_id="alice").facts]
+    assert "Peter is Spider-Man" not in texts
+    demo.add_facts([("Bob", "OWNS", "a boat")], user_id="bob")
+    assert demo.delete_all("alice") > 0
+    assert demo.get_all("alice") == []
+    assert len(demo.get_all("bob")) == 1
+
+
+def test_entity_view_and_top_entities(demo: Memory) -> None:
+    view = demo.entity("john", user_id="alice")
+    assert view.entity.name == "John"
+    assert "John has a dog named Tommy" in {f.text for f in view.facts}
+    with pytest.raises(NotFoundError):
+        demo.entity("Nobody", user_id="alice")
+    top = demo.top_entities("alice", k=3, by="frequency")
+    assert top[0].entity.name == "Alice"
+    assert [t.score for t in top] == sorted((t.score for t in top), reverse=True)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ("", "LIKES", "tea"),
+        ("Alice", "LIKES", "   "),
+        ("Alice", "喜欢", "tea"),
+        ("Alice", 7, "tea"),
+        ("Alice", "LIKES"),
+        "Alice likes tea",
+        {"subject": "Alice", "predicate": "LIKES"},
+    ],
+)
+def test_bad_facts_are_rejected_and_nothing_is_written(memory: Memory, bad: object) -> None:
+    memory.add_facts([("Kept", "IS", "stored")], user_id="u")
+    with pytest.raises(InvalidInputError) as info:
+        memory.add_facts([("Fine", "IS", "fine"), bad], user_id="u")
+    assert "fact #1" in str(info.value)
+    assert [f.text for f in memory.get_all("u")] == ["Kept is stored"]
+
+
+def test_hostile_names_are_stored_as_plain_values(memory: Memory) -> None:
+    hostile = "x'}) DETACH DELETE n //`\"\\"
+    memory.add_facts([(hostile, "owns`]->() DELETE", "Rex")], user_id="u")
+    (fact,) = memory.get_all("u")
+    assert fact.subject == hostile
+    assert fact.predicate == "OWNS_DELETE"
+
+
+def test_oversized_values_get_a_clear_error(memory: Memory) -> None:
+    with pytest.raises(LimitExceededError) as info:
+        memory.add_facts([("x" * 10_000, "IS", "long")], user_id="u")
+    assert "limit is 512" in str(info.value)
+    with pytest.raises(InvalidInputError):
+        memory.search("   ", user_id="u")
+    with pytest.raises(InvalidInputError):
+        memory.search("tea", user_id="u", limit=0)
