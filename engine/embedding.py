@@ -75,6 +75,17 @@ class Embedder:
             )
         return np.asarray(vectors, dtype=np.float32)
 
+    def reads(self, text: str, max_unknown: float = 0.25) -> bool:
+        """Whether the model can tell `text` apart from other texts: at most `max_unknown` of
+        its tokens are the tokenizer's unknown token. An English model reads every Chinese
+        name as [UNK] [UNK], so two such names embed identically and must not be compared."""
+        tokenizer = getattr(self.model, "tokenizer", None)
+        unknown = getattr(tokenizer, "unk_token", None)
+        if tokenizer is None or unknown is None:
+            return True
+        tokens = tokenizer.tokenize(text)
+        return bool(tokens) and sum(t == unknown for t in tokens) <= max_unknown * len(tokens)
+
     def encode_one(self, text: str) -> np.ndarray[Any, Any]:
         vector: np.ndarray[Any, Any] = self.encode([text])[0]
         return vector

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterable
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from engine.config import Settings
+from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
+from engine.extraction.schema import Extractor
 from engine.facts import build_batch, validate_facts
 from engine.models import (
     AddResult,
@@ -24,13 +28,31 @@ from engine.models import (
     SearchResult,
     Stats,
 )
-from engine.normalize import check_user_id, clean_text, entity_key, stable_uid
+from engine.normalize import check_user_id, clean_text, entity_key
+from engine.resolve import self_uid
 from engine.retrieval.anchors import AnchorSettings
 from engine.retrieval.expansion import ExpansionSettings
 from engine.retrieval.retriever import DualRetriever, Mode, RetrieverSettings
 from engine.store.base import GraphStore, RankBy, WriteBatch
 
 _CHUNK = 1000
+log = logging.getLogger("graphmem")
+
+
+def build_extractor(settings: Settings) -> Extractor:
+    """The LLM extractor when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL), else
+    the offline one, with one warning saying so."""
+    if settings.llm_configured:
+        from engine.extraction.llm import build_llm_extractor
+
+        return build_llm_extractor(settings)
+    from engine.extraction.offline import OfflineExtractor
+
+    log.warning(
+        "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
+        "offline (spaCy rules, English only)"
+    )
+    return OfflineExtractor()
 
 
 class EntityView(BaseModel):
@@ -92,6 +114,7 @@ class Memory:
         *,
         store: GraphStore | None = None,
         embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
         **overrides: Any,
     ) -> None:
         try:
@@ -107,6 +130,20 @@ class Memory:
         self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
         self._ready = False
         self._setup_lock = threading.Lock()
+        self._extractor = extractor
+        self._owns_extractor = extractor is None
+        # LLM accounting of this Memory object, for this process only (not stored)
+        self._usage = {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        self._usage_lock = threading.Lock()
+
+    @property
+    def extractor(self) -> Extractor:
+        """The extractor `add` uses: the one passed in, else built on first use from the
+        settings (see `build_extractor`)."""
+        with self._setup_lock:
+            if self._extractor is None:
+                self._extractor = build_extractor(self.settings)
+            return self._extractor
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Memory:
@@ -152,6 +189,80 @@ class Memory:
             result.entities_added += len(batch.entity_embeddings)
         return result
 
+    def add(
+        self,
+        messages: Messages,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: datetime | float | None = None,
+        source: str | None = None,
+    ) -> AddResult:
+        """Remember a conversation: each message becomes an Episode, ONE extraction call reads
+        them (seeing what is already known), and everything is written in one batch.
+
+        `messages` is a string (one user message) or a list of OpenAI-format dicts
+        (`{"role": "user", "content": "..."}`) or `ChatMessage`s. In a list, unusable messages
+        are left out and listed in `AddResult.errors`. A failed extraction does not raise: the
+        episodes are kept as "failed" and `AddResult.extraction_error` says why. Adding the
+        same message again is a no-op (`episodes_skipped`).
+
+        Raises:
+            InvalidInputError: bad arguments, or no usable message.
+            LimitExceededError: a single message longer than `max_message_chars`.
+            StoreError: the database failed.
+
+        Example:
+            >>> mem.add("I like hiking", user_id="alice").facts_added  # doctest: +SKIP
+            1
+        """
+        prepared = self.prepare_add(
+            messages,
+            user_id,
+            session_id=session_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            source=source,
+        )
+        return self.apply_add(prepared)
+
+    def prepare_add(
+        self,
+        messages: Messages,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: datetime | float | None = None,
+        source: str | None = None,
+    ) -> PreparedAdd:
+        """Phase one of `add` (validation, episodes, known facts, the extraction); writes
+        nothing. Pipelines run it ahead of `apply_add` (see `engine.conversation`)."""
+        self._setup()
+        return prepare(
+            self._context(),
+            messages,
+            user_id,
+            session_id=session_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            source=source,
+        )
+
+    def apply_add(self, prepared: PreparedAdd) -> AddResult:
+        """Phase two of `add`: resolve and write in one batch; counts the LLM usage."""
+        self._setup()
+        result = apply(self._context(), prepared)
+        with self._usage_lock:
+            self._usage["llm_calls"] += result.llm_calls
+            self._usage["prompt_tokens"] += result.prompt_tokens
+            self._usage["completion_tokens"] += result.completion_tokens
+        return result
+
+    def _context(self) -> AddContext:
+        return AddContext(self.store, self.embedder, self.retriever, self.extractor, self.settings)
+
     def _write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         mentions = self.store.write(user_id, batch)
         self.retriever.forget_predicates(user_id)
@@ -189,7 +300,7 @@ class Memory:
     @staticmethod
     def self_uid(user_id: str) -> str:
         """The uid of the entity standing for the user ("I", "me", "my")."""
-        return stable_uid(user_id, "\x00self")
+        return self_uid(user_id)
 
     def get_all(
         self, user_id: str, *, include_invalid: bool = False, limit: int = 1000, offset: int = 0
@@ -235,9 +346,12 @@ class Memory:
         return self.store.history(check_user_id(user_id), uid)
 
     def stats(self, user_id: str | None = None) -> Stats:
+        """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
+        spent in this process (all users; not persisted)."""
         self._setup()
         counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
-        return Stats(**counts)
+        with self._usage_lock:
+            return Stats(**counts, **self._usage)
 
     # -- deleting -------------------------------------------------------------------------
 
@@ -269,6 +383,9 @@ class Memory:
     # -- lifecycle ------------------------------------------------------------------------
 
     def close(self) -> None:
+        close = getattr(self._extractor, "close", None)
+        if self._owns_extractor and callable(close):
+            close()
         self.store.close()
 
     def __enter__(self) -> Memory:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -124,6 +125,9 @@ class Episode(BaseModel):
     ts: datetime
     source: str | None = None
     checksum: str
+    status: str = "ok"
+    error: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def from_props(cls, props: dict[str, Any]) -> Episode:
@@ -136,6 +140,9 @@ class Episode(BaseModel):
             ts=from_epoch(props["ts"]) or datetime.now(UTC),
             source=props.get("source"),
             checksum=props["checksum"],
+            status=props.get("status") or "ok",
+            error=props.get("error"),
+            metadata=json.loads(props["metadata"]) if props.get("metadata") else {},
         )
 
 
@@ -194,18 +201,30 @@ class SearchResult(BaseModel):
 
 
 class AddResult(BaseModel):
+    """What one write did. For `Memory.add`: `episode_uids` are the episodes written by this
+    call (`episodes_skipped` were already stored or repeated in the call); `errors` lists
+    messages left out, facts or invalidations dropped, and the extraction failure if any
+    (also in `extraction_error`: the episodes are then kept with status "failed")."""
+
     user_id: str
     facts_added: int = 0
     facts_updated: int = 0
     facts_invalidated: int = 0
     entities_added: int = 0
+    entities_merged: int = 0
     fact_uids: list[str] = Field(default_factory=list)
+    invalidated_uids: list[str] = Field(default_factory=list)
+    entity_uids: list[str] = Field(default_factory=list)
     episode_uids: list[str] = Field(default_factory=list)
+    episodes_skipped: int = 0
     errors: list[str] = Field(default_factory=list)
+    extraction_error: str | None = None
+    extractor: str | None = None
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_latency_ms: float = 0.0
+    latency_ms: float = 0.0
 
 
 class HistoryEvent(BaseModel):

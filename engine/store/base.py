@@ -51,6 +51,16 @@ class AliasRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RenameRow:
+    """An entity's new display name; the old name becomes an alias and `key` an alias key
+    (the entity's own `key` never changes, so `(user_id, key)` stays unique)."""
+
+    uid: str
+    name: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeRow:
     uid: str
     session_id: str | None
@@ -61,6 +71,8 @@ class EpisodeRow:
     checksum: str
     status: str = "ok"
     entity_uids: tuple[str, ...] = ()
+    error: str | None = None
+    metadata: str | None = None  # JSON text: graph properties cannot hold maps
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +92,7 @@ class WriteBatch:
     entities: list[EntityRow] = field(default_factory=list)
     entity_embeddings: dict[str, list[float]] = field(default_factory=dict)
     aliases: list[AliasRow] = field(default_factory=list)
+    renames: list[RenameRow] = field(default_factory=list)
     facts: list[FactRow] = field(default_factory=list)
     fact_embeddings: dict[str, list[float]] = field(default_factory=dict)
     invalidate: list[str] = field(default_factory=list)

@@ -36,6 +36,7 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
         [{"uid": u, "embedding": v} for u, v in batch.entity_embeddings.items()],
     )
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])
+    add("rename_entities", [asdict(r) for r in batch.renames])
     add("merge_facts", [asdict(f) for f in batch.facts])
     add(
         "set_fact_embeddings",

@@ -1,0 +1,156 @@
+"""From a resolved extraction to the facts, invalidations and history events one add writes.
+
+Conflicts never delete: a known fact the extractor invalidates (by its id, which must be one
+of the KNOWN facts it was shown), or a valid fact replaced by a new value of a single-valued
+predicate (`Settings.single_valued_predicates`: same subject, same predicate, another uid),
+gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+from engine.embedding import Embedder, as_param
+from engine.errors import InvalidInputError
+from engine.extraction.schema import ExtractedFact, Extraction
+from engine.models import Fact, to_epoch
+from engine.normalize import (
+    clean_text,
+    entity_key,
+    normalize_predicate,
+    predicate_words,
+    stable_uid,
+)
+from engine.resolve import NAME_PREDICATE, SELF_NAME, Resolved, history_row
+from engine.store.base import FactRow, GraphStore, HistoryRow
+
+EpisodeOf = Callable[[str, str], str | None]  # (subject uid, object uid) -> episode uid
+_SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
+
+
+@dataclass(slots=True)
+class Changes:
+    facts: dict[str, FactRow] = field(default_factory=dict)
+    new: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    embeddings: dict[str, list[float]] = field(default_factory=dict)
+    invalidate: dict[str, str] = field(default_factory=dict)  # uid -> reason
+    history: list[HistoryRow] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FactContext:
+    """What turning extracted facts into rows needs besides the facts."""
+
+    user_id: str
+    resolved: Resolved
+    episode_of: EpisodeOf
+    max_text_chars: int
+    now: float
+
+
+def fact_changes(
+    store: GraphStore,
+    embedder: Embedder,
+    extraction: Extraction,
+    ctx: FactContext,
+    *,
+    known_ids: set[str],
+    single_valued: Iterable[str],
+) -> Changes:
+    """The fact rows, new-fact embeddings, invalidations and history of one extraction."""
+    out = Changes()
+    for index, fact in enumerate(extraction.facts):
+        try:
+            row = fact_row(fact, ctx)
+        except InvalidInputError as exc:
+            said = f"{fact.source} {fact.predicate} {fact.target}"
+            out.errors.append(f"fact #{index} ({said}) skipped: {exc}")
+            continue
+        previous = out.facts.get(row.uid)
+        if previous is not None:  # said twice in one batch: one row, two mentions
+            row = replace(row, mentions=previous.mentions + 1)
+        out.facts[row.uid] = row
+    existing = {f.uid: f for f in store.facts_by_uids(ctx.user_id, list(out.facts))}
+    _record_facts(out, existing, ctx)
+    if out.new:
+        vectors = embedder.encode([out.facts[u].text for u in out.new])
+        out.embeddings = {u: as_param(v) for u, v in zip(out.new, vectors, strict=True)}
+    _model_invalidations(out, extraction, known_ids)
+    _single_valued(out, store, ctx.user_id, set(single_valued))
+    for uid, reason in out.invalidate.items():
+        out.history.append(history_row(uid, "INVALIDATE", ctx.now, _episode(out, ctx), reason))
+    return out
+
+
+def fact_row(fact: ExtractedFact, ctx: FactContext) -> FactRow:
+    """One extracted fact as a row between resolved entities.
+
+    Raises:
+        InvalidInputError: unusable predicate, an unresolved name, or a fact about one entity
+            and itself (other than the user's own name).
+    """
+    resolved = ctx.resolved
+    predicate = normalize_predicate(fact.predicate)
+    subject, obj = resolved.uid(fact.source), resolved.uid(fact.target)
+    if subject is None or obj is None:
+        raise InvalidInputError("names no entity")
+    own_name = subject == obj == resolved.self_uid and predicate == NAME_PREDICATE
+    if subject == obj and not own_name:
+        raise InvalidInputError("subject and object are the same entity")
+    # the user's name is a fact from the self entity to itself; its value keeps uids apart
+    value = entity_key(fact.target) if own_name else None
+    uid = stable_uid(ctx.user_id, subject, predicate, obj, *([value] if value else []))
+    text = _text(fact, predicate, resolved.self_name, ctx.max_text_chars)
+    valid_at = to_epoch(fact.valid_at)
+    episode = ctx.episode_of(subject, obj)
+    return FactRow(uid, subject, obj, predicate, text, ctx.now, valid_at, 1.0, episode)
+
+
+def _text(fact: ExtractedFact, predicate: str, self_name: str | None, limit: int) -> str:
+    try:
+        text = clean_text(fact.fact, "fact text", limit)
+    except InvalidInputError:
+        text = f"{fact.source} {predicate_words(predicate)} {fact.target}"
+    # 'USER' is how the extractor calls the user until it knows their name
+    return _SELF_WORD.sub(self_name, text) if self_name else text
+
+
+def _record_facts(out: Changes, existing: dict[str, Fact], ctx: FactContext) -> None:
+    for uid, row in out.facts.items():
+        old = existing.get(uid)
+        if old is None:
+            out.new.append(uid)
+            out.history.append(history_row(uid, "ADD", ctx.now, row.episode, row.text))
+            continue
+        out.updated.append(uid)
+        detail = "revalidated: said again" if old.invalid_at is not None else "said again"
+        out.history.append(history_row(uid, "UPDATE", ctx.now, row.episode, detail))
+
+
+def _model_invalidations(out: Changes, extraction: Extraction, known_ids: set[str]) -> None:
+    for item in extraction.invalidations:
+        uid = item.fact_id.strip().strip("[]")
+        if uid not in known_ids:
+            out.errors.append(f"invalidation of unknown fact id {item.fact_id!r} ignored")
+        elif uid not in out.facts:  # a fact both ended and said again stays valid
+            out.invalidate.setdefault(uid, item.reason.strip() or "contradicted")
+
+
+def _single_valued(out: Changes, store: GraphStore, user_id: str, predicates: set[str]) -> None:
+    rows = [r for r in out.facts.values() if r.predicate in predicates]
+    for subject in dict.fromkeys(r.subject_uid for r in rows):
+        current = store.entity_facts(user_id, subject, include_invalid=False, limit=1000)
+        for row in (r for r in rows if r.subject_uid == subject):
+            for old in current:
+                replaced = old.predicate == row.predicate and old.subject_uid == subject
+                if replaced and old.uid not in out.facts:
+                    out.invalidate.setdefault(old.uid, f"replaced by: {row.text}")
+
+
+def _episode(out: Changes, ctx: FactContext) -> str | None:
+    episodes = [r.episode for r in out.facts.values() if r.episode]
+    return episodes[-1] if episodes else ctx.episode_of("", "")
