@@ -104,19 +104,24 @@ def fact_row(fact: ExtractedFact, ctx: FactContext) -> FactRow:
     # the user's name is a fact from the self entity to itself; its value keeps uids apart
     value = entity_key(fact.target) if own_name else None
     uid = stable_uid(ctx.user_id, subject, predicate, obj, *([value] if value else []))
-    text = _text(fact, predicate, resolved.self_name, ctx.max_text_chars)
+    # "USER's name is Alice" reads "The user's name is Alice", not "Alice's name is Alice"
+    speaker = "the user" if own_name else resolved.self_name
+    text = _text(fact, predicate, speaker, ctx.max_text_chars)
     valid_at = to_epoch(fact.valid_at)
     episode = ctx.episode_of(subject, obj)
     return FactRow(uid, subject, obj, predicate, text, ctx.now, valid_at, 1.0, episode)
 
 
-def _text(fact: ExtractedFact, predicate: str, self_name: str | None, limit: int) -> str:
+def _text(fact: ExtractedFact, predicate: str, speaker: str | None, limit: int) -> str:
     try:
         text = clean_text(fact.fact, "fact text", limit)
     except InvalidInputError:
         text = f"{fact.source} {predicate_words(predicate)} {fact.target}"
     # 'USER' is how the extractor calls the user until it knows their name
-    return _SELF_WORD.sub(self_name, text) if self_name else text
+    if not speaker:
+        return text
+    replaced = _SELF_WORD.sub(speaker, text)
+    return replaced[:1].upper() + replaced[1:] if text.startswith(SELF_NAME) else replaced
 
 
 def _record_facts(out: Changes, existing: dict[str, Fact], ctx: FactContext) -> None:

@@ -3,6 +3,7 @@ client talking to a scripted OpenAI-compatible server (or the offline extractor)
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import unicodedata
@@ -43,9 +44,9 @@ CHINESE = [
     "我喜欢去徒步旅行",
     "我喜欢打羽毛球",
     "我讨厌打羽毛球",
-    "我的朋友叫约翰，约翰有一只叫汤米的狗",
+    "我的朋友叫约翰，约翰有一只叫汤米的狗",  # noqa: RUF001 (real Chinese punctuation)
     "我叫爱丽丝",
-    "约翰喜欢徒步旅行，哈利也喜欢徒步旅行",
+    "约翰喜欢徒步旅行，哈利也喜欢徒步旅行",  # noqa: RUF001
     "我的朋友彼得是蜘蛛侠",
 ]
 _KNOWN = re.compile(r"^\[([0-9a-f]+)\] (.*) \((.+?) -([A-Z0-9_]+)-> (.+)\)$", re.M)
@@ -247,7 +248,8 @@ def test_seed_scenario_keeps_history_and_provenance(
 
     likes = one(all_facts(llm_memory), "LIKES", "badminton")
     events = [(h.event, h.episode_uid) for h in llm_memory.history(likes.uid, USER)]
-    assert events == [("ADD", results[1].episode_uids[0]), ("INVALIDATE", results[2].episode_uids[0])]
+    added, ended = results[1].episode_uids[0], results[2].episode_uids[0]
+    assert events == [("ADD", added), ("INVALIDATE", ended)]
     me = llm_memory.entity("alice", USER)
     assert me.entity.uid == Memory.self_uid(USER)
     assert "USER" in me.entity.aliases
@@ -302,7 +304,12 @@ def test_seed_scenario_offline(
     assert len(named(mem, "John")) == 1
     assert len(named(mem, "hiking")) == 1
     name = mem.search("What is my name?", USER).facts[0].fact
-    assert (name.predicate, name.object) == ("HAS_NAME", "Alice")
+    assert (name.predicate, name.object, name.text) == (
+        "HAS_NAME",
+        "Alice",
+        "The user's name is Alice",
+    )
+    assert one(facts, "FRIEND_OF", "Peter").text == "Peter is Alice's friend"
 
 
 # -- resolution and conflicts ----------------------------------------------------------------
@@ -403,7 +410,7 @@ def test_server_rejecting_tools_falls_back_to_json(
 ) -> None:
     scripted_llm.reject_tools = True
     good = extraction([], [fact("USER", "LIKES", "tea", "USER likes tea")])
-    scripted_llm.default = lambda body: content(__import__("json").dumps(good))
+    scripted_llm.default = lambda body: content(json.dumps(good))
     result = llm_memory.add("I like tea", USER)
 
     assert (result.llm_calls, result.facts_added, result.extraction_error) == (2, 1, None)
@@ -440,9 +447,10 @@ def test_a_bad_message_in_a_list_is_reported_and_the_rest_kept(
 
     assert len(result.episode_uids) == 2
     assert len(result.errors) == 1 and result.errors[0].startswith("message #0 left out")
-    assert "USER: I like tea\nASSISTANT: Noted, tea." in scripted_llm.requests[0]["messages"][-1][
-        "content"
-    ]
+    assert (
+        "USER: I like tea\nASSISTANT: Noted, tea."
+        in scripted_llm.requests[0]["messages"][-1]["content"]
+    )
     episodes = llm_memory.store.episodes_by_uids(USER, result.episode_uids)
     assert {(e.role, e.session_id, e.metadata["app"]) for e in episodes} == {
         ("user", "s1", "test"),
