@@ -1,7 +1,17 @@
-"""How well predicates, alone or chained over two hops, match a query's wording."""
+"""How well a path of predicates explains the words of a question.
+
+A question names its relations with single words ("directed", "starred", "live", "sister"),
+mixed with generic ones ("films", "person"). Each question word is matched against each
+predicate phrase ("directed by") by embedding similarity; a word counts with its specificity
+(how much better its best predicate matches than the average one), so generic words weigh
+little. A path (one edge, or a two-hop chain) scores the question words it explains, each by
+the best predicate on the path, minus a small cost per extra hop: a chain wins only when its
+second predicate explains words the first one cannot.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -9,34 +19,64 @@ import numpy as np
 from engine.embedding import Embedder
 from engine.normalize import predicate_words
 
+EXTRA_HOP_COST = 0.05
+_MAX_CACHED = 50_000
+
 
 class PredicateScorer:
-    """Cosine similarity of a query to predicate phrases ("directed by") and to two-hop
-    chains ("starred actors, directed by"). Phrase vectors are cached: a graph has few
-    distinct predicates, so after warm-up this costs a matrix product per query."""
+    """Caches word and predicate-phrase vectors; scoring is then a small matrix product."""
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
         self._cache: dict[str, np.ndarray[Any, Any]] = {}
 
-    def _vectors(self, phrases: list[str]) -> np.ndarray[Any, Any]:
-        missing = [p for p in dict.fromkeys(phrases) if p not in self._cache]
+    def encode_query(self, query: str, words: Sequence[str]) -> np.ndarray[Any, Any]:
+        """The query's vector; its words not yet cached are encoded in the same batch."""
+        missing = [w for w in dict.fromkeys(words) if w not in self._cache]
+        vectors = self._embedder.encode([query, *missing])
+        self._remember(missing, vectors[1:])
+        query_vector: np.ndarray[Any, Any] = vectors[0]
+        return query_vector
+
+    def _remember(self, texts: list[str], vectors: np.ndarray[Any, Any]) -> None:
+        if len(self._cache) + len(texts) > _MAX_CACHED:
+            self._cache.clear()
+        self._cache.update(zip(texts, vectors, strict=True))
+
+    def _vectors(self, texts: list[str]) -> np.ndarray[Any, Any]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
-            for phrase, vector in zip(missing, self._embedder.encode(missing), strict=True):
-                self._cache[phrase] = vector
-        return np.stack([self._cache[p] for p in phrases])
+            self._remember(missing, self._embedder.encode(missing))
+        return np.stack([self._cache[t] for t in texts])
 
-    def single(self, query: np.ndarray[Any, Any], predicates: list[str]) -> dict[str, float]:
-        if not predicates:
-            return {}
-        sims = self._vectors([predicate_words(p) for p in predicates]) @ query
-        return {p: float(s) for p, s in zip(predicates, sims, strict=True)}
+    def word_match(self, words: Sequence[str], predicates: Sequence[str]) -> WordMatch:
+        """Similarities of each question word to each predicate, with word specificities."""
+        if not words or not predicates:
+            return WordMatch(list(predicates), np.zeros((0, len(predicates))), np.zeros(0))
+        phrases = self._vectors([predicate_words(p) for p in predicates])
+        sims = self._vectors(list(words)) @ phrases.T
+        specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
+        return WordMatch(list(predicates), sims, specificity)
 
-    def chains(
-        self, query: np.ndarray[Any, Any], pairs: list[tuple[str, str]]
-    ) -> dict[tuple[str, str], float]:
-        if not pairs:
-            return {}
-        phrases = [f"{predicate_words(a)}, {predicate_words(b)}" for a, b in pairs]
-        sims = self._vectors(phrases) @ query
-        return {pair: float(s) for pair, s in zip(pairs, sims, strict=True)}
+
+class WordMatch:
+    """Scores predicates and paths of predicates against the question's words."""
+
+    def __init__(
+        self, predicates: list[str], sims: np.ndarray[Any, Any], specificity: np.ndarray[Any, Any]
+    ) -> None:
+        self._index = {p: i for i, p in enumerate(predicates)}
+        self._sims = sims
+        self._weight = specificity
+
+    def single(self) -> dict[str, float]:
+        """Each predicate's score as a one-edge path."""
+        scores = self._weight @ self._sims if len(self._weight) else np.zeros(len(self._index))
+        return {p: float(scores[i]) for p, i in self._index.items()}
+
+    def path(self, predicates: Sequence[str]) -> float:
+        columns = [self._index[p] for p in predicates if p in self._index]
+        if not columns or not len(self._weight):
+            return -EXTRA_HOP_COST * (len(predicates) - 1)
+        explained = self._sims[:, columns].max(axis=1)
+        return float(self._weight @ explained) - EXTRA_HOP_COST * (len(predicates) - 1)

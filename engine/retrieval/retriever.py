@@ -13,6 +13,8 @@ from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
 from engine.retrieval.fusion import knowledge_boost, reciprocal_rank_fusion
 from engine.retrieval.paths import joining_paths
 from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.terms import content_terms
+from engine.retrieval.terms import words as words_of
 from engine.store.base import GraphStore
 
 Mode = Literal["dual", "expansion", "semantic"]
@@ -59,11 +61,11 @@ class DualRetriever:
         include_invalid: bool = False,
         self_uid: str | None = None,
     ) -> SearchResult:
-        timings: dict[str, float] = {}
-        clock = time.perf_counter()
-        qvec = self.embedder.encode_one(query)
+        watch = _Stopwatch()
+        words = content_terms(query)
+        qvec = self.scorer.encode_query(query, words)
         param = as_param(qvec)
-        timings["embed"] = _lap(clock)
+        watch.lap("embed")
         anchors: list[Anchor] = []
         hits: list[ExpansionHit] = []
         edges_count = 0
@@ -71,31 +73,27 @@ class DualRetriever:
             anchors = find_anchors(
                 self.store, user_id, query, param, self.settings.anchors, self_uid
             )
-            timings["anchors"] = _lap(clock) - sum(timings.values())
+            watch.lap("anchors")
+            named = {w for a in anchors for w in words_of(a.entity.name)}
+            match = self.scorer.word_match(
+                [w for w in words if w not in named], self._user_predicates(user_id)
+            )
             hits, edges = expand(
-                self.store,
-                user_id,
-                anchors,
-                qvec,
-                self._user_predicates(user_id),
-                self.scorer,
-                self.settings.expansion,
-                include_invalid,
+                self.store, user_id, anchors, match, self.settings.expansion, include_invalid
             )
             edges_count = len(edges)
-            timings["expansion"] = _lap(clock) - sum(timings.values())
+            watch.lap("expansion")
         semantic: list[tuple[Fact, float]] = []
         if mode != "expansion":
             semantic = self.store.vector_facts(
                 user_id, param, self.settings.semantic_k, include_invalid=include_invalid
             )
-            timings["semantic"] = _lap(clock) - sum(timings.values())
+            watch.lap("semantic")
         result = self._fuse(query, user_id, limit, anchors, hits, semantic)
         result.candidates = edges_count + len(semantic)
         result.paths = self._paths(user_id, anchors, hits)
-        timings["fuse"] = _lap(clock) - sum(timings.values())
-        timings["total"] = _lap(clock)
-        result.timings_ms = timings
+        watch.lap("fuse")
+        result.timings_ms = watch.timings()
         return result
 
     def _fuse(
@@ -160,5 +158,15 @@ def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:
     return [ScoredEntity(entity=a.entity, score=a.score) for a in anchors]
 
 
-def _lap(start: float) -> float:
-    return (time.perf_counter() - start) * 1000.0
+class _Stopwatch:
+    def __init__(self) -> None:
+        self._start = self._last = time.perf_counter()
+        self._laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self._laps[name] = (now - self._last) * 1000.0
+        self._last = now
+
+    def timings(self) -> dict[str, float]:
+        return {**self._laps, "total": (self._last - self._start) * 1000.0}
