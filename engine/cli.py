@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from engine.errors import GraphmemError
+from pydantic import ValidationError
+
+from engine.errors import ConfigError, GraphmemError, InvalidInputError
 from engine.memory import Memory
 
 
@@ -72,6 +75,86 @@ def cmd_stats(args: argparse.Namespace) -> None:
     _print(args, stats.model_dump(), text)
 
 
+def cmd_export(args: argparse.Namespace) -> None:
+    with _memory(args) as mem:
+        text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
+    if args.output in (None, "-"):
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInputError(f"cannot write {args.output!r}: {exc}") from exc
+    print(f"exported user {args.user!r} as {args.format} to {args.output}", file=sys.stderr)
+
+
+def cmd_import(args: argparse.Namespace) -> None:
+    source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
+    with _memory(args) as mem:
+        report = mem.import_(source, user_id=args.user)
+    text = (
+        f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
+        f"episodes, {report.history} history events of {report.source_user_id!r} "
+        f"into user {report.user_id!r}"
+    )
+    _print(args, report.model_dump(), text)
+
+
+def cmd_browse(args: argparse.Namespace) -> None:
+    from engine.browse import browse_hint
+    from engine.config import Settings
+
+    try:
+        uri = Settings().neo4j_uri
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings: {exc}") from exc
+    hint = browse_hint(uri, args.user, args.entity)
+    text = (
+        f"Neo4j Browser: {hint.url}\n"
+        f"Paste this into the editor and run it (cypher/browser/{hint.query}):\n\n{hint.script}"
+    )
+    _print(args, hint.model_dump(), text)
+
+
+def _exchange_parsers(sub: Any) -> None:
+    export = sub.add_parser(
+        "export",
+        help="write one user's graph as json (lossless), cypher or graphml",
+        description="Write one user's graph. json is lossless and is what `graphmem import` "
+        "reads; cypher is a script for Neo4j Browser or cypher-shell; graphml is for graph tools.",
+    )
+    export.add_argument("--user", required=True)
+    export.add_argument("--format", choices=["json", "cypher", "graphml"], default="json")
+    export.add_argument("-o", "--output", help="file to write (default: standard output)")
+    export.add_argument(
+        "--dialect",
+        choices=["neo4j", "falkordb"],
+        default="neo4j",
+        help="the database the cypher script is for (default neo4j)",
+    )
+    export.add_argument(
+        "--embeddings",
+        action="store_true",
+        help="put the vectors in the cypher script too (json always has them)",
+    )
+    export.set_defaults(func=cmd_export)
+
+    imp = sub.add_parser(
+        "import",
+        help="read a json export into this store (idempotent)",
+        description="Read a json export (`graphmem export --format json`) into the configured "
+        "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing.",
+    )
+    imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
+    imp.add_argument("--user", help="import as this user (uids are derived again for it)")
+    imp.set_defaults(func=cmd_import)
+
+    browse = sub.add_parser("browse", help="the Neo4j Browser URL and a ready query to paste")
+    browse.add_argument("--user", required=True)
+    browse.add_argument("--entity", help="show this entity's depth-2 neighbourhood")
+    browse.set_defaults(func=cmd_browse)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="graphmem",
@@ -102,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
     stats.add_argument("--user", help="only this user")
     stats.set_defaults(func=cmd_stats)
+    _exchange_parsers(sub)
     return parser
 
 

@@ -7,6 +7,8 @@ import threading
 import time
 from collections.abc import Iterable
 from datetime import datetime
+from os import PathLike
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -16,6 +18,7 @@ from engine.config import Settings
 from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
+from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
 from engine.facts import build_batch, validate_facts
 from engine.models import (
@@ -30,10 +33,12 @@ from engine.models import (
 )
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.resolve import self_uid
+from engine.restore import ImportReport, import_snapshot, parse_snapshot
 from engine.retrieval.anchors import AnchorSettings
 from engine.retrieval.expansion import ExpansionSettings
 from engine.retrieval.retriever import DualRetriever, Mode, RetrieverSettings
-from engine.store.base import GraphStore, RankBy, WriteBatch
+from engine.snapshot import GraphSnapshot
+from engine.store.base import Dialect, GraphStore, RankBy, WriteBatch
 
 _CHUNK = 1000
 log = logging.getLogger("graphmem")
@@ -352,6 +357,50 @@ class Memory:
         counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
         with self._usage_lock:
             return Stats(**counts, **self._usage)
+
+    # -- moving a graph -------------------------------------------------------------------
+
+    def export(
+        self,
+        user_id: str,
+        format: Format = "json",
+        *,
+        dialect: Dialect = "neo4j",
+        embeddings: bool = False,
+    ) -> str:
+        """One user's whole graph as text: "json" (lossless, for `import_`), "cypher" (a script
+        for Neo4j Browser or cypher-shell; `dialect`, and vectors only with `embeddings`) or
+        "graphml" (entities and facts, for graph tools).
+
+        Example:
+            >>> Path("alice.json").write_text(mem.export("alice"))  # doctest: +SKIP
+
+        Raises:
+            InvalidInputError: an unknown format, or a value with no Cypher literal.
+        """
+        if format not in FORMATS:
+            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+        user_id = check_user_id(user_id)
+        self._setup()
+        snapshot = read_snapshot(self.store, user_id)
+        return render(snapshot, format, dialect=dialect, embeddings=embeddings)
+
+    def import_(
+        self,
+        source: GraphSnapshot | dict[str, Any] | str | bytes | PathLike[str],
+        user_id: str | None = None,
+    ) -> ImportReport:
+        """Write a JSON export back (a path, JSON text, or the parsed document), for the user
+        it came from or for `user_id` (every uid re-derived for that user). Idempotent.
+
+        Raises:
+            InvalidInputError: unreadable, not a graphmem JSON export, or an unusable user id.
+        """
+        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source)
+        self._setup()
+        report = import_snapshot(self.store, snapshot, user_id, self.embedder)
+        self.retriever.forget_predicates(report.user_id)
+        return report
 
     # -- deleting -------------------------------------------------------------------------
 

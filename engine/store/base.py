@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from engine.models import Entity, Episode, Fact, HistoryEvent
+from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 
 Dialect = Literal["falkordb", "neo4j"]
 RankBy = Literal["salience", "frequency", "recency"]
@@ -99,9 +100,22 @@ class WriteBatch:
     invalid_at: float | None = None
     episodes: list[EpisodeRow] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
+    # import: exported records written back exactly as they were (see engine.export)
+    restore_entities: list[EntityRecord] = field(default_factory=list)
+    restore_facts: list[FactRecord] = field(default_factory=list)
+    restore_episodes: list[EpisodeRecord] = field(default_factory=list)
 
     def is_empty(self) -> bool:
-        return not (self.entities or self.facts or self.invalidate or self.episodes or self.history)
+        return not (
+            self.entities
+            or self.facts
+            or self.invalidate
+            or self.episodes
+            or self.history
+            or self.restore_entities
+            or self.restore_facts
+            or self.restore_episodes
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +181,11 @@ class GraphStore(Protocol):
     def episodes_by_uids(self, user_id: str, uids: list[str]) -> list[Episode]: ...
     def entity_episodes(self, user_id: str, uid: str, limit: int) -> list[Episode]: ...
     def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]: ...
+    # export: a user's whole graph page by page, every property, in uid order
+    def user_entities(self, user_id: str, skip: int, limit: int) -> list[EntityRecord]: ...
+    def user_facts(self, user_id: str, skip: int, limit: int) -> list[FactRecord]: ...
+    def user_episodes(self, user_id: str, skip: int, limit: int) -> list[EpisodeRecord]: ...
+    def user_history(self, user_id: str, skip: int, limit: int) -> list[HistoryRecord]: ...
     def delete_fact(self, user_id: str, uid: str) -> bool: ...
     def delete_user(self, user_id: str) -> int: ...
     def reset(self) -> None: ...

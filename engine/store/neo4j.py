@@ -18,6 +18,7 @@ from neo4j import exceptions as neo4j_errors
 from engine import cypher
 from engine.errors import ConfigError, QueryError, StoreError, StoreUnavailableError
 from engine.models import Entity, Episode, Fact, HistoryEvent
+from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import Dialect, ExpandedEdge, RankBy, WriteBatch
 from engine.store.records import (
     Rows,
@@ -259,6 +260,28 @@ class Neo4jStore:
     def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
         params = {"user_id": user_id, "checksums": checksums}
         return {row[0] for row in self._run("find_episode_checksums", params, True)}
+
+    # -- export ---------------------------------------------------------------------------
+
+    def user_entities(self, user_id: str, skip: int, limit: int) -> list[EntityRecord]:
+        params = {"user_id": user_id, "skip": skip, "limit": limit}
+        rows = self._run("list_user_entities", params, True)
+        return [EntityRecord.model_validate(row[0]) for row in rows]
+
+    def user_facts(self, user_id: str, skip: int, limit: int) -> list[FactRecord]:
+        params = {"user_id": user_id, "skip": skip, "limit": limit}
+        rows = self._run("list_user_facts", params, True)
+        return [FactRecord.model_validate(row[0]) for row in rows]
+
+    def user_episodes(self, user_id: str, skip: int, limit: int) -> list[EpisodeRecord]:
+        params = {"user_id": user_id, "skip": skip, "limit": limit}
+        rows = self._run("list_user_episodes", params, True)
+        return [EpisodeRecord.model_validate(row[0]) for row in rows]
+
+    def user_history(self, user_id: str, skip: int, limit: int) -> list[HistoryRecord]:
+        params = {"user_id": user_id, "skip": skip, "limit": limit}
+        rows = self._run("list_user_history", params, True)
+        return [HistoryRecord.model_validate(row[0]) for row in rows]
 
     # -- deletes and housekeeping ---------------------------------------------------------
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
@@ -31,6 +31,7 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
     add("merge_entities", [asdict(e) for e in batch.entities])
+    out += restore_statements(base, batch, "entities")
     add(
         "set_entity_embeddings",
         [{"uid": u, "embedding": v} for u, v in batch.entity_embeddings.items()],
@@ -38,6 +39,7 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])
     add("rename_entities", [asdict(r) for r in batch.renames])
     add("merge_facts", [asdict(f) for f in batch.facts])
+    out += restore_statements(base, batch, "facts")
     add(
         "set_fact_embeddings",
         [{"uid": u, "embedding": v} for u, v in batch.fact_embeddings.items()],
@@ -53,7 +55,33 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
         )
     episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
     add("merge_episodes", episodes)
+    out += restore_statements(base, batch, "episodes")
     add("create_history", [asdict(h) for h in batch.history])
+    return out
+
+
+def restore_statements(
+    base: dict[str, Any], batch: WriteBatch, kind: Literal["entities", "facts", "episodes"]
+) -> list[NamedStatement]:
+    """The statements that write a batch's exported records back exactly (import).
+
+    Embeddings travel in `entity_embeddings` / `fact_embeddings`, so they are left out here;
+    a fact's typed relationship is written per relationship type.
+    """
+    if kind == "entities":
+        rows = [r.model_dump(exclude={"embedding"}) for r in batch.restore_entities]
+        return [("restore_entities", None, {**base, "rows": rows})] if rows else []
+    if kind == "episodes":
+        rows = [r.model_dump() for r in batch.restore_episodes]
+        return [("restore_episodes", None, {**base, "rows": rows})] if rows else []
+    rows = [r.model_dump(exclude={"embedding"}) for r in batch.restore_facts]
+    out: list[NamedStatement] = [("restore_facts", None, {**base, "rows": rows})] if rows else []
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if row["relationship"] is not None:
+            by_type[row["relationship"]["type"]].append(row)
+    for rel_type in sorted(by_type):
+        out.append(("restore_fact_relationships", rel_type, {**base, "rows": by_type[rel_type]}))
     return out
 
 

@@ -43,6 +43,8 @@ const functions = [
   fn('sum', [arg('input', ANY)], ANY, { aggregating: true, category: 'Aggregating' }),
   fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
   fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
+  fn('head', [arg('list', 'LIST<ANY>')], ANY),
+  fn('size', [arg('input', ANY)], 'INTEGER'),
   fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),
   fn('relationships', [arg('input', 'PATH')], 'LIST<RELATIONSHIP>'),
   fn('startNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
@@ -81,13 +83,15 @@ const parameters = {
 
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
-  'detail', 'embedding', 'episode_uid', 'episodes', 'event', 'first_seen', 'invalid_at', 'key',
-  'last_seen', 'mentions', 'name', 'predicate', 'role', 'session_id', 'source', 'status',
-  'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
+  'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'invalid_at',
+  'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'session_id', 'source',
+  'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
 ];
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.
-const rowFields = ['alias', 'entity_uids', 'episode', 'object_uid', 'subject_uid'];
+const rowFields = [
+  'alias', 'entity_uids', 'episode', 'object_uid', 'relationship', 'subject_uid',
+];
 
 export const dbSchema = {
   defaultLanguage: 'CYPHER 5',

@@ -1,0 +1,184 @@
+"""Moving one user's memory graph between stores: export as JSON, Cypher or GraphML; import.
+
+- **json** is the lossless format: a `GraphSnapshot` (versioned pydantic document) with every
+  property, embeddings included. `engine.restore.import_snapshot` writes it back through
+  `GraphStore.write`, so a graph goes from the embedded store to Neo4j and back with the same
+  uids and values.
+- **cypher** is a script of parameter-free statements for Neo4j Browser or cypher-shell. It
+  is the import itself, written out: the same named statements from `cypher/` that an import
+  sends, each `$parameter` replaced by an escaped literal (`engine.cypher_literal`).
+- **graphml** is a view for graph tools (networkx, Gephi, yEd): entities are nodes, facts are
+  edges keyed by their uid. Episodes and history are not in it.
+
+Example:
+    >>> text = to_json(read_snapshot(store, "alice"))            # doctest: +SKIP
+    >>> print(to_cypher(read_snapshot(store, "alice")))          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+import networkx as nx
+
+from engine import cypher
+from engine.cypher_literal import inline_parameters
+from engine.errors import InvalidInputError
+from engine.snapshot import EntityRecord, FactRecord, GraphSnapshot
+from engine.store.base import Dialect, GraphStore, HistoryRow, WriteBatch
+from engine.store.records import batch_statements, statement_texts
+
+Format = Literal["json", "cypher", "graphml"]
+FORMATS: tuple[Format, ...] = ("json", "cypher", "graphml")
+PAGE = 1000  # rows per read while exporting
+CHUNK = 200  # records per write (and per statement in the Cypher script)
+
+T = TypeVar("T")
+
+
+# -- export -------------------------------------------------------------------------------
+
+
+def _all(fetch: Callable[[str, int, int], list[T]], user_id: str) -> list[T]:
+    out: list[T] = []
+    while True:
+        page = fetch(user_id, len(out), PAGE)
+        out += page
+        if len(page) < PAGE:
+            return out
+
+
+def read_snapshot(store: GraphStore, user_id: str, now: float | None = None) -> GraphSnapshot:
+    """Everything `user_id`'s memory holds, read page by page."""
+    return GraphSnapshot(
+        user_id=user_id,
+        exported_at=time.time() if now is None else now,
+        entities=_all(store.user_entities, user_id),
+        facts=_all(store.user_facts, user_id),
+        episodes=_all(store.user_episodes, user_id),
+        history=_all(store.user_history, user_id),
+    )
+
+
+def to_json(snapshot: GraphSnapshot) -> str:
+    return snapshot.model_dump_json()
+
+
+def to_cypher(
+    snapshot: GraphSnapshot, dialect: Dialect = "neo4j", *, embeddings: bool = False
+) -> str:
+    """A script that rebuilds the graph: schema (Neo4j), then the import's own statements."""
+    header = [
+        f"// graphmem export (format {snapshot.format} v{snapshot.version}) for {dialect}: "
+        f"{len(snapshot.entities)} entities, {len(snapshot.facts)} facts, "
+        f"{len(snapshot.episodes)} episodes, {len(snapshot.history)} history events.",
+        "// Run it with cypher-shell -f FILE or paste it into Neo4j Browser. Each statement is",
+        "// an idempotent merge: running the script twice changes nothing.",
+    ]
+    statements = cypher_statements(snapshot, dialect, embeddings=embeddings)
+    return "\n".join(header) + "\n\n" + "\n\n".join(s + ";" for s in statements) + "\n"
+
+
+def cypher_statements(
+    snapshot: GraphSnapshot, dialect: Dialect = "neo4j", *, embeddings: bool = False
+) -> list[str]:
+    """The script's statements, parameter-free, without the closing semicolons."""
+    named = []
+    if dialect == "neo4j":
+        dimension = _dimension(snapshot) if embeddings else None
+        for text in cypher.schema_statements(dialect):
+            if "$dimension" not in text or dimension is not None:
+                named.append((text, {"dimension": dimension}))
+        named.append((cypher.load("await_indexes", dialect), {"timeout_s": 300}))
+    for batch in snapshot_batches(snapshot, embeddings=embeddings):
+        named += statement_texts(batch_statements(snapshot.user_id, batch), dialect)
+    escapes = dialect == "neo4j"  # FalkorDB reads \\uXXXX as six characters
+    return [
+        inline_parameters(_without_comments(text), params, unicode_escapes=escapes)
+        for text, params in named
+    ]
+
+
+def _dimension(snapshot: GraphSnapshot) -> int | None:
+    records: list[EntityRecord | FactRecord] = [*snapshot.entities, *snapshot.facts]
+    return next((len(r.embedding) for r in records if r.embedding), None)
+
+
+def _without_comments(text: str) -> str:
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _graphml_attrs(values: Mapping[str, Any]) -> dict[str, Any]:
+    """GraphML has no null and no list, and XML 1.0 cannot hold most control characters."""
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, list):
+            value = json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str):
+            value = _NOT_XML.sub("\ufffd", value)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def to_graphml(snapshot: GraphSnapshot) -> str:
+    """Entities as nodes (id = uid), facts as edges (key = uid, label = predicate)."""
+    graph = nx.MultiDiGraph(user_id=snapshot.user_id, exported_at=snapshot.exported_at)
+    for e in snapshot.entities:
+        props = e.model_dump(exclude={"uid", "embedding", "alias_keys"})
+        graph.add_node(e.uid, **_graphml_attrs({"label": e.name, **props}))
+    for f in snapshot.facts:
+        props = f.model_dump(exclude={"uid", "embedding", "relationship", "episodes"})
+        props |= {"label": f.predicate, "valid": f.invalid_at is None}
+        graph.add_edge(f.subject_uid, f.object_uid, key=f.uid, **_graphml_attrs(props))
+    buffer = io.BytesIO()
+    nx.write_graphml(graph, buffer, encoding="utf-8")
+    return buffer.getvalue().decode("utf-8")
+
+
+def render(
+    snapshot: GraphSnapshot, fmt: Format, *, dialect: Dialect = "neo4j", embeddings: bool = False
+) -> str:
+    """The snapshot in `fmt` ("json", "cypher" or "graphml")."""
+    if fmt == "json":
+        return to_json(snapshot)
+    if fmt == "cypher":
+        return to_cypher(snapshot, dialect, embeddings=embeddings)
+    if fmt == "graphml":
+        return to_graphml(snapshot)
+    raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+
+
+# -- writing back -------------------------------------------------------------------------
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def snapshot_batches(
+    snapshot: GraphSnapshot, *, embeddings: bool = True, chunk: int = CHUNK
+) -> Iterator[WriteBatch]:
+    """Write batches that restore `snapshot`: entities, then facts, episodes and history."""
+    for entities in _chunks(snapshot.entities, chunk):
+        vectors = {e.uid: e.embedding for e in entities if e.embedding and embeddings}
+        yield WriteBatch(restore_entities=list(entities), entity_embeddings=vectors)
+    for facts in _chunks(snapshot.facts, chunk):
+        vectors = {f.uid: f.embedding for f in facts if f.embedding and embeddings}
+        yield WriteBatch(restore_facts=list(facts), fact_embeddings=vectors)
+    for episodes in _chunks(snapshot.episodes, chunk):
+        yield WriteBatch(restore_episodes=list(episodes))
+    for events in _chunks(snapshot.history, chunk):
+        rows = [
+            HistoryRow(h.uid, h.target_uid, h.event, h.ts, h.episode_uid, h.detail) for h in events
+        ]
+        yield WriteBatch(history=rows)

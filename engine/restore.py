@@ -1,0 +1,232 @@
+"""Import: a JSON export written back into a store, for its user or another one.
+
+The import goes through `GraphStore.write` like every other write: each chunk of records is
+one batch of idempotent MERGE/SET statements (`cypher/restore_*.cypher`), so rerunning an
+import, or resuming one that broke off, changes nothing more. Records come back with their
+uids and values exactly as exported. For another user every uid is derived again the way the
+engine derives it (`rekey`), so the copy is indistinguishable from one built by that user.
+
+Example:
+    >>> report = import_snapshot(store, parse_snapshot("alice.json"), "bob")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from engine.embedding import Embedder, as_param
+from engine.errors import InvalidInputError
+from engine.export import PAGE, snapshot_batches
+from engine.normalize import check_user_id, stable_uid
+from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
+from engine.store.base import GraphStore
+
+# As Memory.self_uid: the user's own entity is keyed by the user, not by a name.
+_SELF = "\x00self"
+
+
+class ImportReport(BaseModel):
+    """What an import wrote, and for whom."""
+
+    user_id: str
+    source_user_id: str
+    entities: int = 0
+    facts: int = 0
+    episodes: int = 0
+    history: int = 0
+    embedded: int = 0  # entities and facts that had no vector in the document
+    remapped: int = 0  # entities that took the uid of one the target already had (same key)
+
+
+def _read(source: str | Path) -> bytes:
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {str(source)!r}: {exc}") from exc
+
+
+def parse_snapshot(
+    source: GraphSnapshot | Mapping[str, Any] | str | bytes | Path,
+) -> GraphSnapshot:
+    """A validated snapshot from a JSON export: a path, JSON text or bytes, or a mapping.
+
+    A `str` is JSON text when it starts with `{`, else a path.
+
+    Raises:
+        InvalidInputError: the file cannot be read, is not a graphmem JSON export, or breaks
+            the document's rules (see `engine.snapshot`).
+    """
+    if isinstance(source, GraphSnapshot):
+        return source
+    if isinstance(source, Path) or (isinstance(source, str) and source.lstrip()[:1] != "{"):
+        source = _read(source)
+    if isinstance(source, bytes) and source.lstrip()[:1] != b"{":
+        raise InvalidInputError(
+            "import reads graphmem's JSON export (graphmem export --format json); "
+            "a Cypher export runs in cypher-shell or Neo4j Browser instead"
+        )
+    try:
+        if isinstance(source, str | bytes):
+            return GraphSnapshot.model_validate_json(source)
+        return GraphSnapshot.model_validate(source)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "document"
+        raise InvalidInputError(f"not a valid graphmem export at {where}: {first['msg']}") from exc
+
+
+# -- uids ---------------------------------------------------------------------------------
+
+
+def _entity_uid(entity: EntityRecord, old_user: str, new_user: str) -> str:
+    if entity.uid == stable_uid(old_user, _SELF):
+        return stable_uid(new_user, _SELF)
+    return stable_uid(new_user, entity.key)
+
+
+def _fact_uid(fact: FactRecord, old_user: str, new_user: str, s_uid: str, o_uid: str) -> str:
+    if old_user == new_user and (s_uid, o_uid) == (fact.subject_uid, fact.object_uid):
+        return fact.uid
+    if fact.uid == stable_uid(old_user, fact.subject_uid, fact.predicate, fact.object_uid):
+        return stable_uid(new_user, s_uid, fact.predicate, o_uid)
+    # a uid made another way (the user's own name, one fact per name): keep them apart
+    return stable_uid(new_user, s_uid, fact.predicate, o_uid, fact.uid)
+
+
+class _Remap:
+    """Old uid -> new uid for entities and episodes; facts and history follow."""
+
+    def __init__(
+        self, old_user: str, new_user: str, entities: dict[str, str], episodes: dict[str, str]
+    ) -> None:
+        self.old_user, self.new_user = old_user, new_user
+        self.entities, self.episodes = entities, episodes
+        self.targets: dict[str, str] = {**entities, **episodes}
+
+    def fact(self, f: FactRecord) -> FactRecord:
+        s = self.entities.get(f.subject_uid, f.subject_uid)
+        o = self.entities.get(f.object_uid, f.object_uid)
+        uid = _fact_uid(f, self.old_user, self.new_user, s, o)
+        self.targets[f.uid] = uid
+        episodes = [self.episodes.get(u, u) for u in f.episodes]
+        return f.model_copy(
+            update={"uid": uid, "subject_uid": s, "object_uid": o, "episodes": episodes}
+        )
+
+    def episode(self, p: EpisodeRecord) -> EpisodeRecord:
+        mentions = [self.entities.get(u, u) for u in p.entity_uids]
+        return p.model_copy(
+            update={"uid": self.episodes.get(p.uid, p.uid), "entity_uids": mentions}
+        )
+
+    def event(self, h: HistoryRecord) -> HistoryRecord:
+        uid = h.uid if self.old_user == self.new_user else stable_uid(self.new_user, h.uid)
+        episode = self.episodes.get(h.episode_uid, h.episode_uid) if h.episode_uid else None
+        target = self.targets.get(h.target_uid, h.target_uid)
+        return h.model_copy(update={"uid": uid, "target_uid": target, "episode_uid": episode})
+
+    def apply(self, snapshot: GraphSnapshot) -> GraphSnapshot:
+        entities = [
+            e.model_copy(update={"uid": self.entities.get(e.uid, e.uid)}) for e in snapshot.entities
+        ]
+        facts = [self.fact(f) for f in snapshot.facts]  # before events: fills the targets
+        return snapshot.model_copy(
+            update={
+                "user_id": self.new_user,
+                "entities": entities,
+                "facts": facts,
+                "episodes": [self.episode(p) for p in snapshot.episodes],
+                "history": [self.event(h) for h in snapshot.history],
+            }
+        )
+
+
+def rekey(snapshot: GraphSnapshot, user_id: str) -> GraphSnapshot:
+    """The same graph owned by `user_id`, every uid derived as the engine derives it.
+
+    Entity uid = stable_uid(user_id, key) (the user's own entity: `Memory.self_uid`); fact
+    uid = stable_uid(user_id, subject_uid, predicate, object_uid); episode uid =
+    stable_uid(user_id, checksum); history event uid = stable_uid(user_id, old uid).
+    """
+    if user_id == snapshot.user_id:
+        return snapshot
+    entities = {e.uid: _entity_uid(e, snapshot.user_id, user_id) for e in snapshot.entities}
+    episodes = {p.uid: stable_uid(user_id, p.checksum) for p in snapshot.episodes}
+    return _Remap(snapshot.user_id, user_id, entities, episodes).apply(snapshot)
+
+
+def adopt_existing(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
+    """Point the snapshot at the entities the target already holds under the same keys, so
+    the `(user_id, key)` merge and the uids agree; return it and how many entities moved."""
+    moved: dict[str, str] = {}
+    for start in range(0, len(snapshot.entities), PAGE):
+        part = snapshot.entities[start : start + PAGE]
+        found = store.entities_by_keys(snapshot.user_id, [e.key for e in part])
+        for e in part:
+            known = found.get(e.key)
+            if known is not None and known.key == e.key and known.uid != e.uid:
+                moved[e.uid] = known.uid
+    if not moved:
+        return snapshot, 0
+    return _Remap(snapshot.user_id, snapshot.user_id, moved, {}).apply(snapshot), len(moved)
+
+
+def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphSnapshot, int]:
+    """Embed the entities (by name) and facts (by text) that come without a vector."""
+    entities = [e for e in snapshot.entities if not e.embedding]
+    facts = [f for f in snapshot.facts if not f.embedding]
+    if not entities and not facts:
+        return snapshot, 0
+    texts = [e.name for e in entities] + [f.text for f in facts]
+    uids = [e.uid for e in entities] + [f.uid for f in facts]
+    vectors = {u: as_param(v) for u, v in zip(uids, embedder.encode(texts), strict=True)}
+    update = {
+        "entities": [
+            e.model_copy(update={"embedding": vectors.get(e.uid, e.embedding)})
+            for e in snapshot.entities
+        ],
+        "facts": [
+            f.model_copy(update={"embedding": vectors.get(f.uid, f.embedding)})
+            for f in snapshot.facts
+        ],
+    }
+    return snapshot.model_copy(update=update), len(vectors)
+
+
+def import_snapshot(
+    store: GraphStore,
+    snapshot: GraphSnapshot,
+    user_id: str | None = None,
+    embedder: Embedder | None = None,
+) -> ImportReport:
+    """Write `snapshot` into `store` for `user_id` (default: the user it was exported from).
+
+    An entity the target already holds under the same key keeps its uid and takes the
+    exported properties. With an `embedder`, records without a vector are embedded.
+
+    Raises:
+        InvalidInputError: the user id is unusable.
+        StoreError: the database failed; the chunks written before stay written.
+    """
+    source_user = snapshot.user_id
+    target = check_user_id(source_user if user_id is None else user_id)
+    snapshot, remapped = adopt_existing(store, rekey(snapshot, target))
+    embedded = 0
+    if embedder is not None:
+        snapshot, embedded = fill_embeddings(snapshot, embedder)
+    for batch in snapshot_batches(snapshot):
+        store.write(target, batch)
+    return ImportReport(
+        user_id=target,
+        source_user_id=source_user,
+        entities=len(snapshot.entities),
+        facts=len(snapshot.facts),
+        episodes=len(snapshot.episodes),
+        history=len(snapshot.history),
+        embedded=embedded,
+        remapped=remapped,
+    )

@@ -1,0 +1,162 @@
+"""One user's whole memory graph as a versioned document: the lossless export format.
+
+Times are kept as the epoch seconds the store holds (not datetimes), so an export -> import
+round trip restores every value bit for bit. The document is validated when it is read: the
+relationship types match `^[A-Z][A-Z0-9_]{0,63}$`, every fact and episode points at an entity
+of the document, and no text holds NUL (neither database round-trips it through a parameter).
+
+Example:
+    >>> doc = GraphSnapshot(user_id="alice", exported_at=0.0)
+    >>> GraphSnapshot.model_validate_json(doc.model_dump_json()) == doc
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from engine.normalize import PREDICATE_PATTERN
+
+SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
+SNAPSHOT_VERSION: Literal[1] = 1
+
+
+def _no_nul(value: Any) -> Any:
+    texts = value if isinstance(value, list) else [value]
+    if any(isinstance(t, str) and "\x00" in t for t in texts):
+        raise ValueError("text must not contain NUL (\\x00)")
+    return value
+
+
+def _rel_type(value: str) -> str:
+    if not PREDICATE_PATTERN.match(value):
+        raise ValueError(f"{value!r} is not an UPPER_SNAKE_CASE relationship type")
+    return value
+
+
+RelType = Annotated[str, AfterValidator(_rel_type)]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    @field_validator("*")
+    @classmethod
+    def _check_text(cls, value: Any) -> Any:
+        return _no_nul(value)
+
+
+class EntityRecord(_Record):
+    """An `:Entity` node with every property graphmem writes."""
+
+    uid: str
+    key: str
+    name: str
+    type: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    alias_keys: list[str] = Field(default_factory=list)
+    mentions: int = 0
+    first_seen: float | None = None
+    last_seen: float | None = None
+    created_at: float | None = None
+    updated_at: float | None = None
+    embedding: list[float] | None = None
+
+
+class RelationshipRecord(_Record):
+    """The typed relationship form of a fact: `(subject)-[:TYPE {uid, ...}]->(object)`."""
+
+    type: RelType
+    valid_at: float | None = None
+    invalid_at: float | None = None
+    mentions: int = 0
+    last_seen: float | None = None
+
+
+class FactRecord(_Record):
+    """A `:Fact` node with its SUBJECT and OBJECT, and its typed relationship when present."""
+
+    uid: str
+    subject_uid: str
+    object_uid: str
+    predicate: RelType
+    text: str
+    valid_at: float | None = None
+    invalid_at: float | None = None
+    mentions: int = 0
+    first_seen: float | None = None
+    last_seen: float | None = None
+    episodes: list[str] = Field(default_factory=list)
+    confidence: float = 1.0
+    created_at: float | None = None
+    embedding: list[float] | None = None
+    relationship: RelationshipRecord | None = None
+
+
+class EpisodeRecord(_Record):
+    """An `:Episode` node (a raw message) with the entities it MENTIONS."""
+
+    uid: str
+    session_id: str | None = None
+    role: str
+    content: str
+    ts: float
+    source: str | None = None
+    checksum: str
+    status: str | None = None
+    error: str | None = None
+    metadata: str | None = None  # JSON text, as stored
+    created_at: float | None = None
+    entity_uids: list[str] = Field(default_factory=list)  # a set: kept sorted
+
+    @field_validator("entity_uids")
+    @classmethod
+    def _sorted(cls, value: list[str]) -> list[str]:
+        return sorted(set(value))
+
+
+class HistoryRecord(_Record):
+    """A `:History` change event."""
+
+    uid: str
+    target_uid: str
+    event: str
+    ts: float
+    episode_uid: str | None = None
+    detail: str | None = None
+
+
+class GraphSnapshot(_Record):
+    """Everything one user's memory holds. `format` and `version` say how to read it."""
+
+    format: Literal["graphmem-graph"] = SNAPSHOT_FORMAT
+    version: Literal[1] = SNAPSHOT_VERSION
+    user_id: str
+    exported_at: float
+    entities: list[EntityRecord] = Field(default_factory=list)
+    facts: list[FactRecord] = Field(default_factory=list)
+    episodes: list[EpisodeRecord] = Field(default_factory=list)
+    history: list[HistoryRecord] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> Self:
+        uids = {e.uid for e in self.entities}
+        keys = [e.key for e in self.entities]
+        if len(uids) != len(self.entities) or len(set(keys)) != len(keys):
+            raise ValueError("two entities share a uid or a key")
+        for fact in self.facts:
+            if not {fact.subject_uid, fact.object_uid} <= uids:
+                raise ValueError(f"fact {fact.uid!r} names an entity missing from the document")
+        for episode in self.episodes:
+            if not set(episode.entity_uids) <= uids:
+                raise ValueError(f"episode {episode.uid!r} mentions a missing entity")
+        return self
