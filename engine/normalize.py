@@ -14,6 +14,13 @@ _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")
 _CONTROL = {"Cc", "Cs"}
+# CJK text has no spaces between words: ideographs, kana and hangul syllables
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = re.compile(f"[{CJK_CHARS}]")
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
 
 
 def clean_text(value: object, what: str, max_chars: int) -> str:
@@ -84,8 +91,21 @@ def stable_uid(*parts: str) -> str:
 
 
 def check_user_id(user_id: object) -> str:
-    """Validate a user id; it scopes every query."""
-    return clean_text(user_id, "user_id", 256)
+    """Validate a user id; it scopes every query, so it is taken exactly as given.
+
+    Raises:
+        InvalidInputError: not a string, blank, or not in canonical form (NFKC, no control
+            characters, no surrounding or repeated whitespace): such an id would silently
+            share a graph with its canonical twin (fullwidth "alice" and "alice").
+        LimitExceededError: longer than 256 characters.
+    """
+    clean = clean_text(user_id, "user_id", 256)
+    if clean != user_id:
+        raise InvalidInputError(
+            f"user_id {user_id!r} is not in canonical form (NFKC, no control characters, "
+            f"single inner spaces, none around): it would be read as {clean!r}"
+        )
+    return clean
 
 
 def check_length(value: str, what: str, max_chars: int) -> None:

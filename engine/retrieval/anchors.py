@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.models import Entity
-from engine.retrieval.terms import content_terms, mentions_self, name_match, words
+from engine.retrieval.terms import fulltext_terms, mentions_self, name_match, words
 from engine.store.base import GraphStore
 
 
@@ -37,7 +37,7 @@ def find_anchors(
     """Fulltext and vector candidates, scored by how well the query names them."""
     qwords = words(query)
     found: dict[str, Anchor] = {}
-    for entity, _ in store.fulltext_entities(user_id, content_terms(query), settings.fulltext_k):
+    for entity, _ in store.fulltext_entities(user_id, fulltext_terms(query), settings.fulltext_k):
         score = max(
             [name_match(entity.name, qwords)] + [name_match(a, qwords) for a in entity.aliases]
         )

@@ -7,7 +7,13 @@ import re
 import unicodedata
 from difflib import SequenceMatcher
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+from engine.normalize import CJK_CHARS
+
+# CJK text has no spaces: each ideograph, kana or hangul syllable is a word of its own
+
+_WORD = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)
+_CJK_RUN = re.compile(rf"[{CJK_CHARS}]{{2,}}")
+_CJK_CHAR = re.compile(rf"[{CJK_CHARS}]")
 
 STOPWORDS = frozenset(
     (
@@ -38,6 +44,15 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def fulltext_terms(text: str) -> list[str]:
+    """Terms for a fulltext index: the content words, plus the two-character pieces of CJK
+    runs (a fulltext index keeps a CJK run as one token; its pieces find it as prefixes)."""
+    terms = [w for w in content_terms(text) if not _CJK_CHAR.fullmatch(w)]
+    for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
+        terms += [run[i : i + 2] for i in range(len(run) - 1)]
+    return list(dict.fromkeys(terms))
+
+
 def mentions_self(text: str) -> bool:
     return any(w in FIRST_PERSON for w in words(text)) or "我" in text
 
@@ -58,6 +73,11 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
+def _size(token: str) -> int:
+    """Letters of evidence: a CJK character says about as much as a short Latin word."""
+    return 3 if _CJK_CHAR.fullmatch(token) else len(token)
+
+
 def name_match(name: str, query_words: list[str]) -> float:
     """How surely the query names this entity, in [0, 1].
 
@@ -68,13 +88,13 @@ def name_match(name: str, query_words: list[str]) -> float:
     tokens = words(name)
     if not tokens:
         return 0.0
-    total = sum(len(t) for t in tokens)
+    total = sum(_size(t) for t in tokens)
     if _contains(query_words, tokens):
         matched = float(total)
     else:
         qset = set(query_words)
         matched = sum(
-            len(t) * (0.3 if t in STOPWORDS else 1.0) for t in tokens if _token_match(t, qset)
+            _size(t) * (0.3 if t in STOPWORDS else 1.0) for t in tokens if _token_match(t, qset)
         )
     coverage = matched / total
     specificity = 1.0 - math.exp(-matched / 4.0)

@@ -16,8 +16,9 @@ import redis
 from falkordb import FalkorDB
 
 from engine import cypher
-from engine.errors import QueryError, StoreError, StoreUnavailableError
+from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
 from engine.models import Entity, Episode, Fact, HistoryEvent
+from engine.normalize import has_cjk
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import Dialect, ExpandedEdge, RankBy, WriteBatch
 from engine.store.falkordb_server import EmbeddedServer
@@ -35,26 +36,34 @@ _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
 
 
 def redisearch_query(terms: list[str]) -> str:
-    """Any of `terms`, escaped for RediSearch; longer terms also match with one typo."""
+    """Any of `terms`, escaped for RediSearch; longer words also match with one typo, and
+    non-ASCII pieces (CJK) match as prefixes of the index's longer tokens."""
     parts: list[str] = []
     for term in terms:
         escaped = _REDISEARCH_SPECIAL.sub(r"\\\1", term)
         if not escaped:
             continue
         parts.append(escaped)
-        if len(term) >= 5 and term.isalnum():
+        if has_cjk(term):
+            parts.append(f"{escaped}*")
+        elif len(term) >= 5 and term.isalnum():
             parts.append(f"%{escaped}%")
     return " | ".join(parts)
 
 
 @contextlib.contextmanager
-def map_falkordb_errors() -> Iterator[None]:
+def map_falkordb_errors(timeout_ms: int | None = None) -> Iterator[None]:
     """Translate redis/FalkorDB exceptions into graphmem's error tree."""
     try:
         yield
     except (redis.ConnectionError, redis.TimeoutError) as exc:
         raise StoreUnavailableError(f"FalkorDB is unreachable: {exc}") from exc
     except redis.ResponseError as exc:
+        if "timed out" in str(exc).lower():
+            raise QueryTimeoutError(
+                f"FalkorDB stopped a query after the query timeout ({timeout_ms} ms, setting "
+                "query_timeout_ms / GRAPHMEM_QUERY_TIMEOUT_MS)"
+            ) from exc
         raise QueryError(f"FalkorDB rejected a query: {exc}") from exc
     except redis.RedisError as exc:
         raise StoreError(f"FalkorDB failed: {exc}") from exc
@@ -78,18 +87,21 @@ class FalkorDBStore:
         self._timeout_ms = timeout_ms
 
     @classmethod
-    def embedded(cls, server: EmbeddedServer, graph_name: str = "graphmem") -> FalkorDBStore:
-        """Start (or reuse) the embedded server and connect to it."""
+    def embedded(
+        cls, server: EmbeddedServer, graph_name: str = "graphmem", timeout_ms: int | None = None
+    ) -> FalkorDBStore:
+        """Start (or reuse) the embedded server and connect to it. `timeout_ms` bounds each
+        read query (FalkorDB runs write queries to completion, so a batch is never cut)."""
         socket = server.ensure_running()
         with map_falkordb_errors():
             client = FalkorDB(unix_socket_path=str(socket))
-        return cls(client, graph_name, server)
+        return cls(client, graph_name, server, timeout_ms)
 
     # -- plumbing -------------------------------------------------------------------------
 
     def _run(self, name: str, params: dict[str, Any], read_only: bool = False) -> list[list[Any]]:
         text = cypher.load(name, self.dialect)
-        with map_falkordb_errors():
+        with map_falkordb_errors(self._timeout_ms):
             if read_only:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)
             else:
