@@ -46,7 +46,7 @@ def redisearch_query(terms: list[str]) -> str:
         parts.append(escaped)
         if has_cjk(term):
             parts.append(f"{escaped}*")
-        elif len(term) >= 5 and term.isalnum():
+        elif len(term) >= 4 and term.isalnum():
             parts.append(f"%{escaped}%")
     return " | ".join(parts)
 

@@ -16,7 +16,13 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from engine import cypher
-from engine.errors import ConfigError, QueryError, StoreError, StoreUnavailableError
+from engine.errors import (
+    ConfigError,
+    QueryError,
+    QueryTimeoutError,
+    StoreError,
+    StoreUnavailableError,
+)
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import Dialect, ExpandedEdge, RankBy, WriteBatch
@@ -50,11 +56,18 @@ def map_neo4j_errors() -> Iterator[None]:
         raise StoreUnavailableError(f"Neo4j is unreachable: {exc}") from exc
     except neo4j_errors.DatabaseUnavailable as exc:
         raise StoreUnavailableError(f"the Neo4j database is unavailable: {exc.message}") from exc
-    except neo4j_errors.ClientError as exc:
+    except neo4j_errors.Neo4jError as exc:
+        if "TimedOut" in (exc.code or ""):
+            raise QueryTimeoutError(
+                f"Neo4j stopped a transaction after the query timeout (setting "
+                f"query_timeout_ms / GRAPHMEM_QUERY_TIMEOUT_MS): {exc.message}"
+            ) from exc
+        if not isinstance(exc, neo4j_errors.ClientError):
+            raise StoreError(f"Neo4j failed: {exc}") from exc
         if exc.code == _DATABASE_NOT_FOUND:
             raise StoreUnavailableError(f"no such Neo4j database: {exc.message}") from exc
         raise QueryError(f"Neo4j rejected a query: {exc.message}") from exc
-    except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+    except neo4j_errors.DriverError as exc:
         raise StoreError(f"Neo4j failed: {exc}") from exc
 
 
@@ -72,7 +85,7 @@ def lucene_query(terms: list[str]) -> str:
         if not any(ch.isalnum() for ch in term):
             continue
         parts.append('"' + _LUCENE_QUOTED_SPECIALS.sub(r"\\\1", term) + '"')
-        if len(term) >= 5 and term.isalnum():
+        if len(term) >= 4 and term.isalnum():
             parts.append(f"{term.lower()}~1")
     return " OR ".join(parts)
 
@@ -110,7 +123,13 @@ class Neo4jStore:
 
     @classmethod
     def from_settings(
-        cls, uri: str, user: str, password: str | None, database: str = "neo4j"
+        cls,
+        uri: str,
+        user: str,
+        password: str | None,
+        database: str = "neo4j",
+        *,
+        timeout_s: float | None = None,
     ) -> Neo4jStore:
         """Create a driver for `uri` and a store that owns it. Connects lazily, on first use.
 
@@ -120,7 +139,7 @@ class Neo4jStore:
         auth = (user, password) if password is not None else None
         with map_neo4j_errors():
             driver = neo4j.GraphDatabase.driver(uri, auth=auth)
-        return cls(driver, database, owns_driver=True)
+        return cls(driver, database, timeout_s=timeout_s, owns_driver=True)
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -1,0 +1,117 @@
+"""The dual retriever: anchoring, each leg, fusion, paths, validity, knowledge boosts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from engine.demo import DEMO_FACTS
+from engine.embedding import Embedder
+from engine.memory import Memory
+from engine.retrieval.fusion import reciprocal_rank_fusion
+from engine.retrieval.terms import fulltext_terms, name_match, words
+from engine.store.base import WriteBatch
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+USER = "alice"
+
+
+@pytest.fixture(scope="module")
+def mem(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[Memory]:
+    store = FalkorDBStore.embedded(falkordb_server, "retrieval_tests")
+    memory = Memory(store=store, embedder=embedder)
+    memory.reset()
+    memory.add_facts(DEMO_FACTS, user_id=USER)
+    yield memory
+    memory.reset()
+    store.close()
+
+
+def texts(mem: Memory, query: str, **kwargs: object) -> list[str]:
+    return [h.fact.text for h in mem.search(query, user_id=USER, **kwargs).facts]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("query", "anchor"),
+    [
+        ("tell me about Ursula Le Guin", "Ursula K. Le Guin"),  # partial name
+        ("who is Petr?", "Peter"),  # a typo
+        ("where is Tidewater Labs?", "Tidewater Labs"),
+    ],
+)
+def test_anchors_tolerate_partial_names_and_typos(mem: Memory, query: str, anchor: str) -> None:
+    assert anchor in mem.search(query, user_id=USER).anchors
+
+
+def test_several_anchors_and_the_paths_joining_them(mem: Memory) -> None:
+    result = mem.search("how does Alice know Lukas", user_id=USER)
+    assert {"Alice", "Lukas"} <= set(result.anchors)
+    assert any(p.entities[0] == "Alice" and p.entities[-1] == "Lukas" for p in result.paths)
+
+
+def test_name_match_prefers_long_specific_names() -> None:
+    query = words("what does Grégoire Colin appear in")
+    assert name_match("Grégoire Colin", query) > 0.9
+    assert name_match("Colin", query) < name_match("Grégoire Colin", query)
+    assert name_match("In", query) < 0.5
+    assert name_match("蜘蛛侠", words("蜘蛛侠是谁?")) > 0.8
+    assert fulltext_terms("蜘蛛侠是谁?") == ["蜘蛛", "蛛侠", "侠是", "是谁"]
+
+
+def test_expansion_leg_follows_a_two_hop_chain(mem: Memory) -> None:
+    top = texts(mem, "Where does Alice's sister live?", mode="expansion", limit=3)
+    assert top[0] == "Emma lives in Berlin"
+    top = texts(mem, "Who wrote the book Alice is reading?", mode="expansion", limit=2)
+    assert "The Left Hand of Darkness was written by Ursula K. Le Guin" in top
+
+
+def test_semantic_leg_needs_no_anchor(mem: Memory) -> None:
+    result = mem.search("somebody is allergic to nuts", user_id=USER, mode="semantic", limit=3)
+    assert result.anchors == []
+    assert result.facts[0].fact.text == "Alice is allergic to peanuts"
+    assert result.facts[0].legs == ["semantic"]
+
+
+def test_dual_search_marks_which_legs_found_each_fact(mem: Memory) -> None:
+    result = mem.search("What pet does John have?", user_id=USER, limit=5)
+    dog = next(h for h in result.facts if h.fact.text == "John has a dog named Tommy")
+    assert set(dog.legs) == {"expansion", "semantic"}
+    assert dog.hop == 1
+    scores = [h.score for h in result.facts]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_reciprocal_rank_fusion_rewards_agreement() -> None:
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["b", "d"]], k=60)
+    assert max(fused, key=fused.__getitem__) == "b"
+    assert fused["a"] > fused["c"]
+    assert fused["d"] == pytest.approx(1 / 62)
+
+
+def test_invalid_facts_are_hidden_unless_asked(mem: Memory) -> None:
+    fact = next(f for f in mem.get_all(USER) if f.text == "Alice drives a Renault Zoe")
+    mem.store.write(USER, WriteBatch(invalidate=[fact.uid], invalid_at=1.0))
+    try:
+        assert "Alice drives a Renault Zoe" not in texts(mem, "What car does Alice drive?")
+        assert "Alice drives a Renault Zoe" in texts(
+            mem, "What car does Alice drive?", include_invalid=True
+        )
+    finally:
+        mem.add_facts([("Alice", "DRIVES", "Renault Zoe", "Alice drives a Renault Zoe")], USER)
+
+
+def test_context_fits_the_token_budget(mem: Memory) -> None:
+    result = mem.search("Tell me about Alice", user_id=USER, limit=10)
+    short = result.context(max_tokens=30)
+    assert 0 < len(short.split()) <= 30
+    assert len(result.context(max_tokens=500)) > len(short)
+
+
+def test_frequently_mentioned_facts_rank_higher_when_otherwise_equal(mem: Memory) -> None:
+    for _ in range(3):
+        mem.add_facts([("Harry", "LIKES", "hiking", "Harry likes hiking")], USER)
+    result = mem.search("who likes hiking?", user_id=USER, limit=3)
+    top = [h.fact.text for h in result.facts]
+    assert top[0] == "Harry likes hiking"
