@@ -21,6 +21,10 @@ from engine.errors import ConfigError, InvalidInputError, NotFoundError
 from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
 from engine.facts import build_batch, validate_facts
+from engine.ingest.pipeline import ProgressFn
+from engine.ingest.report import IngestReport
+from engine.ingest.sources import IngestInput
+from engine.ingest.steps import ingest as run_ingest
 from engine.models import (
     AddResult,
     Entity,
@@ -193,6 +197,51 @@ class Memory:
             result.fact_uids += [f.uid for f in batch.facts]
             result.entities_added += len(batch.entity_embeddings)
         return result
+
+    def ingest(
+        self,
+        paths_or_iterable: IngestInput,
+        user_id: str | None = None,
+        *,
+        format: str = "auto",
+        concurrency: int = 4,
+        dry_run: bool = False,
+        retry_failed: bool = False,
+        dead_letter_path: str | PathLike[str] | None = None,
+        on_error: str = "skip",
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        """Add chat logs in bulk: files (`format` "auto", "openai-jsonl", "sharegpt", "locomo",
+        "csv"), `ChatRecord`s or dicts; one `add` per message, extracted `concurrency` at a
+        time, each user's messages applied in timestamp order.
+
+        Rerunning adds nothing twice (message checksums), so an interrupted run resumes.
+        Messages that fail go to `dead_letter_path` (default `<data_dir>/dead_letters.jsonl`)
+        and the report; `retry_failed=True` replays them. `user_id` overrides the files' users.
+        `progress` gets an `IngestProgress` after every message.
+
+        Raises:
+            InvalidInputError: a path is missing or its format unknown, an option is invalid;
+                with `on_error="raise"`, also the first unreadable record (nothing written).
+            ExtractionError: with `on_error="raise"`, the first message that failed.
+
+        Example:
+            >>> report = mem.ingest("chats.jsonl", concurrency=8)  # doctest: +SKIP
+            >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
+        """
+        self._setup()
+        return run_ingest(
+            self,
+            paths_or_iterable,
+            progress,
+            user_id=user_id,
+            format=format,
+            concurrency=concurrency,
+            dry_run=dry_run,
+            retry_failed=retry_failed,
+            dead_letter_path=dead_letter_path,
+            on_error=on_error,
+        )
 
     def add(
         self,

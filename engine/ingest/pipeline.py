@@ -1,0 +1,356 @@
+"""The batch ingest pipeline: read, skip what is stored, extract in parallel, apply in order.
+
+    inputs -> collect (readers) -> plan: per user, timestamp order, stored checksums skipped
+           -> prepare (extraction, up to `concurrency` at once, across and within users)
+           -> apply  (resolution + one graph write per message; one user's messages strictly
+                      in timestamp order, different users in parallel)
+
+Resume is a consequence of the write contract: `apply` stores a message's episode and its
+facts in one batch, so after a crash each user's stored messages are a prefix of its lane and
+a rerun skips them by checksum. Failures never stop the batch (`on_error="skip"`): they are
+counted, listed in the report and appended to the dead-letter file, from which
+`retry_failed=True` replays them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.errors import ExtractionError, GraphmemError, InvalidInputError
+from engine.ingest.deadletters import DeadLetter, DeadLetters
+from engine.ingest.records import ChatRecord
+from engine.ingest.report import IngestError, IngestProgress, IngestReport, Stage
+from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
+from engine.models import AddResult
+
+ProgressFn = Callable[[IngestProgress], None]
+_CHECKSUM_CHUNK = 500
+_WAIT_S = 0.2  # how often waiting threads look at the stop flag (keeps Ctrl-C responsive)
+
+
+class IngestOptions(BaseModel):
+    """The knobs of one ingest run, validated at the entry point."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["auto", "openai-jsonl", "sharegpt", "locomo", "csv"] = "auto"
+    user_id: str | None = None
+    concurrency: int = Field(default=4, ge=1, le=256)
+    dry_run: bool = False
+    retry_failed: bool = False
+    on_error: Literal["skip", "raise"] = "skip"
+    dead_letter_path: Path
+
+
+@dataclass(slots=True)
+class Extracted:
+    """What preparing one message gave: something to apply, "already stored", or an error.
+
+    With an error, `prepared` (when set) is still applied: it keeps the message as a failed
+    episode, so nothing said is lost even before the dead letter is replayed.
+    """
+
+    prepared: object | None = None
+    stored: bool = False
+    error: str | None = None
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Steps(Protocol):
+    """The two halves of adding one message, as the pipeline drives them."""
+
+    def key(self, record: ChatRecord, user_id: str) -> str:
+        """The checksum the record's episode is stored under; InvalidInputError if unusable."""
+        ...
+
+    def stored(self, user_id: str, checksums: list[str], *, ok_only: bool) -> set[str]:
+        """Which of these checksums the user's memory holds (`ok_only`: not as failed)."""
+        ...
+
+    def prepare(self, job: Job) -> Extracted:
+        """Validate and extract (the slow, parallel half). Thread-safe."""
+        ...
+
+    def apply(self, prepared: object) -> AddResult:
+        """Resolve and write (the ordered half)."""
+        ...
+
+
+class Ingestor:
+    """Runs one batch ingest. See the module docstring for the flow and guarantees.
+
+    Args:
+        steps: how to prepare and apply one message (bound to a `Memory`).
+        options: the run's options.
+        progress: called with a snapshot after every message (from worker threads, serially).
+    """
+
+    def __init__(
+        self, steps: Steps, options: IngestOptions, progress: ProgressFn | None = None
+    ) -> None:
+        self.steps = steps
+        self.options = options
+        self.progress = progress
+
+    def run(self, inputs: IngestInput) -> IngestReport:
+        """Ingest `inputs` (paths, records, dicts) and report.
+
+        Raises:
+            InvalidInputError: a path is missing or unreadable as the format; with
+                `on_error="raise"`, also the first unreadable record (before any write).
+            ExtractionError: with `on_error="raise"`, the first message that failed.
+            KeyboardInterrupt: the run was interrupted; what was applied stays applied.
+        """
+        started = time.perf_counter()
+        letters = DeadLetters(self.options.dead_letter_path)
+        try:
+            report, jobs = self._plan(inputs, letters)
+            if not self.options.dry_run and jobs:
+                _Run(self, report, letters, started).execute(jobs)
+        finally:
+            letters.close()
+        report.elapsed_s = time.perf_counter() - started
+        return report
+
+    def _plan(
+        self, inputs: IngestInput, letters: DeadLetters
+    ) -> tuple[IngestReport, dict[str, list[Job]]]:
+        opts = self.options
+        collected = collect(inputs, opts.format, opts.user_id, self.steps.key)
+        if opts.on_error == "raise" and collected.errors:
+            raise InvalidInputError(str(collected.errors[0]))
+        jobs = collected.jobs
+        retried = [self._retry(letter) for letter in letters.letters()] if opts.retry_failed else []
+        report = IngestReport(
+            files=collected.files,
+            formats=collected.formats,
+            records_read=len(jobs),
+            errors=collected.errors,
+            dead_letters_retried=len(retried),
+            dry_run=opts.dry_run,
+            concurrency=opts.concurrency,
+            dead_letter_path=str(opts.dead_letter_path),
+        )
+        lanes, duplicates = plan(retried + jobs)  # a replayed dead letter wins over its twin
+        report.messages_skipped = duplicates
+        report.users = len(lanes)
+        for user, lane in lanes.items():
+            lanes[user] = self._unstored(user, lane, report, letters)
+        pending = {user: lane for user, lane in lanes.items() if lane}
+        report.messages_pending = sum(len(lane) for lane in pending.values())
+        return report, pending
+
+    def _unstored(
+        self, user: str, lane: list[Job], report: IngestReport, letters: DeadLetters
+    ) -> list[Job]:
+        stored = self._stored(user, [j.checksum for j in lane if not j.retry], ok_only=False)
+        stored |= self._stored(user, [j.checksum for j in lane if j.retry], ok_only=True)
+        report.messages_skipped += len(stored)
+        if not self.options.dry_run:
+            # a dead letter's message may be stored as failed: only a good episode resolves it
+            lettered = [c for c in stored if c in letters]
+            good = self._stored(user, lettered, ok_only=True)
+            report.dead_letters_resolved += sum(letters.resolve(c) for c in good)
+        return [job for job in lane if job.checksum not in stored]
+
+    def _stored(self, user: str, checksums: list[str], *, ok_only: bool) -> set[str]:
+        stored: set[str] = set()
+        for start in range(0, len(checksums), _CHECKSUM_CHUNK):
+            chunk = checksums[start : start + _CHECKSUM_CHUNK]
+            stored |= self.steps.stored(user, chunk, ok_only=ok_only)
+        return stored
+
+    def _retry(self, letter: DeadLetter) -> Job:
+        checksum = self.steps.key(letter.record, letter.user_id)
+        return Job(letter.record, letter.user_id, letter.path, checksum, retry=True)
+
+
+class _Lane:
+    """One user's jobs: prepared in any order, applied strictly in lane order.
+
+    Whichever worker finishes a prepare hands it in; the first to find the lane idle applies
+    every consecutive ready job, so applies of one user never overlap or reorder.
+    """
+
+    def __init__(self, apply: Callable[[Job, Extracted], None]) -> None:
+        self._apply = apply
+        self._lock = threading.Lock()
+        self._ready: dict[int, tuple[Job, Extracted]] = {}
+        self._next = 0
+        self._draining = False
+
+    def hand_in(self, index: int, job: Job, extracted: Extracted) -> None:
+        with self._lock:
+            self._ready[index] = (job, extracted)
+            if self._draining:
+                return
+            self._draining = True
+        while True:
+            with self._lock:
+                item = self._ready.pop(self._next, None)
+                if item is None:
+                    self._draining = False
+                    return
+                self._next += 1
+            self._apply(*item)
+
+
+class _Run:
+    """The mutable state of one execution: counters, the stop flag, the in-flight window."""
+
+    def __init__(
+        self, owner: Ingestor, report: IngestReport, letters: DeadLetters, started: float
+    ) -> None:
+        self.steps, self.options, self.progress = owner.steps, owner.options, owner.progress
+        self.report, self.letters, self.started = report, letters, started
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.failure: GraphmemError | None = None
+        self.done = 0
+        self.total = report.messages_pending
+        self.all_done = threading.Event()
+        # Prepared-but-unapplied work is bounded: a slow head of a lane cannot pile up memory.
+        self.window = threading.Semaphore(self.options.concurrency * 4)
+
+    def execute(self, lanes: dict[str, list[Job]]) -> None:
+        self._notify()
+        by_user = {user: _Lane(self._apply) for user in lanes}
+        pool = ThreadPoolExecutor(self.options.concurrency, thread_name_prefix="graphmem-ingest")
+        try:
+            for index, job in interleave(lanes):
+                while not self.window.acquire(timeout=_WAIT_S):
+                    if self.stop.is_set():
+                        break
+                if self.stop.is_set():
+                    break
+                pool.submit(self._prepare, by_user[job.user_id], index, job)
+            while not self.stop.is_set() and not self.all_done.wait(_WAIT_S):
+                pass
+        except BaseException:
+            self.stop.set()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if self.failure is not None:
+            raise self.failure
+
+    def _prepare(self, lane: _Lane, index: int, job: Job) -> None:
+        if self.stop.is_set():
+            return
+        began = time.perf_counter()
+        try:
+            extracted = self.steps.prepare(job)
+        except Exception as exc:  # the batch policy: one message never stops the others
+            extracted = Extracted(error=_reason(exc))
+        with self.lock:
+            self.report.extract_s += time.perf_counter() - began
+        lane.hand_in(index, job, extracted)
+
+    def _apply(self, job: Job, extracted: Extracted) -> None:
+        if self.stop.is_set():
+            return
+        if extracted.error is not None:
+            # the dead letter first: a kill before the failed episode is written loses nothing
+            self._dead_letter(job, "extract", extracted.error)
+        if extracted.stored or extracted.prepared is None:
+            failed = extracted.error is not None
+            self._finish(job, extracted, None, failed=failed)
+            return
+        began = time.perf_counter()
+        try:
+            result = self.steps.apply(extracted.prepared)
+        except Exception as exc:  # same policy as `_prepare`
+            if extracted.error is None:
+                self._dead_letter(job, "apply", _reason(exc))
+            self._finish(job, extracted, None, failed=True)
+            return
+        finally:
+            with self.lock:
+                self.report.write_s += time.perf_counter() - began
+        self._finish(job, extracted, result, failed=extracted.error is not None)
+
+    def _finish(
+        self, job: Job, extracted: Extracted, result: AddResult | None, *, failed: bool
+    ) -> None:
+        if not failed and self.letters.resolve(job.checksum):
+            with self.lock:
+                self.report.dead_letters_resolved += 1
+        with self.lock:
+            self._count(extracted, result, failed)
+            self.done += 1
+            finished = self.done >= self.total
+        self.window.release()
+        self._notify()
+        if finished:
+            self.all_done.set()
+
+    def _count(self, extracted: Extracted, result: AddResult | None, failed: bool) -> None:
+        report = self.report
+        report.llm_calls += extracted.llm_calls
+        report.prompt_tokens += extracted.prompt_tokens
+        report.completion_tokens += extracted.completion_tokens
+        if failed:
+            report.messages_failed += 1
+        elif result is None:
+            report.messages_skipped += 1
+        else:
+            report.messages_added += 1
+            report.facts_added += result.facts_added
+            report.facts_updated += result.facts_updated
+            report.facts_invalidated += result.facts_invalidated
+
+    def _dead_letter(self, job: Job, stage: Stage, reason: str) -> None:
+        location = job.record.source
+        error = IngestError(
+            path=job.path, location=location, reason=reason, stage=stage, checksum=job.checksum
+        )
+        self.letters.add(
+            DeadLetter(
+                record=job.record,
+                user_id=job.user_id,
+                checksum=job.checksum,
+                path=job.path,
+                location=location,
+                stage=stage,
+                reason=reason,
+            )
+        )
+        with self.lock:
+            self.report.errors.append(error)
+            if self.options.on_error == "raise" and self.failure is None:
+                self.failure = ExtractionError(f"{error} (see {self.letters.path})")
+                self.stop.set()
+
+    def _notify(self) -> None:
+        if self.progress is None:
+            return
+        with self.lock:
+            r = self.report
+            snapshot = IngestProgress(
+                total=self.total,
+                done=self.done,
+                messages_added=r.messages_added,
+                messages_failed=r.messages_failed,
+                facts=r.facts_added + r.facts_updated + r.facts_invalidated,
+                llm_calls=r.llm_calls,
+                tokens=r.tokens,
+                errors=len(r.errors),
+                elapsed_s=time.perf_counter() - self.started,
+            )
+            self.progress(snapshot)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, GraphmemError):
+        return str(exc)
+    return f"internal error: {type(exc).__name__}: {exc}"

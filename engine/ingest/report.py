@@ -1,0 +1,142 @@
+"""What a batch ingest returns (`IngestReport`) and shows while it runs (`IngestProgress`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Stage = Literal["read", "extract", "apply"]
+
+
+class IngestError(BaseModel):
+    """One message (or file) that did not make it into memory, and why."""
+
+    path: str = Field(description="the file, or `<iterable>` for records passed in memory")
+    location: str = Field(description="`line N`, `record N`, a LoCoMo dia_id, a source or `file`")
+    reason: str
+    stage: Stage = Field(
+        description="`read`: unreadable record; `extract`: the extractor "
+        "failed after its retries; `apply`: resolution or the graph write failed"
+    )
+    checksum: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.location}: {self.reason}"
+
+
+class IngestProgress(BaseModel):
+    """A snapshot of a running ingest, handed to the `progress` callback."""
+
+    total: int = Field(description="messages to process (after skipping stored ones)")
+    done: int = 0
+    messages_added: int = 0
+    messages_failed: int = 0
+    facts: int = Field(default=0, description="facts added + updated + invalidated")
+    llm_calls: int = 0
+    tokens: int = 0
+    errors: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        """Messages processed per second so far."""
+        return self.done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the current rate; None before the first message."""
+        return (self.total - self.done) / self.rate if self.rate > 0 else None
+
+
+class IngestReport(BaseModel):
+    """The outcome of `Memory.ingest`: counts, accounting, timings and every error.
+
+    `write_s` is the time spent applying messages (entity resolution plus the one graph write
+    batch per message), summed over threads; `write_share` is `write_s / elapsed_s`. Applies of
+    one user run one at a time, so a share near 1 for a single user means the graph writes, not
+    the LLM, bound the rate.
+    """
+
+    files: list[str] = Field(default_factory=list)
+    formats: dict[str, str] = Field(default_factory=dict, description="file -> format read")
+    users: int = 0
+    records_read: int = 0
+    messages_added: int = 0
+    messages_skipped: int = Field(default=0, description="already stored (same checksum)")
+    messages_failed: int = Field(default=0, description="extract or apply failed (dead letters)")
+    messages_pending: int = Field(default=0, description="dry run: messages a real run would add")
+    dead_letters_retried: int = 0
+    dead_letters_resolved: int = 0
+    facts_added: int = 0
+    facts_updated: int = 0
+    facts_invalidated: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: list[IngestError] = Field(default_factory=list)
+    dead_letter_path: str | None = None
+    dry_run: bool = False
+    concurrency: int = 1
+    elapsed_s: float = 0.0
+    extract_s: float = Field(default=0.0, description="time in extraction, summed over threads")
+    write_s: float = Field(default=0.0, description="time applying (resolve + graph write)")
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def messages_per_s(self) -> float:
+        """Messages added or failed per second of wall time (skipped ones are not work)."""
+        done = self.messages_added + self.messages_failed
+        return done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def write_share(self) -> float:
+        return self.write_s / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    def summary(self) -> dict[str, object]:
+        """The report as JSON-ready data, derived rates included."""
+        data = self.model_dump(mode="json")
+        data |= {
+            "tokens": self.tokens,
+            "messages_per_s": round(self.messages_per_s, 2),
+            "write_share": round(self.write_share, 3),
+        }
+        return data
+
+
+def summary_text(report: IngestReport, max_errors: int = 20) -> str:
+    """A few human lines: what was added, skipped and failed, the rates, the first errors."""
+    verb = "would add" if report.dry_run else "added"
+    count = report.messages_pending if report.dry_run else report.messages_added
+    lines = [
+        f"{report.records_read} messages read from {len(report.files)} file(s) for "
+        f"{report.users} user(s) in {report.elapsed_s:.1f} s",
+        f"  {verb} {count}, already stored {report.messages_skipped}, "
+        f"failed {report.messages_failed}",
+    ]
+    if not report.dry_run:
+        lines += [
+            f"  facts: {report.facts_added} added, {report.facts_updated} updated, "
+            f"{report.facts_invalidated} invalidated",
+            f"  LLM: {report.llm_calls} calls, {report.tokens} tokens; "
+            f"{report.messages_per_s:.1f} msg/s, graph writes {report.write_share:.0%} of the time",
+        ]
+    if report.dead_letters_retried:
+        lines.append(
+            f"  dead letters retried {report.dead_letters_retried}, "
+            f"resolved {report.dead_letters_resolved}"
+        )
+    if report.messages_failed:
+        lines.append(
+            f"  failed messages are in {report.dead_letter_path}; "
+            "rerun with --retry-failed to replay them"
+        )
+    if report.errors:
+        lines.append(f"errors ({len(report.errors)}):")
+        lines += [f"  {error}" for error in report.errors[:max_errors]]
+        if len(report.errors) > max_errors:
+            lines.append(f"  ... and {len(report.errors) - max_errors} more (--json lists all)")
+    return "\n".join(lines)

@@ -1,0 +1,145 @@
+"""What `Memory.ingest` accepts, turned into records ready to schedule.
+
+Inputs: a path, or an iterable of paths, `ChatRecord`s and dicts (validated as `ChatRecord`s).
+Every path is checked (exists, format known) before anything is read, so a typo fails fast;
+records that cannot be used become `IngestError`s and the rest still ingest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.errors import InvalidInputError
+from engine.ingest.fields import StrPath
+from engine.ingest.readers import iter_chat_log, resolve_format
+from engine.ingest.records import ChatRecord, ReadError
+from engine.ingest.report import IngestError
+from engine.normalize import check_user_id
+
+IngestInput = StrPath | Iterable[StrPath | ChatRecord | Mapping[str, Any]]
+#: The stored identity of a record for a user (the episode checksum); raises
+#: `InvalidInputError` for a record that cannot be added.
+KeyFn = Callable[[ChatRecord, str], str]
+IN_MEMORY = "<iterable>"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One message to add: the record, its user, where it came from; `retry` for a dead
+    letter replayed (its episode may be stored with status "failed")."""
+
+    record: ChatRecord
+    user_id: str
+    path: str
+    checksum: str
+    retry: bool = False
+
+
+@dataclass(slots=True)
+class Collected:
+    jobs: list[Job] = field(default_factory=list)
+    errors: list[IngestError] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    formats: dict[str, str] = field(default_factory=dict)
+
+
+def collect(inputs: IngestInput, format: str, user_id: str | None, key: KeyFn) -> Collected:
+    """Read every input into jobs and errors, in input order.
+
+    Raises:
+        InvalidInputError: a path is missing or not a file, `format` is unknown, or the format
+            of a path cannot be told.
+    """
+    items: list[Any] = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
+    paths = [item for item in items if isinstance(item, str | os.PathLike)]
+    out = Collected()
+    for path in paths:  # all checked before any is read
+        out.formats[os.fspath(path)] = resolve_format(path, format)
+    for index, item in enumerate(items, start=1):
+        if isinstance(item, str | os.PathLike):
+            for read in iter_chat_log(item, out.formats[os.fspath(item)], user_id):
+                _take(read, os.fspath(item), key, out)
+        else:
+            _take(_record(item, index, user_id), IN_MEMORY, key, out)
+    out.files = list(out.formats)
+    return out
+
+
+def _record(item: object, index: int, user_id: str | None) -> ChatRecord | ReadError:
+    where = f"record {index}"
+    if isinstance(item, ChatRecord):
+        record = item
+    elif isinstance(item, Mapping):
+        data = {"source": f"{IN_MEMORY}:{index}"} | dict(item)
+        if "ts" not in data and "timestamp" in data:  # the name the file formats use
+            data["ts"] = data.pop("timestamp")
+        try:
+            record = ChatRecord.model_validate(data)
+        except ValidationError as exc:
+            return ReadError(path=IN_MEMORY, location=where, reason=_brief(exc))
+    else:
+        reason = f"expected a path, a ChatRecord or a dict, got {type(item).__name__}"
+        return ReadError(path=IN_MEMORY, location=where, reason=reason)
+    return record.model_copy(update={"user_id": user_id}) if user_id else record
+
+
+def _take(item: ChatRecord | ReadError, path: str, key: KeyFn, out: Collected) -> None:
+    if isinstance(item, ReadError):
+        out.errors.append(
+            IngestError(path=item.path, location=item.location, reason=item.reason, stage="read")
+        )
+        return
+    try:
+        if item.user_id is None:
+            raise InvalidInputError("the record names no user; pass user_id= (--user)")
+        user = check_user_id(item.user_id)
+        checksum = key(item, user)
+    except InvalidInputError as exc:
+        out.errors.append(
+            IngestError(path=path, location=item.source, reason=str(exc), stage="read")
+        )
+        return
+    out.jobs.append(Job(item, user, path, checksum))
+
+
+def _brief(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors(include_url=False)
+    )
+
+
+def plan(jobs: list[Job]) -> tuple[dict[str, list[Job]], int]:
+    """Jobs per user in timestamp order (undated last, ties in input order), duplicates dropped.
+
+    Returns the lanes and how many duplicate messages (same checksum) were dropped.
+    """
+    lanes: dict[str, list[Job]] = {}
+    seen: set[str] = set()
+    for job in jobs:
+        if job.checksum not in seen:
+            seen.add(job.checksum)
+            lanes.setdefault(job.user_id, []).append(job)
+    for user, lane in lanes.items():
+        dated = sorted((j for j in lane if j.record.ts is not None), key=_ts)
+        lanes[user] = dated + [j for j in lane if j.record.ts is None]
+    return lanes, len(jobs) - len(seen)
+
+
+def _ts(job: Job) -> float:
+    assert job.record.ts is not None  # only dated jobs are sorted
+    return job.record.ts.timestamp()
+
+
+def interleave(lanes: dict[str, list[Job]]) -> list[tuple[int, Job]]:
+    """Round-robin over users, each user's jobs in order: `(index in its lane, job)`."""
+    order: list[tuple[int, Job]] = []
+    longest = max((len(lane) for lane in lanes.values()), default=0)
+    for index in range(longest):
+        order += [(index, lane[index]) for lane in lanes.values() if index < len(lane)]
+    return order
