@@ -83,7 +83,8 @@ class Embedder:
         unknown = getattr(tokenizer, "unk_token", None)
         if tokenizer is None or unknown is None:
             return True
-        tokens = tokenizer.tokenize(text)
+        with self._lock:  # the tokenizer is shared with encode(), which may run in a thread
+            tokens = tokenizer.tokenize(text)
         return bool(tokens) and sum(t == unknown for t in tokens) <= max_unknown * len(tokens)
 
     def encode_one(self, text: str) -> np.ndarray[Any, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -41,8 +42,14 @@ class DualRetriever:
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
     def forget_predicates(self, user_id: str) -> None:
-        """Called after writes: the user's predicate list may have grown."""
+        """Called after deletes: the user's predicate list may have shrunk."""
         self._predicates.pop(user_id, None)
+
+    def note_predicates(self, user_id: str, predicates: Iterable[str]) -> None:
+        """Called after writes: add the written predicates to the cached list, if any."""
+        cached = self._predicates.get(user_id)
+        if cached is not None:
+            self._predicates[user_id] = (cached[0], sorted({*cached[1], *predicates}))
 
     def _user_predicates(self, user_id: str) -> list[str]:
         cached = self._predicates.get(user_id)
