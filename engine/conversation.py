@@ -36,9 +36,10 @@ from engine.changes import Changes, FactContext, fact_changes
 from engine.config import Settings
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError
+from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
 from engine.models import AddResult, Fact, to_epoch
-from engine.normalize import check_user_id, clean_text, entity_key, stable_uid
+from engine.normalize import check_length, check_user_id, clean_text, entity_key, stable_uid
 from engine.resolve import SELF_KEYS, Resolved, Resolver, current_self, self_uid, user_name
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.terms import mentions_self
@@ -91,11 +92,14 @@ def prepare(
 
     Raises:
         InvalidInputError: bad user_id, session_id, source or metadata, or no usable message.
-        LimitExceededError: a single message longer than `max_message_chars`.
+        LimitExceededError: a single message, or the metadata as JSON, longer than
+            `max_message_chars`.
     """
     started = time.perf_counter()
     user_id = check_user_id(user_id)
     chat, errors = parse_messages(messages, ctx.settings.max_message_chars)
+    if metadata is not None:
+        check_length(_metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
     rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
     fresh = _fresh(ctx.store, user_id, rows)
     kept = [(row, msg) for row, msg in zip(rows, chat, strict=True) if row.uid in fresh]
@@ -111,7 +115,9 @@ def prepare(
     if kept:
         name = user_name(current_self(ctx.store, user_id))
         prepared.known = known_facts(ctx, user_id, prepared.messages)
-        prepared.outcome = ctx.extractor.extract(prepared.messages, prepared.known, user_name=name)
+        outcome = ctx.extractor.extract(prepared.messages, prepared.known, user_name=name)
+        prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
+        prepared.errors += left_out
     prepared.seconds = time.perf_counter() - started
     return prepared
 
@@ -242,9 +248,11 @@ def _metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
     if not isinstance(metadata, Mapping):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
     try:
-        return json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata must be JSON-serializable: {exc}") from exc
+        text = json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True)
+        text.encode("utf-8")  # a lone surrogate cannot be stored
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        raise InvalidInputError(f"metadata must be JSON-serializable text: {exc}") from exc
+    return text
 
 
 def _fresh(store: GraphStore, user_id: str, rows: list[EpisodeRow]) -> set[str]:

@@ -7,6 +7,7 @@ GraphmemError
 ├── StoreError             the graph database failed or cannot be reached
 │   ├── StoreUnavailableError   cannot start or connect to the database
 │   └── QueryError              the database rejected a query
+│       └── QueryTimeoutError   a read ran longer than `query_timeout_ms` and was stopped
 ├── NotFoundError          an id that does not exist (for this user)
 └── ExtractionError        the LLM or the offline extractor failed for good
 """
@@ -40,6 +41,10 @@ class StoreUnavailableError(StoreError):
 
 class QueryError(StoreError):
     """The graph database rejected a query."""
+
+
+class QueryTimeoutError(QueryError):
+    """A query ran longer than `query_timeout_ms` and the database stopped it."""
 
 
 class NotFoundError(GraphmemError, KeyError):

@@ -45,6 +45,7 @@ from engine.snapshot import GraphSnapshot
 from engine.store.base import Dialect, GraphStore, RankBy, WriteBatch
 
 _CHUNK = 1000
+_MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 log = logging.getLogger("graphmem")
 
 
@@ -81,13 +82,17 @@ def open_store(settings: Settings) -> GraphStore:
             raise ConfigError("GRAPHMEM_STORE=neo4j needs NEO4J_URI (e.g. bolt://localhost:7687)")
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
         return Neo4jStore.from_settings(
-            settings.neo4j_uri, settings.neo4j_user, password, settings.neo4j_database
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            password,
+            settings.neo4j_database,
+            timeout_s=settings.query_timeout_ms / 1000.0,
         )
     from engine.store.falkordb import FalkorDBStore
     from engine.store.falkordb_server import EmbeddedServer
 
     server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
-    return FalkorDBStore.embedded(server, settings.graph_name)
+    return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
 
 
 def retriever_settings(settings: Settings) -> RetrieverSettings:
@@ -396,8 +401,10 @@ class Memory:
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
         """The change events of a fact or entity, oldest first."""
+        user_id = check_user_id(user_id)
+        uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
-        return self.store.history(check_user_id(user_id), uid)
+        return self.store.history(user_id, uid)
 
     def stats(self, user_id: str | None = None) -> Stats:
         """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
@@ -460,6 +467,7 @@ class Memory:
             NotFoundError: the user has no fact with that uid.
         """
         user_id = check_user_id(user_id)
+        uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         if not self.store.delete_fact(user_id, uid):
             raise NotFoundError(f"user {user_id!r} has no fact {uid!r}")
