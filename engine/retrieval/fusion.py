@@ -9,12 +9,14 @@ from collections import defaultdict
 from engine.models import Fact
 
 
-def reciprocal_rank_fusion(legs: list[list[str]], k: int = 60) -> dict[str, float]:
-    """Sum of 1 / (k + rank) over the legs that returned each uid (rank from 1)."""
+def reciprocal_rank_fusion(
+    legs: list[list[str]], k: int = 60, weights: list[float] | None = None
+) -> dict[str, float]:
+    """Sum of weight / (k + rank) over the legs that returned each uid (rank from 1)."""
     fused: dict[str, float] = defaultdict(float)
-    for ranked in legs:
+    for ranked, weight in zip(legs, weights or [1.0] * len(legs), strict=True):
         for rank, uid in enumerate(ranked, start=1):
-            fused[uid] += 1.0 / (k + rank)
+            fused[uid] += weight / (k + rank)
     return dict(fused)
 
 

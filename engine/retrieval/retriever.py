@@ -28,6 +28,7 @@ class RetrieverSettings:
     expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
     semantic_k: int = 30
     rrf_k: int = 60
+    expansion_weight: float = 1.0
     half_life_days: float = 30.0
 
 
@@ -67,9 +68,12 @@ class DualRetriever:
         mode: Mode = "dual",
         include_invalid: bool = False,
         self_uid: str | None = None,
+        rank_relations: bool = True,
     ) -> SearchResult:
+        """`rank_relations=False` skips matching the query's words to predicates (one embedding
+        instead of one per new word): enough when any fact about the named entities will do."""
         watch = _Stopwatch()
-        words = content_terms(query)
+        words = content_terms(query) if rank_relations else []
         qvec = self.scorer.encode_query(query, words)
         param = as_param(qvec)
         watch.lap("embed")
@@ -118,7 +122,8 @@ class DualRetriever:
             "semantic": [f.uid for f, _ in semantic],
         }
         in_leg = {leg: set(uids) for leg, uids in legs.items()}
-        fused = reciprocal_rank_fusion(list(legs.values()), self.settings.rrf_k)
+        weights = [self.settings.expansion_weight, 1.0]
+        fused = reciprocal_rank_fusion(list(legs.values()), self.settings.rrf_k, weights)
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
         missing = [u for u in ranked if u not in facts]
