@@ -27,14 +27,11 @@ class Tally:
 _TALLIES: list[Tally] = []
 
 
-@pytest.fixture(scope="module")
-def module_store(
-    request: pytest.FixtureRequest, falkordb_server: EmbeddedServer, embedder: Embedder
-) -> Iterator[GraphStore]:
-    """One embedded graph for a whole module (setting up a graph takes seconds); its tests
-    keep apart by user id."""
-    name = request.module.__name__.rsplit(".", 1)[-1]
-    graph = FalkorDBStore.embedded(falkordb_server, f"reliability_{name}")
+@pytest.fixture(scope="session")
+def shared_store(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[GraphStore]:
+    """One embedded graph shared by the suite's tests that need no adapter parametrization
+    (setting up a graph takes seconds); they keep apart by user id."""
+    graph = FalkorDBStore.embedded(falkordb_server, "reliability")
     graph.setup(embedder.dimension)
     yield graph
     graph.reset()

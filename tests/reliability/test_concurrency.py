@@ -105,9 +105,9 @@ def llm() -> Iterator[ScriptedLLM]:
 
 
 def test_eight_threads_add_overlapping_conversations(
-    module_store: GraphStore, embedder: Embedder, llm: ScriptedLLM, tmp_path: Path, tally: Tally
+    shared_store: GraphStore, embedder: Embedder, llm: ScriptedLLM, tmp_path: Path, tally: Tally
 ) -> None:
-    store = module_store
+    store = shared_store
     said = [("Hub", "KNOWS", f"Person {j % 3}") for j in range(THREADS * 2)]
 
     with llm_memory(store, embedder, llm, tmp_path) as mem:

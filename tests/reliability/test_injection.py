@@ -66,8 +66,8 @@ FIELD_IN_ERROR = {"delete uid": "uid", "metadata": "metadata", "type": None, "pr
 
 
 @pytest.fixture(scope="module")
-def store(module_store: GraphStore) -> GraphStore:
-    return module_store
+def store(shared_store: GraphStore) -> GraphStore:
+    return shared_store
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ USER = "limits"
 
 
 @pytest.fixture
-def store(module_store: GraphStore) -> GraphStore:
-    return module_store
+def store(shared_store: GraphStore) -> GraphStore:
+    return shared_store
 
 
 def test_message_size_is_enforced(

@@ -74,6 +74,11 @@ def _check_user_graph(mem: Memory, store: GraphStore, user: str) -> int:
 
 
 @pytest.fixture
+def store(shared_store: GraphStore) -> GraphStore:
+    return shared_store
+
+
+@pytest.fixture
 def mem(
     store: GraphStore, embedder: Embedder, scripted_llm: ScriptedLLM, tmp_path: Path
 ) -> Iterator[Memory]:
@@ -118,14 +123,14 @@ def test_any_tool_call_payload_is_survived(
 
 
 def test_too_many_facts_in_one_extraction_keeps_the_episode_as_failed(
-    module_store: GraphStore,
+    shared_store: GraphStore,
     embedder: Embedder,
     scripted_llm: ScriptedLLM,
     tmp_path: Path,
     tally: Tally,
 ) -> None:
-    with llm_memory(module_store, embedder, scripted_llm, tmp_path, max_facts_per_call=5) as mem:
-        _flood(mem, module_store, scripted_llm, tally)
+    with llm_memory(shared_store, embedder, scripted_llm, tmp_path, max_facts_per_call=5) as mem:
+        _flood(mem, shared_store, scripted_llm, tally)
 
 
 def _flood(mem: Memory, store: GraphStore, scripted_llm: ScriptedLLM, tally: Tally) -> None:
