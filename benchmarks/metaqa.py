@@ -36,7 +36,7 @@ KS = (1, 5, 10, 20)
 MODES = ("dual", "expansion", "semantic")
 RELATION = {
     "actor": "starred_actors", "director": "directed_by", "writer": "written_by",
-    "year": "release_year", "genre": "has_genre", "tags": "has_tags",
+    "year": "release_year", "genre": "has_genre", "tags": "has_tags", "tag": "has_tags",
     "language": "in_language", "imdbrating": "has_imdb_rating", "imdbvotes": "has_imdb_votes",
 }  # fmt: skip
 

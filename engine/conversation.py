@@ -141,7 +141,7 @@ def apply(ctx: AddContext, prepared: PreparedAdd) -> AddResult:
         return _timed(result, prepared, started)
     batch, resolved, changes = _build(ctx, prepared, time.time())
     ctx.store.write(prepared.user_id, batch)
-    ctx.retriever.forget_predicates(prepared.user_id)
+    ctx.retriever.note_predicates(prepared.user_id, (f.predicate for f in batch.facts))
     _fill(result, resolved, changes)
     return _timed(result, prepared, started)
 
@@ -273,7 +273,9 @@ def known_facts(ctx: AddContext, user_id: str, messages: list[ChatMessage]) -> l
     then the user's own facts, deduplicated, at most `KNOWN_MAX`."""
     text = " ".join(m.content for m in messages)[:_QUERY_CHARS]
     me = self_uid(user_id)
-    found = ctx.retriever.search(text, user_id, KNOWN_FROM_SEARCH, self_uid=me)
+    found = ctx.retriever.search(
+        text, user_id, KNOWN_FROM_SEARCH, self_uid=me, rank_relations=False
+    )
     facts: dict[str, Fact] = {sf.fact.uid: sf.fact for sf in found.facts}
     own = ctx.store.entity_facts(user_id, me, include_invalid=False, limit=KNOWN_MAX)
     for fact in own:

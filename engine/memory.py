@@ -105,6 +105,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
         ),
         semantic_k=settings.semantic_k,
         rrf_k=settings.rrf_k,
+        expansion_weight=settings.expansion_weight,
         half_life_days=settings.recency_half_life_days,
     )
 
@@ -324,7 +325,7 @@ class Memory:
 
     def _write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         mentions = self.store.write(user_id, batch)
-        self.retriever.forget_predicates(user_id)
+        self.retriever.note_predicates(user_id, (f.predicate for f in batch.facts))
         return mentions
 
     # -- reading --------------------------------------------------------------------------

@@ -51,9 +51,8 @@ class EmbeddedServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with self._lock():
-            if self._ping():
+            if self._ping() or self._recovered():
                 return self.socket_path
-            self._clean_stale()
             self._start()
             self.started_here = True
         return self.socket_path
@@ -106,41 +105,52 @@ class EmbeddedServer:
             get_falkordb_module(),
         ]
         done = subprocess.run(args, capture_output=True, text=True, check=False)
-        deadline = time.monotonic() + _START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self._ping():
-                return
-            time.sleep(0.05)
+        if self._wait_ready():
+            return
         tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else done.stderr
         raise StoreUnavailableError(f"the embedded FalkorDB did not start; its log ends:\n{tail}")
 
+    def _wait_ready(self) -> bool:
+        """Wait for the server to answer. A server loading its data may take minutes on a large
+        graph (it rebuilds its indexes), so only time without an answer counts."""
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            state = self._state()
+            if state == "ready":
+                return True
+            if state == "loading":
+                deadline = time.monotonic() + _START_TIMEOUT_S
+            time.sleep(0.1)
+        return False
+
     def _ping(self) -> bool:
+        return self._state() == "ready"
+
+    def _state(self) -> str:
         if not self.socket_path.exists():
-            return False
+            return "down"
         try:
             client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5)
-            ok = bool(client.ping())
             loading = client.info("persistence").get("loading", 0)
             client.close()
-            return ok and not loading
+            return "loading" if loading else "ready"
         except redis.BusyLoadingError:
-            return False
-        except (redis.ConnectionError, redis.TimeoutError, OSError):
-            return False
+            return "loading"
+        except (redis.RedisError, OSError):
+            return "down"
 
-    def _clean_stale(self) -> None:
+    def _recovered(self) -> bool:
+        """True when a running server only needed time (it was loading); otherwise remove
+        what a dead or hung server left behind and return False."""
         pid = self._read_pid()
         if pid is not None and _alive(pid) and self.socket_path.exists():
-            # alive but silent: still loading its AOF, give it time before deciding
-            deadline = time.monotonic() + _START_TIMEOUT_S
-            while time.monotonic() < deadline and _alive(pid):
-                if self._ping():
-                    return
-                time.sleep(0.1)
+            if self._wait_ready():
+                return True
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self.socket_path.unlink(missing_ok=True)
         self.pid_file.unlink(missing_ok=True)
+        return False
 
     def _read_pid(self) -> int | None:
         try:
