@@ -24,6 +24,7 @@ import redis
 from engine.errors import StoreUnavailableError
 
 _START_TIMEOUT_S = 30.0
+_LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
 
 
 def socket_path_for(data_dir: Path) -> Path:
@@ -111,16 +112,17 @@ class EmbeddedServer:
         raise StoreUnavailableError(f"the embedded FalkorDB did not start; its log ends:\n{tail}")
 
     def _wait_ready(self) -> bool:
-        """Wait for the server to answer. A server loading its data may take minutes on a large
-        graph (it rebuilds its indexes), so only time without an answer counts."""
-        deadline = time.monotonic() + _START_TIMEOUT_S
+        """Wait for the server to answer. Loading a large graph takes minutes (FalkorDB rebuilds
+        its indexes and may not answer meanwhile), so wait while its process lives."""
+        started = time.monotonic()
+        deadline = started + _START_TIMEOUT_S
         while time.monotonic() < deadline:
-            state = self._state()
-            if state == "ready":
+            if self._state() == "ready":
                 return True
-            if state == "loading":
-                deadline = time.monotonic() + _START_TIMEOUT_S
-            time.sleep(0.1)
+            pid = self._read_pid()
+            if pid is not None and _alive(pid):
+                deadline = min(time.monotonic() + _START_TIMEOUT_S, started + _LOAD_TIMEOUT_S)
+            time.sleep(0.2)
         return False
 
     def _ping(self) -> bool:
