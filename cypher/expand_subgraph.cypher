@@ -1,6 +1,8 @@
 // Depth-2 neighbourhood of anchor entities over typed fact relationships, in one round trip.
 // Each hop keeps at most $fanout edges per node, the most relevant predicates ($weights) and the
 // most mentioned neighbours first, so a hub with thousands of edges cannot flood the result.
+// Hop 2 continues only through the predicates in $expand_via (those the question may be about),
+// so a hub reached by an irrelevant predicate (a genre, a year) is never scanned.
 UNWIND $anchors AS anchor_uid
 MATCH (a:Entity {user_id: $user_id, uid: anchor_uid})-[r1]-(m:Entity)
 WHERE r1.user_id = $user_id AND ($include_invalid OR r1.invalid_at IS NULL)
@@ -10,7 +12,8 @@ WITH a, collect({r: r1, m: m})[0..$fanout] AS hop1
 UNWIND hop1 AS h
 WITH a, h.r AS r1, h.m AS m
 OPTIONAL MATCH (m)-[r2]-(b:Entity)
-WHERE $depth > 1 AND r2.user_id = $user_id AND ($include_invalid OR r2.invalid_at IS NULL)
+WHERE $depth > 1 AND type(r1) IN $expand_via
+      AND r2.user_id = $user_id AND ($include_invalid OR r2.invalid_at IS NULL)
       AND b <> a AND r2.uid <> r1.uid
 WITH a, r1, m, r2, b
 ORDER BY coalesce($weights[type(r2)], 0.0) DESC, b.mentions DESC

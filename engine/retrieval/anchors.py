@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.models import Entity
-from engine.retrieval.terms import fulltext_terms, mentions_self, name_match, words
+from engine.retrieval.terms import fulltext_terms, mentions_self, name_match, name_span, words
 from engine.store.base import GraphStore
 
 
@@ -14,6 +14,7 @@ class Anchor:
     entity: Entity
     score: float
     how: str  # "name", "vector" or "self"
+    span: frozenset[int] = frozenset()  # the query words the name takes
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,15 +34,16 @@ def find_anchors(
     query_vector: list[float],
     settings: AnchorSettings,
     self_uid: str | None = None,
+    relation_words: set[str] | None = None,
 ) -> list[Anchor]:
-    """Fulltext and vector candidates, scored by how well the query names them."""
+    """Fulltext and vector candidates, scored by how well the query names them. A name made
+    only of `relation_words` ("director", "actors" as tags) is not an anchor: those words ask
+    for a relation."""
     qwords = words(query)
     found: dict[str, Anchor] = {}
     for entity, _ in store.fulltext_entities(user_id, fulltext_terms(query), settings.fulltext_k):
-        score = max(
-            [name_match(entity.name, qwords)] + [name_match(a, qwords) for a in entity.aliases]
-        )
-        _keep(found, Anchor(entity, score, "name"))
+        score, span = max(name_span(n, qwords) for n in [entity.name, *entity.aliases])
+        _keep(found, Anchor(entity, score, "name", span))
     for entity, similarity in store.vector_entities(user_id, query_vector, settings.vector_k):
         cos = 2.0 * similarity - 1.0
         if cos >= settings.vector_min_cos:
@@ -50,7 +52,9 @@ def find_anchors(
     if self_uid and mentions_self(query):
         for entity in store.entities_by_uids(user_id, [self_uid]):
             _keep(found, Anchor(entity, 1.0, "self"))
-    return _select(list(found.values()), settings)
+    relational = {i for i, w in enumerate(qwords) if w in (relation_words or set())}
+    candidates = [a for a in found.values() if not (a.span and a.span <= relational)]
+    return _select(candidates, settings)
 
 
 def _keep(found: dict[str, Anchor], anchor: Anchor) -> None:
@@ -65,5 +69,13 @@ def _select(anchors: list[Anchor], settings: AnchorSettings) -> list[Anchor]:
         return []
     anchors.sort(key=lambda a: (-a.score, -a.entity.mentions, a.entity.key))
     best = anchors[0].score
-    kept = [a for a in anchors if a.score >= settings.relative * best or a.how == "self"]
+    kept: list[Anchor] = []
+    taken: set[int] = set()
+    for anchor in anchors:
+        if anchor.how != "self" and anchor.score < settings.relative * best:
+            continue
+        if anchor.span and anchor.span <= taken:
+            continue  # its words already name a stronger anchor ("Glory" in "Morning Glory")
+        kept.append(anchor)
+        taken |= anchor.span
     return kept[: settings.limit]

@@ -24,6 +24,15 @@ class ExpansionSettings:
     max_edges: int = 2000
 
 
+def continue_through(single: dict[str, float], top: int = 3, share: float = 0.6) -> list[str]:
+    """The predicates a two-hop path may start with: the `top` best for the question and any
+    scoring at least `share` of the best one (all of them when the question names no relation).
+    A chain through an irrelevant first edge (a genre hub, a year) is never expanded."""
+    ranked = sorted(single, key=lambda p: -single[p])
+    best = single[ranked[0]] if ranked else 0.0
+    return [p for i, p in enumerate(ranked) if i < top or single[p] >= share * best]
+
+
 def expand(
     store: GraphStore,
     user_id: str,
@@ -43,6 +52,7 @@ def expand(
         fanout=settings.fanout,
         depth=settings.depth,
         include_invalid=include_invalid,
+        expand_via=continue_through(single),
     )[: settings.max_edges]
     by_uid = {e.uid: e for e in edges}
     strength = {a.entity.uid: a.score for a in anchors}
@@ -58,5 +68,16 @@ def expand(
                 chains[pair] = match.path(pair)
             relevance = chains[pair]
         hits.append(ExpansionHit(edge.uid, relevance * strength.get(edge.anchor, 1.0), edge))
+    hits = _without_bridges(hits)
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.far_mentions, h.uid))
     return hits, edges
+
+
+def _without_bridges(hits: list[ExpansionHit]) -> list[ExpansionHit]:
+    """Drop a first edge that a chain through it explains the question better than: it is a
+    bridge to the answer, not the answer (the chain's hit carries the path)."""
+    best_after: dict[str, float] = {}
+    for hit in hits:
+        if hit.edge.via is not None:
+            best_after[hit.edge.via] = max(best_after.get(hit.edge.via, -1e9), hit.score)
+    return [h for h in hits if h.edge.via is not None or best_after.get(h.uid, -1e9) <= h.score]

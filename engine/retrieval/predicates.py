@@ -52,22 +52,38 @@ class PredicateScorer:
     def word_match(self, words: Sequence[str], predicates: Sequence[str]) -> WordMatch:
         """Similarities of each question word to each predicate, with word specificities."""
         if not words or not predicates:
-            return WordMatch(list(predicates), np.zeros((0, len(predicates))), np.zeros(0))
+            return WordMatch([], list(predicates), np.zeros((0, len(predicates))), np.zeros(0))
         phrases = self._vectors([predicate_words(p) for p in predicates])
         sims = self._vectors(list(words)) @ phrases.T
         specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
-        return WordMatch(list(predicates), sims, specificity)
+        return WordMatch(list(words), list(predicates), sims, specificity)
 
 
 class WordMatch:
     """Scores predicates and paths of predicates against the question's words."""
 
     def __init__(
-        self, predicates: list[str], sims: np.ndarray[Any, Any], specificity: np.ndarray[Any, Any]
+        self,
+        words: list[str],
+        predicates: list[str],
+        sims: np.ndarray[Any, Any],
+        specificity: np.ndarray[Any, Any],
     ) -> None:
+        self._words = words
         self._index = {p: i for i, p in enumerate(predicates)}
         self._sims = sims
         self._weight = specificity
+
+    def relation_words(self, min_sim: float = 0.5, min_specificity: float = 0.15) -> set[str]:
+        """Words that clearly name a relation ("directed", "actors"), not a thing."""
+        if not len(self._weight):
+            return set()
+        best = self._sims.max(axis=1)
+        return {
+            w
+            for w, b, spec in zip(self._words, best, self._weight, strict=True)
+            if b >= min_sim and spec >= min_specificity
+        }
 
     def single(self) -> dict[str, float]:
         """Each predicate's score as a one-edge path."""

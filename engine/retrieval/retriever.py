@@ -28,7 +28,7 @@ class RetrieverSettings:
     expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
     semantic_k: int = 30
     rrf_k: int = 60
-    expansion_weight: float = 1.0
+    expansion_weight: float = 2.0
     half_life_days: float = 30.0
 
 
@@ -81,14 +81,14 @@ class DualRetriever:
         hits: list[ExpansionHit] = []
         edges_count = 0
         if mode != "semantic":
+            predicates = self._user_predicates(user_id)
+            relations = self.scorer.word_match(words, predicates).relation_words()
             anchors = find_anchors(
-                self.store, user_id, query, param, self.settings.anchors, self_uid
+                self.store, user_id, query, param, self.settings.anchors, self_uid, relations
             )
             watch.lap("anchors")
             named = {w for a in anchors for w in words_of(a.entity.name)}
-            match = self.scorer.word_match(
-                [w for w in words if w not in named], self._user_predicates(user_id)
-            )
+            match = self.scorer.word_match([w for w in words if w not in named], predicates)
             hits, edges = expand(
                 self.store, user_id, anchors, match, self.settings.expansion, include_invalid
             )

@@ -57,20 +57,17 @@ def mentions_self(text: str) -> bool:
     return any(w in FIRST_PERSON for w in words(text)) or "我" in text
 
 
-def _token_match(token: str, query: set[str]) -> bool:
+def _token_match(token: str, query: list[str]) -> tuple[int, float] | None:
+    """Where `token` stands in the query and how surely: exactly (1.0) or with a small typo
+    in a longer word (0.8, so an exact name beats a near one)."""
     if token in query:
-        return True
+        return query.index(token), 1.0
     if len(token) < 4:
-        return False
-    return any(
-        abs(len(q) - len(token)) <= 2 and SequenceMatcher(None, token, q).ratio() >= 0.8
-        for q in query
-    )
-
-
-def _contains(haystack: list[str], needle: list[str]) -> bool:
-    n = len(needle)
-    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+        return None
+    for i, q in enumerate(query):
+        if abs(len(q) - len(token)) <= 2 and SequenceMatcher(None, token, q).ratio() >= 0.8:
+            return i, 0.8
+    return None
 
 
 def _size(token: str) -> int:
@@ -79,7 +76,12 @@ def _size(token: str) -> int:
 
 
 def name_match(name: str, query_words: list[str]) -> float:
-    """How surely the query names this entity, in [0, 1].
+    """How surely the query names this entity, in [0, 1] (see `name_span`)."""
+    return name_span(name, query_words)[0]
+
+
+def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]:
+    """How surely the query names this entity, in [0, 1], and which query words it takes.
 
     Coverage (the share of the name's characters found among the query's words, allowing a
     small typo in longer words) times specificity (long names are less likely to match by
@@ -87,15 +89,20 @@ def name_match(name: str, query_words: list[str]) -> float:
     """
     tokens = words(name)
     if not tokens:
-        return 0.0
+        return 0.0, frozenset()
     total = sum(_size(t) for t in tokens)
-    if _contains(query_words, tokens):
-        matched = float(total)
-    else:
-        qset = set(query_words)
-        matched = sum(
-            _size(t) * (0.3 if t in STOPWORDS else 1.0) for t in tokens if _token_match(t, qset)
-        )
-    coverage = matched / total
-    specificity = 1.0 - math.exp(-matched / 4.0)
-    return coverage * specificity
+    n = len(tokens)
+    for i in range(len(query_words) - n + 1):
+        if query_words[i : i + n] == tokens:
+            return _score(total, total), frozenset(range(i, i + n))
+    matched, span = 0.0, set()
+    for token in tokens:
+        hit = _token_match(token, query_words)
+        if hit is not None:
+            span.add(hit[0])
+            matched += _size(token) * hit[1] * (0.3 if token in STOPWORDS else 1.0)
+    return _score(matched, total), frozenset(span)
+
+
+def _score(matched: float, total: int) -> float:
+    return (matched / total) * (1.0 - math.exp(-matched / 4.0))

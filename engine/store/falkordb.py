@@ -206,6 +206,7 @@ class FalkorDBStore:
         fanout: int,
         depth: int,
         include_invalid: bool,
+        expand_via: list[str] | None = None,
     ) -> list[ExpandedEdge]:
         params = {
             "user_id": user_id,
@@ -214,6 +215,7 @@ class FalkorDBStore:
             "fanout": fanout,
             "depth": depth,
             "include_invalid": include_invalid,
+            "expand_via": self.predicates(user_id) if expand_via is None else expand_via,
         }
         return edges_from_rows(self._run("expand_subgraph", params, True))
 

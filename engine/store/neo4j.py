@@ -248,9 +248,11 @@ class Neo4jStore:
         fanout: int,
         depth: int,
         include_invalid: bool,
+        expand_via: list[str] | None = None,
     ) -> list[ExpandedEdge]:
+        via = self.predicates(user_id) if expand_via is None else expand_via
         params = {"user_id": user_id, "anchors": anchors, "weights": weights, "fanout": fanout,
-                  "depth": depth, "include_invalid": include_invalid}
+                  "depth": depth, "include_invalid": include_invalid, "expand_via": via}
         return edges_from_rows(self._run("expand_subgraph", params, True))
 
     def predicates(self, user_id: str) -> list[str]:
