@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j lint bench bench-metaqa bench-ingest clean
+.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest clean
 
 setup: $(VENV)/.installed
 
@@ -46,13 +46,16 @@ lint: setup
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine
 
-bench: bench-foundation bench-metaqa
+bench: bench-foundation bench-metaqa bench-ingest
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
 
 bench-metaqa: setup
-	$(BIN)/python benchmarks/metaqa.py
+	$(BIN)/python benchmarks/metaqa.py --sample 500
+
+bench-ingest: setup
+	$(BIN)/python benchmarks/ingest_locomo.py --limit-messages 300
 
 clean:
 	rm -rf $(VENV) tests/cypher_lint/node_modules .pytest_cache .mypy_cache .ruff_cache
