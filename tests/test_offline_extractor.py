@@ -37,7 +37,9 @@ def extractor() -> OfflineExtractor:
 
 
 def run(
-    ex: OfflineExtractor, text: str, known: list[KnownFact] | None = None,
+    ex: OfflineExtractor,
+    text: str,
+    known: list[KnownFact] | None = None,
     user_name: str | None = None,
 ) -> Extraction:
     outcome = ex.extract([ChatMessage(content=text)], known or [], user_name=user_name)
@@ -127,14 +129,18 @@ VARIED: list[tuple[str, set[Triple]]] = [
     ("Sarah works at Google", {("Sarah", "WORKS_AT", "Google")}),
     ("We moved to Berlin last year", {("USER", "MOVES_TO", "Berlin")}),
     ("My sister Emma loves chess", {("USER", "HAS_SISTER", "Emma"), ("Emma", "LOVES", "chess")}),
-    ("Mary lives in London and works for the BBC",
-     {("Mary", "LIVES_IN", "London"), ("Mary", "WORKS_FOR", "BBC")}),
+    (
+        "Mary lives in London and works for the BBC",
+        {("Mary", "LIVES_IN", "London"), ("Mary", "WORKS_FOR", "BBC")},
+    ),
     ("I want to learn Spanish", {("USER", "WANTS_TO_LEARN", "Spanish")}),
     ("I'm from Canada", {("USER", "IS_FROM", "Canada")}),
     ("My favorite color is blue", {("USER", "HAS_FAVORITE_COLOR", "blue")}),
     ("I like tea but hate coffee", {("USER", "LIKES", "tea"), ("USER", "HATES", "coffee")}),
-    ("Tom and I play tennis every Sunday",
-     {("Tom", "PLAYS", "tennis"), ("USER", "PLAYS", "tennis")}),
+    (
+        "Tom and I play tennis every Sunday",
+        {("Tom", "PLAYS", "tennis"), ("USER", "PLAYS", "tennis")},
+    ),
     ("I have a cat called Whiskers", {("USER", "HAS_CAT", "Whiskers")}),
     ("My wife's name is Maria", {("USER", "HAS_WIFE", "Maria")}),
     ("I was born in Canada", {("USER", "BORN_IN", "Canada")}),
@@ -143,16 +149,26 @@ VARIED: list[tuple[str, set[Triple]]] = [
     ("I like hiking and swimming", {("USER", "LIKES", "hiking"), ("USER", "LIKES", "swimming")}),
     ("My dog Rex loves bones", {("USER", "HAS_DOG", "Rex"), ("Rex", "LOVES", "bones")}),
     ("I think John likes chess", {("John", "LIKES", "chess")}),
-    ("Anna's brother Max works at Siemens",
-     {("Anna", "HAS_BROTHER", "Max"), ("Max", "WORKS_AT", "Siemens")}),
-    ("My sister is Emma and she lives in Rome",
-     {("USER", "HAS_SISTER", "Emma"), ("Emma", "LIVES_IN", "Rome")}),
-    ("Yesterday I went hiking with my friend Peter",
-     {("USER", "GOES", "hiking"), ("USER", "FRIEND_OF", "Peter")}),
-    ("The Godfather was directed by Francis Ford Coppola",
-     {("Godfather", "DIRECTED_BY", "Francis Ford Coppola")}),
-    ("John, my brother, lives in Oslo",
-     {("USER", "HAS_BROTHER", "John"), ("John", "LIVES_IN", "Oslo")}),
+    (
+        "Anna's brother Max works at Siemens",
+        {("Anna", "HAS_BROTHER", "Max"), ("Max", "WORKS_AT", "Siemens")},
+    ),
+    (
+        "My sister is Emma and she lives in Rome",
+        {("USER", "HAS_SISTER", "Emma"), ("Emma", "LIVES_IN", "Rome")},
+    ),
+    (
+        "Yesterday I went hiking with my friend Peter",
+        {("USER", "GOES", "hiking"), ("USER", "FRIEND_OF", "Peter")},
+    ),
+    (
+        "The Godfather was directed by Francis Ford Coppola",
+        {("Godfather", "DIRECTED_BY", "Francis Ford Coppola")},
+    ),
+    (
+        "John, my brother, lives in Oslo",
+        {("USER", "HAS_BROTHER", "John"), ("John", "LIVES_IN", "Oslo")},
+    ),
     ("My kids are Ann and Ben", {("USER", "HAS_KID", "Ann"), ("USER", "HAS_KID", "Ben")}),
     ("I am not Spider-Man", {("USER", "IS_NOT", "Spider-Man")}),
 ]
@@ -181,10 +197,16 @@ def test_entity_types_come_from_ner(extractor: OfflineExtractor) -> None:
 @pytest.mark.parametrize(
     ("text", "old", "new"),
     [
-        ("I don't like coffee anymore", ("USER", "LIKES", "coffee"),
-         ("USER", "DOES_NOT_LIKE", "coffee")),
-        ("I no longer live in Paris", ("USER", "LIVES_IN", "Paris"),
-         ("USER", "DOES_NOT_LIVE_IN", "Paris")),
+        (
+            "I don't like coffee anymore",
+            ("USER", "LIKES", "coffee"),
+            ("USER", "DOES_NOT_LIKE", "coffee"),
+        ),
+        (
+            "I no longer live in Paris",
+            ("USER", "LIVES_IN", "Paris"),
+            ("USER", "DOES_NOT_LIVE_IN", "Paris"),
+        ),
         ("I love jazz", ("USER", "HATES", "jazz"), ("USER", "LOVES", "jazz")),
         ("I live in Rome", ("USER", "LIVES_IN", "Paris"), ("USER", "LIVES_IN", "Rome")),
         ("My name is Alice", ("USER", "HAS_NAME", "Bob"), ("USER", "HAS_NAME", "Alice")),
@@ -223,8 +245,16 @@ def test_later_message_in_batch_wins(extractor: OfflineExtractor) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   \n\t ", "我喜欢徒步旅行", "我的朋友叫约翰\uff0c他有一只狗叫汤米", "Я люблю походы",
-     "Je m'appelle Alice et j'habite à Paris depuis trois ans", "🙂🙂", "12345"],
+    [
+        "",
+        "   \n\t ",
+        "我喜欢徒步旅行",
+        "我的朋友叫约翰\uff0c他有一只狗叫汤米",
+        "Я люблю походы",
+        "Je m'appelle Alice et j'habite à Paris depuis trois ans",
+        "🙂🙂",
+        "12345",
+    ],
 )
 def test_empty_and_non_english_give_nothing(extractor: OfflineExtractor, text: str) -> None:
     extraction = run(extractor, text)
@@ -245,9 +275,18 @@ def test_unresolved_pronouns_and_questions_give_no_facts(
 
 @pytest.mark.parametrize(
     "text",
-    ["!!!", "I I I", "def f(x): return x + 1", "see https://example.com/a?b=c", "My",
-     "my my my friend friend", "I " * 3000, "Hello. " * 300 + "I like tea.",
-     "Café owner José loves crème brûlée", "My friend's friend's dog is called Rex"],
+    [
+        "!!!",
+        "I I I",
+        "def f(x): return x + 1",
+        "see https://example.com/a?b=c",
+        "My",
+        "my my my friend friend",
+        "I " * 3000,
+        "Hello. " * 300 + "I like tea.",
+        "Café owner José loves crème brûlée",
+        "My friend's friend's dog is called Rex",
+    ],
     ids=lambda t: t[:30],
 )
 def test_odd_input_never_errors(extractor: OfflineExtractor, text: str) -> None:
@@ -268,8 +307,9 @@ def test_only_user_messages_are_read(extractor: OfflineExtractor) -> None:
 def test_missing_pipeline_is_reported_not_raised() -> None:
     ex = OfflineExtractor(model="no_such_spacy_pipeline")
     assert not OfflineExtractor.available("no_such_spacy_pipeline")
-    outcome: ExtractionOutcome = ex.extract([ChatMessage(content="I like hiking")], [],
-                                            user_name=None)
+    outcome: ExtractionOutcome = ex.extract(
+        [ChatMessage(content="I like hiking")], [], user_name=None
+    )
     assert outcome.error is not None and "pip install" in outcome.error
     assert outcome.extraction == Extraction()
 
@@ -290,6 +330,8 @@ def test_thousand_messages_speed(extractor: OfflineExtractor) -> None:
     for text in texts[:100]:
         extractor.extract([ChatMessage(content=text)], [], user_name=None)
     single = (time.perf_counter() - started) / 100
-    print(f"\noffline extractor: {len(texts) / batched:.0f} messages/s in batches of 10 "
-          f"({batched:.2f} s for {len(texts)}); {single * 1000:.1f} ms per single-message call")
+    print(
+        f"\noffline extractor: {len(texts) / batched:.0f} messages/s in batches of 10 "
+        f"({batched:.2f} s for {len(texts)}); {single * 1000:.1f} ms per single-message call"
+    )
     assert batched < 120

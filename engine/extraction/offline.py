@@ -78,13 +78,19 @@ def _words(text: str) -> frozenset[str]:
 
 
 _NER_TYPES = {
-    "PERSON": "Person", "GPE": "Place", "LOC": "Place", "FAC": "Place", "ORG": "Organization",
-    "NORP": "Group", "PRODUCT": "Product", "EVENT": "Event", "WORK_OF_ART": "Work",
-    "LANGUAGE": "Language", "LAW": "Law",
+    "PERSON": "Person",
+    "GPE": "Place",
+    "LOC": "Place",
+    "FAC": "Place",
+    "ORG": "Organization",
+    "NORP": "Group",
+    "PRODUCT": "Product",
+    "EVENT": "Event",
+    "WORK_OF_ART": "Work",
+    "LANGUAGE": "Language",
+    "LAW": "Law",
 }
-_VALUE_LABELS = frozenset(
-    {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"}
-)
+_VALUE_LABELS = frozenset({"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"})
 # Nouns that name a person or an animal by its role: they type the names attached to them.
 _PERSON_NOUNS = _words("""friend boyfriend girlfriend partner wife husband spouse fiance fiancee
     mother father mom mum dad parent son daughter child kid baby brother sister sibling cousin
@@ -168,10 +174,12 @@ class OfflineExtractor:
         except Exception as exc:  # the Extractor contract: report, never raise
             return ExtractionOutcome(
                 error=f"offline extraction failed: {type(exc).__name__}: {exc}",
-                latency_ms=(time.perf_counter() - started) * 1000, mode="offline",
+                latency_ms=(time.perf_counter() - started) * 1000,
+                mode="offline",
             )
         return ExtractionOutcome(
-            extraction=extraction, latency_ms=(time.perf_counter() - started) * 1000,
+            extraction=extraction,
+            latency_ms=(time.perf_counter() - started) * 1000,
             mode="offline",
         )
 
@@ -278,7 +286,8 @@ def _clause(verb: Token, out: _Collector) -> None:
             continue
         for subject in subjects:
             pred, text = _have_named(verb, arg, subject, target) or (
-                arg.predicate, f"{subject.name} {arg.verb_text} {_text_phrase(arg.target)}"
+                arg.predicate,
+                f"{subject.name} {arg.verb_text} {_text_phrase(arg.target)}",
             )
             out.add(subject, pred, target, text)
 
@@ -455,8 +464,9 @@ def _resolve(tok: Token, out: _Collector) -> _Ref | None:
             return _Ref(f"{_possessive(owner.name)} {_phrase(tok)}", _noun_type(tok))
         return _Ref(_phrase(tok), _noun_type(tok))
     role = _role_token(tok, name_tok)
-    ref = _Ref(_phrase(name_tok), (_role_type(role) if role is not None else None)
-               or _noun_type(name_tok))
+    ref = _Ref(
+        _phrase(name_tok), (_role_type(role) if role is not None else None) or _noun_type(name_tok)
+    )
     if owner is not None and role is not None:
         out.add(*_relation(owner, role, ref))
     return ref

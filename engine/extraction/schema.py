@@ -14,10 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field
 class ExtractedEntity(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    name: str = Field(description="The entity's name as the text gives it; for the speaker "
-                      "use 'USER' unless their name is known.")
-    type: str = Field(default="Thing", description="A short type, e.g. Person, Animal, Place, "
-                      "Organization, Activity, Food, Thing.")
+    name: str = Field(
+        description="The entity's name as the text gives it; for the speaker "
+        "use 'USER' unless their name is known."
+    )
+    type: str = Field(
+        default="Thing",
+        description="A short type, e.g. Person, Animal, Place, "
+        "Organization, Activity, Food, Thing.",
+    )
     aliases: list[str] = Field(default_factory=list, description="Other names used for it.")
 
 
@@ -25,8 +30,10 @@ class ExtractedFact(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     source: str = Field(description="Name of the subject entity.")
-    predicate: str = Field(description="Relation in UPPER_SNAKE_CASE English, e.g. LIKES, "
-                           "FRIEND_OF, HAS_PET, LIVES_IN, HAS_NAME.")
+    predicate: str = Field(
+        description="Relation in UPPER_SNAKE_CASE English, e.g. LIKES, "
+        "FRIEND_OF, HAS_PET, LIVES_IN, HAS_NAME."
+    )
     target: str = Field(description="Name of the object entity.")
     fact: str = Field(description="The fact as one short natural sentence.")
     valid_at: datetime | None = Field(default=None, description="When it became true, if said.")
@@ -35,8 +42,9 @@ class ExtractedFact(BaseModel):
 class Invalidation(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    fact_id: str = Field(description="The id of a known fact that the new message contradicts "
-                         "or ends.")
+    fact_id: str = Field(
+        description="The id of a known fact that the new message contradicts or ends."
+    )
     reason: str = Field(default="", description="Why it no longer holds.")
 
 

@@ -20,9 +20,26 @@ from engine.ingest.records import ChatRecord, LocomoQuestion, ReadError
 
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 
 
 def parse_locomo_datetime(value: object) -> datetime | None:
@@ -97,11 +114,21 @@ def _turn(
     if not isinstance(turn, dict) or not isinstance(dia_id, str):
         return file.error(f"{sample_id} {key} turn {number}", "expected a turn with a 'dia_id'")
     metadata = {k: turn[k] for k in ("blip_caption", "query") if isinstance(turn.get(k), str)}
-    return fields.build_record(file, f"{sample_id} {dia_id}", lambda: ChatRecord(
-        user_id=file.user_id or sample_id, session_id=key, conversation_id=sample_id,
-        role="user", content=fields.content(turn.get("text")), ts=ts,
-        speaker=fields.text_id(turn.get("speaker"), "speaker"), source=dia_id, metadata=metadata,
-    ))
+    return fields.build_record(
+        file,
+        f"{sample_id} {dia_id}",
+        lambda: ChatRecord(
+            user_id=file.user_id or sample_id,
+            session_id=key,
+            conversation_id=sample_id,
+            role="user",
+            content=fields.content(turn.get("text")),
+            ts=ts,
+            speaker=fields.text_id(turn.get("speaker"), "speaker"),
+            source=dia_id,
+            metadata=metadata,
+        ),
+    )
 
 
 def load_locomo_qa(path: StrPath) -> list[LocomoQuestion]:
@@ -135,12 +162,16 @@ def _questions(file: SourceFile, number: int, sample: object) -> list[LocomoQues
 def _question(file: SourceFile, sample_id: str, item: object) -> LocomoQuestion:
     given: dict[str, Any] = item if isinstance(item, dict) else {}
     try:
-        return LocomoQuestion.model_validate({
-            "sample_id": sample_id, "question": given.get("question"),
-            "answer": _answer(given.get("answer")),
-            "adversarial_answer": _answer(given.get("adversarial_answer")),
-            "evidence": given.get("evidence", []), "category": given.get("category"),
-        })
+        return LocomoQuestion.model_validate(
+            {
+                "sample_id": sample_id,
+                "question": given.get("question"),
+                "answer": _answer(given.get("answer")),
+                "adversarial_answer": _answer(given.get("adversarial_answer")),
+                "evidence": given.get("evidence", []),
+                "category": given.get("category"),
+            }
+        )
     except ValidationError as exc:
         raise InvalidInputError(f"{file.shown!r}: bad question in {sample_id}: {exc}") from exc
 

@@ -39,12 +39,26 @@ FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
-_SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "chatgpt": "assistant",
-                   "assistant": "assistant", "system": "system"}
-_CSV_COLUMNS = {"user": "user_id", "user_id": "user_id", "session": "session_id",
-                "session_id": "session_id", "conversation_id": "conversation_id",
-                "role": "role", "content": "content", "timestamp": "ts", "ts": "ts",
-                "speaker": "speaker"}
+_SHAREGPT_ROLES = {
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "chatgpt": "assistant",
+    "assistant": "assistant",
+    "system": "system",
+}
+_CSV_COLUMNS = {
+    "user": "user_id",
+    "user_id": "user_id",
+    "session": "session_id",
+    "session_id": "session_id",
+    "conversation_id": "conversation_id",
+    "role": "role",
+    "content": "content",
+    "timestamp": "ts",
+    "ts": "ts",
+    "speaker": "speaker",
+}
 
 
 @dataclass(frozen=True)
@@ -267,11 +281,18 @@ def _sharegpt_conversation(file: SourceFile, number: int, item: object) -> Itera
 def _sharegpt_turn(
     file: SourceFile, turn: dict[str, Any], where: str, source: str, conversation_id: str | None
 ) -> Item:
-    return fields.build_record(file, where, lambda: ChatRecord(
-        user_id=file.user_id, session_id=conversation_id, conversation_id=conversation_id,
-        role=_sharegpt_role(turn.get("from")), content=fields.content(turn.get("value")),
-        source=source,
-    ))
+    return fields.build_record(
+        file,
+        where,
+        lambda: ChatRecord(
+            user_id=file.user_id,
+            session_id=conversation_id,
+            conversation_id=conversation_id,
+            role=_sharegpt_role(turn.get("from")),
+            content=fields.content(turn.get("value")),
+            source=source,
+        ),
+    )
 
 
 def _sharegpt_role(value: object) -> str:
@@ -319,14 +340,21 @@ def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int
         return file.error(where, f"the row has {len(row)} fields, the header {len(header)}")
     cells = dict(zip(header, row, strict=True))
     extra = {k: v for k, v in cells.items() if k not in _CSV_COLUMNS.values() and v}
-    return fields.build_record(file, where, lambda: ChatRecord(
-        user_id=file.user_id or cells.get("user_id") or None,
-        session_id=cells.get("session_id") or None,
-        conversation_id=cells.get("conversation_id") or None,
-        role=fields.role(cells["role"]), content=fields.content(cells["content"]),
-        ts=parse_timestamp(cells.get("ts")), speaker=cells.get("speaker") or None,
-        source=f"{file.name}:{number}", metadata=extra,
-    ))
+    return fields.build_record(
+        file,
+        where,
+        lambda: ChatRecord(
+            user_id=file.user_id or cells.get("user_id") or None,
+            session_id=cells.get("session_id") or None,
+            conversation_id=cells.get("conversation_id") or None,
+            role=fields.role(cells["role"]),
+            content=fields.content(cells["content"]),
+            ts=parse_timestamp(cells.get("ts")),
+            speaker=cells.get("speaker") or None,
+            source=f"{file.name}:{number}",
+            metadata=extra,
+        ),
+    )
 
 
 _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {

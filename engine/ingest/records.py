@@ -109,8 +109,9 @@ class LocomoQuestion(BaseModel):
     answer: str | None
     adversarial_answer: str | None = None
     evidence: list[str] = Field(description="dia_ids normalized to `D<session>:<turn>`")
-    category: int = Field(description="1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
-                                      "5 adversarial")
+    category: int = Field(
+        description="1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial"
+    )
 
     @field_validator("evidence", mode="before")
     @classmethod

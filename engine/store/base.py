@@ -177,6 +177,7 @@ class GraphStore(Protocol):
         """Edges within `depth` hops of the anchors; hop 2 only through the `expand_via`
         predicates (None: all of them)."""
         ...
+
     def predicates(self, user_id: str) -> list[str]: ...
     def top_entities(
         self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float

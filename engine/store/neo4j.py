@@ -201,15 +201,23 @@ class Neo4jStore:
     def list_facts(
         self, user_id: str, *, include_invalid: bool, skip: int, limit: int
     ) -> list[Fact]:
-        params = {"user_id": user_id, "include_invalid": include_invalid, "skip": skip,
-                  "limit": limit}
+        params = {
+            "user_id": user_id,
+            "include_invalid": include_invalid,
+            "skip": skip,
+            "limit": limit,
+        }
         return [fact_from_row(row) for row in self._run("list_facts", params, True)]
 
     def entity_facts(
         self, user_id: str, uid: str, *, include_invalid: bool, limit: int
     ) -> list[Fact]:
-        params = {"user_id": user_id, "uid": uid, "include_invalid": include_invalid,
-                  "limit": limit}
+        params = {
+            "user_id": user_id,
+            "uid": uid,
+            "include_invalid": include_invalid,
+            "limit": limit,
+        }
         return [fact_from_row(row) for row in self._run("list_entity_facts", params, True)]
 
     def fulltext_entities(
@@ -251,8 +259,15 @@ class Neo4jStore:
         expand_via: list[str] | None = None,
     ) -> list[ExpandedEdge]:
         via = self.predicates(user_id) if expand_via is None else expand_via
-        params = {"user_id": user_id, "anchors": anchors, "weights": weights, "fanout": fanout,
-                  "depth": depth, "include_invalid": include_invalid, "expand_via": via}
+        params = {
+            "user_id": user_id,
+            "anchors": anchors,
+            "weights": weights,
+            "fanout": fanout,
+            "depth": depth,
+            "include_invalid": include_invalid,
+            "expand_via": via,
+        }
         return edges_from_rows(self._run("expand_subgraph", params, True))
 
     def predicates(self, user_id: str) -> list[str]:
