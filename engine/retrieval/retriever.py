@@ -20,6 +20,7 @@ from engine.store.base import GraphStore
 
 Mode = Literal["dual", "expansion", "semantic"]
 _PREDICATE_TTL_S = 30.0
+CONFIDENT_PATH_SCORE = 0.3  # a path explaining the question's words this well is trusted fully
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +119,11 @@ class DualRetriever:
     ) -> SearchResult:
         pool = max(limit * 3, 30)
         legs: dict[Leg, list[str]] = {
-            "expansion": [h.uid for h in hits[:pool]],
+            "expansion": [h.uid for h in _voting(hits)[:pool]],
             "semantic": [f.uid for f, _ in semantic],
         }
         in_leg = {leg: set(uids) for leg, uids in legs.items()}
-        weights = [self.settings.expansion_weight, 1.0]
+        weights = [self._expansion_weight(hits), 1.0]
         fused = reciprocal_rank_fusion(list(legs.values()), self.settings.rrf_k, weights)
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
@@ -151,6 +152,12 @@ class DualRetriever:
             anchors=[a.entity.name for a in anchors],
         )
 
+    def _expansion_weight(self, hits: list[ExpansionHit]) -> float:
+        """The expansion leg's say grows with how well its best path explains the question's
+        words: when no predicate matches them ("what pet ..." against LIKES, OWNS), its order
+        is only the anchor's neighbourhood, and its vote counts for little."""
+        return self.settings.expansion_weight * _confidence(hits)
+
     def _paths(self, user_id: str, anchors: list[Anchor], hits: list[ExpansionHit]) -> list[Path]:
         if len(anchors) < 2:
             return []
@@ -164,6 +171,20 @@ class DualRetriever:
                 names = [chain[0].subject] + [f.object for f in chain]
                 out.append(Path(entities=names, facts=chain))
         return out
+
+
+def _confidence(hits: list[ExpansionHit]) -> float:
+    top = hits[0].score if hits else 0.0
+    return min(1.0, max(0.0, top / CONFIDENT_PATH_SCORE))
+
+
+def _voting(hits: list[ExpansionHit], share: float = 0.7) -> list[ExpansionHit]:
+    """What the expansion leg votes for: when its best path clearly explains the question,
+    only the paths nearly as good (the rest are mere neighbours of the anchor); otherwise its
+    whole order, which then carries little weight."""
+    if _confidence(hits) < 1.0:
+        return hits
+    return [h for h in hits if h.score >= share * hits[0].score]
 
 
 def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:
