@@ -242,7 +242,7 @@ def test_errors_outside_the_driver_pass_through() -> None:
 @pytest.mark.parametrize(
     ("terms", "expected"),
     [
-        (["john"], '"john"'),
+        (["john"], '"john" OR john~1'),
         (["Tommy", "rex"], '"Tommy" OR tommy~1 OR "rex"'),
         (["New York"], '"New York"'),
         (['say "hi"'], r'"say \"hi\""'),
