@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from engine.embedding import Embedder
 from engine.memory import Memory
@@ -35,8 +36,12 @@ def embedder() -> Embedder:
 @pytest.fixture(scope="session")
 def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
     server = EmbeddedServer(tmp_path_factory.mktemp("falkordb"))
-    server.ensure_running()
+    # the session holds a connection, so a test closing the last store of its own does not
+    # stop the shared server (the last client out stops it: engine/store/falkordb_server.py)
+    keeper = redis.Redis(unix_socket_path=str(server.ensure_running()))
+    keeper.ping()
     yield server
+    keeper.close()
     server.stop_if_unused()
 
 

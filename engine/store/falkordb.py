@@ -17,19 +17,13 @@ from falkordb import FalkorDB
 
 from engine import cypher
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.normalize import has_cjk
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
-from engine.store.base import Dialect, ExpandedEdge, RankBy, WriteBatch
+from engine.store.base import Dialect, WriteBatch
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.named_reads import NamedQueryReads
 from engine.store.records import (
     composed_batch,
-    edges_from_rows,
-    entity_pairs,
-    fact_from_row,
     fact_mentions,
-    history_from_row,
-    overfetch,
 )
 
 _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
@@ -69,7 +63,7 @@ def map_falkordb_errors(timeout_ms: int | None = None) -> Iterator[None]:
         raise StoreError(f"FalkorDB failed: {exc}") from exc
 
 
-class FalkorDBStore:
+class FalkorDBStore(NamedQueryReads):
     """A `GraphStore` on FalkorDB. Pass a `client` to use a server you run yourself."""
 
     dialect: Dialect = "falkordb"
@@ -108,8 +102,8 @@ class FalkorDBStore:
                 result = self._graph.query(text, params, timeout=self._timeout_ms)
         return list(result.result_set)
 
-    def _nearest(self, name: str, params: dict[str, Any], k: int) -> list[list[Any]]:
-        return overfetch(lambda n: self._run(name, {**params, "k": n}, True), k)
+    def _fulltext_query(self, terms: list[str]) -> str:
+        return redisearch_query(terms)
 
     # -- schema and writes ----------------------------------------------------------------
 
@@ -127,154 +121,7 @@ class FalkorDBStore:
             rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
         return fact_mentions(names, rows[0])
 
-    # -- reads ----------------------------------------------------------------------------
-
-    def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]:
-        params = {"user_id": user_id, "keys": keys}
-        found = dict(entity_pairs(self._run("get_entities_by_keys", params, True)))
-        missing = [k for k in keys if k not in found]
-        if missing:
-            params["keys"] = missing
-            for key, entity in entity_pairs(self._run("get_entities_by_alias_keys", params, True)):
-                found.setdefault(key, entity)
-        return found
-
-    def entities_by_uids(self, user_id: str, uids: list[str]) -> list[Entity]:
-        rows = self._run("get_entities_by_uids", {"user_id": user_id, "uids": uids}, True)
-        return [Entity.from_props(row[0]) for row in rows]
-
-    def facts_by_uids(self, user_id: str, uids: list[str]) -> list[Fact]:
-        rows = self._run("get_facts_by_uids", {"user_id": user_id, "uids": uids}, True)
-        return [fact_from_row(row) for row in rows]
-
-    def list_facts(
-        self, user_id: str, *, include_invalid: bool, skip: int, limit: int
-    ) -> list[Fact]:
-        params = {
-            "user_id": user_id,
-            "include_invalid": include_invalid,
-            "skip": skip,
-            "limit": limit,
-        }
-        return [fact_from_row(row) for row in self._run("list_facts", params, True)]
-
-    def entity_facts(
-        self, user_id: str, uid: str, *, include_invalid: bool, limit: int
-    ) -> list[Fact]:
-        params = {
-            "user_id": user_id,
-            "uid": uid,
-            "include_invalid": include_invalid,
-            "limit": limit,
-        }
-        return [fact_from_row(row) for row in self._run("list_entity_facts", params, True)]
-
-    def fulltext_entities(
-        self, user_id: str, terms: list[str], k: int
-    ) -> list[tuple[Entity, float]]:
-        query = redisearch_query(terms)
-        if not query:
-            return []
-        params = {"user_id": user_id, "query": query, "k": k}
-        try:
-            rows = self._run("search_entity_fulltext", params, True)
-        except QueryError:  # e.g. only stopwords left: no match rather than a failure
-            return []
-        return [(Entity.from_props(row[0]), float(row[1])) for row in rows]
-
-    def vector_entities(
-        self, user_id: str, embedding: list[float], k: int
-    ) -> list[tuple[Entity, float]]:
-        rows = self._nearest(
-            "search_entity_vectors", {"user_id": user_id, "embedding": embedding}, k
-        )
-        return [(Entity.from_props(row[0]), float(row[1])) for row in rows]
-
-    def vector_facts(
-        self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
-    ) -> list[tuple[Fact, float]]:
-        params = {"user_id": user_id, "embedding": embedding, "include_invalid": include_invalid}
-        rows = self._nearest("search_fact_vectors", params, k)
-        return [(fact_from_row(row), float(row[3])) for row in rows]
-
-    def expand(
-        self,
-        user_id: str,
-        anchors: list[str],
-        *,
-        weights: dict[str, float],
-        fanout: int,
-        depth: int,
-        include_invalid: bool,
-        expand_via: list[str] | None = None,
-    ) -> list[ExpandedEdge]:
-        params = {
-            "user_id": user_id,
-            "anchors": anchors,
-            "weights": weights,
-            "fanout": fanout,
-            "depth": depth,
-            "include_invalid": include_invalid,
-            "expand_via": self.predicates(user_id) if expand_via is None else expand_via,
-        }
-        return edges_from_rows(self._run("expand_subgraph", params, True))
-
-    def predicates(self, user_id: str) -> list[str]:
-        return [row[0] for row in self._run("list_predicates", {"user_id": user_id}, True)]
-
-    def top_entities(
-        self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
-    ) -> list[tuple[Entity, float]]:
-        params = {"user_id": user_id, "k": k, "by": by, "now": now, "half_life": half_life_s}
-        return [
-            (Entity.from_props(r[0]), float(r[1])) for r in self._run("top_entities", params, True)
-        ]
-
-    def history(self, user_id: str, target_uid: str) -> list[HistoryEvent]:
-        params = {"user_id": user_id, "target_uid": target_uid}
-        return [history_from_row(row[0]) for row in self._run("list_history", params, True)]
-
-    def episodes_by_uids(self, user_id: str, uids: list[str]) -> list[Episode]:
-        rows = self._run("get_episodes_by_uids", {"user_id": user_id, "uids": uids}, True)
-        return [Episode.from_props(row[0]) for row in rows]
-
-    def entity_episodes(self, user_id: str, uid: str, limit: int) -> list[Episode]:
-        params = {"user_id": user_id, "uid": uid, "limit": limit}
-        return [
-            Episode.from_props(row[0]) for row in self._run("list_entity_episodes", params, True)
-        ]
-
-    def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
-        params = {"user_id": user_id, "checksums": checksums}
-        return {row[0] for row in self._run("find_episode_checksums", params, True)}
-
-    # -- export ---------------------------------------------------------------------------
-
-    def user_entities(self, user_id: str, skip: int, limit: int) -> list[EntityRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_entities", params, True)
-        return [EntityRecord.model_validate(row[0]) for row in rows]
-
-    def user_facts(self, user_id: str, skip: int, limit: int) -> list[FactRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_facts", params, True)
-        return [FactRecord.model_validate(row[0]) for row in rows]
-
-    def user_episodes(self, user_id: str, skip: int, limit: int) -> list[EpisodeRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_episodes", params, True)
-        return [EpisodeRecord.model_validate(row[0]) for row in rows]
-
-    def user_history(self, user_id: str, skip: int, limit: int) -> list[HistoryRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_history", params, True)
-        return [HistoryRecord.model_validate(row[0]) for row in rows]
-
     # -- deletes and housekeeping ---------------------------------------------------------
-
-    def delete_fact(self, user_id: str, uid: str) -> bool:
-        rows = self._run("delete_fact", {"user_id": user_id, "uid": uid})
-        return bool(rows and rows[0][0])
 
     def delete_user(self, user_id: str) -> int:
         rows = self._run("delete_user_nodes", {"user_id": user_id})
@@ -282,11 +129,6 @@ class FalkorDBStore:
 
     def reset(self) -> None:
         self._run("delete_all_nodes", {})
-
-    def counts(self, user_id: str | None) -> dict[str, int]:
-        row = self._run("count_nodes", {"user_id": user_id}, True)[0]
-        keys = ("users", "entities", "facts", "valid_facts", "episodes")
-        return {k: int(v or 0) for k, v in zip(keys, row, strict=True)}
 
     def close(self) -> None:
         with contextlib.suppress(redis.RedisError):
