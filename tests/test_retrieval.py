@@ -67,6 +67,37 @@ def test_expansion_leg_follows_a_two_hop_chain(mem: Memory) -> None:
     assert "The Left Hand of Darkness was written by Ursula K. Le Guin" in top
 
 
+def test_a_sibling_question_follows_the_predicate_out_and_back(mem: Memory) -> None:
+    plain = texts(mem, "What does Harry like?", mode="expansion", limit=1)
+    assert plain == ["Harry likes hiking"]
+    top = texts(mem, "Who likes the same things as Harry?", mode="expansion", limit=2)
+    assert set(top) == {"Alice likes hiking", "John likes hiking"}
+
+
+CINEMA = [
+    ("Stonehenge Apocalypse", "STARRED_ACTORS", "Torri Higginson"),
+    ("Stonehenge Apocalypse", "RELEASE_YEAR", "2010"),
+    ("Stonehenge Apocalypse", "DIRECTED_BY", "Paul Ziller"),
+    ("Stonehenge Apocalypse", "HAS_GENRE", "Science Fiction"),
+    ("Stonehenge Apocalypse", "IN_LANGUAGE", "English"),
+    ("The Fountain", "WRITTEN_BY", "Darren Aronofsky"),
+    ("The Fountain", "RELEASE_YEAR", "2006"),
+]
+
+
+def test_a_chain_is_expanded_when_it_explains_more_than_any_single_edge(mem: Memory) -> None:
+    """The word "acted" matches STARRED_ACTORS only weakly, yet acted-then-released explains the
+    question best: the chain through it must be expanded."""
+    mem.add_facts(CINEMA, user_id="cinema")
+    query = "when were the films acted by Torri Higginson released"
+    top = [h.fact for h in mem.search(query, user_id="cinema", mode="expansion").facts]
+    assert (top[0].subject, top[0].predicate, top[0].object) == (
+        "Stonehenge Apocalypse",
+        "RELEASE_YEAR",
+        "2010",
+    )
+
+
 def test_semantic_leg_needs_no_anchor(mem: Memory) -> None:
     result = mem.search("somebody is allergic to nuts", user_id=USER, mode="semantic", limit=3)
     assert result.anchors == []

@@ -24,13 +24,16 @@ class ExpansionSettings:
     max_edges: int = 2000
 
 
-def continue_through(single: dict[str, float], top: int = 3, share: float = 0.6) -> list[str]:
-    """The predicates a two-hop path may start with: the `top` best for the question and any
-    scoring at least `share` of the best one (all of them when the question names no relation).
-    A chain through an irrelevant first edge (a genre hub, a year) is never expanded."""
+def continue_through(match: WordMatch, top: int = 3, share: float = 0.6) -> list[str]:
+    """The predicates a two-hop path may start with: the `top` best for the question, any
+    scoring at least `share` of the best one (all of them when the question names no relation),
+    and the first predicates of chains that beat every single edge. A chain through an
+    irrelevant first edge (a genre hub, a year) is never expanded."""
+    single = match.single()
     ranked = sorted(single, key=lambda p: -single[p])
     best = single[ranked[0]] if ranked else 0.0
-    return [p for i, p in enumerate(ranked) if i < top or single[p] >= share * best]
+    starts = match.chain_starts()
+    return [p for i, p in enumerate(ranked) if i < top or single[p] >= share * best or p in starts]
 
 
 def expand(
@@ -52,21 +55,22 @@ def expand(
         fanout=settings.fanout,
         depth=settings.depth,
         include_invalid=include_invalid,
-        expand_via=continue_through(single),
+        expand_via=continue_through(match),
     )[: settings.max_edges]
     by_uid = {e.uid: e for e in edges}
     strength = {a.entity.uid: a.score for a in anchors}
-    chains: dict[tuple[str, str], float] = {}
+    chains: dict[tuple[str, str, bool], float] = {}
     hits = []
     for edge in edges:
         via = by_uid.get(edge.via) if edge.via else None
         if via is None:
             relevance = single.get(edge.predicate, 0.0)
         else:
-            pair = (via.predicate, edge.predicate)
-            if pair not in chains:
-                chains[pair] = match.path(pair)
-            relevance = chains[pair]
+            back = via.predicate == edge.predicate and via.outgoing != edge.outgoing
+            key = (via.predicate, edge.predicate, back)
+            if key not in chains:
+                chains[key] = match.path(key[:2], out_and_back=back)
+            relevance = chains[key]
         hits.append(ExpansionHit(edge.uid, relevance * strength.get(edge.anchor, 1.0), edge))
     hits = _without_bridges(hits)
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.far_mentions, h.uid))

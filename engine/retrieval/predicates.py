@@ -6,7 +6,9 @@ predicate phrase ("directed by") by embedding similarity; a word counts with its
 (how much better its best predicate matches than the average one), so generic words weigh
 little. A path (one edge, or a two-hop chain) scores the question words it explains, each by
 the best predicate on the path, minus a small cost per extra hop: a chain wins only when its
-second predicate explains words the first one cannot.
+second predicate explains words the first one cannot. A question asking for siblings ("who
+co-wrote with X", "films with the same director as Y") wants the chain that goes out and back
+along one predicate: with such a cue, that chain beats the single edge it repeats.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from engine.embedding import Embedder
 from engine.normalize import predicate_words
 
 EXTRA_HOP_COST = 0.05
+SIBLING_BONUS = 2 * EXTRA_HOP_COST
+_CHAIN_CANDIDATES = 50  # predicates considered as chain starts, the best single ones
 _MAX_CACHED = 50_000
 
 
@@ -49,14 +53,18 @@ class PredicateScorer:
             self._remember(missing, self._embedder.encode(missing))
         return np.stack([self._cache[t] for t in texts])
 
-    def word_match(self, words: Sequence[str], predicates: Sequence[str]) -> WordMatch:
-        """Similarities of each question word to each predicate, with word specificities."""
+    def word_match(
+        self, words: Sequence[str], predicates: Sequence[str], siblings: bool = False
+    ) -> WordMatch:
+        """Similarities of each question word to each predicate, with word specificities;
+        `siblings`: the question asks for what shares a neighbour with the anchor."""
         if not words or not predicates:
-            return WordMatch([], list(predicates), np.zeros((0, len(predicates))), np.zeros(0))
+            empty = np.zeros((0, len(predicates)))
+            return WordMatch([], list(predicates), empty, np.zeros(0), siblings)
         phrases = self._vectors([predicate_words(p) for p in predicates])
         sims = self._vectors(list(words)) @ phrases.T
         specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
-        return WordMatch(list(words), list(predicates), sims, specificity)
+        return WordMatch(list(words), list(predicates), sims, specificity, siblings)
 
 
 class WordMatch:
@@ -68,11 +76,13 @@ class WordMatch:
         predicates: list[str],
         sims: np.ndarray[Any, Any],
         specificity: np.ndarray[Any, Any],
+        siblings: bool = False,
     ) -> None:
         self._words = words
         self._index = {p: i for i, p in enumerate(predicates)}
         self._sims = sims
         self._weight = specificity
+        self.siblings = siblings
 
     def relation_words(self, min_sim: float = 0.5, min_specificity: float = 0.15) -> set[str]:
         """Words that clearly name a relation ("directed", "actors"), not a thing."""
@@ -90,9 +100,28 @@ class WordMatch:
         scores = self._weight @ self._sims if len(self._weight) else np.zeros(len(self._index))
         return {p: float(scores[i]) for p, i in self._index.items()}
 
-    def path(self, predicates: Sequence[str]) -> float:
+    def path(self, predicates: Sequence[str], out_and_back: bool = False) -> float:
+        """`out_and_back`: a two-hop chain along one predicate, away from the anchor and back
+        (anchor -> film <- other anchor-like node)."""
+        bonus = SIBLING_BONUS if out_and_back and self.siblings else 0.0
+        cost = EXTRA_HOP_COST * (len(predicates) - 1) - bonus
         columns = [self._index[p] for p in predicates if p in self._index]
         if not columns or not len(self._weight):
-            return -EXTRA_HOP_COST * (len(predicates) - 1)
+            return -cost
         explained = self._sims[:, columns].max(axis=1)
-        return float(self._weight @ explained) - EXTRA_HOP_COST * (len(predicates) - 1)
+        return float(self._weight @ explained) - cost
+
+    def chain_starts(self) -> set[str]:
+        """First predicates of the two-hop chains that explain the question better than any
+        single edge does ("when were the films acted by X released": acted, then released)."""
+        single = self.single()
+        if not len(self._weight) or not single:
+            return set()
+        best = max(single.values())
+        top = sorted(single, key=lambda p: -single[p])[:_CHAIN_CANDIDATES]
+        sims = self._sims[:, [self._index[p] for p in top]]
+        pairs = np.einsum("w,wab->ab", self._weight, np.maximum(sims[:, :, None], sims[:, None]))
+        chains = pairs - EXTRA_HOP_COST
+        if self.siblings:
+            chains[np.diag_indices(len(top))] += SIBLING_BONUS
+        return {p for p, score in zip(top, chains.max(axis=1), strict=True) if score > best}

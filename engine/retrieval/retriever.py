@@ -14,7 +14,7 @@ from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
 from engine.retrieval.fusion import knowledge_boost, reciprocal_rank_fusion
 from engine.retrieval.paths import joining_paths
 from engine.retrieval.predicates import PredicateScorer
-from engine.retrieval.terms import content_terms
+from engine.retrieval.terms import asks_for_siblings, content_terms
 from engine.retrieval.terms import words as words_of
 from engine.store.base import GraphStore
 
@@ -89,7 +89,9 @@ class DualRetriever:
             )
             watch.lap("anchors")
             named = {w for a in anchors for w in words_of(a.entity.name)}
-            match = self.scorer.word_match([w for w in words if w not in named], predicates)
+            match = self.scorer.word_match(
+                [w for w in words if w not in named], predicates, asks_for_siblings(query)
+            )
             hits, edges = expand(
                 self.store, user_id, anchors, match, self.settings.expansion, include_invalid
             )

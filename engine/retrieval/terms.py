@@ -27,6 +27,8 @@ STOPWORDS = frozenset(
         "yourself yourselves also ever tell know anything something"
     ).split()
 )
+# words asking for what shares a neighbour with the anchor: co-stars, the same director
+SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "shared"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -51,6 +53,10 @@ def fulltext_terms(text: str) -> list[str]:
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         terms += [run[i : i + 2] for i in range(len(run) - 1)]
     return list(dict.fromkeys(terms))
+
+
+def asks_for_siblings(text: str) -> bool:
+    return any(w in SIBLING_CUES for w in words(text))
 
 
 def mentions_self(text: str) -> bool:
