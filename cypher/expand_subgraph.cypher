@@ -18,7 +18,8 @@ WHERE $depth > 1 AND type(r1) IN $expand_via
 WITH a, r1, m, r2, b
 ORDER BY coalesce($weights[type(r2)], 0.0) DESC, b.mentions DESC
 WITH a, r1, m, collect(CASE WHEN r2 IS NULL THEN NULL
-                            ELSE [r2.uid, type(r2), startNode(r2) = m, b.uid, b.name, b.mentions] END
+                            ELSE [r2.uid, type(r2), startNode(r2) = m, b.uid, b.name, b.mentions,
+                                  r2.mentions] END
                       )[0..$fanout] AS hop2
 RETURN a.uid AS anchor, r1.uid AS uid, type(r1) AS predicate, startNode(r1) = a AS outgoing,
-       m.uid AS mid, m.name AS mid_name, m.mentions AS mid_mentions, hop2
+       m.uid AS mid, m.name AS mid_name, m.mentions AS mid_mentions, r1.mentions AS mentions, hop2

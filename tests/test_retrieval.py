@@ -9,7 +9,7 @@ import pytest
 from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.retrieval.fusion import reciprocal_rank_fusion
+from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.terms import fulltext_terms, name_match, words
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
@@ -114,11 +114,14 @@ def test_dual_search_marks_which_legs_found_each_fact(mem: Memory) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-def test_reciprocal_rank_fusion_rewards_agreement() -> None:
-    fused = reciprocal_rank_fusion([["a", "b", "c"], ["b", "d"]], k=60)
-    assert max(fused, key=fused.__getitem__) == "b"
-    assert fused["a"] > fused["c"]
-    assert fused["d"] == pytest.approx(1 / 62)
+def test_fusion_rewards_agreement_only_where_the_expansion_is_unsure() -> None:
+    expansion = ["a", "b", "c"]
+    unsure = fuse_legs(expansion, ["b", "d"], {"a", "b", "c"}, confidence=0.2)
+    assert max(unsure, key=unsure.__getitem__) == "b"
+    assert unsure["a"] > unsure["c"]
+    assert unsure["d"] == pytest.approx(1 / 62)
+    sure = fuse_legs(expansion, ["c", "d"], {"a", "b", "c"}, confidence=1.0)
+    assert sorted(sure, key=lambda u: -sure[u]) == ["a", "b", "c", "d"]
 
 
 def test_invalid_facts_are_hidden_unless_asked(mem: Memory) -> None:

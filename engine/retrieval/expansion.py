@@ -73,7 +73,7 @@ def expand(
             relevance = chains[key]
         hits.append(ExpansionHit(edge.uid, relevance * strength.get(edge.anchor, 1.0), edge))
     hits = _without_bridges(hits)
-    hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.far_mentions, h.uid))
+    hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
     return hits, edges
 
 

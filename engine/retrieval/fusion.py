@@ -9,14 +9,28 @@ from collections import defaultdict
 from engine.models import Fact
 
 
-def reciprocal_rank_fusion(
-    legs: list[list[str]], k: int = 60, weights: list[float] | None = None
+def fuse_legs(
+    expansion: list[str],
+    semantic: list[str],
+    reached: set[str],
+    confidence: float,
+    expansion_weight: float = 3.0,
+    k: int = 60,
 ) -> dict[str, float]:
-    """Sum of weight / (k + rank) over the legs that returned each uid (rank from 1)."""
+    """Reciprocal-rank fusion (weight / (k + rank), rank from 1) of the two legs' orders.
+
+    The expansion leg weighs `expansion_weight * confidence`, `confidence` in [0, 1] being
+    how well its best path explains the question. On a fact the expansion `reached`, the
+    semantic leg's vote counts only as much as the expansion is unsure: a sentence that looks
+    like the question ("films written by X" for "who directed the films written by X") must
+    not lift the bridge above the answer the path leads to. Facts beyond the expansion's
+    reach get the semantic vote whole: that is what the semantic leg adds.
+    """
     fused: dict[str, float] = defaultdict(float)
-    for ranked, weight in zip(legs, weights or [1.0] * len(legs), strict=True):
-        for rank, uid in enumerate(ranked, start=1):
-            fused[uid] += weight / (k + rank)
+    for rank, uid in enumerate(expansion, start=1):
+        fused[uid] += expansion_weight * confidence / (k + rank)
+    for rank, uid in enumerate(semantic, start=1):
+        fused[uid] += (1.0 - confidence if uid in reached else 1.0) / (k + rank)
     return dict(fused)
 
 

@@ -11,7 +11,7 @@ from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, Path, ScoredEntity, ScoredFact, SearchResult
 from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
 from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
-from engine.retrieval.fusion import knowledge_boost, reciprocal_rank_fusion
+from engine.retrieval.fusion import fuse_legs, knowledge_boost
 from engine.retrieval.paths import joining_paths
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.terms import asks_for_siblings, content_terms
@@ -29,7 +29,7 @@ class RetrieverSettings:
     expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
     semantic_k: int = 30
     rrf_k: int = 60
-    expansion_weight: float = 2.0
+    expansion_weight: float = 3.0
     half_life_days: float = 30.0
 
 
@@ -120,13 +120,19 @@ class DualRetriever:
         semantic: list[tuple[Fact, float]],
     ) -> SearchResult:
         pool = max(limit * 3, 30)
-        legs: dict[Leg, list[str]] = {
-            "expansion": [h.uid for h in _voting(hits)[:pool]],
-            "semantic": [f.uid for f, _ in semantic],
+        voting = _voting(hits)[:pool]
+        in_leg: dict[Leg, set[str]] = {
+            "expansion": {h.uid for h in voting},
+            "semantic": {f.uid for f, _ in semantic},
         }
-        in_leg = {leg: set(uids) for leg, uids in legs.items()}
-        weights = [self._expansion_weight(hits), 1.0]
-        fused = reciprocal_rank_fusion(list(legs.values()), self.settings.rrf_k, weights)
+        fused = fuse_legs(
+            [h.uid for h in voting],
+            [f.uid for f, _ in semantic],
+            {h.uid for h in hits},
+            _confidence(hits),
+            self.settings.expansion_weight,
+            self.settings.rrf_k,
+        )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
         missing = [u for u in ranked if u not in facts]
@@ -154,12 +160,6 @@ class DualRetriever:
             anchors=[a.entity.name for a in anchors],
         )
 
-    def _expansion_weight(self, hits: list[ExpansionHit]) -> float:
-        """The expansion leg's say grows with how well its best path explains the question's
-        words: when no predicate matches them ("what pet ..." against LIKES, OWNS), its order
-        is only the anchor's neighbourhood, and its vote counts for little."""
-        return self.settings.expansion_weight * _confidence(hits)
-
     def _paths(self, user_id: str, anchors: list[Anchor], hits: list[ExpansionHit]) -> list[Path]:
         if len(anchors) < 2:
             return []
@@ -176,6 +176,9 @@ class DualRetriever:
 
 
 def _confidence(hits: list[ExpansionHit]) -> float:
+    """How well the expansion's best path explains the question's words, in [0, 1]: when no
+    predicate matches them ("what pet ..." against LIKES, OWNS), its order is only the
+    anchor's neighbourhood, and its vote counts for little."""
     top = hits[0].score if hits else 0.0
     return min(1.0, max(0.0, top / CONFIDENT_PATH_SCORE))
 

@@ -63,17 +63,26 @@ def mentions_self(text: str) -> bool:
     return any(w in FIRST_PERSON for w in words(text)) or "我" in text
 
 
-def _token_match(token: str, query: list[str]) -> tuple[int, float] | None:
-    """Where `token` stands in the query and how surely: exactly (1.0) or with a small typo
-    in a longer word (0.8, so an exact name beats a near one)."""
-    if token in query:
-        return query.index(token), 1.0
+def _token_match(token: str, query: list[str], taken: set[int]) -> tuple[int, float] | None:
+    """Where `token` stands in the query (not at a position another token of the name took)
+    and how surely: exactly (1.0) or with a small typo in a longer word (0.8, so an exact
+    name beats a near one)."""
+    free = [(i, q) for i, q in enumerate(query) if i not in taken]
+    for i, q in free:
+        if q == token:
+            return i, 1.0
     if len(token) < 4:
         return None
-    for i, q in enumerate(query):
-        if abs(len(q) - len(token)) <= 2 and SequenceMatcher(None, token, q).ratio() >= 0.8:
+    for i, q in free:
+        if abs(len(q) - len(token)) <= 2 and _near(token, q):
             return i, 0.8
     return None
+
+
+def _near(a: str, b: str) -> bool:
+    """At least 80% alike (the cheap upper bounds first: most pairs fail them)."""
+    m = SequenceMatcher(None, a, b)
+    return m.real_quick_ratio() >= 0.8 and m.quick_ratio() >= 0.8 and m.ratio() >= 0.8
 
 
 def _size(token: str) -> int:
@@ -91,7 +100,9 @@ def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]
 
     Coverage (the share of the name's characters found among the query's words, allowing a
     small typo in longer words) times specificity (long names are less likely to match by
-    chance than short ones: "Up" inside a question is weak evidence, "Grégoire Colin" strong).
+    chance than short ones: "Up" inside a question is weak evidence, "Grégoire Colin" strong),
+    times compactness: a name's words found far apart ("release dates of ... movies" for the
+    film "Date Movie") are likely not the name.
     """
     tokens = words(name)
     if not tokens:
@@ -101,13 +112,14 @@ def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]
     for i in range(len(query_words) - n + 1):
         if query_words[i : i + n] == tokens:
             return _score(total, total), frozenset(range(i, i + n))
-    matched, span = 0.0, set()
+    matched, span = 0.0, set[int]()
     for token in tokens:
-        hit = _token_match(token, query_words)
+        hit = _token_match(token, query_words, span)
         if hit is not None:
             span.add(hit[0])
             matched += _size(token) * hit[1] * (0.3 if token in STOPWORDS else 1.0)
-    return _score(matched, total), frozenset(span)
+    compactness = len(span) / (max(span) - min(span) + 1) if span else 1.0
+    return _score(matched, total) * compactness, frozenset(span)
 
 
 def _score(matched: float, total: int) -> float:

@@ -131,6 +131,7 @@ class ExpandedEdge:
     far_name: str
     far_mentions: int
     outgoing: bool  # the relationship points from `near` to `far`
+    mentions: int = 0  # of the fact
     via: str | None = None  # hop 2: uid of the hop-1 fact
 
 

@@ -149,7 +149,7 @@ def history_from_row(props: dict[str, Any]) -> HistoryEvent:
 def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
     """Flatten `expand_subgraph` rows (a hop-1 edge with its hop-2 edges) into edges."""
     edges: dict[str, ExpandedEdge] = {}
-    for anchor, uid, predicate, outgoing, mid, mid_name, mid_mentions, hop2 in rows:
+    for anchor, uid, predicate, outgoing, mid, mid_name, mid_mentions, mentions, hop2 in rows:
         edges.setdefault(
             uid,
             ExpandedEdge(
@@ -162,12 +162,13 @@ def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
                 far_name=mid_name,
                 far_mentions=int(mid_mentions or 0),
                 outgoing=bool(outgoing),
+                mentions=int(mentions or 0),
             ),
         )
         for item in hop2 or []:
             if item is None:
                 continue
-            uid2, predicate2, outgoing2, far, far_name, far_mentions = item
+            uid2, predicate2, outgoing2, far, far_name, far_mentions, mentions2 = item
             edges.setdefault(
                 uid2,
                 ExpandedEdge(
@@ -180,6 +181,7 @@ def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
                     far_name=far_name,
                     far_mentions=int(far_mentions or 0),
                     outgoing=bool(outgoing2),
+                    mentions=int(mentions2 or 0),
                     via=uid,
                 ),
             )
