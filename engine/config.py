@@ -32,7 +32,8 @@ class Settings(BaseSettings):
     # embeddings
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_device: str = "cpu"
-    embedding_batch_size: int = Field(default=128, ge=1)
+    embedding_batch_size: int = Field(default=16, ge=1)
+    embedding_threads: int = Field(default=1, ge=0)  # 0: torch's default (see Embedder)
 
     # LLM (any OpenAI-compatible endpoint)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")

@@ -1,11 +1,21 @@
-"""Local sentence embeddings with sentence-transformers."""
+"""Local sentence embeddings with sentence-transformers.
+
+Many threads embed at once during a batch ingest, each a few short texts (names, fact
+sentences, a message). One model pass per call would serialize them behind the model and pay
+the per-pass overhead every time, so calls share passes (`_SharedPasses`), and the vectors of
+short texts are kept (`_Recent`): a name or sentence embedded while an extraction is prepared
+is not embedded again when it is written.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -15,6 +25,10 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 _PACKAGED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+_CACHED_CHARS = 256  # names and fact sentences; longer texts (queries) rarely come back
+
+Vector = np.ndarray[Any, Any]
+T = TypeVar("T")
 
 
 def resolve_model_path(name: str) -> str:
@@ -28,21 +42,137 @@ def resolve_model_path(name: str) -> str:
     return name
 
 
+class _Recent(Generic[T]):
+    """A thread-safe map of at most `size` texts; the least recently used go first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, T] = OrderedDict()
+
+    def get(self, texts: Iterable[str]) -> dict[str, T]:
+        found: dict[str, T] = {}
+        with self._lock:
+            for text in texts:
+                item = self._items.get(text)
+                if item is not None:
+                    self._items.move_to_end(text)
+                    found[text] = item
+        return found
+
+    def put(self, items: dict[str, T]) -> None:
+        if self._size <= 0:
+            return
+        with self._lock:
+            for text, item in items.items():
+                if len(text) <= _CACHED_CHARS:
+                    self._items[text] = item
+                    self._items.move_to_end(text)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+@dataclass(slots=True)
+class _Request:
+    texts: list[str]
+    done: bool = False
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    error: BaseException | None = None
+
+
+class _SharedPasses:
+    """Runs `encode` for many threads, one pass at a time: texts queue up while a pass runs,
+    and the next caller to get the model encodes everything queued (its own texts among
+    them) in one pass. A caller whose texts went with an earlier pass just takes them."""
+
+    def __init__(self, encode: Callable[[list[str]], Vector]) -> None:
+        self._encode = encode
+        self._model = threading.Lock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Request] = []
+
+    def encode(self, texts: list[str]) -> dict[str, Vector]:
+        request = _Request(texts)
+        with self._queue_lock:
+            self._queue.append(request)
+        with self._model:
+            if not request.done:
+                self._pass()
+        if request.error is not None:
+            raise request.error
+        return request.vectors
+
+    def run_alone(self, run: Callable[[], T]) -> T:
+        """`run` while no pass runs (it uses the model or its tokenizer)."""
+        with self._model:
+            return run()
+
+    def _pass(self) -> None:
+        with self._queue_lock:
+            batch, self._queue = self._queue, []
+        try:
+            self._serve(batch)
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0].error = exc
+            else:  # one caller's bad text must not fail the others: each alone
+                for request in batch:
+                    self._serve_alone(request)
+        for request in batch:
+            request.done = True
+
+    def _serve(self, batch: list[_Request]) -> None:
+        texts = list(dict.fromkeys(t for request in batch for t in request.texts))
+        # copies: a kept row must not hold on to the whole pass's array
+        vectors = {t: row.copy() for t, row in zip(texts, self._encode(texts), strict=True)}
+        for request in batch:
+            request.vectors = {t: vectors[t] for t in request.texts}
+
+    def _serve_alone(self, request: _Request) -> None:
+        try:
+            self._serve([request])
+        except Exception as exc:
+            request.error = exc
+
+
 class Embedder:
-    """Encodes text to unit-length vectors. The model loads on first use."""
+    """Encodes text to unit-length vectors. The model loads on first use.
+
+    Args:
+        model_name: a sentence-transformers model (name or path).
+        device: where the model runs ("cpu", "cuda", ...).
+        batch_size: texts per forward pass; on a CPU small batches of texts of like length
+            waste less on padding than large ones.
+        cache_size: short texts whose vectors are kept (0: none).
+        threads: torch's intra-op threads, set for the whole process when the model loads
+            (0: leave torch's default, one per core). One thread is the default because
+            passes come from a pipeline that keeps the other cores busy: torch's threads then
+            wait on each other, and a pass on a busy 2-core machine takes many times longer.
+    """
 
     def __init__(
-        self, model_name: str = "all-MiniLM-L6-v2", device: str = "cpu", batch_size: int = 128
+        self,
+        model_name: str = "all-MiniLM-L6-v2",
+        device: str = "cpu",
+        batch_size: int = 16,
+        cache_size: int = 20_000,
+        threads: int = 1,
     ) -> None:
         self.model_name = model_name
         self.device = device
         self.batch_size = batch_size
-        self._lock = threading.Lock()
+        self.threads = threads
+        self._passes = _SharedPasses(self._run)
+        self._vectors: _Recent[Vector] = _Recent(cache_size)
+        self._readable: _Recent[bool] = _Recent(cache_size)
 
     @cached_property
     def model(self) -> SentenceTransformer:
+        import torch
         from sentence_transformers import SentenceTransformer
 
+        if self.threads > 0:
+            torch.set_num_threads(self.threads)
         path = resolve_model_path(self.model_name)
         try:
             return SentenceTransformer(path, device=self.device)
@@ -61,38 +191,54 @@ class Embedder:
             raise ConfigError(f"model {self.model_name!r} does not report its dimension")
         return int(dim)
 
-    def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray[Any, Any]:
+    def encode(self, texts: list[str], show_progress: bool = False) -> Vector:
         """Unit-length float32 vectors, one row per text."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:  # one model, shared by threads: keep calls serial
-            vectors = self.model.encode(
-                texts,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=show_progress,
-            )
+        if show_progress:  # a bulk job: its own passes, with a bar
+            return self._passes.run_alone(lambda: self._run(texts, show_progress=True))
+        found = self._vectors.get(texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            fresh = self._passes.encode(missing)
+            self._vectors.put(fresh)
+            found.update(fresh)
+        return np.stack([found[t] for t in texts])
+
+    def _run(self, texts: list[str], show_progress: bool = False) -> Vector:
+        vectors = self.model.encode(
+            texts,
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=show_progress,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
     def reads(self, text: str, max_unknown: float = 0.25) -> bool:
         """Whether the model can tell `text` apart from other texts: at most `max_unknown` of
         its tokens are the tokenizer's unknown token. An English model reads every Chinese
         name as [UNK] [UNK], so two such names embed identically and must not be compared."""
+        key = f"{max_unknown}\x1f{text}"
+        known = self._readable.get([key])
+        if key in known:
+            return known[key]
         tokenizer = getattr(self.model, "tokenizer", None)
         unknown = getattr(tokenizer, "unk_token", None)
         if tokenizer is None or unknown is None:
             return True
-        with self._lock:  # the tokenizer is shared with encode(), which may run in a thread
-            tokens = tokenizer.tokenize(text)
-        return bool(tokens) and sum(t == unknown for t in tokens) <= max_unknown * len(tokens)
+        # the tokenizer is shared with the model's passes, which run in other threads
+        tokens = self._passes.run_alone(lambda: tokenizer.tokenize(text))
+        readable = bool(tokens) and sum(t == unknown for t in tokens) <= max_unknown * len(tokens)
+        self._readable.put({key: readable})
+        return readable
 
-    def encode_one(self, text: str) -> np.ndarray[Any, Any]:
-        vector: np.ndarray[Any, Any] = self.encode([text])[0]
+    def encode_one(self, text: str) -> Vector:
+        vector: Vector = self.encode([text])[0]
         return vector
 
 
-def as_param(vector: np.ndarray[Any, Any]) -> list[float]:
+def as_param(vector: Vector) -> list[float]:
     """A vector as a short list of floats for a query parameter (6 decimals is plenty for
     unit vectors and keeps the parameter text small)."""
     return [float(x) for x in np.round(vector.astype(np.float64), 6).tolist()]

@@ -140,6 +140,7 @@ class Memory:
             self.settings.embedding_model,
             self.settings.embedding_device,
             self.settings.embedding_batch_size,
+            threads=self.settings.embedding_threads,
         )
         self.store = store or open_store(self.settings)
         self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
