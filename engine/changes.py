@@ -8,6 +8,7 @@ gets `invalid_at` on both its forms and stays as history, with an INVALIDATE eve
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -84,6 +85,17 @@ def fact_changes(
     for uid, reason in out.invalidate.items():
         out.history.append(history_row(uid, "INVALIDATE", ctx.now, _episode(out, ctx), reason))
     return out
+
+
+def likely_texts(extraction: Extraction, speaker: str | None, limit: int) -> list[str]:
+    """The sentences `fact_changes` embeds for the facts of `extraction` if they are new and
+    `speaker` is still the user's name when they are written (what can be told before
+    resolution)."""
+    texts = []
+    for fact in extraction.facts:
+        with contextlib.suppress(InvalidInputError):
+            texts.append(_text(fact, normalize_predicate(fact.predicate), speaker, limit))
+    return texts
 
 
 def fact_row(fact: ExtractedFact, ctx: FactContext) -> FactRow:

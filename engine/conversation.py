@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from engine.changes import Changes, FactContext, fact_changes
+from engine.changes import Changes, FactContext, fact_changes, likely_texts
 from engine.config import Settings
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError
@@ -40,7 +40,15 @@ from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
 from engine.models import AddResult, Fact, to_epoch
 from engine.normalize import check_length, check_user_id, clean_text, entity_key, stable_uid
-from engine.resolve import SELF_KEYS, Resolved, Resolver, current_self, self_uid, user_name
+from engine.resolve import (
+    SELF_KEYS,
+    Resolved,
+    Resolver,
+    current_self,
+    extracted_names,
+    self_uid,
+    user_name,
+)
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.terms import mentions_self
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch
@@ -118,6 +126,7 @@ def prepare(
         outcome = ctx.extractor.extract(prepared.messages, prepared.known, user_name=name)
         prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
         prepared.errors += left_out
+        warm_vectors(ctx, prepared.outcome, name)
     prepared.seconds = time.perf_counter() - started
     return prepared
 
@@ -287,6 +296,18 @@ def known_facts(ctx: AddContext, user_id: str, messages: list[ChatMessage]) -> l
         for f in facts.values()
         if f.is_valid
     ]
+
+
+def warm_vectors(ctx: AddContext, outcome: ExtractionOutcome, speaker: str | None) -> None:
+    """Embed now what `apply` will embed (names, fact sentences): prepares run in parallel
+    and share model passes, and the ordered `apply` then finds the vectors kept."""
+    if outcome.error is not None:
+        return
+    names = extracted_names(outcome.extraction)
+    sentences = likely_texts(outcome.extraction, speaker, ctx.settings.max_text_chars)
+    ctx.embedder.encode(names + sentences)
+    for name in names:
+        ctx.embedder.reads(name)
 
 
 # -- building the batch ---------------------------------------------------------------------

@@ -216,6 +216,11 @@ class Resolver:
         return None
 
 
+def extracted_names(extraction: Extraction) -> list[str]:
+    """The names `Resolver.resolve` may embed for `extraction` (one per key)."""
+    return [name.name for name in _collect(extraction)[0].values()]
+
+
 def _collect(extraction: Extraction) -> tuple[dict[str, _Name], Counter[str]]:
     """Every name the extraction uses, by key, with its type and aliases; fact mentions."""
     names: dict[str, _Name] = {}
