@@ -38,7 +38,7 @@ from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import ChatRecord, load_locomo_qa, read_chat_log  # noqa: E402
 from engine.ingest.report import IngestReport  # noqa: E402
 from engine.memory import Memory  # noqa: E402
-from tests.scripted_llm import ScriptedLLM, ToolCall  # noqa: E402
+from tests.scripted_llm import ScriptedLLMProcess, ToolCall  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo10.json"
 _WORD = re.compile(r"[A-Za-z]{4,}")
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             report, recall = run_one(embedder, records, Path(tmp) / "offline", 4, None, args.data)
             rows.append(row("offline", 4, report))
         for concurrency in [] if args.skip_llm else args.concurrency:
-            with ScriptedLLM(default=mention_fact, latency_s=args.latency) as llm:
+            with ScriptedLLMProcess(default=mention_fact, latency_s=args.latency) as llm:
                 home = Path(tmp) / f"llm{concurrency}"
                 report, _ = run_one(embedder, records, home, concurrency, llm.base_url)
             rows.append(row("llm (scripted)", concurrency, report))

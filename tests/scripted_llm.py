@@ -11,7 +11,9 @@ request body is recorded, and every answer carries `usage` (an estimate: charact
 
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing
 import socket
 import threading
 import time
@@ -20,6 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from multiprocessing.connection import Connection
 from typing import Any, cast
 
 EMPTY_EXTRACTION: dict[str, Any] = {"entities": [], "facts": [], "invalidations": []}
@@ -249,6 +252,47 @@ def _completion(
             "total_tokens": prompt_tokens + completion_tokens,
         },
     }
+
+
+class ScriptedLLMProcess:
+    """A `ScriptedLLM` answering with `default` in a process of its own, so that serving
+    does not compete with the caller's threads for the GIL (benchmarks). Nothing can be
+    scripted or read back; `default` must pickle (a module-level function).
+
+    Attributes:
+        base_url: as for `ScriptedLLM`.
+    """
+
+    def __init__(self, *, default: Responder = answer_empty, latency_s: float = 0.0) -> None:
+        context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(default, latency_s, child), daemon=True
+        )
+        self._process.start()
+        child.close()
+        self.base_url: str = self._conn.recv()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._conn.send(None)
+        self._process.join(timeout=5)
+        if self._process.is_alive():
+            self._process.terminate()
+        self._conn.close()
+
+    def __enter__(self) -> ScriptedLLMProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _serve(default: Responder, latency_s: float, conn: Connection) -> None:
+    with ScriptedLLM(default=default, latency_s=latency_s) as llm:
+        conn.send(llm.base_url)
+        with contextlib.suppress(EOFError):  # the parent went away: stop as well
+            conn.recv()
 
 
 class _Server(ThreadingHTTPServer):

@@ -20,6 +20,7 @@ from engine.extraction.prompts import extraction_json_schema
 from engine.extraction.schema import ChatMessage, KnownFact
 from tests.scripted_llm import (
     ScriptedLLM,
+    ScriptedLLMProcess,
     content,
     delay,
     http_error,
@@ -52,7 +53,7 @@ _clients: list[openai.OpenAI] = []
 
 
 def make_extractor(
-    server: ScriptedLLM, *, max_retries: int = 2, timeout: float = 5.0
+    server: ScriptedLLM | ScriptedLLMProcess, *, max_retries: int = 2, timeout: float = 5.0
 ) -> LLMExtractor:
     client = openai.OpenAI(base_url=server.base_url, api_key="test-key", max_retries=0)
     _clients.append(client)
@@ -358,3 +359,18 @@ def test_arbitrary_arguments_never_raise(
     outcome = extractor.extract(MESSAGES, [], user_name=None)
     assert outcome.llm_calls == (1 if outcome.error is None else 3)
     assert outcome.error is None or outcome.error.startswith("invalid_output:")
+
+
+def test_server_in_its_own_process_answers_calls_in_parallel() -> None:
+    with ScriptedLLMProcess(latency_s=0.5) as server:
+        extractor = make_extractor(server)
+        started = time.perf_counter()
+        with ThreadPoolExecutor(4) as pool:
+            outcomes = list(
+                pool.map(lambda _: extractor.extract(MESSAGES, [], user_name=None), range(4))
+            )
+        elapsed = time.perf_counter() - started
+    assert server._process.exitcode is not None
+    assert [o.error for o in outcomes] == [None] * 4
+    assert all(o.llm_calls == 1 and not o.extraction.facts for o in outcomes)
+    assert elapsed < 1.5  # four 0.5 s answers at once, not one after another
