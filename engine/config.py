@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     expansion_depth: int = Field(default=2, ge=1, le=2)
     expansion_fanout: int = Field(default=50, ge=1)
     expansion_max_edges: int = Field(default=2000, ge=1)
+    # hop 2 reads at most this many edges of a node it passes through: bounds a hub's cost
+    expansion_hub_scan: int = Field(default=500, ge=1)
     semantic_k: int = Field(default=30, ge=1)
     rrf_k: int = Field(default=60, ge=1)
     expansion_weight: float = Field(default=3.0, ge=0)

@@ -102,6 +102,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
             depth=settings.expansion_depth,
             fanout=settings.expansion_fanout,
             max_edges=settings.expansion_max_edges,
+            hub_scan=settings.expansion_hub_scan,
         ),
         semantic_k=settings.semantic_k,
         rrf_k=settings.rrf_k,

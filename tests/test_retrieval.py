@@ -56,6 +56,10 @@ def test_name_match_prefers_long_specific_names() -> None:
     assert name_match("Grégoire Colin", query) > 0.9
     assert name_match("Colin", query) < name_match("Grégoire Colin", query)
     assert name_match("In", query) < 0.5
+    one_movie = words("who starred in the movie Ray")
+    assert name_match("Movie Movie", one_movie) < 0.5  # each word of a name needs its own
+    scattered = words("what were the release dates of G.W. Bailey starred movies")
+    assert name_match("Date Movie", scattered) < 0.5 < name_match("G.W. Bailey", scattered)
     assert name_match("蜘蛛侠", words("蜘蛛侠是谁?")) > 0.8
     assert fulltext_terms("蜘蛛侠是谁?") == ["蜘蛛", "蛛侠", "侠是", "是谁"]
 

@@ -22,6 +22,7 @@ class ExpansionSettings:
     depth: int = 2
     fanout: int = 50
     max_edges: int = 2000
+    hub_scan: int = 500
 
 
 def continue_through(match: WordMatch, top: int = 3, share: float = 0.6) -> list[str]:
@@ -56,6 +57,7 @@ def expand(
         depth=settings.depth,
         include_invalid=include_invalid,
         expand_via=continue_through(match),
+        hub_scan=settings.hub_scan,
     )[: settings.max_edges]
     by_uid = {e.uid: e for e in edges}
     strength = {a.entity.uid: a.score for a in anchors}

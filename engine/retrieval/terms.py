@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from difflib import SequenceMatcher
+
+from rapidfuzz.distance import Indel
 
 from engine.normalize import CJK_CHARS
 
@@ -80,9 +81,8 @@ def _token_match(token: str, query: list[str], taken: set[int]) -> tuple[int, fl
 
 
 def _near(a: str, b: str) -> bool:
-    """At least 80% alike (the cheap upper bounds first: most pairs fail them)."""
-    m = SequenceMatcher(None, a, b)
-    return m.real_quick_ratio() >= 0.8 and m.quick_ratio() >= 0.8 and m.ratio() >= 0.8
+    """At least 80% alike: 2 * common characters in order / both lengths."""
+    return bool(Indel.normalized_similarity(a, b, score_cutoff=0.8))
 
 
 def _size(token: str) -> int:

@@ -174,9 +174,10 @@ class GraphStore(Protocol):
         depth: int,
         include_invalid: bool,
         expand_via: list[str] | None = None,
+        hub_scan: int = 500,
     ) -> list[ExpandedEdge]:
         """Edges within `depth` hops of the anchors; hop 2 only through the `expand_via`
-        predicates (None: all of them)."""
+        predicates (None: all of them), reading at most `hub_scan` edges of each node."""
         ...
 
     def predicates(self, user_id: str) -> list[str]: ...

@@ -112,6 +112,7 @@ class NamedQueryReads(ABC):
         depth: int,
         include_invalid: bool,
         expand_via: list[str] | None = None,
+        hub_scan: int = 500,
     ) -> list[ExpandedEdge]:
         params = {
             "user_id": user_id,
@@ -121,6 +122,7 @@ class NamedQueryReads(ABC):
             "depth": depth,
             "include_invalid": include_invalid,
             "expand_via": self.predicates(user_id) if expand_via is None else expand_via,
+            "hub_scan": hub_scan,
         }
         return edges_from_rows(self._run("expand_subgraph", params, True))
 

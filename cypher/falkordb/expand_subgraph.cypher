@@ -1,8 +1,10 @@
 // Depth-2 neighbourhood of anchor entities over typed fact relationships, in one round trip.
+// FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
 // Each hop keeps at most $fanout edges per node, the most relevant predicates ($weights) and the
 // most mentioned neighbours first, so a hub with thousands of edges cannot flood the result.
 // Hop 2 continues only through the predicates in $expand_via (those the question may be about),
-// so a hub reached by an irrelevant predicate (a genre, a year) is never scanned.
+// so a hub reached by an irrelevant predicate (a genre, a year) is never scanned, and reads at
+// most $hub_scan edges of any node it continues from (a genre with 10k films costs no more).
 UNWIND $anchors AS anchor_uid
 MATCH (a:Entity {user_id: $user_id, uid: anchor_uid})-[r1]-(m:Entity)
 WHERE r1.user_id = $user_id AND ($include_invalid OR r1.invalid_at IS NULL)
@@ -11,10 +13,15 @@ ORDER BY coalesce($weights[type(r1)], 0.0) DESC, m.mentions DESC
 WITH a, collect({r: r1, m: m})[0..$fanout] AS hop1
 UNWIND hop1 AS h
 WITH a, h.r AS r1, h.m AS m
-OPTIONAL MATCH (m)-[r2]-(b:Entity)
-WHERE $depth > 1 AND type(r1) IN $expand_via
-      AND r2.user_id = $user_id AND ($include_invalid OR r2.invalid_at IS NULL)
-      AND b <> a AND r2.uid <> r1.uid
+CALL {
+  WITH a, r1, m
+  OPTIONAL MATCH (m)-[r2]-(b:Entity)
+  WHERE $depth > 1 AND type(r1) IN $expand_via
+        AND r2.user_id = $user_id AND ($include_invalid OR r2.invalid_at IS NULL)
+        AND b <> a AND r2.uid <> r1.uid
+  RETURN r2, b
+  LIMIT $hub_scan
+}
 WITH a, r1, m, r2, b
 ORDER BY coalesce($weights[type(r2)], 0.0) DESC, b.mentions DESC
 WITH a, r1, m, collect(CASE WHEN r2 IS NULL THEN NULL
