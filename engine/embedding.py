@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 _PACKAGED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 _CACHED_CHARS = 256  # names and fact sentences; longer texts (queries) rarely come back
+_PADDING_CHARS = 128  # padding that costs about as much as one more forward pass
 
 Vector = np.ndarray[Any, Any]
 T = TypeVar("T")
@@ -40,6 +41,21 @@ def resolve_model_path(name: str) -> str:
 
         return str(get_model_path())
     return name
+
+
+def length_groups(texts: list[str]) -> list[list[int]]:
+    """Indexes of `texts` in groups of like length, shortest first. A forward pass pads every
+    text to the longest of its batch, so a text joins the group before it only while the
+    padding it adds to the group stays under the fixed cost of one more pass."""
+    groups: list[list[int]] = []
+    for index in sorted(range(len(texts)), key=lambda i: len(texts[i])):
+        group = groups[-1] if groups else []
+        growth = len(texts[index]) - len(texts[group[-1]]) if group else 0
+        if group and len(group) * growth <= _PADDING_CHARS:
+            group.append(index)
+        else:
+            groups.append([index])
+    return groups
 
 
 class _Recent(Generic[T]):
@@ -206,6 +222,14 @@ class Embedder:
         return np.stack([found[t] for t in texts])
 
     def _run(self, texts: list[str], show_progress: bool = False) -> Vector:
+        if show_progress:  # one bar for the whole job
+            return self._forward(texts, show_progress)
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for group in length_groups(texts):
+            vectors[group] = self._forward([texts[i] for i in group])
+        return vectors
+
+    def _forward(self, texts: list[str], show_progress: bool = False) -> Vector:
         vectors = self.model.encode(
             texts,
             batch_size=self.batch_size,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.embedding import Embedder
+from engine.embedding import Embedder, length_groups
 
 TEXTS = [
     "Caroline went to an LGBTQ support group yesterday",
@@ -126,3 +126,20 @@ def test_reads_tells_unknown_tokens_and_keeps_the_answer(embedder: Embedder) -> 
     assert not fresh.reads("张伟")  # [UNK] [UNK]
     assert fresh._readable.get(["0.25\x1f张伟"]) == {"0.25\x1f张伟": False}
     assert not fresh.reads("张伟")
+
+
+def test_texts_of_unlike_length_go_to_separate_forward_passes() -> None:
+    texts = ["Sweden", "x" * 400, "Oscar", "pottery class", "y" * 380, "z" * 150]
+    groups = length_groups(texts)
+    assert sorted(i for group in groups for i in group) == list(range(len(texts)))
+    assert groups[0] == [2, 0, 3]  # the short ones together, shortest first
+    assert [4, 1] in groups  # the two long ones together
+    assert [5] in groups  # neither short nor long: padding either way costs more than a pass
+
+
+def test_grouped_passes_give_the_vectors_of_one_pass(embedder: Embedder) -> None:
+    texts = [*TEXTS, "a long message about the weekend " * 8]
+    grouped = Embedder(cache_size=0)
+    grouped.__dict__["model"] = embedder.model
+    assert len(length_groups(texts)) > 1
+    assert np.allclose(grouped.encode(texts), grouped._forward(texts), atol=1e-5)
