@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.models import Entity
-from engine.retrieval.terms import fulltext_terms, mentions_self, name_match, name_span, words
-from engine.store.base import GraphStore
+from engine.retrieval.terms import mentions_self, name_match, name_span, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,30 +27,28 @@ class AnchorSettings:
 
 
 def find_anchors(
-    store: GraphStore,
-    user_id: str,
     query: str,
-    query_vector: list[float],
+    by_name: list[tuple[Entity, float]],
+    by_vector: list[tuple[Entity, float]],
     settings: AnchorSettings,
-    self_uid: str | None = None,
+    self_entity: Entity | None = None,
     relation_words: set[str] | None = None,
 ) -> list[Anchor]:
-    """Fulltext and vector candidates, scored by how well the query names them. A name made
-    only of `relation_words` ("director", "actors" as tags) is not an anchor: those words ask
-    for a relation."""
+    """The fulltext (`by_name`) and vector (`by_vector`, with similarities) candidates, scored
+    by how well the query names them. A name made only of `relation_words` ("director",
+    "actors" as tags) is not an anchor: those words ask for a relation."""
     qwords = words(query)
     found: dict[str, Anchor] = {}
-    for entity, _ in store.fulltext_entities(user_id, fulltext_terms(query), settings.fulltext_k):
+    for entity, _ in by_name:
         score, span = max(name_span(n, qwords) for n in [entity.name, *entity.aliases])
         _keep(found, Anchor(entity, score, "name", span))
-    for entity, similarity in store.vector_entities(user_id, query_vector, settings.vector_k):
+    for entity, similarity in by_vector:
         cos = 2.0 * similarity - 1.0
         if cos >= settings.vector_min_cos:
             score = (cos - settings.vector_min_cos) / (1.0 - settings.vector_min_cos)
             _keep(found, Anchor(entity, max(score, name_match(entity.name, qwords)), "vector"))
-    if self_uid and mentions_self(query):
-        for entity in store.entities_by_uids(user_id, [self_uid]):
-            _keep(found, Anchor(entity, 1.0, "self"))
+    if self_entity is not None and mentions_self(query):
+        _keep(found, Anchor(self_entity, 1.0, "self"))
     relational = {i for i, w in enumerate(qwords) if w in (relation_words or set())}
     candidates = [a for a in found.values() if not (a.span and a.span <= relational)]
     return _select(candidates, settings)

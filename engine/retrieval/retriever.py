@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.embedding import Embedder, as_param
-from engine.models import Fact, Leg, Path, ScoredEntity, ScoredFact, SearchResult
+from engine.models import Entity, Fact, Leg, Path, ScoredEntity, ScoredFact, SearchResult
 from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
 from engine.retrieval.fusion import fuse_legs, knowledge_boost
 from engine.retrieval.paths import joining_paths
 from engine.retrieval.predicates import PredicateScorer
-from engine.retrieval.terms import asks_for_siblings, content_terms
+from engine.retrieval.terms import asks_for_siblings, content_terms, fulltext_terms, mentions_self
 from engine.retrieval.terms import words as words_of
 from engine.store.base import GraphStore
 
@@ -74,41 +76,69 @@ class DualRetriever:
         """`rank_relations=False` skips matching the query's words to predicates (one embedding
         instead of one per new word): enough when any fact about the named entities will do."""
         watch = _Stopwatch()
+        names = None if mode == "semantic" else self._start_name_reads(query, user_id, self_uid)
         words = content_terms(query) if rank_relations else []
-        qvec = self.scorer.encode_query(query, words)
-        param = as_param(qvec)
+        param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
+        pending: Future[list[tuple[Fact, float]]] | None = None
+        if mode != "expansion":
+            k = self.settings.semantic_k
+            pending = BACKGROUND.submit(
+                self.store.vector_facts, user_id, param, k, include_invalid=include_invalid
+            )
         anchors: list[Anchor] = []
         hits: list[ExpansionHit] = []
         edges_count = 0
-        if mode != "semantic":
-            predicates = self._user_predicates(user_id)
-            relations = self.scorer.word_match(words, predicates).relation_words()
-            anchors = find_anchors(
-                self.store, user_id, query, param, self.settings.anchors, self_uid, relations
-            )
+        if names is not None:
+            anchors = self._anchors(query, user_id, words, param, names)
             watch.lap("anchors")
             named = {w for a in anchors for w in words_of(a.entity.name)}
             match = self.scorer.word_match(
-                [w for w in words if w not in named], predicates, asks_for_siblings(query)
+                [w for w in words if w not in named],
+                self._user_predicates(user_id),
+                asks_for_siblings(query),
             )
             hits, edges = expand(
                 self.store, user_id, anchors, match, self.settings.expansion, include_invalid
             )
             edges_count = len(edges)
             watch.lap("expansion")
-        semantic: list[tuple[Fact, float]] = []
-        if mode != "expansion":
-            semantic = self.store.vector_facts(
-                user_id, param, self.settings.semantic_k, include_invalid=include_invalid
-            )
-            watch.lap("semantic")
+        semantic = pending.result() if pending is not None else []
+        watch.lap("semantic")  # the wait for it, when the expansion took less time
         result = self._fuse(query, user_id, limit, anchors, hits, semantic)
         result.candidates = edges_count + len(semantic)
         result.paths = self._paths(user_id, anchors, hits)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
+
+    def _start_name_reads(
+        self, query: str, user_id: str, self_uid: str | None
+    ) -> tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None]:
+        """The reads that need no embedding start first: they run while the query embeds."""
+        k = self.settings.anchors.fulltext_k
+        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, fulltext_terms(query), k)
+        me = None
+        if self_uid and mentions_self(query):
+            me = BACKGROUND.submit(self.store.entities_by_uids, user_id, [self_uid])
+        return by_name, me
+
+    def _anchors(
+        self,
+        query: str,
+        user_id: str,
+        words: list[str],
+        param: list[float],
+        names: tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None],
+    ) -> list[Anchor]:
+        settings = self.settings.anchors
+        by_vector = BACKGROUND.submit(self.store.vector_entities, user_id, param, settings.vector_k)
+        relations = self.scorer.word_match(words, self._user_predicates(user_id)).relation_words()
+        by_name, me = names
+        self_entity = next(iter(me.result()), None) if me is not None else None
+        return find_anchors(
+            query, by_name.result(), by_vector.result(), settings, self_entity, relations
+        )
 
     def _fuse(
         self,
