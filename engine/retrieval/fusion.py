@@ -21,16 +21,19 @@ def fuse_legs(
 
     The expansion leg weighs `expansion_weight * confidence`, `confidence` in [0, 1] being
     how well its best path explains the question. On a fact the expansion `reached`, the
-    semantic leg's vote counts only as much as the expansion is unsure: a sentence that looks
-    like the question ("films written by X" for "who directed the films written by X") must
-    not lift the bridge above the answer the path leads to. Facts beyond the expansion's
-    reach get the semantic vote whole: that is what the semantic leg adds.
+    semantic leg's vote counts only as much as the expansion is unsure (1 - confidence^4:
+    nothing when its best path explains the question fully, nearly all when it explains
+    little): a sentence that looks like the question ("films written by X" for "who directed
+    the films written by X") must not lift the bridge above the answer the path leads to,
+    while "what should I avoid cooking for Alice?" still finds her allergy. Facts beyond the
+    expansion's reach get the semantic vote whole: that is what the semantic leg adds.
     """
     fused: dict[str, float] = defaultdict(float)
+    unsure = 1.0 - confidence**4
     for rank, uid in enumerate(expansion, start=1):
         fused[uid] += expansion_weight * confidence / (k + rank)
     for rank, uid in enumerate(semantic, start=1):
-        fused[uid] += (1.0 - confidence if uid in reached else 1.0) / (k + rank)
+        fused[uid] += (unsure if uid in reached else 1.0) / (k + rank)
     return dict(fused)
 
 
