@@ -93,14 +93,14 @@ class NamedQueryReads(ABC):
         rows = self._nearest(
             "search_entity_vectors", {"user_id": user_id, "embedding": embedding}, k
         )
-        return [(Entity.from_props(row[0]), float(row[1])) for row in rows]
+        return [(Entity.from_props(row[0]), _unit(row[1])) for row in rows]
 
     def vector_facts(
         self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
     ) -> list[tuple[Fact, float]]:
         params = {"user_id": user_id, "embedding": embedding, "include_invalid": include_invalid}
         rows = self._nearest("search_fact_vectors", params, k)
-        return [(fact_from_row(row), float(row[3])) for row in rows]
+        return [(fact_from_row(row), _unit(row[3])) for row in rows]
 
     def expand(
         self,
@@ -185,3 +185,8 @@ class NamedQueryReads(ABC):
         row = self._run("count_nodes", {"user_id": user_id}, True)[0]
         keys = ("users", "entities", "facts", "valid_facts", "episodes")
         return {k: int(v or 0) for k, v in zip(keys, row, strict=True)}
+
+
+def _unit(similarity: float) -> float:
+    """A similarity from (1 + cos) / 2, kept in [0, 1] against float32 rounding."""
+    return min(1.0, max(0.0, float(similarity)))
