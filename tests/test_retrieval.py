@@ -60,6 +60,8 @@ def test_name_match_prefers_long_specific_names() -> None:
     assert name_match("Movie Movie", one_movie) < 0.5  # each word of a name needs its own
     scattered = words("what were the release dates of G.W. Bailey starred movies")
     assert name_match("Date Movie", scattered) < 0.5 < name_match("G.W. Bailey", scattered)
+    swapped = words("Women Without Men, when was it released")
+    assert name_match("Men Without Women", swapped) < name_match("Women Without Men", swapped)
     assert name_match("蜘蛛侠", words("蜘蛛侠是谁?")) > 0.8
     assert fulltext_terms("蜘蛛侠是谁?") == ["蜘蛛", "蛛侠", "侠是", "是谁"]
 

@@ -90,6 +90,9 @@ def _size(token: str) -> int:
     return 3 if _CJK_CHAR.fullmatch(token) else len(token)
 
 
+_SHUFFLED = 0.9
+
+
 def name_match(name: str, query_words: list[str]) -> float:
     """How surely the query names this entity, in [0, 1] (see `name_span`)."""
     return name_span(name, query_words)[0]
@@ -102,7 +105,8 @@ def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]
     small typo in longer words) times specificity (long names are less likely to match by
     chance than short ones: "Up" inside a question is weak evidence, "Grégoire Colin" strong),
     times compactness: a name's words found far apart ("release dates of ... movies" for the
-    film "Date Movie") are likely not the name.
+    film "Date Movie") are likely not the name, and found out of order ("Men Without Women"
+    in "Women Without Men ...") less likely than in order.
     """
     tokens = words(name)
     if not tokens:
@@ -112,14 +116,16 @@ def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]
     for i in range(len(query_words) - n + 1):
         if query_words[i : i + n] == tokens:
             return _score(total, total), frozenset(range(i, i + n))
-    matched, span = 0.0, set[int]()
+    matched, found = 0.0, list[int]()
     for token in tokens:
-        hit = _token_match(token, query_words, span)
+        hit = _token_match(token, query_words, set(found))
         if hit is not None:
-            span.add(hit[0])
+            found.append(hit[0])
             matched += _size(token) * hit[1] * (0.3 if token in STOPWORDS else 1.0)
+    span = frozenset(found)
     compactness = len(span) / (max(span) - min(span) + 1) if span else 1.0
-    return _score(matched, total) * compactness, frozenset(span)
+    order = 1.0 if found == sorted(found) else _SHUFFLED
+    return _score(matched, total) * compactness * order, span
 
 
 def _score(matched: float, total: int) -> float:
