@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     embedding_device: str = "cpu"
     embedding_batch_size: int = Field(default=16, ge=1)
     embedding_threads: int = Field(default=1, ge=0)  # 0: torch's default (see Embedder)
+    embedding_process: bool = False  # the model in a child process (see Embedder)
 
     # LLM (any OpenAI-compatible endpoint)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")

@@ -24,6 +24,8 @@ from engine.errors import ConfigError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+    from engine.embedding_worker import ModelProcess
+
 _PACKAGED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 _CACHED_CHARS = 256  # names and fact sentences; longer texts (queries) rarely come back
 _PADDING_CHARS = 128  # padding that costs about as much as one more forward pass
@@ -164,6 +166,8 @@ class Embedder:
             (0: leave torch's default, one per core). One thread is the default because
             passes come from a pipeline that keeps the other cores busy: torch's threads then
             wait on each other, and a pass on a busy 2-core machine takes many times longer.
+        process: run the model in a child process (`engine.embedding_worker`), for batch
+            ingests with many threads; `close()` stops it.
     """
 
     def __init__(
@@ -173,11 +177,18 @@ class Embedder:
         batch_size: int = 16,
         cache_size: int = 20_000,
         threads: int = 1,
+        process: bool = False,
     ) -> None:
         self.model_name = model_name
         self.device = device
         self.batch_size = batch_size
         self.threads = threads
+        self._process: ModelProcess | None = None
+        if process:
+            from engine.embedding_worker import ModelProcess  # `python -m` runs it: import late
+
+            arguments = {"model_name": model_name, "device": device, "batch_size": batch_size}
+            self._process = ModelProcess(arguments | {"threads": threads, "cache_size": 0})
         self._passes = _SharedPasses(self._run)
         self._vectors: _Recent[Vector] = _Recent(cache_size)
         self._readable: _Recent[bool] = _Recent(cache_size)
@@ -200,6 +211,8 @@ class Embedder:
 
     @cached_property
     def dimension(self) -> int:
+        if self._process is not None:
+            return int(self._process.call("dimension"))
         model = self.model
         getter = getattr(model, "get_embedding_dimension", None)
         dim = getter() if getter else model.get_sentence_embedding_dimension()
@@ -222,6 +235,8 @@ class Embedder:
         return np.stack([found[t] for t in texts])
 
     def _run(self, texts: list[str], show_progress: bool = False) -> Vector:
+        if self._process is not None:
+            return np.asarray(self._process.call("encode", texts), dtype=np.float32)
         if show_progress:  # one bar for the whole job
             return self._forward(texts, show_progress)
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
@@ -247,6 +262,10 @@ class Embedder:
         known = self._readable.get([key])
         if key in known:
             return known[key]
+        if self._process is not None:
+            readable = bool(self._process.call("reads", (text, max_unknown)))
+            self._readable.put({key: readable})
+            return readable
         tokenizer = getattr(self.model, "tokenizer", None)
         unknown = getattr(tokenizer, "unk_token", None)
         if tokenizer is None or unknown is None:
@@ -256,6 +275,11 @@ class Embedder:
         readable = bool(tokens) and sum(t == unknown for t in tokens) <= max_unknown * len(tokens)
         self._readable.put({key: readable})
         return readable
+
+    def close(self) -> None:
+        """Stop the model's process, if it has one (a later call starts it again)."""
+        if self._process is not None:
+            self._process.close()
 
     def encode_one(self, text: str) -> Vector:
         vector: Vector = self.encode([text])[0]

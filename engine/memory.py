@@ -142,7 +142,9 @@ class Memory:
             self.settings.embedding_device,
             self.settings.embedding_batch_size,
             threads=self.settings.embedding_threads,
+            process=self.settings.embedding_process,
         )
+        self._owns_embedder = embedder is None
         self.store = store or open_store(self.settings)
         self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
         self._ready = False
@@ -495,6 +497,8 @@ class Memory:
         close = getattr(self._extractor, "close", None)
         if self._owns_extractor and callable(close):
             close()
+        if self._owns_embedder:
+            self.embedder.close()
         self.store.close()
 
     def __enter__(self) -> Memory:

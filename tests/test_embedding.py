@@ -143,3 +143,18 @@ def test_grouped_passes_give_the_vectors_of_one_pass(embedder: Embedder) -> None
     grouped.__dict__["model"] = embedder.model
     assert len(length_groups(texts)) > 1
     assert np.allclose(grouped.encode(texts), grouped._forward(texts), atol=1e-5)
+
+
+def test_model_in_its_own_process_gives_the_same_answers(embedder: Embedder) -> None:
+    remote = Embedder(process=True)
+    try:
+        vectors = remote.encode(TEXTS)
+        assert remote.dimension == embedder.dimension
+        assert np.allclose(vectors, embedder.encode(TEXTS), atol=1e-5)
+        assert not remote.reads("张伟")
+        remote.close()
+        assert np.allclose(
+            remote.encode(["Sweden and Oscar"]), embedder.encode(["Sweden and Oscar"]), atol=1e-5
+        )
+    finally:
+        remote.close()

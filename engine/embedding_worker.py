@@ -1,0 +1,126 @@
+"""The embedding model in a process of its own (`Embedder(process=True)`).
+
+A torch forward pass takes the GIL back between its operations. In a busy batch ingest the
+engine's other threads hold it most of the time, and a pass then lasts several times its CPU
+time while a core stays idle. In a child process the passes run at full speed.
+
+The child is `python -m engine.embedding_worker`; requests and replies are length-prefixed
+pickles on its stdin and stdout, between this module's two halves only. The first request
+holds the `Embedder` arguments; then each request is `(operation, argument)` and each reply
+`("ok", value)` or `("error", message)`. The child exits when its stdin closes, so it never
+outlives the parent.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from typing import IO, Any
+
+from engine.errors import ConfigError
+
+_HEADER = struct.Struct("!Q")
+
+
+def _send(stream: IO[bytes], value: object) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError("the other side closed the pipe")
+    (size,) = _HEADER.unpack(header)
+    return pickle.loads(stream.read(size))  # our own child, over private pipes
+
+
+class ModelProcess:
+    """The parent's half: starts the child on first use, one request at a time.
+
+    Raises (from `call`):
+        ConfigError: the child could not start or load the model, or died.
+        RuntimeError: the model failed on this request (the message says how).
+    """
+
+    def __init__(self, arguments: dict[str, Any]) -> None:
+        self._arguments = arguments
+        self._lock = threading.Lock()
+        self._child: subprocess.Popen[bytes] | None = None
+
+    def call(self, operation: str, argument: object = None) -> Any:
+        with self._lock:
+            child = self._started()
+            assert child.stdin is not None and child.stdout is not None  # both are pipes
+            try:
+                _send(child.stdin, (operation, argument))
+                status, value = _receive(child.stdout)
+            except (EOFError, OSError) as exc:
+                self._child = None
+                raise ConfigError(f"the embedding process stopped ({exc}); see its stderr") from exc
+        if status == "error":
+            raise RuntimeError(f"embedding process: {value}")
+        return value
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._child is None:
+            command = [sys.executable, "-m", "engine.embedding_worker"]
+            child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            assert child.stdin is not None  # a pipe
+            _send(child.stdin, self._arguments)
+            self._child = child
+        return self._child
+
+    def close(self) -> None:
+        with self._lock:
+            child, self._child = self._child, None
+        if child is None:
+            return
+        assert child.stdin is not None  # a pipe
+        child.stdin.close()  # the child's cue to exit
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
+
+
+def _serve(embedder: Any, operation: str, argument: Any) -> object:
+    if operation == "encode":
+        return embedder.encode(argument)
+    if operation == "reads":
+        return embedder.reads(*argument)
+    if operation == "dimension":
+        return embedder.dimension
+    raise ValueError(f"unknown operation {operation!r}")
+
+
+def main() -> None:
+    """The child's half: load the model, answer requests until stdin closes."""
+    from engine.embedding import Embedder
+
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # whatever a library prints must not land in the replies
+    requests = sys.stdin.buffer
+    embedder = Embedder(**_receive(requests))
+    while True:
+        try:
+            operation, argument = _receive(requests)
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, object] = ("ok", _serve(embedder, operation, argument))
+        except Exception as exc:  # the parent raises it; this process goes on serving
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        _send(replies, reply)
+
+
+if __name__ == "__main__":
+    main()
