@@ -68,21 +68,28 @@ def mention_fact(body: dict[str, Any]) -> ToolCall:
 
 
 def run_one(
-    embedder: Embedder,
     records: list[ChatRecord],
     home: Path,
     concurrency: int,
     llm_url: str | None,
     recall_data: Path | None = None,
 ) -> tuple[IngestReport, dict[str, Any] | None]:
-    """Ingest into a fresh embedded store in `home`; evidence recall when `recall_data`."""
+    """Ingest into a fresh embedded store in `home`; evidence recall when `recall_data`.
+
+    Every run gets its own embedder (model in its own process, loaded before the clock
+    starts), so no run finds vectors an earlier run kept."""
     overrides: dict[str, Any] = {"data_dir": home}
     if llm_url is not None:
         overrides |= {"openai_base_url": llm_url, "openai_api_key": "bench", "llm_max_retries": 0}
-    with Memory(embedder=embedder, **overrides) as mem:
-        report = mem.ingest(records, concurrency=concurrency)
-        ingested = {f"{r.user_id}/{r.source}" for r in records}
-        recall = evidence_recall(mem, recall_data, ingested) if recall_data else None
+    embedder = Embedder(process=True)
+    embedder.encode(["warm up"])
+    try:
+        with Memory(embedder=embedder, **overrides) as mem:
+            report = mem.ingest(records, concurrency=concurrency)
+            ingested = {f"{r.user_id}/{r.source}" for r in records}
+            recall = evidence_recall(mem, recall_data, ingested) if recall_data else None
+    finally:
+        embedder.close()
     return report, recall
 
 
@@ -173,18 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     records = read_chat_log(args.data, format="locomo").records
     records = records[: args.limit_messages] if args.limit_messages else records
-    embedder = Embedder()
-    embedder.encode(["warm up"])
     rows: list[dict[str, Any]] = []
     recall: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="gm-bench-") as tmp:
         if not args.skip_offline:
-            report, recall = run_one(embedder, records, Path(tmp) / "offline", 4, None, args.data)
+            report, recall = run_one(records, Path(tmp) / "offline", 4, None, args.data)
             rows.append(row("offline", 4, report))
         for concurrency in [] if args.skip_llm else args.concurrency:
             with ScriptedLLMProcess(default=mention_fact, latency_s=args.latency) as llm:
                 home = Path(tmp) / f"llm{concurrency}"
-                report, _ = run_one(embedder, records, home, concurrency, llm.base_url)
+                report, _ = run_one(records, home, concurrency, llm.base_url)
             rows.append(row("llm (scripted)", concurrency, report))
     payload = {
         "when": datetime.now(UTC).isoformat(),
