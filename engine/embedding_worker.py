@@ -7,7 +7,8 @@ time while a core stays idle. In a child process the passes run at full speed.
 The child is `python -m engine.embedding_worker`; requests and replies are length-prefixed
 pickles on its stdin and stdout, between this module's two halves only. The first request
 holds the `Embedder` arguments; then each request is `(operation, argument)` and each reply
-`("ok", value)` or `("error", message)`. The child exits when its stdin closes, so it never
+`("ok", value)`, `("config", message)` (a `ConfigError`, such as a model that cannot load)
+or `("error", message)`. The child exits when its stdin closes, so it never
 outlives the parent.
 """
 
@@ -63,6 +64,8 @@ class ModelProcess:
             except (EOFError, OSError) as exc:
                 self._child = None
                 raise ConfigError(f"the embedding process stopped ({exc}); see its stderr") from exc
+        if status == "config":
+            raise ConfigError(f"embedding process: {value}")
         if status == "error":
             raise RuntimeError(f"embedding process: {value}")
         return value
@@ -117,6 +120,8 @@ def main() -> None:
             return
         try:
             reply: tuple[str, object] = ("ok", _serve(embedder, operation, argument))
+        except ConfigError as exc:  # e.g. the model cannot load
+            reply = ("config", str(exc))
         except Exception as exc:  # the parent raises it; this process goes on serving
             reply = ("error", f"{type(exc).__name__}: {exc}")
         _send(replies, reply)

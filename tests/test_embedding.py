@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from engine.embedding import Embedder, length_groups
+from engine.errors import ConfigError
 
 TEXTS = [
     "Caroline went to an LGBTQ support group yesterday",
@@ -158,3 +159,13 @@ def test_model_in_its_own_process_gives_the_same_answers(embedder: Embedder) -> 
         )
     finally:
         remote.close()
+
+
+def test_a_model_the_process_cannot_load_is_a_config_error() -> None:
+    remote = Embedder(model_name="/nonexistent/model-dir", process=True)
+    try:
+        with pytest.raises(ConfigError) as caught:
+            remote.encode(["Sweden"])
+    finally:
+        remote.close()
+    assert "cannot load embedding model" in str(caught.value)
