@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,6 +80,9 @@ class FalkorDBStore(NamedQueryReads):
         self._graph = client.select_graph(graph_name)
         self._server = server
         self._timeout_ms = timeout_ms
+        # two batches that MERGE the same edge at once can both create it (8 threads adding
+        # the same facts left duplicate edges): one writer at a time per client
+        self._write_lock = threading.Lock()
 
     @classmethod
     def embedded(
@@ -117,7 +121,7 @@ class FalkorDBStore(NamedQueryReads):
         if batch.is_empty():
             return {}
         query, params, names = composed_batch(user_id, batch, self.dialect)
-        with map_falkordb_errors():
+        with self._write_lock, map_falkordb_errors():
             rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
         return fact_mentions(names, rows[0])
 
