@@ -128,6 +128,8 @@ def test_fusion_rewards_agreement_only_where_the_expansion_is_unsure() -> None:
     assert unsure["d"] == pytest.approx(1 / 62)
     sure = fuse_legs(expansion, ["c", "d"], {"a", "b", "c"}, confidence=1.0)
     assert sorted(sure, key=lambda u: -sure[u]) == ["a", "b", "c", "d"]
+    trusting_one = fuse_legs(expansion, [], {"a", "b", "c"}, confidence=1.0, k=60, trusted=1)
+    assert trusting_one["b"] == pytest.approx(0.5 * sure["b"])
 
 
 def test_invalid_facts_are_hidden_unless_asked(mem: Memory) -> None:

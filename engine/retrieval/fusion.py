@@ -8,6 +8,8 @@ from collections import defaultdict
 
 from engine.models import Fact
 
+TAIL_VOTE = 0.5
+
 
 def fuse_legs(
     expansion: list[str],
@@ -16,6 +18,7 @@ def fuse_legs(
     confidence: float,
     expansion_weight: float = 3.0,
     k: int = 60,
+    trusted: int | None = None,
 ) -> dict[str, float]:
     """Reciprocal-rank fusion (weight / (k + rank), rank from 1) of the two legs' orders.
 
@@ -27,11 +30,15 @@ def fuse_legs(
     the films written by X") must not lift the bridge above the answer the path leads to,
     while "what should I avoid cooking for Alice?" still finds her allergy. Facts beyond the
     expansion's reach get the semantic vote whole: that is what the semantic leg adds.
+    Past the first `trusted` expansion facts (those nearly as good as its best), the
+    expansion votes at `TAIL_VOTE` strength.
     """
     fused: dict[str, float] = defaultdict(float)
     unsure = 1.0 - confidence**4
+    trusted = len(expansion) if trusted is None else trusted
     for rank, uid in enumerate(expansion, start=1):
-        fused[uid] += expansion_weight * confidence / (k + rank)
+        vote = 1.0 if rank <= trusted else TAIL_VOTE
+        fused[uid] += vote * expansion_weight * confidence / (k + rank)
     for rank, uid in enumerate(semantic, start=1):
         fused[uid] += (unsure if uid in reached else 1.0) / (k + rank)
     return dict(fused)

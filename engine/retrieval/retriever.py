@@ -150,18 +150,19 @@ class DualRetriever:
         semantic: list[tuple[Fact, float]],
     ) -> SearchResult:
         pool = max(limit * 3, 30)
-        voting = _voting(hits)[:pool]
+        considered = hits[:pool]
         in_leg: dict[Leg, set[str]] = {
-            "expansion": {h.uid for h in voting},
+            "expansion": {h.uid for h in considered},
             "semantic": {f.uid for f, _ in semantic},
         }
         fused = fuse_legs(
-            [h.uid for h in voting],
+            [h.uid for h in considered],
             [f.uid for f, _ in semantic],
             {h.uid for h in hits},
             _confidence(hits),
             self.settings.expansion_weight,
             self.settings.rrf_k,
+            trusted=_trusted(hits),
         )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
@@ -213,13 +214,13 @@ def _confidence(hits: list[ExpansionHit]) -> float:
     return min(1.0, max(0.0, top / CONFIDENT_PATH_SCORE))
 
 
-def _voting(hits: list[ExpansionHit], share: float = 0.7) -> list[ExpansionHit]:
-    """What the expansion leg votes for: when its best path clearly explains the question,
-    only the paths nearly as good (the rest are mere neighbours of the anchor); otherwise its
-    whole order, which then carries little weight."""
+def _trusted(hits: list[ExpansionHit], share: float = 0.7) -> int:
+    """How many of the expansion's hits it fully vouches for: when its best path clearly
+    explains the question, those nearly as good (the rest are mere neighbours of the
+    anchor); otherwise all of them, whose vote then carries little weight anyway."""
     if _confidence(hits) < 1.0:
-        return hits
-    return [h for h in hits if h.score >= share * hits[0].score]
+        return len(hits)
+    return sum(1 for h in hits if h.score >= share * hits[0].score)
 
 
 def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:
