@@ -27,6 +27,7 @@ from typing import Any
 from tqdm import tqdm
 
 from engine import Memory
+from engine.embedding import Embedder
 from engine.normalize import entity_key
 
 REPO = Path(__file__).resolve().parent.parent
@@ -163,7 +164,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     triples = load_kb(args.data / "kb_reconstructed.txt")
     reach = Reachability(triples)
     report: dict[str, Any] = {"sample_per_hop": args.sample, "seed": args.seed, "results": {}}
-    with Memory(data_dir=args.data_dir) as mem:
+    # no vectors kept: each mode asks the same questions, and a query embedded for one mode
+    # must not make the next one look faster
+    embedder = Embedder(cache_size=0)
+    with Memory(data_dir=args.data_dir, embedder=embedder) as mem:
         report["load_s"] = ensure_loaded(mem, triples, args.data_dir, args.reload)
         report["facts"] = mem.stats(USER).facts
         mem.search("warm up", user_id=USER)
@@ -178,6 +182,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         [r for r, ok in zip(rows, answerable, strict=True) if ok]
                     ),
                 }
+    embedder.close()
     return report
 
 
