@@ -111,7 +111,9 @@ def test_falkordb_reads_the_literal_back(falkordb: FalkorDB, value: str) -> None
 
 
 @settings(max_examples=60, deadline=None)
-@given(value=st.text(st.characters(exclude_characters="\x00"), max_size=40))
+@given(  # a lone surrogate cannot reach the database at all: UTF-8 cannot carry it
+    value=st.text(st.characters(exclude_characters="\x00", exclude_categories=["Cs"]), max_size=40)
+)
 def test_falkordb_reads_the_raw_literal_back(falkordb: FalkorDB, value: str) -> None:
     graph = falkordb.select_graph("literals")
     text = literal({"v": value}, unicode_escapes=False)
