@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -15,8 +16,7 @@ from engine.errors import ConfigError, GraphmemError, InvalidInputError
 from engine.memory import Memory
 
 
-def _memory(args: argparse.Namespace) -> Memory:
-    overrides: dict[str, Any] = {}
+def _memory(args: argparse.Namespace, **overrides: Any) -> Memory:
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
     return Memory(**overrides)
@@ -82,7 +82,10 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     if not args.paths and not args.retry_failed:
         raise InvalidInputError("nothing to ingest: give at least one PATH (or --retry-failed)")
     show = None if args.json else for_stream()
-    with _memory(args) as mem:
+    extra = {}
+    if args.concurrency > 1 and "GRAPHMEM_EMBEDDING_PROCESS" not in os.environ:
+        extra["embedding_process"] = True  # a batch job: the model's passes skip the GIL
+    with _memory(args, **extra) as mem:
         try:
             report = mem.ingest(
                 args.paths,
