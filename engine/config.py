@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     expansion_hub_scan: int = Field(default=500, ge=1)
     semantic_k: int = Field(default=30, ge=1)
     rrf_k: int = Field(default=60, ge=1)
-    expansion_weight: float = Field(default=3.0, ge=0)
+    expansion_weight: float = Field(default=2.0, ge=0)
     recency_half_life_days: float = Field(default=30.0, gt=0)
 
     # resolution and conflicts

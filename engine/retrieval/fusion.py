@@ -16,7 +16,7 @@ def fuse_legs(
     semantic: list[str],
     reached: set[str],
     confidence: float,
-    expansion_weight: float = 3.0,
+    expansion_weight: float = 2.0,
     k: int = 60,
     trusted: int | None = None,
 ) -> dict[str, float]:

@@ -31,7 +31,7 @@ class RetrieverSettings:
     expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
     semantic_k: int = 30
     rrf_k: int = 60
-    expansion_weight: float = 3.0
+    expansion_weight: float = 2.0
     half_life_days: float = 30.0
 
 
