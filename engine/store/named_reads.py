@@ -5,7 +5,9 @@ syntax); the statements themselves differ by dialect only where `cypher/<dialect
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
@@ -19,6 +21,8 @@ from engine.store.records import (
     history_from_row,
     overfetch,
 )
+
+R = TypeVar("R", bound=BaseModel)
 
 
 class NamedQueryReads(ABC):
@@ -157,25 +161,21 @@ class NamedQueryReads(ABC):
 
     # -- export ---------------------------------------------------------------------------
 
+    def _page(self, name: str, model: type[R], user_id: str, skip: int, limit: int) -> list[R]:
+        rows = self._run(name, {"user_id": user_id, "skip": skip, "limit": limit}, True)
+        return [model.model_validate(row[0]) for row in rows]
+
     def user_entities(self, user_id: str, skip: int, limit: int) -> list[EntityRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_entities", params, True)
-        return [EntityRecord.model_validate(row[0]) for row in rows]
+        return self._page("list_user_entities", EntityRecord, user_id, skip, limit)
 
     def user_facts(self, user_id: str, skip: int, limit: int) -> list[FactRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_facts", params, True)
-        return [FactRecord.model_validate(row[0]) for row in rows]
+        return self._page("list_user_facts", FactRecord, user_id, skip, limit)
 
     def user_episodes(self, user_id: str, skip: int, limit: int) -> list[EpisodeRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_episodes", params, True)
-        return [EpisodeRecord.model_validate(row[0]) for row in rows]
+        return self._page("list_user_episodes", EpisodeRecord, user_id, skip, limit)
 
     def user_history(self, user_id: str, skip: int, limit: int) -> list[HistoryRecord]:
-        params = {"user_id": user_id, "skip": skip, "limit": limit}
-        rows = self._run("list_user_history", params, True)
-        return [HistoryRecord.model_validate(row[0]) for row in rows]
+        return self._page("list_user_history", HistoryRecord, user_id, skip, limit)
 
     def delete_fact(self, user_id: str, uid: str) -> bool:
         rows = self._run("delete_fact", {"user_id": user_id, "uid": uid})
