@@ -83,6 +83,7 @@ class WordMatch:
         self._sims = sims
         self._weight = specificity
         self.siblings = siblings
+        self._single: dict[str, float] | None = None
 
     def relation_words(self, min_sim: float = 0.5, min_specificity: float = 0.15) -> set[str]:
         """Words that clearly name a relation ("directed", "actors"), not a thing."""
@@ -96,9 +97,12 @@ class WordMatch:
         }
 
     def single(self) -> dict[str, float]:
-        """Each predicate's score as a one-edge path."""
-        scores = self._weight @ self._sims if len(self._weight) else np.zeros(len(self._index))
-        return {p: float(scores[i]) for p, i in self._index.items()}
+        """Each predicate's score as a one-edge path (computed once; callers do not mutate it)."""
+        if self._single is None:
+            n = len(self._index)
+            scores = self._weight @ self._sims if len(self._weight) else np.zeros(n)
+            self._single = {p: float(scores[i]) for p, i in self._index.items()}
+        return self._single
 
     def path(self, predicates: Sequence[str], out_and_back: bool = False) -> float:
         """`out_and_back`: a two-hop chain along one predicate, away from the anchor and back
