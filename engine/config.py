@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     expansion_max_edges: int = Field(default=2000, ge=1)
     # hop 2 reads at most this many edges of a node it passes through: bounds a hub's cost
     expansion_hub_scan: int = Field(default=500, ge=1)
+    # a two-hop chain through a node with more edges counts for less (a chat's speaker)
+    expansion_hub_degree: int = Field(default=100, ge=1)
     semantic_k: int = Field(default=30, ge=1)
     rrf_k: int = Field(default=60, ge=1)
     expansion_weight: float = Field(default=2.0, ge=0)

@@ -103,6 +103,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
             fanout=settings.expansion_fanout,
             max_edges=settings.expansion_max_edges,
             hub_scan=settings.expansion_hub_scan,
+            hub_degree=settings.expansion_hub_degree,
         ),
         semantic_k=settings.semantic_k,
         rrf_k=settings.rrf_k,

@@ -104,6 +104,17 @@ def test_a_chain_is_expanded_when_it_explains_more_than_any_single_edge(mem: Mem
     )
 
 
+def test_a_chain_through_a_hub_counts_for_less(mem: Memory) -> None:
+    """Hub Corp has offices in 150 cities, Acme in one: the chain through Acme says more."""
+    offices = [("Hub Corp", "HAS_OFFICE_IN", f"City {i}") for i in range(150)]
+    facts = [("Nina", "WORKS_FOR", "Hub Corp"), ("Nina", "WORKS_FOR", "Acme"), *offices]
+    mem.add_facts([*facts, ("Acme", "HAS_OFFICE_IN", "Oslo")], user_id="offices")
+    query = "where do Nina's employers have offices"
+    top = mem.search(query, user_id="offices", mode="expansion", limit=3).facts
+    assert top[0].fact.text == "Acme has office in Oslo"
+    assert top[0].hop == 2
+
+
 def test_semantic_leg_needs_no_anchor(mem: Memory) -> None:
     result = mem.search("somebody is allergic to nuts", user_id=USER, mode="semantic", limit=3)
     assert result.anchors == []

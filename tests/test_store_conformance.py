@@ -139,10 +139,12 @@ def test_expansion_caps_fanout_and_prefers_weighted_predicates(
     assert [e.predicate for e in hop1] == ["DIRECTED_BY", "HAS_GENRE"]
     assert len(hop2) == 10
     assert all(e.via == hop1[1].uid and e.near != movie.uid for e in hop2)
+    assert {e.via_degree for e in hop2} == {119}  # Drama's edges but the one came by
     scanned = store.expand(
         "u", [movie.uid], weights={}, fanout=10, depth=2, include_invalid=False, hub_scan=4
     )
     assert len([e for e in scanned if e.hop == 2]) == 4  # the hub's edges read stop at 4
+    assert {e.via_degree for e in scanned if e.hop == 2} == {4}
 
 
 def test_delete_fact_removes_both_forms(store: GraphStore, embedder: Embedder) -> None:

@@ -3,6 +3,7 @@ a two-hop chain from an anchor) explains the question's words."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from engine.retrieval.anchors import Anchor
@@ -23,6 +24,7 @@ class ExpansionSettings:
     fanout: int = 50
     max_edges: int = 2000
     hub_scan: int = 500
+    hub_degree: int = 100  # a middle node with more edges than this is a hub (see `through_hub`)
 
 
 def continue_through(match: WordMatch, top: int = 3, share: float = 0.6) -> list[str]:
@@ -35,6 +37,13 @@ def continue_through(match: WordMatch, top: int = 3, share: float = 0.6) -> list
     best = single[ranked[0]] if ranked else 0.0
     starts = match.chain_starts()
     return [p for i, p in enumerate(ranked) if i < top or single[p] >= share * best or p in starts]
+
+
+def through_hub(degree: int, hub_degree: int) -> float:
+    """The share of a chain's relevance kept when its middle node has `degree` edges: a chain
+    through a hub (the speaker of a chat, who is the subject of nearly every fact) says little
+    about the anchor; one through a film or a person with a few dozen edges keeps it all."""
+    return 1.0 if degree <= hub_degree else 1.0 / (1.0 + math.log(degree / hub_degree))
 
 
 def expand(
@@ -72,7 +81,8 @@ def expand(
             key = (via.predicate, edge.predicate, back)
             if key not in chains:
                 chains[key] = match.path(key[:2], out_and_back=back)
-            relevance = chains[key]
+            hub = through_hub(edge.via_degree, settings.hub_degree)
+            relevance = chains[key] * hub if chains[key] > 0 else chains[key]
         hits.append(ExpansionHit(edge.uid, relevance * strength.get(edge.anchor, 1.0), edge))
     hits = _without_bridges(hits)
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))

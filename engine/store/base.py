@@ -133,6 +133,7 @@ class ExpandedEdge:
     outgoing: bool  # the relationship points from `near` to `far`
     mentions: int = 0  # of the fact
     via: str | None = None  # hop 2: uid of the hop-1 fact
+    via_degree: int = 0  # hop 2: edges of `near` read by the expansion (capped by its hub scan)
 
 
 @runtime_checkable

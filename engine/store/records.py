@@ -149,7 +149,8 @@ def history_from_row(props: dict[str, Any]) -> HistoryEvent:
 def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
     """Flatten `expand_subgraph` rows (a hop-1 edge with its hop-2 edges) into edges."""
     edges: dict[str, ExpandedEdge] = {}
-    for anchor, uid, predicate, outgoing, mid, mid_name, mid_mentions, mentions, hop2 in rows:
+    for row in rows:
+        anchor, uid, predicate, outgoing, mid, mid_name, mid_mentions, mentions, hop2, degree = row
         edges.setdefault(
             uid,
             ExpandedEdge(
@@ -183,6 +184,7 @@ def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
                     outgoing=bool(outgoing2),
                     mentions=int(mentions2 or 0),
                     via=uid,
+                    via_degree=int(degree or 0),
                 ),
             )
     return list(edges.values())
