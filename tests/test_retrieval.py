@@ -143,6 +143,16 @@ def test_fusion_rewards_agreement_only_where_the_expansion_is_unsure() -> None:
     assert trusting_one["b"] == pytest.approx(0.5 * sure["b"])
 
 
+def test_a_bridge_gets_the_semantic_vote_only_as_far_as_the_expansion_is_unsure() -> None:
+    """ "films written by X" matches "who directed the films written by X" best, but it is the
+    way to the answer, not the answer."""
+    args = (["answer"], ["bridge", "answer"], {"answer"})
+    half = fuse_legs(*args, confidence=0.5, bridges=frozenset({"bridge"}))
+    assert half["bridge"] == pytest.approx(0.5 / 61)
+    assert fuse_legs(*args, confidence=1.0, bridges=frozenset({"bridge"}))["bridge"] == 0.0
+    assert fuse_legs(*args, confidence=0.5)["bridge"] == pytest.approx(1 / 61)
+
+
 def test_invalid_facts_are_hidden_unless_asked(mem: Memory) -> None:
     fact = next(f for f in mem.get_all(USER) if f.text == "Alice drives a Renault Zoe")
     mem.store.write(USER, WriteBatch(invalidate=[fact.uid], invalid_at=1.0))

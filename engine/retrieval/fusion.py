@@ -19,6 +19,7 @@ def fuse_legs(
     expansion_weight: float = 2.0,
     k: int = 60,
     trusted: int | None = None,
+    bridges: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Reciprocal-rank fusion (weight / (k + rank), rank from 1) of the two legs' orders.
 
@@ -31,7 +32,9 @@ def fuse_legs(
     while "what should I avoid cooking for Alice?" still finds her allergy. Facts beyond the
     expansion's reach get the semantic vote whole: that is what the semantic leg adds.
     Past the first `trusted` expansion facts (those nearly as good as its best), the
-    expansion votes at `TAIL_VOTE` strength.
+    expansion votes at `TAIL_VOTE` strength. `bridges` are facts the expansion passed over
+    on the way to a chain that explains the question better: the semantic vote on them
+    counts only as much as the expansion is unsure (1 - confidence).
     """
     fused: dict[str, float] = defaultdict(float)
     unsure = 1.0 - confidence**4
@@ -40,7 +43,8 @@ def fuse_legs(
         vote = 1.0 if rank <= trusted else TAIL_VOTE
         fused[uid] += vote * expansion_weight * confidence / (k + rank)
     for rank, uid in enumerate(semantic, start=1):
-        fused[uid] += (unsure if uid in reached else 1.0) / (k + rank)
+        share = unsure if uid in reached else 1.0 - confidence if uid in bridges else 1.0
+        fused[uid] += share / (k + rank)
     return dict(fused)
 
 

@@ -88,6 +88,7 @@ class DualRetriever:
             )
         anchors: list[Anchor] = []
         hits: list[ExpansionHit] = []
+        bridges: set[str] = set()
         edges_count = 0
         if names is not None:
             anchors = self._anchors(query, user_id, words, param, names)
@@ -102,10 +103,11 @@ class DualRetriever:
                 self.store, user_id, anchors, match, self.settings.expansion, include_invalid
             )
             edges_count = len(edges)
+            bridges = {e.uid for e in edges} - {h.uid for h in hits}
             watch.lap("expansion")
         semantic = pending.result() if pending is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
-        result = self._fuse(query, user_id, limit, anchors, hits, semantic)
+        result = self._fuse(query, user_id, limit, anchors, hits, semantic, bridges)
         result.candidates = edges_count + len(semantic)
         result.paths = self._paths(user_id, anchors, hits)
         watch.lap("fuse")
@@ -148,6 +150,7 @@ class DualRetriever:
         anchors: list[Anchor],
         hits: list[ExpansionHit],
         semantic: list[tuple[Fact, float]],
+        bridges: set[str],
     ) -> SearchResult:
         pool = max(limit * 3, 30)
         considered = hits[:pool]
@@ -163,6 +166,7 @@ class DualRetriever:
             self.settings.expansion_weight,
             self.settings.rrf_k,
             trusted=_trusted(hits),
+            bridges=frozenset(bridges),
         )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
