@@ -8,6 +8,7 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.facts import build_batch, validate_facts
 from engine.store.base import GraphStore
+from engine.store.records import MAX_VECTOR_K, Overfetch
 
 SETTINGS = Settings()
 
@@ -87,6 +88,36 @@ def test_vector_search_does_not_starve_when_other_users_fill_the_index(
     hits = store.vector_facts("me", vector, 5, include_invalid=False)
     assert [f.text for f, _ in hits] == ["I own a cat called Miso"]
     assert 0.0 <= hits[0][1] <= 1.0
+
+
+def test_vector_search_finds_k_facts_after_they_were_mentioned_again(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """Re-mentioning a fact rewrites its node; on FalkorDB that leaves stale vectors in the
+    index, which must not cost the user results."""
+    facts = [(f"Person {i}", "OWNS", f"dog {i}") for i in range(40)]
+    for _ in range(4):
+        _write(store, embedder, "u", facts)
+    vector = as_param(embedder.encode_one("who owns a dog"))
+    assert len(store.vector_facts("u", vector, 30, include_invalid=False)) == 30
+
+
+def test_overfetch_learns_how_many_neighbours_survive_the_filters() -> None:
+    asked: list[int] = []
+
+    def fetch(n: int) -> list[list[object]]:  # an index where one neighbour in three survives
+        asked.append(n)
+        return [[i] for i in range(n // 3)]
+
+    overfetch = Overfetch()
+    assert len(overfetch.rows("q", fetch, 30)) == 30
+    assert len(asked) == 2  # 75 asked, 25 survived: asked again for 300
+    asked.clear()
+    assert len(overfetch.rows("q", fetch, 30)) == 30
+    assert asked == [113]  # a quarter more than 30 / (100 / 300)
+    small: list[int] = []
+    assert overfetch.rows("few", lambda n: small.append(n) or [[1]] * 5, 30) == [[1]] * 5
+    assert small[-1] == MAX_VECTOR_K  # a user with 5 facts: the index has no more to give
 
 
 def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder: Embedder) -> None:

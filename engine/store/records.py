@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -96,15 +97,34 @@ def statement_texts(
     return out
 
 
-def overfetch(fetch: Callable[[int], Rows], k: int) -> Rows:
-    """Call `fetch(n)` with a growing n until k rows survive the user filter or the index has
-    nothing more to give (fewer rows than asked, or `MAX_VECTOR_K` reached)."""
-    n = max(k * 2, 16)
-    while True:
-        rows = fetch(n)
-        if len(rows) >= k or n >= MAX_VECTOR_K:
-            return rows[:k]
-        n *= 4
+_MARGIN = 1.25  # ask for a quarter more than the share last seen says is enough
+
+
+class Overfetch:
+    """Asks a vector index for enough neighbours that `k` survive the filters after it (other
+    users' nodes, invalid facts), learning per statement what share survived last time.
+
+    The share can be far below one for a single user: FalkorDB re-indexes a node on any
+    property write (a fact's mention count) and its HNSW index keeps the replaced vectors,
+    which still take places among the nearest (FalkorDB PR #2197 fixes it upstream). Without
+    learning, every query would run twice or more.
+    """
+
+    def __init__(self) -> None:
+        self._survival: dict[str, float] = {}
+
+    def rows(self, name: str, fetch: Callable[[int], Rows], k: int) -> Rows:
+        """Call `fetch(n)` with a growing n until k rows survive or the index has nothing
+        more to give (fewer rows than asked, or `MAX_VECTOR_K` reached)."""
+        n = min(MAX_VECTOR_K, max(16, math.ceil(_MARGIN * k / self._survival.get(name, 0.5))))
+        while True:
+            rows = fetch(n)
+            if len(rows) >= k:
+                self._survival[name] = len(rows) / n
+                return rows[:k]
+            if n >= MAX_VECTOR_K:
+                return rows
+            n = min(MAX_VECTOR_K, n * 4)
 
 
 def composed_batch(
