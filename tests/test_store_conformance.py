@@ -8,7 +8,7 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.facts import build_batch, validate_facts
 from engine.store.base import GraphStore
-from engine.store.records import MAX_VECTOR_K, Overfetch
+from engine.store.records import MAX_VECTOR_K, overfetch
 
 SETTINGS = Settings()
 
@@ -102,22 +102,21 @@ def test_vector_search_finds_k_facts_after_they_were_mentioned_again(
     assert len(store.vector_facts("u", vector, 30, include_invalid=False)) == 30
 
 
-def test_overfetch_learns_how_many_neighbours_survive_the_filters() -> None:
+def test_overfetch_asks_wide_and_again_only_when_too_few_survive() -> None:
     asked: list[int] = []
 
-    def fetch(n: int) -> list[list[object]]:  # an index where one neighbour in three survives
+    def fetch(n: int, keep: int) -> list[list[object]]:  # one neighbour in ten survives
         asked.append(n)
-        return [[i] for i in range(n // 3)]
+        return [[i] for i in range(n // 10)][:keep]
 
-    overfetch = Overfetch()
-    assert len(overfetch.rows("q", fetch, 30)) == 30
-    assert len(asked) == 2  # 75 asked, 25 survived: asked again for 300
+    assert len(overfetch(fetch, 30)) == 30
+    assert asked == [240, 960]
     asked.clear()
-    assert len(overfetch.rows("q", fetch, 30)) == 30
-    assert asked == [113]  # a quarter more than 30 / (100 / 300)
-    small: list[int] = []
-    assert overfetch.rows("few", lambda n: small.append(n) or [[1]] * 5, 30) == [[1]] * 5
-    assert small[-1] == MAX_VECTOR_K  # a user with 5 facts: the index has no more to give
+    assert len(overfetch(fetch, 5)) == 5
+    assert asked == [64]
+    few: list[int] = []
+    assert overfetch(lambda n, keep: few.append(n) or [[1]] * 5, 30) == [[1]] * 5
+    assert few[-1] == MAX_VECTOR_K  # a user with 5 facts: the index has no more to give
 
 
 def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder: Embedder) -> None:

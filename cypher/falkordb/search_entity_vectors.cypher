@@ -4,3 +4,4 @@ WITH node, score WHERE node.user_id = $user_id
 RETURN node {.uid, .user_id, .key, .name, .type, .aliases, .mentions, .first_seen, .last_seen} AS entity,
        1.0 - score / 2.0 AS similarity
 ORDER BY similarity DESC
+LIMIT $limit

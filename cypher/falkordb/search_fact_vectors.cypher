@@ -7,3 +7,4 @@ RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, 
           .last_seen, .episodes, .confidence} AS fact,
        s {.uid, .name} AS subject, o {.uid, .name} AS object, 1.0 - score / 2.0 AS similarity
 ORDER BY similarity DESC
+LIMIT $limit

@@ -5,7 +5,6 @@ syntax); the statements themselves differ by dialect only where `cypher/<dialect
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from functools import cached_property
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -15,12 +14,12 @@ from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import ExpandedEdge, RankBy
 from engine.store.records import (
-    Overfetch,
     Rows,
     edges_from_rows,
     entity_pairs,
     fact_from_row,
     history_from_row,
+    overfetch,
 )
 
 R = TypeVar("R", bound=BaseModel)
@@ -36,12 +35,10 @@ class NamedQueryReads(ABC):
     def _fulltext_query(self, terms: list[str]) -> str:
         """`terms` in the database's fulltext syntax, escaped; empty when nothing is left."""
 
-    @cached_property
-    def _overfetch(self) -> Overfetch:
-        return Overfetch()
-
     def _nearest(self, name: str, params: dict[str, Any], k: int) -> Rows:
-        return self._overfetch.rows(name, lambda n: self._run(name, {**params, "k": n}, True), k)
+        return overfetch(
+            lambda n, keep: self._run(name, {**params, "k": n, "limit": keep}, True), k
+        )
 
     def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]:
         params = {"user_id": user_id, "keys": keys}

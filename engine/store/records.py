@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -97,34 +96,23 @@ def statement_texts(
     return out
 
 
-_MARGIN = 1.25  # ask for a quarter more than the share last seen says is enough
+NEIGHBOURS_PER_RESULT = 8
 
 
-class Overfetch:
-    """Asks a vector index for enough neighbours that `k` survive the filters after it (other
-    users' nodes, invalid facts), learning per statement what share survived last time.
-
-    The share can be far below one for a single user: FalkorDB re-indexes a node on any
-    property write (a fact's mention count) and its HNSW index keeps the replaced vectors,
-    which still take places among the nearest (FalkorDB PR #2197 fixes it upstream). Without
-    learning, every query would run twice or more.
-    """
-
-    def __init__(self) -> None:
-        self._survival: dict[str, float] = {}
-
-    def rows(self, name: str, fetch: Callable[[int], Rows], k: int) -> Rows:
-        """Call `fetch(n)` with a growing n until k rows survive or the index has nothing
-        more to give (fewer rows than asked, or `MAX_VECTOR_K` reached)."""
-        n = min(MAX_VECTOR_K, max(16, math.ceil(_MARGIN * k / self._survival.get(name, 0.5))))
-        while True:
-            rows = fetch(n)
-            if len(rows) >= k:
-                self._survival[name] = len(rows) / n
-                return rows[:k]
-            if n >= MAX_VECTOR_K:
-                return rows
-            n = min(MAX_VECTOR_K, n * 4)
+def overfetch(fetch: Callable[[int, int], Rows], k: int) -> Rows:
+    """Rows of `fetch(n, k)`: a vector statement asked for n nearest neighbours that keeps the
+    best k passing its filters. n starts at `NEIGHBOURS_PER_RESULT` * k, for two reasons: an
+    HNSW index searches wider the more neighbours it is asked for (FalkorDB's default breadth
+    is 10, so asking for 30 finds worse ones than asking for 240 and keeping 30), and the
+    filters drop neighbours (other users' nodes, invalid facts, and on FalkorDB the vectors a
+    node had before its last write, which its index keeps: FalkorDB PR #2197). While fewer
+    than k survive, it asks again with 4 times as many, up to `MAX_VECTOR_K`."""
+    n = min(MAX_VECTOR_K, max(64, k * NEIGHBOURS_PER_RESULT))
+    while True:
+        rows = fetch(n, k)
+        if len(rows) >= k or n >= MAX_VECTOR_K:
+            return rows[:k]
+        n = min(MAX_VECTOR_K, n * 4)
 
 
 def composed_batch(
