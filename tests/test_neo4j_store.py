@@ -154,10 +154,11 @@ def test_vector_search_asks_for_more_until_k_rows_survive_the_user_filter() -> N
 
     def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
         asked.append(params["k"])
-        return [row] * (2 if params["k"] < 64 else 5)
+        assert params["limit"] == 3  # the statement keeps the best 3 of the k neighbours
+        return [row] * (2 if params["k"] < 256 else 3)
 
     hits = make_store(FakeDriver(respond)).vector_facts("u", [1.0], 3, include_invalid=False)
-    assert asked == [16, 64]
+    assert asked == [64, 256]
     assert len(hits) == 3
     assert hits[0][1] == pytest.approx(0.9)
 
