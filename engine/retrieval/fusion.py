@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 
 from engine.models import Fact
 
@@ -19,7 +20,7 @@ def fuse_legs(
     expansion_weight: float = 2.0,
     k: int = 60,
     trusted: int | None = None,
-    bridges: frozenset[str] = frozenset(),
+    bridges: AbstractSet[str] = frozenset(),
 ) -> dict[str, float]:
     """Reciprocal-rank fusion (weight / (k + rank), rank from 1) of the two legs' orders.
 

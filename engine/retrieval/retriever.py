@@ -166,7 +166,7 @@ class DualRetriever:
             self.settings.expansion_weight,
             self.settings.rrf_k,
             trusted=_trusted(hits),
-            bridges=frozenset(bridges),
+            bridges=bridges,
         )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
