@@ -68,14 +68,13 @@ def _token_match(token: str, query: list[str], taken: set[int]) -> tuple[int, fl
     """Where `token` stands in the query (not at a position another token of the name took)
     and how surely: exactly (1.0) or with a small typo in a longer word (0.8, so an exact
     name beats a near one)."""
-    free = [(i, q) for i, q in enumerate(query) if i not in taken]
-    for i, q in free:
-        if q == token:
+    for i, q in enumerate(query):
+        if q == token and i not in taken:
             return i, 1.0
     if len(token) < 4:
         return None
-    for i, q in free:
-        if abs(len(q) - len(token)) <= 2 and _near(token, q):
+    for i, q in enumerate(query):
+        if i not in taken and abs(len(q) - len(token)) <= 2 and _near(token, q):
             return i, 0.8
     return None
 
