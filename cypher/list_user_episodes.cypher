@@ -2,7 +2,7 @@
 MATCH (p:Episode {user_id: $user_id})
 OPTIONAL MATCH (p)-[:MENTIONS]->(e:Entity)
 WITH p, collect(e.uid) AS entity_uids
-RETURN p {.uid, .session_id, .role, .content, .ts, .source, .checksum, .status, .error,
+RETURN p {.uid, .session_id, .role, .speaker, .content, .ts, .source, .checksum, .status, .error,
           .metadata, .created_at, entity_uids: entity_uids} AS episode
 ORDER BY p.uid
 SKIP $skip LIMIT $limit

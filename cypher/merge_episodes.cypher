@@ -3,6 +3,7 @@ UNWIND $rows AS row
 MERGE (p:Episode {uid: row.uid})
 ON CREATE SET p.user_id = $user_id, p.session_id = row.session_id, p.role = row.role,
               p.content = row.content, p.ts = row.ts, p.source = row.source,
+              p.speaker = row.speaker,
               p.checksum = row.checksum, p.metadata = row.metadata,
               p.created_at = $now
 SET p.status = row.status, p.error = row.error

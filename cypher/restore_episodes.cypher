@@ -1,7 +1,7 @@
 // Import: exported episodes, properties as exported, with their MENTIONS edges.
 UNWIND $rows AS row
 MERGE (p:Episode {user_id: $user_id, uid: row.uid})
-SET p.session_id = row.session_id, p.role = row.role, p.content = row.content, p.ts = row.ts,
+SET p.session_id = row.session_id, p.role = row.role, p.speaker = row.speaker, p.content = row.content, p.ts = row.ts,
     p.source = row.source, p.checksum = row.checksum, p.status = row.status,
     p.error = row.error, p.metadata = row.metadata,
     p.created_at = row.created_at

@@ -51,6 +51,7 @@ class FactContext:
     episode_of: EpisodeOf
     max_text_chars: int
     now: float
+    episode_times: dict[str, float] = field(default_factory=dict)  # a fact's default valid_at
 
 
 def fact_changes(
@@ -119,8 +120,8 @@ def fact_row(fact: ExtractedFact, ctx: FactContext) -> FactRow:
     # "USER's name is Alice" reads "The user's name is Alice", not "Alice's name is Alice"
     speaker = "the user" if own_name else resolved.self_name
     text = _text(fact, predicate, speaker, ctx.max_text_chars)
-    valid_at = to_epoch(fact.valid_at)
     episode = ctx.episode_of(subject, obj)
+    valid_at = to_epoch(fact.valid_at) or ctx.episode_times.get(episode or "")
     return FactRow(uid, subject, obj, predicate, text, ctx.now, valid_at, 1.0, episode)
 
 

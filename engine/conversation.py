@@ -34,7 +34,7 @@ from typing import Any
 
 from engine.changes import Changes, FactContext, fact_changes, likely_texts
 from engine.config import Settings
-from engine.embedding import Embedder
+from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
@@ -49,6 +49,7 @@ from engine.resolve import (
     self_uid,
     user_name,
 )
+from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.terms import mentions_self
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch
@@ -81,6 +82,7 @@ class PreparedAdd:
     outcome: ExtractionOutcome
     extractor: str
     known: list[KnownFact] = field(default_factory=list)
+    episode_vectors: dict[str, list[float]] = field(default_factory=dict)
     skipped: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0  # time spent preparing
@@ -95,6 +97,7 @@ def prepare(
     metadata: Mapping[str, Any] | None = None,
     timestamp: datetime | float | None = None,
     source: str | None = None,
+    speaker: str | None = None,
 ) -> PreparedAdd:
     """Phase one of an add (see the module docstring); writes nothing.
 
@@ -106,6 +109,9 @@ def prepare(
     started = time.perf_counter()
     user_id = check_user_id(user_id)
     chat, errors = parse_messages(messages, ctx.settings.max_message_chars)
+    if speaker is not None:
+        name = clean_text(speaker, "speaker", ctx.settings.max_name_chars)
+        chat = [m if m.name else m.model_copy(update={"name": name}) for m in chat]
     if metadata is not None:
         check_length(_metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
     rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
@@ -121,6 +127,7 @@ def prepare(
         errors=errors,
     )
     if kept:
+        prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
         name = user_name(current_self(ctx.store, user_id))
         prepared.known = known_facts(ctx, user_id, prepared.messages)
         outcome = ctx.extractor.extract(prepared.messages, prepared.known, user_name=name)
@@ -144,13 +151,16 @@ def apply(ctx: AddContext, prepared: PreparedAdd) -> AddResult:
     error = prepared.outcome.error
     if error is not None:
         failed = [replace(row, status="failed", error=error) for row in prepared.episodes]
-        ctx.store.write(prepared.user_id, WriteBatch(episodes=failed))
+        batch = WriteBatch(episodes=failed, episode_embeddings=prepared.episode_vectors)
+        ctx.store.write(prepared.user_id, batch)
+        ctx.retriever.episode_leg.note(prepared.user_id, failed)
         result.extraction_error = error
         result.errors.append(f"extraction failed, episodes kept as failed: {error}")
         return _timed(result, prepared, started)
     batch, resolved, changes = _build(ctx, prepared, time.time())
     ctx.store.write(prepared.user_id, batch)
     ctx.retriever.note_predicates(prepared.user_id, (f.predicate for f in batch.facts))
+    ctx.retriever.episode_leg.note(prepared.user_id, batch.episodes)
     _fill(result, resolved, changes)
     return _timed(result, prepared, started)
 
@@ -246,6 +256,7 @@ def episode_rows(
                 origin,
                 digest,
                 metadata=meta,
+                speaker=message.name,
             )
         )
     return rows
@@ -272,6 +283,11 @@ def _fresh(store: GraphStore, user_id: str, rows: list[EpisodeRow]) -> set[str]:
         if row.checksum not in stored:
             fresh.setdefault(row.checksum, row.uid)
     return set(fresh.values())
+
+
+def episode_vectors(embedder: Embedder, rows: list[EpisodeRow]) -> dict[str, list[float]]:
+    vectors = embedder.encode([episode_text(r.speaker, r.content) for r in rows])
+    return {row.uid: as_param(vector) for row, vector in zip(rows, vectors, strict=True)}
 
 
 # -- what is known --------------------------------------------------------------------------
@@ -327,7 +343,10 @@ def _build(
         either = [e for e, uids in links.items() if subject in uids or obj in uids]
         return (both or either or [last])[-1]
 
-    facts = FactContext(prepared.user_id, resolved, episode_of, ctx.settings.max_text_chars, now)
+    times = {e.uid: e.ts for e in prepared.episodes}
+    facts = FactContext(
+        prepared.user_id, resolved, episode_of, ctx.settings.max_text_chars, now, times
+    )
     changes = fact_changes(
         ctx.store,
         ctx.embedder,
@@ -346,6 +365,7 @@ def _build(
         invalidate=list(changes.invalidate),
         invalid_at=now,
         episodes=[replace(e, entity_uids=tuple(links[e.uid])) for e in prepared.episodes],
+        episode_embeddings=prepared.episode_vectors,
         history=resolved.history + changes.history,
     )
     return batch, resolved, changes

@@ -34,13 +34,14 @@ from engine.models import (
     ScoredEntity,
     SearchResult,
     Stats,
+    to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.resolve import self_uid
 from engine.restore import ImportReport, import_snapshot, parse_snapshot
 from engine.retrieval.anchors import AnchorSettings
 from engine.retrieval.expansion import ExpansionSettings
-from engine.retrieval.retriever import DualRetriever, Mode, RetrieverSettings
+from engine.retrieval.retriever import MODES, DualRetriever, Mode, RetrieverSettings
 from engine.snapshot import GraphSnapshot
 from engine.store.base import Dialect, GraphStore, RankBy, WriteBatch
 
@@ -263,6 +264,8 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         timestamp: datetime | float | None = None,
         source: str | None = None,
+        speaker: str | None = None,
+        ts: datetime | float | None = None,
     ) -> AddResult:
         """Remember a conversation: each message becomes an Episode, ONE extraction call reads
         them (seeing what is already known), and everything is written in one batch.
@@ -272,6 +275,11 @@ class Memory:
         are left out and listed in `AddResult.errors`. A failed extraction does not raise: the
         episodes are kept as "failed" and `AddResult.extraction_error` says why. Adding the
         same message again is a no-op (`episodes_skipped`).
+
+        `speaker` names who wrote the messages that carry no `name` of their own: their "I"
+        means that speaker (a participant of a group chat), not the user. `ts` (alias
+        `timestamp`: a datetime, naive meaning UTC, or epoch seconds) is when they were
+        written; it dates the episodes and is the default `valid_at` of their facts.
 
         Raises:
             InvalidInputError: bad arguments, or no usable message.
@@ -287,8 +295,9 @@ class Memory:
             user_id,
             session_id=session_id,
             metadata=metadata,
-            timestamp=timestamp,
+            timestamp=ts if ts is not None else timestamp,
             source=source,
+            speaker=speaker,
         )
         return self.apply_add(prepared)
 
@@ -301,6 +310,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         timestamp: datetime | float | None = None,
         source: str | None = None,
+        speaker: str | None = None,
     ) -> PreparedAdd:
         """Phase one of `add` (validation, episodes, known facts, the extraction); writes
         nothing. Pipelines run it ahead of `apply_add` (see `engine.conversation`)."""
@@ -313,6 +323,7 @@ class Memory:
             metadata=metadata,
             timestamp=timestamp,
             source=source,
+            speaker=speaker,
         )
 
     def apply_add(self, prepared: PreparedAdd) -> AddResult:
@@ -343,15 +354,26 @@ class Memory:
         *,
         include_invalid: bool = False,
         mode: Mode = "dual",
+        since: datetime | float | None = None,
+        until: datetime | float | None = None,
     ) -> SearchResult:
-        """The facts, paths and entities of `user_id`'s graph that answer `query` (no LLM).
+        """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
+        (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`).
 
-        `mode` picks the legs: "dual" (default), "expansion" or "semantic".
+        `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
+        fact legs) or "episodes" (the messages alone). `since` / `until` (a datetime, naive
+        meaning UTC, or epoch seconds) keep messages written, and facts that became true, in
+        that window.
+
+        Raises:
+            InvalidInputError: an unknown mode, a limit outside 1-1000, or a bad user id.
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
         if not 1 <= limit <= 1000:
             raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
+        if mode not in MODES:
+            raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         self._setup()
         return self.retriever.search(
             query,
@@ -360,6 +382,8 @@ class Memory:
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
+            since=to_epoch(since),
+            until=to_epoch(until),
         )
 
     @staticmethod

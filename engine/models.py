@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Leg = Literal["expansion", "semantic", "path"]
+Leg = Literal["expansion", "semantic", "path", "episodes", "facts"]
 
 
 def to_epoch(value: datetime | float | None) -> float | None:
@@ -121,6 +121,7 @@ class Episode(BaseModel):
     user_id: str
     session_id: str | None = None
     role: str
+    speaker: str | None = None
     content: str
     ts: datetime
     source: str | None = None
@@ -136,6 +137,7 @@ class Episode(BaseModel):
             user_id=props["user_id"],
             session_id=props.get("session_id"),
             role=props["role"],
+            speaker=props.get("speaker"),
             content=props["content"],
             ts=from_epoch(props["ts"]) or datetime.now(UTC),
             source=props.get("source"),
@@ -146,10 +148,34 @@ class Episode(BaseModel):
         )
 
 
+class Snippet(BaseModel):
+    """A message as a search returns it: who said what, when, in which session."""
+
+    uid: str
+    speaker: str | None = None
+    role: str
+    ts: datetime
+    session_id: str | None = None
+    text: str
+
+    def line(self) -> str:
+        who = self.speaker or self.role
+        return f"[{self.ts:%Y-%m-%d}] {who}: {self.text}"
+
+
 class ScoredFact(BaseModel):
     fact: Fact
     score: float
     hop: int | None = None
+    legs: list[Leg] = Field(default_factory=list)
+    sources: list[Snippet] = Field(default_factory=list)  # the messages it came from
+
+
+class ScoredEpisode(BaseModel):
+    """A message found by the episode leg ("episodes") or behind found facts ("facts")."""
+
+    episode: Snippet
+    score: float
     legs: list[Leg] = Field(default_factory=list)
 
 
@@ -169,6 +195,7 @@ class SearchResult(BaseModel):
     query: str
     user_id: str
     facts: list[ScoredFact] = Field(default_factory=list)
+    episodes: list[ScoredEpisode] = Field(default_factory=list)
     entities: list[ScoredEntity] = Field(default_factory=list)
     paths: list[Path] = Field(default_factory=list)
     anchors: list[str] = Field(default_factory=list)
@@ -183,7 +210,10 @@ class SearchResult(BaseModel):
         lines: list[str] = []
         if self.facts:
             lines.append("Known facts:")
-            lines += [f"- {sf.fact.text}" for sf in self.facts]
+            lines += [f"- {_dated(sf)}" for sf in self.facts]
+        if self.episodes:
+            lines.append("From the conversation:")
+            lines += [f"- {se.episode.line()}" for se in self.episodes]
         if self.paths:
             lines.append("Connections:")
             lines += [f"- {' -> '.join(f.text for f in p.facts)}" for p in self.paths]
@@ -198,6 +228,11 @@ class SearchResult(BaseModel):
             kept.append(line)
             budget -= cost
         return "\n".join(kept)
+
+
+def _dated(hit: ScoredFact) -> str:
+    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
+    return f"[{when:%Y-%m-%d}] {hit.fact.text}" if when else hit.fact.text
 
 
 class AddResult(BaseModel):

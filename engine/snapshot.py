@@ -108,6 +108,7 @@ class EpisodeRecord(_Record):
     uid: str
     session_id: str | None = None
     role: str
+    speaker: str | None = None
     content: str
     ts: float
     source: str | None = None

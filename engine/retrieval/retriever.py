@@ -12,15 +12,20 @@ from engine.embedding import Embedder, as_param
 from engine.models import Entity, Fact, Leg, Path, ScoredEntity, ScoredFact, SearchResult
 from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
 from engine.retrieval.background import BACKGROUND
+from engine.retrieval.episodes import EpisodeHit, EpisodeLeg, EpisodeLegParams
 from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
 from engine.retrieval.fusion import fuse_legs, knowledge_boost
+from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.paths import joining_paths
 from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.terms import asks_for_siblings, content_terms, fulltext_terms, mentions_self
 from engine.retrieval.terms import words as words_of
 from engine.store.base import GraphStore
 
-Mode = Literal["dual", "expansion", "semantic"]
+Mode = Literal["dual", "expansion", "semantic", "episodes"]
+MODES: tuple[Mode, ...] = ("dual", "expansion", "semantic", "episodes")
+FACT_MODES = ("dual", "expansion", "semantic")
 _PREDICATE_TTL_S = 30.0
 CONFIDENT_PATH_SCORE = 0.3  # a path explaining the question's words this well is trusted fully
 
@@ -33,6 +38,7 @@ class RetrieverSettings:
     rrf_k: int = 60
     expansion_weight: float = 2.0
     half_life_days: float = 30.0
+    episodes: EpisodeLegParams = field(default_factory=EpisodeLegParams)
 
 
 class DualRetriever:
@@ -43,11 +49,13 @@ class DualRetriever:
         self.embedder = embedder
         self.settings = settings
         self.scorer = PredicateScorer(embedder)
+        self.episode_leg = EpisodeLeg(store, settings.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
     def forget_predicates(self, user_id: str) -> None:
-        """Called after deletes: the user's predicate list may have shrunk."""
+        """Called after deletes: the user's predicate list (and messages) may have shrunk."""
         self._predicates.pop(user_id, None)
+        self.episode_leg.forget(user_id)
 
     def note_predicates(self, user_id: str, predicates: Iterable[str]) -> None:
         """Called after writes: add the written predicates to the cached list, if any."""
@@ -72,47 +80,79 @@ class DualRetriever:
         include_invalid: bool = False,
         self_uid: str | None = None,
         rank_relations: bool = True,
+        since: float | None = None,
+        until: float | None = None,
     ) -> SearchResult:
-        """`rank_relations=False` skips matching the query's words to predicates (one embedding
-        instead of one per new word): enough when any fact about the named entities will do."""
+        """`rank_relations=False` skips matching the query's words to predicates and the
+        episode leg (one embedding instead of one per new word): enough when any fact about
+        the named entities will do. `since` / `until` (epoch seconds) keep the messages
+        written, and the facts that became true, in that window."""
         watch = _Stopwatch()
-        names = None if mode == "semantic" else self._start_name_reads(query, user_id, self_uid)
+        facts_wanted = mode in FACT_MODES
+        names = self._start_name_reads(query, user_id, self_uid) if mode in _EXPANDING else None
+        messages = self._start_index(user_id) if rank_relations else None
         words = content_terms(query) if rank_relations else []
         param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
-        pending: Future[list[tuple[Fact, float]]] | None = None
-        if mode != "expansion":
-            k = self.settings.semantic_k
-            pending = BACKGROUND.submit(
-                self.store.vector_facts, user_id, param, k, include_invalid=include_invalid
-            )
-        anchors: list[Anchor] = []
-        hits: list[ExpansionHit] = []
-        bridges: set[str] = set()
-        edges_count = 0
+        semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
+        nearest = None
+        if messages is not None and mode in ("dual", "episodes"):
+            k = self.settings.episodes.dense_k
+            nearest = BACKGROUND.submit(self.store.vector_episodes, user_id, param, k)
+        legs = _Legs()
         if names is not None:
-            anchors = self._anchors(query, user_id, words, param, names)
-            watch.lap("anchors")
-            named = {w for a in anchors for w in words_of(a.entity.name)}
-            match = self.scorer.word_match(
-                [w for w in words if w not in named],
-                self._user_predicates(user_id),
-                asks_for_siblings(query),
-            )
-            hits, edges = expand(
-                self.store, user_id, anchors, match, self.settings.expansion, include_invalid
-            )
-            edges_count = len(edges)
-            bridges = {e.uid for e in edges} - {h.uid for h in hits}
+            self._expand(legs, query, user_id, words, param, names, include_invalid)
             watch.lap("expansion")
-        semantic = pending.result() if pending is not None else []
+        legs.semantic = semantic_read.result() if semantic_read is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
-        result = self._fuse(query, user_id, limit, anchors, hits, semantic, bridges)
-        result.candidates = edges_count + len(semantic)
-        result.paths = self._paths(user_id, anchors, hits)
+        legs.index = messages.result() if messages is not None else None
+        if legs.index is not None and nearest is not None:
+            legs.episodes = self.episode_leg.rank(
+                legs.index, query, nearest.result(), _EPISODE_POOL, since, until
+            )
+        watch.lap("episodes")
+        result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
+        result.candidates = legs.edges + len(legs.semantic) + len(legs.episodes)
+        result.paths = self._paths(user_id, legs.anchors, legs.hits)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
+
+    def _start_vector_facts(
+        self, user_id: str, param: list[float], include_invalid: bool, mode: Mode
+    ) -> Future[list[tuple[Fact, float]]] | None:
+        if mode not in ("dual", "semantic"):
+            return None
+        k = self.settings.semantic_k
+        return BACKGROUND.submit(
+            self.store.vector_facts, user_id, param, k, include_invalid=include_invalid
+        )
+
+    def _start_index(self, user_id: str) -> Future[LexicalIndex]:
+        return BACKGROUND.submit(self.episode_leg.index, user_id)
+
+    def _expand(
+        self,
+        legs: _Legs,
+        query: str,
+        user_id: str,
+        words: list[str],
+        param: list[float],
+        names: tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None],
+        include_invalid: bool,
+    ) -> None:
+        legs.anchors = self._anchors(query, user_id, words, param, names)
+        named = {w for a in legs.anchors for w in words_of(a.entity.name)}
+        match = self.scorer.word_match(
+            [w for w in words if w not in named],
+            self._user_predicates(user_id),
+            asks_for_siblings(query),
+        )
+        legs.hits, edges = expand(
+            self.store, user_id, legs.anchors, match, self.settings.expansion, include_invalid
+        )
+        legs.edges = len(edges)
+        legs.bridges = {e.uid for e in edges} - {h.uid for h in legs.hits}
 
     def _start_name_reads(
         self, query: str, user_id: str, self_uid: str | None
@@ -147,11 +187,25 @@ class DualRetriever:
         query: str,
         user_id: str,
         limit: int,
-        anchors: list[Anchor],
-        hits: list[ExpansionHit],
-        semantic: list[tuple[Fact, float]],
-        bridges: set[str],
+        legs: _Legs,
+        facts_wanted: bool,
+        window: tuple[float | None, float | None],
     ) -> SearchResult:
+        scored = self._fused_facts(user_id, limit, legs) if facts_wanted else []
+        scored = [s for s in scored if _in_window(s.fact, window)]
+        facts, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.settings.episodes)
+        return SearchResult(
+            query=query,
+            user_id=user_id,
+            facts=facts[:limit],
+            episodes=episodes[:limit],
+            entities=_entities(legs.anchors),
+            anchors=[a.entity.name for a in legs.anchors],
+        )
+
+    def _fused_facts(self, user_id: str, limit: int, legs: _Legs) -> list[ScoredFact]:
+        """The fact legs (expansion, semantic) fused, best first, with knowledge boosts."""
+        hits, semantic = legs.hits, legs.semantic
         pool = max(limit * 3, 30)
         considered = hits[:pool]
         in_leg: dict[Leg, set[str]] = {
@@ -166,7 +220,7 @@ class DualRetriever:
             self.settings.expansion_weight,
             self.settings.rrf_k,
             trusted=_trusted(hits),
-            bridges=bridges,
+            bridges=legs.bridges,
         )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
@@ -182,18 +236,12 @@ class DualRetriever:
             if fact is None:
                 continue
             boost = knowledge_boost(fact, max_mentions, self.settings.half_life_days)
-            which = [leg for leg, uids in in_leg.items() if uid in uids]
+            which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
             scored.append(
                 ScoredFact(fact=fact, score=fused[uid] * boost, hop=hop.get(uid), legs=which)
-            )  # type: ignore[arg-type]
+            )
         scored.sort(key=lambda s: -s.score)
-        return SearchResult(
-            query=query,
-            user_id=user_id,
-            facts=scored[:limit],
-            entities=_entities(anchors),
-            anchors=[a.entity.name for a in anchors],
-        )
+        return scored
 
     def _paths(self, user_id: str, anchors: list[Anchor], hits: list[ExpansionHit]) -> list[Path]:
         if len(anchors) < 2:
@@ -208,6 +256,34 @@ class DualRetriever:
                 names = [chain[0].subject] + [f.object for f in chain]
                 out.append(Path(entities=names, facts=chain))
         return out
+
+
+_EXPANDING = ("dual", "expansion")
+_EPISODE_POOL = 50  # messages ranked by the episode leg before fusion
+
+
+@dataclass(slots=True)
+class _Legs:
+    """What each leg found for one search."""
+
+    anchors: list[Anchor] = field(default_factory=list)
+    hits: list[ExpansionHit] = field(default_factory=list)
+    bridges: set[str] = field(default_factory=set)
+    edges: int = 0
+    semantic: list[tuple[Fact, float]] = field(default_factory=list)
+    episodes: list[EpisodeHit] = field(default_factory=list)
+    index: LexicalIndex | None = None
+
+
+def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
+    since, until = window
+    if since is None and until is None:
+        return True
+    when = fact.valid_at or fact.first_seen
+    if when is None:
+        return False
+    stamp = when.timestamp()
+    return (since is None or stamp >= since) and (until is None or stamp <= until)
 
 
 def _confidence(hits: list[ExpansionHit]) -> float:

@@ -74,6 +74,19 @@ class EpisodeRow:
     entity_uids: tuple[str, ...] = ()
     error: str | None = None
     metadata: str | None = None  # JSON text: graph properties cannot hold maps
+    speaker: str | None = None  # who wrote it: whom "I" means in it
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeText:
+    """What the episode leg's lexical index keeps of a message."""
+
+    uid: str
+    session_id: str | None
+    speaker: str | None
+    role: str
+    content: str
+    ts: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +112,7 @@ class WriteBatch:
     invalidate: list[str] = field(default_factory=list)
     invalid_at: float | None = None
     episodes: list[EpisodeRow] = field(default_factory=list)
+    episode_embeddings: dict[str, list[float]] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
     # import: exported records written back exactly as they were (see engine.export)
     restore_entities: list[EntityRecord] = field(default_factory=list)
@@ -188,6 +202,14 @@ class GraphStore(Protocol):
     def history(self, user_id: str, target_uid: str) -> list[HistoryEvent]: ...
     def episodes_by_uids(self, user_id: str, uids: list[str]) -> list[Episode]: ...
     def entity_episodes(self, user_id: str, uid: str, limit: int) -> list[Episode]: ...
+    def vector_episodes(
+        self, user_id: str, embedding: list[float], k: int
+    ) -> list[tuple[str, float]]:
+        """Uids and similarities of the user's k episodes nearest to `embedding`."""
+        ...
+
+    def episode_texts(self, user_id: str, skip: int, limit: int) -> list[EpisodeText]: ...
+    def count_episodes(self, user_id: str) -> int: ...
     def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]: ...
     # export: a user's whole graph page by page, every property, in uid order
     def user_entities(self, user_id: str, skip: int, limit: int) -> list[EntityRecord]: ...

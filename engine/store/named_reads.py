@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
-from engine.store.base import ExpandedEdge, RankBy
+from engine.store.base import EpisodeText, ExpandedEdge, RankBy
 from engine.store.records import (
     Rows,
     edges_from_rows,
@@ -156,6 +156,27 @@ class NamedQueryReads(ABC):
         return [
             Episode.from_props(row[0]) for row in self._run("list_entity_episodes", params, True)
         ]
+
+    def vector_episodes(
+        self, user_id: str, embedding: list[float], k: int
+    ) -> list[tuple[str, float]]:
+        params = {"user_id": user_id, "embedding": embedding}
+        return [
+            (row[0], _unit(row[1])) for row in self._nearest("search_episode_vectors", params, k)
+        ]
+
+    def episode_texts(self, user_id: str, skip: int, limit: int) -> list[EpisodeText]:
+        rows = self._run(
+            "list_episode_texts", {"user_id": user_id, "skip": skip, "limit": limit}, True
+        )
+        return [
+            EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0))
+            for r in rows
+        ]
+
+    def count_episodes(self, user_id: str) -> int:
+        rows = self._run("count_user_episodes", {"user_id": user_id}, True)
+        return int(rows[0][0]) if rows else 0
 
     def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
         params = {"user_id": user_id, "checksums": checksums}

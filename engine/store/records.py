@@ -55,6 +55,10 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
         )
     episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
     add("merge_episodes", episodes)
+    add(
+        "set_episode_embeddings",
+        [{"uid": u, "embedding": v} for u, v in batch.episode_embeddings.items()],
+    )
     out += restore_statements(base, batch, "episodes")
     add("create_history", [asdict(h) for h in batch.history])
     return out

@@ -1,0 +1,2 @@
+MATCH (p:Episode {user_id: $user_id})
+RETURN count(p) AS episodes

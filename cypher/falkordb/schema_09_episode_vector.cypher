@@ -1,0 +1,1 @@
+CREATE VECTOR INDEX FOR (p:Episode) ON (p.embedding) OPTIONS {dimension: $dimension, similarityFunction: 'cosine'}

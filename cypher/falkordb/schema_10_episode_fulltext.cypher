@@ -1,0 +1,1 @@
+CALL db.idx.fulltext.createNodeIndex('Episode', 'content')

@@ -1,0 +1,89 @@
+"""Facts and the messages they came from, ranked together.
+
+A search returns two lists, kept apart because they answer differently: facts are claims the
+graph holds (short, deduplicated, joined into paths), episodes are the messages themselves
+(the evidence, with who said it and when). They reinforce each other through provenance: a
+message behind a well-ranked fact moves up, and a fact whose source message the episode leg
+found moves up.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from engine.models import Leg, ScoredEpisode, ScoredFact, Snippet, from_epoch
+from engine.retrieval.episodes import EpisodeHit, EpisodeLegParams
+from engine.retrieval.lexical import LexicalIndex
+
+
+def fuse_provenance(
+    facts: list[ScoredFact],
+    hits: list[EpisodeHit],
+    index: LexicalIndex | None,
+    params: EpisodeLegParams,
+) -> tuple[list[ScoredFact], list[ScoredEpisode]]:
+    """Facts with their source messages, and messages with the support of the facts."""
+    found = _normalised({h.uid: h.score for h in hits})
+    backing = _fact_support(facts)
+    for hit in facts:
+        hit.sources = [_snippet(index, uid) for uid in hit.fact.episodes if _has(index, uid)]
+        behind = max((found.get(u, 0.0) for u in hit.fact.episodes), default=0.0)
+        hit.score *= 1.0 + params.episode_vote * behind
+    facts.sort(key=lambda s: -s.score)
+    episodes = _episodes(found, backing, index, params.fact_vote)
+    return facts, episodes
+
+
+def _normalised(scores: dict[str, float]) -> dict[str, float]:
+    best = max(scores.values(), default=0.0)
+    return {u: s / best for u, s in scores.items()} if best > 0 else {}
+
+
+def _fact_support(facts: list[ScoredFact]) -> dict[str, float]:
+    """Each source message's best fact, scaled to the best fact's score."""
+    best = facts[0].score if facts and facts[0].score > 0 else 1.0
+    support: dict[str, float] = defaultdict(float)
+    for hit in facts:
+        for uid in hit.fact.episodes:
+            support[uid] = max(support[uid], hit.score / best)
+    return support
+
+
+def _episodes(
+    found: dict[str, float],
+    backing: dict[str, float],
+    index: LexicalIndex | None,
+    fact_vote: float,
+) -> list[ScoredEpisode]:
+    out = []
+    for uid in found.keys() | backing.keys():
+        if not _has(index, uid):
+            continue
+        legs: list[Leg] = []
+        if uid in found:
+            legs.append("episodes")
+        if uid in backing:
+            legs.append("facts")
+        score = found.get(uid, 0.0) + fact_vote * backing.get(uid, 0.0)
+        out.append(ScoredEpisode(episode=_snippet(index, uid), score=score, legs=legs))
+    out.sort(key=lambda s: (-s.score, s.episode.uid))
+    return out
+
+
+def _has(index: LexicalIndex | None, uid: str) -> bool:
+    return index is not None and uid in index.position
+
+
+def _snippet(index: LexicalIndex | None, uid: str) -> Snippet:
+    assert index is not None  # callers check `_has` first
+    doc = index.docs[index.position[uid]]
+    ts = from_epoch(doc.ts)
+    assert ts is not None
+    return Snippet(
+        uid=doc.uid,
+        speaker=doc.speaker,
+        role=doc.role,
+        ts=ts,
+        session_id=doc.session_id,
+        text=doc.content,
+    )
