@@ -110,8 +110,8 @@ def prepare(
     user_id = check_user_id(user_id)
     chat, errors = parse_messages(messages, ctx.settings.max_message_chars)
     if speaker is not None:
-        name = clean_text(speaker, "speaker", ctx.settings.max_name_chars)
-        chat = [m if m.name else m.model_copy(update={"name": name}) for m in chat]
+        who = clean_text(speaker, "speaker", ctx.settings.max_name_chars)
+        chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
     if metadata is not None:
         check_length(_metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
     rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
