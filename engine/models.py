@@ -156,6 +156,7 @@ class Snippet(BaseModel):
     role: str
     ts: datetime
     session_id: str | None = None
+    source: str | None = None  # where it came from: a file and line, a LoCoMo turn id
     text: str
 
     def line(self) -> str:

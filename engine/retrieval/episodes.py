@@ -33,8 +33,9 @@ class EpisodeLegParams:
     # a message gets this share of its session neighbours' scores: 0.2-0.3 gave +0.05 recall
     # on LoCoMo (bench-chat), no gain past 0.3
     neighbour_share: float = 0.25
-    # provenance (engine.retrieval.provenance): a message behind the best fact gains
-    # `fact_vote`, a fact whose message the leg found best gains `episode_vote` of its score
+    # provenance (engine.retrieval.provenance): a message behind the best fact gains up to
+    # `fact_vote` (times the legs' agreement; 0.2-0.3 best on LoCoMo, 0.5 lost 0.01), a fact
+    # whose message the leg found best gains `episode_vote` of its score
     fact_vote: float = 0.3
     episode_vote: float = 0.5
     refresh_s: float = 30.0  # how stale another process's writes may look
@@ -125,7 +126,9 @@ class EpisodeLeg:
 
 
 def _text(row: EpisodeRow) -> EpisodeText:
-    return EpisodeText(row.uid, row.session_id, row.speaker, row.role, row.content, row.ts)
+    return EpisodeText(
+        row.uid, row.session_id, row.speaker, row.role, row.content, row.ts, row.source
+    )
 
 
 def _scaled(scores: np.ndarray) -> np.ndarray:

@@ -30,8 +30,19 @@ def fuse_provenance(
         behind = max((found.get(u, 0.0) for u in hit.fact.episodes), default=0.0)
         hit.score *= 1.0 + params.episode_vote * behind
     facts.sort(key=lambda s: -s.score)
-    episodes = _episodes(found, backing, index, params.fact_vote)
+    vote = params.fact_vote * agreement(facts, hits)
+    episodes = _episodes(found, backing, index, vote)
     return facts, episodes
+
+
+def agreement(facts: list[ScoredFact], hits: list[EpisodeHit], top: int = 10) -> float:
+    """The share of the best facts' source messages that the episode leg found too: the fact
+    legs vote on messages only as far as the other leg confirms them, so a graph leg that is
+    confidently wrong (a loose chat predicate matching the question) cannot win."""
+    behind = {uid for hit in facts[:top] for uid in hit.fact.episodes}
+    if not behind:
+        return 0.0
+    return len(behind & {h.uid for h in hits[: 2 * top]}) / len(behind)
 
 
 def _normalised(scores: dict[str, float]) -> dict[str, float]:
@@ -85,5 +96,6 @@ def _snippet(index: LexicalIndex | None, uid: str) -> Snippet:
         role=doc.role,
         ts=ts,
         session_id=doc.session_id,
+        source=doc.source,
         text=doc.content,
     )

@@ -87,6 +87,7 @@ class EpisodeText:
     role: str
     content: str
     ts: float
+    source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

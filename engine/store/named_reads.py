@@ -170,7 +170,7 @@ class NamedQueryReads(ABC):
             "list_episode_texts", {"user_id": user_id, "skip": skip, "limit": limit}, True
         )
         return [
-            EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0))
+            EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6])
             for r in rows
         ]
 

@@ -1,0 +1,218 @@
+"""Chat recall on LoCoMo: which messages a search brings back, against embedding raw turns.
+
+Ingests the LoCoMo conversations (offline extractor, no LLM) into a fresh embedded store, then
+asks every question of every conversation and walks each result in rank order, counting at most
+10 distinct source turns (the "10-turn budget"); evidence recall@10 is the share of the
+question's evidence turns among them. Modes:
+- dual: `search(...)` as an agent calls it: the messages (`result.episodes`), then the facts'
+  source messages;
+- episodes / semantic / expansion: one leg alone (`mode=...`), the fact legs through their
+  facts' source messages;
+- raw turns: the baseline, measured in the same run: every turn embedded as "Speaker: text"
+  with the same model, cosine top-10 within the conversation.
+Also reports ingest messages/s and search latency (p50/p95 per mode). JSON goes to
+benchmarks/results/, a markdown table to stdout.
+
+    python benchmarks/chat_locomo.py                      # all 10 conversations
+    python benchmarks/chat_locomo.py --conversations 3    # the first 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import numpy as np  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from engine.embedding import Embedder  # noqa: E402
+from engine.ingest import ChatRecord, LocomoQuestion, load_locomo_qa, read_chat_log  # noqa: E402
+from engine.memory import Memory  # noqa: E402
+from engine.models import SearchResult  # noqa: E402
+
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo10.json"
+MODES = ("dual", "episodes", "semantic", "expansion")
+BUDGET = 10
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def turns_walked(result: SearchResult, budget: int = BUDGET) -> list[str]:
+    """Source turns in rank order: the messages first, then the facts' messages."""
+    walked: dict[str, None] = {}
+    sources = [hit.episode.source for hit in result.episodes]
+    sources += [s.source for hit in result.facts for s in hit.sources]
+    for source in sources:
+        if source is not None and len(walked) < budget:
+            walked.setdefault(source, None)
+    return list(walked)
+
+
+def raw_turn_ranker(records: list[ChatRecord], embedder: Embedder) -> dict[str, Any]:
+    """The baseline's turns per conversation: their sources and vectors ("Speaker: text")."""
+    by_user: dict[str, list[ChatRecord]] = defaultdict(list)
+    for record in records:
+        by_user[record.user_id or ""].append(record)
+    texts = [f"{r.speaker}: {r.content}" if r.speaker else r.content for r in records]
+    vectors = embedder.encode(texts, show_progress=True)
+    at = {id(r): i for i, r in enumerate(records)}
+    return {
+        user: ([r.source for r in turns], vectors[[at[id(r)] for r in turns]])
+        for user, turns in by_user.items()
+    }
+
+
+def recall(found: list[str], question: LocomoQuestion) -> float:
+    wanted = set(question.evidence)
+    return len(wanted & set(found)) / len(wanted)
+
+
+def evaluate(
+    mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Any]
+) -> dict[str, Any]:
+    scores: dict[str, dict[int, list[float]]] = {m: defaultdict(list) for m in (*MODES, "raw")}
+    latency: dict[str, list[float]] = defaultdict(list)
+    for question in questions:
+        for mode in MODES:
+            started = time.perf_counter()
+            result = mem.search(question.question, user_id=question.sample_id, mode=mode)
+            latency[mode].append((time.perf_counter() - started) * 1000.0)
+            scores[mode][question.category].append(recall(turns_walked(result), question))
+        sources, vectors = raw[question.sample_id]
+        query = mem.embedder.encode([question.question])[0]
+        top = np.argsort(-(vectors @ query))[:BUDGET]
+        scores["raw"][question.category].append(recall([sources[i] for i in top], question))
+    return {"recall": _summary(scores), "latency_ms": _percentiles(latency)}
+
+
+def _summary(scores: dict[str, dict[int, list[float]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for mode, by_category in scores.items():
+        every = [s for values in by_category.values() for s in values]
+        out[mode] = {
+            "all": round(float(np.mean(every)), 4) if every else 0.0,
+            "questions": len(every),
+            **{
+                CATEGORIES.get(c, str(c)): round(float(np.mean(v)), 4)
+                for c, v in sorted(by_category.items())
+            },
+        }
+    return out
+
+
+def _percentiles(latency: dict[str, list[float]]) -> dict[str, Any]:
+    return {
+        mode: {
+            "p50": round(float(np.percentile(values, 50)), 1),
+            "p95": round(float(np.percentile(values, 95)), 1),
+        }
+        for mode, values in latency.items()
+    }
+
+
+def ingest(mem: Memory, records: list[ChatRecord], concurrency: int) -> dict[str, Any]:
+    report = mem.ingest(records, concurrency=concurrency)
+    return {
+        "messages": report.messages_added,
+        "failed": report.messages_failed,
+        "seconds": round(report.elapsed_s, 1),
+        "messages_per_s": round(report.messages_per_s, 2),
+        "facts_added": report.facts_added,
+        "errors": [str(e) for e in report.errors[:5]],
+    }
+
+
+def markdown(payload: dict[str, Any]) -> str:
+    recall_by_mode = payload["recall"]
+    columns = ["all", *CATEGORIES.values()]
+    lines = [
+        f"LoCoMo, {payload['conversations']} conversations, {payload['questions']} questions "
+        f"with evidence; evidence recall@10 with a {BUDGET}-turn budget (offline extractor)",
+        "",
+        "| mode | " + " | ".join(columns) + " | search p50 ms | p95 ms |",
+        "|---|" + "---:|" * (len(columns) + 2),
+    ]
+    for mode, row in recall_by_mode.items():
+        cells = [f"{row.get(c, 0.0):.3f}" for c in columns]
+        times = payload["latency_ms"].get(mode, {"p50": "-", "p95": "-"})
+        label = "raw turns (baseline)" if mode == "raw" else mode
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {times['p50']} | {times['p95']} |")
+    ingest_row = payload["ingest"]
+    lines += [
+        "",
+        f"ingest: {ingest_row['messages']} messages in {ingest_row['seconds']} s "
+        f"({ingest_row['messages_per_s']} messages/s, {ingest_row['facts_added']} facts)",
+    ]
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
+    parser.add_argument(
+        "--conversations", type=int, default=0, help="only the first N conversations (0: all)"
+    )
+    parser.add_argument("--concurrency", type=int, default=4, help="ingest concurrency")
+    parser.add_argument(
+        "--store", type=Path, help="data directory to keep (reused when it holds the graph)"
+    )
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    records = read_chat_log(args.data, format="locomo").records
+    questions = [q for q in load_locomo_qa(args.data) if q.evidence]
+    users = list(dict.fromkeys(r.user_id for r in records))
+    if args.conversations:
+        users = users[: args.conversations]
+    records = [r for r in records if r.user_id in users]
+    questions = [q for q in questions if q.sample_id in users]
+    with tempfile.TemporaryDirectory(prefix="gm-chat-") as tmp:
+        home = args.store or Path(tmp)
+        embedder = Embedder()
+        embedder.encode(["warm up"])
+        with Memory(embedder=embedder, data_dir=home) as mem:
+            ingested = ingest(mem, records, args.concurrency)
+            raw = raw_turn_ranker(records, embedder)
+            # searches embed every query afresh: no vector kept from ingest or another mode
+            cold = Embedder(cache_size=0)
+            cold.encode(["warm up"])
+            searcher = Memory(store=mem.store, embedder=cold, data_dir=home)
+            measured = evaluate(searcher, questions, raw)
+    payload = {
+        "when": datetime.now(UTC).isoformat(),
+        "data": str(args.data),
+        "conversations": len(users),
+        "questions": len(questions),
+        "budget_turns": BUDGET,
+        "cpus": os.cpu_count(),
+        "ingest": ingested,
+        **measured,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"chat_locomo_{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.write_text(json.dumps(payload, indent=2))
+    print(markdown(payload))
+    print(f"\nJSON: {out.relative_to(REPO) if out.is_relative_to(REPO) else out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
