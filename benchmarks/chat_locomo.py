@@ -34,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -80,9 +80,7 @@ def recall(found: list[str], question: LocomoQuestion) -> float:
     return len(wanted & set(found)) / len(wanted)
 
 
-def evaluate(
-    mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Any]
-) -> dict[str, Any]:
+def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Any]) -> dict[str, Any]:
     scores: dict[str, dict[int, list[float]]] = {m: defaultdict(list) for m in (*MODES, "raw")}
     latency: dict[str, list[float]] = defaultdict(list)
     for question in questions:
