@@ -166,9 +166,15 @@ def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
 
 
 def snapshot_batches(
-    snapshot: GraphSnapshot, *, embeddings: bool = True, chunk: int = CHUNK
+    snapshot: GraphSnapshot,
+    *,
+    embeddings: bool = True,
+    chunk: int = CHUNK,
+    episode_vectors: dict[str, list[float]] | None = None,
 ) -> Iterator[WriteBatch]:
-    """Write batches that restore `snapshot`: entities, then facts, episodes and history."""
+    """Write batches that restore `snapshot`: entities, then facts, episodes (with
+    `episode_vectors`, by uid, when given) and history."""
+    episode_vectors = episode_vectors or {}
     for entities in _chunks(snapshot.entities, chunk):
         vectors = {e.uid: e.embedding for e in entities if e.embedding and embeddings}
         yield WriteBatch(restore_entities=list(entities), entity_embeddings=vectors)
@@ -176,7 +182,8 @@ def snapshot_batches(
         vectors = {f.uid: f.embedding for f in facts if f.embedding and embeddings}
         yield WriteBatch(restore_facts=list(facts), fact_embeddings=vectors)
     for episodes in _chunks(snapshot.episodes, chunk):
-        yield WriteBatch(restore_episodes=list(episodes))
+        vectors = {p.uid: episode_vectors[p.uid] for p in episodes if p.uid in episode_vectors}
+        yield WriteBatch(restore_episodes=list(episodes), episode_embeddings=vectors)
     for events in _chunks(snapshot.history, chunk):
         rows = [
             HistoryRow(h.uid, h.target_uid, h.event, h.ts, h.episode_uid, h.detail) for h in events

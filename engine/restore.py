@@ -22,6 +22,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.export import PAGE, snapshot_batches
 from engine.normalize import check_user_id, stable_uid
+from engine.retrieval.lexical import episode_text
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
 from engine.store.base import GraphStore
 
@@ -197,6 +198,13 @@ def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphS
     return snapshot.model_copy(update=update), len(vectors)
 
 
+def episode_vectors(snapshot: GraphSnapshot, embedder: Embedder) -> dict[str, list[float]]:
+    """The episode leg's vectors of the snapshot's messages (exports carry none)."""
+    texts = [episode_text(p.speaker, p.content) for p in snapshot.episodes]
+    vectors = embedder.encode(texts)
+    return {p.uid: as_param(v) for p, v in zip(snapshot.episodes, vectors, strict=True)}
+
+
 def import_snapshot(
     store: GraphStore,
     snapshot: GraphSnapshot,
@@ -216,9 +224,11 @@ def import_snapshot(
     target = check_user_id(source_user if user_id is None else user_id)
     snapshot, remapped = adopt_existing(store, rekey(snapshot, target))
     embedded = 0
+    messages: dict[str, list[float]] = {}
     if embedder is not None:
         snapshot, embedded = fill_embeddings(snapshot, embedder)
-    for batch in snapshot_batches(snapshot):
+        messages = episode_vectors(snapshot, embedder)
+    for batch in snapshot_batches(snapshot, episode_vectors=messages):
         store.write(target, batch)
     return ImportReport(
         user_id=target,
