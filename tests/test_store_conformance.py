@@ -7,7 +7,7 @@ import time
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.facts import build_batch, validate_facts
-from engine.store.base import GraphStore
+from engine.store.base import EpisodeRow, GraphStore, WriteBatch
 from engine.store.records import MAX_VECTOR_K, overfetch
 
 SETTINGS = Settings()
@@ -224,3 +224,37 @@ def test_history_records_additions(store: GraphStore, embedder: Embedder) -> Non
     (event,) = store.history("u", uid)
     assert (event.event, event.target_uid) == ("ADD", uid)
     assert store.history("someone-else", uid) == []
+
+
+def _messages(store: GraphStore, embedder: Embedder, user: str, texts: list[str]) -> list[str]:
+    rows = [
+        EpisodeRow(
+            f"{user}-m{i}",
+            "s1",
+            "user",
+            text,
+            1000.0 + i,
+            f"line {i}",
+            f"{user}{i}",
+            speaker="Maria",
+        )
+        for i, text in enumerate(texts)
+    ]
+    vectors = {r.uid: as_param(v) for r, v in zip(rows, embedder.encode(texts), strict=True)}
+    store.write(user, WriteBatch(episodes=rows, episode_embeddings=vectors))
+    return [r.uid for r in rows]
+
+
+def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder: Embedder) -> None:
+    uids = _messages(store, embedder, "u", ["I went kayaking", "My bike is blue"])
+    _messages(store, embedder, "other", ["I went kayaking too"])
+    texts = store.episode_texts("u", 0, 10)
+    assert sorted(t.uid for t in texts) == sorted(uids)
+    assert {(t.speaker, t.session_id, t.source) for t in texts} == {
+        ("Maria", "s1", "line 0"),
+        ("Maria", "s1", "line 1"),
+    }
+    assert store.count_episodes("u") == 2 and store.count_episodes("nobody") == 0
+    nearest = store.vector_episodes("u", as_param(embedder.encode_one("kayak trip")), 5)
+    assert [uid for uid, _ in nearest] == [uids[0], uids[1]]
+    assert all(0.0 <= s <= 1.0 for _, s in nearest)

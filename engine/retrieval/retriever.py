@@ -96,7 +96,7 @@ class DualRetriever:
         watch.lap("embed")
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
-        if messages is not None and mode in ("dual", "episodes"):
+        if messages is not None and mode in ("dual", "episodes") and not _none(messages):
             k = self.settings.episodes.dense_k
             nearest = BACKGROUND.submit(self.store.vector_episodes, user_id, param, k)
         legs = _Legs()
@@ -273,6 +273,11 @@ class _Legs:
     semantic: list[tuple[Fact, float]] = field(default_factory=list)
     episodes: list[EpisodeHit] = field(default_factory=list)
     index: LexicalIndex | None = None
+
+
+def _none(messages: Future[LexicalIndex]) -> bool:
+    """The user's message index is loaded and empty (a graph of facts alone)."""
+    return messages.done() and messages.exception() is None and not len(messages.result())
 
 
 def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:

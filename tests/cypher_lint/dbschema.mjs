@@ -85,6 +85,7 @@ const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
   'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'invalid_at',
   'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'session_id', 'source',
+  'speaker',
   'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
 ];
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
