@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest clean
+.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest bench-chat clean
 
 setup: $(VENV)/.installed
 
@@ -46,7 +46,7 @@ lint: setup
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine
 
-bench: bench-foundation bench-metaqa bench-ingest
+bench: bench-foundation bench-metaqa bench-ingest bench-chat
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
@@ -56,6 +56,9 @@ bench-metaqa: setup
 
 bench-ingest: setup
 	$(BIN)/python benchmarks/ingest_locomo.py --limit-messages 300
+
+bench-chat: setup
+	$(BIN)/python benchmarks/chat_locomo.py
 
 clean:
 	rm -rf $(VENV) tests/cypher_lint/node_modules .pytest_cache .mypy_cache .ruff_cache
