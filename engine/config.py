@@ -48,11 +48,16 @@ class Settings(BaseSettings):
     search_limit: int = Field(default=10, ge=1)
     anchor_limit: int = Field(default=5, ge=1)
     anchor_min_score: float = Field(default=0.5, ge=0, le=1)
-    expansion_depth: int = Field(default=2, ge=1, le=2)
+    # the longest relation path walked (3: "where was the coach of X's club born")
+    expansion_depth: int = Field(default=3, ge=1, le=3)
+    # edges of any type read around each anchor, as context
     expansion_fanout: int = Field(default=50, ge=1)
-    expansion_max_edges: int = Field(default=2000, ge=1)
-    # hop 2 reads at most this many edges of a node it passes through: bounds a hub's cost
+    # edges read in all by one search's expansion, every hop together
+    expansion_max_edges: int = Field(default=4000, ge=1)
+    # edges of the question's relation types read per node past the anchors: bounds a hub's cost
     expansion_hub_scan: int = Field(default=500, ge=1)
+    # ... and per anchor: all members of a hub the question asks about (a group, a country)
+    expansion_anchor_scan: int = Field(default=2000, ge=1)
     # a two-hop chain through a node with more edges counts for less (a chat's speaker)
     expansion_hub_degree: int = Field(default=100, ge=1)
     semantic_k: int = Field(default=30, ge=1)

@@ -2,7 +2,8 @@
 
 A name resolves to `cypher/<dialect>/<name>.cypher` when that variant exists, else to the
 shared `cypher/<name>.cypher`. The only dynamic part a statement may have is a relationship
-type, written as the placeholder `__REL_TYPE__` and filled only after validation.
+type (or several, `A|B`), written as the placeholder `__REL_TYPE__` and filled only after
+validation.
 """
 
 from __future__ import annotations
@@ -44,9 +45,17 @@ def load(name: str, dialect: Dialect) -> str:
 
 def with_rel_type(text: str, rel_type: str) -> str:
     """Fill the relationship-type placeholder with a validated type."""
-    if not PREDICATE_PATTERN.match(rel_type):
-        raise InvalidInputError(f"relationship type {rel_type!r} is not UPPER_SNAKE_CASE")
-    return text.replace(REL_TYPE_PLACEHOLDER, rel_type)
+    return with_rel_types(text, [rel_type])
+
+
+def with_rel_types(text: str, rel_types: list[str]) -> str:
+    """Fill the relationship-type placeholder with validated types: `A|B` matches either."""
+    if not rel_types:
+        raise InvalidInputError("at least one relationship type is needed")
+    for rel_type in rel_types:
+        if not PREDICATE_PATTERN.match(rel_type):
+            raise InvalidInputError(f"relationship type {rel_type!r} is not UPPER_SNAKE_CASE")
+    return text.replace(REL_TYPE_PLACEHOLDER, "|".join(rel_types))
 
 
 def schema_statements(dialect: Dialect) -> list[str]:

@@ -105,6 +105,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
             max_edges=settings.expansion_max_edges,
             hub_scan=settings.expansion_hub_scan,
             hub_degree=settings.expansion_hub_degree,
+            anchor_scan=settings.expansion_anchor_scan,
         ),
         semantic_k=settings.semantic_k,
         rrf_k=settings.rrf_k,

@@ -1,14 +1,47 @@
-"""Leg 1: the depth-2 neighbourhood of the anchors, ranked by how well each path (one edge or
-a two-hop chain from an anchor) explains the question's words."""
+"""Leg 1: walk from the anchors along the relations the question asks about, hop by hop.
+
+Every path walked (one to three hops) is scored by how well its relations explain the question
+(`RelationMatch.path`); which paths go on is decided hop by hop from what each can still reach
+(`RelationMatch.outlook`), keeping the best few (a beam). A node with few edges is read whole:
+cheap, and the graph itself says which relations go on from it. A hub (more than `hub_degree`
+mentions) is read by relationship type, only the relations the paths through it may continue
+with: its other edges are never touched, and every neighbour the question's relation leads to
+is read (up to the scan caps), not the first few in storage order. Paths arriving at the same
+node are aggregated: an answer reached by many paths ranks higher. A predicate and its
+`_INVERSE` twin, or two relationships joining the same two entities both ways, are one step:
+read once, counted once, returned once.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from engine.retrieval.anchors import Anchor
-from engine.retrieval.predicates import WordMatch
-from engine.store.base import ExpandedEdge, GraphStore
+from engine.retrieval.predicates import RelationMatch
+from engine.store.base import GraphStore, Neighbour
+
+MANY_PATHS = 0.1  # an answer reached by n paths scores (1 + MANY_PATHS * ln n) times its best
+
+
+@dataclass(frozen=True, slots=True)
+class ExpandedEdge:
+    """One typed fact relationship reached from an anchor; `hop` is 1, 2 or 3."""
+
+    anchor: str
+    uid: str
+    predicate: str
+    hop: int
+    near: str  # uid of the node closer to the anchor
+    far: str  # uid of the node further away
+    far_name: str
+    far_mentions: int
+    outgoing: bool  # the relationship points from `near` to `far`
+    mentions: int = 0  # of the fact
+    via: str | None = None  # uid of the edge before this one on its path
+    via_degree: int = 0  # edges of the types read at `near` (capped by the scan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,33 +49,52 @@ class ExpansionHit:
     uid: str
     score: float
     edge: ExpandedEdge
+    paths: int = 1  # how many paths reached the node this fact leads to
 
 
 @dataclass(frozen=True, slots=True)
 class ExpansionSettings:
-    depth: int = 2
-    fanout: int = 50
-    max_edges: int = 2000
-    hub_scan: int = 500
-    hub_degree: int = 100  # a middle node with more edges than this is a hub (see `through_hub`)
+    depth: int = 3
+    fanout: int = 50  # edges of any type read per anchor, as context
+    max_edges: int = 4000  # edges read in all, every hop together
+    hub_scan: int = 500  # edges of the asked types read per node past the anchors
+    anchor_scan: int = 2000  # edges of the asked types read per anchor (a hub's members)
+    hub_degree: int = 100  # a node with more edges than this is a hub (see `through_hub`)
+    open_edges: int = 400  # ordinary nodes are read whole while their edges fit in this
+    beam: int = 6  # relation paths followed past each hop at most
+    step_share: float = 0.5  # a hub is read by the next relations within this share of the best
+    typed_steps: int = 6  # relation types read from a hub at most
 
 
-def continue_through(match: WordMatch, top: int = 3, share: float = 0.6) -> list[str]:
-    """The predicates a two-hop path may start with: the `top` best for the question, any
-    scoring at least `share` of the best one (all of them when the question names no relation),
-    and the first predicates of chains that beat every single edge. A chain through an
-    irrelevant first edge (a genre hub, a year) is never expanded."""
-    single = match.single()
-    ranked = sorted(single, key=lambda p: -single[p])
-    best = single[ranked[0]] if ranked else 0.0
-    starts = match.chain_starts()
-    return [p for i, p in enumerate(ranked) if i < top or single[p] >= share * best or p in starts]
+@dataclass(slots=True)
+class _Reach:
+    """The paths of one relation sequence from one anchor that end at one node."""
+
+    anchor: str
+    relations: tuple[str, ...]
+    edges: tuple[ExpandedEdge, ...]  # the first path found
+    degree: int = 0  # mentions of the node reached: how many edges it likely has
+    paths: int = 1
+    hub: float = 1.0  # product of `through_hub` over the path's middle nodes
+
+
+_Frontier = dict[tuple[str, tuple[str, ...], str], _Reach]  # (node, relations, anchor)
+
+
+@dataclass(slots=True)
+class Expansion:
+    """What the walk read: ranked hits, every edge read, and the bridges passed over."""
+
+    hits: list[ExpansionHit] = field(default_factory=list)
+    edges: list[ExpandedEdge] = field(default_factory=list)
+    bridges: set[str] = field(default_factory=set)
+    reads: int = 0
 
 
 def through_hub(degree: int, hub_degree: int) -> float:
-    """The share of a chain's relevance kept when its middle node has `degree` edges: a chain
-    through a hub (the speaker of a chat, who is the subject of nearly every fact) says little
-    about the anchor; one through a film or a person with a few dozen edges keeps it all."""
+    """The share of a path's relevance kept when a middle node has `degree` edges of the types
+    walked: a path through a hub (the speaker of a chat, who is the subject of nearly every
+    fact) says little about the anchor; one through a film or a person keeps it all."""
     return 1.0 if degree <= hub_degree else 1.0 / (1.0 + math.log(degree / hub_degree))
 
 
@@ -50,50 +102,230 @@ def expand(
     store: GraphStore,
     user_id: str,
     anchors: list[Anchor],
-    match: WordMatch,
+    match: RelationMatch,
+    predicates: list[str],
     settings: ExpansionSettings,
     include_invalid: bool = False,
-) -> tuple[list[ExpansionHit], list[ExpandedEdge]]:
-    """Ranked hits (best first) and every edge retrieved (the candidate subgraph)."""
+) -> Expansion:
+    """Walk from `anchors` along the question's relations; ranked hits, best first."""
+    out = Expansion()
     if not anchors:
-        return [], []
-    single = match.single()
-    edges = store.expand(
-        user_id,
-        [a.entity.uid for a in anchors],
-        weights=single,
-        fanout=settings.fanout,
-        depth=settings.depth,
-        include_invalid=include_invalid,
-        expand_via=continue_through(match),
-        hub_scan=settings.hub_scan,
-    )[: settings.max_edges]
-    by_uid = {e.uid: e for e in edges}
+        return out
+    walk = _Walk(store, user_id, match, predicates, settings, include_invalid, out)
+    reaches = walk.run(anchors)
     strength = {a.entity.uid: a.score for a in anchors}
-    chains: dict[tuple[str, str, bool], float] = {}
-    hits = []
-    for edge in edges:
-        via = by_uid.get(edge.via) if edge.via else None
-        if via is None:
-            relevance = single.get(edge.predicate, 0.0)
-        else:
-            back = via.predicate == edge.predicate and via.outgoing != edge.outgoing
-            key = (via.predicate, edge.predicate, back)
-            if key not in chains:
-                chains[key] = match.path(key[:2], out_and_back=back)
-            hub = through_hub(edge.via_degree, settings.hub_degree)
-            relevance = chains[key] * hub if chains[key] > 0 else chains[key]
-        hits.append(ExpansionHit(edge.uid, relevance * strength.get(edge.anchor, 1.0), edge))
-    hits = _without_bridges(hits)
+    out.hits = _rank(reaches, match, strength)
+    return out
+
+
+class _Walk:
+    """The hop-by-hop reads of one expansion."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        user_id: str,
+        match: RelationMatch,
+        predicates: list[str],
+        settings: ExpansionSettings,
+        include_invalid: bool,
+        out: Expansion,
+    ) -> None:
+        self.store, self.user_id, self.match = store, user_id, match
+        self.settings, self.include_invalid, self.out = settings, include_invalid, out
+        self.by_base: dict[str, list[str]] = defaultdict(list)
+        for predicate in predicates:
+            base = match.base(predicate)
+            if base is not None:
+                self.by_base[base].append(predicate)
+        self.seen: set[str] = set()
+
+    def run(self, anchors: list[Anchor]) -> list[_Reach]:
+        """Every path walked, hop by hop, the frontier narrowed to the promising ones."""
+        frontier: _Frontier = {
+            (a.entity.uid, (), a.entity.uid): _Reach(a.entity.uid, (), (), a.entity.mentions)
+            for a in anchors
+        }
+        walked: list[_Reach] = []
+        for hop in range(1, self.settings.depth + 1):
+            reached = self._step(frontier, hop)
+            walked += reached.values()
+            frontier = self._beam(
+                reached, hop, max((self.match.path(r.relations) for r in walked), default=0.0)
+            )
+            if not frontier:
+                break
+        return walked
+
+    def _beam(self, reached: _Frontier, hop: int, found: float) -> _Frontier:
+        """The paths worth another hop: those whose continuations can beat every path walked
+        so far (`found`, the best score), at most the `beam` most promising."""
+        if hop >= self.settings.depth or not self.match.asked:
+            return {}
+        outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in reached}
+        going = [r for r, o in outlook.items() if o.steps and max(o.via.values()) > found]
+        going.sort(key=lambda r: -outlook[r].best)
+        kept = set(going[: self.settings.beam])
+        return {k: v for k, v in reached.items() if k[1] in kept}
+
+    def _step(self, frontier: _Frontier, hop: int) -> _Frontier:
+        """Read the frontier's next edges and extend each path by them."""
+        read = self._read_frontier(frontier, hop)
+        nxt: _Frontier = {}
+        for (node, relations, anchor), reach in frontier.items():
+            for n in _one_per_pair(read.get(node, []), self.match.base):
+                base = self.match.base(n.predicate)
+                if base is None or n.far == anchor or _visits(reach, n.far):
+                    continue
+                edge = _edge(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
+                self._note(edge)
+                hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
+                key = (n.far, (*relations, base), anchor)
+                found = nxt.get(key)
+                if found is None:
+                    chain = (*reach.edges, edge)
+                    nxt[key] = _Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
+                else:
+                    found.paths += reach.paths
+        return nxt
+
+    def _read_frontier(self, frontier: _Frontier, hop: int) -> dict[str, list[Neighbour]]:
+        """Ordinary nodes are read whole, the smallest first, while their edges fit in
+        `open_edges`; hubs, and the nodes past that budget, only by the relation types their
+        paths may continue with."""
+        degree: dict[str, int] = {}
+        steps: dict[str, set[str]] = defaultdict(set)
+        for (node, relations, _), reach in frontier.items():
+            degree[node] = reach.degree
+            steps[node] |= set(self._next_steps(relations))
+        whole: list[str] = []
+        budget = self.settings.open_edges
+        for node in sorted(degree, key=lambda n: degree[n]):
+            if degree[node] > self.settings.hub_degree or degree[node] > budget:
+                break
+            whole.append(node)
+            budget -= max(degree[node], 1)
+        read: dict[str, list[Neighbour]] = defaultdict(list)
+        for n in self._read(whole, None, self.settings.hub_scan, self.settings.hub_scan):
+            read[n.near].append(n)
+        groups: dict[frozenset[str], list[str]] = defaultdict(list)
+        for node in set(degree) - set(whole):
+            if steps[node]:
+                groups[frozenset(steps[node])].append(node)
+        scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
+        for group, nodes in groups.items():
+            types = [p for r in sorted(group) for p in self.by_base.get(r, [])]
+            for n in self._read(sorted(nodes), types, scan, scan):
+                read[n.near].append(n)
+        if hop == 1:
+            hubs = sorted(set(degree) - set(whole))
+            for n in self._read(hubs, None, self.settings.hub_scan, self.settings.fanout):
+                read[n.near].append(n)
+        return read
+
+    def _next_steps(self, relations: tuple[str, ...]) -> list[str]:
+        """The relations a path may continue with, read by type from a hub."""
+        if not self.match.asked:
+            return []
+        outlook = self.match.outlook(relations, self.settings.depth)
+        best = max(outlook.via.values(), default=0.0)
+        steps = [s for s in outlook.steps if outlook.via[s] >= self.settings.step_share * best]
+        return steps[: self.settings.typed_steps]
+
+    def _read(
+        self, nodes: list[str], types: list[str] | None, scan: int, limit: int
+    ) -> list[Neighbour]:
+        room = self.settings.max_edges - len(self.out.edges)
+        if room <= 0 or not nodes or types == []:
+            return []
+        self.out.reads += 1
+        found = self.store.neighbours(
+            self.user_id,
+            nodes,
+            predicates=types,
+            scan=min(scan, room),
+            limit=min(limit, room),
+            include_invalid=self.include_invalid,
+        )
+        return found[:room]
+
+    def _note(self, edge: ExpandedEdge) -> None:
+        if edge.uid not in self.seen:
+            self.seen.add(edge.uid)
+            self.out.edges.append(edge)
+
+
+def _edge(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdge:
+    return ExpandedEdge(
+        anchor=anchor,
+        uid=n.uid,
+        predicate=n.predicate,
+        hop=hop,
+        near=n.near,
+        far=n.far,
+        far_name=n.far_name,
+        far_mentions=n.far_mentions,
+        outgoing=n.outgoing,
+        mentions=n.mentions,
+        via=via,
+        via_degree=n.degree,
+    )
+
+
+def _visits(reach: _Reach, node: str) -> bool:
+    return any(e.near == node or e.far == node for e in reach.edges)
+
+
+def _one_per_pair(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
+    """One relationship per neighbour and relation: a fact and its twin stored the other way
+    round (X_INVERSE, or the same predicate both ways) are one step. The one pointing away
+    from the node under its plain name is kept."""
+    best: dict[tuple[str, str | None], Neighbour] = {}
+    for n in read:
+        key = (n.far, base(n.predicate))
+        kept = best.get(key)
+        if kept is None or _plainer(n, kept, base):
+            best[key] = n
+    return list(best.values())
+
+
+def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> bool:
+    plain_a, plain_b = a.predicate == base(a.predicate), b.predicate == base(b.predicate)
+    return (plain_a, a.outgoing) > (plain_b, b.outgoing)
+
+
+def _rank(
+    reaches: list[_Reach], match: RelationMatch, strength: dict[str, float]
+) -> list[ExpansionHit]:
+    """One hit per path end: the last fact of the path, scored by how well its relations
+    explain the question (times the anchor's strength and the hub discount), a little more
+    when many paths arrive there. A fact on the way to a better path is a bridge, not a hit."""
+    best: dict[str, ExpansionHit] = {}
+    bridge_score: dict[str, float] = defaultdict(lambda: -1e9)
+    scores: dict[tuple[str, ...], float] = {}
+    for reach in reaches:
+        if reach.relations not in scores:
+            scores[reach.relations] = match.path(reach.relations)
+        score = scores[reach.relations] * strength.get(reach.anchor, 1.0) * reach.hub
+        score *= 1.0 + MANY_PATHS * math.log(reach.paths)
+        last = reach.edges[-1]
+        current = best.get(last.uid)
+        if current is None or score > current.score:
+            best[last.uid] = ExpansionHit(last.uid, score, last, reach.paths)
+        for edge in reach.edges[:-1]:
+            bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
+    hits = [h for h in best.values() if bridge_score[h.uid] <= h.score]
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
-    return hits, edges
+    return _one_per_node(hits)
 
 
-def _without_bridges(hits: list[ExpansionHit]) -> list[ExpansionHit]:
-    """Drop a first edge that a chain through it explains the question better than: it is a
-    bridge to the answer, not the answer (the chain's hit carries the path)."""
-    best_after: dict[str, float] = {}
+def _one_per_node(hits: list[ExpansionHit]) -> list[ExpansionHit]:
+    """The first hit leading to each node keeps its place; later ones to the same node (other
+    paths there) follow every first one, so the answers reached stay diverse."""
+    firsts: list[ExpansionHit] = []
+    rest: list[ExpansionHit] = []
+    seen: set[str] = set()
     for hit in hits:
-        if hit.edge.via is not None:
-            best_after[hit.edge.via] = max(best_after.get(hit.edge.via, -1e9), hit.score)
-    return [h for h in hits if h.edge.via is not None or best_after.get(h.uid, -1e9) <= h.score]
+        (rest if hit.edge.far in seen else firsts).append(hit)
+        seen.add(hit.edge.far)
+    return firsts + rest

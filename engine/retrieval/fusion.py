@@ -7,7 +7,9 @@ import time
 from collections import defaultdict
 from collections.abc import Set as AbstractSet
 
-from engine.models import Fact
+from engine.models import Fact, ScoredFact
+from engine.normalize import entity_key
+from engine.retrieval.predicates import base_relation
 
 TAIL_VOTE = 0.5
 
@@ -59,3 +61,23 @@ def knowledge_boost(
         age_days = max(0.0, time.time() - fact.last_seen.timestamp()) / 86400.0
         recency = 0.5 ** (age_days / half_life_days)
     return 1.0 + weight * (frequency + recency) / 2.0
+
+
+def without_twins(scored: list[ScoredFact]) -> list[ScoredFact]:
+    """Each relation between two entities once: a fact stored both ways (X and X_INVERSE, or
+    any two facts joining the same two entities in opposite directions, like MEMBER_OF and
+    HAS_MEMBER) says one thing, so the later of the two is dropped (`scored` is best first)."""
+    taken: set[tuple[str, str, str]] = set()
+    out = []
+    for hit in scored:
+        fact = hit.fact
+        s, o, base = (
+            entity_key(fact.subject),
+            entity_key(fact.object),
+            base_relation(fact.predicate),
+        )
+        if (s, o, base) in taken or (o, s, base) in taken or (o, s, "") in taken:
+            continue
+        taken |= {(s, o, base), (s, o, "")}
+        out.append(hit)
+    return out

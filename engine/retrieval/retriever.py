@@ -1,4 +1,5 @@
-"""The dual retriever: anchored depth-2 expansion + vector similarity over facts, fused."""
+"""The dual retriever: anchored expansion along the question's relation paths (one to three
+hops) + vector similarity over facts, fused; nodes joining several anchors come first."""
 
 from __future__ import annotations
 
@@ -6,21 +7,20 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from engine.embedding import Embedder, as_param
-from engine.models import Entity, Fact, Leg, Path, ScoredEntity, ScoredFact, SearchResult
-from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
+from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
+from engine.retrieval.anchors import Anchor, AnchorSettings
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg, EpisodeLegParams
-from engine.retrieval.expansion import ExpansionHit, ExpansionSettings, expand
-from engine.retrieval.fusion import fuse_legs, knowledge_boost
+from engine.retrieval.expansion import ExpansionHit, ExpansionSettings
+from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
+from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
-from engine.retrieval.paths import joining_paths
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
-from engine.retrieval.terms import asks_for_siblings, content_terms, fulltext_terms, mentions_self
-from engine.retrieval.terms import words as words_of
+from engine.retrieval.terms import content_terms
 from engine.store.base import GraphStore
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
@@ -49,6 +49,7 @@ class DualRetriever:
         self.embedder = embedder
         self.settings = settings
         self.scorer = PredicateScorer(embedder)
+        self.graph_leg = GraphLeg(store, self.scorer, settings.anchors, settings.expansion)
         self.episode_leg = EpisodeLeg(store, settings.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
@@ -89,10 +90,13 @@ class DualRetriever:
         written, and the facts that became true, in that window."""
         watch = _Stopwatch()
         facts_wanted = mode in FACT_MODES
-        names = self._start_name_reads(query, user_id, self_uid) if mode in _EXPANDING else None
+        reads = self.graph_leg.start(query, user_id, self_uid) if mode in _EXPANDING else None
         messages = self._start_index(user_id) if rank_relations else None
         words = content_terms(query) if rank_relations else []
-        param = as_param(self.scorer.encode_query(query, words))
+        phrase = self.graph_leg.phrase(query, reads) if reads is not None and words else ""
+        watch.lap("names")
+        query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)
+        param = as_param(query_vector)
         watch.lap("embed")
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
@@ -100,9 +104,10 @@ class DualRetriever:
             k = self.settings.episodes.dense_k
             nearest = BACKGROUND.submit(self.store.vector_episodes, user_id, param, k)
         legs = _Legs()
-        if names is not None:
-            self._expand(legs, query, user_id, words, param, names, include_invalid)
-            watch.lap("expansion")
+        if reads is not None:
+            legs.graph = self._graph(
+                query, user_id, words, (param, phrase, phrase_vector), reads, include_invalid, watch
+            )
         legs.semantic = semantic_read.result() if semantic_read is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.index = messages.result() if messages is not None else None
@@ -112,11 +117,26 @@ class DualRetriever:
             )
         watch.lap("episodes")
         result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
-        result.candidates = legs.edges + len(legs.semantic) + len(legs.episodes)
-        result.paths = self._paths(user_id, legs.anchors, legs.hits)
+        result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
+        result.paths = self.graph_leg.paths(user_id, legs.graph)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
+
+    def _graph(
+        self,
+        query: str,
+        user_id: str,
+        words: list[str],
+        vectors: tuple[list[float], str, Any],
+        reads: NameReads,
+        include_invalid: bool,
+        watch: _Stopwatch,
+    ) -> GraphFound:
+        predicates = self._user_predicates(user_id)
+        return self.graph_leg.search(
+            query, user_id, words, vectors, reads, predicates, include_invalid, watch.lap
+        )
 
     def _start_vector_facts(
         self, user_id: str, param: list[float], include_invalid: bool, mode: Mode
@@ -130,57 +150,6 @@ class DualRetriever:
 
     def _start_index(self, user_id: str) -> Future[LexicalIndex]:
         return BACKGROUND.submit(self.episode_leg.index, user_id)
-
-    def _expand(
-        self,
-        legs: _Legs,
-        query: str,
-        user_id: str,
-        words: list[str],
-        param: list[float],
-        names: tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None],
-        include_invalid: bool,
-    ) -> None:
-        legs.anchors = self._anchors(query, user_id, words, param, names)
-        named = {w for a in legs.anchors for w in words_of(a.entity.name)}
-        match = self.scorer.word_match(
-            [w for w in words if w not in named],
-            self._user_predicates(user_id),
-            asks_for_siblings(query),
-        )
-        legs.hits, edges = expand(
-            self.store, user_id, legs.anchors, match, self.settings.expansion, include_invalid
-        )
-        legs.edges = len(edges)
-        legs.bridges = {e.uid for e in edges} - {h.uid for h in legs.hits}
-
-    def _start_name_reads(
-        self, query: str, user_id: str, self_uid: str | None
-    ) -> tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None]:
-        """The reads that need no embedding start first: they run while the query embeds."""
-        k = self.settings.anchors.fulltext_k
-        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, fulltext_terms(query), k)
-        me = None
-        if self_uid and mentions_self(query):
-            me = BACKGROUND.submit(self.store.entities_by_uids, user_id, [self_uid])
-        return by_name, me
-
-    def _anchors(
-        self,
-        query: str,
-        user_id: str,
-        words: list[str],
-        param: list[float],
-        names: tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None],
-    ) -> list[Anchor]:
-        settings = self.settings.anchors
-        by_vector = BACKGROUND.submit(self.store.vector_entities, user_id, param, settings.vector_k)
-        relations = self.scorer.word_match(words, self._user_predicates(user_id)).relation_words()
-        by_name, me = names
-        self_entity = next(iter(me.result()), None) if me is not None else None
-        return find_anchors(
-            query, by_name.result(), by_vector.result(), settings, self_entity, relations
-        )
 
     def _fuse(
         self,
@@ -199,13 +168,13 @@ class DualRetriever:
             user_id=user_id,
             facts=facts[:limit],
             episodes=episodes[:limit],
-            entities=_entities(legs.anchors),
-            anchors=[a.entity.name for a in legs.anchors],
+            entities=_entities(legs.graph.anchors),
+            anchors=[a.entity.name for a in legs.graph.anchors],
         )
 
     def _fused_facts(self, user_id: str, limit: int, legs: _Legs) -> list[ScoredFact]:
         """The fact legs (expansion, semantic) fused, best first, with knowledge boosts."""
-        hits, semantic = legs.hits, legs.semantic
+        hits, semantic = legs.graph.hits, legs.semantic
         pool = max(limit * 3, 30)
         considered = hits[:pool]
         in_leg: dict[Leg, set[str]] = {
@@ -220,7 +189,7 @@ class DualRetriever:
             self.settings.expansion_weight,
             self.settings.rrf_k,
             trusted=_trusted(hits),
-            bridges=legs.bridges,
+            bridges=legs.graph.bridges,
         )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
         facts = {f.uid: f for f, _ in semantic}
@@ -241,21 +210,7 @@ class DualRetriever:
                 ScoredFact(fact=fact, score=fused[uid] * boost, hop=hop.get(uid), legs=which)
             )
         scored.sort(key=lambda s: -s.score)
-        return scored
-
-    def _paths(self, user_id: str, anchors: list[Anchor], hits: list[ExpansionHit]) -> list[Path]:
-        if len(anchors) < 2:
-            return []
-        uid_paths = joining_paths([a.entity.uid for a in anchors], [h.edge for h in hits])
-        needed = sorted({u for p in uid_paths for u in p})
-        facts = {f.uid: f for f in self.store.facts_by_uids(user_id, needed)} if needed else {}
-        out = []
-        for uids in uid_paths:
-            chain = [facts[u] for u in uids if u in facts]
-            if len(chain) == len(uids):
-                names = [chain[0].subject] + [f.object for f in chain]
-                out.append(Path(entities=names, facts=chain))
-        return out
+        return without_twins(scored)
 
 
 _EXPANDING = ("dual", "expansion")
@@ -266,10 +221,7 @@ _EPISODE_POOL = 50  # messages ranked by the episode leg before fusion
 class _Legs:
     """What each leg found for one search."""
 
-    anchors: list[Anchor] = field(default_factory=list)
-    hits: list[ExpansionHit] = field(default_factory=list)
-    bridges: set[str] = field(default_factory=set)
-    edges: int = 0
+    graph: GraphFound = field(default_factory=GraphFound)
     semantic: list[tuple[Fact, float]] = field(default_factory=list)
     episodes: list[EpisodeHit] = field(default_factory=list)
     index: LexicalIndex | None = None

@@ -29,7 +29,7 @@ STOPWORDS = frozenset(
     ).split()
 )
 # words asking for what shares a neighbour with the anchor: co-stars, the same director
-SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "shared"})
+SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -54,6 +54,13 @@ def fulltext_terms(text: str) -> list[str]:
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         terms += [run[i : i + 2] for i in range(len(run) - 1)]
     return list(dict.fromkeys(terms))
+
+
+def relation_phrase(text: str, spans: list[frozenset[int]]) -> str:
+    """The words of `text` outside `spans` (the names it mentions, as positions in `words`),
+    in order: what the question says about relations ("which teams have players from")."""
+    taken: set[int] = set().union(*spans) if spans else set()
+    return " ".join(w for i, w in enumerate(words(text)) if i not in taken)
 
 
 def asks_for_siblings(text: str) -> bool:

@@ -134,21 +134,18 @@ class WriteBatch:
 
 
 @dataclass(frozen=True, slots=True)
-class ExpandedEdge:
-    """One typed fact relationship reached from an anchor; `hop` is 1 or 2."""
+class Neighbour:
+    """One typed fact relationship read from the node `near` (see `GraphStore.neighbours`)."""
 
-    anchor: str
+    near: str
     uid: str
     predicate: str
-    hop: int
-    near: str  # uid of the node closer to the anchor
-    far: str  # uid of the node further away
+    outgoing: bool  # the relationship points from `near` to `far`
+    far: str
     far_name: str
     far_mentions: int
-    outgoing: bool  # the relationship points from `near` to `far`
-    mentions: int = 0  # of the fact
-    via: str | None = None  # hop 2: uid of the hop-1 fact
-    via_degree: int = 0  # hop 2: edges of `near` read by the expansion (capped by its hub scan)
+    mentions: int  # of the fact
+    degree: int  # relationships of the types asked for read at `near` (at most the scan)
 
 
 @runtime_checkable
@@ -180,20 +177,20 @@ class GraphStore(Protocol):
     def vector_facts(
         self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
     ) -> list[tuple[Fact, float]]: ...
-    def expand(
+    def neighbours(
         self,
         user_id: str,
-        anchors: list[str],
+        nodes: list[str],
         *,
-        weights: dict[str, float],
-        fanout: int,
-        depth: int,
+        predicates: list[str] | None,
+        scan: int,
+        limit: int,
         include_invalid: bool,
-        expand_via: list[str] | None = None,
-        hub_scan: int = 500,
-    ) -> list[ExpandedEdge]:
-        """Edges within `depth` hops of the anchors; hop 2 only through the `expand_via`
-        predicates (None: all of them), reading at most `hub_scan` edges of each node."""
+    ) -> list[Neighbour]:
+        """One hop from each of `nodes` over the fact relationships of the `predicates` types
+        (None: any type), read by relationship type so a hub's other edges are never touched;
+        at most `scan` relationships read per node, of which the `limit` with the most
+        mentioned neighbours are returned."""
         ...
 
     def predicates(self, user_id: str) -> list[str]: ...

@@ -97,8 +97,16 @@ class FalkorDBStore(NamedQueryReads):
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _run(self, name: str, params: dict[str, Any], read_only: bool = False) -> list[list[Any]]:
+    def _run(
+        self,
+        name: str,
+        params: dict[str, Any],
+        read_only: bool = False,
+        rel_types: list[str] | None = None,
+    ) -> list[list[Any]]:
         text = cypher.load(name, self.dialect)
+        if rel_types is not None:
+            text = cypher.with_rel_types(text, rel_types)
         with map_falkordb_errors(self._timeout_ms):
             if read_only:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)

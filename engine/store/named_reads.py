@@ -12,13 +12,13 @@ from pydantic import BaseModel
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
-from engine.store.base import EpisodeText, ExpandedEdge, RankBy
+from engine.store.base import EpisodeText, Neighbour, RankBy
 from engine.store.records import (
     Rows,
-    edges_from_rows,
     entity_pairs,
     fact_from_row,
     history_from_row,
+    neighbours_from_rows,
     overfetch,
 )
 
@@ -29,7 +29,14 @@ class NamedQueryReads(ABC):
     """The read half of `GraphStore`, over an adapter's `_run`."""
 
     @abstractmethod
-    def _run(self, name: str, params: dict[str, Any], read_only: bool = False) -> Rows: ...
+    def _run(
+        self,
+        name: str,
+        params: dict[str, Any],
+        read_only: bool = False,
+        rel_types: list[str] | None = None,
+    ) -> Rows:
+        """Rows of the named statement, its `__REL_TYPE__` filled with `rel_types` if given."""
 
     @abstractmethod
     def _fulltext_query(self, terms: list[str]) -> str:
@@ -108,29 +115,29 @@ class NamedQueryReads(ABC):
         rows = self._nearest("search_fact_vectors", params, k)
         return [(fact_from_row(row), _unit(row[3])) for row in rows]
 
-    def expand(
+    def neighbours(
         self,
         user_id: str,
-        anchors: list[str],
+        nodes: list[str],
         *,
-        weights: dict[str, float],
-        fanout: int,
-        depth: int,
+        predicates: list[str] | None,
+        scan: int,
+        limit: int,
         include_invalid: bool,
-        expand_via: list[str] | None = None,
-        hub_scan: int = 500,
-    ) -> list[ExpandedEdge]:
+    ) -> list[Neighbour]:
+        if not nodes or predicates == []:
+            return []
         params = {
             "user_id": user_id,
-            "anchors": anchors,
-            "weights": weights,
-            "fanout": fanout,
-            "depth": depth,
+            "nodes": nodes,
+            "scan": scan,
+            "limit": limit,
             "include_invalid": include_invalid,
-            "expand_via": self.predicates(user_id) if expand_via is None else expand_via,
-            "hub_scan": hub_scan,
         }
-        return edges_from_rows(self._run("expand_subgraph", params, True))
+        if predicates is None:
+            return neighbours_from_rows(self._run("expand_any", params, True))
+        rows = self._run("expand_typed", params, True, rel_types=sorted(set(predicates)))
+        return neighbours_from_rows(rows)
 
     def predicates(self, user_id: str) -> list[str]:
         return [row[0] for row in self._run("list_predicates", {"user_id": user_id}, True)]

@@ -153,8 +153,17 @@ class Neo4jStore(NamedQueryReads):
     def _fulltext_query(self, terms: list[str]) -> str:
         return lucene_query(terms)
 
-    def _run(self, name: str, params: dict[str, Any], read_only: bool = False) -> Rows:
-        return self._execute([(cypher.load(name, self.dialect), params)], read_only)[0]
+    def _run(
+        self,
+        name: str,
+        params: dict[str, Any],
+        read_only: bool = False,
+        rel_types: list[str] | None = None,
+    ) -> Rows:
+        text = cypher.load(name, self.dialect)
+        if rel_types is not None:
+            text = cypher.with_rel_types(text, rel_types)
+        return self._execute([(text, params)], read_only)[0]
 
     # -- schema and writes ----------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
-from engine.store.base import Dialect, ExpandedEdge, WriteBatch
+from engine.store.base import Dialect, Neighbour, WriteBatch
 
 # (statement name, relationship type for the placeholder or None, parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
@@ -158,45 +158,22 @@ def history_from_row(props: dict[str, Any]) -> HistoryEvent:
     )
 
 
-def edges_from_rows(rows: Iterable[list[Any]]) -> list[ExpandedEdge]:
-    """Flatten `expand_subgraph` rows (a hop-1 edge with its hop-2 edges) into edges."""
-    edges: dict[str, ExpandedEdge] = {}
-    for row in rows:
-        anchor, uid, predicate, outgoing, mid, mid_name, mid_mentions, mentions, hop2, degree = row
-        edges.setdefault(
-            uid,
-            ExpandedEdge(
-                anchor=anchor,
-                uid=uid,
-                predicate=predicate,
-                hop=1,
-                near=anchor,
-                far=mid,
-                far_name=mid_name,
-                far_mentions=int(mid_mentions or 0),
-                outgoing=bool(outgoing),
-                mentions=int(mentions or 0),
-            ),
-        )
-        for item in hop2 or []:
-            if item is None:
-                continue
-            uid2, predicate2, outgoing2, far, far_name, far_mentions, mentions2 = item
-            edges.setdefault(
-                uid2,
-                ExpandedEdge(
-                    anchor=anchor,
-                    uid=uid2,
-                    predicate=predicate2,
-                    hop=2,
-                    near=mid,
+def neighbours_from_rows(rows: Iterable[list[Any]]) -> list[Neighbour]:
+    """Flatten `expand_typed` / `expand_any` rows (a node with the edges read from it)."""
+    out = []
+    for near, edges, degree in rows:
+        for uid, predicate, outgoing, far, far_name, far_mentions, mentions in edges:
+            out.append(
+                Neighbour(
+                    near=near,
+                    uid=uid,
+                    predicate=predicate,
+                    outgoing=bool(outgoing),
                     far=far,
                     far_name=far_name,
                     far_mentions=int(far_mentions or 0),
-                    outgoing=bool(outgoing2),
-                    mentions=int(mentions2 or 0),
-                    via=uid,
-                    via_degree=int(degree or 0),
-                ),
+                    mentions=int(mentions or 0),
+                    degree=int(degree or 0),
+                )
             )
-    return list(edges.values())
+    return out

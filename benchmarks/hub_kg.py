@@ -1,0 +1,170 @@
+"""Hub-heavy synthetic knowledge graphs: one-, two- and three-hop and two-anchor questions.
+
+Two invented domains (tests/synthetic_kg.py: a football league, a world of organisations),
+each in its own user's graph: a few hub nodes with hundreds of edges, several relations per
+member, most relations also stored the other way round (an `_INVERSE` twin or a differently
+named one). Questions come from templates with paraphrases; the retriever gets the question
+text alone and must find the named entities itself. Protocol as benchmarks/metaqa.py: answer
+hits@k over the entities of the top-k facts (the named entities themselves do not count unless
+they are answers), latency per search (`timings_ms`).
+
+    python benchmarks/hub_kg.py --per-kind 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Memory  # noqa: E402
+from engine.embedding import Embedder  # noqa: E402
+from engine.normalize import entity_key  # noqa: E402
+from tests.synthetic_kg import (  # noqa: E402
+    FOOTBALL,
+    KINDS,
+    ORGANISATIONS,
+    Graph,
+    Question,
+    Spec,
+    ask,
+    football,
+    organisations,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+DOMAINS = {"football": (football, FOOTBALL), "organisations": (organisations, ORGANISATIONS)}
+KS = (1, 5, 10)
+
+
+def ensure_loaded(mem: Memory, g: Graph, data_dir: Path, seed: int) -> float:
+    """Load the domain's triples unless this data dir holds them already (a marker says so)."""
+    marker = data_dir / f"hub_kg.{g.domain}.{seed}.{len(g.triples)}.loaded"
+    if marker.exists():
+        return 0.0
+    mem.delete_all(g.domain)
+    start = time.perf_counter()
+    batch = 2000
+    for i in tqdm(range(0, len(g.triples), batch), desc=f"loading {g.domain}", unit="batch"):
+        mem.add_facts(g.triples[i : i + batch], user_id=g.domain)
+    elapsed = time.perf_counter() - start
+    marker.write_text(f"{len(g.triples)} triples in {elapsed:.0f} s\n")
+    return elapsed
+
+
+def score(mem: Memory, user: str, q: Question) -> dict[str, Any]:
+    result = mem.search(q.text, user_id=user, limit=max(KS))
+    gold = {entity_key(a) for a in q.answers}
+    named = {entity_key(t) for t in q.topics}
+    first = None
+    for rank, hit in enumerate(result.facts, start=1):
+        names = {entity_key(hit.fact.subject), entity_key(hit.fact.object)}
+        if {n for n in names if n not in named or n in gold} & gold:
+            first = rank
+            break
+    return {
+        "kind": q.kind,
+        "hub": q.hub_start,
+        "hits": {k: first is not None and first <= k for k in KS},
+        "rr": 1.0 / first if first else 0.0,
+        "latency_ms": result.timings_ms["total"],
+        "timings": result.timings_ms,
+        "question": q.text,
+        "found": first,
+    }
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
+    lat = sorted(r["latency_ms"] for r in rows)
+    out = {f"hits@{k}": statistics.mean(r["hits"][k] for r in rows) for k in KS}
+    out["mrr"] = statistics.mean(r["rr"] for r in rows)
+    out["p50_ms"] = lat[len(lat) // 2]
+    out["p95_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.95))]
+    out["n"] = len(rows)
+    stages: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        for stage, ms in r["timings"].items():
+            stages[stage].append(ms)
+    out |= {f"mean_{s}_ms": statistics.mean(v) for s, v in stages.items() if s != "total"}
+    return out
+
+
+def groups(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {k: [r for r in rows if r["kind"] == k] for k in KINDS}
+    out["2-hop (leaf + hub)"] = out["2-hop leaf"] + out["2-hop hub"]
+    out["all"] = rows
+    return {k: v for k, v in out.items() if v}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    report: dict[str, Any] = {"per_kind": args.per_kind, "seed": args.seed, "domains": {}}
+    embedder = Embedder(cache_size=0)  # every query embedded cold
+    with Memory(data_dir=args.data_dir, embedder=embedder) as mem:
+        for name in args.domains:
+            build, specs = DOMAINS[name]
+            g = build(args.seed)
+            load_s = ensure_loaded(mem, g, args.data_dir, args.seed)
+            mem.search("warm up", user_id=g.domain)
+            rows = [score(mem, g.domain, q) for q in tqdm(_questions(g, specs, args), desc=name)]
+            report["domains"][name] = {
+                "facts": mem.stats(g.domain).facts,
+                "load_s": load_s,
+                "results": {k: summarize(v) for k, v in groups(rows).items()},
+                "misses": [r["question"] for r in rows if not r["hits"][10]][:40],
+            }
+    embedder.close()
+    return report
+
+
+def _questions(g: Graph, specs: list[Spec], args: argparse.Namespace) -> list[Question]:
+    return ask(g, specs, args.per_kind, args.seed)
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "| domain / questions | n | hits@1 | hits@5 | hits@10 | MRR | p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, part in report["domains"].items():
+        for kind, s in part["results"].items():
+            lines.append(
+                f"| {name} / {kind} | {s['n']} | {s['hits@1']:.3f} | {s['hits@5']:.3f} | "
+                f"{s['hits@10']:.3f} | {s['mrr']:.3f} | {s['p50_ms']:.1f} | {s['p95_ms']:.1f} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path.home() / ".graphmem-bench-hubkg",
+        help="embedded store for the benchmark graphs (kept between runs)",
+    )
+    parser.add_argument("--per-kind", type=int, default=200, help="questions per kind and domain")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--domains", nargs="+", default=list(DOMAINS), choices=list(DOMAINS))
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "hub_kg.json")
+    args = parser.parse_args(argv)
+    report = run(args)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2))
+    print(f"\nHub-heavy synthetic graphs ({args.per_kind} questions per kind, seed {args.seed})\n")
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

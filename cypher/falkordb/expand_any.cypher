@@ -1,0 +1,19 @@
+// One hop from each of $nodes over fact relationships of any type (typed relationships between
+// entities only: SUBJECT, OBJECT and MENTIONS lead to other labels). At most $scan edges are
+// read per node, in storage order, then the most mentioned $limit neighbours kept: used where
+// the question names no relation, so a hub costs no more than $scan edges.
+// degree: how many were read (at most $scan).
+// FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
+UNWIND $nodes AS near_uid
+MATCH (n:Entity {user_id: $user_id, uid: near_uid})
+CALL {
+  WITH n
+  MATCH (n)-[r]-(m:Entity)
+  WHERE r.user_id = $user_id AND ($include_invalid OR r.invalid_at IS NULL)
+  RETURN r, m
+  LIMIT $scan
+}
+WITH n, r, m
+ORDER BY m.mentions DESC, r.mentions DESC
+WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read
+RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree

@@ -1,0 +1,18 @@
+// One hop from each of $nodes over the fact relationships of the types in __REL_TYPE__ (the
+// engine fills in validated types joined by "|"): the read goes by relationship type, so a hub's
+// edges of other types are never touched. At most $scan edges are read per node, then the most
+// mentioned $limit neighbours kept. degree: how many were read (at most $scan).
+// FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
+UNWIND $nodes AS near_uid
+MATCH (n:Entity {user_id: $user_id, uid: near_uid})
+CALL {
+  WITH n
+  MATCH (n)-[r:__REL_TYPE__]-(m:Entity)
+  WHERE r.user_id = $user_id AND ($include_invalid OR r.invalid_at IS NULL)
+  RETURN r, m
+  LIMIT $scan
+}
+WITH n, r, m
+ORDER BY m.mentions DESC, r.mentions DESC
+WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read
+RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree

@@ -1,0 +1,181 @@
+"""The graph side of a search: anchors, the question's relations, the walk, the joins.
+
+Order of work, so the slow parts overlap: the name reads (fulltext) start before the query is
+embedded; the relation phrase (the question without the names it mentions, see
+`terms.relation_phrase`) is embedded in the same batch as the query, from the names the
+fulltext read found; the vector read of entities then settles the anchors (and the phrase is
+embedded again only when that changed which words are names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from engine.models import Entity, Path
+from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
+from engine.retrieval.background import BACKGROUND
+from engine.retrieval.expansion import (
+    ExpandedEdge,
+    ExpansionHit,
+    ExpansionSettings,
+    expand,
+)
+from engine.retrieval.paths import Join, common_neighbours, joining_paths
+from engine.retrieval.predicates import PredicateScorer, Vector
+from engine.retrieval.terms import (
+    asks_for_siblings,
+    fulltext_terms,
+    mentions_self,
+    name_span,
+    relation_phrase,
+)
+from engine.retrieval.terms import words as words_of
+from engine.store.base import GraphStore
+
+Lap = Callable[[str], None]
+JOIN_PATHS = 5  # paths through common neighbours returned with a result
+
+
+@dataclass(slots=True)
+class NameReads:
+    """The reads started before the query is embedded."""
+
+    by_name: Future[list[tuple[Entity, float]]]
+    me: Future[list[Entity]] | None = None
+
+    def self_entity(self) -> Entity | None:
+        return next(iter(self.me.result()), None) if self.me is not None else None
+
+
+@dataclass(slots=True)
+class GraphFound:
+    """What the graph side found for one search."""
+
+    anchors: list[Anchor] = field(default_factory=list)
+    hits: list[ExpansionHit] = field(default_factory=list)
+    edges: list[ExpandedEdge] = field(default_factory=list)
+    joins: list[Join] = field(default_factory=list)
+
+    @property
+    def bridges(self) -> set[str]:
+        """Edges read on the way to better hits: passed over, not answers."""
+        return {e.uid for e in self.edges} - {h.uid for h in self.hits}
+
+
+class GraphLeg:
+    def __init__(
+        self,
+        store: GraphStore,
+        scorer: PredicateScorer,
+        anchors: AnchorSettings,
+        expansion: ExpansionSettings,
+    ) -> None:
+        self.store = store
+        self.scorer = scorer
+        self.anchor_settings = anchors
+        self.expansion_settings = expansion
+
+    def start(self, query: str, user_id: str, self_uid: str | None) -> NameReads:
+        """The reads that need no embedding: they run while the relations are prepared."""
+        k = self.anchor_settings.fulltext_k
+        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, fulltext_terms(query), k)
+        me = None
+        if self_uid and mentions_self(query):
+            me = BACKGROUND.submit(self.store.entities_by_uids, user_id, [self_uid])
+        return NameReads(by_name, me)
+
+    def phrase(self, query: str, reads: NameReads) -> str:
+        """The relation phrase by the names the fulltext read found (no vector read yet)."""
+        return relation_phrase(query, _spans(query, self._anchors(query, reads, [], set())))
+
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        words: list[str],
+        vectors: tuple[list[float], str, Vector | None],
+        reads: NameReads,
+        predicates: list[str],
+        include_invalid: bool,
+        lap: Lap,
+    ) -> GraphFound:
+        """Anchors, then the walk along the question's relations, then the joins."""
+        param, phrase, phrase_vector = vectors
+        by_vector = self.store.vector_entities(user_id, param, self.anchor_settings.vector_k)
+        relation_words = self.scorer.match(words, predicates).relation_words()
+        found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
+        settled = relation_phrase(query, _spans(query, found.anchors))
+        if settled != phrase:
+            phrase_vector = self.scorer.encode_phrase(settled) if settled else None
+        lap("anchors")
+        named = {w for a in found.anchors for w in words_of(a.entity.name)}
+        unnamed = [w for w in words if w not in named]
+        match = self.scorer.match(unnamed, predicates, phrase_vector, asks_for_siblings(query))
+        lap("relations")
+        expansion = expand(
+            self.store,
+            user_id,
+            found.anchors,
+            match,
+            predicates,
+            self.expansion_settings,
+            include_invalid,
+        )
+        found.edges = expansion.edges
+        uids = [a.entity.uid for a in found.anchors]
+        found.joins = common_neighbours(uids, expansion.edges, match.single())
+        found.hits = _joins_first(expansion.hits, found.joins)
+        lap("expansion")
+        return found
+
+    def _anchors(
+        self,
+        query: str,
+        reads: NameReads,
+        by_vector: list[tuple[Entity, float]],
+        relation_words: set[str],
+    ) -> list[Anchor]:
+        by_name = reads.by_name.result()
+        return find_anchors(
+            query, by_name, by_vector, self.anchor_settings, reads.self_entity(), relation_words
+        )
+
+    def paths(self, user_id: str, found: GraphFound) -> list[Path]:
+        """The facts joining the anchors: through their common neighbours first, else the
+        shortest path between two anchors within what the expansion read."""
+        if len(found.anchors) < 2:
+            return []
+        walks = [j.walk() for j in found.joins[:JOIN_PATHS]]
+        if not walks:
+            walks = joining_paths([a.entity.uid for a in found.anchors], found.edges)
+        needed = sorted({u for _, uids in walks for u in uids})
+        facts = {f.uid: f for f in self.store.facts_by_uids(user_id, needed)} if needed else {}
+        names = {a.entity.uid: a.entity.name for a in found.anchors}
+        names |= {e.far: e.far_name for e in found.edges}
+        return [
+            Path(entities=[names.get(n, n) for n in nodes], facts=[facts[u] for u in uids])
+            for nodes, uids in walks
+            if all(u in facts for u in uids)
+        ]
+
+
+def _spans(query: str, anchors: list[Anchor]) -> list[frozenset[int]]:
+    """The query words each anchor's name takes (found again for an anchor found by vector)."""
+    qwords = words_of(query)
+    return [a.span or name_span(a.entity.name, qwords)[1] for a in anchors]
+
+
+def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:
+    """The facts joining a common neighbour to the anchors come first: the node connected
+    to every anchor the question names is what it asks for."""
+    if not joins:
+        return hits
+    top = hits[0].score if hits else 0.0
+    first: dict[str, ExpansionHit] = {}
+    for join in joins:
+        for edge in join.edges:
+            if edge.uid not in first:
+                first[edge.uid] = ExpansionHit(edge.uid, top + join.score, edge, len(join.edges))
+    return list(first.values()) + [h for h in hits if h.uid not in first]

@@ -1,0 +1,308 @@
+"""Synthetic hub-heavy knowledge graphs with templated questions, for tests and benchmarks.
+
+Two domains with their own relation vocabularies (a football league and a world of
+organisations). A few nodes are hubs (a position, a field, an organisation with hundreds of
+members), every member has several relations, and most relations are also stored the other
+way round: as an `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a differently named twin
+(`HAS_MEMBER` for `MEMBER_OF`). Questions come from templates with many paraphrases, in five
+kinds: one hop, two hops from a leaf, two hops from a hub, two anchors, three hops. Every name
+is invented (seeded), so no model has seen the answers. The answer set of a question is
+computed by walking its relation path over the generated triples.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+Triple = tuple[str, str, str]
+KINDS = ("1-hop", "2-hop leaf", "2-hop hub", "two-anchor", "3-hop")
+
+_ONSETS = "b d f g k l m n p r s t v z br dr gr kr pr st tr th sh ch".split()
+_VOWELS = "a e i o u ai ea io".split()
+_CODAS = "n r l s k m nd rt sk th".split()
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    kind: str
+    text: str
+    topics: tuple[str, ...]  # the entities the question names
+    answers: frozenset[str]
+    template: str
+    hub_start: bool = False
+
+
+@dataclass(slots=True)
+class Graph:
+    """The triples of one domain and the questions asked about it."""
+
+    domain: str
+    triples: list[Triple] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    out: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    back: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    classes: dict[str, list[str]] = field(default_factory=dict)
+    hubs: set[str] = field(default_factory=set)
+
+    def add(self, subject: str, relation: str, obj: str, twin: str | None) -> None:
+        """A fact, and its twin stored the other way round (`~` + relation: `_INVERSE`)."""
+        self.triples.append((subject, relation, obj))
+        self.out[(subject, relation)].add(obj)
+        self.back[(obj, relation)].add(subject)
+        if twin is not None:
+            self.triples.append((obj, relation + "_INVERSE" if twin == "~" else twin, subject))
+
+    def walk(self, start: str, path: str) -> set[str]:
+        """Follow `path` ("R1 ~R2": R1 forwards, then R2 backwards) from `start`."""
+        frontier = {start}
+        for step in path.split():
+            table, relation = (self.back, step[1:]) if step.startswith("~") else (self.out, step)
+            frontier = {n for node in frontier for n in table[(node, relation)]}
+        return frontier
+
+
+def _word(rng: random.Random, syllables: int) -> str:
+    parts = [rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(syllables)]
+    return ("".join(parts) + rng.choice(_CODAS)).capitalize()
+
+
+def _names(rng: random.Random, n: int, pattern: str, taken: set[str]) -> list[str]:
+    """`n` unique invented names; `pattern` has `{}` for each invented word."""
+    out: list[str] = []
+    while len(out) < n:
+        name = pattern.format(*(_word(rng, rng.choice((1, 2))) for _ in range(pattern.count("{}"))))
+        if name.casefold() not in taken:
+            taken.add(name.casefold())
+            out.append(name)
+    return out
+
+
+def _pick(rng: random.Random, items: list[str], skew: float) -> str:
+    """One of `items`, the first ones more often (skew 0: uniform)."""
+    weights = [1.0 / (1 + i) ** skew for i in range(len(items))]
+    return rng.choices(items, weights)[0]
+
+
+def football(seed: int = 0, players: int = 500) -> Graph:
+    rng = random.Random(seed)
+    taken: set[str] = set()
+    g = Graph("football")
+    countries = _names(rng, 14, "{}", taken)
+    cities = _names(rng, 24, "{}", taken)
+    clubs = _names(rng, 22, "FC {}", taken)
+    coaches = _names(rng, 22, "{} {}", taken)
+    positions = ["goalkeeper", "defender", "midfielder", "forward"]
+    numbers = [str(n) for n in range(1, 24)]
+    g.hubs |= {*positions, *numbers, *countries}
+    g.classes |= {"country": countries, "club": clubs, "coach": coaches, "position": positions}
+    g.classes["number"] = numbers
+    for i, city in enumerate(cities):
+        g.add(city, "LOCATED_IN", countries[i % len(countries)], "~")
+    for i, club in enumerate(clubs):
+        g.add(club, "BASED_IN", cities[i], "~")
+        g.add(club, "COACHED_BY", coaches[i], "~")
+        g.add(coaches[i], "BORN_IN", rng.choice(cities), None)
+    g.classes["player"] = _names(rng, players, "{} {}", taken)
+    for person in g.classes["player"]:
+        club = _pick(rng, clubs, 0.3)
+        home = countries[clubs.index(club) % len(countries)]
+        country = home if rng.random() < 0.6 else _pick(rng, countries, 0.5)
+        g.add(person, "PLAYS_IN_CLUB", club, "~")
+        g.add(person, "IS_IN_COUNTRY", country, "~")
+        g.add(person, "PLAYS_POSITION", _pick(rng, positions, 0.4), "~")
+        g.add(person, "WEARS_NUMBER", rng.choice(numbers), "~")
+    return g
+
+
+def organisations(seed: int = 0, people: int = 500) -> Graph:
+    rng = random.Random(seed + 1)
+    taken: set[str] = set()
+    g = Graph("organisations")
+    countries = _names(rng, 12, "{}", taken)
+    cities = _names(rng, 24, "{}", taken)
+    orgs = _names(rng, 6, "{} Society", taken) + _names(rng, 4, "{} Institute", taken)
+    universities = _names(rng, 10, "University of {}", taken)
+    fields = ["astronomy", "linguistics", "geology", "economics", "botany", "medicine"]
+    g.hubs |= {*orgs, *fields, *countries}
+    g.classes |= {"country": countries, "org": orgs, "university": universities, "field": fields}
+    for i, city in enumerate(cities):
+        g.add(city, "CITY_OF", countries[i % len(countries)], "~")
+    for i, uni in enumerate(universities):
+        g.add(uni, "LOCATED_IN", cities[(i * 5) % len(cities)], "~")
+    for i, org in enumerate(orgs):
+        g.add(org, "HEADQUARTERED_IN", cities[(i * 7 + 3) % len(cities)], "~")
+    names = g.classes["person"] = _names(rng, people, "{} {}", taken)
+    for i, person in enumerate(names):
+        g.add(person, "MEMBER_OF", _pick(rng, orgs, 0.8), "HAS_MEMBER")
+        if rng.random() < 0.3:
+            g.add(person, "MEMBER_OF", _pick(rng, orgs, 0.2), "HAS_MEMBER")
+        g.add(person, "NATIONALITY", _pick(rng, countries, 0.3), "~")
+        g.add(person, "WORKS_IN_FIELD", _pick(rng, fields, 0.5), "~")
+        g.add(person, "GRADUATED_FROM", rng.choice(universities), "~")
+        g.add(person, "LIVES_IN", rng.choice(cities), None)
+        if i < len(orgs):
+            g.add(orgs[i], "FOUNDED_BY", person, "~")
+    return g
+
+
+# (kind, class of the named entity, relation path, templates); for "two-anchor": the class of
+# the entity both anchors are about, and its two relations (to {a}, to {b})
+Spec = tuple[str, str, str, tuple[str, ...]]
+FOOTBALL: list[Spec] = [
+    ("1-hop", "player", "PLAYS_IN_CLUB", (
+        "which club does {a} play for", "what team is {a} on", "{a} plays for which club?",
+        "name the club of {a}", "which side does {a} turn out for")),
+    ("1-hop", "player", "IS_IN_COUNTRY", (
+        "what country is {a} from", "which national team does {a} represent",
+        "{a} comes from which country", "what is the nationality of {a}")),
+    ("1-hop", "player", "PLAYS_POSITION", (
+        "what position does {a} play", "in which position does {a} play",
+        "what is {a}'s role on the pitch")),
+    ("1-hop", "player", "WEARS_NUMBER", (
+        "what shirt number does {a} wear", "which number is on the jersey of {a}")),
+    ("1-hop", "club", "COACHED_BY", (
+        "who coaches {a}", "who is the manager of {a}", "name the head coach of {a}")),
+    ("1-hop", "club", "~PLAYS_IN_CLUB", (
+        "who plays for {a}", "name a player of {a}", "which footballers are in the squad of {a}")),
+    ("2-hop leaf", "player", "PLAYS_IN_CLUB BASED_IN", (
+        "in which city is the club of {a} based", "where is the team of {a} based",
+        "what city is home to the club {a} plays for")),
+    ("2-hop leaf", "player", "PLAYS_IN_CLUB COACHED_BY", (
+        "who coaches the team {a} plays for", "who is the manager of {a}'s club",
+        "name the coach of the club where {a} plays")),
+    ("2-hop leaf", "coach", "~COACHED_BY BASED_IN", (
+        "in which city is the club coached by {a} based",
+        "where is the team managed by {a} located")),
+    ("2-hop leaf", "player", "PLAYS_IN_CLUB ~PLAYS_IN_CLUB", (
+        "who are the teammates of {a}", "which players play for the same club as {a}")),
+    ("2-hop hub", "country", "~IS_IN_COUNTRY PLAYS_IN_CLUB", (
+        "name a club that has a player from {a}", "which teams have players from {a}",
+        "what clubs do players from {a} play for",
+        "which clubs field footballers of {a} nationality")),
+    ("2-hop hub", "position", "~PLAYS_POSITION PLAYS_IN_CLUB", (
+        "which clubs have a {a}", "name a team whose squad includes a {a}",
+        "for which clubs do the players in the {a} position play")),
+    ("2-hop hub", "country", "~LOCATED_IN ~BASED_IN", (
+        "which clubs are based in a city of {a}", "name a team based in a city located in {a}")),
+    ("2-hop hub", "number", "~WEARS_NUMBER PLAYS_IN_CLUB", (
+        "which clubs have a player wearing number {a}",
+        "name a team with a player whose shirt number is {a}")),
+    ("two-anchor", "player", "PLAYS_IN_CLUB IS_IN_COUNTRY", (
+        "which player of {a} is from {b}", "who plays for {a} and comes from {b}",
+        "name a footballer from {b} at {a}", "which {b} player is in the squad of {a}")),
+    ("two-anchor", "player", "PLAYS_IN_CLUB PLAYS_POSITION", (
+        "who is the {b} of {a}", "which {b} plays for {a}", "name a {b} in the squad of {a}")),
+    ("3-hop", "player", "PLAYS_IN_CLUB BASED_IN LOCATED_IN", (
+        "in which country is the city where the club of {a} is based",
+        "which country is the team of {a} based in",
+        "the club {a} plays for is based in a city of which country")),
+    ("3-hop", "player", "PLAYS_IN_CLUB COACHED_BY BORN_IN", (
+        "where was the coach of {a}'s club born",
+        "in which city was the manager of the team {a} plays for born")),
+    ("3-hop", "coach", "~COACHED_BY BASED_IN LOCATED_IN", (
+        "in which country is the club coached by {a} based",
+        "which country is home to the team managed by {a}")),
+    ("3-hop", "player", "PLAYS_IN_CLUB ~PLAYS_IN_CLUB IS_IN_COUNTRY", (
+        "which countries are the teammates of {a} from",
+        "what nationalities do the teammates of {a} have")),
+]  # fmt: skip
+ORGANISATIONS: list[Spec] = [
+    ("1-hop", "person", "MEMBER_OF", (
+        "which organisation is {a} a member of", "what society does {a} belong to",
+        "{a} is part of which group", "name an institution that {a} has joined")),
+    ("1-hop", "person", "NATIONALITY", (
+        "what is the nationality of {a}", "which country is {a} a citizen of",
+        "where does {a} come from")),
+    ("1-hop", "person", "WORKS_IN_FIELD", (
+        "what field does {a} work in", "what is the discipline of {a}",
+        "in which area does {a} do research")),
+    ("1-hop", "person", "GRADUATED_FROM", (
+        "where did {a} study", "which university did {a} graduate from",
+        "what is the alma mater of {a}")),
+    ("1-hop", "org", "FOUNDED_BY", ("who founded {a}", "who started {a}", "name the founder of {a}")),
+    ("2-hop leaf", "person", "GRADUATED_FROM LOCATED_IN", (
+        "in which city is the university {a} attended",
+        "where is the alma mater of {a} located")),
+    ("2-hop leaf", "person", "LIVES_IN CITY_OF", (
+        "which country does {a} live in", "in what country is the city where {a} lives")),
+    ("2-hop leaf", "person", "MEMBER_OF HEADQUARTERED_IN", (
+        "where is the organisation of {a} headquartered",
+        "in which city is the society {a} belongs to based")),
+    ("2-hop leaf", "org", "FOUNDED_BY NATIONALITY", (
+        "what is the nationality of the founder of {a}",
+        "which country is the person who founded {a} from")),
+    ("2-hop hub", "country", "~NATIONALITY MEMBER_OF", (
+        "name an organisation that has a member from {a}",
+        "which societies have members who are citizens of {a}",
+        "what groups do people from {a} belong to")),
+    ("2-hop hub", "org", "~MEMBER_OF WORKS_IN_FIELD", (
+        "which fields do members of {a} work in", "what disciplines are represented in {a}",
+        "name a field that a member of {a} works in")),
+    ("2-hop hub", "field", "~WORKS_IN_FIELD GRADUATED_FROM", (
+        "which universities did people working in {a} graduate from",
+        "where did the researchers in {a} study")),
+    ("2-hop hub", "org", "~MEMBER_OF NATIONALITY", (
+        "what countries are the members of {a} from",
+        "which nationalities do members of {a} have")),
+    ("two-anchor", "person", "MEMBER_OF NATIONALITY", (
+        "which member of {a} is from {b}", "who in {a} is a citizen of {b}",
+        "name someone from {b} who belongs to {a}")),
+    ("two-anchor", "person", "MEMBER_OF WORKS_IN_FIELD", (
+        "who in {a} works in {b}", "which member of {a} is a {b} researcher",
+        "name someone from {a} working in {b}")),
+    ("two-anchor", "person", "GRADUATED_FROM NATIONALITY", (
+        "which graduate of {a} is from {b}", "who studied at {a} and is a citizen of {b}")),
+    ("3-hop", "person", "GRADUATED_FROM LOCATED_IN CITY_OF", (
+        "in which country is the university {a} graduated from",
+        "which country is the alma mater of {a} in")),
+    ("3-hop", "person", "MEMBER_OF HEADQUARTERED_IN CITY_OF", (
+        "in what country is the headquarters of the organisation {a} belongs to",
+        "which country hosts the head office of the society of {a}")),
+    ("3-hop", "org", "FOUNDED_BY GRADUATED_FROM LOCATED_IN", (
+        "in which city is the university that the founder of {a} graduated from",
+        "where is the alma mater of the founder of {a} located")),
+    ("3-hop", "person", "MEMBER_OF FOUNDED_BY NATIONALITY", (
+        "what is the nationality of the founder of the organisation {a} is a member of",
+        "which country is the founder of the society of {a} from")),
+]  # fmt: skip
+
+
+def ask(g: Graph, specs: list[Spec], per_kind: int, seed: int = 0) -> list[Question]:
+    """`per_kind` questions of each kind (fewer when a kind has no answerable start), spread
+    over its specs and templates, each with a randomly drawn named entity."""
+    rng = random.Random(seed)
+    out: list[Question] = []
+    for kind in KINDS:
+        chosen = [s for s in specs if s[0] == kind]
+        options = [(s, t) for s in chosen for t in s[3]]
+        for i in range(per_kind * 4):
+            if sum(q.kind == kind for q in out) >= per_kind or not options:
+                break
+            spec, template = options[i % len(options)]
+            question = _two_anchor(g, spec, template, rng) if kind == "two-anchor" else None
+            question = question or _path(g, spec, template, rng)
+            if question is not None and question.answers:
+                out.append(question)
+    return out
+
+
+def _path(g: Graph, spec: Spec, template: str, rng: random.Random) -> Question | None:
+    kind, cls, path, _ = spec
+    if kind == "two-anchor":
+        return None
+    start = rng.choice(g.classes[cls])
+    answers = g.walk(start, path) - {start}
+    text = template.format(a=start)
+    return Question(kind, text, (start,), frozenset(answers), template, start in g.hubs)
+
+
+def _two_anchor(g: Graph, spec: Spec, template: str, rng: random.Random) -> Question:
+    _, cls, relations, _ = spec
+    to_a, to_b = relations.split()
+    pivot = rng.choice(g.classes[cls])
+    a = rng.choice(sorted(g.walk(pivot, to_a)))
+    b = rng.choice(sorted(g.walk(pivot, to_b)))
+    answers = g.walk(a, "~" + to_a) & g.walk(b, "~" + to_b)
+    return Question("two-anchor", template.format(a=a, b=b), (a, b), frozenset(answers), template)
