@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
+from engine.errors import InvalidInputError
 from engine.facts import build_batch, validate_facts
-from engine.store.base import EpisodeRow, GraphStore, WriteBatch
+from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch
 from engine.store.records import MAX_VECTOR_K, overfetch
 
 SETTINGS = Settings()
@@ -27,10 +30,24 @@ def test_a_fact_is_stored_in_both_forms(store: GraphStore, embedder: Embedder) -
     assert fact.triple == ("Alice", "FRIEND_OF", "John")
     assert fact.text == "Alice friend of John"
     anchor = store.entities_by_keys("u1", ["alice"])["alice"]
-    edges = store.expand("u1", [anchor.uid], weights={}, fanout=10, depth=1, include_invalid=False)
+    edges = _around(store, "u1", anchor.uid, include_invalid=False)
     assert [(e.uid, e.predicate, e.far_name, e.outgoing) for e in edges] == [
         (uid, "FRIEND_OF", "John", True)
     ]
+
+
+def _around(
+    store: GraphStore,
+    user: str,
+    uid: str,
+    predicates: list[str] | None = None,
+    include_invalid: bool = True,
+    scan: int = 100,
+    limit: int = 100,
+) -> list[Neighbour]:
+    return store.neighbours(
+        user, [uid], predicates=predicates, scan=scan, limit=limit, include_invalid=include_invalid
+    )
 
 
 def test_writing_the_same_fact_twice_bumps_mentions_only(
@@ -66,12 +83,9 @@ def test_no_read_returns_another_users_data(store: GraphStore, embedder: Embedde
         names = [e.name for e, _ in store.fulltext_entities(user, ["john", "tommy", "rex"], 10)]
         names += [e.name for e, _ in store.vector_entities(user, vector, 10)]
         john = store.entities_by_keys(user, ["john"])["john"]
-        names += [
-            e.far_name
-            for e in store.expand(
-                user, [john.uid], weights={}, fanout=10, depth=2, include_invalid=True
-            )
-        ]
+        near = _around(store, user, john.uid)
+        names += [e.far_name for e in near]
+        names += [e.far_name for n in near for e in _around(store, user, n.far, ["OWNS"])]
         assert texts and names
         assert all(other not in t for t in texts)
         assert other not in names
@@ -139,42 +153,41 @@ def test_invalidated_facts_are_kept_but_hidden(store: GraphStore, embedder: Embe
     (kept,) = store.list_facts("u", include_invalid=True, skip=0, limit=10)
     assert kept.invalid_at is not None
     alice = store.entities_by_keys("u", ["alice"])["alice"]
-    assert (
-        store.expand("u", [alice.uid], weights={}, fanout=5, depth=2, include_invalid=False) == []
-    )
-    assert (
-        len(store.expand("u", [alice.uid], weights={}, fanout=5, depth=2, include_invalid=True))
-        == 1
-    )
+    assert _around(store, "u", alice.uid, include_invalid=False) == []
+    assert _around(store, "u", alice.uid, ["LIKES"], include_invalid=False) == []
+    assert len(_around(store, "u", alice.uid, include_invalid=True)) == 1
     vector = as_param(embedder.encode_one("badminton"))
     assert store.vector_facts("u", vector, 5, include_invalid=False) == []
 
 
-def test_expansion_caps_fanout_and_prefers_weighted_predicates(
+def test_neighbours_are_read_by_relationship_type_within_the_scan(
     store: GraphStore, embedder: Embedder
 ) -> None:
     hub = [(f"Movie {i}", "HAS_GENRE", "Drama") for i in range(120)]
     _write(store, embedder, "u", [*hub, ("Movie 1", "DIRECTED_BY", "Ann Lee")])
-    movie = store.entities_by_keys("u", ["movie 1"])["movie 1"]
-    edges = store.expand(
-        "u",
-        [movie.uid],
-        weights={"DIRECTED_BY": 1.0, "HAS_GENRE": 0.1},
-        fanout=10,
-        depth=2,
-        include_invalid=False,
-    )
-    hop1 = [e for e in edges if e.hop == 1]
-    hop2 = [e for e in edges if e.hop == 2]
-    assert [e.predicate for e in hop1] == ["DIRECTED_BY", "HAS_GENRE"]
-    assert len(hop2) == 10
-    assert all(e.via == hop1[1].uid and e.near != movie.uid for e in hop2)
-    assert {e.via_degree for e in hop2} == {119}  # Drama's edges but the one came by
-    scanned = store.expand(
-        "u", [movie.uid], weights={}, fanout=10, depth=2, include_invalid=False, hub_scan=4
-    )
-    assert len([e for e in scanned if e.hop == 2]) == 4  # the hub's edges read stop at 4
-    assert {e.via_degree for e in scanned if e.hop == 2} == {4}
+    keys = store.entities_by_keys("u", ["movie 1", "drama", "ann lee"])
+    movie, drama = keys["movie 1"].uid, keys["drama"].uid
+    (directed,) = _around(store, "u", movie, ["DIRECTED_BY"])
+    assert (directed.far_name, directed.outgoing, directed.degree) == ("Ann Lee", True, 1)
+    both = _around(store, "u", movie, ["HAS_GENRE", "DIRECTED_BY"])
+    assert {e.predicate for e in both} == {"HAS_GENRE", "DIRECTED_BY"}
+    assert _around(store, "u", drama, ["DIRECTED_BY", "NOT_THERE"]) == []
+    members = _around(store, "u", drama, ["HAS_GENRE"], scan=1000, limit=1000)
+    assert len(members) == 120 and {e.degree for e in members} == {120}
+    assert all(not e.outgoing and e.near == drama for e in members)
+    scanned = _around(store, "u", drama, ["HAS_GENRE"], scan=10, limit=4)
+    assert len(scanned) == 4 and {e.degree for e in scanned} == {10}  # the read stops at 10
+    sample = _around(store, "u", drama, None, scan=30, limit=30)
+    assert len(sample) == 30  # any type: a hub costs no more than the scan
+    assert store.neighbours("u", [movie, drama], predicates=[], scan=9, limit=9,
+                            include_invalid=False) == []  # fmt: skip
+
+
+def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9,
+                         include_invalid=False)  # fmt: skip
+    assert "UPPER_SNAKE_CASE" in str(caught.value)
 
 
 def test_delete_fact_removes_both_forms(store: GraphStore, embedder: Embedder) -> None:
@@ -184,10 +197,7 @@ def test_delete_fact_removes_both_forms(store: GraphStore, embedder: Embedder) -
     assert not store.delete_fact("other", keep)
     assert [f.uid for f in store.list_facts("u", include_invalid=True, skip=0, limit=9)] == [keep]
     a = store.entities_by_keys("u", ["a"])["a"]
-    assert [
-        e.uid
-        for e in store.expand("u", [a.uid], weights={}, fanout=9, depth=1, include_invalid=True)
-    ] == [keep]
+    assert [e.uid for e in _around(store, "u", a.uid)] == [keep]
 
 
 def test_delete_user_removes_everything_of_that_user_only(

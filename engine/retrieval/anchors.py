@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.models import Entity
 from engine.retrieval.terms import mentions_self, name_match, name_span, words
@@ -14,6 +14,7 @@ class Anchor:
     score: float
     how: str  # "name", "vector" or "self"
     span: frozenset[int] = frozenset()  # the query words the name takes
+    exact: bool = False  # the query has the whole name, word for word, in one place
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,9 +22,13 @@ class AnchorSettings:
     limit: int = 5
     min_score: float = 0.5
     relative: float = 0.75  # keep anchors scoring at least this share of the best one
+    # ... or this share, for a name the query has word for word beside the others ("Peru")
+    relative_exact: float = 0.5
     fulltext_k: int = 100
     vector_k: int = 10
     vector_min_cos: float = 0.65
+    # when nothing reaches min_score, the best candidate down to this ("22", "defender")
+    fallback_min_score: float = 0.3
 
 
 def find_anchors(
@@ -36,12 +41,17 @@ def find_anchors(
 ) -> list[Anchor]:
     """The fulltext (`by_name`) and vector (`by_vector`, with similarities) candidates, scored
     by how well the query names them. A name made only of `relation_words` ("director",
-    "actors" as tags) is not an anchor: those words ask for a relation."""
+    "actors" as tags) is not an anchor while anything else is: those words ask for a relation.
+    When no candidate reaches `min_score`, the best one down to `fallback_min_score` is the
+    anchor (a question names something; a short name is weak evidence, not none)."""
     qwords = words(query)
     found: dict[str, Anchor] = {}
     for entity, _ in by_name:
         score, span = max(name_span(n, qwords) for n in [entity.name, *entity.aliases])
-        _keep(found, Anchor(entity, score, "name", span))
+        exact = bool(span) and qwords[min(span) : max(span) + 1] in [
+            words(n) for n in [entity.name, *entity.aliases]
+        ]
+        _keep(found, Anchor(entity, score, "name", span, exact))
     for entity, similarity in by_vector:
         cos = 2.0 * similarity - 1.0
         if cos >= settings.vector_min_cos:
@@ -51,7 +61,12 @@ def find_anchors(
         _keep(found, Anchor(self_entity, 1.0, "self"))
     relational = {i for i, w in enumerate(qwords) if w in (relation_words or set())}
     candidates = [a for a in found.values() if not (a.span and a.span <= relational)]
-    return _select(candidates, settings)
+    kept = _select(candidates, settings)
+    if kept:
+        return kept
+    return _select(list(found.values()), replace(settings, min_score=settings.fallback_min_score))[
+        :1
+    ]
 
 
 def _keep(found: dict[str, Anchor], anchor: Anchor) -> None:
@@ -69,10 +84,12 @@ def _select(anchors: list[Anchor], settings: AnchorSettings) -> list[Anchor]:
     kept: list[Anchor] = []
     taken: set[int] = set()
     for anchor in anchors:
-        if anchor.how != "self" and anchor.score < settings.relative * best:
-            continue
         if anchor.span and anchor.span <= taken:
             continue  # its words already name a stronger anchor ("Glory" in "Morning Glory")
+        apart = anchor.exact and not anchor.span & taken
+        share = settings.relative_exact if apart else settings.relative
+        if anchor.how != "self" and anchor.score < share * best:
+            continue
         kept.append(anchor)
         taken |= anchor.span
     return kept[: settings.limit]

@@ -64,6 +64,8 @@ class ExpansionSettings:
     beam: int = 6  # relation paths followed past each hop at most
     step_share: float = 0.5  # a hub is read by the next relations within this share of the best
     typed_steps: int = 6  # relation types read from a hub at most
+    probe_relations: int = 8  # relations sampled from a hub anchor before it is read by type
+    probe_size: int = 3  # ... neighbours sampled along each
 
 
 @dataclass(slots=True)
@@ -139,6 +141,8 @@ class _Walk:
             if base is not None:
                 self.by_base[base].append(predicate)
         self.seen: set[str] = set()
+        self.hubs: set[str] = set()  # anchors read by type
+        self.first: set[str] = set()  # ... along these relations
 
     def run(self, anchors: list[Anchor]) -> list[_Reach]:
         """Every path walked, hop by hop, the frontier narrowed to the promising ones."""
@@ -166,7 +170,11 @@ class _Walk:
         going = [r for r, o in outlook.items() if o.steps and max(o.via.values()) > found]
         going.sort(key=lambda r: -outlook[r].best)
         kept = set(going[: self.settings.beam])
-        return {k: v for k, v in reached.items() if k[1] in kept}
+        return {k: v for k, v in reached.items() if k[1] in kept and self._chosen(k, v)}
+
+    def _chosen(self, key: tuple[str, tuple[str, ...], str], reach: _Reach) -> bool:
+        """A hub anchor's context sample is not walked on, only its chosen relations."""
+        return not (len(key[1]) == 1 and reach.anchor in self.hubs and key[1][0] not in self.first)
 
     def _step(self, frontier: _Frontier, hop: int) -> _Frontier:
         """Read the frontier's next edges and extend each path by them."""
@@ -197,7 +205,8 @@ class _Walk:
         steps: dict[str, set[str]] = defaultdict(set)
         for (node, relations, _), reach in frontier.items():
             degree[node] = reach.degree
-            steps[node] |= set(self._next_steps(relations))
+            if hop > 1:
+                steps[node] |= set(self._next_steps(relations))
         whole: list[str] = []
         budget = self.settings.open_edges
         for node in sorted(degree, key=lambda n: degree[n]):
@@ -208,6 +217,11 @@ class _Walk:
         read: dict[str, list[Neighbour]] = defaultdict(list)
         for n in self._read(whole, None, self.settings.hub_scan, self.settings.hub_scan):
             read[n.near].append(n)
+        if hop == 1:
+            self.hubs = set(degree) - set(whole)
+            first = self._first_steps(sorted(self.hubs))
+            self.first = set(first)
+            steps = defaultdict(lambda: set(first))
         groups: dict[frozenset[str], list[str]] = defaultdict(list)
         for node in set(degree) - set(whole):
             if steps[node]:
@@ -222,6 +236,54 @@ class _Walk:
             for n in self._read(hubs, None, self.settings.hub_scan, self.settings.fanout):
                 read[n.near].append(n)
         return read
+
+    def _first_steps(self, hubs: list[str]) -> list[str]:
+        """The relations a walk from hub anchors starts with, chosen before the hubs' edges are
+        read: a few neighbours along each candidate relation are sampled, and the relations
+        met at them tell which paths exist; a relation is read in full when the best path
+        through it is within `step_share` of the best of all."""
+        if not hubs or not self.match.asked:
+            return []
+        depth = self.settings.depth
+        candidates = self.match.outlook((), depth).steps[: self.settings.probe_relations]
+        sampled: dict[str, list[Neighbour]] = {}
+        for base in candidates:
+            types = self.by_base.get(base, [])
+            probe = self.settings.probe_size
+            sampled[base] = self._read(hubs, types, probe, probe)
+        ordinary = {
+            n.far
+            for ns in sampled.values()
+            for n in ns
+            if n.far_mentions <= self.settings.hub_degree
+        }
+        met = self.store.relation_types(
+            self.user_id, sorted(ordinary), include_invalid=self.include_invalid
+        )
+        value: dict[str, float] = {}
+        for base, found in sampled.items():
+            if found:
+                value[base] = max(self._two_hops(base, n, met.get(n.far)) for n in found)
+        top = max(value.values(), default=0.0)
+        chosen = sorted(
+            (b for b in value if value[b] >= self.settings.step_share * top),
+            key=lambda b: -value[b],
+        )
+        return chosen[: self.settings.typed_steps]
+
+    def _two_hops(self, base: str, n: Neighbour, after: dict[str, int] | None) -> float:
+        """The best path of one or two hops from a hub through neighbour `n` (reached along
+        `base`), by the relations `after` it: the ones that lead on (back along `base` only if
+        it has more than the one edge the walk came by). A hub met there: its relations are
+        not known, so what the relation can reach at best."""
+        if after is None:
+            return self.match.outlook((base,), 2).best
+        best = self.match.path((base,))
+        for rel_type, edges in after.items():
+            step = self.match.base(rel_type)
+            if step is not None and (step != base or edges > 1):
+                best = max(best, self.match.path((base, step)))
+        return best
 
     def _next_steps(self, relations: tuple[str, ...]) -> list[str]:
         """The relations a path may continue with, read by type from a hub."""

@@ -14,6 +14,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from engine.models import Entity, Path
+from engine.normalize import has_cjk
 from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import (
@@ -111,7 +112,7 @@ class GraphLeg:
             phrase_vector = self.scorer.encode_phrase(settled) if settled else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
-        unnamed = [w for w in words if w not in named]
+        unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
         match = self.scorer.match(unnamed, predicates, phrase_vector, asks_for_siblings(query))
         lap("relations")
         expansion = expand(

@@ -31,6 +31,7 @@ from engine.normalize import predicate_words
 
 EXTRA_HOP_COST = 0.05
 SIBLING_BONUS = 2 * EXTRA_HOP_COST
+BACK_COST = 0.0  # extra cost of going out and back along one relation with no sibling cue
 PHRASE_WEIGHT = 0.3  # hub_kg benchmark: 0.2-0.3 chose the right path most often (0 = words only)
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 _CONTINUATIONS = 12  # relations tried as the next steps of a path (the best single ones)
@@ -213,7 +214,9 @@ class RelationMatch:
         phrase = self._phrase[padded].max(axis=1) * PHRASE_WEIGHT
         hops = np.array([len(p) for p in paths])
         repeats = np.array([sum(a == b for a, b in itertools.pairwise(p)) for p in paths])
-        cost = EXTRA_HOP_COST * (hops - 1) - (SIBLING_BONUS * repeats if self.siblings else 0.0)
+        cost = EXTRA_HOP_COST * (hops - 1) + repeats * (
+            -SIBLING_BONUS if self.siblings else BACK_COST
+        )
         scores: Vector = phrase - cost
         if len(self._weight):
             scores = scores + self._weight @ self._sims[:, padded].max(axis=2)

@@ -193,6 +193,13 @@ class GraphStore(Protocol):
         mentioned neighbours are returned."""
         ...
 
+    def relation_types(
+        self, user_id: str, nodes: list[str], *, include_invalid: bool
+    ) -> dict[str, dict[str, int]]:
+        """How many fact relationships of each type each of `nodes` has (they should not be
+        hubs: this reads every edge of a node)."""
+        ...
+
     def predicates(self, user_id: str) -> list[str]: ...
     def top_entities(
         self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float

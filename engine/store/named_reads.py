@@ -139,6 +139,17 @@ class NamedQueryReads(ABC):
         rows = self._run("expand_typed", params, True, rel_types=sorted(set(predicates)))
         return neighbours_from_rows(rows)
 
+    def relation_types(
+        self, user_id: str, nodes: list[str], *, include_invalid: bool
+    ) -> dict[str, dict[str, int]]:
+        if not nodes:
+            return {}
+        params = {"user_id": user_id, "nodes": nodes, "include_invalid": include_invalid}
+        found: dict[str, dict[str, int]] = {}
+        for node, rel_type, edges in self._run("list_relation_types", params, True):
+            found.setdefault(node, {})[rel_type] = int(edges)
+        return found
+
     def predicates(self, user_id: str) -> list[str]:
         return [row[0] for row in self._run("list_predicates", {"user_id": user_id}, True)]
 

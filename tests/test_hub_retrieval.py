@@ -1,0 +1,210 @@
+"""Knowledge-graph retrieval that generalizes: relation phrases, hubs read by relationship type,
+answers aggregated over paths, two anchors, three hops, inverse twins, bounded bad input."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.embedding import Embedder
+from engine.memory import Memory
+from engine.normalize import entity_key
+from engine.retrieval.predicates import PredicateScorer
+from engine.store.base import GraphStore, Neighbour
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+from tests.synthetic_kg import (
+    FOOTBALL,
+    ORGANISATIONS,
+    Graph,
+    Question,
+    ask,
+    football,
+    organisations,
+)
+
+FOOTBALL_USER, ORGS_USER = "football", "organisations"
+PLAYER_PREDICATES = [
+    "PLAYS_IN_CLUB", "PLAYS_IN_CLUB_INVERSE", "PLAYS_POSITION", "PLAYS_POSITION_INVERSE",
+    "IS_IN_COUNTRY", "IS_IN_COUNTRY_INVERSE", "WEARS_NUMBER",
+]  # fmt: skip
+
+
+class Spy:
+    """A store that records every neighbour read (the nodes, the types asked, the edges)."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+        self.reads: list[tuple[list[str], list[str] | None, list[Neighbour]]] = []
+
+    def neighbours(self, user_id: str, nodes: list[str], **kwargs: Any) -> list[Neighbour]:
+        found = self._store.neighbours(user_id, nodes, **kwargs)
+        self.reads.append((nodes, kwargs["predicates"], found))
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+@pytest.fixture(scope="module")
+def graphs() -> dict[str, Graph]:
+    return {
+        FOOTBALL_USER: football(seed=3, players=80),
+        ORGS_USER: organisations(seed=3, people=80),
+    }
+
+
+@pytest.fixture(scope="module")
+def mem(
+    falkordb_server: EmbeddedServer, embedder: Embedder, graphs: dict[str, Graph]
+) -> Iterator[Memory]:
+    store = FalkorDBStore.embedded(falkordb_server, "hub_retrieval_tests")
+    # a small graph: its countries and positions count as hubs (10-50 edges)
+    memory = Memory(store=store, embedder=embedder, expansion_hub_degree=8)
+    memory.reset()
+    for user, graph in graphs.items():
+        memory.add_facts(graph.triples, user_id=user)
+    yield memory
+    memory.reset()
+    store.close()
+
+
+def _found(mem: Memory, user: str, q: Question, k: int = 10, **kwargs: Any) -> int | None:
+    """The rank of the first fact naming an answer (the named entities do not count)."""
+    result = mem.search(q.text, user_id=user, limit=k, **kwargs)
+    gold = {entity_key(a) for a in q.answers}
+    named = {entity_key(t) for t in q.topics} - gold
+    for rank, hit in enumerate(result.facts, start=1):
+        if ({entity_key(hit.fact.subject), entity_key(hit.fact.object)} - named) & gold:
+            return rank
+    return None
+
+
+def _questions(graph: Graph, kind: str, n: int = 6) -> list[Question]:
+    specs = FOOTBALL if graph.domain == FOOTBALL_USER else ORGANISATIONS
+    return [q for q in ask(graph, specs, 40, seed=5) if q.kind == kind][:n]
+
+
+def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder) -> None:
+    """ "teams" and "players" each match PLAYS_IN_CLUB and PLAYS_POSITION alike; the phrase
+    as a whole means the club."""
+    scorer = PredicateScorer(embedder)
+    words = ["teams", "players"]
+    _, phrase = scorer.encode_query(
+        "which teams have players from", words, "which teams have players from"
+    )
+    by_words = scorer.match(words, PLAYER_PREDICATES).single()
+    assert by_words["PLAYS_IN_CLUB"] == pytest.approx(by_words["PLAYS_POSITION"], abs=0.005)
+    with_phrase = scorer.match(words, PLAYER_PREDICATES, phrase).single()
+    assert with_phrase["PLAYS_IN_CLUB"] > with_phrase["PLAYS_POSITION"] + 0.01
+
+
+def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -> None:
+    match = PredicateScorer(embedder).match(["club"], PLAYER_PREDICATES)
+    single = match.single()
+    assert match.base("PLAYS_IN_CLUB_INVERSE") == "PLAYS_IN_CLUB"
+    assert single["PLAYS_IN_CLUB_INVERSE"] == single["PLAYS_IN_CLUB"]
+    assert len(match.bases) == 4
+
+
+@pytest.fixture(scope="module")
+def oronia(mem: Memory) -> str:
+    """A country hub: 5 players (4 in one club) and 150 weather stations."""
+    facts = [(f"Player {i}", "PLAYS_IN_CLUB", "Big Club") for i in range(4)]
+    facts += [("Player 9", "PLAYS_IN_CLUB", "Small Club")]
+    facts += [(f"Player {i}", "IS_IN_COUNTRY", "Oronia") for i in (0, 1, 2, 3, 9)]
+    facts += [("Oronia", "HAS_WEATHER_STATION", f"Station {i}") for i in range(150)]
+    mem.add_facts(facts, user_id="oronia")
+    return "oronia"
+
+
+def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oronia: str) -> None:
+    """Oronia's players are read by IS_IN_COUNTRY (every one of them, not a sample), the clubs
+    reached from them all; of its 150 weather stations no more than a context sample."""
+    spy = Spy(mem.store)
+    mem.retriever.graph_leg.store = spy  # type: ignore[assignment]
+    try:
+        result = mem.search("which clubs have players from Oronia", user_id=oronia)
+    finally:
+        mem.retriever.graph_leg.store = mem.store
+    assert result.facts[0].fact.object == "Big Club"
+    settings = mem.retriever.settings.expansion
+    read = [n for _, _, found in spy.reads for n in found]
+    players = {n.far_name for n in read if n.predicate == "IS_IN_COUNTRY"} - {"Oronia"}
+    assert players == {"Player 0", "Player 1", "Player 2", "Player 3", "Player 9"}
+    stations = [n for n in read if n.predicate == "HAS_WEATHER_STATION"]
+    assert len(stations) <= settings.fanout + settings.probe_size  # context + sampled
+    assert len(read) < 100
+
+
+def test_an_answer_reached_by_many_paths_ranks_higher(mem: Memory, oronia: str) -> None:
+    result = mem.search("which clubs have players from Oronia", user_id=oronia, mode="expansion")
+    clubs = [h.fact.object for h in result.facts if h.fact.predicate == "PLAYS_IN_CLUB"]
+    assert clubs[:2] == ["Big Club", "Small Club"]
+
+
+def test_two_anchors_find_the_node_joined_to_both(mem: Memory, graphs: dict[str, Graph]) -> None:
+    graph = graphs[ORGS_USER]
+    for q in _questions(graph, "two-anchor"):
+        assert _found(mem, ORGS_USER, q, k=3) is not None, q.text
+    q = next(q for q in _questions(graph, "two-anchor") if q.text.startswith("which member of"))
+    result = mem.search(q.text, user_id=ORGS_USER)
+    org, country = q.topics
+    path = result.paths[0]
+    assert (path.entities[0], path.entities[-1]) == (org, country)
+    assert path.entities[1] in q.answers and len(path.facts) == 2
+
+
+def test_three_relation_phrases_in_a_chain_walk_three_hops(
+    mem: Memory, graphs: dict[str, Graph]
+) -> None:
+    graph = graphs[FOOTBALL_USER]
+    chain = [q for q in _questions(graph, "3-hop", 20) if "coach" in q.text or "manager" in q.text]
+    assert chain
+    for q in chain:
+        result = mem.search(q.text, user_id=FOOTBALL_USER, limit=5)
+        assert any(h.hop == 3 and h.fact.object in q.answers for h in result.facts), q.text
+
+
+def test_a_fact_and_its_inverse_twin_come_back_once(mem: Memory, graphs: dict[str, Graph]) -> None:
+    graph = graphs[FOOTBALL_USER]
+    player = graph.classes["player"][0]
+    result = mem.search(f"which club does {player} play for", user_id=FOOTBALL_USER, limit=20)
+    pairs = [frozenset((h.fact.subject, h.fact.object)) for h in result.facts]
+    assert len(pairs) == len(set(pairs))
+    top = result.facts[0].fact
+    assert (top.subject, top.predicate) == (player, "PLAYS_IN_CLUB")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what is the meaning of life?",  # no entity
+        "what is the shoe size of {player}?",  # a relation the graph does not have
+        "{twenty}: which of them play together?",  # twenty entity names
+    ],
+)
+def test_bad_input_gets_a_bounded_fast_answer(
+    mem: Memory, graphs: dict[str, Graph], query: str
+) -> None:
+    graph = graphs[FOOTBALL_USER]
+    twenty = ", ".join(graph.classes["player"][:20])
+    text = query.format(player=graph.classes["player"][1], twenty=twenty)
+    started = time.perf_counter()
+    result = mem.search(text, user_id=FOOTBALL_USER)
+    elapsed = time.perf_counter() - started
+    settings = mem.retriever.settings
+    assert len(result.anchors) <= settings.anchors.limit
+    assert result.candidates <= settings.expansion.max_edges + settings.semantic_k
+    assert elapsed < 3.0, elapsed  # generous: the machine running the tests is shared
+
+
+def test_timings_say_where_the_time_went(mem: Memory, graphs: dict[str, Graph]) -> None:
+    player = graphs[FOOTBALL_USER].classes["player"][2]
+    timings = mem.search(f"who coaches the club of {player}", user_id=FOOTBALL_USER).timings_ms
+    stages = {"names", "embed", "anchors", "relations", "expansion", "semantic", "fuse"}
+    assert stages <= set(timings)
+    assert sum(v for k, v in timings.items() if k != "total") == pytest.approx(timings["total"])
