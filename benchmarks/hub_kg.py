@@ -26,10 +26,10 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Memory  # noqa: E402
-from engine.embedding import Embedder  # noqa: E402
-from engine.normalize import entity_key  # noqa: E402
-from tests.synthetic_kg import (  # noqa: E402
+from engine import Memory
+from engine.embedding import Embedder
+from engine.normalize import entity_key
+from tests.synthetic_kg import (
     FOOTBALL,
     KINDS,
     ORGANISATIONS,
