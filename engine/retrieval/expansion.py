@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.retrieval.anchors import Anchor
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.predicates import RelationMatch
 from engine.store.base import GraphStore, Neighbour
 
@@ -60,11 +61,11 @@ class ExpansionSettings:
     hub_scan: int = 500  # edges of the asked types read per node past the anchors
     anchor_scan: int = 2000  # edges of the asked types read per anchor (a hub's members)
     hub_degree: int = 100  # a node with more edges than this is a hub (see `through_hub`)
-    open_edges: int = 400  # ordinary nodes are read whole while their edges fit in this
+    open_edges: int = 150  # ordinary nodes are read whole while their edges fit in this
     beam: int = 6  # relation paths followed past each hop at most
-    step_share: float = 0.5  # a hub is read by the next relations within this share of the best
-    typed_steps: int = 6  # relation types read from a hub at most
-    probe_relations: int = 8  # relations sampled from a hub anchor before it is read by type
+    step_share: float = 0.7  # a hub is read by the next relations within this share of the best
+    typed_steps: int = 3  # relation types read from a hub at most
+    probe_relations: int = 6  # relations sampled from a hub anchor before it is read by type
     probe_size: int = 3  # ... neighbours sampled along each
 
 
@@ -152,12 +153,12 @@ class _Walk:
             for a in anchors
         }
         walked: list[_Reach] = []
+        found = 0.0  # the best score of a path walked so far
         for hop in range(1, self.settings.depth + 1):
             reached = self._step(frontier, hop)
             walked += reached.values()
-            frontier = self._beam(
-                reached, hop, max((self.match.path(r.relations) for r in walked), default=0.0)
-            )
+            found = max([found, *(self.match.path(r) for r in {k[1] for k in reached})])
+            frontier = self._beam(reached, hop, found)
             if not frontier:
                 break
         return walked
@@ -256,11 +257,12 @@ class _Walk:
             return []
         depth = self.settings.depth
         candidates = self.match.outlook((), depth).steps[: self.settings.probe_relations]
-        sampled: dict[str, list[Neighbour]] = {}
-        for base in candidates:
-            types = self.by_base.get(base, [])
-            probe = self.settings.probe_size
-            sampled[base] = self._read(hubs, types, probe, probe)
+        probe = self.settings.probe_size
+        pending = {
+            base: BACKGROUND.submit(self._read, hubs, self.by_base.get(base, []), probe, probe)
+            for base in candidates
+        }
+        sampled = {base: future.result() for base, future in pending.items()}
         ordinary = {
             n.far
             for ns in sampled.values()

@@ -34,7 +34,8 @@ SIBLING_BONUS = 2 * EXTRA_HOP_COST
 BACK_COST = 0.0  # extra cost of going out and back along one relation with no sibling cue
 PHRASE_WEIGHT = 0.3  # hub_kg benchmark: 0.2-0.3 chose the right path most often (0 = words only)
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
-_CONTINUATIONS = 12  # relations tried as the next steps of a path (the best single ones)
+_CONTINUATIONS = 12  # relations tried as the next step of a path (the best single ones)
+_LATER_STEPS = 4  # ... and as the steps after it, in what a path can still reach
 _MAX_CACHED = 50_000
 Vector = np.ndarray[Any, Any]
 
@@ -139,6 +140,8 @@ class RelationMatch:
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}
+        self._paths: dict[tuple[str, ...], float] = {}
+        self._top_cache: list[int] | None = None
 
     @property
     def asked(self) -> bool:
@@ -170,11 +173,17 @@ class RelationMatch:
     def path(self, relations: Sequence[str]) -> float:
         """A path of relations (or predicates, folded to their relations) from the anchor out;
         one repeated back to back goes out and back (anchor -> film <- another film)."""
-        columns = [self._index.get(base_relation(r)) for r in relations]
-        known = [c for c in columns if c is not None]
-        if not known or len(known) != len(relations):
-            return -EXTRA_HOP_COST * (len(relations) - 1)
-        return float(self._scores([known])[0])
+        key = tuple(relations)
+        cached = self._paths.get(key)
+        if cached is None:
+            columns = [self._index.get(base_relation(r)) for r in relations]
+            known = [c for c in columns if c is not None]
+            if not known or len(known) != len(relations):
+                cached = -EXTRA_HOP_COST * (len(relations) - 1)
+            else:
+                cached = float(self._scores([known])[0])
+            self._paths[key] = cached
+        return cached
 
     def outlook(self, prefix: tuple[str, ...], depth: int) -> Outlook:
         """How far a path starting with `prefix` can get: the best score of it or of any
@@ -184,12 +193,11 @@ class RelationMatch:
             return cached
         head = [self._index[b] for b in prefix]
         top = self._top()
-        tails = [
-            list(t)
-            for hops in range(1, depth - len(prefix) + 1)
-            for t in itertools.product(top, repeat=hops)
-        ]
-        paths = [p for p in ([*head, *t] for t in tails) if _no_triple(tuple(p))]
+        later = top[:_LATER_STEPS]
+        tails: list[tuple[int, ...]] = [(a,) for a in top]
+        for _ in range(depth - len(prefix) - 1):
+            tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
+        paths = [p for p in ([*head, *t] for t in tails) if _no_triple(p)]
         scores = self._scores(paths) if paths else np.zeros(0)
         own = self.path(prefix) if prefix else -1e9
         ahead: dict[str, float] = {}
@@ -202,8 +210,12 @@ class RelationMatch:
         return found
 
     def _top(self) -> list[int]:
-        singles = self._scores([[i] for i in range(len(self.bases))])
-        return [int(i) for i in np.argsort(-singles, kind="stable")[:_CONTINUATIONS]]
+        """The relations tried as next steps: the best single ones."""
+        if self._top_cache is None:
+            singles = self._scores([[i] for i in range(len(self.bases))])
+            order = np.argsort(-singles, kind="stable")[:_CONTINUATIONS]
+            self._top_cache = [int(i) for i in order]
+        return self._top_cache
 
     def _scores(self, paths: list[list[int]]) -> Vector:
         """Word coverage plus phrase evidence minus the hop cost, for each path of indexes."""
@@ -223,6 +235,6 @@ class RelationMatch:
         return scores
 
 
-def _no_triple(path: tuple[int, ...]) -> bool:
+def _no_triple(path: Sequence[int]) -> bool:
     """Out and back is one repeat; a relation three times in a row asks for nothing new."""
-    return not any(a == b == c for a, b, c in zip(path, path[1:], path[2:], strict=False))
+    return not any(path[i] == path[i + 1] == path[i + 2] for i in range(len(path) - 2))
