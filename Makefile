@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest bench-chat clean
+.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat clean
 
 setup: $(VENV)/.installed
 
@@ -46,13 +46,21 @@ lint: setup
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine
 
-bench: bench-foundation bench-metaqa bench-ingest bench-chat
+bench: bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
 
 bench-metaqa: setup
 	$(BIN)/python benchmarks/metaqa.py --sample 500
+
+# three hops (movie -> person -> movie -> answer), the same KB and protocol
+bench-metaqa3: setup
+	$(BIN)/python benchmarks/metaqa.py --sample 500 --hops 3 --out benchmarks/results/metaqa_3hop.json
+
+# synthetic hub-heavy graphs: 1/2/3-hop and two-anchor questions (tests/synthetic_kg.py)
+bench-hub: setup
+	$(BIN)/python benchmarks/hub_kg.py --per-kind 200
 
 bench-ingest: setup
 	$(BIN)/python benchmarks/ingest_locomo.py --limit-messages 300

@@ -1,12 +1,13 @@
 """MetaQA retrieval benchmark: dual vs expansion-only vs semantic-only, no LLM anywhere.
 
 Loads `kb_reconstructed.txt` into one user's graph with `add_facts` (cached in --data-dir, so a
-rerun skips the load), asks a fixed random sample of 1-hop and 2-hop dev questions with the
-topic entity's brackets removed (the retriever must find it), and reports answer hits@k,
-recall@k and MRR over the entities of the top-k facts, candidate-subgraph size and latency.
-Metric definitions: ../shared/data/README.md.
+rerun skips the load), asks a fixed random sample of 1-hop and 2-hop dev questions (3-hop
+with `--hops 3`) with the topic entity's brackets removed (the retriever must find it), and
+reports answer hits@k, recall@k and MRR over the entities of the top-k facts,
+candidate-subgraph size and latency. Metric definitions: ../shared/data/README.md.
 
     python benchmarks/metaqa.py --sample 1000
+    python benchmarks/metaqa.py --sample 500 --hops 3
 """
 
 from __future__ import annotations
