@@ -11,9 +11,10 @@ from typing import Any, Literal
 
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
+from engine.normalize import is_type_label
 from engine.store.base import Dialect, ExpandedEdge, WriteBatch
 
-# (statement name, relationship type for the placeholder or None, parameters)
+# (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
 Rows = list[list[Any]]
 
@@ -32,6 +33,8 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
 
     add("merge_entities", [asdict(e) for e in batch.entities])
     out += restore_statements(base, batch, "entities")
+    typed = [(e.uid, e.type) for e in batch.entities]
+    out += label_statements(base, typed + [(e.uid, e.type) for e in batch.restore_entities])
     add(
         "set_entity_embeddings",
         [{"uid": u, "embedding": v} for u, v in batch.entity_embeddings.items()],
@@ -62,6 +65,20 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
     out += restore_statements(base, batch, "episodes")
     add("create_history", [asdict(h) for h in batch.history])
     return out
+
+
+def label_statements(
+    base: dict[str, Any], typed: list[tuple[str, str | None]]
+) -> list[NamedStatement]:
+    """One `set_entity_labels` per entity type: the type becomes a second label. A type that
+    is no valid label (an old or hand-made value) stays a property only."""
+    by_label: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for uid, etype in typed:
+        if etype is not None and is_type_label(etype):
+            by_label[etype].append({"uid": uid, "type": etype})
+    return [
+        ("set_entity_labels", label, {**base, "rows": by_label[label]}) for label in sorted(by_label)
+    ]
 
 
 def restore_statements(
@@ -96,7 +113,7 @@ def statement_texts(
     out = []
     for name, rel_type, params in named:
         text = cypher.load(name, dialect)
-        out.append((cypher.with_rel_type(text, rel_type) if rel_type else text, params))
+        out.append((cypher.fill(text, rel_type) if rel_type else text, params))
     return out
 
 

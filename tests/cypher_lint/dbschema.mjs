@@ -83,7 +83,7 @@ const parameters = {
 
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
-  'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'invalid_at',
+  'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'id', 'invalid_at',
   'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'session_id', 'source',
   'speaker',
   'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
@@ -96,7 +96,9 @@ const rowFields = [
 
 export const dbSchema = {
   defaultLanguage: 'CYPHER 5',
-  labels: ['Entity', 'Episode', 'Fact', 'History'],
+  // __LABEL__ is the placeholder the engine fills with a validated PascalCase entity type;
+  // __Entity__ and __Node__ are the labels LlamaIndex's Neo4jPropertyGraphStore matches on.
+  labels: ['Entity', 'Episode', 'Fact', 'History', '__Entity__', '__LABEL__', '__Node__'],
   // __REL_TYPE__ is the placeholder the engine fills with a validated UPPER_SNAKE_CASE type.
   relationshipTypes: ['MENTIONS', 'OBJECT', 'SUBJECT', '__REL_TYPE__'],
   propertyKeys: [...propertyKeys, ...rowFields],
