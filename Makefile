@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 	  echo "no GPU: installing CPU torch ($(TORCH_SPEC))"; \
 	  $(BIN)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"; \
 	fi
-	$(BIN)/pip install -q -e ".[dev,offline-model,notebooks]"
+	$(BIN)/pip install -q -e ".[dev,offline-model,notebooks,mcp]"
 	touch $@
 
 setup-lint: tests/cypher_lint/node_modules/.installed

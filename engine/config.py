@@ -66,6 +66,9 @@ class Settings(BaseSettings):
         default_factory=lambda: ["HAS_NAME", "LIVES_IN", "AGE", "WORKS_AT", "BORN_ON", "MARRIED_TO"]
     )
 
+    # the user MCP tools act for when a call names none (graphmem mcp --user)
+    mcp_user_id: str | None = None
+
     # limits
     max_name_chars: int = Field(default=512, ge=1)
     max_text_chars: int = Field(default=4000, ge=1)

@@ -14,7 +14,9 @@ from engine.normalize import normalize_label
 from engine.store.base import GraphStore
 
 # test-only reads straight through each adapter's driver (the engine never asks for labels)
-_LABELS = "MATCH (e:Entity {user_id: $user_id}) RETURN e.name, labels(e), e.id, e.uid ORDER BY e.name"
+_LABELS = (
+    "MATCH (e:Entity {user_id: $user_id}) RETURN e.name, labels(e), e.id, e.uid ORDER BY e.name"
+)
 _FACT_IDS = "MATCH (f:Fact {user_id: $user_id}) RETURN f.id, f.uid"
 
 
@@ -32,8 +34,13 @@ def labels_by_name(store: GraphStore, user_id: str) -> dict[str, set[str]]:
 def _typed(memory: Memory, user_id: str = "alice") -> None:
     memory.add_facts(
         [
-            FactInput(subject="Alice", predicate="OWNS", object="Tommy",
-                      subject_type="person", object_type="animal"),  # fmt: skip
+            FactInput(
+                subject="Alice",
+                predicate="OWNS",
+                object="Tommy",
+                subject_type="person",
+                object_type="animal",
+            ),
             FactInput(subject="Alice", predicate="LIVES_IN", object="Paris", object_type="city"),
             ("Tommy", "LIKES", "bones"),
         ],

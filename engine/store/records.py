@@ -77,7 +77,8 @@ def label_statements(
         if etype is not None and is_type_label(etype):
             by_label[etype].append({"uid": uid, "type": etype})
     return [
-        ("set_entity_labels", label, {**base, "rows": by_label[label]}) for label in sorted(by_label)
+        ("set_entity_labels", label, {**base, "rows": by_label[label]})
+        for label in sorted(by_label)
     ]
 
 
