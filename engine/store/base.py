@@ -110,6 +110,7 @@ class WriteBatch:
     renames: list[RenameRow] = field(default_factory=list)
     facts: list[FactRow] = field(default_factory=list)
     fact_embeddings: dict[str, list[float]] = field(default_factory=dict)
+    fact_texts: dict[str, str] = field(default_factory=dict)  # uid -> new sentence
     invalidate: list[str] = field(default_factory=list)
     invalid_at: float | None = None
     episodes: list[EpisodeRow] = field(default_factory=list)
@@ -124,6 +125,7 @@ class WriteBatch:
         return not (
             self.entities
             or self.facts
+            or self.fact_texts
             or self.invalidate
             or self.episodes
             or self.history

@@ -43,6 +43,7 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
     add("rename_entities", [asdict(r) for r in batch.renames])
     add("merge_facts", [asdict(f) for f in batch.facts])
     out += restore_statements(base, batch, "facts")
+    add("set_fact_texts", [{"uid": u, "text": t} for u, t in batch.fact_texts.items()])
     add(
         "set_fact_embeddings",
         [{"uid": u, "embedding": v} for u, v in batch.fact_embeddings.items()],
