@@ -11,7 +11,7 @@ Contract for every adapter:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
@@ -160,6 +160,10 @@ class GraphStore(Protocol):
     dialect: Dialect
 
     def setup(self, dimension: int) -> None: ...
+    def read_named(self, name: str, params: dict[str, Any]) -> list[list[Any]]:
+        """Rows of a named read statement from `cypher/` (for importers of foreign graphs)."""
+        ...
+
     def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         """Apply `batch`; return each written fact's mention count after the write."""
         ...

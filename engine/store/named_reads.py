@@ -40,6 +40,10 @@ class NamedQueryReads(ABC):
             lambda n, keep: self._run(name, {**params, "k": n, "limit": keep}, True), k
         )
 
+    def read_named(self, name: str, params: dict[str, Any]) -> Rows:
+        """The rows of a named read-only statement from `cypher/` (importers use it)."""
+        return self._run(name, params, True)
+
     def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]:
         params = {"user_id": user_id, "keys": keys}
         found = dict(entity_pairs(self._run("get_entities_by_keys", params, True)))

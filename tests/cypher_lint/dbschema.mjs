@@ -44,6 +44,7 @@ const functions = [
   fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
   fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
   fn('head', [arg('list', 'LIST<ANY>')], ANY),
+  fn('labels', [arg('input', 'NODE')], 'LIST<STRING>'),
   fn('size', [arg('input', ANY)], 'INTEGER'),
   fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),
   fn('relationships', [arg('input', 'PATH')], 'LIST<RELATIONSHIP>'),
