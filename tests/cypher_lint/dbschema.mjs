@@ -107,3 +107,22 @@ export const dbSchema = {
   functions: { 'CYPHER 5': byName(functions) },
   procedures: { 'CYPHER 5': byName(procedures) },
 };
+
+// LlamaIndex's Neo4jPropertyGraphStore reading graphmem's graph (tests/test_llama_index_graph.py):
+// the functions and parameters of its read statements on top of graphmem's own schema.
+export const llamaIndexSchema = {
+  ...dbSchema,
+  relationshipTypes: [...dbSchema.relationshipTypes, 'OWNS'], // a predicate the test names
+  parameters: {
+    ...parameters, ids: ['u'], entity_names: ['n'], property_0: 'alice', property_1: 'n',
+    param_0: 'alice', param_1: 'n',
+  },
+  functions: {
+    'CYPHER 5': byName([
+      ...functions,
+      fn('range', [arg('start', 'INTEGER'), arg('end', 'INTEGER')], 'LIST<INTEGER>'),
+      fn('endNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
+      fn('vector.similarity.cosine', [arg('a', 'LIST<FLOAT>'), arg('b', 'LIST<FLOAT>')], 'FLOAT'),
+    ]),
+  },
+};
