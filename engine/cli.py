@@ -137,8 +137,9 @@ def cmd_browse(args: argparse.Namespace) -> None:
         raise ConfigError(f"invalid settings: {exc}") from exc
     hint = browse_hint(uri, args.user, args.entity)
     text = (
-        f"Neo4j Browser: {hint.url}\n"
-        f"Paste this into the editor and run it (cypher/browser/{hint.query}):\n\n{hint.script}"
+        f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"
+        f"Or paste this into the editor at {hint.url} (cypher/browser/{hint.query}):\n\n"
+        f"{hint.statement}"
     )
     _print(args, hint.model_dump(), text)
 

@@ -303,10 +303,24 @@ def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     monkeypatch.delenv("NEO4J_URI", raising=False)
     assert cli.main(["browse", "--user", "alice"]) == 0
     out = capsys.readouterr().out
-    assert "http://localhost:7474/browser/" in out
-    assert ":param user_id => 'alice';" in out and "MATCH (a:Entity" in out
+    assert "http://localhost:7474/browser/?cmd=edit&arg=MATCH%20%28a%3AEntity" in out
+    assert "MATCH (a:Entity {user_id: 'alice'})" in out
     monkeypatch.setenv("NEO4J_URI", "neo4j+s://db.example.com")
     assert cli.main(["browse", "--user", "alice", "--entity", "O'Brien"]) == 0
     out = capsys.readouterr().out
     assert "https://db.example.com:7473/browser/" in out
-    assert ":param name => 'O\\'Brien';" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out
+    assert "WHERE e.name = 'O\\'Brien'" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out
+
+
+def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:
+    from engine.browse import browse_hint
+    from tests.test_cypher_lint import lint, problems
+
+    hints = [browse_hint(None, "o'brien \\ x"), browse_hint(None, "alice", "John")]
+    paths = []
+    for i, hint in enumerate(hints):
+        assert "$" not in hint.statement and ":param" not in hint.statement
+        paths.append(tmp_path / f"browse_{i}.cypher")
+        paths[-1].write_text(hint.statement, encoding="utf-8")
+    report = lint(paths)
+    assert [problems(report[str(p)]) for p in paths] == [[], []]
