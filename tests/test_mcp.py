@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
 from engine.mcp_server.render import render_search
-from engine.models import SearchResult
+from engine.models import ScoredEpisode, SearchResult, Snippet
 
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 TOOLS = {
@@ -85,6 +85,7 @@ async def _scenario(data_dir: Path) -> dict[str, Any]:
                 time="2024-05-01T09:30:00Z",
             )
         )
+        seen["hiking"] = ok(await call(client, "search_memory", query="hiking", user_id="alice"))
         question = "What pet does Alice's friend have?"
         found = await call(client, "search_memory", query=question, user_id="alice")
         seen["search"], seen["search_text"] = ok(found), text(found)
@@ -135,6 +136,8 @@ def test_facts_and_messages_go_in(scenario: dict[str, Any]) -> None:
     assert scenario["added"]["facts_added"] == 2
     assert scenario["message"]["user_id"] == "alice"
     assert len(scenario["message"]["episode_uids"]) == 1
+    (said,) = [e["episode"] for e in scenario["hiking"]["episodes"]]
+    assert (said["speaker"], said["ts"][:16]) == ("Alice", "2024-05-01T09:30")
 
 
 def test_search_answers_as_text_and_as_data(scenario: dict[str, Any]) -> None:
@@ -232,14 +235,12 @@ def test_streamable_http_serves_the_same_tools_on_localhost(tmp_path: Path) -> N
     assert "John has a dog named Tommy" in found
 
 
-def test_render_reads_episodes_when_the_result_has_them() -> None:
-    class Said:  # the fields issue 13 gives `SearchResult.episodes`
-        speaker, session, text = "Alice", "s1", "I adopted a cat called Miso"
-        time = datetime(2024, 5, 1, 9, 30, tzinfo=UTC)
-
+def test_render_quotes_the_messages_behind_the_answer() -> None:
     result = SearchResult(query="pets?", user_id="alice")
     assert render_search(result) == "No memory of user 'alice' matches 'pets?'."
-    object.__setattr__(result, "episodes", [Said()])
+    when = datetime(2024, 5, 1, 9, 30, tzinfo=UTC)
+    said = Snippet(uid="e1", speaker="Alice", role="user", session_id="s1", ts=when,
+                   text="I adopted a cat called Miso")  # fmt: skip
+    result.episodes = [ScoredEpisode(episode=said, score=0.5)]
     rendered = render_search(result)
-    assert 'Alice: "I adopted a cat called Miso"' in rendered
-    assert "[2024-05-01 09:30, session s1]" in rendered
+    assert '- [2024-05-01 09:30, session s1] Alice: "I adopted a cat called Miso"' in rendered

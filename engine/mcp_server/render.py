@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from engine.models import SearchResult
+from engine.models import ScoredEpisode, SearchResult
 
 _SNIPPET_CHARS = 300
 
@@ -25,29 +25,23 @@ def _fact_line(rank: int, hit: Any) -> str:
     return f"{rank}. {fact.text}  ({', '.join(notes)})"
 
 
-def _episode_line(episode: Any) -> str:
-    """One message that supports the answer; reads whatever of speaker, time, session and text
-    the episode carries (attribute names as `SearchResult.episodes` defines them)."""
-    speaker = getattr(episode, "speaker", None) or getattr(episode, "role", None) or "someone"
-    when = getattr(episode, "time", None) or getattr(episode, "ts", None)
-    session = getattr(episode, "session", None) or getattr(episode, "session_id", None)
-    text = str(getattr(episode, "text", None) or getattr(episode, "content", "") or "")
+def _episode_line(scored: ScoredEpisode) -> str:
+    """One message behind the answer: when, in which session, who said what."""
+    said = scored.episode
+    text = said.text
     if len(text) > _SNIPPET_CHARS:
         text = text[: _SNIPPET_CHARS - 3].rstrip() + "..."
-    where = []
-    if isinstance(when, datetime):
-        where.append(when.strftime("%Y-%m-%d %H:%M"))
-    if session:
-        where.append(f"session {session}")
-    head = f"[{', '.join(where)}] " if where else ""
-    return f'- {head}{speaker}: "{text}"'
+    where = [said.ts.strftime("%Y-%m-%d %H:%M")]
+    if said.session_id:
+        where.append(f"session {said.session_id}")
+    return f'- [{", ".join(where)}] {said.speaker or said.role}: "{text}"'
 
 
 def render_search(result: SearchResult) -> str:
     """The facts (best first, with ids for `delete_memory`), the connections joining what the
-    question names, the messages they came from (when the result carries episodes) and the
-    entities involved. Says so plainly when nothing is known."""
-    episodes = list(getattr(result, "episodes", None) or [])
+    question names, the messages that say it and the entities involved. Says so plainly when
+    nothing is known."""
+    episodes = result.episodes
     if not (result.facts or result.paths or episodes):
         return f"No memory of user {result.user_id!r} matches {result.query!r}."
     lines = [f"Memory of user {result.user_id!r} for {result.query!r}:"]

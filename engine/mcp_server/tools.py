@@ -7,7 +7,6 @@ Every tool takes a `user_id`, or falls back to the server's default (`graphmem m
 
 from __future__ import annotations
 
-import inspect
 import json
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
@@ -22,7 +21,6 @@ from engine.normalize import check_user_id
 
 ExportFormat = Literal["json", "cypher", "graphml"]
 RankBy = Literal["salience", "frequency", "recency"]
-_ADD_PARAMETERS = inspect.signature(Memory.add).parameters
 
 
 class ToolOutput(NamedTuple):
@@ -81,26 +79,10 @@ def parse_time(value: str | float | None) -> datetime | float | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _with_speaker(messages: str | list[MessageIn], speaker: str | None) -> list[dict[str, Any]]:
-    items = [MessageIn(content=messages)] if isinstance(messages, str) else messages
-    out = []
-    for item in items:
-        message = item.model_dump(exclude_none=True)
-        if speaker is not None and "speaker" not in _ADD_PARAMETERS:
-            message.setdefault("name", speaker)  # until Memory.add takes a speaker itself
-        out.append(message)
-    return out
-
-
-def _add_options(speaker: str | None, time: str | float | None) -> dict[str, Any]:
-    """Speaker and time as `Memory.add` accepts them (its signature decides)."""
-    options: dict[str, Any] = {}
-    when = parse_time(time)
-    if when is not None:
-        options["ts" if "ts" in _ADD_PARAMETERS else "timestamp"] = when
-    if speaker is not None and "speaker" in _ADD_PARAMETERS:
-        options["speaker"] = speaker
-    return options
+def _messages(messages: str | list[MessageIn]) -> str | list[dict[str, Any]]:
+    if isinstance(messages, str):
+        return messages
+    return [item.model_dump(exclude_none=True) for item in messages]
 
 
 def _added_text(result: AddResult, what: str) -> str:
@@ -124,9 +106,13 @@ def add_memory(
     speaker: str | None = None,
     time: str | float | None = None,
 ) -> ToolOutput:
-    options = _add_options(speaker, time)
     result = memory.add(
-        _with_speaker(messages, speaker), user_id, session_id=session_id, source="mcp", **options
+        _messages(messages),
+        user_id,
+        session_id=session_id,
+        source="mcp",
+        speaker=speaker,
+        ts=parse_time(time),
     )
     count = 1 if isinstance(messages, str) else len(messages)
     return ToolOutput(_added_text(result, f"{count} message(s)"), result.model_dump(mode="json"))
