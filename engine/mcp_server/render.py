@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from engine.models import ScoredEpisode, SearchResult
+from engine.models import ScoredEpisode, ScoredFact, SearchResult
 
 _SNIPPET_CHARS = 300
 
@@ -14,7 +13,7 @@ def _day(value: datetime | None) -> str | None:
     return value.date().isoformat() if value is not None else None
 
 
-def _fact_line(rank: int, hit: Any) -> str:
+def _fact_line(rank: int, hit: ScoredFact) -> str:
     fact = hit.fact
     notes = [f"id {fact.uid}"]
     since = _day(fact.valid_at)
