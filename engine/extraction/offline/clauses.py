@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.extraction.offline.collector import Collector
+from engine.extraction.offline.dates import clause_date
 from engine.extraction.offline.phrases import (
+    entity_span,
     is_value,
     name_token,
     owner_token,
@@ -23,6 +25,8 @@ from engine.extraction.offline.vocab import (
     FIRST_PERSON,
     NAMING_VERBS,
     NER_TYPES,
+    PLACE_PREPOSITIONS,
+    PLACE_TYPES,
     RELATIVE_PRONOUNS,
     Arg,
     Ref,
@@ -53,7 +57,9 @@ def _clause(verb: Token, out: Collector) -> None:
     if lemma == "be":
         _copula(verb, out)
     subjects = [r for r in (resolve(s, out) for s in _subjects(verb)) if r is not None]
-    for arg in _arguments(verb, *verb_words(verb)):
+    args = _arguments(verb, *verb_words(verb))
+    when = clause_date(verb, out.sent_at) if subjects and args else None
+    for arg in args:
         target = resolve(arg.target, out)
         if target is None:
             continue
@@ -62,7 +68,7 @@ def _clause(verb: Token, out: Collector) -> None:
                 arg.predicate,
                 f"{subject.name} {arg.verb_text} {text_phrase(arg.target)}",
             )
-            out.add(subject, pred, target, text)
+            out.add(subject, pred, target, text, when)
 
 
 def _subjects(verb: Token) -> list[Token]:
@@ -89,6 +95,7 @@ def _arguments(verb: Token, predicate: str, verb_text: str) -> list[Arg]:
     for child in verb.children:
         if child.dep_ == "dobj":
             args += [Arg(predicate, verb_text, t) for t in _coordinated(child)]
+            args += _place_arguments(predicate, verb_text, child)
         elif child.dep_ == "xcomp":
             args += _xcomp_arguments(predicate, verb_text, child)
         elif child.dep_ in ("prep", "agent"):
@@ -108,11 +115,27 @@ def _xcomp_arguments(predicate: str, verb_text: str, xcomp: Token) -> list[Arg]:
 def _prep_arguments(predicate: str, verb_text: str, prep: Token) -> list[Arg]:
     word = prep.lower_
     objects = [c for c in prep.children if c.dep_ == "pobj"]
-    return [
+    args = [
         Arg(f"{predicate}_{word}", f"{verb_text} {word}", t)
         for obj in objects
         for t in _coordinated(obj)
     ]
+    return args + [a for obj in objects for a in _place_arguments(predicate, verb_text, obj)]
+
+
+def _place_arguments(predicate: str, verb_text: str, noun: Token) -> list[Arg]:
+    """A named place on the verb's object still says where: "works as a teacher in Berlin"
+    -> WORKS_IN Berlin, "work at a bakery in Oslo" -> WORKS_IN Oslo."""
+    args = []
+    for prep in noun.children:
+        if prep.dep_ != "prep" or prep.lower_ not in PLACE_PREPOSITIONS:
+            continue
+        for place in (c for c in prep.children if c.dep_ == "pobj"):
+            span = entity_span(place)
+            if span is not None and NER_TYPES.get(span.label_) in PLACE_TYPES:
+                word = prep.lower_
+                args.append(Arg(f"{predicate}_{word}", f"{verb_text} {word}", place))
+    return args
 
 
 def _have_named(verb: Token, arg: Arg, subject: Ref, target: Ref) -> tuple[str, str] | None:
@@ -151,7 +174,8 @@ def _copula_fact(verb: Token, subject: Token, value: Token, out: Collector) -> N
     source, target = resolve(subject, out), resolve(value, out)
     if source is not None and target is not None:
         pred, words = verb_words(verb)
-        out.add(source, pred, target, f"{source.name} {words} {text_phrase(value)}")
+        text = f"{source.name} {words} {text_phrase(value)}"
+        out.add(source, pred, target, text, clause_date(verb, out.sent_at))
 
 
 def _owned_attribute(subject: Token, value: Token, out: Collector) -> None:
