@@ -63,6 +63,9 @@ def test_two_speakers_get_their_own_entities_and_facts(mem: Memory) -> None:
     john = "I play the guitar. My sister Anna moved to Oslo."
     mem.add([said("Maria", maria), said("John", john)], USER)
     mem.add(said(None, "I like green tea."), USER)
+    mentions = mem.entity("USER", USER).entity.mentions
+    later = "I bought a red bike."
+    mem.add(said("Maria", later), USER)  # a batch that never names the user leaves them be
 
     assert facts_of(mem, "Maria") >= {
         ("LOVES", "chess"),
@@ -76,9 +79,10 @@ def test_two_speakers_get_their_own_entities_and_facts(mem: Memory) -> None:
     assert {(f.predicate, f.object) for f in me.facts} == {("LIKES", "green tea")}
     assert mem.entity("Maria", USER).entity.type == "Person"
     # a first-person message links to its speaker, not to the user
-    assert episode_texts(mem, "Maria") == {maria}
+    assert episode_texts(mem, "Maria") == {maria, later}
     assert episode_texts(mem, "John") == {john}
     assert episode_texts(mem, "USER") == {"I like green tea."}
+    assert mem.entity("USER", USER).entity.mentions == mentions
 
 
 def test_each_speakers_contradictions_stay_their_own(mem: Memory) -> None:
