@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.records import ChatRecord
-from engine.ingest.report import IngestError, IngestProgress, IngestReport, Stage
+from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
 from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
 from engine.models import AddResult
 
@@ -142,7 +142,10 @@ class Ingestor:
             dead_letter_path=str(opts.dead_letter_path),
         )
         lanes, duplicates = plan(retried + jobs)  # a replayed dead letter wins over its twin
-        report.messages_skipped = duplicates
+        report.messages_skipped = len(duplicates)
+        report.warnings = collected.warnings + [
+            _duplicate(job, twin) for job, twin in duplicates if not twin.retry
+        ]
         report.users = len(lanes)
         for user, lane in lanes.items():
             lanes[user] = self._unstored(user, lane, report, letters)
@@ -348,6 +351,11 @@ class _Run:
                 elapsed_s=time.perf_counter() - self.started,
             )
             self.progress(snapshot)
+
+
+def _duplicate(job: Job, twin: Job) -> IngestWarning:
+    reason = f"the same message as {twin.path}: {twin.record.source} (same checksum): skipped"
+    return IngestWarning(path=job.path, location=job.record.source, reason=reason)
 
 
 def _reason(exc: Exception) -> str:
