@@ -15,7 +15,7 @@ import openai
 import pytest
 
 from engine.config import Settings
-from engine.extraction.endpoint import Provider
+from engine.extraction.endpoint import Provider, provider_for_url, provider_from_models
 from engine.extraction.llm import LLMExtractor, default_max_tokens
 from engine.extraction.prompts import extraction_json_schema
 from engine.extraction.schema import ChatMessage
@@ -323,3 +323,22 @@ def test_the_mode_is_logged_once_per_endpoint(
             extract(extractor)
     said = [r.getMessage() for r in caplog.records if "(model local-model)" in r.getMessage()]
     assert said == [f"LLM endpoint {server.base_url} (model local-model): llamacpp: json_schema"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "owners", "url", "expected"),
+    [
+        ({}, ["library"], "http://localhost:11434/v1", "ollama"),
+        ({}, ["library"], "http://localhost:9000/v1", "generic"),
+        ({"server": "llama.cpp"}, [], "http://10.0.0.2:8080/v1", "llamacpp"),
+        ({}, ["vllm"], "http://gpu-box:8000/v1", "vllm"),
+        ({}, ["system", "openai"], "https://proxy.example/v1", "openai"),
+        ({}, [], "http://localhost:1234/v1", "generic"),
+    ],
+)
+def test_provider_from_models_answer(
+    headers: dict[str, str], owners: list[str], url: str, expected: str
+) -> None:
+    assert provider_from_models(headers, owners, url) == expected
+    assert provider_for_url("https://api.openai.com/v1/") == "openai"
+    assert provider_for_url(url) is None

@@ -210,12 +210,9 @@ class Endpoint:
         return step[1]
 
 
-def provider_for_url(base_url: str | None) -> Provider | None:
+def provider_for_url(base_url: str) -> Provider | None:
     """The provider a base URL alone names: OpenAI's own API, else unknown (None)."""
-    if base_url is None:
-        return "openai"
-    host = urlparse(base_url).hostname or ""
-    return "openai" if host == "api.openai.com" else None
+    return "openai" if urlparse(base_url).hostname == "api.openai.com" else None
 
 
 def provider_from_models(

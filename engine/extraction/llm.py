@@ -237,7 +237,9 @@ class LLMExtractor:
 
     def _announce(self) -> None:
         caps = self._endpoint.capabilities
-        if caps != self._announced:
+        with self._detecting:
+            if caps == self._announced:
+                return
             self._announced = caps
             log.info("LLM endpoint %s (model %s): %s", self.base_url, self.model, caps.describe())
 
