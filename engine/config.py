@@ -40,6 +40,13 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
     llm_model: str = "gpt-4o-mini"
+    # a preset for the server (structured-output mode, length parameter, default base URL);
+    # "auto": OpenAI's API when no base URL is set, else detected from the server's GET /models
+    llm_provider: Literal["auto", "openai", "ollama", "llamacpp", "vllm"] = "auto"
+    # the structured-output mode to start from; "auto": the provider's (refusals step down)
+    llm_output: Literal["auto", "tools", "json_schema", "json_object", "prompt"] = "auto"
+    # the cap on one answer's length; None: from the schema's size (see default_max_tokens)
+    llm_max_tokens: int | None = Field(default=None, ge=16)
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_temperature: float = Field(default=0.0, ge=0, le=2)
     llm_max_retries: int = Field(default=3, ge=0)
@@ -78,4 +85,8 @@ class Settings(BaseSettings):
 
     @property
     def llm_configured(self) -> bool:
-        return self.openai_api_key is not None or self.openai_base_url is not None
+        return (
+            self.openai_api_key is not None
+            or self.openai_base_url is not None
+            or self.llm_provider != "auto"
+        )

@@ -18,6 +18,7 @@ from engine.embedding import Embedder
 from engine.errors import LimitExceededError
 from engine.extraction.llm import LLMExtractor
 from engine.extraction.offline import OfflineExtractor
+from engine.extraction.prompts import extraction_json_schema
 from engine.memory import Memory
 from engine.models import Fact
 from engine.store.base import GraphStore
@@ -364,11 +365,13 @@ BAD_SCHEMA = {"facts": [{"source": "USER"}], "entities": "none"}
     ("replies", "reason"),
     [
         ([tool_call('{"entities": [')] * 3, "invalid_output"),
-        ([tool_call(BAD_SCHEMA)] * 3, "do not match the schema"),
+        ([tool_call(BAD_SCHEMA)] * 3, "does not match the schema"),
         ([content("You like hiking!")] * 3, "no record_memory tool call"),
         ([http_error(400, "model not found")], "http_error"),
+        ([tool_call(extraction_json_schema(strict=True))] * 3, "a JSON schema"),
+        ([tool_call({})] * 3, "missing entities, facts and invalidations"),
     ],
-    ids=["malformed-json", "wrong-schema", "no-tool-call", "fatal-400"],
+    ids=["malformed-json", "wrong-schema", "no-tool-call", "fatal-400", "schema-echo", "empty"],
 )
 def test_faults_keep_the_episode_as_failed(
     llm_memory: Memory, scripted_llm: ScriptedLLM, replies: list[Reply], reason: str

@@ -64,6 +64,7 @@ class Extracted:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    mode: str | None = None
 
 
 class Steps(Protocol):
@@ -302,6 +303,8 @@ class _Run:
         report.llm_calls += extracted.llm_calls
         report.prompt_tokens += extracted.prompt_tokens
         report.completion_tokens += extracted.completion_tokens
+        if extracted.llm_calls and extracted.mode is not None:
+            report.llm_modes[extracted.mode] = report.llm_modes.get(extracted.mode, 0) + 1
         if failed:
             report.messages_failed += 1
         elif result is None:

@@ -86,6 +86,10 @@ class IngestReport(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    llm_modes: dict[str, int] = Field(
+        default_factory=dict,
+        description="messages extracted per structured-output mode (tools, json_schema, ...)",
+    )
     errors: list[IngestError] = Field(default_factory=list)
     warnings: list[IngestWarning] = Field(
         default_factory=list,
@@ -149,6 +153,9 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
             f"  LLM: {report.llm_calls} calls, {report.tokens} tokens; "
             f"{report.messages_per_s:.1f} msg/s, graph writes {report.write_share:.0%} of the time",
         ]
+        if report.llm_modes:
+            modes = ", ".join(f"{mode} ({n})" for mode, n in sorted(report.llm_modes.items()))
+            lines.append(f"  structured output: {modes}")
     if report.dead_letters_retried:
         lines.append(
             f"  dead letters retried {report.dead_letters_retried}, "
