@@ -10,9 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from engine.errors import ConfigError, GraphmemError, InvalidInputError
+from engine.errors import GraphmemError, InvalidInputError
 from engine.memory import Memory
 
 
@@ -129,12 +127,9 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 def cmd_browse(args: argparse.Namespace) -> None:
     from engine.browse import browse_hint
-    from engine.config import Settings
+    from engine.config import build_settings
 
-    try:
-        uri = Settings().neo4j_uri
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings: {exc}") from exc
+    uri = build_settings().neo4j_uri
     hint = browse_hint(uri, args.user, args.entity)
     text = (
         f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"

@@ -12,9 +12,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from engine.config import Settings
+from engine.config import Settings, build_settings
 from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
@@ -135,10 +135,7 @@ class Memory:
         extractor: Extractor | None = None,
         **overrides: Any,
     ) -> None:
-        try:
-            self.settings = settings or Settings(**overrides)
-        except ValidationError as exc:
-            raise ConfigError(f"invalid settings: {exc}") from exc
+        self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or Embedder(
             self.settings.embedding_model,
             self.settings.embedding_device,
