@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.errors import GraphmemError, InvalidInputError
 from engine.memory import Memory
+from engine.private_files import write_private
 
 
 def _memory(args: argparse.Namespace, **overrides: Any) -> Memory:
@@ -107,7 +108,7 @@ def cmd_export(args: argparse.Namespace) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     try:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_private(Path(args.output), text)  # a user's whole memory: theirs to share
     except OSError as exc:
         raise InvalidInputError(f"cannot write {args.output!r}: {exc}") from exc
     print(f"exported user {args.user!r} as {args.format} to {args.output}", file=sys.stderr)

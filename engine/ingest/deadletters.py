@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from engine.errors import InvalidInputError
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import Stage
+from engine.private_files import open_private, private_dir
 
 
 class DeadLetter(BaseModel):
@@ -64,8 +65,9 @@ class DeadLetters:
         with self._lock:
             self._letters[letter.checksum] = letter
             if self._handle is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._handle = self.path.open("a", encoding="utf-8")
+                if not self.path.parent.is_dir():
+                    private_dir(self.path.parent)
+                self._handle = open_private(self.path, "a")
             self._handle.write(letter.model_dump_json() + "\n")
             self._handle.flush()
 
@@ -124,7 +126,7 @@ def _rewrite(path: Path, letters: list[DeadLetter]) -> None:
         path.unlink(missing_ok=True)
         return
     temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
+    with open_private(temporary, "w") as handle:
         handle.writelines(letter.model_dump_json() + "\n" for letter in letters)
         handle.flush()
         os.fsync(handle.fileno())
