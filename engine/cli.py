@@ -141,13 +141,10 @@ def cmd_browse(args: argparse.Namespace) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
-    from engine.config import Settings
+    from engine.config import build_settings
     from engine.mcp_server.server import serve
 
-    try:
-        default_user = args.user or Settings().mcp_user_id
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings: {exc}") from exc
+    default_user = args.user or build_settings().mcp_user_id
     if args.port is not None and not 1 <= args.port <= 65535:
         raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
     serve(lambda: _memory(args), default_user, http_port=args.port if args.http else None)

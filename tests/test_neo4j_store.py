@@ -149,20 +149,31 @@ def test_setup_creates_every_schema_object_then_waits_for_indexes() -> None:
     assert driver.transactions[-1][0] == "read"
 
 
-def test_vector_search_asks_for_more_until_k_rows_survive_the_user_filter() -> None:
-    asked: list[int] = []
+def test_vector_search_scans_a_small_user_and_reads_the_index_for_a_large_one() -> None:
     fact = {"uid": "f1", "user_id": "u", "predicate": "OWNS", "text": "u owns a cat"}
     row = [fact, {"uid": "e1", "name": "U"}, {"uid": "e2", "name": "cat"}, 0.9]
+    size = 3
+    asked: list[str] = []
 
     def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
-        asked.append(params["k"])
-        assert params["limit"] == 3  # the statement keeps the best 3 of the k neighbours
-        return [row] * (2 if params["k"] < 256 else 3)
+        name = next(n for n in STATEMENTS if cypher.load(n, "neo4j") == text)
+        asked.append(name)
+        if name == "count_fact_vectors":
+            return [[min(size, params["cap"])]]
+        assert params["limit"] == 3  # the statement keeps the best 3
+        return [row] * (2 if name == "search_fact_vectors" else 3)
 
-    hits = make_store(FakeDriver(respond)).vector_facts("u", [1.0], 3, include_invalid=False)
-    assert asked == [64, 256]
-    assert len(hits) == 3
+    store = make_store(FakeDriver(respond))
+    hits = store.vector_facts("u", [1.0], 3, include_invalid=False)
+    assert asked == ["count_fact_vectors", "scan_fact_vectors"]
     assert hits[0][1] == pytest.approx(0.9)
+    asked.clear()
+    size = 100_000  # the index gives 2 of 3: too few, so the user is scanned
+    assert len(store.vector_facts("u", [1.0], 3, include_invalid=False)) == 3
+    assert asked == ["count_fact_vectors", "search_fact_vectors", "scan_fact_vectors"]
+
+
+STATEMENTS = ("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
 
 
 def test_deletes_repeat_in_batches_until_a_short_one(monkeypatch: pytest.MonkeyPatch) -> None:
