@@ -21,9 +21,10 @@ from engine.export import read_snapshot, to_cypher, to_graphml, to_json
 from engine.facts import build_batch, validate_facts
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
+from engine.resolve import history_row
 from engine.restore import import_snapshot, parse_snapshot
 from engine.snapshot import GraphSnapshot
-from engine.store.base import AliasRow, EpisodeRow, HistoryRow, WriteBatch
+from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from tests.test_cypher_lint import lint, problems
@@ -60,8 +61,9 @@ def stores(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[list
 
 def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
     """Facts with hostile names, an alias, an episode with MENTIONS, an invalidated fact.
-    Episode and history uids are scoped by user, as the engine's are."""
-    episode = f"ep-{user}"
+    Episode and history uids are derived as the engine derives them (an import re-derives
+    every uid, so only such uids survive a round trip unchanged)."""
+    episode = stable_uid(user, "chk-1")
     facts = validate_facts(HOSTILE_FACTS, SETTINGS)
     batch, _ = build_batch(store, embedder, user, facts, episode=episode, now=1_700_000_000.125)
     store.write(user, batch)
@@ -83,7 +85,7 @@ def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
         ],
         invalidate=[paris.uid],
         invalid_at=1_700_000_100.25,
-        history=[HistoryRow(f"h-{user}", paris.uid, "INVALIDATE", 1_700_000_100.25, episode, "x")],
+        history=[history_row(paris.uid, "INVALIDATE", 1_700_000_100.25, episode, "x")],
     )
     store.write(user, extra)
 
