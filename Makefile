@@ -37,9 +37,14 @@ demo: setup
 test: setup setup-lint
 	$(BIN)/pytest -q
 
-test-neo4j: setup setup-lint
+# a password of this machine's own, readable by its owner only (docker/.env is not in git)
+docker/.env:
+	umask 077; printf 'NEO4J_AUTH=neo4j/%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(24))')" > $@
+
+test-neo4j: setup setup-lint docker/.env
 	docker compose -f docker/docker-compose.yml --env-file docker/.env up -d --wait
-	NEO4J_URI=bolt://localhost:7687 $(BIN)/pytest -q -m neo4j
+	NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD="$$(sed -n 's|^NEO4J_AUTH=neo4j/||p' docker/.env)" \
+	  $(BIN)/pytest -q -m neo4j
 
 lint: setup
 	$(BIN)/ruff check engine tests benchmarks

@@ -52,6 +52,7 @@ class FakeDriver:
         self.respond = respond
         self.fail = fail
         self.transactions: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = []
+        self.timeouts: list[float | None] = []  # of each transaction's unit of work
         self.closed = False
 
     def session(self, database: str) -> FakeSession:
@@ -76,6 +77,7 @@ class FakeSession:
             raise self.driver.fail
         tx = FakeTx(self.driver.respond)
         self.driver.transactions.append((mode, self.database, tx.runs))
+        self.driver.timeouts.append(getattr(work, "timeout", None))
         return work(tx)
 
     def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
@@ -147,6 +149,19 @@ def test_setup_creates_every_schema_object_then_waits_for_indexes() -> None:
     assert all(params == {"dimension": 384} for _, params in runs[:-1])
     assert runs[-1] == (cypher.load("await_indexes", "neo4j"), {"timeout_s": 42})
     assert driver.transactions[-1][0] == "read"
+
+
+def test_schema_work_is_not_cut_by_the_query_timeout() -> None:
+    """Creating an index and waiting for it (up to index_wait_s) take longer than a read may;
+    reads and writes stay under the query timeout."""
+    driver = FakeDriver(lambda text, params: [[1]])
+    store = make_store(driver, timeout_s=10.0, index_wait_s=300)
+    store.setup(384)
+    assert driver.timeouts and set(driver.timeouts) == {None}
+    driver.timeouts.clear()
+    store.predicates("alice")
+    store.delete_fact("alice", "f1")
+    assert driver.timeouts == [10.0, 10.0]
 
 
 def test_vector_search_scans_a_small_user_and_reads_the_index_for_a_large_one() -> None:
