@@ -77,6 +77,7 @@ class Settings(BaseSettings):
     max_text_chars: int = Field(default=4000, ge=1)
     max_message_chars: int = Field(default=32_000, ge=1)
     max_facts_per_call: int = Field(default=10_000, ge=1)
+    max_query_words: int = Field(default=64, ge=1)
     query_timeout_ms: int = Field(default=10_000, ge=1)
 
     @property

@@ -110,6 +110,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
         rrf_k=settings.rrf_k,
         expansion_weight=settings.expansion_weight,
         half_life_days=settings.recency_half_life_days,
+        max_query_words=settings.max_query_words,
     )
 
 

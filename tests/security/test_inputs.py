@@ -3,6 +3,8 @@ echoed back when it may be a secret."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine import cypher
@@ -40,3 +42,22 @@ def test_a_bad_setting_value_is_named_not_echoed() -> None:
         Memory(search_limit="hunter2-password")
     assert "search_limit" in str(caught.value)
     assert "hunter2" not in str(caught.value)
+
+
+def test_a_huge_query_embeds_a_bounded_number_of_words(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.add_facts([("Alice", "FRIEND_OF", "John")], user_id="alice")
+    query = " ".join(f"zq{i}x" for i in range(6000))[: memory.settings.max_message_chars]
+    inputs: list[str] = []
+    encode = memory.embedder.encode
+
+    def counting(texts: list[str], show_progress: bool = False) -> Any:
+        inputs.extend(texts)
+        return encode(texts, show_progress)
+
+    monkeypatch.setattr(memory.embedder, "encode", counting)
+    memory.search(query, user_id="alice")
+    words = {t for t in inputs if t.startswith("zq") and " " not in t}
+    assert len(words) <= 64  # max_query_words (was every distinct word: about 4,600)
+    assert len(inputs) <= 64 + 10  # + the query itself and the user's predicates
