@@ -115,9 +115,18 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from engine.import_limits import ImportLimits
+    from engine.restore import parse_snapshot
+
     source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
     with _memory(args) as mem:
-        report = mem.import_(source, user_id=args.user)
+        snapshot = parse_snapshot(source, ImportLimits.from_settings(mem.settings))
+        if args.user is None:  # the file does not choose whose graph it writes
+            raise InvalidInputError(
+                f"{args.file} holds the graph of user {snapshot.user_id!r}; say whose graph to "
+                f"write with --user (--user {snapshot.user_id!r} for that same user)"
+            )
+        report = mem.import_(snapshot, user_id=args.user)
     text = (
         f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
         f"episodes, {report.history} history events of {report.source_user_id!r} "
@@ -193,7 +202,11 @@ def _exchange_parsers(sub: Any) -> None:
         "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing.",
     )
     imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
-    imp.add_argument("--user", help="import as this user (uids are derived again for it)")
+    imp.add_argument(
+        "--user",
+        help="whose graph to write (required: the file does not choose; another user than "
+        "the file's gets a copy)",
+    )
     imp.set_defaults(func=cmd_import)
 
     browse = sub.add_parser("browse", help="the Neo4j Browser URL and a ready query to paste")

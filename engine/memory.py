@@ -21,6 +21,7 @@ from engine.errors import ConfigError, InvalidInputError, NotFoundError
 from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
 from engine.facts import build_batch, validate_facts
+from engine.import_limits import ImportLimits
 from engine.ingest.pipeline import ProgressFn
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
@@ -475,14 +476,18 @@ class Memory:
         user_id: str | None = None,
     ) -> ImportReport:
         """Write a JSON export back (a path, JSON text, or the parsed document), for the user
-        it came from or for `user_id` (every uid re-derived for that user). Idempotent.
+        it came from or for `user_id`; every uid is derived again for the target. Idempotent.
+        The document meets the limits `add_facts` and `add` apply (see
+        `engine.import_limits`), checked before anything is written.
 
         Raises:
-            InvalidInputError: unreadable, not a graphmem JSON export, or an unusable user id.
+            InvalidInputError: unreadable, not a graphmem JSON export, an unusable user id, or
+                a record that breaks the limits (`LimitExceededError` when over one).
         """
-        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source)
+        limits = ImportLimits.from_settings(self.settings, self.embedder.dimension)
+        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source, limits)
         self._setup()
-        report = import_snapshot(self.store, snapshot, user_id, self.embedder)
+        report = import_snapshot(self.store, snapshot, user_id, self.embedder, limits)
         self.retriever.forget_predicates(report.user_id)
         return report
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.export import PAGE, snapshot_batches
+from engine.import_limits import ImportLimits, checked
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
@@ -45,8 +46,10 @@ class ImportReport(BaseModel):
     remapped: int = 0  # entities that took the uid of one the target already had (same key)
 
 
-def _read(source: str | Path) -> bytes:
+def _read(source: str | Path, limits: ImportLimits | None) -> bytes:
     try:
+        if limits is not None:  # before reading it all into memory
+            limits.check_size(Path(source).stat().st_size, f"{str(source)!r}")
         return Path(source).read_bytes()
     except OSError as exc:
         raise InvalidInputError(f"cannot read {str(source)!r}: {exc}") from exc
@@ -54,19 +57,24 @@ def _read(source: str | Path) -> bytes:
 
 def parse_snapshot(
     source: GraphSnapshot | Mapping[str, Any] | str | bytes | Path,
+    limits: ImportLimits | None = None,
 ) -> GraphSnapshot:
     """A validated snapshot from a JSON export: a path, JSON text or bytes, or a mapping.
 
-    A `str` is JSON text when it starts with `{`, else a path.
+    A `str` is JSON text when it starts with `{`, else a path. With `limits`, a document over
+    `max_bytes` is refused before it is parsed.
 
     Raises:
         InvalidInputError: the file cannot be read, is not a graphmem JSON export, or breaks
             the document's rules (see `engine.snapshot`).
+        LimitExceededError: the document is larger than the limit.
     """
     if isinstance(source, GraphSnapshot):
         return source
     if isinstance(source, Path) or (isinstance(source, str) and source.lstrip()[:1] != "{"):
-        source = _read(source)
+        source = _read(source, limits)
+    if limits is not None and isinstance(source, str | bytes):
+        limits.check_size(len(source), "the export")
     if isinstance(source, bytes) and source.lstrip()[:1] != b"{":
         raise InvalidInputError(
             "import reads graphmem's JSON export (graphmem export --format json); "
@@ -248,18 +256,23 @@ def import_snapshot(
     snapshot: GraphSnapshot,
     user_id: str | None = None,
     embedder: Embedder | None = None,
+    limits: ImportLimits | None = None,
 ) -> ImportReport:
     """Write `snapshot` into `store` for `user_id` (default: the user it was exported from).
 
     An entity the target already holds under the same key keeps its uid and takes the
-    exported properties. With an `embedder`, records without a vector are embedded.
+    exported properties. With an `embedder`, records without a vector are embedded. With
+    `limits`, every record is checked (and cleaned) first, as `add_facts` checks its input.
 
     Raises:
-        InvalidInputError: the user id is unusable.
+        InvalidInputError: the user id is unusable, or a record breaks the limits (nothing
+            is written then).
         StoreError: the database failed; the chunks written before stay written.
     """
     source_user = snapshot.user_id
     target = check_user_id(source_user if user_id is None else user_id)
+    if limits is not None:
+        snapshot = checked(snapshot, limits)
     snapshot, remapped = adopt_existing(store, rekey(snapshot, target))
     embedded = 0
     messages: dict[str, list[float]] = {}

@@ -284,12 +284,24 @@ def test_cli_export_import_round_trip(
     assert cli.main(["import", str(out), "--user", "dave"]) == 0
     assert "into user 'dave'" in capsys.readouterr().out
     assert cli_graph.counts("dave") == cli_graph.counts("alice")
-    assert cli.main(["--json", "import", str(out)]) == 0
+    assert cli.main(["--json", "import", str(out), "--user", "alice"]) == 0
     assert json.loads(capsys.readouterr().out)["user_id"] == "alice"
     assert cli.main(["export", "--user", "alice", "--format", "cypher"]) == 0
     assert "MERGE (e:Entity {user_id: 'alice', key: row.key})" in capsys.readouterr().out
     assert cli.main(["export", "--user", "alice", "--format", "graphml"]) == 0
     assert capsys.readouterr().out.startswith("<?xml")
+
+
+def test_cli_import_needs_the_user_named(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
+    before = cli_graph.counts(None)
+    assert cli.main(["import", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "holds the graph of user 'alice'" in err and "--user 'alice'" in err
+    assert cli_graph.counts(None) == before
 
 
 def test_cli_reports_a_bad_import_in_one_line(
