@@ -16,6 +16,7 @@ from typing import IO
 
 from pydantic import BaseModel, Field, ValidationError
 
+from engine.conversation import episode_rows, parse_message
 from engine.errors import InvalidInputError
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import Stage
@@ -131,3 +132,44 @@ def _rewrite(path: Path, letters: list[DeadLetter]) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+
+
+def keep_messages(
+    path: Path,
+    user_id: str,
+    session_id: str | None,
+    messages: list[dict[str, str]],
+    reason: str,
+    source: str,
+) -> None:
+    """Keep messages a caller could not store as dead letters, for `ingest(retry_failed=True)`
+    (`graphmem ingest --retry-failed`) to replay; `messages` are OpenAI-format dicts within
+    the message limit. Each letter is keyed as the replay will key it, so a replay that
+    stores the message resolves the letter."""
+    letters, ts = DeadLetters(path), datetime.now(UTC)
+    try:
+        for index, message in enumerate(messages):
+            where = f"{source}#{index}"
+            record = ChatRecord(
+                user_id=user_id,
+                session_id=session_id,
+                role=message["role"],
+                content=message["content"],
+                ts=ts,
+                source=where,
+            )
+            parsed = parse_message(message, len(message["content"]))
+            (row,) = episode_rows(user_id, [parsed], session_id, ts.timestamp(), where, None)
+            letters.add(
+                DeadLetter(
+                    record=record,
+                    user_id=user_id,
+                    checksum=row.checksum,
+                    path=source,
+                    location=where,
+                    stage="apply",
+                    reason=reason,
+                )
+            )
+    finally:
+        letters.close()
