@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest bench-chat clean
+.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-ingest bench-chat bench-multitenant clean
 
 setup: $(VENV)/.installed
 
@@ -51,7 +51,7 @@ lint: setup
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine
 
-bench: bench-foundation bench-metaqa bench-ingest bench-chat
+bench: bench-foundation bench-metaqa bench-ingest bench-chat bench-multitenant
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
@@ -64,6 +64,10 @@ bench-ingest: setup
 
 bench-chat: setup
 	$(BIN)/python benchmarks/chat_locomo.py
+
+# one store, 1,000 users x 100 facts beside one user with 100,000 (about 30 minutes)
+bench-multitenant: setup
+	$(BIN)/python benchmarks/multitenant.py --layout shared
 
 clean:
 	rm -rf $(VENV) tests/cypher_lint/node_modules .pytest_cache .mypy_cache .ruff_cache
