@@ -161,6 +161,7 @@ class _Rules:
                 "role": clean_text(p.role, "message role", 32).casefold(),
                 "session_id": _optional(p.session_id, "session_id"),
                 "source": _optional(p.source, "source"),
+                "speaker": None if p.speaker is None else self._name(p.speaker, "speaker"),
             }
         )
 

@@ -14,7 +14,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store import records
-from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch
+from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
@@ -35,8 +35,8 @@ def _near(q: np.ndarray, cos: np.ndarray) -> np.ndarray:
 def _write(
     store: GraphStore, user: str, vectors: np.ndarray, away: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """One fact per vector, each with a subject entity of its own carrying the same vector;
-    return the vectors by fact uid and by entity uid."""
+    """One fact per vector, each with a subject entity and a message of its own carrying the
+    same vector; return the vectors by fact, entity and message uid."""
     now, out = time.time(), {}
     pet = EntityRow(f"{user}-pet", "pet", "pet", None, now)
     for start in range(0, len(vectors), 500):
@@ -47,7 +47,10 @@ def _write(
             batch.entity_embeddings[entity] = vector.tolist()
             batch.facts.append(FactRow(fact, entity, pet.uid, "OWNS", f"{user} {i}", now))
             batch.fact_embeddings[fact] = vector.tolist()
-            out[entity] = out[fact] = vector
+            said = f"{user}-p{i}"
+            batch.episodes.append(EpisodeRow(said, None, "user", f"{user} {i}", now, None, said))
+            batch.episode_embeddings[said] = vector.tolist()
+            out[entity] = out[fact] = out[said] = vector
         store.write(user, batch)
     return out
 
@@ -64,7 +67,8 @@ class Crowd:
         self.dave = _write(store, "dave", _near(query, _rng.uniform(-0.2, 0.8, 60)), away)
 
     def truth(self, vectors: dict[str, np.ndarray], kind: str, k: int) -> list[str]:
-        """The k nearest of one user's facts ("f") or entities ("e"), by brute force."""
+        """The k nearest of one user's facts ("f"), entities ("e") or messages ("p"), by
+        brute force."""
         uids = [u for u in vectors if u.split("-")[-1].startswith(kind)]
         sims = [float(vectors[u] @ self.query) for u in uids]
         return [uids[i] for i in np.argsort(sims)[::-1][:k]]
@@ -98,6 +102,15 @@ def _entity_uids(crowd: Crowd, user: str, k: int) -> list[str]:
     return [e.uid for e, _ in hits if e.uid.split("-")[-1] != "pet"]
 
 
+def _episode_uids(crowd: Crowd, user: str, k: int) -> list[str]:
+    return [uid for uid, _ in crowd.store.vector_episodes(user, crowd.query.tolist(), k)]
+
+
+def test_a_small_user_beside_a_big_one_gets_its_messages(crowd: Crowd) -> None:
+    assert _episode_uids(crowd, "carol", 10) == ["carol-p0", "carol-p1", "carol-p2"]
+    assert _episode_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "p", 10)
+
+
 def test_a_small_user_beside_a_big_one_gets_its_facts(crowd: Crowd) -> None:
     assert _fact_uids(crowd, "carol", 10) == ["carol-f0", "carol-f1", "carol-f2"]
 
@@ -122,9 +135,10 @@ def test_a_small_user_gets_its_exact_top_k(crowd: Crowd) -> None:
 
 
 def test_a_big_user_reads_the_index_and_gets_its_top_k(crowd: Crowd) -> None:
-    assert len(crowd.bob) // 2 > records.SCAN_MAX  # so bob is read through the index
+    assert len(crowd.bob) // 3 > records.SCAN_MAX  # so bob is read through the index
     assert set(_fact_uids(crowd, "bob", 10)) == set(crowd.truth(crowd.bob, "f", 10))
     assert set(_entity_uids(crowd, "bob", 10)) == set(crowd.truth(crowd.bob, "e", 10))
+    assert set(_episode_uids(crowd, "bob", 10)) == set(crowd.truth(crowd.bob, "p", 10))
 
 
 def test_when_the_index_runs_dry_the_user_is_scanned(
@@ -135,6 +149,7 @@ def test_when_the_index_runs_dry_the_user_is_scanned(
     monkeypatch.setattr(records, "SCAN_MAX", 20)
     assert _fact_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "f", 10)
     assert _entity_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "e", 10)
+    assert _episode_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "p", 10)
 
 
 def test_the_decision_scans_small_users_and_falls_back_when_the_index_runs_dry() -> None:
