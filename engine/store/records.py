@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -17,9 +17,6 @@ from engine.store.base import Dialect, ExpandedEdge, WriteBatch
 # (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
 Rows = list[list[Any]]
-
-# Vector indexes pick nearest neighbours over every user before the user filter applies.
-MAX_VECTOR_K = 4096
 
 
 def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
@@ -119,23 +116,62 @@ def statement_texts(
     return out
 
 
+# -- vector reads ---------------------------------------------------------------------------
+# One vector index per label spans every user, and it picks nearest neighbours before the user
+# filter applies: beside a user with 6,000 facts near the query, one with 3 got none of them.
+# `nearest` decides, for any vector-indexed label, between that index and an exact scan of the
+# user's own nodes (benchmarks/multitenant.py measured both; README "Many users in one store").
+
+SCAN_MAX = 5_000  # a user with at most this many nodes of a label is scanned: ~8 ms on FalkorDB
 NEIGHBOURS_PER_RESULT = 8
+MAX_VECTOR_K = 4096
 
 
-def overfetch(fetch: Callable[[int, int], Rows], k: int) -> Rows:
-    """Rows of `fetch(n, k)`: a vector statement asked for n nearest neighbours that keeps the
-    best k passing its filters. n starts at `NEIGHBOURS_PER_RESULT` * k, for two reasons: an
-    HNSW index searches wider the more neighbours it is asked for (FalkorDB's default breadth
-    is 10, so asking for 30 finds worse ones than asking for 240 and keeping 30), and the
-    filters drop neighbours (other users' nodes, invalid facts, and on FalkorDB the vectors a
-    node had before its last write, which its index keeps: FalkorDB PR #2197). While fewer
-    than k survive, it asks again with 4 times as many, up to `MAX_VECTOR_K`."""
-    n = min(MAX_VECTOR_K, max(64, k * NEIGHBOURS_PER_RESULT))
-    while True:
-        rows = fetch(n, k)
-        if len(rows) >= k or n >= MAX_VECTOR_K:
-            return rows[:k]
-        n = min(MAX_VECTOR_K, n * 4)
+@dataclass(frozen=True, slots=True)
+class VectorRead:
+    """The named statements of one vector-indexed label, all scoped to `$user_id`:
+    `count` counts the user's nodes up to `$cap`; `index` asks the shared vector index for
+    `$k` neighbours and keeps the user's best `$limit` that pass the filters; `scan` compares
+    the query with each of the user's nodes and keeps the best `$limit` (exact)."""
+
+    count: str
+    index: str
+    scan: str
+
+
+ENTITY_VECTORS = VectorRead("count_entity_vectors", "search_entity_vectors", "scan_entity_vectors")
+FACT_VECTORS = VectorRead("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
+EPISODE_VECTORS = VectorRead(
+    "count_episode_vectors", "search_episode_vectors", "scan_episode_vectors"
+)
+
+
+def nearest(
+    count: Callable[[int], int],
+    index: Callable[[int, int], Rows],
+    scan: Callable[[int], Rows],
+    k: int,
+) -> Rows:
+    """The user's k nearest nodes of one label, from `count(cap)`, `index(n, k)` and
+    `scan(k)` (the statements of a `VectorRead`).
+
+    - A user with at most `SCAN_MAX` nodes is scanned: exact, and about as cheap as the index
+      (about 1.6 us a node on FalkorDB), whatever other users hold.
+    - A larger user asks the shared index for n = `NEIGHBOURS_PER_RESULT` * k neighbours (an
+      HNSW index searches wider the more it is asked for). When k of them are the user's and
+      pass the filters, they are the user's k nearest: they lead the index's answer, where an
+      HNSW search is reliable.
+    - When fewer survive (the user's nodes are a small part of the index near the query, or
+      filtered out: invalid facts, the stale vectors FalkorDB keeps after a rewrite, FalkorDB
+      PR #2197), the user is scanned: slower for a large user, never starved. Asking the index
+      for more is no cure: the user's nodes would come from the tail of its answer, where HNSW
+      misses neighbours (measured: a user whose nodes ranked beyond the first few thousand got
+      a wrong top 10).
+    """
+    if count(SCAN_MAX + 1) <= SCAN_MAX:
+        return scan(k)
+    rows = index(min(MAX_VECTOR_K, max(64, k * NEIGHBOURS_PER_RESULT)), k)
+    return rows[:k] if len(rows) >= k else scan(k)
 
 
 def composed_batch(

@@ -55,6 +55,7 @@ const functions = [
   fn('toLower', [arg('input', 'STRING')], 'STRING'),
   fn('trim', [arg('input', 'STRING')], 'STRING'),
   fn('type', [arg('input', 'RELATIONSHIP')], 'STRING'),
+  fn('vector.similarity.cosine', [arg('a', 'LIST<INTEGER | FLOAT>'), arg('b', 'LIST<INTEGER | FLOAT>')], 'FLOAT'),
 ];
 
 const procedures = [
@@ -75,7 +76,7 @@ const byName = (items) => Object.fromEntries(items.map((item) => [item.name, ite
 // Representative values: the semantic analysis only needs each parameter's type.
 const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
 const parameters = {
-  anchors: ['u'], at: 0.0, batch: 1000, by: 'salience', checksums: ['c'], depth: 2,
+  anchors: ['u'], at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'], depth: 2,
   dimension: 384, embedding: [0.0], expand_via: ['R'], fanout: 50, hub_scan: 500, half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', now: 0.0, query: 'q',
   rows: [row], skip: 0, target_uid: 'u', timeout_s: 300, uid: 'u', uids: ['u'],

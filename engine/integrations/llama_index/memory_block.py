@@ -1,12 +1,16 @@
 """`GraphMemoryBlock`: graphmem as a block of LlamaIndex's `Memory`.
 
 Messages flushed from the short-term buffer are ingested with `Memory.add`; on every `get()`
-the block answers with graphmem's context for the latest user message.
+the block answers with graphmem's context for the latest user message. The block never fails
+the agent's turn and never loses what LlamaIndex has archived: an oversized message is stored
+in pieces and searched by its end; messages a failing store cannot take become dead letters.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,17 +18,26 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import BaseMemoryBlock
 from pydantic import ConfigDict, Field
 
+from engine.errors import GraphmemError
+from engine.ingest.deadletters import keep_messages
+from engine.ingest.steps import DEAD_LETTERS
 from engine.memory import Memory
+from engine.normalize import split_text
+
+log = logging.getLogger("graphmem")
 
 
-def message_dicts(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
-    """OpenAI-format dicts of the user and assistant messages that carry text."""
-    out = []
-    for message in messages:
-        text = (message.content or "").strip()
-        if text and message.role in (MessageRole.USER, MessageRole.ASSISTANT):
-            out.append({"role": message.role.value, "content": text})
-    return out
+def message_dicts(
+    messages: Sequence[ChatMessage], max_chars: int | None = None
+) -> list[dict[str, str]]:
+    """OpenAI-format dicts of the user and assistant messages that carry text; a message
+    longer than `max_chars` becomes consecutive messages within it (nothing is cut)."""
+    return [
+        {"role": m.role.value, "content": piece}
+        for m in messages
+        if m.role in (MessageRole.USER, MessageRole.ASSISTANT)
+        for piece in split_text(unicodedata.normalize("NFKC", m.content or ""), max_chars)
+    ]
 
 
 def latest_user_text(messages: Sequence[ChatMessage] | None) -> str | None:
@@ -72,17 +85,34 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
         query = latest_user_text(messages)
         if query is None:
             return ""
-        result = await asyncio.to_thread(self.memory.search, query, self.user_id, self.limit)
+        # an oversized message is searched by its end, where a question usually is
+        query = unicodedata.normalize("NFKC", query)[-self.memory.settings.max_message_chars :]
+        try:
+            result = await asyncio.to_thread(self.memory.search, query, self.user_id, self.limit)
+        except GraphmemError as exc:  # the agent's turn goes on without long-term memory
+            log.warning("graphmem: the memory block has no context this turn: %s", exc)
+            return ""
         return result.context(self.max_tokens) if result.facts else ""
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        dicts = message_dicts(messages)
+        """LlamaIndex has archived `messages` already: whatever graphmem cannot store now is
+        kept as dead letters (see `keep_messages`), never raised into the agent's turn."""
+        dicts = message_dicts(messages, self.memory.settings.max_message_chars)
         if not dicts:
             return
         session_id = _session_of(messages)
-        await asyncio.to_thread(
-            self.memory.add, dicts, self.user_id, session_id=session_id, source="llama_index"
-        )
+        try:
+            result = await asyncio.to_thread(
+                self.memory.add, dicts, self.user_id, session_id=session_id, source="llama_index"
+            )
+        except GraphmemError as exc:
+            path = self.memory.settings.data_dir.expanduser() / DEAD_LETTERS
+            args = (path, self.user_id, session_id, dicts, str(exc), "llama_index")
+            await asyncio.to_thread(keep_messages, *args)
+            log.warning("graphmem: messages kept in %s for --retry-failed: %s", path, exc)
+            return
+        for error in result.errors:
+            log.warning("graphmem: the memory block: %s", error)
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """Drop context lines from the end (least relevant first) until enough is cut."""
