@@ -228,6 +228,6 @@ def provider_from_models(
     port = urlparse(base_url or "").port
     if "ollama" in server or "ollama" in owned or ("library" in owned and port == 11434):
         return "ollama"
-    if "openai" in owned or "system" in owned:
+    if "openai" in owned or "openai-internal" in owned:
         return "openai"
     return "generic"
