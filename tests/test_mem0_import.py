@@ -3,6 +3,7 @@ embedded store (`__Entity__` nodes with name, user_id, embedding; typed relation
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -46,7 +47,8 @@ def mem0_store(
     falkordb_server: EmbeddedServer, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[FalkorDBStore]:
     """A graph Mem0 wrote, plus graphmem's own entities of the same user in the same graph."""
-    store = FalkorDBStore.embedded(falkordb_server, "mem0_source")
+    # a graph of its own per test: reset() deletes only graphmem's labels, not Mem0's nodes
+    store = FalkorDBStore.embedded(falkordb_server, f"mem0_source_{uuid.uuid4().hex[:8]}")
     store.setup(embedder.dimension)
     vector = [0.1] * 8
     store._graph.query(MEM0_GRAPH, {"v": vector})
