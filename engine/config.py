@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     embedding_batch_size: int = Field(default=16, ge=1)
     embedding_threads: int = Field(default=1, ge=0)  # 0: torch's default (see Embedder)
     embedding_process: bool = False  # the model in a child process (see Embedder)
+    # "auto": OpenVINO where it runs the model (3x PyTorch here), else PyTorch
+    embedding_runtime: Literal["auto", "openvino", "torch"] = "auto"
+    embedding_cache_dir: Path | None = None  # exported models (default ~/.cache/graphmem)
 
     # LLM (any OpenAI-compatible endpoint)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")

@@ -144,6 +144,8 @@ class Memory:
             self.settings.embedding_batch_size,
             threads=self.settings.embedding_threads,
             process=self.settings.embedding_process,
+            runtime=self.settings.embedding_runtime,
+            cache_dir=self.settings.embedding_cache_dir,
         )
         self._owns_embedder = embedder is None
         self.store = store or open_store(self.settings)
