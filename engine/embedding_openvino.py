@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import shutil
 import tempfile
 import threading
@@ -135,7 +136,7 @@ def _quiet_tracer() -> Iterator[None]:
     from transformers.utils import logging as transformers_logging
 
     level = transformers_logging.get_verbosity()
-    transformers_logging.set_verbosity(transformers_logging.ERROR)
+    transformers_logging.set_verbosity(logging.ERROR)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
