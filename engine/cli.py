@@ -101,6 +101,46 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     _print(args, report.summary(), summary_text(report))
 
 
+def cmd_load(args: argparse.Namespace) -> None:
+    from engine.load.progress import for_stream
+
+    show = None if args.json else for_stream()
+    with _memory(args) as mem:
+        try:
+            report = mem.load(
+                args.file,
+                args.user,
+                format=args.format,
+                delimiter=args.delimiter,
+                restart=args.restart,
+                chunk_size=args.chunk_size,
+                progress=show,
+            )
+        finally:
+            if show is not None:
+                show.close()
+    _print(args, report.model_dump(), _load_text(report))
+
+
+def _load_text(report: Any) -> str:
+    if report.already_loaded:
+        return (
+            f"{report.path} is already loaded for user {report.user_id!r} "
+            "(--restart reads it again)"
+        )
+    lines = [
+        f"loaded {report.facts_added} facts ({report.entities_added} new entities) for user "
+        f"{report.user_id!r} in {report.seconds:.1f} s ({report.facts_per_s:.0f} facts/s)"
+        + ("; resumed" if report.resumed else ""),
+        f"{report.facts_already_stored} facts were already stored; "
+        f"{report.error_count} lines had errors",
+    ]
+    lines += report.errors[:20]
+    if report.error_count > 20:
+        lines.append(f"... and {report.error_count - 20} more (--json lists the first 100)")
+    return "\n".join(lines)
+
+
 def cmd_export(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
         text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
@@ -248,7 +288,31 @@ def build_parser() -> argparse.ArgumentParser:
     _exchange_parsers(sub)
     _ingest_parser(sub)
     _mcp_parser(sub)
+    _load_parser(sub)
     return parser
+
+
+def _load_parser(sub: Any) -> None:
+    load = sub.add_parser(
+        "load",
+        help="bulk-load a file of triples (resumable; loading it again adds nothing)",
+        description="Load triples, one `subject, predicate, object[, text]` a line, as TSV, "
+        "CSV or JSONL (objects with those keys). Bad lines are reported by number and the "
+        "rest loads. An interrupted load resumes when run again.",
+    )
+    load.add_argument("file", metavar="FILE")
+    load.add_argument("--user", required=True, help="the user whose graph receives the facts")
+    load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
+    load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
+    load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")
+    load.add_argument("--chunk-size", type=int, default=2000, help="facts per write (default 2000)")
+    load.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the report as JSON (no progress bar)",
+    )
+    load.set_defaults(func=cmd_load)
 
 
 def _ingest_parser(sub: Any) -> None:

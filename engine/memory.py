@@ -26,6 +26,8 @@ from engine.ingest.pipeline import ProgressFn
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
 from engine.ingest.steps import ingest as run_ingest
+from engine.load.run import LoadReport
+from engine.load.run import ProgressFn as LoadProgressFn
 from engine.models import (
     AddResult,
     Entity,
@@ -210,6 +212,44 @@ class Memory:
             result.fact_uids += [f.uid for f in batch.facts]
             result.entities_added += len(batch.entity_embeddings)
         return result
+
+    def load(
+        self,
+        path: str | PathLike[str],
+        user_id: str,
+        *,
+        format: str = "auto",
+        delimiter: str | None = None,
+        restart: bool = False,
+        chunk_size: int = 2000,
+        progress: LoadProgressFn | None = None,
+    ) -> LoadReport:
+        """Bulk-load a file of triples (`subject, predicate, object[, text]` a line; TSV, CSV
+        or JSONL) for `user_id`: bad lines are reported by number and the rest loads; facts
+        already stored are skipped, so loading a file again adds nothing, and an
+        interrupted load resumes where it stopped (`restart=True` reads it all again).
+
+        Raises:
+            InvalidInputError: the file is missing or not text, or an option is invalid.
+            StoreError: the database failed (what was written stays; rerun to resume).
+
+        Example:
+            >>> mem.load("kb.tsv", user_id="kb").facts_added  # doctest: +SKIP
+        """
+        from engine.load import Limits, LoadJob, load_file, triple_format
+
+        user_id = check_user_id(user_id)
+        if chunk_size < 1:
+            raise InvalidInputError(f"chunk_size must be at least 1, got {chunk_size}")
+        source = Path(path)
+        fmt = triple_format(source, format)
+        self._setup()
+        limits = Limits(self.settings.max_name_chars, self.settings.max_text_chars)
+        data_dir = self.settings.data_dir.expanduser()
+        job = LoadJob(self.store, self.embedder, user_id, data_dir, limits, chunk_size, progress)
+        report = load_file(job, source, fmt, delimiter, restart)
+        self.retriever.forget_predicates(user_id)
+        return report
 
     def ingest(
         self,

@@ -116,6 +116,8 @@ class WriteBatch:
     episodes: list[EpisodeRow] = field(default_factory=list)
     episode_embeddings: dict[str, list[float]] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
+    # events of facts this batch creates (a bulk load): written without a lookup
+    new_history: list[HistoryRow] = field(default_factory=list)
     # import: exported records written back exactly as they were (see engine.export)
     restore_entities: list[EntityRecord] = field(default_factory=list)
     restore_facts: list[FactRecord] = field(default_factory=list)
@@ -129,6 +131,7 @@ class WriteBatch:
             or self.invalidate
             or self.episodes
             or self.history
+            or self.new_history
             or self.restore_entities
             or self.restore_facts
             or self.restore_episodes

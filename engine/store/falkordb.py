@@ -25,6 +25,7 @@ from engine.store.named_reads import NamedQueryReads
 from engine.store.records import (
     composed_batch,
     fact_mentions,
+    pack_vector,
 )
 
 _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
@@ -120,7 +121,7 @@ class FalkorDBStore(NamedQueryReads):
     def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         if batch.is_empty():
             return {}
-        query, params, names = composed_batch(user_id, batch, self.dialect)
+        query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         with self._write_lock, map_falkordb_errors():
             rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
         return fact_mentions(names, rows[0])
