@@ -416,7 +416,8 @@ class Memory:
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         self._setup()
-        return self.retriever.search(
+        warming = self.store.warming()
+        result = self.retriever.search(
             query,
             user_id,
             limit,
@@ -426,6 +427,8 @@ class Memory:
             since=to_epoch(since),
             until=to_epoch(until),
         )
+        result.warming = warming
+        return result
 
     @staticmethod
     def self_uid(user_id: str) -> str:
@@ -483,7 +486,7 @@ class Memory:
         self._setup()
         counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
         with self._usage_lock:
-            return Stats(**counts, **self._usage)
+            return Stats(**counts, **self._usage, warming=self.store.warming())
 
     # -- moving a graph -------------------------------------------------------------------
 

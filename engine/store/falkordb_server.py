@@ -11,19 +11,21 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import redis
 
-from engine.errors import StoreUnavailableError
+from engine.errors import GraphmemError, StoreUnavailableError
 from engine.private_files import check_private_dir, open_private, tighten_data_dir, write_private
 
+log = logging.getLogger("graphmem")
 _START_TIMEOUT_S = 30.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
 
@@ -60,8 +62,10 @@ class EmbeddedServer:
             self.started_here = True
         return self.socket_path
 
-    def stop_if_unused(self) -> bool:
-        """Shut the server down when no other client is connected; return True if stopped."""
+    def stop_if_unused(self, before_stop: Callable[[], None] | None = None) -> bool:
+        """Shut the server down when no other client is connected; return True if stopped.
+        `before_stop` runs first, while no other process can connect (the adapter compacts
+        the store there: see engine/store/falkordb.py)."""
         with self._lock():
             try:
                 client = redis.Redis(unix_socket_path=str(self.socket_path))
@@ -69,6 +73,8 @@ class EmbeddedServer:
                 if others > 0:
                     client.close()
                     return False
+                if before_stop is not None:
+                    _run_before_stop(before_stop)
                 client.shutdown(save=False, nosave=False)
             except redis.ConnectionError:
                 return True  # gone already (SHUTDOWN closes the connection)
@@ -177,6 +183,14 @@ class EmbeddedServer:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _run_before_stop(before_stop: Callable[[], None]) -> None:
+    """A failure there costs the next start time, never the stop."""
+    try:
+        before_stop()
+    except (GraphmemError, redis.RedisError, OSError) as exc:
+        log.warning("graphmem: the store was not compacted before it stopped: %s", exc)
 
 
 def _alive(pid: int) -> bool:

@@ -198,6 +198,9 @@ class Neo4jStore(NamedQueryReads):
             if deleted < _DELETE_BATCH:
                 return total
 
+    def warming(self) -> list[str]:
+        return []  # Neo4j keeps its vector indexes on disk
+
     def close(self) -> None:
         if self._owns_driver:
             with contextlib.suppress(neo4j_errors.DriverError, OSError):
