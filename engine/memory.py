@@ -416,7 +416,6 @@ class Memory:
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         self._setup()
-        warming = self.store.warming()
         result = self.retriever.search(
             query,
             user_id,
@@ -427,7 +426,7 @@ class Memory:
             since=to_epoch(since),
             until=to_epoch(until),
         )
-        result.warming = warming
+        result.warming = self.store.warming()  # the vector legs that answered nothing
         return result
 
     @staticmethod

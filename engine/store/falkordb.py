@@ -46,6 +46,7 @@ _VECTOR_LABELS = {
     "search_episode_vectors": "Episode",
 }
 _WARMING_RECHECK_S = 1.0
+_NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 
 
 def redisearch_query(terms: list[str]) -> str:
@@ -130,19 +131,27 @@ class FalkorDBStore(NamedQueryReads):
         return redisearch_query(terms)
 
     def _nearest(self, name: str, params: dict[str, Any], k: int) -> list[list[Any]]:
-        if _VECTOR_LABELS.get(name) in self._warming_now():
+        label = _VECTOR_LABELS[name]
+        if label in self._warming_now():
             return []  # its index is being built: FalkorDB would refuse the procedure
-        return super()._nearest(name, params, k)
+        try:
+            return super()._nearest(name, params, k)
+        except QueryError as exc:
+            if _NO_VECTOR_INDEX not in str(exc):
+                raise
+            self._warming.add(label)  # dropped since it was seen built (another store closed)
+            self._warming_checked = time.monotonic()
+            return []
 
     # -- vector indexes after a reopen ----------------------------------------------------
 
     def warming(self) -> list[str]:
         """Labels whose vector index is still being built (their vector reads answer
         nothing meanwhile), e.g. `["Entity", "Fact"]` for a while after a reopen."""
-        self._warming_checked = float("-inf")
         return sorted(self._warming_now())
 
     def _warming_now(self) -> set[str]:
+        """Looked up again at most once a second while some index is not built."""
         if not self._warming or time.monotonic() - self._warming_checked < _WARMING_RECHECK_S:
             return self._warming
         ready = {
@@ -150,7 +159,7 @@ class FalkorDBStore(NamedQueryReads):
             for label, types, status in self._run("list_indexes", {}, True)
             if status == "OPERATIONAL" and "VECTOR" in types.get("embedding", [])
         }
-        self._warming -= ready
+        self._warming = set(_VECTOR_LABELS.values()) - ready
         self._warming_checked = time.monotonic()
         return self._warming
 
