@@ -35,7 +35,8 @@ class Settings(BaseSettings):
     # embeddings
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_device: str = "cpu"
-    embedding_batch_size: int = Field(default=16, ge=1)
+    # None: the runtime's own (PyTorch 16, OpenVINO 64: measured in benchmarks/README.md)
+    embedding_batch_size: int | None = Field(default=None, ge=1)
     embedding_threads: int = Field(default=1, ge=0)  # 0: torch's default (see Embedder)
     embedding_process: bool = False  # the model in a child process (see Embedder)
     # "auto": OpenVINO where it runs the model (3x PyTorch here), else PyTorch

@@ -145,8 +145,9 @@ class Embedder:
     Args:
         model_name: a sentence-transformers model (name or path).
         device: where the model runs ("cpu", "cuda", ...).
-        batch_size: texts per forward pass; on a CPU small batches of texts of like length
-            waste less on padding than large ones.
+        batch_size: texts per forward pass (None: the runtime's `batch_size`). PyTorch on a
+            CPU wastes less on padding with small batches of texts of like length (16);
+            OpenVINO in bfloat16 goes 10-30% faster with 64.
         cache_size: short texts whose vectors are kept (0: none).
         threads: the runtime's threads (0: its default, one per core; for PyTorch this is
             set for the whole process). One thread is the default because passes come from
@@ -163,7 +164,7 @@ class Embedder:
         self,
         model_name: str = "all-MiniLM-L6-v2",
         device: str = "cpu",
-        batch_size: int = 16,
+        batch_size: int | None = None,
         cache_size: int = 20_000,
         threads: int = 1,
         process: bool = False,
@@ -180,8 +181,8 @@ class Embedder:
         if process:
             from engine.embedding_worker import ModelProcess  # `python -m` runs it: import late
 
-            arguments = {"model_name": model_name, "device": device, "batch_size": batch_size}
-            arguments |= {"runtime": runtime, "cache_dir": cache_dir}
+            arguments: dict[str, object] = {"model_name": model_name, "device": device}
+            arguments |= {"batch_size": batch_size, "runtime": runtime, "cache_dir": cache_dir}
             self._process = ModelProcess(arguments | {"threads": threads, "cache_size": 0})
         self._passes = _SharedPasses(self._run)
         self._vectors: _Recent[Vector] = _Recent(cache_size)
@@ -233,13 +234,14 @@ class Embedder:
         return vectors
 
     def _forward(self, texts: list[str], show_progress: bool = False) -> Vector:
+        batch = self.batch_size or self.model.batch_size
         if not show_progress:
-            return self.model.encode(texts, self.batch_size)
+            return self.model.encode(texts, batch)
         from tqdm import tqdm
 
-        step = self.batch_size * 64
+        step = batch * 64
         parts = [
-            self.model.encode(texts[i : i + step], self.batch_size)
+            self.model.encode(texts[i : i + step], batch)
             for i in tqdm(range(0, len(texts), step), desc="embedding", unit="part")
         ]
         return np.concatenate(parts) if parts else np.zeros((0, self.dimension), np.float32)

@@ -157,6 +157,8 @@ class OpenVINOEncoder:
         ConfigError: the model cannot be exported or loaded.
     """
 
+    batch_size = 64  # bfloat16 units are busier with larger batches: 10-30% faster than 16
+
     def __init__(self, model_dir: Path, cache_dir: Path, threads: int = 1) -> None:
         import openvino
         from tokenizers import Tokenizer

@@ -32,6 +32,7 @@ class Encoder(Protocol):
 
     dimension: int
     unk_token: str | None
+    batch_size: int  # texts per pass unless the settings say otherwise
 
     def encode(self, texts: list[str], batch_size: int) -> Vector: ...
     def tokenize(self, text: str) -> list[str]: ...
@@ -56,6 +57,8 @@ def resolve_model_path(name: str) -> str:
 
 class TorchEncoder:
     """sentence-transformers on PyTorch (the fallback; any model it can load)."""
+
+    batch_size = 16
 
     def __init__(self, model: SentenceTransformer) -> None:
         self.model = model
