@@ -426,7 +426,7 @@ class Memory:
             since=to_epoch(since),
             until=to_epoch(until),
         )
-        result.warming = self.store.warming()  # the vector legs that answered nothing
+        result.warming = self.store.warming()  # vector legs that scanned instead
         return result
 
     @staticmethod

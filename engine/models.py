@@ -202,7 +202,7 @@ class SearchResult(BaseModel):
     anchors: list[str] = Field(default_factory=list)
     candidates: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
-    # vector indexes still being built after a reopen: their legs answered nothing this time
+    # vector indexes still being built after a reopen: their legs scanned the user's nodes
     warming: list[str] = Field(default_factory=list)
 
     def context(self, max_tokens: int = 512) -> str:

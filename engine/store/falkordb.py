@@ -9,9 +9,10 @@ declares one is rebuilt before the server answers anything (measured: 95% of a 6
 reopen at 19k facts, ~3 minutes at 128k). So the last process to close drops this graph's
 vector indexes and compacts the append-only file before the server stops (`close`); the next
 `setup` declares them again and FalkorDB builds them in the background while every other
-index answers. Until a label's vector index is built its vector reads return nothing and
-`warming()` names it; search and stats say so. After a crash the old way applies: the
-snapshot still declares them and the reopen waits for the rebuild.
+index answers. Until a label's vector index is built its vector reads scan the user's nodes
+(exact, slower for a large user) and `warming()` names it; search and stats say so. After a
+crash the old way applies: the snapshot still declares them and the reopen waits for the
+rebuild.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from engine.store.base import Dialect, WriteBatch
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.named_reads import NamedQueryReads
 from engine.store.records import (
+    VectorRead,
     composed_batch,
     fact_mentions,
     pack_vector,
@@ -130,29 +132,33 @@ class FalkorDBStore(NamedQueryReads):
     def _fulltext_query(self, terms: list[str]) -> str:
         return redisearch_query(terms)
 
-    def _nearest(self, name: str, params: dict[str, Any], k: int) -> list[list[Any]]:
-        label = _VECTOR_LABELS[name]
-        if label in self._warming_now():
-            return []  # its index is being built: FalkorDB would refuse the procedure
-        try:
-            return super()._nearest(name, params, k)
-        except QueryError as exc:
-            if _NO_VECTOR_INDEX not in str(exc):
-                raise
-            self._warming.add(label)  # dropped since it was seen built (another store closed)
-            self._warming_checked = time.monotonic()
-            return []
+    def _nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> list[list[Any]]:
+        """As `NamedQueryReads._nearest`, but while the label's index is being built the
+        user's nodes are scanned (exact; slower for a large user: FalkorDB would refuse the
+        index procedure)."""
+        label = _VECTOR_LABELS[read.index]
+        if label not in self._warming_now():
+            try:
+                return super()._nearest(read, params, k)
+            except QueryError as exc:
+                if _NO_VECTOR_INDEX not in str(exc):
+                    raise
+                self._warming.add(label)  # dropped since it was seen built (a store closed)
+                self._warming_checked = time.monotonic()
+        return self._run(read.scan, {**params, "limit": k}, True)
 
     # -- vector indexes after a reopen ----------------------------------------------------
 
     def warming(self) -> list[str]:
         """Labels whose vector index is still being built (their vector reads answer
         nothing meanwhile), e.g. `["Entity", "Fact"]` for a while after a reopen."""
-        return sorted(self._warming_now())
+        return sorted(self._warming_now(even_when_built=True))
 
-    def _warming_now(self) -> set[str]:
-        """Looked up again at most once a second while some index is not built."""
-        if not self._warming or time.monotonic() - self._warming_checked < _WARMING_RECHECK_S:
+    def _warming_now(self, even_when_built: bool = False) -> set[str]:
+        """Looked up again at most once a second; by the vector reads only while some index
+        is not built (they learn of a dropped one from the error the index procedure gives)."""
+        recent = time.monotonic() - self._warming_checked < _WARMING_RECHECK_S
+        if recent or not (self._warming or even_when_built):
             return self._warming
         ready = {
             label
