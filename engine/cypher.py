@@ -69,9 +69,14 @@ def fill(text: str, value: str) -> str:
 
 def schema_statements(dialect: Dialect) -> list[str]:
     """The schema DDL for `dialect`, in file-name order (`schema_*.cypher`)."""
+    return [load(name, dialect) for name in schema_names(dialect)]
+
+
+def schema_names(dialect: Dialect) -> list[str]:
+    """The names of the schema statements for `dialect`, in order."""
     folder = _root() / dialect
     names = sorted(p.name for p in folder.iterdir() if p.name.startswith("schema_"))
-    return [load(n.removesuffix(".cypher"), dialect) for n in names]
+    return [n.removesuffix(".cypher") for n in names]
 
 
 _PARAM = re.compile(r"\$(\w+)")

@@ -172,10 +172,43 @@ class FalkorDBStore(NamedQueryReads):
     # -- schema and writes ----------------------------------------------------------------
 
     def setup(self, dimension: int) -> None:
-        for statement in cypher.schema_statements(self.dialect):
-            # "already indexed" is the expected answer on every run after the first
-            with contextlib.suppress(QueryError), map_falkordb_errors():
-                self._graph.query(statement, {"dimension": dimension})
+        """Declare every index. A missing vector index (after a reopen) is declared in a
+        thread: while FalkorDB builds one, each further schema statement waits its turn for
+        the graph (15-30 s each at 128k facts), and nothing here needs the index built."""
+        vectors = []
+        for name in cypher.schema_names(self.dialect):
+            if "_vector" in name:
+                vectors.append(name)
+            else:
+                self._declare(name, dimension)
+        built = self._vector_indexes()
+        missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
+        if missing and not self.counts(None)["entities"]:
+            self._declare_all(missing, dimension)  # nothing to build: done at once
+        elif missing:
+            self._warming_checked = float("-inf")
+            worker = threading.Thread(
+                target=self._declare_all, args=(missing, dimension), daemon=True
+            )
+            worker.start()
+
+    def _declare(self, name: str, dimension: int) -> None:
+        # "already indexed" is the expected answer on every run after the first
+        with contextlib.suppress(QueryError), map_falkordb_errors():
+            self._graph.query(cypher.load(name, self.dialect), {"dimension": dimension})
+
+    def _declare_all(self, names: list[str], dimension: int) -> None:
+        with contextlib.suppress(StoreError):
+            for name in names:
+                self._declare(name, dimension)
+
+    def _vector_indexes(self) -> set[str]:
+        """Labels with a declared vector index (built or being built)."""
+        return {
+            label
+            for label, types, _ in self._run("list_indexes", {}, True)
+            if "VECTOR" in types.get("embedding", [])
+        }
 
     def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         if batch.is_empty():
