@@ -1,6 +1,7 @@
 """Bulk load benchmark: the 128k-fact MetaQA KB through `Memory.load`, then a cold reopen.
 
-Loads `kb_reconstructed.txt` (subject|predicate|object) into a fresh data dir for the user
+Loads `kb_reconstructed.txt` (subject|predicate|object) into a fresh data dir (--data-dir is
+emptied first: give it a directory of its own) for the user
 `metaqa` (the user benchmarks/metaqa.py asks), reports facts/s end to end (embeddings
 included), where the time went, the peak memory of this process and of the database server,
 then stops the server and measures, in a new process, how long a reopen takes to its first
