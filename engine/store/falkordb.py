@@ -18,6 +18,7 @@ rebuild.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import threading
 import time
@@ -40,6 +41,7 @@ from engine.store.records import (
     pack_vector,
 )
 
+log = logging.getLogger("graphmem")
 _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
 # vector statement -> label whose vector index it reads
 _VECTOR_LABELS = {
@@ -104,6 +106,7 @@ class FalkorDBStore(NamedQueryReads):
         # two batches that MERGE the same edge at once can both create it (8 threads adding
         # the same facts left duplicate edges): one writer at a time per client
         self._write_lock = threading.Lock()
+        self._closed = False
         self._warming: set[str] = set(_VECTOR_LABELS.values())  # until db.indexes() says
         self._warming_checked = float("-inf")
 
@@ -198,9 +201,13 @@ class FalkorDBStore(NamedQueryReads):
             self._graph.query(cypher.load(name, self.dialect), {"dimension": dimension})
 
     def _declare_all(self, names: list[str], dimension: int) -> None:
-        with contextlib.suppress(StoreError):
+        try:
             for name in names:
+                if self._closed:
+                    return
                 self._declare(name, dimension)
+        except Exception as exc:  # best effort in a thread: the next setup declares again
+            log.debug("graphmem: vector index not declared: %s", exc)
 
     def _vector_indexes(self) -> set[str]:
         """Labels with a declared vector index (built or being built)."""
@@ -230,6 +237,7 @@ class FalkorDBStore(NamedQueryReads):
     def close(self) -> None:
         """Disconnect; the last process to close stops the embedded server, after
         `compact_for_reopen` (see the module docstring)."""
+        self._closed = True
         with contextlib.suppress(redis.RedisError):
             self._db.connection.close()
         if self._server is not None:
