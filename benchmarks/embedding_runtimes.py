@@ -72,7 +72,8 @@ def onnx_encoders(batch: int) -> dict[str, Encode]:
         example = torch.ones((2, 8), dtype=torch.long)
         names = ["input_ids", "attention_mask"]
         torch.onnx.export(
-            base, (example, example), str(folder / "f32.onnx"), input_names=names,
+            base, (), str(folder / "f32.onnx"), input_names=names,
+            kwargs={"input_ids": example, "attention_mask": example},
             output_names=["hidden"], dynamic_axes={n: {0: "b", 1: "s"} for n in names},
             opset_version=17, dynamo=False,
         )  # fmt: skip
