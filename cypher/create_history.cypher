@@ -1,6 +1,7 @@
 // Append change events (ADD, UPDATE, INVALIDATE, DELETE, MERGE) to a user's history.
+// Keyed by (user_id, uid): a node another user wrote under the same uid is never touched.
 UNWIND $rows AS row
-MERGE (h:History {uid: row.uid})
-ON CREATE SET h.user_id = $user_id, h.target_uid = row.target_uid, h.event = row.event,
+MERGE (h:History {user_id: $user_id, uid: row.uid})
+ON CREATE SET h.target_uid = row.target_uid, h.event = row.event,
               h.ts = row.ts, h.episode_uid = row.episode_uid, h.detail = row.detail
 RETURN count(h) AS result

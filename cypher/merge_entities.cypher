@@ -1,7 +1,8 @@
-// Upsert a user's entities by normalized key and count their mentions.
+// Upsert a user's entities by normalized key and count their mentions. __Entity__, __Node__
+// and id (= uid) are what LlamaIndex's Neo4jPropertyGraphStore reads (docs/llama_index.md).
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
-ON CREATE SET e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = [],
+ON CREATE SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = [],
               e.alias_keys = [], e.mentions = 0, e.first_seen = row.ts, e.created_at = $now
 SET e.mentions = e.mentions + row.mentions,
     e.type = coalesce(e.type, row.type),

@@ -1,7 +1,8 @@
 // Keep raw messages with provenance, linked to the entities they mention.
+// Keyed by (user_id, uid): a node another user wrote under the same uid is never touched.
 UNWIND $rows AS row
-MERGE (p:Episode {uid: row.uid})
-ON CREATE SET p.user_id = $user_id, p.session_id = row.session_id, p.role = row.role,
+MERGE (p:Episode {user_id: $user_id, uid: row.uid})
+ON CREATE SET p.session_id = row.session_id, p.role = row.role,
               p.content = row.content, p.ts = row.ts, p.source = row.source,
               p.speaker = row.speaker,
               p.checksum = row.checksum, p.metadata = row.metadata,

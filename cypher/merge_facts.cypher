@@ -1,9 +1,11 @@
 // Upsert :Fact nodes with their SUBJECT and OBJECT edges; re-asserting a fact revalidates it.
+// id (= uid): LlamaIndex's get_rel_map reaches facts through SUBJECT/OBJECT and reads it.
+// Keyed by (user_id, uid): a node another user wrote under the same uid is never touched.
 UNWIND $rows AS row
 MATCH (s:Entity {user_id: $user_id, uid: row.subject_uid})
 MATCH (o:Entity {user_id: $user_id, uid: row.object_uid})
-MERGE (f:Fact {uid: row.uid})
-ON CREATE SET f.user_id = $user_id, f.predicate = row.predicate, f.text = row.text,
+MERGE (f:Fact {user_id: $user_id, uid: row.uid})
+ON CREATE SET f.id = row.uid, f.predicate = row.predicate, f.text = row.text,
               f.valid_at = row.valid_at, f.mentions = 0, f.first_seen = row.ts,
               f.episodes = [], f.confidence = row.confidence, f.created_at = $now
 SET f.mentions = f.mentions + row.mentions,

@@ -1,7 +1,7 @@
 // Import: an exported entity comes back with every property exactly as exported.
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
-SET e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = row.aliases,
+SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = row.aliases,
     e.alias_keys = row.alias_keys,
     e.aliases_text = CASE WHEN size(row.aliases) = 0 THEN null
                           ELSE reduce(s = "", a IN row.aliases | s + " " + a) END,

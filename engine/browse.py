@@ -6,17 +6,19 @@ Example:
     'http://localhost:7474/browser/'
     >>> hint.script.splitlines()[2]
     ":param user_id => 'alice';"
+    >>> hint.open_url.startswith("http://localhost:7474/browser/?cmd=edit&arg=MATCH")
+    True
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel
 
 from engine import cypher
-from engine.cypher_literal import literal
+from engine.cypher_literal import inline_parameters, literal
 from engine.normalize import check_user_id, clean_text
 
 DEFAULT_BROWSER_URL = "http://localhost:7474/browser/"
@@ -31,6 +33,8 @@ class BrowseHint(BaseModel):
     url: str
     query: str  # the file's name in cypher/browser/
     script: str  # its :param lines (with the values asked for) and the query
+    statement: str  # the query alone, the values written in: one statement to run
+    open_url: str  # the Browser with `statement` already in its editor
 
 
 def browser_url(neo4j_uri: str | None) -> str:
@@ -68,4 +72,18 @@ def browse_hint(neo4j_uri: str | None, user_id: str, entity: str | None = None) 
         return f":param {key} => {literal(params[key])};" if key in params else match.group(0)
 
     script = _PARAM_LINE.sub(fill, text)
-    return BrowseHint(url=browser_url(neo4j_uri), query=f"{name}.cypher", script=script)
+    statement = inline_parameters(_query_lines(text), params)
+    url = browser_url(neo4j_uri)
+    return BrowseHint(
+        url=url,
+        query=f"{name}.cypher",
+        script=script,
+        statement=statement,
+        open_url=f"{url}?cmd=edit&arg={quote(statement, safe='')}",
+    )
+
+
+def _query_lines(text: str) -> str:
+    """The statement of a Browser file: no comments, no :param lines, no closing semicolon."""
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith(("//", ":param"))]
+    return "\n".join(lines).strip().removesuffix(";")

@@ -10,10 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from engine.errors import ConfigError, GraphmemError, InvalidInputError
+from engine.errors import GraphmemError, InvalidInputError
 from engine.memory import Memory
+from engine.private_files import write_private
 
 
 def _memory(args: argparse.Namespace, **overrides: Any) -> Memory:
@@ -102,6 +101,46 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     _print(args, report.summary(), summary_text(report))
 
 
+def cmd_load(args: argparse.Namespace) -> None:
+    from engine.load.progress import for_stream
+
+    show = None if args.json else for_stream()
+    with _memory(args) as mem:
+        try:
+            report = mem.load(
+                args.file,
+                args.user,
+                format=args.format,
+                delimiter=args.delimiter,
+                restart=args.restart,
+                chunk_size=args.chunk_size,
+                progress=show,
+            )
+        finally:
+            if show is not None:
+                show.close()
+    _print(args, report.model_dump(), _load_text(report))
+
+
+def _load_text(report: Any) -> str:
+    if report.already_loaded:
+        return (
+            f"{report.path} is already loaded for user {report.user_id!r} "
+            "(--restart reads it again)"
+        )
+    lines = [
+        f"loaded {report.facts_added} facts ({report.entities_added} new entities) for user "
+        f"{report.user_id!r} in {report.seconds:.1f} s ({report.facts_per_s:.0f} facts/s)"
+        + ("; resumed" if report.resumed else ""),
+        f"{report.facts_already_stored} facts were already stored; "
+        f"{report.error_count} lines had errors",
+    ]
+    lines += report.errors[:20]
+    if report.error_count > 20:
+        lines.append(f"... and {report.error_count - 20} more (--json lists the first 100)")
+    return "\n".join(lines)
+
+
 def cmd_export(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
         text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
@@ -109,16 +148,25 @@ def cmd_export(args: argparse.Namespace) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     try:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_private(Path(args.output), text)  # a user's whole memory: theirs to share
     except OSError as exc:
         raise InvalidInputError(f"cannot write {args.output!r}: {exc}") from exc
     print(f"exported user {args.user!r} as {args.format} to {args.output}", file=sys.stderr)
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from engine.import_limits import ImportLimits
+    from engine.restore import parse_snapshot
+
     source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
     with _memory(args) as mem:
-        report = mem.import_(source, user_id=args.user)
+        snapshot = parse_snapshot(source, ImportLimits.from_settings(mem.settings))
+        if args.user is None:  # the file does not choose whose graph it writes
+            raise InvalidInputError(
+                f"{args.file} holds the graph of user {snapshot.user_id!r}; say whose graph to "
+                f"write with --user (--user {snapshot.user_id!r} for that same user)"
+            )
+        report = mem.import_(snapshot, user_id=args.user)
     text = (
         f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
         f"episodes, {report.history} history events of {report.source_user_id!r} "
@@ -129,18 +177,39 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 def cmd_browse(args: argparse.Namespace) -> None:
     from engine.browse import browse_hint
-    from engine.config import Settings
+    from engine.config import build_settings
 
-    try:
-        uri = Settings().neo4j_uri
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings: {exc}") from exc
+    uri = build_settings().neo4j_uri
     hint = browse_hint(uri, args.user, args.entity)
     text = (
-        f"Neo4j Browser: {hint.url}\n"
-        f"Paste this into the editor and run it (cypher/browser/{hint.query}):\n\n{hint.script}"
+        f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"
+        f"Or paste this into the editor at {hint.url} (cypher/browser/{hint.query}):\n\n"
+        f"{hint.statement}"
     )
     _print(args, hint.model_dump(), text)
+
+
+def cmd_mcp(args: argparse.Namespace) -> None:
+    from engine.config import build_settings
+    from engine.mcp_server.server import serve
+
+    default_user = args.user or build_settings().mcp_user_id
+    if args.port is not None and not 1 <= args.port <= 65535:
+        raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
+    serve(lambda: _memory(args), default_user, http_port=args.port if args.http else None)
+
+
+def _mcp_parser(sub: Any) -> None:
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve memory to MCP hosts (stdio, or streamable HTTP on 127.0.0.1)",
+        description="Run graphmem as an MCP server. Over stdio by default (what MCP hosts "
+        "spawn); --http serves streamable HTTP on 127.0.0.1 only, at /mcp.",
+    )
+    mcp.add_argument("--user", help="the user tools act for when a call names none")
+    mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    mcp.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    mcp.set_defaults(func=cmd_mcp)
 
 
 def _exchange_parsers(sub: Any) -> None:
@@ -173,7 +242,11 @@ def _exchange_parsers(sub: Any) -> None:
         "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing.",
     )
     imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
-    imp.add_argument("--user", help="import as this user (uids are derived again for it)")
+    imp.add_argument(
+        "--user",
+        help="whose graph to write (required: the file does not choose; another user than "
+        "the file's gets a copy)",
+    )
     imp.set_defaults(func=cmd_import)
 
     browse = sub.add_parser("browse", help="the Neo4j Browser URL and a ready query to paste")
@@ -214,7 +287,32 @@ def build_parser() -> argparse.ArgumentParser:
     stats.set_defaults(func=cmd_stats)
     _exchange_parsers(sub)
     _ingest_parser(sub)
+    _mcp_parser(sub)
+    _load_parser(sub)
     return parser
+
+
+def _load_parser(sub: Any) -> None:
+    load = sub.add_parser(
+        "load",
+        help="bulk-load a file of triples (resumable; loading it again adds nothing)",
+        description="Load triples, one `subject, predicate, object[, text]` a line, as TSV, "
+        "CSV or JSONL (objects with those keys). Bad lines are reported by number and the "
+        "rest loads. An interrupted load resumes when run again.",
+    )
+    load.add_argument("file", metavar="FILE")
+    load.add_argument("--user", required=True, help="the user whose graph receives the facts")
+    load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
+    load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
+    load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")
+    load.add_argument("--chunk-size", type=int, default=2000, help="facts per write (default 2000)")
+    load.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the report as JSON (no progress bar)",
+    )
+    load.set_defaults(func=cmd_load)
 
 
 def _ingest_parser(sub: Any) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.errors import ConfigError
 
 
 def _default_home() -> Path:
@@ -32,14 +35,25 @@ class Settings(BaseSettings):
     # embeddings
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_device: str = "cpu"
-    embedding_batch_size: int = Field(default=16, ge=1)
+    # None: the runtime's own (PyTorch 16, OpenVINO 64: measured in benchmarks/README.md)
+    embedding_batch_size: int | None = Field(default=None, ge=1)
     embedding_threads: int = Field(default=1, ge=0)  # 0: torch's default (see Embedder)
     embedding_process: bool = False  # the model in a child process (see Embedder)
+    # "auto": OpenVINO where it runs the model (3x PyTorch here), else PyTorch
+    embedding_runtime: Literal["auto", "openvino", "torch"] = "auto"
+    embedding_cache_dir: Path | None = None  # exported models (default ~/.cache/graphmem)
 
     # LLM (any OpenAI-compatible endpoint)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
     llm_model: str = "gpt-4o-mini"
+    # a preset for the server (structured-output mode, length parameter, default base URL);
+    # "auto": OpenAI's API when no base URL is set, else detected from the server's GET /models
+    llm_provider: Literal["auto", "openai", "ollama", "llamacpp", "vllm"] = "auto"
+    # the structured-output mode to start from; "auto": the provider's (refusals step down)
+    llm_output: Literal["auto", "tools", "json_schema", "json_object", "prompt"] = "auto"
+    # the cap on one answer's length; None: from the schema's size (see default_max_tokens)
+    llm_max_tokens: int | None = Field(default=None, ge=16)
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_temperature: float = Field(default=0.0, ge=0, le=2)
     llm_max_retries: int = Field(default=3, ge=0)
@@ -71,13 +85,48 @@ class Settings(BaseSettings):
         default_factory=lambda: ["HAS_NAME", "LIVES_IN", "AGE", "WORKS_AT", "BORN_ON", "MARRIED_TO"]
     )
 
+    # the user MCP tools act for when a call names none (graphmem mcp --user)
+    mcp_user_id: str | None = None
+
     # limits
     max_name_chars: int = Field(default=512, ge=1)
     max_text_chars: int = Field(default=4000, ge=1)
     max_message_chars: int = Field(default=32_000, ge=1)
     max_facts_per_call: int = Field(default=10_000, ge=1)
+    max_query_words: int = Field(default=64, ge=1)
+    max_import_bytes: int = Field(default=2 * 1024**3, ge=1)
+    max_import_records: int = Field(default=2_000_000, ge=1)
     query_timeout_ms: int = Field(default=10_000, ge=1)
 
     @property
     def llm_configured(self) -> bool:
-        return self.openai_api_key is not None or self.openai_base_url is not None
+        return (
+            self.openai_api_key is not None
+            or self.openai_base_url is not None
+            or self.llm_provider != "auto"
+        )
+
+
+def build_settings(**overrides: Any) -> Settings:
+    """`Settings` from the environment and `overrides`.
+
+    Raises:
+        ConfigError: a setting is unknown or unusable. The message names each setting and
+            what is wrong with it, never the value given: a misspelt `openai_key="sk-..."` is
+            a secret that must not reach a log.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(e["loc"], e["type"], e["msg"]) for e in exc.errors())
+        raise ConfigError(f"invalid settings: {problems}") from None
+
+
+def _problem(loc: tuple[int | str, ...], kind: str, message: str) -> str:
+    name = ".".join(str(part) for part in loc) or "settings"
+    if kind != "extra_forbidden":
+        return f"{name}: {message}"
+    known = [field.lower() for field in Settings.model_fields]
+    close = difflib.get_close_matches(name.lower(), known, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"{name} is not a setting{hint}"

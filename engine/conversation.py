@@ -29,7 +29,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.changes import Changes, FactContext, fact_changes, likely_texts
@@ -52,6 +52,7 @@ from engine.resolve import (
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.terms import mentions_self
+from engine.speakers import speaker_entities, speaker_uid
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch
 
 Messages = str | ChatMessage | Mapping[str, Any] | Sequence[ChatMessage | Mapping[str, Any]]
@@ -116,7 +117,9 @@ def prepare(
         check_length(_metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
     rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
     fresh = _fresh(ctx.store, user_id, rows)
-    kept = [(row, msg) for row, msg in zip(rows, chat, strict=True) if row.uid in fresh]
+    kept = [
+        (row, _dated(msg, row)) for row, msg in zip(rows, chat, strict=True) if row.uid in fresh
+    ]
     prepared = PreparedAdd(
         user_id=user_id,
         episodes=[row for row, _ in kept],
@@ -129,7 +132,7 @@ def prepare(
     if kept:
         prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
         name = user_name(current_self(ctx.store, user_id))
-        prepared.known = known_facts(ctx, user_id, prepared.messages)
+        prepared.known = known_facts(ctx, user_id, prepared.messages, name)
         outcome = ctx.extractor.extract(prepared.messages, prepared.known, user_name=name)
         prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
         prepared.errors += left_out
@@ -204,8 +207,14 @@ def parse_message(item: object, max_chars: int) -> ChatMessage:
     role = clean_text(item.get("role", "user"), "message role", 32).casefold()
     content = clean_text(_text_of(item.get("content")), "message content", max_chars)
     name = item.get("name")
-    name = clean_text(name, "message name", 256) if name is not None else None
+    blank = name is None or (isinstance(name, str) and not name.strip())
+    name = None if blank else clean_text(name, "message name", 256)
     return ChatMessage(role=role, content=content, name=name)
+
+
+def _dated(message: ChatMessage, row: EpisodeRow) -> ChatMessage:
+    """The message with its episode's time, which relative dates in it are read against."""
+    return message.model_copy(update={"ts": datetime.fromtimestamp(row.ts, UTC)})
 
 
 def _text_of(content: object) -> object:
@@ -293,20 +302,22 @@ def episode_vectors(embedder: Embedder, rows: list[EpisodeRow]) -> dict[str, lis
 # -- what is known --------------------------------------------------------------------------
 
 
-def known_facts(ctx: AddContext, user_id: str, messages: list[ChatMessage]) -> list[KnownFact]:
+def known_facts(
+    ctx: AddContext, user_id: str, messages: list[ChatMessage], name: str | None = None
+) -> list[KnownFact]:
     """The valid facts about what the messages name: the retriever's best for their text,
-    then the user's own facts, deduplicated, at most `KNOWN_MAX`."""
+    then the speakers' own facts (the user's, `name` being the user's name, and each named
+    speaker's), deduplicated, at most `KNOWN_MAX`."""
     text = " ".join(m.content for m in messages)[:_QUERY_CHARS]
     me = self_uid(user_id)
     found = ctx.retriever.search(
         text, user_id, KNOWN_FROM_SEARCH, self_uid=me, rank_relations=False
     )
     facts: dict[str, Fact] = {sf.fact.uid: sf.fact for sf in found.facts}
-    own = ctx.store.entity_facts(user_id, me, include_invalid=False, limit=KNOWN_MAX)
-    for fact in own:
-        if len(facts) >= KNOWN_MAX:
-            break
-        facts.setdefault(fact.uid, fact)
+    for speaker in speaker_entities(ctx.store, user_id, messages, name):
+        own = ctx.store.entity_facts(user_id, speaker, include_invalid=False, limit=KNOWN_MAX)
+        for fact in own[: max(KNOWN_MAX - len(facts), 0)]:
+            facts.setdefault(fact.uid, fact)
     return [
         KnownFact(id=f.uid, text=f.text, source=f.subject, predicate=f.predicate, target=f.object)
         for f in facts.values()
@@ -373,8 +384,9 @@ def _build(
 
 def episode_links(prepared: PreparedAdd, resolved: Resolved) -> dict[str, list[str]]:
     """Episode uid -> the entities it mentions: those whose name or alias it contains, the
-    user's own entity for a user message in the first person; an entity no message names
-    (a paraphrase) is linked to every episode of the batch, so provenance is never lost."""
+    speaker's entity (`speakers`) for a user message in the first person; an entity no
+    message names (a paraphrase) is linked to every episode of the batch, so provenance is
+    never lost."""
     links: dict[str, list[str]] = {}
     for row, message in zip(prepared.episodes, prepared.messages, strict=True):
         text = entity_key(message.content)
@@ -384,8 +396,9 @@ def episode_links(prepared: PreparedAdd, resolved: Resolved) -> dict[str, list[s
             if uid in resolved.entities and any(f in text for f in forms - SELF_KEYS if f)
         ]
         first_person = message.role in ("user", "human") and mentions_self(message.content)
-        if first_person and resolved.self_uid in resolved.entities:
-            uids.append(resolved.self_uid)
+        speaker = speaker_uid(message, resolved) if first_person else None
+        if speaker is not None and speaker in resolved.entities:
+            uids.append(speaker)
         links[row.uid] = list(dict.fromkeys(uids))
     named = {uid for uids in links.values() for uid in uids}
     orphans = [uid for uid in resolved.entities if uid not in named]

@@ -2,8 +2,8 @@
 
 A name resolves to `cypher/<dialect>/<name>.cypher` when that variant exists, else to the
 shared `cypher/<name>.cypher`. The only dynamic part a statement may have is a relationship
-type (or several, `A|B`), written as the placeholder `__REL_TYPE__` and filled only after
-validation.
+type (or several, `A|B`) or a node label, written as the placeholder `__REL_TYPE__` or
+`__LABEL__` and filled only after validation.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from importlib.resources.abc import Traversable
 from typing import Any, Literal
 
 from engine.errors import InvalidInputError
-from engine.normalize import PREDICATE_PATTERN
+from engine.normalize import PREDICATE_PATTERN, is_type_label
 
 Dialect = Literal["falkordb", "neo4j"]
 REL_TYPE_PLACEHOLDER = "__REL_TYPE__"
+LABEL_PLACEHOLDER = "__LABEL__"
 
 
 def _root() -> Traversable:
@@ -53,16 +54,37 @@ def with_rel_types(text: str, rel_types: list[str]) -> str:
     if not rel_types:
         raise InvalidInputError("at least one relationship type is needed")
     for rel_type in rel_types:
-        if not PREDICATE_PATTERN.match(rel_type):
+        if not PREDICATE_PATTERN.fullmatch(rel_type):
             raise InvalidInputError(f"relationship type {rel_type!r} is not UPPER_SNAKE_CASE")
     return text.replace(REL_TYPE_PLACEHOLDER, "|".join(rel_types))
 
 
+def with_label(text: str, label: str) -> str:
+    """Fill the label placeholder with a validated entity type label."""
+    if not is_type_label(label):
+        raise InvalidInputError(f"label {label!r} is not a PascalCase entity type label")
+    return text.replace(LABEL_PLACEHOLDER, label)
+
+
+def fill(text: str, value: str) -> str:
+    """Fill the statement's one placeholder (relationship type or label) with `value`."""
+    if REL_TYPE_PLACEHOLDER in text:
+        return with_rel_type(text, value)
+    if LABEL_PLACEHOLDER in text:
+        return with_label(text, value)
+    raise ValueError("the statement has no placeholder to fill")
+
+
 def schema_statements(dialect: Dialect) -> list[str]:
     """The schema DDL for `dialect`, in file-name order (`schema_*.cypher`)."""
+    return [load(name, dialect) for name in schema_names(dialect)]
+
+
+def schema_names(dialect: Dialect) -> list[str]:
+    """The names of the schema statements for `dialect`, in order."""
     folder = _root() / dialect
     names = sorted(p.name for p in folder.iterdir() if p.name.startswith("schema_"))
-    return [load(n.removesuffix(".cypher"), dialect) for n in names]
+    return [n.removesuffix(".cypher") for n in names]
 
 
 _PARAM = re.compile(r"\$(\w+)")

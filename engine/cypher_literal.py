@@ -78,7 +78,7 @@ def _float_literal(value: float) -> str:
 def _map_literal(value: Mapping[Any, Any], unicode_escapes: bool) -> str:
     entries = []
     for key, item in value.items():
-        if not isinstance(key, str) or not _IDENTIFIER.match(key):
+        if not isinstance(key, str) or not _IDENTIFIER.fullmatch(key):
             raise InvalidInputError(f"map key {key!r} is not a plain identifier")
         entries.append(f"{key}: {literal(item, unicode_escapes=unicode_escapes)}")
     return "{" + ", ".join(entries) + "}"

@@ -31,7 +31,7 @@ from engine.cypher_literal import inline_parameters
 from engine.errors import InvalidInputError
 from engine.snapshot import EntityRecord, FactRecord, GraphSnapshot
 from engine.store.base import Dialect, GraphStore, HistoryRow, WriteBatch
-from engine.store.records import batch_statements, statement_texts
+from engine.store.records import batch_statements, pack_vector, statement_texts
 
 Format = Literal["json", "cypher", "graphml"]
 FORMATS: tuple[Format, ...] = ("json", "cypher", "graphml")
@@ -95,8 +95,9 @@ def cypher_statements(
             if "$dimension" not in text or dimension is not None:
                 named.append((text, {"dimension": dimension}))
         named.append((cypher.load("await_indexes", dialect), {"timeout_s": 300}))
+    vectors = pack_vector if dialect == "falkordb" else None  # as the adapter sends them
     for batch in snapshot_batches(snapshot, embeddings=embeddings):
-        named += statement_texts(batch_statements(snapshot.user_id, batch), dialect)
+        named += statement_texts(batch_statements(snapshot.user_id, batch, vectors), dialect)
     escapes = dialect == "neo4j"  # FalkorDB reads \\uXXXX as six characters
     return [
         inline_parameters(_without_comments(text), params, unicode_escapes=escapes)

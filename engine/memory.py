@@ -12,19 +12,22 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from engine.config import Settings
+from engine.config import Settings, build_settings
 from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
 from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
 from engine.facts import build_batch, validate_facts
+from engine.import_limits import ImportLimits
 from engine.ingest.pipeline import ProgressFn
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
 from engine.ingest.steps import ingest as run_ingest
+from engine.load.run import LoadReport
+from engine.load.run import ProgressFn as LoadProgressFn
 from engine.models import (
     AddResult,
     Entity,
@@ -111,6 +114,7 @@ def retriever_settings(settings: Settings) -> RetrieverSettings:
         rrf_k=settings.rrf_k,
         expansion_weight=settings.expansion_weight,
         half_life_days=settings.recency_half_life_days,
+        max_query_words=settings.max_query_words,
     )
 
 
@@ -136,16 +140,15 @@ class Memory:
         extractor: Extractor | None = None,
         **overrides: Any,
     ) -> None:
-        try:
-            self.settings = settings or Settings(**overrides)
-        except ValidationError as exc:
-            raise ConfigError(f"invalid settings: {exc}") from exc
+        self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or Embedder(
             self.settings.embedding_model,
             self.settings.embedding_device,
             self.settings.embedding_batch_size,
             threads=self.settings.embedding_threads,
             process=self.settings.embedding_process,
+            runtime=self.settings.embedding_runtime,
+            cache_dir=self.settings.embedding_cache_dir,
         )
         self._owns_embedder = embedder is None
         self.store = store or open_store(self.settings)
@@ -210,6 +213,44 @@ class Memory:
             result.fact_uids += [f.uid for f in batch.facts]
             result.entities_added += len(batch.entity_embeddings)
         return result
+
+    def load(
+        self,
+        path: str | PathLike[str],
+        user_id: str,
+        *,
+        format: str = "auto",
+        delimiter: str | None = None,
+        restart: bool = False,
+        chunk_size: int = 2000,
+        progress: LoadProgressFn | None = None,
+    ) -> LoadReport:
+        """Bulk-load a file of triples (`subject, predicate, object[, text]` a line; TSV, CSV
+        or JSONL) for `user_id`: bad lines are reported by number and the rest loads; facts
+        already stored are skipped, so loading a file again adds nothing, and an
+        interrupted load resumes where it stopped (`restart=True` reads it all again).
+
+        Raises:
+            InvalidInputError: the file is missing or not text, or an option is invalid.
+            StoreError: the database failed (what was written stays; rerun to resume).
+
+        Example:
+            >>> mem.load("kb.tsv", user_id="kb").facts_added  # doctest: +SKIP
+        """
+        from engine.load import Limits, LoadJob, load_file, triple_format
+
+        user_id = check_user_id(user_id)
+        if chunk_size < 1:
+            raise InvalidInputError(f"chunk_size must be at least 1, got {chunk_size}")
+        source = Path(path)
+        fmt = triple_format(source, format)
+        self._setup()
+        limits = Limits(self.settings.max_name_chars, self.settings.max_text_chars)
+        data_dir = self.settings.data_dir.expanduser()
+        job = LoadJob(self.store, self.embedder, user_id, data_dir, limits, chunk_size, progress)
+        report = load_file(job, source, fmt, delimiter, restart)
+        self.retriever.forget_predicates(user_id)
+        return report
 
     def ingest(
         self,
@@ -376,7 +417,7 @@ class Memory:
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         self._setup()
-        return self.retriever.search(
+        result = self.retriever.search(
             query,
             user_id,
             limit,
@@ -386,6 +427,8 @@ class Memory:
             since=to_epoch(since),
             until=to_epoch(until),
         )
+        result.warming = self.store.warming()  # vector legs that scanned instead
+        return result
 
     @staticmethod
     def self_uid(user_id: str) -> str:
@@ -443,7 +486,7 @@ class Memory:
         self._setup()
         counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
         with self._usage_lock:
-            return Stats(**counts, **self._usage)
+            return Stats(**counts, **self._usage, warming=self.store.warming())
 
     # -- moving a graph -------------------------------------------------------------------
 
@@ -478,14 +521,18 @@ class Memory:
         user_id: str | None = None,
     ) -> ImportReport:
         """Write a JSON export back (a path, JSON text, or the parsed document), for the user
-        it came from or for `user_id` (every uid re-derived for that user). Idempotent.
+        it came from or for `user_id`; every uid is derived again for the target. Idempotent.
+        The document meets the limits `add_facts` and `add` apply (see
+        `engine.import_limits`), checked before anything is written.
 
         Raises:
-            InvalidInputError: unreadable, not a graphmem JSON export, or an unusable user id.
+            InvalidInputError: unreadable, not a graphmem JSON export, an unusable user id, or
+                a record that breaks the limits (`LimitExceededError` when over one).
         """
-        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source)
+        limits = ImportLimits.from_settings(self.settings, self.embedder.dimension)
+        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source, limits)
         self._setup()
-        report = import_snapshot(self.store, snapshot, user_id, self.embedder)
+        report = import_snapshot(self.store, snapshot, user_id, self.embedder, limits)
         self.retriever.forget_predicates(report.user_id)
         return report
 

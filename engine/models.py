@@ -202,6 +202,8 @@ class SearchResult(BaseModel):
     anchors: list[str] = Field(default_factory=list)
     candidates: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    # vector indexes still being built after a reopen: their legs scanned the user's nodes
+    warming: list[str] = Field(default_factory=list)
 
     def context(self, max_tokens: int = 512) -> str:
         """A compact block for a prompt: facts first, then paths and entities, cut to budget.
@@ -279,6 +281,7 @@ class Stats(BaseModel):
     facts: int
     valid_facts: int
     episodes: int
+    warming: list[str] = Field(default_factory=list)  # vector indexes still being built
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0

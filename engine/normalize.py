@@ -10,6 +10,8 @@ from engine.errors import InvalidInputError, LimitExceededError
 
 PREDICATE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 LABEL_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]{0,63}$")
+# labels graphmem's own queries match on: an entity type never becomes one of them
+RESERVED_LABELS = frozenset({"Entity", "Fact", "Episode", "History"})
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")
@@ -42,6 +44,20 @@ def clean_text(value: object, what: str, max_chars: int) -> str:
     return text
 
 
+def split_text(text: str, limit: int | None) -> list[str]:
+    """`text` in consecutive pieces of at most `limit` characters (None: one piece), cut at a
+    space where one is in the second half of a piece; nothing is dropped but the spaces at
+    the cuts and ends. Blank text gives no piece."""
+    text = text.strip()
+    pieces = []
+    while limit is not None and len(text) > limit:
+        cut = text.rfind(" ", limit // 2, limit + 1)
+        cut = cut if cut > 0 else limit
+        pieces.append(text[:cut].strip())
+        text = text[cut:].strip()
+    return [p for p in [*pieces, text] if p]
+
+
 def entity_key(name: str) -> str:
     """The identity of an entity name: NFKC, case-folded, whitespace collapsed."""
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
@@ -60,7 +76,7 @@ def normalize_predicate(predicate: object) -> str:
     text = unicodedata.normalize("NFKC", predicate).strip()
     snake = _NON_WORD.sub("_", _CAMEL.sub("_", text)).strip("_").upper()
     snake = re.sub(r"_+", "_", snake)[:64].rstrip("_")
-    if not PREDICATE_PATTERN.match(snake):
+    if not PREDICATE_PATTERN.fullmatch(snake):
         raise InvalidInputError(
             f"predicate {predicate!r} cannot be a relationship type: it needs ASCII letters and "
             "digits and must start with a letter (e.g. FRIEND_OF)"
@@ -79,9 +95,12 @@ def normalize_label(entity_type: str | None) -> str | None:
         return None
     words = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", entity_type)).split()
     label = "".join(w[:1].upper() + w[1:].lower() for w in words)[:64]
-    if label in {"Entity", "Fact", "Episode"} or not LABEL_PATTERN.match(label):
-        return None
-    return label
+    return label if is_type_label(label) else None
+
+
+def is_type_label(label: str) -> bool:
+    """True when `label` may be an entity's type label: PascalCase ASCII, not reserved."""
+    return LABEL_PATTERN.fullmatch(label) is not None and label not in RESERVED_LABELS
 
 
 def stable_uid(*parts: str) -> str:

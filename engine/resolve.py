@@ -134,9 +134,11 @@ class Resolver:
         now: float,
     ) -> None:
         mentions = sum(counts[k] for k in names if k in self_keys)
+        if not mentions:  # a batch that never names the user (another speaker's) leaves it be
+            return
         if me is not None:
             out.entities[me.uid] = EntityRow(me.uid, me.key, me.name, SELF_TYPE, now, mentions)
-        elif any(k in self_keys for k in names):
+        else:
             # 'user' may already name someone else (add_facts with "USER"): keep keys unique
             taken = user_keyed is not None and user_keyed.uid != out.self_uid
             key = "user (self)" if taken else entity_key(SELF_NAME)

@@ -3,8 +3,10 @@
 The import goes through `GraphStore.write` like every other write: each chunk of records is
 one batch of idempotent MERGE/SET statements (`cypher/restore_*.cypher`), so rerunning an
 import, or resuming one that broke off, changes nothing more. Records come back with their
-uids and values exactly as exported. For another user every uid is derived again the way the
-engine derives it (`rekey`), so the copy is indistinguishable from one built by that user.
+values exactly as exported. Every uid is derived again for the target user the way the engine
+derives it (`rekey`), even for the file's own user: a file never chooses the uids it writes,
+so the copy is indistinguishable from one the target built, and an export of a user imported
+into the same store lands on the same nodes.
 
 Example:
     >>> report = import_snapshot(store, parse_snapshot("alice.json"), "bob")  # doctest: +SKIP
@@ -21,7 +23,8 @@ from pydantic import BaseModel, ValidationError
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.export import PAGE, snapshot_batches
-from engine.normalize import check_user_id, stable_uid
+from engine.import_limits import ImportLimits, checked
+from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
 from engine.store.base import GraphStore
@@ -43,8 +46,10 @@ class ImportReport(BaseModel):
     remapped: int = 0  # entities that took the uid of one the target already had (same key)
 
 
-def _read(source: str | Path) -> bytes:
+def _read(source: str | Path, limits: ImportLimits | None) -> bytes:
     try:
+        if limits is not None:  # before reading it all into memory
+            limits.check_size(Path(source).stat().st_size, f"{str(source)!r}")
         return Path(source).read_bytes()
     except OSError as exc:
         raise InvalidInputError(f"cannot read {str(source)!r}: {exc}") from exc
@@ -52,19 +57,24 @@ def _read(source: str | Path) -> bytes:
 
 def parse_snapshot(
     source: GraphSnapshot | Mapping[str, Any] | str | bytes | Path,
+    limits: ImportLimits | None = None,
 ) -> GraphSnapshot:
     """A validated snapshot from a JSON export: a path, JSON text or bytes, or a mapping.
 
-    A `str` is JSON text when it starts with `{`, else a path.
+    A `str` is JSON text when it starts with `{`, else a path. With `limits`, a document over
+    `max_bytes` is refused before it is parsed.
 
     Raises:
         InvalidInputError: the file cannot be read, is not a graphmem JSON export, or breaks
             the document's rules (see `engine.snapshot`).
+        LimitExceededError: the document is larger than the limit.
     """
     if isinstance(source, GraphSnapshot):
         return source
     if isinstance(source, Path) or (isinstance(source, str) and source.lstrip()[:1] != "{"):
-        source = _read(source)
+        source = _read(source, limits)
+    if limits is not None and isinstance(source, str | bytes):
+        limits.check_size(len(source), "the export")
     if isinstance(source, bytes) and source.lstrip()[:1] != b"{":
         raise InvalidInputError(
             "import reads graphmem's JSON export (graphmem export --format json); "
@@ -89,29 +99,63 @@ def _entity_uid(entity: EntityRecord, old_user: str, new_user: str) -> str:
     return stable_uid(new_user, entity.key)
 
 
-def _fact_uid(fact: FactRecord, old_user: str, new_user: str, s_uid: str, o_uid: str) -> str:
-    if old_user == new_user and (s_uid, o_uid) == (fact.subject_uid, fact.object_uid):
-        return fact.uid
-    if fact.uid == stable_uid(old_user, fact.subject_uid, fact.predicate, fact.object_uid):
-        return stable_uid(new_user, s_uid, fact.predicate, o_uid)
-    # a uid made another way (the user's own name, one fact per name): keep them apart
-    return stable_uid(new_user, s_uid, fact.predicate, o_uid, fact.uid)
+def _fact_uid(
+    fact: FactRecord, old_user: str, new_user: str, ends: tuple[str, str], names: set[str]
+) -> str:
+    """stable_uid(user, subject, predicate, object), or with the value for the user's own
+    name (`engine.changes.fact_row`: one fact per name, from the self entity to itself)."""
+    old = (old_user, fact.subject_uid, fact.predicate, fact.object_uid)
+    new = (new_user, ends[0], fact.predicate, ends[1])
+    if fact.uid == stable_uid(*old):
+        return stable_uid(*new)
+    if fact.subject_uid == fact.object_uid:
+        for value in names:
+            if fact.uid == stable_uid(*old, value):
+                return stable_uid(*new, value)
+    # made some other way: derived from it, so it cannot be chosen and stays apart
+    return stable_uid(*new, fact.uid)
+
+
+def _event_uid(h: HistoryRecord, user: str, target: str, episode: str | None) -> str:
+    """As `engine.resolve.history_row` or `engine.facts.build_batch` derive it."""
+    at = repr(h.ts)
+    if h.uid == stable_uid(h.target_uid, h.event, h.episode_uid or "", h.detail or "", at):
+        return stable_uid(target, h.event, episode or "", h.detail or "", at)
+    if h.uid == stable_uid(h.target_uid, h.event, at):
+        return stable_uid(target, h.event, at)
+    return stable_uid(user, h.uid)
+
+
+def _own_names(snapshot: GraphSnapshot) -> set[str]:
+    """The keys an own-name fact's uid may carry: the self entity's key, name and aliases."""
+    me = stable_uid(snapshot.user_id, _SELF)
+    names: set[str] = set()
+    for e in snapshot.entities:
+        if e.uid == me:
+            names |= {e.key, entity_key(e.name), *e.alias_keys, *map(entity_key, e.aliases)}
+    return names
 
 
 class _Remap:
     """Old uid -> new uid for entities and episodes; facts and history follow."""
 
     def __init__(
-        self, old_user: str, new_user: str, entities: dict[str, str], episodes: dict[str, str]
+        self,
+        old_user: str,
+        new_user: str,
+        entities: dict[str, str],
+        episodes: dict[str, str],
+        names: set[str],
     ) -> None:
         self.old_user, self.new_user = old_user, new_user
         self.entities, self.episodes = entities, episodes
+        self.names = names
         self.targets: dict[str, str] = {**entities, **episodes}
 
     def fact(self, f: FactRecord) -> FactRecord:
         s = self.entities.get(f.subject_uid, f.subject_uid)
         o = self.entities.get(f.object_uid, f.object_uid)
-        uid = _fact_uid(f, self.old_user, self.new_user, s, o)
+        uid = _fact_uid(f, self.old_user, self.new_user, (s, o), self.names)
         self.targets[f.uid] = uid
         episodes = [self.episodes.get(u, u) for u in f.episodes]
         return f.model_copy(
@@ -125,9 +169,9 @@ class _Remap:
         )
 
     def event(self, h: HistoryRecord) -> HistoryRecord:
-        uid = h.uid if self.old_user == self.new_user else stable_uid(self.new_user, h.uid)
         episode = self.episodes.get(h.episode_uid, h.episode_uid) if h.episode_uid else None
         target = self.targets.get(h.target_uid, h.target_uid)
+        uid = _event_uid(h, self.new_user, target, episode)
         return h.model_copy(update={"uid": uid, "target_uid": target, "episode_uid": episode})
 
     def apply(self, snapshot: GraphSnapshot) -> GraphSnapshot:
@@ -147,17 +191,18 @@ class _Remap:
 
 
 def rekey(snapshot: GraphSnapshot, user_id: str) -> GraphSnapshot:
-    """The same graph owned by `user_id`, every uid derived as the engine derives it.
+    """The same graph owned by `user_id` (the file's own user or another), every uid derived
+    as the engine derives it, never taken from the file.
 
     Entity uid = stable_uid(user_id, key) (the user's own entity: `Memory.self_uid`); fact
-    uid = stable_uid(user_id, subject_uid, predicate, object_uid); episode uid =
-    stable_uid(user_id, checksum); history event uid = stable_uid(user_id, old uid).
+    uid = stable_uid(user_id, subject_uid, predicate, object_uid) (the user's own name: plus
+    the name); episode uid = stable_uid(user_id, checksum); history event uid as the engine
+    derives it from the new target. A uid made in no known way is hashed with the user.
     """
-    if user_id == snapshot.user_id:
-        return snapshot
     entities = {e.uid: _entity_uid(e, snapshot.user_id, user_id) for e in snapshot.entities}
     episodes = {p.uid: stable_uid(user_id, p.checksum) for p in snapshot.episodes}
-    return _Remap(snapshot.user_id, user_id, entities, episodes).apply(snapshot)
+    names = _own_names(snapshot)
+    return _Remap(snapshot.user_id, user_id, entities, episodes, names).apply(snapshot)
 
 
 def adopt_existing(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
@@ -173,7 +218,8 @@ def adopt_existing(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSna
                 moved[e.uid] = known.uid
     if not moved:
         return snapshot, 0
-    return _Remap(snapshot.user_id, snapshot.user_id, moved, {}).apply(snapshot), len(moved)
+    remap = _Remap(snapshot.user_id, snapshot.user_id, moved, {}, _own_names(snapshot))
+    return remap.apply(snapshot), len(moved)
 
 
 def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphSnapshot, int]:
@@ -210,18 +256,23 @@ def import_snapshot(
     snapshot: GraphSnapshot,
     user_id: str | None = None,
     embedder: Embedder | None = None,
+    limits: ImportLimits | None = None,
 ) -> ImportReport:
     """Write `snapshot` into `store` for `user_id` (default: the user it was exported from).
 
     An entity the target already holds under the same key keeps its uid and takes the
-    exported properties. With an `embedder`, records without a vector are embedded.
+    exported properties. With an `embedder`, records without a vector are embedded. With
+    `limits`, every record is checked (and cleaned) first, as `add_facts` checks its input.
 
     Raises:
-        InvalidInputError: the user id is unusable.
+        InvalidInputError: the user id is unusable, or a record breaks the limits (nothing
+            is written then).
         StoreError: the database failed; the chunks written before stay written.
     """
     source_user = snapshot.user_id
     target = check_user_id(source_user if user_id is None else user_id)
+    if limits is not None:
+        snapshot = checked(snapshot, limits)
     snapshot, remapped = adopt_existing(store, rekey(snapshot, target))
     embedded = 0
     messages: dict[str, list[float]] = {}

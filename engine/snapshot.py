@@ -38,7 +38,7 @@ def _no_nul(value: Any) -> Any:
 
 
 def _rel_type(value: str) -> str:
-    if not PREDICATE_PATTERN.match(value):
+    if not PREDICATE_PATTERN.fullmatch(value):
         raise ValueError(f"{value!r} is not an UPPER_SNAKE_CASE relationship type")
     return value
 

@@ -2,7 +2,8 @@
 
 Set `NEO4J_URI` (and `NEO4J_USER`, `NEO4J_PASSWORD`, `NEO4J_DATABASE` if not the defaults) to
 run the Neo4j cases, e.g. against `docker compose -f docker/docker-compose.yml up -d`.
-The database is emptied before each use: never point these variables at data you want to keep.
+graphmem's nodes are deleted before each use: never point these variables at a database whose
+graphmem data you want to keep.
 """
 
 from __future__ import annotations

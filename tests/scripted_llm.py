@@ -17,114 +17,95 @@ import multiprocessing
 import socket
 import threading
 import time
-import uuid
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
-EMPTY_EXTRACTION: dict[str, Any] = {"entities": [], "facts": [], "invalidations": []}
+from tests.scripted_replies import (
+    EMPTY_EXTRACTION,
+    Content,
+    Delay,
+    Endless,
+    HttpError,
+    Reply,
+    Responder,
+    ToolCall,
+    ToolCalls,
+    answer_empty,
+    answer_like_a_small_model,
+    content,
+    delay,
+    echo_schema,
+    endless,
+    error_body,
+    estimate_tokens,
+    http_error,
+    length_cap,
+    prompt_text,
+    render,
+    roles_must_alternate,
+    sent_schema,
+    tool_call,
+    tool_calls,
+    tools_need_jinja,
+    tools_not_supported,
+)
 
-
-@dataclass(frozen=True)
-class ToolCall:
-    """Answer with one tool call; `arguments` as a dict, or a raw (maybe malformed) string."""
-
-    arguments: dict[str, Any] | str
-    name: str = "record_memory"
-
-
-@dataclass(frozen=True)
-class ToolCalls:
-    """Answer with several tool calls in one message (parallel tool calls)."""
-
-    calls: tuple[ToolCall, ...]
-
-
-@dataclass(frozen=True)
-class Content:
-    """Answer with plain assistant text and no tool call."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class HttpError:
-    """Answer with an HTTP error status and an OpenAI-style error body."""
-
-    status: int
-    message: str = "scripted error"
-    type: str = "server_error"
-    code: str | None = None
-
-
-@dataclass(frozen=True)
-class Delay:
-    """Wait `seconds` before answering with `then` (longer than the client timeout: a timeout)."""
-
-    seconds: float
-    then: Reply = field(default_factory=lambda: ToolCall(EMPTY_EXTRACTION))
-
-
-Reply = ToolCall | ToolCalls | Content | HttpError | Delay
-Responder = Callable[[dict[str, Any]], Reply]
-
-
-def tool_call(arguments: dict[str, Any] | str, name: str = "record_memory") -> ToolCall:
-    return ToolCall(arguments, name)
-
-
-def tool_calls(*calls: ToolCall) -> ToolCalls:
-    return ToolCalls(calls)
-
-
-def content(text: str) -> Content:
-    return Content(text)
-
-
-def http_error(status: int, message: str = "scripted error") -> HttpError:
-    kinds = {400: "invalid_request_error", 404: "not_found_error", 429: "rate_limit_exceeded"}
-    return HttpError(status, message, kinds.get(status, "server_error"))
-
-
-def tools_not_supported() -> HttpError:
-    return HttpError(400, "tools are not supported by this model", "invalid_request_error")
-
-
-def delay(seconds: float, then: Reply | None = None) -> Delay:
-    return Delay(seconds, then if then is not None else ToolCall(EMPTY_EXTRACTION))
-
-
-def estimate_tokens(text: str) -> int:
-    """The server's token count for a text: one token per four characters."""
-    return len(text) // 4
-
-
-def prompt_text(body: dict[str, Any]) -> str:
-    """All message contents of a request, joined: what `prompt_tokens` is estimated from."""
-    parts = [m.get("content") for m in body.get("messages", []) if isinstance(m, dict)]
-    return "\n".join(p for p in parts if isinstance(p, str))
-
-
-def answer_empty(body: dict[str, Any]) -> Reply:
-    """Default responder: an empty extraction, as a tool call or as JSON-mode content."""
-    if body.get("tools"):
-        return ToolCall(EMPTY_EXTRACTION)
-    return Content(json.dumps(EMPTY_EXTRACTION))
+__all__ = [
+    "EMPTY_EXTRACTION",
+    "Content",
+    "Delay",
+    "Endless",
+    "HttpError",
+    "Reply",
+    "Responder",
+    "ScriptedLLM",
+    "ScriptedLLMProcess",
+    "ToolCall",
+    "ToolCalls",
+    "answer_empty",
+    "answer_like_a_small_model",
+    "content",
+    "delay",
+    "echo_schema",
+    "endless",
+    "estimate_tokens",
+    "http_error",
+    "prompt_text",
+    "render",
+    "roles_alternate",
+    "roles_must_alternate",
+    "sent_schema",
+    "tool_call",
+    "tool_calls",
+    "tools_need_jinja",
+    "tools_not_supported",
+]
 
 
 class ScriptedLLM:
     """The server. `script()` queues replies; `default` answers once the queue is empty.
 
+    Besides the model's replies it can play a real server's rules, checked before any reply
+    is used (a refused request consumes no scripted reply):
+
     Attributes:
         base_url: `http://127.0.0.1:<port>/v1`, for `openai.OpenAI(base_url=...)`.
-        requests: every request body received, in arrival order.
+        requests: every chat request body received, in arrival order.
         responses: every (status, body) sent, in the same order as `requests`.
-        default: called with the request body when no scripted reply is left.
+        default: called with the request body (as the model sees it) when no scripted reply
+            is left.
         latency_s: a fixed delay before every answer (e.g. 0.5 for an ingest benchmark).
-        reject_tools: answer 400 "tools not supported" to any request that sends tools.
+        reject_tools: refuse any request that sends tools: True for 400 "tools are not
+            supported", or the `HttpError` to answer (`tools_need_jinja()`: llama-server's 500).
+        string_tool_choice: take `tool_choice` only as a string, as llama-server does: an
+            object is ignored with a warning (kept in `warnings`) and "auto" is used.
+        alternating_roles: refuse, as Gemma's chat template does, any conversation whose
+            roles do not alternate user/assistant after the system message.
+        response_formats: the `response_format` types accepted (None: all); others get 400.
+        owned_by, server_header: what `GET /v1/models` says about the server.
+        model_lists: how many times `GET /v1/models` was asked.
     """
 
     def __init__(
@@ -132,11 +113,23 @@ class ScriptedLLM:
         *,
         default: Responder = answer_empty,
         latency_s: float = 0.0,
-        reject_tools: bool = False,
+        reject_tools: bool | HttpError = False,
+        string_tool_choice: bool = False,
+        alternating_roles: bool = False,
+        response_formats: frozenset[str] | None = None,
+        owned_by: str = "scripted",
+        server_header: str | None = None,
     ) -> None:
         self.default = default
         self.latency_s = latency_s
         self.reject_tools = reject_tools
+        self.string_tool_choice = string_tool_choice
+        self.alternating_roles = alternating_roles
+        self.response_formats = response_formats
+        self.owned_by = owned_by
+        self.server_header = server_header
+        self.model_lists = 0
+        self.warnings: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.responses: list[tuple[int, dict[str, Any]]] = []
         self._queue: deque[Reply] = deque()
@@ -191,67 +184,58 @@ class ScriptedLLM:
         """(status, JSON body, seconds to wait first) for one request; records both."""
         with self._lock:
             self.requests.append(body)
-            reply = self._queue.popleft() if self._queue else None
-        if reply is None:
-            reply = self.default(body)
         wait = self.latency_s
-        while isinstance(reply, Delay):
-            wait += reply.seconds
-            reply = reply.then
-        if self.reject_tools and body.get("tools"):
-            reply = tools_not_supported()
+        reply: Reply | None = self._refusal(body)
+        if reply is None:
+            with self._lock:
+                reply = self._queue.popleft() if self._queue else None
+            if reply is None:
+                reply = self.default(self._as_seen(body))
+            while isinstance(reply, Delay):
+                wait += reply.seconds
+                reply = reply.then
+            if isinstance(reply, Endless) and length_cap(body) is None:
+                wait += reply.seconds
         status, answer = render(reply, body)
         with self._lock:
             self.responses.append((status, answer))
         return status, answer, wait
 
+    def models(self) -> dict[str, Any]:
+        """The `GET /v1/models` body (the `Server` header is `server_header`, when set)."""
+        with self._lock:
+            self.model_lists += 1
+        card = {"id": "scripted-model", "object": "model", "created": 0, "owned_by": self.owned_by}
+        return {"object": "list", "data": [card]}
 
-def render(
-    reply: ToolCall | ToolCalls | Content | HttpError, body: dict[str, Any]
-) -> tuple[int, dict[str, Any]]:
-    """The HTTP status and JSON body of a reply to the request `body`."""
-    if isinstance(reply, HttpError):
-        return reply.status, _error_body(reply.message, reply.type, reply.code)
-    if isinstance(reply, ToolCall | ToolCalls):
-        calls = [reply] if isinstance(reply, ToolCall) else list(reply.calls)
-        raws = [_raw_arguments(call) for call in calls]
-        wire = [
-            {
-                "id": f"call_{uuid.uuid4().hex[:12]}",
-                "type": "function",
-                "function": {"name": call.name, "arguments": raw},
-            }
-            for call, raw in zip(calls, raws, strict=True)
-        ]
-        message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": wire}
-        return 200, _completion(body, message, "tool_calls", "".join(raws))
-    message = {"role": "assistant", "content": reply.text}
-    return 200, _completion(body, message, "stop", reply.text)
+    def _refusal(self, body: dict[str, Any]) -> HttpError | None:
+        if self.alternating_roles and not roles_alternate(body.get("messages", [])):
+            return roles_must_alternate()
+        if self.reject_tools and body.get("tools"):
+            rejection = self.reject_tools
+            return rejection if isinstance(rejection, HttpError) else tools_not_supported()
+        kind = (body.get("response_format") or {}).get("type")
+        if self.response_formats is not None and kind and kind not in self.response_formats:
+            allowed = ", ".join(f'"{k}"' for k in sorted(self.response_formats | {"text"}))
+            message = f"response_format type must be one of {allowed}, but got: {kind}"
+            return HttpError(400, message, "invalid_request_error")
+        return None
 
-
-def _raw_arguments(call: ToolCall) -> str:
-    if isinstance(call.arguments, str):
-        return call.arguments
-    return json.dumps(call.arguments, ensure_ascii=False)
+    def _as_seen(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self.string_tool_choice and not isinstance(body.get("tool_choice", "auto"), str):
+            with self._lock:
+                self.warnings.append("Wrong type supplied for parameter 'tool_choice'")
+            return body | {"tool_choice": "auto"}
+        return body
 
 
-def _completion(
-    body: dict[str, Any], message: dict[str, Any], finish: str, output: str
-) -> dict[str, Any]:
-    prompt_tokens = estimate_tokens(prompt_text(body))
-    completion_tokens = estimate_tokens(output)
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": str(body.get("model", "scripted")),
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
+def roles_alternate(messages: list[dict[str, Any]]) -> bool:
+    """Whether the roles after the leading system message go user, assistant, user, ..."""
+    roles = [m.get("role") for m in messages]
+    if roles and roles[0] == "system":
+        roles = roles[1:]
+    expected = ["user" if i % 2 == 0 else "assistant" for i in range(len(roles))]
+    return bool(roles) and roles == expected
 
 
 class ScriptedLLMProcess:
@@ -315,18 +299,30 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path.rstrip("/") != "/v1/chat/completions":
-            self._send(404, _error_body(f"no route {self.path}", "not_found_error"))
+            self._send(404, error_body(f"no route {self.path}", "not_found_error"))
             return
         try:
             body = json.loads(raw)
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            self._send(400, _error_body("body is not a JSON object", "invalid_request_error"))
+            self._send(400, error_body("body is not a JSON object", "invalid_request_error"))
             return
         status, answer, wait = cast(_Server, self.server).llm.handle(body)
         time.sleep(wait)
         self._send(status, answer)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") != "/v1/models":
+            self._send(404, error_body(f"no route {self.path}", "not_found_error"))
+            return
+        answer = cast(_Server, self.server).llm.models()
+        self._send(200, answer)
+
+    def version_string(self) -> str:
+        # the `Server` header: some servers name themselves there (llama-server: "llama.cpp")
+        header = cast(_Server, self.server).llm.server_header
+        return header or super().version_string()
 
     def _send(self, status: int, answer: dict[str, Any]) -> None:
         data = json.dumps(answer).encode()
@@ -341,7 +337,3 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output quiet
-
-
-def _error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}

@@ -18,6 +18,7 @@ from engine.embedding import Embedder
 from engine.errors import LimitExceededError
 from engine.extraction.llm import LLMExtractor
 from engine.extraction.offline import OfflineExtractor
+from engine.extraction.prompts import extraction_json_schema
 from engine.memory import Memory
 from engine.models import Fact
 from engine.store.base import GraphStore
@@ -72,7 +73,7 @@ def parse_prompt(body: dict[str, Any]) -> tuple[str, str, Known]:
     """(the new message, the self entity's name, the KNOWN facts) from an extraction request."""
     prompt = body["messages"][-1]["content"]
     conversation = prompt.split("<conversation>\n")[1].split("\n</conversation>")[0]
-    me = re.search(r"Self-references map to the entity '(.+?)'", prompt)
+    me = re.search(r"map to the entity '(.+?)'", prompt)
     assert me is not None
     return conversation.split(": ", 1)[1], me.group(1), _KNOWN.findall(prompt)
 
@@ -364,11 +365,13 @@ BAD_SCHEMA = {"facts": [{"source": "USER"}], "entities": "none"}
     ("replies", "reason"),
     [
         ([tool_call('{"entities": [')] * 3, "invalid_output"),
-        ([tool_call(BAD_SCHEMA)] * 3, "do not match the schema"),
+        ([tool_call(BAD_SCHEMA)] * 3, "does not match the schema"),
         ([content("You like hiking!")] * 3, "no record_memory tool call"),
         ([http_error(400, "model not found")], "http_error"),
+        ([tool_call(extraction_json_schema(strict=True))] * 3, "a JSON schema"),
+        ([tool_call({})] * 3, "missing entities, facts and invalidations"),
     ],
-    ids=["malformed-json", "wrong-schema", "no-tool-call", "fatal-400"],
+    ids=["malformed-json", "wrong-schema", "no-tool-call", "fatal-400", "schema-echo", "empty"],
 )
 def test_faults_keep_the_episode_as_failed(
     llm_memory: Memory, scripted_llm: ScriptedLLM, replies: list[Reply], reason: str
@@ -447,10 +450,8 @@ def test_a_bad_message_in_a_list_is_reported_and_the_rest_kept(
 
     assert len(result.episode_uids) == 2
     assert len(result.errors) == 1 and result.errors[0].startswith("message #0 left out")
-    assert (
-        "USER: I like tea\nASSISTANT: Noted, tea."
-        in scripted_llm.requests[0]["messages"][-1]["content"]
-    )
+    lines = r"\[[-\d :]+\] USER: I like tea\n\[[-\d :]+\] ASSISTANT: Noted, tea\."
+    assert re.search(lines, scripted_llm.requests[0]["messages"][-1]["content"])
     episodes = llm_memory.store.episodes_by_uids(USER, result.episode_uids)
     assert {(e.role, e.session_id, e.metadata["app"]) for e in episodes} == {
         ("user", "s1", "test"),

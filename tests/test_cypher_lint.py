@@ -14,6 +14,7 @@ go, with its reason.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,8 +34,9 @@ ACCEPTED_WARNINGS: dict[str, str] = {}  # message prefix -> why it is harmless
 Diagnostic = dict[str, Any]
 
 
-def lint(paths: list[Path]) -> dict[str, list[Diagnostic]]:
-    """Run tests/cypher_lint/lint.mjs on `paths`; return its diagnostics per file."""
+def lint(paths: list[Path], schema: str = "graphmem") -> dict[str, list[Diagnostic]]:
+    """Run tests/cypher_lint/lint.mjs on `paths` against a schema of dbschema.mjs ("graphmem",
+    or "llama_index" for LlamaIndex's statements on graphmem's graph); diagnostics per file."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not installed; see tests/cypher_lint/README.md (`make setup-lint`)")
@@ -43,6 +45,7 @@ def lint(paths: list[Path]) -> dict[str, list[Diagnostic]]:
     proc = subprocess.run(
         [node, "lint.mjs", *map(str, paths)],
         cwd=LINT_DIR, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "CYPHER_LINT_SCHEMA": schema},
     )  # fmt: skip
     if proc.returncode not in (0, 1):
         pytest.fail(f"lint.mjs crashed ({proc.returncode}): {proc.stderr}")

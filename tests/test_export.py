@@ -21,9 +21,10 @@ from engine.export import read_snapshot, to_cypher, to_graphml, to_json
 from engine.facts import build_batch, validate_facts
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
+from engine.resolve import history_row
 from engine.restore import import_snapshot, parse_snapshot
 from engine.snapshot import GraphSnapshot
-from engine.store.base import AliasRow, EpisodeRow, HistoryRow, WriteBatch
+from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from tests.test_cypher_lint import lint, problems
@@ -60,8 +61,9 @@ def stores(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[list
 
 def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
     """Facts with hostile names, an alias, an episode with MENTIONS, an invalidated fact.
-    Episode and history uids are scoped by user, as the engine's are."""
-    episode = f"ep-{user}"
+    Episode and history uids are derived as the engine derives them (an import re-derives
+    every uid, so only such uids survive a round trip unchanged)."""
+    episode = stable_uid(user, "chk-1")
     facts = validate_facts(HOSTILE_FACTS, SETTINGS)
     batch, _ = build_batch(store, embedder, user, facts, episode=episode, now=1_700_000_000.125)
     store.write(user, batch)
@@ -83,7 +85,7 @@ def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
         ],
         invalidate=[paris.uid],
         invalid_at=1_700_000_100.25,
-        history=[HistoryRow(f"h-{user}", paris.uid, "INVALIDATE", 1_700_000_100.25, episode, "x")],
+        history=[history_row(paris.uid, "INVALIDATE", 1_700_000_100.25, episode, "x")],
     )
     store.write(user, extra)
 
@@ -282,12 +284,24 @@ def test_cli_export_import_round_trip(
     assert cli.main(["import", str(out), "--user", "dave"]) == 0
     assert "into user 'dave'" in capsys.readouterr().out
     assert cli_graph.counts("dave") == cli_graph.counts("alice")
-    assert cli.main(["--json", "import", str(out)]) == 0
+    assert cli.main(["--json", "import", str(out), "--user", "alice"]) == 0
     assert json.loads(capsys.readouterr().out)["user_id"] == "alice"
     assert cli.main(["export", "--user", "alice", "--format", "cypher"]) == 0
     assert "MERGE (e:Entity {user_id: 'alice', key: row.key})" in capsys.readouterr().out
     assert cli.main(["export", "--user", "alice", "--format", "graphml"]) == 0
     assert capsys.readouterr().out.startswith("<?xml")
+
+
+def test_cli_import_needs_the_user_named(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
+    before = cli_graph.counts(None)
+    assert cli.main(["import", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "holds the graph of user 'alice'" in err and "--user 'alice'" in err
+    assert cli_graph.counts(None) == before
 
 
 def test_cli_reports_a_bad_import_in_one_line(
@@ -303,10 +317,24 @@ def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     monkeypatch.delenv("NEO4J_URI", raising=False)
     assert cli.main(["browse", "--user", "alice"]) == 0
     out = capsys.readouterr().out
-    assert "http://localhost:7474/browser/" in out
-    assert ":param user_id => 'alice';" in out and "MATCH (a:Entity" in out
+    assert "http://localhost:7474/browser/?cmd=edit&arg=MATCH%20%28a%3AEntity" in out
+    assert "MATCH (a:Entity {user_id: 'alice'})" in out
     monkeypatch.setenv("NEO4J_URI", "neo4j+s://db.example.com")
     assert cli.main(["browse", "--user", "alice", "--entity", "O'Brien"]) == 0
     out = capsys.readouterr().out
     assert "https://db.example.com:7473/browser/" in out
-    assert ":param name => 'O\\'Brien';" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out
+    assert "WHERE e.name = 'O\\'Brien'" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out
+
+
+def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:
+    from engine.browse import browse_hint
+    from tests.test_cypher_lint import lint, problems
+
+    hints = [browse_hint(None, "o'brien \\ x"), browse_hint(None, "alice", "John")]
+    paths = []
+    for i, hint in enumerate(hints):
+        assert "$" not in hint.statement and ":param" not in hint.statement
+        paths.append(tmp_path / f"browse_{i}.cypher")
+        paths[-1].write_text(hint.statement, encoding="utf-8")
+    report = lint(paths)
+    assert [problems(report[str(p)]) for p in paths] == [[], []]

@@ -20,11 +20,21 @@ import pytest
 from engine.cli import main
 from engine.embedding import Embedder
 from engine.errors import QueryError
+from engine.ingest.report import summary_text
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
-from tests.scripted_llm import EMPTY_EXTRACTION, Delay, Reply, ScriptedLLM, ToolCall, http_error
+from tests.scripted_llm import (
+    EMPTY_EXTRACTION,
+    Content,
+    Delay,
+    Reply,
+    ScriptedLLM,
+    ToolCall,
+    echo_schema,
+    http_error,
+)
 
 T0 = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
 _CONVERSATION = re.compile(r"<conversation>\n(.*?)\n</conversation>", re.S)
@@ -292,6 +302,31 @@ def test_failed_messages_become_dead_letters_and_retry_replays_them(
     mentioned = {f.object for f in mem.get_all("u1")}
     assert mentioned == {"hiking", "chess"}
     assert episodes(store, "u1") == 2
+
+
+def _json_mention(body: dict[str, Any]) -> Reply:
+    """`mention` as JSON content, except that a message about chess gets the schema echoed."""
+    if "Chess" in said(body):
+        return echo_schema(body)
+    arguments = mention(body)
+    assert isinstance(arguments, ToolCall) and isinstance(arguments.arguments, dict)
+    return Content(json.dumps(arguments.arguments))
+
+
+def test_summary_names_the_mode_and_a_schema_echo_fails_the_message(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    with ScriptedLLM(default=_json_mention, owned_by="llamacpp") as llm:
+        mem = llm_memory(store, embedder, tmp_path, llm)
+        rows = messages("u9", ["Hiking today.", "Chess later.", "Tennis tomorrow."])
+        report = mem.ingest(jsonl(tmp_path / "chat.jsonl", rows), concurrency=2)
+    assert (report.messages_added, report.messages_failed, report.llm_calls) == (2, 1, 3)
+    assert report.llm_modes == {"json_schema": 3} and llm.model_lists == 1
+    [error] = report.errors
+    assert error.stage == "extract" and "a JSON schema" in error.reason
+    assert "structured output: json_schema (3)" in summary_text(report)
+    assert {f.object for f in mem.get_all("u9")} == {"hiking", "tennis"}
+    assert episodes(store, "u9") == 3  # the failed message is kept, as a failed episode
 
 
 # -- ordering per user -----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 
 from engine.config import Settings
-from engine.extraction.llm import LLMExtractor, build_llm_extractor
+from engine.extraction.llm import LLMExtractor, build_llm_extractor, default_max_tokens
 from engine.extraction.prompts import extraction_json_schema
 from engine.extraction.schema import ChatMessage, KnownFact
 from tests.scripted_llm import (
@@ -100,7 +100,8 @@ def test_request_forces_the_strict_tool(scripted_llm: ScriptedLLM, extractor: LL
     (tool,) = body["tools"]
     assert tool["function"]["name"] == "record_memory" and tool["function"]["strict"] is True
     assert tool["function"]["parameters"] == extraction_json_schema(strict=True)
-    assert body["tool_choice"] == {"type": "function", "function": {"name": "record_memory"}}
+    assert body["tool_choice"] == "required"
+    assert body["max_tokens"] == default_max_tokens(1)
     assert body["model"] == "scripted-model" and "response_format" not in body
 
 
@@ -120,9 +121,10 @@ def test_malformed_arguments_are_retried_with_the_error(
     outcome = extractor.extract(MESSAGES, [], user_name=None)
     assert outcome.error is None and len(outcome.extraction.facts) == 1
     assert outcome.llm_calls == 2 and len(scripted_llm.requests) == 2
-    retry = scripted_llm.requests[1]["messages"]
-    assert len(retry) == len(scripted_llm.requests[0]["messages"]) + 1
-    assert "Invalid JSON" in retry[-1]["content"]
+    first, retry = (body["messages"] for body in scripted_llm.requests)
+    assert [m["role"] for m in retry] == [m["role"] for m in first] == ["system", "user"]
+    assert retry[-1]["content"].startswith(first[-1]["content"])
+    assert "the tool call is not valid JSON" in retry[-1]["content"]
     assert (outcome.prompt_tokens, outcome.completion_tokens) == scripted_llm.usage_totals()
 
 
@@ -218,13 +220,15 @@ def test_json_mode_fallback_is_remembered(
     first = extractor.extract(MESSAGES, [], user_name=None)
     second = extractor.extract(MESSAGES, [], user_name=None)
     assert first.error is None and len(first.extraction.facts) == 1
-    assert first.llm_calls == 2 and first.mode == "json"
-    assert second.error is None and second.llm_calls == 1 and second.mode == "json"
-    assert extractor.mode == "json"
+    assert first.llm_calls == 2 and first.mode == "json_schema"
+    assert second.error is None and second.llm_calls == 1 and second.mode == "json_schema"
+    assert extractor.mode == "json_schema"
     tools_request, *json_requests = scripted_llm.requests
     assert "tools" in tools_request
     for body in json_requests:
-        assert "tools" not in body and body["response_format"] == {"type": "json_object"}
+        assert "tools" not in body and body["response_format"]["type"] == "json_schema"
+        sent = body["response_format"]["json_schema"]["schema"]
+        assert sent == extraction_json_schema(strict=True)
         assert '"invalidations"' in body["messages"][0]["content"]  # the schema is in the prompt
 
 
@@ -232,13 +236,13 @@ def test_json_mode_fallback_is_remembered(
 def test_json_mode_fallback_on_404_and_422(scripted_llm: ScriptedLLM, status: int) -> None:
     scripted_llm.script(http_error(status, "unknown field"), content(json.dumps(GOOD)))
     outcome = make_extractor(scripted_llm).extract(MESSAGES, [], user_name=None)
-    assert outcome.error is None and outcome.mode == "json" and outcome.llm_calls == 2
+    assert outcome.error is None and outcome.mode == "json_schema" and outcome.llm_calls == 2
 
 
 def test_server_that_always_rejects_tools(scripted_llm: ScriptedLLM) -> None:
     scripted_llm.reject_tools = True
     outcome = make_extractor(scripted_llm).extract(MESSAGES, [], user_name=None)
-    assert outcome.error is None and outcome.mode == "json" and outcome.llm_calls == 2
+    assert outcome.error is None and outcome.mode == "json_schema" and outcome.llm_calls == 2
 
 
 def test_strict_rejection_drops_strict_only(scripted_llm: ScriptedLLM) -> None:

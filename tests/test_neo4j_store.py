@@ -52,6 +52,7 @@ class FakeDriver:
         self.respond = respond
         self.fail = fail
         self.transactions: list[tuple[str, str, list[tuple[str, dict[str, Any]]]]] = []
+        self.timeouts: list[float | None] = []  # of each transaction's unit of work
         self.closed = False
 
     def session(self, database: str) -> FakeSession:
@@ -76,6 +77,7 @@ class FakeSession:
             raise self.driver.fail
         tx = FakeTx(self.driver.respond)
         self.driver.transactions.append((mode, self.database, tx.runs))
+        self.driver.timeouts.append(getattr(work, "timeout", None))
         return work(tx)
 
     def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
@@ -116,10 +118,12 @@ def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> 
     texts = [text for text, _ in runs]
     assert (mode, database) == ("write", "memdb")
     assert mentions == {"f1": 3}
-    assert len(runs) == 5  # entities, their embeddings, facts, theirs, typed relationships
+    # entities, their type labels, their embeddings, facts, theirs, typed relationships
+    assert len(runs) == 6
     assert all(params["user_id"] == "alice" for _, params in runs)
-    assert any("[r:FRIEND_OF {uid: row.uid}]" in t for t in texts)
-    assert not any(cypher.REL_TYPE_PLACEHOLDER in t for t in texts)
+    assert any("[r:FRIEND_OF {user_id: $user_id, uid: row.uid}]" in t for t in texts)
+    assert any("SET e:Person" in t for t in texts)
+    assert not any(cypher.REL_TYPE_PLACEHOLDER in t or cypher.LABEL_PLACEHOLDER in t for t in texts)
     assert sum("db.create.setNodeVectorProperty" in t for t in texts) == 2
 
 
@@ -147,20 +151,44 @@ def test_setup_creates_every_schema_object_then_waits_for_indexes() -> None:
     assert driver.transactions[-1][0] == "read"
 
 
-def test_vector_search_asks_for_more_until_k_rows_survive_the_user_filter() -> None:
-    asked: list[int] = []
+def test_schema_work_is_not_cut_by_the_query_timeout() -> None:
+    """Creating an index and waiting for it (up to index_wait_s) take longer than a read may;
+    reads and writes stay under the query timeout."""
+    driver = FakeDriver(lambda text, params: [[1]])
+    store = make_store(driver, timeout_s=10.0, index_wait_s=300)
+    store.setup(384)
+    assert driver.timeouts and set(driver.timeouts) == {None}
+    driver.timeouts.clear()
+    store.predicates("alice")
+    store.delete_fact("alice", "f1")
+    assert driver.timeouts == [10.0, 10.0]
+
+
+def test_vector_search_scans_a_small_user_and_reads_the_index_for_a_large_one() -> None:
     fact = {"uid": "f1", "user_id": "u", "predicate": "OWNS", "text": "u owns a cat"}
     row = [fact, {"uid": "e1", "name": "U"}, {"uid": "e2", "name": "cat"}, 0.9]
+    size = 3
+    asked: list[str] = []
 
     def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
-        asked.append(params["k"])
-        assert params["limit"] == 3  # the statement keeps the best 3 of the k neighbours
-        return [row] * (2 if params["k"] < 256 else 3)
+        name = next(n for n in STATEMENTS if cypher.load(n, "neo4j") == text)
+        asked.append(name)
+        if name == "count_fact_vectors":
+            return [[min(size, params["cap"])]]
+        assert params["limit"] == 3  # the statement keeps the best 3
+        return [row] * (2 if name == "search_fact_vectors" else 3)
 
-    hits = make_store(FakeDriver(respond)).vector_facts("u", [1.0], 3, include_invalid=False)
-    assert asked == [64, 256]
-    assert len(hits) == 3
+    store = make_store(FakeDriver(respond))
+    hits = store.vector_facts("u", [1.0], 3, include_invalid=False)
+    assert asked == ["count_fact_vectors", "scan_fact_vectors"]
     assert hits[0][1] == pytest.approx(0.9)
+    asked.clear()
+    size = 100_000  # the index gives 2 of 3: too few, so the user is scanned
+    assert len(store.vector_facts("u", [1.0], 3, include_invalid=False)) == 3
+    assert asked == ["count_fact_vectors", "search_fact_vectors", "scan_fact_vectors"]
+
+
+STATEMENTS = ("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
 
 
 def test_deletes_repeat_in_batches_until_a_short_one(monkeypatch: pytest.MonkeyPatch) -> None:

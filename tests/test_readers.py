@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from engine.errors import InvalidInputError
 from engine.ingest import ChatRecord, ReadError, iter_chat_log, load_locomo_qa, read_chat_log
-from engine.ingest.readers import parse_locomo_datetime, parse_timestamp, resolve_format
-from engine.ingest.records import ReadResult, normalize_evidence
+from engine.ingest.readers import parse_timestamp, resolve_format
+from engine.ingest.records import ReadResult, ReadWarning, normalize_evidence
 
 LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
 needs_locomo = pytest.mark.skipif(not LOCOMO.is_file(), reason=f"{LOCOMO} is not present")
@@ -118,16 +118,12 @@ BAD_JSONL_LINES = [
     ('{"role": "user", "content": 3}', "content must be a string, got int"),
     ('{"role": "wizard", "content": "hi"}', "unknown role 'wizard'"),
     ('{"content": "hi"}', "role is missing"),
-    ('{"role": "user", "content": "hi", "timestamp": "yesterday"}', "unparseable timestamp"),
-    ('{"role": "user", "content": "hi", "timestamp": 1e300}', "out of range"),
-    ('{"role": "user", "content": "hi", "timestamp": true}', "unparseable timestamp"),
     ('{"role": "user", "content": "   "}', "content is empty"),
     ('{"role": "user", "content": ""}', "content is empty"),
     ('{"role": "user", "content": "hi", "user_id": {"a": 1}}', "user_id must be a string"),
     ('["role", "user"]', "expected a JSON object, got list"),
     ('{"messages": "hi"}', "messages must be a non-empty list"),
     ('{"messages": []}', "messages must be a non-empty list"),
-    ('{"messages": [{"role": "user", "content": "a"}], "timestamp": "x"}', "unparseable"),
 ]
 
 
@@ -144,6 +140,54 @@ def test_jsonl_bad_record_is_reported_and_the_rest_reads(
     assert (error.path, error.location) == (str(path), "line 2")
     assert reason in error.reason
     assert str(path) in str(error)
+
+
+@pytest.mark.parametrize(
+    ("stamp", "reason"),
+    [
+        ('"yesterday"', "unparseable timestamp 'yesterday'"),
+        ("1e300", "out of range"),
+        ("true", "unparseable timestamp True"),
+        ('"2023-05-08 13:56 EST"', "unknown time zone 'EST'"),
+        ('"8 May"', "no full date"),
+    ],
+)
+def test_jsonl_unreadable_time_is_a_warning_and_the_message_is_kept_in_order(
+    tmp_path: Path, stamp: str, reason: str
+) -> None:
+    path = jsonl(
+        tmp_path,
+        {"role": "user", "content": "one", "timestamp": "2024-03-01T10:00:00Z"},
+        f'{{"role": "user", "content": "two", "timestamp": {stamp}}}',
+        {"role": "user", "content": "three", "timestamp": "2024-03-01T10:02:00Z"},
+    )
+    result = read_chat_log(path)
+    [warning] = result.warnings
+    assert result.errors == []
+    assert [(r.content, r.ts is None) for r in result.records] == [
+        ("one", False), ("two", True), ("three", False),
+    ]  # fmt: skip
+    assert (warning.path, warning.location) == (str(path), "line 2")
+    assert reason in warning.reason and "kept without a time" in warning.reason
+
+
+def test_jsonl_conversation_with_an_unreadable_time_keeps_its_messages(tmp_path: Path) -> None:
+    line = {"messages": [{"role": "user", "content": "a"}], "timestamp": "x"}
+    result = read_chat_log(jsonl(tmp_path, line))
+    [warning] = result.warnings
+    assert [(r.content, r.ts) for r in result.records] == [("a", None)]
+    assert (warning.location, result.errors) == ("line 1", [])
+    assert warning.reason.startswith("unparseable timestamp 'x'")
+
+
+def test_jsonl_name_of_another_type_is_a_warning(tmp_path: Path) -> None:
+    result = read_chat_log(jsonl(tmp_path, {"role": "user", "content": "hi", "name": {"a": 1}}))
+    [record], [warning] = result.records, result.warnings
+    assert (record.content, record.speaker) == ("hi", None)
+    assert (
+        warning.reason
+        == "speaker must be a string, got dict; the message is kept without a speaker"
+    )
 
 
 def test_jsonl_bad_message_inside_a_conversation(tmp_path: Path) -> None:
@@ -252,13 +296,12 @@ def test_csv_bad_rows(tmp_path: Path) -> None:
         "u,s,user,also fine,1714564860.5\n"
     )
     result = read_chat_log(write(tmp_path, "log.csv", text), format="csv")
-    assert [r.content for r in result.records] == ["fine", "also fine"]
-    assert [e.location for e in result.errors] == ["line 3", "line 4", "line 5", "line 6"]
-    assert [e.reason.split(" ")[0] for e in result.errors] == [
-        "unknown",
-        "content",
-        "unparseable",
-        "the",
+    assert [r.content for r in result.records] == ["fine", "x", "also fine"]
+    assert [r.ts is None for r in result.records] == [True, True, False]
+    assert [e.location for e in result.errors] == ["line 3", "line 4", "line 6"]
+    assert [e.reason.split(" ")[0] for e in result.errors] == ["unknown", "content", "the"]
+    assert [(w.location, w.reason.split(" ")[0]) for w in result.warnings] == [
+        ("line 5", "unparseable")
     ]
 
 
@@ -302,9 +345,10 @@ def small_locomo() -> list[dict[str, Any]]:
 
 def test_locomo_sessions_turns_and_times(tmp_path: Path) -> None:
     result = read_chat_log(write(tmp_path, "lc.json", json.dumps(small_locomo())), format="locomo")
-    adopt, congrats, later = result.records
-    [error] = result.errors
-    assert [r.source for r in result.records] == ["D2:1", "D2:2", "D10:1"]  # sessions by number
+    adopt, congrats, lost, later = result.records
+    [warning] = result.warnings
+    assert result.errors == []
+    assert [r.source for r in result.records] == ["D2:1", "D2:2", "D3:1", "D10:1"]
     assert (adopt.user_id, adopt.session_id, adopt.conversation_id) == (
         "conv-x",
         "session_2",
@@ -314,10 +358,11 @@ def test_locomo_sessions_turns_and_times(tmp_path: Path) -> None:
     assert adopt.ts == at(2023, 5, 8, 12, 30)
     assert congrats.ts == at(2023, 5, 8, 12, 30, 1)
     assert later.ts == at(2023, 6, 1, 9, 5)
+    assert (lost.content, lost.ts) == ("lost", None)  # kept, undated, in file order
     assert adopt.metadata == {"blip_caption": "a dog"}
-    assert (error.location, error.reason) == (
+    assert (warning.location, warning.reason) == (
         "conv-x session_3",
-        "unparseable LoCoMo date 'sometime in May'",
+        "session date: unparseable timestamp 'sometime in May'; the message is kept without a time",
     )
 
 
@@ -331,8 +376,54 @@ def test_locomo_user_id_argument_and_bad_turns(tmp_path: Path) -> None:
     result = read_chat_log(write(tmp_path, "lc.json", json.dumps(doc)), "locomo", user_id="me")
     assert {r.user_id for r in result.records} == {"me"}
     assert [e.location for e in result.errors] == [
-        "conv-x session_2 turn 3", "conv-x D2:4", "conv-x session_3", "record 2",
+        "conv-x session_2 turn 3", "conv-x D2:4", "record 2",
     ]  # fmt: skip
+
+
+def test_locomo_bad_turns_are_kept_or_reported(tmp_path: Path) -> None:
+    turns = [
+        {"speaker": "Ann", "dia_id": "D1:1", "img_url": ["http://x"], "blip_caption": "a red kite"},
+        {"speaker": "Ann", "dia_id": "D1:2", "text": "", "img_url": ["http://x"]},
+        {"dia_id": "D1:3", "text": "Who am I?"},
+        {"speaker": "Eve", "dia_id": "D1:4", "text": "Hi, I'm new here."},
+        {"speaker": "Bob", "dia_id": "D1:5", "text": "Same words."},
+        {"speaker": "Bob", "dia_id": "D1:5", "text": "Same words."},
+        {"speaker": "Bob", "dia_id": "D1:6", "text": "Same words."},
+        {"speaker": "Ann", "dia_id": "D1:7", "text": "我喜欢徒步旅行, and I love Lisbon."},
+        {"speaker": ["Ann"], "dia_id": "D1:8", "text": "A list for a name."},
+    ]
+    doc = [{
+        "sample_id": "conv-z",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bob",
+            "session_1": turns, "session_1_date_time": "29.12.2023, 22:42:04",
+        },
+    }]  # fmt: skip
+    result = read_chat_log(write(tmp_path, "lc.json", json.dumps(doc)), format="locomo")
+    kept = [(r.source, r.speaker, r.content) for r in result.records]
+    assert kept == [
+        ("D1:1", "Ann", "[image: a red kite]"),
+        ("D1:3", None, "Who am I?"),
+        ("D1:4", "Eve", "Hi, I'm new here."),
+        ("D1:5", "Bob", "Same words."),
+        ("D1:6", "Bob", "Same words."),  # the same words under another dia_id: a turn of its own
+        ("D1:7", "Ann", "我喜欢徒步旅行, and I love Lisbon."),
+        ("D1:8", None, "A list for a name."),
+    ]
+    assert result.records[0].ts == at(2023, 12, 29, 22, 42, 4)
+    assert [(e.location, e.reason) for e in result.errors] == [("conv-z D1:2", "content is empty")]
+    notes = [(w.location, w.reason) for w in result.warnings]
+    assert notes == [
+        ("conv-z D1:1", "no text: kept as its image caption"),
+        ("conv-z D1:3", "no speaker: its self-references go to the user's own entity"),
+        ("conv-z D1:4", "speaker 'Eve' is not 'Ann' or 'Bob'; kept under that name"),
+        ("conv-z D1:5", "the same turn as turn 5 of session_1 (dia_id, speaker, text): skipped"),
+        (
+            "conv-z D1:8",
+            "speaker must be a string, got list; the message is kept without a speaker",
+        ),
+    ]
+    assert all(isinstance(w, ReadWarning) and w.path.endswith("lc.json") for w in result.warnings)
 
 
 @pytest.mark.parametrize(
@@ -341,17 +432,16 @@ def test_locomo_user_id_argument_and_bad_turns(tmp_path: Path) -> None:
         ("1:56 pm on 8 May, 2023", at(2023, 5, 8, 13, 56)),
         ("12:09 am on 13 September, 2023", at(2023, 9, 13, 0, 9)),
         ("12:30 pm on 8 May, 2023", at(2023, 5, 8, 12, 30)),
-        (None, None),
     ],
 )
-def test_parse_locomo_datetime(text: str | None, expected: datetime | None) -> None:
-    assert parse_locomo_datetime(text) == expected
+def test_parse_timestamp_reads_locomo_dates(text: str, expected: datetime) -> None:
+    assert parse_timestamp(text) == expected
 
 
-@pytest.mark.parametrize("text", ["1:56 pm on 31 February, 2023", "1:56 pm on 8 Mayo, 2023", "", 5])
-def test_parse_locomo_datetime_rejects(text: object) -> None:
-    with pytest.raises(InvalidInputError):
-        parse_locomo_datetime(text)
+@pytest.mark.parametrize("text", ["1:56 pm on 31 February, 2023", "1:56 pm on 8 Mayo, 2023"])
+def test_parse_timestamp_rejects_broken_locomo_dates(text: str) -> None:
+    with pytest.raises(InvalidInputError, match="unparseable timestamp"):
+        parse_timestamp(text)
 
 
 def test_normalize_evidence() -> None:
@@ -525,6 +615,13 @@ def test_iter_chat_log_streams_in_file_order(tmp_path: Path) -> None:
         (1709287200.5, at(2024, 3, 1, 10) + timedelta(milliseconds=500)),
         (" 1709287200 ", at(2024, 3, 1, 10)),
         (datetime(2024, 3, 1, 10), at(2024, 3, 1, 10)),
+        ("29.12.2023, 22:42:04", at(2023, 12, 29, 22, 42, 4)),
+        ("01.02.2023 08:00", at(2023, 2, 1, 8)),  # dotted dates are day first
+        ("1:56 pm on 8 May, 2023", at(2023, 5, 8, 13, 56)),
+        ("Dec 29, 2023 10:42 PM", at(2023, 12, 29, 22, 42)),
+        ("Mon, 08 May 2023 13:56:00 GMT", at(2023, 5, 8, 13, 56)),
+        ("2023-05-08 15:56 +0200", at(2023, 5, 8, 13, 56)),
+        ("8 May 2023", at(2023, 5, 8)),
         (None, None),
         ("", None),
     ],
@@ -535,7 +632,13 @@ def test_parse_timestamp(value: object, expected: datetime | None) -> None:
     assert parsed is None or parsed.tzinfo == UTC
 
 
-@pytest.mark.parametrize("value", ["soon", True, float("nan"), 10**30, "1e400", [2024], {}])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "soon", True, float("nan"), 10**30, "1e400", [2024], {},
+        "8 May", "10:42 PM", "2023-05-08 13:56 EST", "31.02.2023",
+    ],
+)  # fmt: skip
 def test_parse_timestamp_rejects(value: object) -> None:
     with pytest.raises(InvalidInputError):
         parse_timestamp(value)
@@ -633,7 +736,7 @@ def test_jsonl_reader_never_raises(rows: list[Any]) -> None:
         path = Path(folder) / "any.jsonl"
         path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
         items = list(iter_chat_log(path))
-    assert all(isinstance(item, ChatRecord | ReadError) for item in items)
+    assert all(isinstance(item, ChatRecord | ReadError | ReadWarning) for item in items)
     assert all(isinstance(item.checksum, str) for item in items if isinstance(item, ChatRecord))
 
 

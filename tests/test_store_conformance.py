@@ -11,7 +11,6 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.facts import build_batch, validate_facts
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch
-from engine.store.records import MAX_VECTOR_K, overfetch
 
 SETTINGS = Settings()
 
@@ -114,23 +113,6 @@ def test_vector_search_finds_k_facts_after_they_were_mentioned_again(
         _write(store, embedder, "u", facts)
     vector = as_param(embedder.encode_one("who owns a dog"))
     assert len(store.vector_facts("u", vector, 30, include_invalid=False)) == 30
-
-
-def test_overfetch_asks_wide_and_again_only_when_too_few_survive() -> None:
-    asked: list[int] = []
-
-    def fetch(n: int, keep: int) -> list[list[object]]:  # one neighbour in ten survives
-        asked.append(n)
-        return [[i] for i in range(n // 10)][:keep]
-
-    assert len(overfetch(fetch, 30)) == 30
-    assert asked == [240, 960]
-    asked.clear()
-    assert len(overfetch(fetch, 5)) == 5
-    assert asked == [64]
-    few: list[int] = []
-    assert overfetch(lambda n, keep: few.append(n) or [[1]] * 5, 30) == [[1]] * 5
-    assert few[-1] == MAX_VECTOR_K  # a user with 5 facts: the index has no more to give
 
 
 def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder: Embedder) -> None:

@@ -1,5 +1,7 @@
+// Vectors arrive packed (engine.store.records.pack_vector): integers in units of 1e-5,
+// comma-separated. FalkorDB parses one such string ~3x faster than a list of floats.
 UNWIND $rows AS row
 MATCH (f:Fact {uid: row.uid})
 WHERE f.user_id = $user_id
-SET f.embedding = vecf32(row.embedding)
+SET f.embedding = vecf32([x IN split(row.embedding, ',') | toInteger(x) / 100000.0])
 RETURN count(f) AS result

@@ -69,9 +69,17 @@ class KnownFact(BaseModel):
 
 
 class ChatMessage(BaseModel):
+    """One message as the extractors read it.
+
+    `name` is the speaker (OpenAI's `name`): who "I/me/my" means in the message; without one,
+    a user message speaks for the user. `ts` is when it was written, if known: relative dates
+    ("yesterday") are read against it.
+    """
+
     role: str = "user"
     content: str
     name: str | None = None
+    ts: datetime | None = None
 
 
 class ExtractionOutcome(BaseModel):

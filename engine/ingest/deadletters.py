@@ -16,9 +16,11 @@ from typing import IO
 
 from pydantic import BaseModel, Field, ValidationError
 
+from engine.conversation import episode_rows, parse_message
 from engine.errors import InvalidInputError
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import Stage
+from engine.private_files import open_private, private_dir
 
 
 class DeadLetter(BaseModel):
@@ -64,8 +66,9 @@ class DeadLetters:
         with self._lock:
             self._letters[letter.checksum] = letter
             if self._handle is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._handle = self.path.open("a", encoding="utf-8")
+                if not self.path.parent.is_dir():
+                    private_dir(self.path.parent)
+                self._handle = open_private(self.path, "a")
             self._handle.write(letter.model_dump_json() + "\n")
             self._handle.flush()
 
@@ -124,8 +127,49 @@ def _rewrite(path: Path, letters: list[DeadLetter]) -> None:
         path.unlink(missing_ok=True)
         return
     temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
+    with open_private(temporary, "w") as handle:
         handle.writelines(letter.model_dump_json() + "\n" for letter in letters)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+
+
+def keep_messages(
+    path: Path,
+    user_id: str,
+    session_id: str | None,
+    messages: list[dict[str, str]],
+    reason: str,
+    source: str,
+) -> None:
+    """Keep messages a caller could not store as dead letters, for `ingest(retry_failed=True)`
+    (`graphmem ingest --retry-failed`) to replay; `messages` are OpenAI-format dicts within
+    the message limit. Each letter is keyed as the replay will key it, so a replay that
+    stores the message resolves the letter."""
+    letters, ts = DeadLetters(path), datetime.now(UTC)
+    try:
+        for index, message in enumerate(messages):
+            where = f"{source}#{index}"
+            record = ChatRecord(
+                user_id=user_id,
+                session_id=session_id,
+                role=message["role"],
+                content=message["content"],
+                ts=ts,
+                source=where,
+            )
+            parsed = parse_message(message, len(message["content"]))
+            (row,) = episode_rows(user_id, [parsed], session_id, ts.timestamp(), where, None)
+            letters.add(
+                DeadLetter(
+                    record=record,
+                    user_id=user_id,
+                    checksum=row.checksum,
+                    path=source,
+                    location=where,
+                    stage="apply",
+                    reason=reason,
+                )
+            )
+    finally:
+        letters.close()

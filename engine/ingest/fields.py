@@ -1,7 +1,9 @@
 """Field parsing shared by the chat-log readers: timestamps, ids, roles, content.
 
 Each parser raises `InvalidInputError` with a short reason; `build_record` turns that (or a
-pydantic validation error) into a `ReadError` so one bad record never stops a file.
+pydantic validation error) into a `ReadError` so one bad record never stops a file. What a
+record can do without (an unreadable time, a missing speaker) is a `ReadWarning` instead:
+`Notes` collects them while a record is built and `noted` yields them ahead of it.
 """
 
 from __future__ import annotations
@@ -9,22 +11,30 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from dateutil import parser as dateparser
+from dateutil import tz
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
-from engine.ingest.records import ROLES, ChatRecord, ReadError, as_utc
+from engine.ingest.records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
 
-Item = ChatRecord | ReadError
+Item = ChatRecord | ReadError | ReadWarning
 StrPath = str | os.PathLike[str]
 TS_KEYS = ("timestamp", "ts", "created_at")
+Notes = list[str]  # warnings met while building one record
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
+_UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
+# Two defaults that differ in year, month and day: a text that leaves one of them out reads
+# differently under each, so a time without a full date is caught rather than dated today.
+_DEFAULTS = (datetime(2000, 1, 1), datetime(2001, 2, 2))
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,9 @@ class SourceFile:
     def error(self, location: str, reason: str) -> ReadError:
         return ReadError(path=self.shown, location=location, reason=reason)
 
+    def warning(self, location: str, reason: str) -> ReadWarning:
+        return ReadWarning(path=self.shown, location=location, reason=reason)
+
     def load_json(self) -> Any:
         """The parsed document, or a `ReadError` located at `file`."""
         try:
@@ -76,21 +89,43 @@ def build_record(file: SourceFile, where: str, build: Callable[[], ChatRecord]) 
         return file.error(where, "; ".join(_explain(e) for e in exc.errors()))
 
 
+def noted(file: SourceFile, where: str, item: Item, notes: Notes) -> Iterator[Item]:
+    """The warnings of a record that was kept, then the record (or just its error)."""
+    if isinstance(item, ChatRecord):
+        yield from (file.warning(where, note) for note in notes)
+    yield item
+
+
+def timestamp(value: object, notes: Notes) -> datetime | None:
+    """`parse_timestamp`, except that an unreadable value becomes a note and None: the
+    message is kept without a time (and keeps its place in the file)."""
+    try:
+        return parse_timestamp(value)
+    except InvalidInputError as exc:
+        notes.append(f"{exc}; the message is kept without a time")
+        return None
+
+
 def _explain(error: Any) -> str:
     field = ".".join(str(part) for part in error["loc"])
     return f"{field}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def parse_timestamp(value: object) -> datetime | None:
-    """A UTC datetime from ISO 8601 text, epoch seconds (number or numeric text), or None.
+    """A UTC datetime from a timestamp as chat logs write it, or None.
 
-    Naive datetimes are UTC. None and blank text mean "no timestamp".
+    Epoch seconds (a number or numeric text), ISO 8601, and dates as people write them, read
+    with python-dateutil: "29.12.2023, 22:42:04" (a dotted date is day first),
+    "1:56 pm on 8 May, 2023", "Dec 29, 2023 10:42 PM", "Mon, 08 May 2023 13:56:00 GMT".
+    The text must give a full date (day, month, year); the time may be left out (midnight).
+    Naive times are UTC; a zone is an offset or UTC/GMT. None and blank text mean "no
+    timestamp".
 
     Raises:
-        InvalidInputError: the value is not a timestamp.
+        InvalidInputError: the value is not a timestamp (or names a zone other than UTC).
 
-    >>> parse_timestamp("2023-05-08T13:56:00")
-    datetime.datetime(2023, 5, 8, 13, 56, tzinfo=datetime.timezone.utc)
+    >>> parse_timestamp("29.12.2023, 22:42:04")
+    datetime.datetime(2023, 12, 29, 22, 42, 4, tzinfo=datetime.timezone.utc)
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -105,8 +140,31 @@ def parse_timestamp(value: object) -> datetime | None:
         try:
             return as_utc(datetime.fromisoformat(text))
         except ValueError:
-            pass
+            return _from_text(text)
     raise InvalidInputError(f"unparseable timestamp {value!r}")
+
+
+def _from_text(text: str) -> datetime:
+    dayfirst = _DOTTED_DATE.search(text) is not None
+    try:
+        first, second = (
+            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=_zone) for d in _DEFAULTS
+        )
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"unparseable timestamp {text!r}: {exc}") from exc
+    except (ValueError, OverflowError) as exc:  # dateutil's ParserError is a ValueError
+        raise InvalidInputError(f"unparseable timestamp {text!r}") from exc
+    if first.date() != second.date():
+        raise InvalidInputError(f"unparseable timestamp {text!r}: no full date (day month year)")
+    return as_utc(first)
+
+
+def _zone(name: str | None, offset: int | None) -> tzinfo | None:
+    if offset is not None:
+        return tz.tzoffset(name, offset)
+    if name is None or name.upper() in _UTC_NAMES:
+        return tz.UTC if name else None
+    raise InvalidInputError(f"unknown time zone {name!r}")
 
 
 def _from_epoch(seconds: float) -> datetime:
@@ -135,6 +193,17 @@ def text_id(value: object, what: str) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}")
+
+
+def speaker(value: object, notes: Notes) -> str | None:
+    """A speaker's name (`text_id`); one of another type becomes a note and None: the message
+    is kept, its self-references then going to the user's own entity."""
+    try:
+        name = text_id(value, "speaker")
+    except InvalidInputError as exc:
+        notes.append(f"{exc}; the message is kept without a speaker")
+        return None
+    return name if name and name.strip() else None
 
 
 def role(value: object) -> str:

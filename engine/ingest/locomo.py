@@ -2,13 +2,19 @@
 
 Each sample is one user (`user_id` defaults to the `sample_id`); each `session_N` is a session
 whose turns all carry role `user`, the turn's speaker, and the `dia_id` as `source`.
+
+What a turn can do without is a warning and the turn is kept: a session date that cannot be
+read (its turns are undated, in file order), a missing or unknown speaker, no text beside a
+shared image (the caption is the text, "[image: a dog on a beach]"). A turn given twice (same
+dia_id, speaker and text) is read once, with a warning; a turn with no text at all is an error.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,51 +25,6 @@ from engine.ingest.fields import Item, SourceFile, StrPath
 from engine.ingest.records import ChatRecord, LocomoQuestion, ReadError
 
 _SESSION_KEY = re.compile(r"session_(\d+)")
-_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        start=1,
-    )
-}
-
-
-def parse_locomo_datetime(value: object) -> datetime | None:
-    """A UTC datetime from LoCoMo's `"1:56 pm on 8 May, 2023"`; None when absent.
-
-    Parsed by hand rather than with `strptime` so the month names do not depend on the locale.
-
-    Raises:
-        InvalidInputError: the value is present but not in that form.
-
-    >>> parse_locomo_datetime("1:56 pm on 8 May, 2023")
-    datetime.datetime(2023, 5, 8, 13, 56, tzinfo=datetime.timezone.utc)
-    """
-    if value is None:
-        return None
-    match = _TIME.fullmatch(value.strip().lower()) if isinstance(value, str) else None
-    month = _MONTHS.get(match[5]) if match else None
-    if match is None or month is None:
-        raise InvalidInputError(f"unparseable LoCoMo date {value!r}")
-    hour = int(match[1]) % 12 + (12 if match[3] == "pm" else 0)
-    try:
-        return datetime(int(match[6]), month, int(match[4]), hour, int(match[2]), tzinfo=UTC)
-    except ValueError as exc:
-        raise InvalidInputError(f"unparseable LoCoMo date {value!r}: {exc}") from exc
 
 
 def read_locomo(file: SourceFile) -> Iterator[Item]:
@@ -90,6 +51,17 @@ def _session_keys(conversation: dict[str, Any]) -> list[str]:
     return [f"session_{n}" for n in sorted(numbers, key=int)]
 
 
+@dataclass(slots=True)
+class _Session:
+    """One session being read: where it is, who may speak, the turns seen so far."""
+
+    file: SourceFile
+    sample_id: str
+    key: str
+    speakers: tuple[str, ...]  # speaker_a, speaker_b as the sample names them
+    seen: dict[tuple[str, str | None, str], str] = field(default_factory=dict)
+
+
 def _session(
     file: SourceFile, sample_id: str, conversation: dict[str, Any], key: str
 ) -> Iterator[Item]:
@@ -97,38 +69,71 @@ def _session(
     if not isinstance(turns, list):
         yield file.error(where, "expected a list of turns")
         return
-    try:
-        start = parse_locomo_datetime(conversation.get(f"{key}_date_time"))
-    except InvalidInputError as exc:
-        yield file.error(where, str(exc))
-        return
+    notes: fields.Notes = []
+    start = fields.timestamp(conversation.get(f"{key}_date_time"), notes)
+    yield from (file.warning(where, f"session date: {note}") for note in notes)
+    named = (conversation.get("speaker_a"), conversation.get("speaker_b"))
+    session = _Session(file, sample_id, key, tuple(n for n in named if isinstance(n, str)))
     for index, turn in enumerate(turns):
         # Turns share their session's time; one second each keeps them in order.
-        yield _turn(file, sample_id, key, turn, fields.offset(start, index), index + 1)
+        yield from _turn(session, turn, fields.offset(start, index), index + 1)
 
 
-def _turn(
-    file: SourceFile, sample_id: str, key: str, turn: object, ts: datetime | None, number: int
-) -> Item:
+def _turn(session: _Session, turn: object, ts: datetime | None, number: int) -> Iterator[Item]:
+    file, sample_id = session.file, session.sample_id
     dia_id = turn.get("dia_id") if isinstance(turn, dict) else None
     if not isinstance(turn, dict) or not isinstance(dia_id, str):
-        return file.error(f"{sample_id} {key} turn {number}", "expected a turn with a 'dia_id'")
+        where = f"{sample_id} {session.key} turn {number}"
+        yield file.error(where, "expected a turn with a 'dia_id'")
+        return
+    where = f"{sample_id} {dia_id}"
+    notes: fields.Notes = []
     metadata = {k: turn[k] for k in ("blip_caption", "query") if isinstance(turn.get(k), str)}
-    return fields.build_record(
+    record = fields.build_record(
         file,
-        f"{sample_id} {dia_id}",
+        where,
         lambda: ChatRecord(
             user_id=file.user_id or sample_id,
-            session_id=key,
+            session_id=session.key,
             conversation_id=sample_id,
             role="user",
-            content=fields.content(turn.get("text")),
+            content=_text(turn, notes),
             ts=ts,
-            speaker=fields.text_id(turn.get("speaker"), "speaker"),
+            speaker=_speaker(turn, session.speakers, notes),
             source=dia_id,
             metadata=metadata,
         ),
     )
+    if isinstance(record, ChatRecord):
+        same = (dia_id, record.speaker, record.content)
+        if same in session.seen:
+            why = f"the same turn as {session.seen[same]} (dia_id, speaker, text): skipped"
+            yield file.warning(where, why)
+            return
+        session.seen[same] = f"turn {number} of {session.key}"
+    yield from fields.noted(file, where, record, notes)
+
+
+def _text(turn: dict[str, Any], notes: fields.Notes) -> str:
+    """The turn's text; an image shared without words is its caption, "[image: ...]"."""
+    text, caption = turn.get("text"), turn.get("blip_caption")
+    blank = text is None or (isinstance(text, str) and not text.strip())
+    if blank and isinstance(caption, str) and caption.strip():
+        notes.append("no text: kept as its image caption")
+        return f"[image: {caption.strip()}]"
+    return fields.content(text)
+
+
+def _speaker(turn: dict[str, Any], speakers: tuple[str, ...], notes: fields.Notes) -> str | None:
+    """The turn's speaker; a missing or unknown one is kept with a note saying what it means."""
+    given = turn.get("speaker")
+    name = fields.speaker(given, notes)
+    if name is None and (given is None or isinstance(given, str)):
+        notes.append("no speaker: its self-references go to the user's own entity")
+    elif name is not None and speakers and name not in speakers:
+        known = " or ".join(repr(s) for s in speakers)
+        notes.append(f"speaker {name!r} is not {known}; kept under that name")
+    return name
 
 
 def load_locomo_qa(path: StrPath) -> list[LocomoQuestion]:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.records import ChatRecord
-from engine.ingest.report import IngestError, IngestProgress, IngestReport, Stage
+from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
 from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
 from engine.models import AddResult
 
@@ -64,6 +64,7 @@ class Extracted:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    mode: str | None = None
 
 
 class Steps(Protocol):
@@ -142,7 +143,10 @@ class Ingestor:
             dead_letter_path=str(opts.dead_letter_path),
         )
         lanes, duplicates = plan(retried + jobs)  # a replayed dead letter wins over its twin
-        report.messages_skipped = duplicates
+        report.messages_skipped = len(duplicates)
+        report.warnings = collected.warnings + [
+            _duplicate(job, twin) for job, twin in duplicates if not twin.retry
+        ]
         report.users = len(lanes)
         for user, lane in lanes.items():
             lanes[user] = self._unstored(user, lane, report, letters)
@@ -299,6 +303,8 @@ class _Run:
         report.llm_calls += extracted.llm_calls
         report.prompt_tokens += extracted.prompt_tokens
         report.completion_tokens += extracted.completion_tokens
+        if extracted.llm_calls and extracted.mode is not None:
+            report.llm_modes[extracted.mode] = report.llm_modes.get(extracted.mode, 0) + 1
         if failed:
             report.messages_failed += 1
         elif result is None:
@@ -348,6 +354,11 @@ class _Run:
                 elapsed_s=time.perf_counter() - self.started,
             )
             self.progress(snapshot)
+
+
+def _duplicate(job: Job, twin: Job) -> IngestWarning:
+    reason = f"the same message as {twin.path}: {twin.record.source} (same checksum): skipped"
+    return IngestWarning(path=job.path, location=job.record.source, reason=reason)
 
 
 def _reason(exc: Exception) -> str:

@@ -2,8 +2,9 @@
 
 Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, or `auto` to detect one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
-one `ReadError` located at `file`. JSONL and CSV are read line by line, so large files stream;
-ShareGPT and LoCoMo are single JSON documents and are loaded whole.
+one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
+an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
+line, so large files stream; ShareGPT and LoCoMo are single JSON documents, loaded whole.
 
 `source` is `<file name>:<line>` (JSONL, CSV) or `<file name>:<record>` (ShareGPT), with
 `#<message>` when a line or record holds a whole conversation; LoCoMo uses the `dia_id`.
@@ -22,14 +23,13 @@ from typing import Any
 from engine.errors import InvalidInputError
 from engine.ingest import fields
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
-from engine.ingest.locomo import load_locomo_qa, parse_locomo_datetime, read_locomo
-from engine.ingest.records import ChatRecord, ReadError, ReadResult
+from engine.ingest.locomo import load_locomo_qa, read_locomo
+from engine.ingest.records import ChatRecord, ReadError, ReadResult, ReadWarning
 
 __all__ = [
     "FORMATS",
     "iter_chat_log",
     "load_locomo_qa",
-    "parse_locomo_datetime",
     "parse_timestamp",
     "read_chat_log",
     "resolve_format",
@@ -90,18 +90,21 @@ def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = Non
     fmt = resolve_format(path, format)
     records: list[ChatRecord] = []
     errors: list[ReadError] = []
+    warnings: list[ReadWarning] = []
     for item in iter_chat_log(path, fmt, user_id):
         if isinstance(item, ChatRecord):
             records.append(item)
+        elif isinstance(item, ReadWarning):
+            warnings.append(item)
         else:
             errors.append(item)
-    return ReadResult(records=records, errors=errors, format=fmt)
+    return ReadResult(records=records, errors=errors, format=fmt, warnings=warnings)
 
 
 def iter_chat_log(
     path: StrPath, format: str = "auto", user_id: str | None = None
 ) -> Iterator[Item]:
-    """Stream a chat log as `ChatRecord`s and `ReadError`s in file order.
+    """Stream a chat log as `ChatRecord`s, `ReadError`s and `ReadWarning`s in file order.
 
     Arguments and errors as for `read_chat_log`; they are checked before the first item.
     """
@@ -185,7 +188,7 @@ def _jsonl_line(file: SourceFile, number: int, raw: bytes) -> Iterator[Item]:
     elif "messages" in obj:
         yield from _jsonl_conversation(file, obj, where, source)
     else:
-        yield _jsonl_message(file, obj, where, source, _Defaults())
+        yield from _jsonl_message(file, obj, where, source, _Defaults())
 
 
 def _jsonl_conversation(
@@ -195,11 +198,13 @@ def _jsonl_conversation(
     if not isinstance(messages, list) or not messages:
         yield file.error(where, "messages must be a non-empty list")
         return
+    notes: fields.Notes = []
     try:
-        defaults = _conversation_defaults(obj)
+        defaults = _conversation_defaults(obj, notes)
     except InvalidInputError as exc:
         yield file.error(where, str(exc))
         return
+    yield from (file.warning(where, note) for note in notes)
     for index, message in enumerate(messages):
         here, at = f"{where} message {index + 1}", f"{source}#{index + 1}"
         if not isinstance(message, dict):
@@ -207,23 +212,25 @@ def _jsonl_conversation(
             continue
         # Messages without their own time follow the conversation's, one second apart.
         own = replace(defaults, ts=fields.offset(defaults.ts, index))
-        yield _jsonl_message(file, message, here, at, own)
+        yield from _jsonl_message(file, message, here, at, own)
 
 
-def _conversation_defaults(obj: dict[str, Any]) -> _Defaults:
+def _conversation_defaults(obj: dict[str, Any], notes: fields.Notes) -> _Defaults:
     return _Defaults(
         user_id=fields.text_id(fields.first(obj, "user_id", "user"), "user_id"),
         session_id=fields.text_id(
             fields.first(obj, "session_id", "conversation_id", "id"), "session_id"
         ),
         conversation_id=fields.text_id(fields.first(obj, "conversation_id", "id"), "id"),
-        ts=parse_timestamp(fields.first(obj, *fields.TS_KEYS)),
+        ts=fields.timestamp(fields.first(obj, *fields.TS_KEYS), notes),
     )
 
 
 def _jsonl_message(
     file: SourceFile, msg: dict[str, Any], where: str, source: str, defaults: _Defaults
-) -> Item:
+) -> Iterator[Item]:
+    notes: fields.Notes = []
+
     def build() -> ChatRecord:
         user = fields.text_id(fields.first(msg, "user_id", "user"), "user_id")
         session = fields.text_id(fields.first(msg, "session_id", "conversation_id"), "session_id")
@@ -234,12 +241,12 @@ def _jsonl_message(
             or defaults.conversation_id,
             role=fields.role(msg.get("role")),
             content=fields.content(msg.get("content")),
-            ts=parse_timestamp(fields.first(msg, *fields.TS_KEYS)) or defaults.ts,
-            speaker=fields.text_id(msg.get("name"), "name"),
+            ts=fields.timestamp(fields.first(msg, *fields.TS_KEYS), notes) or defaults.ts,
+            speaker=fields.speaker(msg.get("name"), notes),
             source=source,
         )
 
-    return fields.build_record(file, where, build)
+    return fields.noted(file, where, fields.build_record(file, where, build), notes)
 
 
 # -- sharegpt ----------------------------------------------------------------------------------
@@ -331,16 +338,18 @@ def _csv_rows(file: SourceFile, reader: Any) -> Iterator[Item]:
                 yield file.error("file", "the CSV header needs 'role' and 'content' columns")
                 return
         elif row:
-            yield _csv_record(file, header, row, start)
+            yield from _csv_record(file, header, row, start)
 
 
-def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int) -> Item:
+def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int) -> Iterator[Item]:
     where = f"line {number}"
     if len(row) != len(header):
-        return file.error(where, f"the row has {len(row)} fields, the header {len(header)}")
+        yield file.error(where, f"the row has {len(row)} fields, the header {len(header)}")
+        return
     cells = dict(zip(header, row, strict=True))
     extra = {k: v for k, v in cells.items() if k not in _CSV_COLUMNS.values() and v}
-    return fields.build_record(
+    notes: fields.Notes = []
+    record = fields.build_record(
         file,
         where,
         lambda: ChatRecord(
@@ -349,12 +358,13 @@ def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int
             conversation_id=cells.get("conversation_id") or None,
             role=fields.role(cells["role"]),
             content=fields.content(cells["content"]),
-            ts=parse_timestamp(cells.get("ts")),
+            ts=fields.timestamp(cells.get("ts"), notes),
             speaker=cells.get("speaker") or None,
             source=f"{file.name}:{number}",
             metadata=extra,
         ),
     )
+    yield from fields.noted(file, where, record, notes)
 
 
 _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {

@@ -71,9 +71,7 @@ class ChatRecord(BaseModel):
         return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class ReadError(BaseModel):
-    """A record (or a whole file) that could not be read, and why."""
-
+class _ReadNote(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     path: str
@@ -84,12 +82,23 @@ class ReadError(BaseModel):
         return f"{self.path}: {self.location}: {self.reason}"
 
 
+class ReadError(_ReadNote):
+    """A record (or a whole file) that could not be read, and why."""
+
+
+class ReadWarning(_ReadNote):
+    """Something wrong with a record that was kept anyway (an unreadable time, an unknown
+    speaker, an image-only turn read from its caption), and what was done about it."""
+
+
 class ReadResult(BaseModel):
-    """Everything read from one file, in file order, with the errors met on the way."""
+    """Everything read from one file, in file order, with the errors and warnings met on the
+    way (a warning's record is among `records`; an error's is not)."""
 
     records: list[ChatRecord]
     errors: list[ReadError]
     format: str
+    warnings: list[ReadWarning] = Field(default_factory=list)
 
     def in_time_order(self) -> list[ChatRecord]:
         """The records sorted by timestamp; ties and undated records keep file order (last)."""

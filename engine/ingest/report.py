@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,17 @@ class IngestError(BaseModel):
         "failed after its retries; `apply`: resolution or the graph write failed"
     )
     checksum: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.location}: {self.reason}"
+
+
+class IngestWarning(BaseModel):
+    """A message kept (or a duplicate left out) despite a fault, and what was done about it."""
+
+    path: str
+    location: str
+    reason: str
 
     def __str__(self) -> str:
         return f"{self.path}: {self.location}: {self.reason}"
@@ -74,7 +86,16 @@ class IngestReport(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    llm_modes: dict[str, int] = Field(
+        default_factory=dict,
+        description="messages extracted per structured-output mode (tools, json_schema, ...)",
+    )
     errors: list[IngestError] = Field(default_factory=list)
+    warnings: list[IngestWarning] = Field(
+        default_factory=list,
+        description="kept despite a fault (an unreadable time, an unknown speaker), or a "
+        "duplicate left out",
+    )
     dead_letter_path: str | None = None
     dry_run: bool = False
     concurrency: int = 1
@@ -93,6 +114,12 @@ class IngestReport(BaseModel):
         return done / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
     @property
+    def facts_per_message(self) -> float:
+        """Facts added or updated per message added: how much the extractor finds."""
+        facts = self.facts_added + self.facts_updated
+        return facts / self.messages_added if self.messages_added else 0.0
+
+    @property
     def write_share(self) -> float:
         return self.write_s / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
@@ -103,6 +130,7 @@ class IngestReport(BaseModel):
             "tokens": self.tokens,
             "messages_per_s": round(self.messages_per_s, 2),
             "write_share": round(self.write_share, 3),
+            "facts_per_message": round(self.facts_per_message, 3),
         }
         return data
 
@@ -120,10 +148,14 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     if not report.dry_run:
         lines += [
             f"  facts: {report.facts_added} added, {report.facts_updated} updated, "
-            f"{report.facts_invalidated} invalidated",
+            f"{report.facts_invalidated} invalidated; "
+            f"{report.facts_per_message:.2f} per message added",
             f"  LLM: {report.llm_calls} calls, {report.tokens} tokens; "
             f"{report.messages_per_s:.1f} msg/s, graph writes {report.write_share:.0%} of the time",
         ]
+        if report.llm_modes:
+            modes = ", ".join(f"{mode} ({n})" for mode, n in sorted(report.llm_modes.items()))
+            lines.append(f"  structured output: {modes}")
     if report.dead_letters_retried:
         lines.append(
             f"  dead letters retried {report.dead_letters_retried}, "
@@ -134,9 +166,15 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
             f"  failed messages are in {report.dead_letter_path}; "
             "rerun with --retry-failed to replay them"
         )
-    if report.errors:
-        lines.append(f"errors ({len(report.errors)}):")
-        lines += [f"  {error}" for error in report.errors[:max_errors]]
-        if len(report.errors) > max_errors:
-            lines.append(f"  ... and {len(report.errors) - max_errors} more (--json lists all)")
+    lines += _listed("errors", report.errors, max_errors)
+    lines += _listed("warnings (kept or skipped as said)", report.warnings, max_errors)
     return "\n".join(lines)
+
+
+def _listed(title: str, items: Sequence[object], limit: int) -> list[str]:
+    if not items:
+        return []
+    lines = [f"{title} ({len(items)}):", *(f"  {item}" for item in items[:limit])]
+    if len(items) > limit:
+        lines.append(f"  ... and {len(items) - limit} more (--json lists all)")
+    return lines

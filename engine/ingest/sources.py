@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from engine.errors import InvalidInputError
 from engine.ingest.fields import StrPath
 from engine.ingest.readers import iter_chat_log, resolve_format
-from engine.ingest.records import ChatRecord, ReadError
-from engine.ingest.report import IngestError
+from engine.ingest.records import ChatRecord, ReadError, ReadWarning
+from engine.ingest.report import IngestError, IngestWarning
 from engine.normalize import check_user_id
 
 IngestInput = StrPath | Iterable[StrPath | ChatRecord | Mapping[str, Any]]
@@ -44,6 +44,7 @@ class Job:
 class Collected:
     jobs: list[Job] = field(default_factory=list)
     errors: list[IngestError] = field(default_factory=list)
+    warnings: list[IngestWarning] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
 
@@ -88,7 +89,14 @@ def _record(item: object, index: int, user_id: str | None) -> ChatRecord | ReadE
     return record.model_copy(update={"user_id": user_id}) if user_id else record
 
 
-def _take(item: ChatRecord | ReadError, path: str, key: KeyFn, out: Collected) -> None:
+def _take(
+    item: ChatRecord | ReadError | ReadWarning, path: str, key: KeyFn, out: Collected
+) -> None:
+    if isinstance(item, ReadWarning):
+        out.warnings.append(
+            IngestWarning(path=item.path, location=item.location, reason=item.reason)
+        )
+        return
     if isinstance(item, ReadError):
         out.errors.append(
             IngestError(path=item.path, location=item.location, reason=item.reason, stage="read")
@@ -114,26 +122,44 @@ def _brief(exc: ValidationError) -> str:
     )
 
 
-def plan(jobs: list[Job]) -> tuple[dict[str, list[Job]], int]:
-    """Jobs per user in timestamp order (undated last, ties in input order), duplicates dropped.
+def plan(jobs: list[Job]) -> tuple[dict[str, list[Job]], list[tuple[Job, Job]]]:
+    """Jobs per user in timestamp order (`in_order`), duplicates dropped.
 
-    Returns the lanes and how many duplicate messages (same checksum) were dropped.
+    Returns the lanes and each duplicate dropped (same checksum) with the job it repeats.
     """
     lanes: dict[str, list[Job]] = {}
-    seen: set[str] = set()
+    first: dict[str, Job] = {}
+    duplicates: list[tuple[Job, Job]] = []
     for job in jobs:
-        if job.checksum not in seen:
-            seen.add(job.checksum)
-            lanes.setdefault(job.user_id, []).append(job)
-    for user, lane in lanes.items():
-        dated = sorted((j for j in lane if j.record.ts is not None), key=_ts)
-        lanes[user] = dated + [j for j in lane if j.record.ts is None]
-    return lanes, len(jobs) - len(seen)
+        if job.checksum in first:
+            duplicates.append((job, first[job.checksum]))
+            continue
+        first[job.checksum] = job
+        lanes.setdefault(job.user_id, []).append(job)
+    return {user: in_order(lane) for user, lane in lanes.items()}, duplicates
 
 
-def _ts(job: Job) -> float:
-    assert job.record.ts is not None  # only dated jobs are sorted
-    return job.record.ts.timestamp()
+def in_order(lane: list[Job]) -> list[Job]:
+    """Timestamp order, ties in input order. An undated job keeps its place in its own file:
+    it sorts with the dated job before it there (or, with none, the one after it), so a
+    message whose time could not be read stays between its neighbours; the jobs of a file
+    with no times at all go last."""
+    keys: list[float | None] = [_ts(job) for job in lane]
+    for order in (range(len(lane)), reversed(range(len(lane)))):
+        near: dict[str, float] = {}
+        for i in order:
+            ts = _ts(lane[i])
+            if ts is not None:
+                near[lane[i].path] = ts
+            elif keys[i] is None:
+                keys[i] = near.get(lane[i].path)
+    last = float("inf")
+    ranks = [key if key is not None else last for key in keys]
+    return [lane[i] for i in sorted(range(len(lane)), key=ranks.__getitem__)]
+
+
+def _ts(job: Job) -> float | None:
+    return job.record.ts.timestamp() if job.record.ts is not None else None
 
 
 def interleave(lanes: dict[str, list[Job]]) -> list[tuple[int, Job]]:

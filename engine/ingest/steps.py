@@ -60,6 +60,7 @@ class MemorySteps:
             llm_calls=outcome.llm_calls,
             prompt_tokens=outcome.prompt_tokens,
             completion_tokens=outcome.completion_tokens,
+            mode=outcome.mode,
         )
 
     def apply(self, prepared: object) -> AddResult:

@@ -72,8 +72,10 @@ class GraphLeg:
         scorer: PredicateScorer,
         anchors: AnchorSettings,
         expansion: ExpansionSettings,
+        max_words: int = 64,
     ) -> None:
         self.store = store
+        self.max_words = max_words  # names searched in the fulltext read, at most
         self.scorer = scorer
         self.anchor_settings = anchors
         self.expansion_settings = expansion
@@ -81,7 +83,8 @@ class GraphLeg:
     def start(self, query: str, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
         k = self.anchor_settings.fulltext_k
-        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, fulltext_terms(query), k)
+        terms = fulltext_terms(query)[: self.max_words]
+        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, terms, k)
         me = None
         if self_uid and mentions_self(query):
             me = BACKGROUND.submit(self.store.entities_by_uids, user_id, [self_uid])

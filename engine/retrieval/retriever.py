@@ -39,6 +39,9 @@ class RetrieverSettings:
     expansion_weight: float = 2.0
     half_life_days: float = 30.0
     episodes: EpisodeLegParams = field(default_factory=EpisodeLegParams)
+    # words of a query matched to predicates and searched by name: each new one is a model
+    # input, and a 32,000-character query has thousands
+    max_query_words: int = 64
 
 
 class DualRetriever:
@@ -49,7 +52,9 @@ class DualRetriever:
         self.embedder = embedder
         self.settings = settings
         self.scorer = PredicateScorer(embedder)
-        self.graph_leg = GraphLeg(store, self.scorer, settings.anchors, settings.expansion)
+        self.graph_leg = GraphLeg(
+            store, self.scorer, settings.anchors, settings.expansion, settings.max_query_words
+        )
         self.episode_leg = EpisodeLeg(store, settings.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
@@ -92,7 +97,7 @@ class DualRetriever:
         facts_wanted = mode in FACT_MODES
         reads = self.graph_leg.start(query, user_id, self_uid) if mode in _EXPANDING else None
         messages = self._start_index(user_id) if rank_relations else None
-        words = content_terms(query) if rank_relations else []
+        words = content_terms(query)[: self.settings.max_query_words] if rank_relations else []
         phrase = self.graph_leg.phrase(query, reads) if reads is not None and words else ""
         watch.lap("names")
         query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)

@@ -11,7 +11,7 @@ Contract for every adapter:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
@@ -110,11 +110,14 @@ class WriteBatch:
     renames: list[RenameRow] = field(default_factory=list)
     facts: list[FactRow] = field(default_factory=list)
     fact_embeddings: dict[str, list[float]] = field(default_factory=dict)
+    fact_texts: dict[str, str] = field(default_factory=dict)  # uid -> new sentence
     invalidate: list[str] = field(default_factory=list)
     invalid_at: float | None = None
     episodes: list[EpisodeRow] = field(default_factory=list)
     episode_embeddings: dict[str, list[float]] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
+    # events of facts this batch creates (a bulk load): written without a lookup
+    new_history: list[HistoryRow] = field(default_factory=list)
     # import: exported records written back exactly as they were (see engine.export)
     restore_entities: list[EntityRecord] = field(default_factory=list)
     restore_facts: list[FactRecord] = field(default_factory=list)
@@ -124,9 +127,11 @@ class WriteBatch:
         return not (
             self.entities
             or self.facts
+            or self.fact_texts
             or self.invalidate
             or self.episodes
             or self.history
+            or self.new_history
             or self.restore_entities
             or self.restore_facts
             or self.restore_episodes
@@ -155,6 +160,10 @@ class GraphStore(Protocol):
     dialect: Dialect
 
     def setup(self, dimension: int) -> None: ...
+    def read_named(self, name: str, params: dict[str, Any]) -> list[list[Any]]:
+        """Rows of a named read statement from `cypher/` (for importers of foreign graphs)."""
+        ...
+
     def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         """Apply `batch`; return each written fact's mention count after the write."""
         ...
@@ -225,4 +234,9 @@ class GraphStore(Protocol):
     def delete_user(self, user_id: str) -> int: ...
     def reset(self) -> None: ...
     def counts(self, user_id: str | None) -> dict[str, int]: ...
+    def warming(self) -> list[str]:
+        """Labels whose vector index is still being built (their vector reads answer nothing
+        meanwhile); empty once every index serves."""
+        ...
+
     def close(self) -> None: ...

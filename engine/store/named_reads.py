@@ -14,12 +14,16 @@ from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import EpisodeText, Neighbour, RankBy
 from engine.store.records import (
+    ENTITY_VECTORS,
+    EPISODE_VECTORS,
+    FACT_VECTORS,
     Rows,
+    VectorRead,
     entity_pairs,
     fact_from_row,
     history_from_row,
+    nearest,
     neighbours_from_rows,
-    overfetch,
 )
 
 R = TypeVar("R", bound=BaseModel)
@@ -42,10 +46,19 @@ class NamedQueryReads(ABC):
     def _fulltext_query(self, terms: list[str]) -> str:
         """`terms` in the database's fulltext syntax, escaped; empty when nothing is left."""
 
-    def _nearest(self, name: str, params: dict[str, Any], k: int) -> Rows:
-        return overfetch(
-            lambda n, keep: self._run(name, {**params, "k": n, "limit": keep}, True), k
+    def _nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
+        """The asking user's k nearest nodes of one vector-indexed label (see `nearest`)."""
+        user = {"user_id": params["user_id"]}
+        return nearest(
+            lambda cap: int(self._run(read.count, {**user, "cap": cap}, True)[0][0]),
+            lambda n, keep: self._run(read.index, {**params, "k": n, "limit": keep}, True),
+            lambda keep: self._run(read.scan, {**params, "limit": keep}, True),
+            k,
         )
+
+    def read_named(self, name: str, params: dict[str, Any]) -> Rows:
+        """The rows of a named read-only statement from `cypher/` (importers use it)."""
+        return self._run(name, params, True)
 
     def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]:
         params = {"user_id": user_id, "keys": keys}
@@ -103,16 +116,14 @@ class NamedQueryReads(ABC):
     def vector_entities(
         self, user_id: str, embedding: list[float], k: int
     ) -> list[tuple[Entity, float]]:
-        rows = self._nearest(
-            "search_entity_vectors", {"user_id": user_id, "embedding": embedding}, k
-        )
+        rows = self._nearest(ENTITY_VECTORS, {"user_id": user_id, "embedding": embedding}, k)
         return [(Entity.from_props(row[0]), _unit(row[1])) for row in rows]
 
     def vector_facts(
         self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
     ) -> list[tuple[Fact, float]]:
         params = {"user_id": user_id, "embedding": embedding, "include_invalid": include_invalid}
-        rows = self._nearest("search_fact_vectors", params, k)
+        rows = self._nearest(FACT_VECTORS, params, k)
         return [(fact_from_row(row), _unit(row[3])) for row in rows]
 
     def neighbours(
@@ -179,9 +190,7 @@ class NamedQueryReads(ABC):
         self, user_id: str, embedding: list[float], k: int
     ) -> list[tuple[str, float]]:
         params = {"user_id": user_id, "embedding": embedding}
-        return [
-            (row[0], _unit(row[1])) for row in self._nearest("search_episode_vectors", params, k)
-        ]
+        return [(row[0], _unit(row[1])) for row in self._nearest(EPISODE_VECTORS, params, k)]
 
     def episode_texts(self, user_id: str, skip: int, limit: int) -> list[EpisodeText]:
         rows = self._run(

@@ -137,10 +137,13 @@ class Neo4jStore(NamedQueryReads):
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _execute(self, statements: list[tuple[str, dict[str, Any]]], read_only: bool) -> list[Rows]:
-        """Run `statements` in one managed transaction; return each one's rows."""
+    def _execute(
+        self, statements: list[tuple[str, dict[str, Any]]], read_only: bool, bounded: bool = True
+    ) -> list[Rows]:
+        """Run `statements` in one managed transaction; return each one's rows. `bounded`:
+        under the query timeout; schema work is not (building an index takes its time)."""
 
-        @neo4j.unit_of_work(timeout=self._timeout_s)
+        @neo4j.unit_of_work(timeout=self._timeout_s if bounded else None)
         def work(tx: neo4j.ManagedTransaction) -> list[Rows]:
             # The driver asks for LiteralString: every text is a packaged file from cypher/.
             return [[r.values() for r in tx.run(text, params)] for text, params in statements]
@@ -168,13 +171,15 @@ class Neo4jStore(NamedQueryReads):
     # -- schema and writes ----------------------------------------------------------------
 
     def setup(self, dimension: int) -> None:
-        """Create constraints and indexes (`IF NOT EXISTS`), then wait until all are ONLINE.
+        """Create constraints and indexes (`IF NOT EXISTS`), then wait until all are ONLINE
+        (at most `index_wait_s`). Neither runs under the query timeout.
 
         An existing vector index keeps the dimension it was created with.
         """
         for statement in cypher.schema_statements(self.dialect):
-            self._execute([(statement, {"dimension": dimension})], read_only=False)
-        self._run("await_indexes", {"timeout_s": self._index_wait_s}, read_only=True)
+            self._execute([(statement, {"dimension": dimension})], False, bounded=False)
+        wait = (cypher.load("await_indexes", self.dialect), {"timeout_s": self._index_wait_s})
+        self._execute([wait], read_only=True, bounded=False)
 
     def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
         if batch.is_empty():
@@ -201,6 +206,9 @@ class Neo4jStore(NamedQueryReads):
             total += deleted
             if deleted < _DELETE_BATCH:
                 return total
+
+    def warming(self) -> list[str]:
+        return []  # Neo4j keeps its vector indexes on disk
 
     def close(self) -> None:
         if self._owns_driver:

@@ -4,27 +4,45 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from dataclasses import asdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import numpy as np
+
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
+from engine.normalize import is_type_label
 from engine.store.base import Dialect, Neighbour, WriteBatch
 
-# (statement name, relationship type for the placeholder or None, parameters)
+# (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
 Rows = list[list[Any]]
-
-# Vector indexes pick nearest neighbours over every user before the user filter applies.
-MAX_VECTOR_K = 4096
+VectorParam = Callable[[list[float]], Any]
 
 
-def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
-    """The ordered statements that apply `batch`; every one is an idempotent MERGE or SET."""
+VECTOR_SCALE = 100_000  # packed vectors: integers in units of 1e-5 (error <= 5e-6 a component)
+
+
+def pack_vector(vector: Sequence[float]) -> str:
+    """A vector as comma-separated integers in units of 1e-5, for FalkorDB's
+    set_*_embeddings. Its client sends every parameter as Cypher text; measured per 1,000
+    vectors of 384 dimensions, a list of floats cost ~0.6 s to format and ~0.65 s for the
+    server to parse, this string ~0.13 s and ~0.22 s (benchmarks/README.md)."""
+    scaled = np.rint(np.asarray(vector, dtype=np.float64) * VECTOR_SCALE).astype(np.int64)
+    return ",".join(map(str, scaled.tolist()))
+
+
+def batch_statements(
+    user_id: str, batch: WriteBatch, vector_param: VectorParam | None = None
+) -> list[NamedStatement]:
+    """The ordered statements that apply `batch`; every one is an idempotent MERGE or SET
+    (`new_history` excepted: events of facts the batch creates, new by construction).
+    `vector_param` turns each embedding into the parameter its dialect's statement reads."""
     base = {"user_id": user_id, "now": time.time()}
     out: list[NamedStatement] = []
+    param = vector_param or (lambda v: v)
 
     def add(name: str, rows: list[Any], rel_type: str | None = None, **extra: Any) -> None:
         if rows:
@@ -32,17 +50,20 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
 
     add("merge_entities", [asdict(e) for e in batch.entities])
     out += restore_statements(base, batch, "entities")
+    typed = [(e.uid, e.type) for e in batch.entities]
+    out += label_statements(base, typed + [(e.uid, e.type) for e in batch.restore_entities])
     add(
         "set_entity_embeddings",
-        [{"uid": u, "embedding": v} for u, v in batch.entity_embeddings.items()],
+        [{"uid": u, "embedding": param(v)} for u, v in batch.entity_embeddings.items()],
     )
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])
     add("rename_entities", [asdict(r) for r in batch.renames])
     add("merge_facts", [asdict(f) for f in batch.facts])
     out += restore_statements(base, batch, "facts")
+    add("set_fact_texts", [{"uid": u, "text": t} for u, t in batch.fact_texts.items()])
     add(
         "set_fact_embeddings",
-        [{"uid": u, "embedding": v} for u, v in batch.fact_embeddings.items()],
+        [{"uid": u, "embedding": param(v)} for u, v in batch.fact_embeddings.items()],
     )
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for fact in batch.facts:
@@ -57,11 +78,27 @@ def batch_statements(user_id: str, batch: WriteBatch) -> list[NamedStatement]:
     add("merge_episodes", episodes)
     add(
         "set_episode_embeddings",
-        [{"uid": u, "embedding": v} for u, v in batch.episode_embeddings.items()],
+        [{"uid": u, "embedding": param(v)} for u, v in batch.episode_embeddings.items()],
     )
     out += restore_statements(base, batch, "episodes")
     add("create_history", [asdict(h) for h in batch.history])
+    add("append_history", [asdict(h) for h in batch.new_history])
     return out
+
+
+def label_statements(
+    base: dict[str, Any], typed: list[tuple[str, str | None]]
+) -> list[NamedStatement]:
+    """One `set_entity_labels` per entity type: the type becomes a second label. A type that
+    is no valid label (an old or hand-made value) stays a property only."""
+    by_label: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for uid, etype in typed:
+        if etype is not None and is_type_label(etype):
+            by_label[etype].append({"uid": uid, "type": etype})
+    return [
+        ("set_entity_labels", label, {**base, "rows": by_label[label]})
+        for label in sorted(by_label)
+    ]
 
 
 def restore_statements(
@@ -96,34 +133,73 @@ def statement_texts(
     out = []
     for name, rel_type, params in named:
         text = cypher.load(name, dialect)
-        out.append((cypher.with_rel_type(text, rel_type) if rel_type else text, params))
+        out.append((cypher.fill(text, rel_type) if rel_type else text, params))
     return out
 
 
+# -- vector reads ---------------------------------------------------------------------------
+# One vector index per label spans every user, and it picks nearest neighbours before the user
+# filter applies: beside a user with 6,000 facts near the query, one with 3 got none of them.
+# `nearest` decides, for any vector-indexed label, between that index and an exact scan of the
+# user's own nodes (benchmarks/multitenant.py measured both; README "Many users in one store").
+
+SCAN_MAX = 5_000  # a user with at most this many nodes of a label is scanned: ~8 ms on FalkorDB
 NEIGHBOURS_PER_RESULT = 8
+MAX_VECTOR_K = 4096
 
 
-def overfetch(fetch: Callable[[int, int], Rows], k: int) -> Rows:
-    """Rows of `fetch(n, k)`: a vector statement asked for n nearest neighbours that keeps the
-    best k passing its filters. n starts at `NEIGHBOURS_PER_RESULT` * k, for two reasons: an
-    HNSW index searches wider the more neighbours it is asked for (FalkorDB's default breadth
-    is 10, so asking for 30 finds worse ones than asking for 240 and keeping 30), and the
-    filters drop neighbours (other users' nodes, invalid facts, and on FalkorDB the vectors a
-    node had before its last write, which its index keeps: FalkorDB PR #2197). While fewer
-    than k survive, it asks again with 4 times as many, up to `MAX_VECTOR_K`."""
-    n = min(MAX_VECTOR_K, max(64, k * NEIGHBOURS_PER_RESULT))
-    while True:
-        rows = fetch(n, k)
-        if len(rows) >= k or n >= MAX_VECTOR_K:
-            return rows[:k]
-        n = min(MAX_VECTOR_K, n * 4)
+@dataclass(frozen=True, slots=True)
+class VectorRead:
+    """The named statements of one vector-indexed label, all scoped to `$user_id`:
+    `count` counts the user's nodes up to `$cap`; `index` asks the shared vector index for
+    `$k` neighbours and keeps the user's best `$limit` that pass the filters; `scan` compares
+    the query with each of the user's nodes and keeps the best `$limit` (exact)."""
+
+    count: str
+    index: str
+    scan: str
+
+
+ENTITY_VECTORS = VectorRead("count_entity_vectors", "search_entity_vectors", "scan_entity_vectors")
+FACT_VECTORS = VectorRead("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
+EPISODE_VECTORS = VectorRead(
+    "count_episode_vectors", "search_episode_vectors", "scan_episode_vectors"
+)
+
+
+def nearest(
+    count: Callable[[int], int],
+    index: Callable[[int, int], Rows],
+    scan: Callable[[int], Rows],
+    k: int,
+) -> Rows:
+    """The user's k nearest nodes of one label, from `count(cap)`, `index(n, k)` and
+    `scan(k)` (the statements of a `VectorRead`).
+
+    - A user with at most `SCAN_MAX` nodes is scanned: exact, and about as cheap as the index
+      (about 1.6 us a node on FalkorDB), whatever other users hold.
+    - A larger user asks the shared index for n = `NEIGHBOURS_PER_RESULT` * k neighbours (an
+      HNSW index searches wider the more it is asked for). When k of them are the user's and
+      pass the filters, they are the user's k nearest: they lead the index's answer, where an
+      HNSW search is reliable.
+    - When fewer survive (the user's nodes are a small part of the index near the query, or
+      filtered out: invalid facts, the stale vectors FalkorDB keeps after a rewrite, FalkorDB
+      PR #2197), the user is scanned: slower for a large user, never starved. Asking the index
+      for more is no cure: the user's nodes would come from the tail of its answer, where HNSW
+      misses neighbours (measured: a user whose nodes ranked beyond the first few thousand got
+      a wrong top 10).
+    """
+    if count(SCAN_MAX + 1) <= SCAN_MAX:
+        return scan(k)
+    rows = index(min(MAX_VECTOR_K, max(64, k * NEIGHBOURS_PER_RESULT)), k)
+    return rows[:k] if len(rows) >= k else scan(k)
 
 
 def composed_batch(
-    user_id: str, batch: WriteBatch, dialect: Dialect
+    user_id: str, batch: WriteBatch, dialect: Dialect, vector_param: VectorParam | None = None
 ) -> tuple[str, dict[str, Any], list[str]]:
     """The whole batch as one query (see `cypher.compose`), with the statement names in order."""
-    named = batch_statements(user_id, batch)
+    named = batch_statements(user_id, batch, vector_param)
     query, params = cypher.compose(statement_texts(named, dialect))
     return query, params, [name for name, _, _ in named]
 

@@ -44,6 +44,7 @@ const functions = [
   fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
   fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
   fn('head', [arg('list', 'LIST<ANY>')], ANY),
+  fn('labels', [arg('input', 'NODE')], 'LIST<STRING>'),
   fn('size', [arg('input', ANY)], 'INTEGER'),
   fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),
   fn('relationships', [arg('input', 'PATH')], 'LIST<RELATIONSHIP>'),
@@ -54,6 +55,7 @@ const functions = [
   fn('toLower', [arg('input', 'STRING')], 'STRING'),
   fn('trim', [arg('input', 'STRING')], 'STRING'),
   fn('type', [arg('input', 'RELATIONSHIP')], 'STRING'),
+  fn('vector.similarity.cosine', [arg('a', 'LIST<INTEGER | FLOAT>'), arg('b', 'LIST<INTEGER | FLOAT>')], 'FLOAT'),
 ];
 
 const procedures = [
@@ -74,7 +76,7 @@ const byName = (items) => Object.fromEntries(items.map((item) => [item.name, ite
 // Representative values: the semantic analysis only needs each parameter's type.
 const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
 const parameters = {
-  at: 0.0, batch: 1000, by: 'salience', checksums: ['c'],
+  at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
   dimension: 384, embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', nodes: ['u'], now: 0.0,
   query: 'q', rows: [row], scan: 500, skip: 0, target_uid: 'u', timeout_s: 300, uid: 'u',
@@ -83,7 +85,7 @@ const parameters = {
 
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
-  'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'invalid_at',
+  'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'id', 'invalid_at',
   'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'session_id', 'source',
   'speaker',
   'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
@@ -96,11 +98,32 @@ const rowFields = [
 
 export const dbSchema = {
   defaultLanguage: 'CYPHER 5',
-  labels: ['Entity', 'Episode', 'Fact', 'History'],
+  // __LABEL__ is the placeholder the engine fills with a validated PascalCase entity type;
+  // __Entity__ and __Node__ are the labels LlamaIndex's Neo4jPropertyGraphStore matches on.
+  labels: ['Entity', 'Episode', 'Fact', 'History', '__Entity__', '__LABEL__', '__Node__'],
   // __REL_TYPE__ is the placeholder the engine fills with a validated UPPER_SNAKE_CASE type.
   relationshipTypes: ['MENTIONS', 'OBJECT', 'SUBJECT', '__REL_TYPE__'],
   propertyKeys: [...propertyKeys, ...rowFields],
   parameters,
   functions: { 'CYPHER 5': byName(functions) },
   procedures: { 'CYPHER 5': byName(procedures) },
+};
+
+// LlamaIndex's Neo4jPropertyGraphStore reading graphmem's graph (tests/test_llama_index_graph.py):
+// the functions and parameters of its read statements on top of graphmem's own schema.
+export const llamaIndexSchema = {
+  ...dbSchema,
+  relationshipTypes: [...dbSchema.relationshipTypes, 'OWNS'], // a predicate the test names
+  parameters: {
+    ...parameters, ids: ['u'], entity_names: ['n'], property_0: 'alice', property_1: 'n',
+    param_0: 'alice', param_1: 'n',
+  },
+  functions: {
+    'CYPHER 5': byName([
+      ...functions,
+      fn('range', [arg('start', 'INTEGER'), arg('end', 'INTEGER')], 'LIST<INTEGER>'),
+      fn('endNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
+      fn('vector.similarity.cosine', [arg('a', 'LIST<FLOAT>'), arg('b', 'LIST<FLOAT>')], 'FLOAT'),
+    ]),
+  },
 };

@@ -3,12 +3,14 @@
 // exits 1 when any diagnostic is an error, 2 on bad usage.
 import { readFileSync } from 'node:fs';
 import { lintCypherQuery } from '@neo4j-cypher/language-support';
-import { dbSchema } from './dbschema.mjs';
+import { dbSchema, llamaIndexSchema } from './dbschema.mjs';
+
+const schema = process.env.CYPHER_LINT_SCHEMA === 'llama_index' ? llamaIndexSchema : dbSchema;
 
 const SEVERITY = { 1: 'error', 2: 'warning', 3: 'information', 4: 'hint' };
 
 function lintFile(path) {
-  const { diagnostics } = lintCypherQuery(readFileSync(path, 'utf8'), dbSchema);
+  const { diagnostics } = lintCypherQuery(readFileSync(path, 'utf8'), schema);
   return diagnostics.map((d) => ({
     severity: SEVERITY[d.severity] ?? String(d.severity),
     line: d.range.start.line + 1,

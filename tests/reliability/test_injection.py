@@ -108,7 +108,7 @@ def test_hostile_text_is_data_or_a_clear_error(
             assert named is None or named in str(exc), str(exc)
     assert _canary(mem, store) == before
     assert [sf.fact.user_id for sf in mem.search("Canary owns", CANARY).facts][:1] == [CANARY]
-    assert all(PREDICATE_PATTERN.match(t) for t in _relationship_types(store))
+    assert all(PREDICATE_PATTERN.fullmatch(t) for t in _relationship_types(store))
     assert half_written(store, ATTACKER) == [] and half_written(store, CANARY) == []
 
 
@@ -134,6 +134,6 @@ def test_a_megabyte_type_or_predicate_is_cut_to_a_valid_identifier(
     CALLS[field](mem, "A" * 1_000_000)
     tally.cases += 1
     tally.faults += 1
-    assert all(PREDICATE_PATTERN.match(f.predicate) for f in mem.get_all(ATTACKER))
+    assert all(PREDICATE_PATTERN.fullmatch(f.predicate) for f in mem.get_all(ATTACKER))
     kinds = [e.entity.type for e in mem.top_entities(ATTACKER)]
     assert all(k is None or len(k) <= 64 for k in kinds)

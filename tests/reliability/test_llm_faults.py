@@ -64,7 +64,7 @@ def _clean_name(name: str) -> bool:
 def _check_user_graph(mem: Memory, store: GraphStore, user: str) -> int:
     facts = mem.get_all(user, include_invalid=True)
     for f in facts:
-        assert PREDICATE_PATTERN.match(f.predicate), f.predicate
+        assert PREDICATE_PATTERN.fullmatch(f.predicate), f.predicate
         assert _clean_name(f.subject) and _clean_name(f.object), (f.subject, f.object)
         assert f.text.strip()
     for scored in mem.top_entities(user, 100):

@@ -1,0 +1,118 @@
+"""Bulk load benchmark: the 128k-fact MetaQA KB through `Memory.load`, then a cold reopen.
+
+Loads `kb_reconstructed.txt` (subject|predicate|object) into a fresh data dir (--data-dir is
+emptied first: give it a directory of its own) for the user
+`metaqa` (the user benchmarks/metaqa.py asks), reports facts/s end to end (embeddings
+included), where the time went, the peak memory of this process and of the database server,
+then stops the server and measures, in a new process, how long a reopen takes to its first
+answered search (process start included). The data dir is left ready for
+`python benchmarks/metaqa.py --data-dir DIR` (a marker file says it is loaded).
+
+    python benchmarks/load_metaqa.py --data-dir ~/.graphmem-bench-load
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from engine import Memory
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_KB = REPO.parent / "shared" / "data" / "metaqa" / "kb_reconstructed.txt"
+USER = "metaqa"
+REOPEN = """
+import sys, time, json
+started = float(sys.argv[2])
+from engine import Memory
+mem = Memory(data_dir=sys.argv[1])
+result = mem.search("who directed Kismet", user_id="metaqa")
+answered = time.time() - started
+stats = mem.stats("metaqa")
+print(json.dumps({"reopen_to_first_search_s": answered, "facts": stats.facts,
+                  "warming": result.warming, "top": [h.fact.text for h in result.facts[:3]]}))
+mem.close()
+"""
+
+
+def server_peak_kb(data_dir: Path) -> int | None:
+    """Peak resident memory (VmHWM) of the embedded server, from its pid file."""
+    try:
+        pid = int((data_dir / "falkordb.pid").read_text())
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (OSError, ValueError):
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
+def reopen(data_dir: Path) -> dict[str, Any]:
+    """A new process opens the stopped store and searches; seconds from its start."""
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, "-c", REOPEN, str(data_dir), repr(started)],
+        capture_output=True, text=True, check=True, env=os.environ | {"PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--kb", type=Path, default=DEFAULT_KB)
+    parser.add_argument("--data-dir", type=Path, default=Path.home() / ".graphmem-bench-load")
+    parser.add_argument("--chunk-size", type=int, default=2000)
+    parser.add_argument("--limit", type=int, default=0, help="first N lines only (0 = all)")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "load.json")
+    args = parser.parse_args(argv)
+    source = args.kb
+    if args.limit:
+        source = Path(args.data_dir.parent / f"kb-first-{args.limit}.txt")
+        lines = args.kb.read_text(encoding="utf-8").splitlines()[: args.limit]
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.rmtree(args.data_dir, ignore_errors=True)
+    with open("/proc/loadavg") as handle:
+        load_before = handle.read().split()[:3]
+    started = time.perf_counter()
+    mem = Memory(data_dir=args.data_dir)
+    report = mem.load(source, USER, format="tsv", delimiter="|", chunk_size=args.chunk_size)
+    total = time.perf_counter() - started
+    facts = mem.stats(USER).facts
+    peak_server = server_peak_kb(args.data_dir)
+    mem.close()
+    (args.data_dir / "metaqa.loaded").write_text(f"{facts} facts by load_metaqa.py\n")
+    result: dict[str, Any] = {
+        "kb": str(args.kb),
+        "lines": report.lines_read,
+        "facts": facts,
+        "load": report.model_dump(),
+        "end_to_end_s": round(total, 1),
+        "facts_per_s_end_to_end": round(report.facts_added / total, 1),
+        "peak_rss_mb": {
+            "python": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "server": round(peak_server / 1024) if peak_server else None,
+        },
+        "loadavg_before": load_before,
+        "reopen": reopen(args.data_dir),
+    }
+    with open("/proc/loadavg") as handle:
+        result["loadavg_after"] = handle.read().split()[:3]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+// Before a clean stop (see engine/store/falkordb.py, compact_for_reopen): a vector index kept
+// in the snapshot is rebuilt before the server answers anything when it starts again.
+DROP VECTOR INDEX FOR (p:Episode) ON (p.embedding)

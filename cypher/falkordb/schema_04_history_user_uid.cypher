@@ -1,0 +1,1 @@
+CREATE INDEX FOR (h:History) ON (h.uid)

@@ -1,0 +1,14 @@
+// Exact nearest facts of one user: the query is compared with every one of the user's facts,
+// so they are found however many vectors other users hold (cost linear in the user's facts).
+// vector.similarity.cosine is the index's score: (1 + cos) / 2.
+MATCH (f:Fact {user_id: $user_id})
+WHERE f.embedding IS NOT NULL AND ($include_invalid OR f.invalid_at IS NULL)
+WITH f, vector.similarity.cosine(f.embedding, $embedding) AS similarity
+ORDER BY similarity DESC
+LIMIT $limit
+MATCH (f)-[:SUBJECT]->(s:Entity)
+MATCH (f)-[:OBJECT]->(o:Entity)
+RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, .first_seen,
+          .last_seen, .episodes, .confidence} AS fact,
+       s {.uid, .name} AS subject, o {.uid, .name} AS object, similarity AS similarity
+ORDER BY similarity DESC

@@ -1,1 +1,0 @@
-CREATE CONSTRAINT episode_uid IF NOT EXISTS FOR (p:Episode) REQUIRE p.uid IS UNIQUE

@@ -1,0 +1,225 @@
+"""Clauses: the facts a verb, a copula or a naming verb states, read off the parse."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.extraction.offline.collector import Collector
+from engine.extraction.offline.dates import clause_date
+from engine.extraction.offline.phrases import (
+    entity_span,
+    is_value,
+    name_token,
+    owner_token,
+    phrase,
+    relation,
+    resolve,
+    role_type,
+    role_words,
+    text_phrase,
+    value_ref,
+)
+from engine.extraction.offline.verbs import article, negation_of, possessive, verb_words
+from engine.extraction.offline.vocab import (
+    CLAUSE_DEPS,
+    FIRST_PERSON,
+    NAMING_VERBS,
+    NER_TYPES,
+    PLACE_PREPOSITIONS,
+    PLACE_TYPES,
+    RELATIVE_PRONOUNS,
+    Arg,
+    Ref,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+
+def read_doc(doc: Doc, out: Collector) -> None:
+    """Every statement of one message (questions are skipped) into `out`."""
+    statements = [t for t in doc if not t.sent.text.rstrip().endswith("?")]
+    for tok in statements:
+        if tok.pos_ in ("VERB", "AUX") and tok.dep_ in CLAUSE_DEPS:
+            _clause(tok, out)
+    for tok in statements:
+        if tok.pos_ in ("NOUN", "PROPN") and owner_token(tok) is not None:
+            resolve(tok, out)  # "... with my friend Peter": the relation alone
+    for ent in doc.ents:
+        if ent.label_ in NER_TYPES:
+            out.entity(Ref(ent.text, NER_TYPES[ent.label_]))
+
+
+def _clause(verb: Token, out: Collector) -> None:
+    lemma = verb.lemma_.casefold()
+    if lemma in NAMING_VERBS and _named_by_verb(verb, out):
+        return
+    if lemma == "be":
+        _copula(verb, out)
+    subjects = [r for r in (resolve(s, out) for s in _subjects(verb)) if r is not None]
+    args = _arguments(verb, *verb_words(verb))
+    when = clause_date(verb, out.sent_at) if subjects and args else None
+    for arg in args:
+        target = resolve(arg.target, out)
+        if target is None:
+            continue
+        for subject in subjects:
+            pred, text = _have_named(verb, arg, subject, target) or (
+                arg.predicate,
+                f"{subject.name} {arg.verb_text} {text_phrase(arg.target)}",
+            )
+            out.add(subject, pred, target, text, when)
+
+
+def _subjects(verb: Token) -> list[Token]:
+    """The verb's subjects, shared down a coordination ("I like tea but hate coffee")."""
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects and verb.dep_ == "conj" and verb.head is not verb:
+        return _subjects(verb.head)
+    found: list[Token] = []
+    for subject in subjects:
+        if subject.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":
+            subject = verb.head
+        found.extend(_coordinated(subject))
+    return found
+
+
+def _coordinated(tok: Token) -> list[Token]:
+    """`tok` and the words coordinated with it that are not clauses of their own."""
+    extra = [c for c in tok.conjuncts if not any(g.dep_ == "nsubj" for g in c.children)]
+    return sorted({tok, *extra}, key=lambda t: t.i)
+
+
+def _arguments(verb: Token, predicate: str, verb_text: str) -> list[Arg]:
+    args: list[Arg] = []
+    for child in verb.children:
+        if child.dep_ == "dobj":
+            args += [Arg(predicate, verb_text, t) for t in _coordinated(child)]
+            args += _place_arguments(predicate, verb_text, child)
+        elif child.dep_ == "xcomp":
+            args += _xcomp_arguments(predicate, verb_text, child)
+        elif child.dep_ in ("prep", "agent"):
+            args += _prep_arguments(predicate, verb_text, child)
+    return args
+
+
+def _xcomp_arguments(predicate: str, verb_text: str, xcomp: Token) -> list[Arg]:
+    """`like playing badminton` -> LIKES; `want to learn Spanish` -> WANTS_TO_LEARN."""
+    if xcomp.tag_ == "VBG" or xcomp.pos_ != "VERB":
+        return [Arg(predicate, verb_text, t) for t in _coordinated(xcomp)]
+    lemma = xcomp.lemma_.casefold()
+    inner = _arguments(xcomp, f"{predicate}_TO_{lemma}", f"{verb_text} to {lemma}")
+    return inner or [Arg(f"{predicate}_TO", f"{verb_text} to", xcomp)]
+
+
+def _prep_arguments(predicate: str, verb_text: str, prep: Token) -> list[Arg]:
+    word = prep.lower_
+    objects = [c for c in prep.children if c.dep_ == "pobj"]
+    args = [
+        Arg(f"{predicate}_{word}", f"{verb_text} {word}", t)
+        for obj in objects
+        for t in _coordinated(obj)
+    ]
+    return args + [a for obj in objects for a in _place_arguments(predicate, verb_text, obj)]
+
+
+def _place_arguments(predicate: str, verb_text: str, noun: Token) -> list[Arg]:
+    """A named place on the verb's object still says where: "works as a teacher in Berlin"
+    -> WORKS_IN Berlin, "work at a bakery in Oslo" -> WORKS_IN Oslo."""
+    args = []
+    for prep in noun.children:
+        if prep.dep_ != "prep" or prep.lower_ not in PLACE_PREPOSITIONS:
+            continue
+        for place in (c for c in prep.children if c.dep_ == "pobj"):
+            span = entity_span(place)
+            if span is not None and NER_TYPES.get(span.label_) in PLACE_TYPES:
+                word = prep.lower_
+                args.append(Arg(f"{predicate}_{word}", f"{verb_text} {word}", place))
+    return args
+
+
+def _have_named(verb: Token, arg: Arg, subject: Ref, target: Ref) -> tuple[str, str] | None:
+    """`John has a dog named Tommy` -> HAS_DOG Tommy."""
+    noun = arg.target
+    if verb.lemma_.casefold() != "have" or arg.predicate.upper() != "HAS" or noun.pos_ != "NOUN":
+        return None
+    if name_token(noun) in (None, noun):
+        return None
+    role = role_words(noun)
+    return f"HAS_{role}", f"{subject.name} has {article(role)} {role} named {target.name}"
+
+
+# ---------------------------------------------------------------------------- copulas, names
+
+
+def _copula(verb: Token, out: Collector) -> None:
+    """`X is Y`: a name (`My friend is John`), an owned attribute, or IS."""
+    values = [t for c in verb.children if c.dep_ in ("attr", "acomp") for t in _coordinated(c)]
+    for subject in _subjects(verb):
+        for value in values:
+            _copula_fact(verb, subject, value, out)
+
+
+def _copula_fact(verb: Token, subject: Token, value: Token, out: Collector) -> None:
+    if not is_value(value):
+        return
+    negated = negation_of(verb) is not None
+    unnamed_owned = owner_token(subject) is not None and name_token(subject) is None
+    is_name = value.pos_ == "PROPN" or subject.lemma_.casefold() == "name"
+    if not negated and unnamed_owned and is_name and _assign_name(subject, value_ref(value), out):
+        return
+    if not negated and unnamed_owned and role_type(subject) is None:
+        _owned_attribute(subject, value, out)
+        return
+    source, target = resolve(subject, out), resolve(value, out)
+    if source is not None and target is not None:
+        pred, words = verb_words(verb)
+        text = f"{source.name} {words} {text_phrase(value)}"
+        out.add(source, pred, target, text, clause_date(verb, out.sent_at))
+
+
+def _owned_attribute(subject: Token, value: Token, out: Collector) -> None:
+    """`My favorite color is blue` -> USER HAS_FAVORITE_COLOR blue."""
+    owner_tok = owner_token(subject)
+    owner = resolve(owner_tok, out) if owner_tok is not None else None
+    target = resolve(value, out)
+    if owner is None or target is None:
+        return
+    attribute = phrase(subject)
+    text = f"{possessive(owner.name)} {attribute} is {text_phrase(value)}"
+    out.add(owner, f"HAS_{attribute}", target, text)
+
+
+def _named_by_verb(verb: Token, out: Collector) -> bool:
+    """`My friend is called John` / `I named my dog Rex`: the named thing gets its name."""
+    names = [c for c in verb.children if c.dep_ in ("oprd", "attr") and is_value(c)]
+    passive = any(c.dep_ == "auxpass" for c in verb.children)
+    named = [c for c in verb.children if c.dep_ == ("nsubjpass" if passive else "dobj")]
+    if not names or not named or negation_of(verb) is not None:
+        return False
+    for thing in named:
+        name = value_ref(names[0])
+        if not _assign_name(thing, name, out):
+            source = resolve(thing, out)
+            if source is not None:
+                out.add(source, "HAS_NAME", name, f"{possessive(source.name)} name is {name.name}")
+    return True
+
+
+def _assign_name(subject: Token, name: Ref, out: Collector) -> bool:
+    """Give `subject` (me, my name, my friend, my wife's name) the name; False if it can't."""
+    if subject.lower_ in FIRST_PERSON:
+        speaker = out.speaker
+        ref = Ref(name.name, "Person")
+        out.add(speaker, "HAS_NAME", ref, f"{possessive(speaker.name)} name is {name.name}")
+        return True
+    owner_tok = owner_token(subject)
+    if owner_tok is None or name_token(subject) is not None:
+        return False
+    if subject.lemma_.casefold() == "name":
+        return _assign_name(owner_tok, name, out)
+    owner = resolve(owner_tok, out)
+    if owner is None:
+        return False
+    out.add(*relation(owner, subject, Ref(name.name, role_type(subject) or name.type)))
+    return True

@@ -1,0 +1,118 @@
+"""What one batch extracts, deduplicated, and which known facts it contradicts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from engine.extraction.offline.verbs import predicate_of, third_person
+from engine.extraction.offline.vocab import NEGATIVE, POSITIVE, SINGLE_VALUED, USER, USER_REF, Ref
+from engine.extraction.schema import ExtractedEntity, ExtractedFact, Invalidation, KnownFact
+from engine.normalize import entity_key
+
+Triple = tuple[str, str, str]
+
+
+class Collector:
+    """Entities and facts of one batch, deduplicated, later contradictions replacing earlier.
+
+    `speaker` is who "I/me/my" means in the message being read; `sent_at` is when it was
+    written (relative dates are read against it).
+    """
+
+    def __init__(self, user_name: str | None) -> None:
+        self.user_name = user_name
+        self.entities: dict[str, ExtractedEntity] = {}
+        self.facts: list[ExtractedFact] = []
+        self.speaker = USER_REF
+        self.sent_at: datetime | None = None
+
+    def entity(self, ref: Ref) -> None:
+        key = entity_key(ref.name)
+        old = self.entities.get(key)
+        if old is None:
+            self.entities[key] = ExtractedEntity(name=ref.name, type=ref.type)
+        elif old.type == "Thing" and ref.type != "Thing":
+            old.type = ref.type
+
+    def add(
+        self, source: Ref, predicate: str, target: Ref, text: str, valid_at: datetime | None = None
+    ) -> None:
+        pred = predicate_of(predicate)
+        if pred is None or not target.name or entity_key(source.name) == entity_key(target.name):
+            return
+        fact = ExtractedFact(
+            source=source.name, predicate=pred, target=target.name, fact=text, valid_at=valid_at
+        )
+        triple = fact_triple(fact.source, fact.predicate, fact.target, self.user_name)
+        olds = [fact_triple(f.source, f.predicate, f.target, self.user_name) for f in self.facts]
+        if triple in olds:
+            return
+        kept = zip(self.facts, olds, strict=True)
+        self.facts = [f for f, old in kept if not contradicts(triple, old)]
+        self.entity(source)
+        self.entity(target)
+        self.facts.append(fact)
+
+    def entity_list(self) -> list[ExtractedEntity]:
+        user = self.entities.get(entity_key(USER))
+        if user is not None and self.user_name and self.user_name not in user.aliases:
+            user.aliases.append(self.user_name)
+        return list(self.entities.values())
+
+
+def fact_triple(source: str, predicate: str, target: str, user_name: str | None) -> Triple:
+    """Comparable form: keys for names (the user's name counts as USER)."""
+    key = entity_key(source)
+    if user_name and key == entity_key(user_name):
+        key = entity_key(USER)
+    return key, predicate, entity_key(target)
+
+
+def _polarity(predicate: str) -> tuple[str, bool]:
+    """DOES_NOT_LIVE_IN -> (LIVES_IN, False); IS_NOT -> (IS, False); LIKES -> (LIKES, True)."""
+    if predicate.startswith("DOES_NOT_"):
+        head, _, tail = predicate.removeprefix("DOES_NOT_").partition("_")
+        base = third_person(head.casefold()).upper()
+        return (f"{base}_{tail}" if tail else base), False
+    if predicate.startswith("IS_NOT"):
+        return "IS" + predicate.removeprefix("IS_NOT"), False
+    if predicate.startswith("NOT_"):
+        return predicate.removeprefix("NOT_"), False
+    return predicate, True
+
+
+def _sentiment(predicate: str) -> int:
+    base, positive = _polarity(predicate)
+    if base in POSITIVE:
+        return 1 if positive else -1
+    return -1 if base in NEGATIVE and positive else 0
+
+
+def contradicts(new: Triple, old: Triple) -> bool:
+    """Same subject and object with opposite meaning, or a second value of a one-value fact."""
+    if new[0] != old[0]:
+        return False
+    if new[1] == old[1] and new[1] in SINGLE_VALUED:
+        return new[2] != old[2]
+    if new[2] != old[2]:
+        return False
+    (base_new, pos_new), (base_old, pos_old) = _polarity(new[1]), _polarity(old[1])
+    if base_new == base_old and pos_new != pos_old:
+        return True
+    return _sentiment(new[1]) * _sentiment(old[1]) < 0
+
+
+def invalidations(
+    facts: Sequence[ExtractedFact], known: Sequence[KnownFact], user_name: str | None
+) -> list[Invalidation]:
+    """The known facts that a new fact of the batch contradicts, each once."""
+    found: dict[str, Invalidation] = {}
+    for fact in facts:
+        new = fact_triple(fact.source, fact.predicate, fact.target, user_name)
+        for old in known:
+            if old.id in found:
+                continue
+            if contradicts(new, fact_triple(old.source, old.predicate, old.target, user_name)):
+                found[old.id] = Invalidation(fact_id=old.id, reason=f"contradicted: {fact.fact}")
+    return list(found.values())

@@ -1,0 +1,166 @@
+"""When a clause says something happened, as a date: relative dates read against the message.
+
+A clause's date is a spaCy DATE entity hanging off its verb ("yesterday", "last week", "two
+days ago", "in May", "on Monday", "in June 2022"). Relative dates need the message's time;
+dates with a year do not. Past-tense clauses look back ("in May" said in August is this May,
+said in March last May), others look ahead. The result is midnight UTC of the day meant:
+"last week" and "last month" are the same day a week or a month before, "last year" the same
+date a year before, "last weekend" the Saturday before.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from dateutil import parser as dateparser
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+_MONTHS = {m.casefold(): i for i, m in enumerate(calendar.month_name) if m}
+_DAYS = {d.casefold(): i for i, d in enumerate(calendar.day_name)}
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2,
+    "a couple": 2, "a couple of": 2, "couple of": 2, "few": 3, "a few": 3,
+}  # fmt: skip
+_DAY_OFFSETS = {
+    "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
+    "yesterday": -1, "last night": -1, "day before yesterday": -2, "tomorrow": 1,
+    "day after tomorrow": 2,
+}  # fmt: skip
+_AGO = re.compile(r"(\d+|[a-z]+(?: [a-z]+)*?) (day|week|month|year)s? ago")
+_LAST = re.compile(r"(last|this past|past|next) (week|weekend|month|year)")
+_WEEKDAY = re.compile(r"(?:(last|this past|next|this|on) )?([a-z]+day)")
+_MONTH = re.compile(r"(?:(last|next|this|in|early|late|mid) )?([a-z]+)")
+_YEAR = re.compile(r"\b(19|20)\d{2}\b")
+_PAST_TAGS = frozenset({"VBD", "VBN"})
+_PAST_AUX = frozenset({"did", "was", "were", "had", "'d"})
+_DATE_PREPOSITIONS = frozenset({"in", "on", "during", "since", "last", "this", "by", "at"})
+
+
+def clause_date(verb: Token, sent_at: datetime | None) -> datetime | None:
+    """The date `verb`'s clause gives, resolved against `sent_at`; None when it gives none."""
+    span = _date_span(verb)
+    if span is None:
+        return None
+    return resolve_date(span.text, sent_at, past=_is_past(verb))
+
+
+def resolve_date(text: str, sent_at: datetime | None, *, past: bool = True) -> datetime | None:
+    """A date phrase as midnight UTC of the day it means (see the module docstring).
+
+    >>> resolve_date("two days ago", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    datetime.datetime(2023, 5, 6, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    phrase = " ".join(text.casefold().replace(",", " ").split()).removeprefix("the ")
+    if _YEAR.search(phrase):
+        return _absolute(phrase)
+    if sent_at is None:
+        return None
+    day = _midnight(sent_at)
+    for read in (_offset_day, _ago, _last, _weekday, _month):
+        found = read(phrase, day, past)
+        if found is not None:
+            return found
+    return None
+
+
+def _date_span(verb: Token) -> Span | None:
+    """The DATE entity on the verb itself or on one of its prepositions."""
+    for child in verb.children:
+        tokens = [child]
+        if child.dep_ == "prep" and child.lower_ in _DATE_PREPOSITIONS:
+            tokens = [c for c in child.children if c.dep_ == "pobj"]
+        for tok in tokens:
+            if tok.ent_type_ == "DATE":
+                return next(e for e in tok.doc.ents if e.start <= tok.i < e.end)
+    return None
+
+
+def _is_past(verb: Token) -> bool:
+    aux = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
+    return verb.tag_ in _PAST_TAGS or bool(aux & _PAST_AUX)
+
+
+def _midnight(when: datetime) -> datetime:
+    moment = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _absolute(phrase: str) -> datetime | None:
+    """A date with a year ("June 2022", "8 May 2023"); the first of what it leaves out."""
+    words = phrase.removeprefix("in ").removeprefix("on ")
+    try:
+        found = dateparser.parse(words, default=datetime(2000, 1, 1))
+    except (ValueError, OverflowError):
+        return None
+    return found.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC)
+
+
+def _offset_day(phrase: str, day: datetime, past: bool) -> datetime | None:
+    offset = _DAY_OFFSETS.get(phrase)
+    return day + timedelta(days=offset) if offset is not None else None
+
+
+def _ago(phrase: str, day: datetime, past: bool) -> datetime | None:
+    match = _AGO.fullmatch(phrase)
+    if match is None:
+        return None
+    count = int(match[1]) if match[1].isdigit() else _NUMBERS.get(match[1])
+    return _shift(day, match[2], -count) if count is not None else None
+
+
+def _last(phrase: str, day: datetime, past: bool) -> datetime | None:
+    match = _LAST.fullmatch(phrase)
+    if match is None:
+        return None
+    step = 1 if match[1] == "next" else -1
+    if match[2] == "weekend":
+        return _next_weekday(day, calendar.SATURDAY, forward=step > 0)
+    return _shift(day, match[2], step)
+
+
+def _weekday(phrase: str, day: datetime, past: bool) -> datetime | None:
+    match = _WEEKDAY.fullmatch(phrase)
+    weekday = _DAYS.get(match[2]) if match else None
+    if match is None or weekday is None:
+        return None
+    forward = match[1] == "next" or (match[1] != "last" and not past)
+    return _next_weekday(day, weekday, forward=forward)
+
+
+def _month(phrase: str, day: datetime, past: bool) -> datetime | None:
+    match = _MONTH.fullmatch(phrase)
+    month = _MONTHS.get(match[2]) if match else None
+    if match is None or month is None:
+        return None
+    if match[1] == "last" or (match[1] != "next" and past):
+        later = month > day.month or (match[1] == "last" and month == day.month)
+        year = day.year - 1 if later else day.year
+    else:
+        earlier = month < day.month or (match[1] == "next" and month == day.month)
+        year = day.year + 1 if earlier else day.year
+    return day.replace(year=year, month=month, day=1)
+
+
+def _next_weekday(day: datetime, weekday: int, *, forward: bool) -> datetime:
+    """The nearest `weekday` strictly after (`forward`) or before `day`."""
+    if forward:
+        return day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
+    return day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+
+
+def _shift(day: datetime, unit: str, count: int) -> datetime:
+    if unit == "day":
+        return day + timedelta(days=count)
+    if unit == "week":
+        return day + timedelta(weeks=count)
+    months = count * (12 if unit == "year" else 1)
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return day.replace(year=year, month=month + 1, day=min(day.day, last))

@@ -1,0 +1,183 @@
+"""Noun phrases: which entity a phrase names, its type, and the relations it implies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from engine.extraction.offline.collector import Collector
+from engine.extraction.offline.verbs import article, possessive
+from engine.extraction.offline.vocab import (
+    ANIMAL_NOUNS,
+    FIRST_PERSON,
+    MUTUAL,
+    NAMING_VERBS,
+    NER_TYPES,
+    NOT_IN_PHRASE,
+    NOUN_MODIFIERS,
+    PERSON_NOUNS,
+    THIRD_PERSON,
+    VALUE_LABELS,
+    Ref,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+
+def resolve(tok: Token, out: Collector) -> Ref | None:
+    """The entity a noun phrase names, recording the relations it implies ("my friend Peter")."""
+    if tok.lower_ in FIRST_PERSON:
+        return out.speaker
+    if tok.lower_ in THIRD_PERSON:
+        return _antecedent(tok)
+    if tok.pos_ in ("PRON", "DET", "NUM") or tok.ent_type_ in VALUE_LABELS:
+        return None
+    owner_tok, name_tok = owner_token(tok), name_token(tok)
+    owner = resolve(owner_tok, out) if owner_tok is not None else None
+    if name_tok is None:
+        if owner is not None:
+            return Ref(f"{possessive(owner.name)} {phrase(tok)}", noun_type(tok))
+        return Ref(phrase(tok), noun_type(tok))
+    role = _role_token(tok, name_tok)
+    ref = Ref(
+        phrase(name_tok), (role_type(role) if role is not None else None) or noun_type(name_tok)
+    )
+    if owner is not None and role is not None:
+        out.add(*relation(owner, role, ref))
+    return ref
+
+
+def relation(owner: Ref, role: Token, named: Ref) -> tuple[Ref, str, Ref, str]:
+    """USER + friend + Peter -> USER FRIEND_OF Peter; USER + dog + Rex -> USER HAS_DOG Rex."""
+    words = role_words(role)
+    if role.lemma_.casefold() in MUTUAL:
+        return owner, f"{words}_OF", named, f"{named.name} is {possessive(owner.name)} {words}"
+    if role.lemma_.casefold() == "name":
+        return owner, "HAS_NAME", named, f"{possessive(owner.name)} name is {named.name}"
+    text = f"{owner.name} has {article(words)} {words} named {named.name}"
+    return owner, f"HAS_{words}", named, text
+
+
+def role_words(role: Token) -> str:
+    """The role noun phrase in the singular: "kids" -> "kid", "best friends" -> "best friend"."""
+    words = phrase(role).casefold()
+    if words.endswith(role.lower_):
+        words = words[: len(words) - len(role.lower_)] + role.lemma_.casefold()
+    return words
+
+
+def _antecedent(pronoun: Token) -> Ref | None:
+    """he/she/him/her/his: the one person named before it in the message, if only one is."""
+    names = {e.text for e in pronoun.doc.ents if e.label_ == "PERSON" and e.end <= pronoun.i}
+    return Ref(names.pop(), "Person") if len(names) == 1 else None
+
+
+def owner_token(tok: Token) -> Token | None:
+    """Whose it is: the possessive ("my", "John's") on the noun or on its role noun."""
+    for child in tok.children:
+        if child.dep_ == "poss":
+            return child
+    if tok.pos_ == "PROPN":
+        for child in tok.children:
+            if child.dep_ in ("compound", "appos") and child.pos_ == "NOUN":
+                return next((c for c in child.children if c.dep_ == "poss"), None)
+    return None
+
+
+def name_token(tok: Token) -> Token | None:
+    """The proper name a noun phrase carries: itself, an apposition, or `called`/`named` X."""
+    if tok.pos_ == "PROPN":
+        return tok
+    for child in tok.children:
+        if child.dep_ == "appos" and child.pos_ == "PROPN":
+            return child
+        if child.dep_ == "acl" and child.lemma_.casefold() in NAMING_VERBS:
+            for grandchild in child.children:
+                if grandchild.dep_ in ("oprd", "attr", "dobj"):
+                    return grandchild
+    return None
+
+
+def _role_token(tok: Token, name: Token) -> Token | None:
+    """The common noun that says what a named thing is to its owner ("friend", "dog")."""
+    if name is not tok:
+        return tok
+    for child in tok.children:
+        if child.dep_ in ("compound", "appos") and child.pos_ == "NOUN":
+            return child
+    return None
+
+
+def phrase(tok: Token) -> str:
+    """The name of what `tok` heads: an entity span, a gerund phrase, or noun + modifiers."""
+    span = entity_span(tok)
+    if span is not None:
+        return span.text
+    if tok.pos_ in ("VERB", "AUX"):
+        kept = [c for c in tok.children if c.dep_ not in NOT_IN_PHRASE and not _names_someone(c)]
+        return _join([tok, *(t for c in kept for t in c.subtree)])
+    proper = tok.pos_ == "PROPN"
+    keep = [tok]
+    for child in tok.lefts:
+        modifier = child.dep_ in NOUN_MODIFIERS and (not proper or child.pos_ == "PROPN")
+        if modifier or child.tag_ == "HYPH":
+            keep.extend(child.subtree)
+    return _join(keep)
+
+
+def _names_someone(prep: Token) -> bool:
+    """A prepositional phrase about a person or a name ("with my friend Peter"): not an activity."""
+    return prep.dep_ == "prep" and any(t.pos_ in ("PROPN", "PRON") for t in prep.subtree)
+
+
+def text_phrase(tok: Token) -> str:
+    """The phrase as a sentence shows it, with its article ("a doctor")."""
+    det = next((c.lower_ for c in tok.lefts if c.dep_ == "det"), None)
+    if det in ("a", "an", "the") and entity_span(tok) is None:
+        return f"{det} {phrase(tok)}"
+    return phrase(tok)
+
+
+def entity_span(tok: Token) -> Span | None:
+    if not tok.ent_type_:
+        return None
+    for ent in tok.doc.ents:
+        if ent.start <= tok.i < ent.end and ent.label_ not in VALUE_LABELS:
+            return ent
+    return None
+
+
+def _join(tokens: Iterable[Token]) -> str:
+    ordered = sorted({t.i: t for t in tokens}.values(), key=lambda t: t.i)
+    return "".join(t.text_with_ws for t in ordered).strip()
+
+
+def is_value(tok: Token) -> bool:
+    """A word that can be a fact's object: not a pronoun, determiner or question word."""
+    return tok.pos_ not in ("PRON", "DET") and not tok.tag_.startswith("W")
+
+
+def value_ref(tok: Token) -> Ref:
+    return Ref(phrase(tok), noun_type(tok))
+
+
+def role_type(tok: Token | None) -> str | None:
+    if tok is None:
+        return None
+    lemma = tok.lemma_.casefold()
+    if lemma in PERSON_NOUNS:
+        return "Person"
+    return "Animal" if lemma in ANIMAL_NOUNS else None
+
+
+def noun_type(tok: Token) -> str:
+    span = entity_span(tok)
+    if span is not None and span.label_ in NER_TYPES:
+        return NER_TYPES[span.label_]
+    role = role_type(tok)
+    if role is not None:
+        return role
+    if tok.tag_ == "VBG" or (tok.tag_ == "NN" and tok.lower_.endswith("ing")):
+        return "Activity"
+    return "Thing"

@@ -1,0 +1,191 @@
+"""Property-graph interop: a LlamaIndex property graph into graphmem, and a user's graph out
+as LlamaIndex `EntityNode`s and `Relation`s (a copy; `graph_store` reads in place)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from llama_index.core.graph_stores.types import (
+    KG_SOURCE_REL,
+    EntityNode,
+    LabelledNode,
+    PropertyGraphStore,
+    Relation,
+)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.errors import InvalidInputError
+from engine.facts import clean_fact, coerce_fact
+from engine.memory import Memory
+from engine.models import AddResult, Fact, FactInput
+
+OnError = Literal["raise", "skip"]
+_STRUCTURAL = frozenset({KG_SOURCE_REL, "MENTIONS", "SUBJECT", "OBJECT"})
+_PAGE = 1000
+
+
+class _Triple(BaseModel):
+    """One KG triple as LlamaIndex's `SimpleLLMPathExtractor` produces: three strings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    subject: str = Field(min_length=1)
+    predicate: str = Field(min_length=1)
+    object: str = Field(min_length=1)
+
+
+def _label(node: LabelledNode) -> str | None:
+    label = node.label
+    return None if label in ("entity", "node", "text_chunk", "") else label
+
+
+def _triplet_fact(source: Any, relation: Any, target: Any) -> FactInput | None:
+    """A `(node, Relation, node)` triplet as a fact; None for chunk links and structure."""
+    if not (isinstance(source, EntityNode) and isinstance(target, EntityNode)):
+        return None
+    if relation.label.upper() in _STRUCTURAL:
+        return None
+    text = relation.properties.get("text")
+    return FactInput(
+        subject=source.name,
+        predicate=relation.label,
+        object=target.name,
+        text=text if isinstance(text, str) and text.strip() else None,
+        subject_type=_label(source),
+        object_type=_label(target),
+    )
+
+
+def _item_fact(item: Any) -> FactInput | None:
+    if isinstance(item, Sequence) and not isinstance(item, str) and len(item) == 3:
+        if isinstance(item[1], Relation):
+            return _triplet_fact(*item)
+        try:
+            triple = _Triple(subject=item[0], predicate=item[1], object=item[2])
+        except ValidationError as exc:
+            raise InvalidInputError(f"invalid triple {item!r}: {exc.errors()[0]['msg']}") from exc
+        return FactInput(subject=triple.subject, predicate=triple.predicate, object=triple.object)
+    raise InvalidInputError(
+        "expected an (EntityNode, Relation, EntityNode) triplet or a (str, str, str) triple, "
+        f"got {item!r}"
+    )
+
+
+def _store_triplets(store: PropertyGraphStore) -> list[Any]:
+    """Every entity-to-entity triplet of a property graph store, each once."""
+    ids = [node.id for node in store.get() if isinstance(node, EntityNode)]
+    seen: set[tuple[str, str, str]] = set()
+    triplets = []
+    for start in range(0, len(ids), _PAGE):
+        for triplet in store.get_triplets(ids=ids[start : start + _PAGE]):
+            key = (triplet[0].id, triplet[1].label, triplet[2].id)
+            if key not in seen:
+                seen.add(key)
+                triplets.append(triplet)
+    return triplets
+
+
+def triples_from_property_graph(source: PropertyGraphStore | Iterable[Any]) -> list[FactInput]:
+    """The facts held by a LlamaIndex property graph, ready for `Memory.add_facts`.
+
+    `source` is a `PropertyGraphStore` (e.g. `SimplePropertyGraphStore`,
+    `Neo4jPropertyGraphStore`), or an iterable of `(EntityNode, Relation, EntityNode)` triplets
+    or `(subject, relation, object)` string triples. Links to text chunks and structural
+    relations (SOURCE, MENTIONS, SUBJECT, OBJECT) are left out; node labels other than
+    LlamaIndex's defaults become entity types; a relation's `text` property becomes the text.
+
+    Raises:
+        InvalidInputError: an item is neither a triplet nor a string triple.
+    """
+    items = _store_triplets(source) if isinstance(source, PropertyGraphStore) else source
+    facts = [_item_fact(item) for item in items]
+    return [fact for fact in facts if fact is not None]
+
+
+def import_llama_index_graph(
+    memory: Memory,
+    source: PropertyGraphStore | Iterable[Any],
+    user_id: str,
+    *,
+    on_error: OnError = "raise",
+) -> AddResult:
+    """Import a LlamaIndex property graph (or its triples) into `user_id`'s graph.
+
+    With `on_error="skip"`, triples graphmem cannot store (e.g. a relation label with no
+    letters) are left out and listed in `AddResult.errors`; with "raise" nothing is written.
+
+    Raises:
+        InvalidInputError: a triple is unusable and `on_error="raise"`.
+    """
+    facts = triples_from_property_graph(source)
+    errors: list[str] = []
+    if on_error == "skip":
+        facts, errors = _usable(memory, facts)
+    result = memory.add_facts(facts, user_id) if facts else AddResult(user_id=user_id)
+    result.errors += errors
+    return result
+
+
+def _usable(memory: Memory, facts: list[FactInput]) -> tuple[list[FactInput], list[str]]:
+    kept: list[FactInput] = []
+    errors: list[str] = []
+    for fact in facts:
+        try:
+            clean_fact(coerce_fact(fact), memory.settings)
+        except InvalidInputError as exc:
+            errors.append(f"skipped {fact.subject!r} {fact.predicate!r} {fact.object!r}: {exc}")
+            continue
+        kept.append(fact)
+    return kept, errors
+
+
+def _all_facts(memory: Memory, user_id: str, include_invalid: bool) -> list[Fact]:
+    facts: list[Fact] = []
+    while True:
+        page = memory.get_all(
+            user_id, include_invalid=include_invalid, limit=_PAGE, offset=len(facts)
+        )
+        facts += page
+        if len(page) < _PAGE:
+            return facts
+
+
+def _entity_node(name: str, uid: str, user_id: str, etype: str | None) -> EntityNode:
+    props = {"uid": uid, "user_id": user_id}
+    return EntityNode(name=name, label=etype or "entity", properties=props)
+
+
+def _relation(fact: Fact) -> Relation:
+    props: dict[str, Any] = {"uid": fact.uid, "user_id": fact.user_id, "text": fact.text}
+    if fact.valid_at is not None:
+        props["valid_at"] = fact.valid_at.isoformat()
+    if fact.invalid_at is not None:
+        props["invalid_at"] = fact.invalid_at.isoformat()
+    return Relation(
+        label=fact.predicate, source_id=fact.subject, target_id=fact.object, properties=props
+    )
+
+
+def property_graph_from_memory(
+    memory: Memory, user_id: str, *, include_invalid: bool = False
+) -> tuple[list[EntityNode], list[Relation]]:
+    """`user_id`'s graph as LlamaIndex `EntityNode`s and `Relation`s (names as node ids)."""
+    facts = _all_facts(memory, user_id, include_invalid)
+    uids = {f.subject_uid for f in facts} | {f.object_uid for f in facts}
+    types = {e.uid: e.type for e in memory.store.entities_by_uids(user_id, sorted(uids))}
+    nodes: dict[str, EntityNode] = {}
+    for f in facts:
+        for name, uid in ((f.subject, f.subject_uid), (f.object, f.object_uid)):
+            nodes.setdefault(uid, _entity_node(name, uid, user_id, types.get(uid)))
+    return list(nodes.values()), [_relation(f) for f in facts]
+
+
+def export_to_property_graph(
+    memory: Memory, user_id: str, store: PropertyGraphStore, *, include_invalid: bool = False
+) -> tuple[int, int]:
+    """Upsert `user_id`'s graph into a LlamaIndex property graph store; (nodes, relations)."""
+    nodes, relations = property_graph_from_memory(memory, user_id, include_invalid=include_invalid)
+    store.upsert_nodes(nodes)
+    store.upsert_relations(relations)
+    return len(nodes), len(relations)

@@ -1,0 +1,102 @@
+"""What a load writes: the entities (with the mentions its new facts add) and the new facts.
+
+Entities go first, each written once with all the mentions the file gives it: FalkorDB
+re-indexes a node (its vector included) on every update, so bumping an entity once per chunk
+cost a vector insert each time. Facts already stored are left alone, so loading a file twice
+adds nothing. For a user with nothing stored yet no lookup is needed: every uid derives from
+the user and the names (`stable_uid`), as `add_facts` derives them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from engine.load.read import Triple
+from engine.normalize import entity_key, stable_uid
+from engine.store.base import EntityRow, FactRow, GraphStore
+
+LOOKUP_CHUNK = 1000
+
+
+@dataclass(slots=True)
+class Plan:
+    entities: list[EntityRow] = field(default_factory=list)  # mentions: what the load adds
+    new_entities: set[str] = field(default_factory=set)  # uids of entities to create
+    facts: list[FactRow] = field(default_factory=list)  # new facts, in file order
+    lines: dict[str, int] = field(default_factory=dict)  # fact uid -> its first line
+    stored: int = 0  # facts of the file already stored
+
+
+def make_plan(
+    store: GraphStore, user_id: str, triples: list[Triple], *, fresh: bool, now: float
+) -> Plan:
+    """The plan for `triples`; `fresh` (the user has nothing stored) skips the lookups."""
+    names: dict[str, str] = {}
+    for t in triples:
+        names.setdefault(entity_key(t.subject), t.subject)
+        names.setdefault(entity_key(t.object), t.object)
+    known = {} if fresh else _known_entities(store, user_id, list(names))
+    uid_of = {k: known[k][0] if k in known else stable_uid(user_id, k) for k in names}
+    plan = Plan()
+    facts = _fact_rows(triples, user_id, uid_of, now, plan.lines)
+    stored = set() if fresh else _stored_facts(store, user_id, list(facts))
+    plan.facts = [row for uid, row in facts.items() if uid not in stored]
+    plan.stored = len(stored)
+    key_of = {uid: key for key, uid in uid_of.items()}
+    added: Counter[str] = Counter()
+    for row in plan.facts:
+        added[key_of[row.subject_uid]] += row.mentions
+        added[key_of[row.object_uid]] += row.mentions
+    for key, name in names.items():
+        if added[key]:
+            # an alias of a stored entity: its own key and name, so MERGE finds it
+            _, shown, own_key = known.get(key, ("", name, key))
+            plan.entities.append(EntityRow(uid_of[key], own_key, shown, None, now, added[key]))
+            if key not in known:
+                plan.new_entities.add(uid_of[key])
+    return plan
+
+
+def _fact_rows(
+    triples: list[Triple],
+    user_id: str,
+    uid_of: dict[str, str],
+    now: float,
+    lines: dict[str, int],
+) -> dict[str, FactRow]:
+    rows: dict[str, FactRow] = {}
+    for t in triples:
+        subject, obj = uid_of[entity_key(t.subject)], uid_of[entity_key(t.object)]
+        uid = stable_uid(user_id, subject, t.predicate, obj)
+        previous = rows.get(uid)
+        if previous is not None:  # said twice in the file: one fact, two mentions
+            rows[uid] = replace(previous, mentions=previous.mentions + 1)
+            continue
+        rows[uid] = FactRow(uid, subject, obj, t.predicate, t.text, now)
+        lines[uid] = t.line
+    return rows
+
+
+def _chunks(items: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(items), LOOKUP_CHUNK):
+        yield items[start : start + LOOKUP_CHUNK]
+
+
+def _known_entities(
+    store: GraphStore, user_id: str, keys: list[str]
+) -> dict[str, tuple[str, str, str]]:
+    """Stored entities by key (or alias key): their uid, name and own key."""
+    known: dict[str, tuple[str, str, str]] = {}
+    for part in _chunks(keys):
+        for key, entity in store.entities_by_keys(user_id, part).items():
+            known[key] = (entity.uid, entity.name, entity.key)
+    return known
+
+
+def _stored_facts(store: GraphStore, user_id: str, uids: list[str]) -> set[str]:
+    stored: set[str] = set()
+    for part in _chunks(uids):
+        stored |= {f.uid for f in store.facts_by_uids(user_id, part)}
+    return stored

@@ -1,0 +1,71 @@
+"""Showing a running load: a tqdm bar (rate and ETA) on a terminal, plain lines elsewhere."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import IO, Any
+
+from engine.load.run import LoadProgress
+
+
+class LoadBar:
+    """One bar per phase (entities, then facts), each with its rate and ETA."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self._stream = stream or sys.stderr
+        self._bar: Any = None
+        self._phase = ""
+
+    def __call__(self, p: LoadProgress) -> None:
+        if p.phase != self._phase:
+            self.close()
+            from tqdm import tqdm
+
+            self._phase = p.phase
+            self._bar = tqdm(
+                total=p.total, initial=p.done, unit=p.phase[:-1] if p.phase else "item",
+                desc=f"load {p.phase}", file=self._stream, dynamic_ncols=True,
+            )  # fmt: skip
+        self._bar.update(p.done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+class LoadLines:
+    """`load facts: 61000/128185 (48%), 1020/s, ETA 66s` every `every_s` seconds and at the
+    end of each phase: for logs and pipes."""
+
+    def __init__(self, stream: IO[str] | None = None, every_s: float = 5.0) -> None:
+        self._stream = stream or sys.stderr
+        self._every_s = every_s
+        self._last_at = float("-inf")
+        self._phase = ""
+        self._started = (0.0, 0)
+
+    def __call__(self, p: LoadProgress) -> None:
+        now = time.monotonic()
+        if p.phase != self._phase:
+            self._phase, self._started = p.phase, (now, p.done)
+        if now - self._last_at < self._every_s and p.done < p.total:
+            return
+        self._last_at = now
+        elapsed, done = now - self._started[0], p.done - self._started[1]
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = f"{(p.total - p.done) / rate:.0f}s" if rate > 0 else "?"
+        share = 100 * p.done // p.total if p.total else 100
+        self._stream.write(
+            f"load {p.phase}: {p.done}/{p.total} ({share}%), {rate:.0f}/s, ETA {eta}\n"
+        )
+        self._stream.flush()
+
+    def close(self) -> None:
+        pass
+
+
+def for_stream(stream: IO[str] | None = None) -> LoadBar | LoadLines:
+    stream = stream or sys.stderr
+    return LoadBar(stream) if stream.isatty() else LoadLines(stream)

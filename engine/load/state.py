@@ -1,0 +1,56 @@
+"""Where an interrupted load resumes: a small JSON file per (file, user) in the data dir.
+
+Facts need no checkpoint (a rerun reads which are stored and skips them); entities do, because
+writing an entity again would count its mentions twice. The file is replaced atomically after
+every committed chunk of entities, and marked done when the whole load is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+_HEAD_BYTES = 1 << 16
+
+
+@dataclass(slots=True)
+class LoadState:
+    identity: str  # the file's size, time and first 64 KiB: another file starts afresh
+    user_id: str
+    entity_chunk: int
+    entities_done: int = 0  # chunks of entities committed
+    entities_complete: bool = False
+    done: bool = False
+
+
+def file_identity(path: Path) -> str:
+    stat = path.stat()
+    digest = hashlib.sha256(f"{stat.st_size} {stat.st_mtime_ns}".encode())
+    with path.open("rb") as handle:
+        digest.update(handle.read(_HEAD_BYTES))
+    return digest.hexdigest()
+
+
+def state_path(data_dir: Path, path: Path, user_id: str) -> Path:
+    key = hashlib.sha256(f"{path.resolve()}\x1f{user_id}".encode()).hexdigest()[:24]
+    return data_dir / "loads" / f"{key}.json"
+
+
+def read_state(where: Path, identity: str, user_id: str, entity_chunk: int) -> LoadState | None:
+    """The saved state of this load, or None when there is none or it is of another file."""
+    try:
+        saved = LoadState(**json.loads(where.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    same = (saved.identity, saved.user_id, saved.entity_chunk) == (identity, user_id, entity_chunk)
+    return saved if same else None
+
+
+def save_state(where: Path, state: LoadState) -> None:
+    where.parent.mkdir(parents=True, exist_ok=True)
+    temporary = where.with_suffix(".tmp")
+    temporary.write_text(json.dumps(asdict(state)))
+    os.replace(temporary, where)

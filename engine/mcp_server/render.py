@@ -1,0 +1,58 @@
+"""A search result as text for an LLM: the one place that decides how memory reads in a prompt."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.models import ScoredEpisode, ScoredFact, SearchResult
+
+_SNIPPET_CHARS = 300
+
+
+def _day(value: datetime | None) -> str | None:
+    return value.date().isoformat() if value is not None else None
+
+
+def _fact_line(rank: int, hit: ScoredFact) -> str:
+    fact = hit.fact
+    notes = [f"id {fact.uid}"]
+    since = _day(fact.valid_at)
+    if since:
+        notes.append(f"since {since}")
+    if fact.invalid_at is not None:
+        notes.append(f"no longer true since {_day(fact.invalid_at)}")
+    return f"{rank}. {fact.text}  ({', '.join(notes)})"
+
+
+def _episode_line(scored: ScoredEpisode) -> str:
+    """One message behind the answer: when, in which session, who said what."""
+    said = scored.episode
+    text = said.text
+    if len(text) > _SNIPPET_CHARS:
+        text = text[: _SNIPPET_CHARS - 3].rstrip() + "..."
+    where = [said.ts.strftime("%Y-%m-%d %H:%M")]
+    if said.session_id:
+        where.append(f"session {said.session_id}")
+    return f'- [{", ".join(where)}] {said.speaker or said.role}: "{text}"'
+
+
+def render_search(result: SearchResult) -> str:
+    """The facts (best first, with ids for `delete_memory`), the connections joining what the
+    question names, the messages that say it and the entities involved. Says so plainly when
+    nothing is known."""
+    episodes = result.episodes
+    if not (result.facts or result.paths or episodes):
+        return f"No memory of user {result.user_id!r} matches {result.query!r}."
+    lines = [f"Memory of user {result.user_id!r} for {result.query!r}:"]
+    if result.facts:
+        lines.append("Facts, best first:")
+        lines += [_fact_line(i, hit) for i, hit in enumerate(result.facts, start=1)]
+    if result.paths:
+        lines.append("Connections:")
+        lines += ["- " + " -> ".join(f.text for f in path.facts) for path in result.paths]
+    if episodes:
+        lines.append("From the conversation:")
+        lines += [_episode_line(e) for e in episodes]
+    if result.entities:
+        lines.append("Entities: " + ", ".join(se.entity.name for se in result.entities))
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""Files only their owner may read: the data directory, the database, logs, dead letters,
+exports. A memory holds what people told an agent, so nothing graphmem writes is readable by
+another local user, whatever the process umask is.
+
+- directories graphmem creates are 0700, files 0600 (`private_dir`, `open_private`);
+- a directory another user could have prepared (the socket directory under the shared temp
+  dir) is used only when it is ours alone (`check_private_dir`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import IO, Literal
+
+from engine.errors import StoreUnavailableError
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+# what the embedded server and the ingest write into a data directory
+DATA_FILES = (
+    "falkordb.pid",
+    "falkordb.log",
+    "server.json",
+    "server.lock",
+    "dump.rdb",
+    "dead_letters.jsonl",
+)
+AOF_DIR = "appendonlydir"
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` (and missing parents) as 0700; an existing one of ours loses any group
+    and other bits. A directory owned by someone else is left as it is."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    _tighten(path, DIR_MODE)
+    return path
+
+
+def open_private(path: Path, mode: Literal["a", "w"]) -> IO[str]:
+    """`path` opened for appending or writing as UTF-8 text, created 0600 (an existing file of
+    ours is made 0600 too)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    try:
+        if os.fstat(fd).st_uid == os.getuid():
+            os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, mode, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` as a 0600 file."""
+    with open_private(path, "w") as handle:
+        handle.write(text)
+
+
+def tighten_data_dir(data_dir: Path) -> None:
+    """Make what graphmem keeps in `data_dir` private, including files an older version left
+    readable: the directory 0700, the server's files and the append-only files 0600."""
+    private_dir(data_dir)
+    for name in DATA_FILES:
+        _tighten(data_dir / name, FILE_MODE)
+    aof = data_dir / AOF_DIR
+    if aof.is_dir() and not aof.is_symlink():
+        _tighten(aof, DIR_MODE)
+        for child in aof.iterdir():
+            _tighten(child, FILE_MODE)
+
+
+def check_private_dir(path: Path, purpose: str) -> None:
+    """Refuse a directory that is not ours alone: a symlink, not a directory, owned by another
+    user, or open to group or others.
+
+    Raises:
+        StoreUnavailableError: naming the directory and what is wrong with it.
+    """
+    info = os.lstat(path)
+    problem = None
+    if stat.S_ISLNK(info.st_mode):
+        problem = "it is a symbolic link"
+    elif not stat.S_ISDIR(info.st_mode):
+        problem = "it is not a directory"
+    elif info.st_uid != os.getuid():
+        problem = f"it belongs to uid {info.st_uid}, not to you (uid {os.getuid()})"
+    elif info.st_mode & 0o077:
+        problem = f"its mode is {stat.S_IMODE(info.st_mode):04o}: group or others have access"
+    if problem is not None:
+        raise StoreUnavailableError(
+            f"refusing {purpose} {str(path)!r}: {problem}. Another local user could stand in "
+            "a server of their own there. Remove it (or set XDG_RUNTIME_DIR to a private "
+            "directory) and try again."
+        )
+
+
+def _tighten(path: Path, mode: int) -> None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid():
+        return
+    if stat.S_IMODE(info.st_mode) & ~mode:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & mode)

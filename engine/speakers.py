@@ -1,0 +1,43 @@
+"""Who speaks a message: the entity its "I", "me" and "my" mean.
+
+A message with a name (OpenAI's `name`, a chat log's speaker) speaks for that participant, an
+entity of that name: a two-person or group log gives one entity per participant. A message
+without a name, or named 'USER' or the user's own known name, speaks for the user: the user's
+own entity (`resolve.self_uid`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.extraction.schema import ChatMessage
+from engine.normalize import entity_key
+from engine.resolve import SELF_KEYS, Resolved, self_uid
+from engine.store.base import GraphStore
+
+
+def speaks_for_user(name: str | None, user_name: str | None) -> bool:
+    """Whether a message named `name` speaks for the user (see the module docstring)."""
+    key = entity_key(name or "")
+    return not key or key in SELF_KEYS or (user_name is not None and key == entity_key(user_name))
+
+
+def speaker_entities(
+    store: GraphStore, user_id: str, messages: Sequence[ChatMessage], user_name: str | None
+) -> list[str]:
+    """The stored entities the messages' self-references mean: the user's own (when a message
+    speaks for them) and each named speaker's, in message order."""
+    named = [m.name for m in messages if m.name and not speaks_for_user(m.name, user_name)]
+    uids = [] if len(named) == len(messages) else [self_uid(user_id)]
+    keys = list(dict.fromkeys(entity_key(name) for name in named))
+    found = store.entities_by_keys(user_id, keys) if keys else {}
+    return uids + [found[key].uid for key in keys if key in found]
+
+
+def speaker_uid(message: ChatMessage, resolved: Resolved) -> str | None:
+    """The entity of one message's speaker in a resolved batch; None when the extraction
+    never names that speaker."""
+    if speaks_for_user(message.name, resolved.self_name):
+        return resolved.self_uid
+    assert message.name is not None  # only the user speaks without a name
+    return resolved.uid(message.name)

@@ -1,0 +1,66 @@
+"""Embedding runtimes: OpenVINO agrees with PyTorch, exports once, says why it cannot run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.embedding import Embedder
+from engine.embedding_openvino import OpenVINOEncoder, exportable, exported_model
+from engine.embedding_runtime import TorchEncoder, load_encoder, resolve_model_path
+from engine.errors import ConfigError
+
+SENTENCES = [
+    "Kismet directed by William Dieterle",
+    "Kismet starred actors Edward Arnold",
+    "The Man Who Knew Too Much release year 1956",
+    "Alice friend of John",
+    "who directed the films that Edward Arnold acted in?",
+    "Caroline went to an LGBTQ support group yesterday",
+    "a camping trip with the kids in the mountains last summer, and then a long drive home",
+    "Sweden",
+]
+MODEL_DIR = Path(resolve_model_path("all-MiniLM-L6-v2"))
+
+
+def test_auto_runs_the_packaged_model_on_openvino(embedder: Embedder) -> None:
+    assert isinstance(embedder.model, OpenVINOEncoder)
+
+
+def test_openvino_vectors_agree_with_pytorch(embedder: Embedder) -> None:
+    torch_model = Embedder(runtime="torch", cache_size=0)
+    assert isinstance(torch_model.model, TorchEncoder)
+    fast, reference = embedder.encode(SENTENCES), torch_model.encode(SENTENCES)
+    cosines = (fast * reference).sum(axis=1)
+    assert cosines.min() > 0.999
+    assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
+
+
+def test_the_export_is_made_once_and_reused(tmp_path: Path) -> None:
+    first = exported_model(MODEL_DIR, tmp_path)
+    made = first.stat().st_mtime_ns
+    again = exported_model(MODEL_DIR, tmp_path)
+    assert again == first and again.stat().st_mtime_ns == made
+    assert first.is_relative_to(tmp_path) and (first.parent / "model.bin").is_file()
+    encoder = OpenVINOEncoder(MODEL_DIR, tmp_path)
+    assert encoder.encode(["Sweden"], 4).shape == (1, 384)
+
+
+def test_a_model_openvino_cannot_run_falls_back_or_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "modules.json").write_text(json.dumps([{"type": "custom.Module", "path": ""}]))
+    assert not exportable(tmp_path)
+    with pytest.raises(ConfigError) as refused:
+        load_encoder(str(tmp_path), device="cpu", threads=1, runtime="openvino", cache_dir=None)
+    assert "not a local mean-pooled" in str(refused.value)
+    with pytest.raises(ConfigError) as unknown:
+        load_encoder("all-MiniLM-L6-v2", device="cpu", threads=1, runtime="onnx", cache_dir=None)  # type: ignore[arg-type]
+    assert "embedding runtime must be one of" in str(unknown.value)
+
+
+def test_openvino_reads_unknown_tokens_like_pytorch(embedder: Embedder) -> None:
+    torch_model = Embedder(runtime="torch", cache_size=0)
+    for text in ("张伟", "Zhang Wei", "Ünïcödé café"):
+        assert embedder.reads(text) == torch_model.reads(text)

@@ -1,0 +1,225 @@
+"""`graphmem load`: every format, each kind of bad line, idempotence, the CLI, and resume
+after `kill -9` of a real `graphmem load`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.errors import InvalidInputError
+from engine.load.state import state_path
+from engine.memory import Memory
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+TRIPLES = [
+    ("Kismet", "directed_by", "William Dieterle"),
+    ("Kismet", "starred_actors", "Marlene Dietrich"),
+    ("Kismet", "release_year", "1944"),
+    ("The Scarlet Empress", "starred_actors", "Marlene Dietrich"),
+    ("The Scarlet Empress", "directed_by", "Josef von Sternberg"),
+]
+
+
+def tsv(path: Path, rows: list[str]) -> Path:
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def good_rows(sep: str = "\t") -> list[str]:
+    return [sep.join(t) for t in TRIPLES]
+
+
+def test_tsv_loads_and_search_finds_it(memory: Memory, tmp_path: Path) -> None:
+    report = memory.load(tsv(tmp_path / "kb.tsv", good_rows()), "u1")
+    assert (report.facts_added, report.entities_added, report.error_count) == (5, 6, 0)
+    stats = memory.stats("u1")
+    assert (stats.facts, stats.entities) == (5, 6)
+    hits = memory.search("who directed Kismet", user_id="u1").facts
+    assert hits[0].fact.text == "Kismet directed by William Dieterle"
+    history = memory.history(hits[0].fact.uid, "u1")
+    assert [e.event for e in history] == ["ADD"]
+
+
+def test_csv_with_header_quotes_and_a_text_column(memory: Memory, tmp_path: Path) -> None:
+    path = tsv(
+        tmp_path / "kb.csv",
+        [
+            "subject,predicate,object,text",
+            '"Kismet, the film",directed_by,William Dieterle,',
+            'Kismet,has_tags,"romance, drama","Kismet is tagged ""romance, drama"""',
+        ],
+    )
+    report = memory.load(path, "u1")
+    assert (report.facts_added, report.error_count, report.lines_read) == (2, 0, 2)
+    texts = sorted(f.text for f in memory.get_all("u1"))
+    assert texts == [
+        'Kismet is tagged "romance, drama"',
+        "Kismet, the film directed by William Dieterle",
+    ]
+
+
+def test_jsonl_objects_and_arrays(memory: Memory, tmp_path: Path) -> None:
+    rows = [
+        json.dumps({"subject": "Kismet", "predicate": "directed_by", "object": "W. Dieterle"}),
+        json.dumps(["Kismet", "in_language", "English", "Kismet is in English"]),
+    ]
+    report = memory.load(tsv(tmp_path / "kb.jsonl", rows), "u1")
+    assert (report.facts_added, report.error_count) == (2, 0)
+
+
+def test_each_bad_line_is_named_and_the_rest_loads(memory: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "kb.tsv"
+    rows = [
+        "\t".join(TRIPLES[0]),
+        "only\ttwo",  # line 2
+        "a\tb\tc\td\te",  # line 3
+        "Kismet\t123 not a predicate\tX",  # line 4
+        "x" * 600 + "\tdirected_by\tSomeone",  # line 5: over max_name_chars (512)
+        "Kismet\tdirected_by\t   ",  # line 6
+        "\t".join(TRIPLES[1]),
+    ]
+    data = (
+        "\n".join(rows).encode()
+        + b"\nKismet\tdirected_by\t\xff\xfe bad\n"
+        + b"\t".join(t.encode() for t in TRIPLES[2])
+    )
+    path.write_bytes(data)
+    report = memory.load(path, "u1")
+    assert report.facts_added == 3 and report.error_count == 6
+    assert (
+        report.errors[0]
+        == "line 2: expected 3 or 4 columns (subject, predicate, object[, text]), got 2"
+    )
+    assert (
+        report.errors[1].startswith("line 3: expected 3 or 4 columns")
+        and "got 5" in report.errors[1]
+    )
+    assert report.errors[2].startswith("line 4: ") and "predicate" in report.errors[2]
+    assert report.errors[3] == "line 5: subject has 600 characters; the limit is 512"
+    assert report.errors[4] == "line 6: object is empty or only whitespace"
+    assert report.errors[5].startswith("line 8: not UTF-8 text")
+
+
+def test_malformed_json_and_csv_lines(memory: Memory, tmp_path: Path) -> None:
+    rows = [
+        '{"subject": "Kismet", "predicate": "directed_by"',
+        '{"subject": "a", "predicate": "p", "object": "b", "when": 1}',
+        '["a", "p", 3]',
+    ]
+    report = memory.load(tsv(tmp_path / "kb.jsonl", rows), "u1")
+    assert report.facts_added == 0
+    assert report.errors[0].startswith("line 1: malformed JSON")
+    assert (
+        report.errors[1]
+        == "line 2: unknown keys when; expected ('subject', 'predicate', 'object', 'text')"
+    )
+    assert report.errors[2] == "line 3: subject, predicate, object and text must be strings"
+    bad_csv = memory.load(
+        tsv(tmp_path / "kb.csv", ['Kismet,directed_by,"open quote', "a,b_c,d"]), "u1"
+    )
+    assert bad_csv.facts_added == 1 and bad_csv.errors[0].startswith("line 1: malformed CSV")
+
+
+def test_a_file_that_is_not_text_is_refused(memory: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "kb.tsv"
+    path.write_bytes(b"Kismet\tdirected_by\tW\n\x89PNG\x00\x00\x01binary")
+    with pytest.raises(InvalidInputError) as refused:
+        memory.load(path, "u1")
+    assert str(refused.value) == (
+        "'kb.tsv' is not a text file (a NUL byte on line 2); expected TSV, CSV or JSONL triples"
+    )
+    assert memory.stats("u1").facts == 0
+    with pytest.raises(InvalidInputError, match="cannot tell the format"):
+        memory.load(tsv(tmp_path / "kb.xyz", good_rows()), "u1")
+
+
+def test_loading_again_adds_nothing(memory: Memory, tmp_path: Path) -> None:
+    path = tsv(tmp_path / "kb.tsv", [*good_rows(), "\t".join(TRIPLES[0])])  # one said twice
+    first = memory.load(path, "u1")
+    assert first.facts_added == 5
+    kismet = memory.entity("Kismet", "u1")
+    assert kismet.entity.mentions == 4
+    again = memory.load(path, "u1")
+    assert again.already_loaded and again.facts_added == 0
+    forced = memory.load(path, "u1", restart=True)
+    assert (forced.facts_added, forced.facts_already_stored, forced.entities_added) == (0, 5, 0)
+    stats = memory.stats("u1")
+    assert (stats.facts, stats.entities) == (5, 6)
+    assert memory.entity("Kismet", "u1").entity.mentions == 4
+
+
+def test_a_load_beside_stored_facts_reuses_entities(memory: Memory, tmp_path: Path) -> None:
+    memory.add_facts([("kismet", "DIRECTED_BY", "William Dieterle")], user_id="u1")
+    report = memory.load(tsv(tmp_path / "kb.tsv", good_rows()), "u1")
+    assert (report.facts_added, report.facts_already_stored, report.entities_added) == (4, 1, 4)
+    assert memory.stats("u1").entities == 6
+    assert memory.entity("Kismet", "u1").entity.name == "kismet"  # the stored one, reused
+    assert memory.stats("u2").facts == 0
+
+
+def test_cli_load_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tsv(tmp_path / "kb.txt", [*good_rows("|"), "bad|line"])
+    home = str(tmp_path / "home")
+    code = main(
+        ["--data-dir", home, "--json", "load", str(path), "--user", "cli", "--delimiter", "|"]
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (summary["facts_added"], summary["error_count"]) == (5, 1)
+    assert summary["errors"] == [
+        "line 6: expected 3 or 4 columns (subject, predicate, object[, text]), got 2"
+    ]
+    assert main(["--data-dir", home, "load", str(path), "--user", "cli", "--delimiter", "|"]) == 0
+    assert "is already loaded" in capsys.readouterr().out
+    assert main(["--data-dir", home, "load", str(tmp_path / "missing.tsv"), "--user", "cli"]) == 1
+    assert "graphmem: error: cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_resume_after_kill_9(tmp_path: Path) -> None:
+    home, total = tmp_path / "home", 3000
+    rows = [f"Film {i}\tdirected_by\tDirector {i % 700}" for i in range(total)]
+    path = tsv(tmp_path / "kb.tsv", rows)
+    command = [sys.executable, "-m", "engine.cli", "--data-dir", str(home), "load", str(path)]
+    command += ["--user", "u1", "--chunk-size", "200", "--json"]
+    env = os.environ | {"HF_HUB_OFFLINE": "1"}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    store = FalkorDBStore.embedded(EmbeddedServer(home), "graphmem")
+    store.setup(384)  # the graph exists before the first count
+    try:
+        deadline = time.monotonic() + 300
+        while store.counts("u1")["facts"] < 400 and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        stopped_at = store.counts("u1")["facts"]
+        assert 400 <= stopped_at < total
+        state = json.loads(state_path(home, path, "u1").read_text())
+        assert state["entities_complete"] and not state["done"]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        report = json.loads(done.stdout)
+        assert report["resumed"] and report["facts_already_stored"] >= stopped_at
+        assert report["facts_added"] + report["facts_already_stored"] == total
+        assert report["entities_added"] == 0  # every entity was written before the kill
+        counts = store.counts("u1")
+        assert (counts["facts"], counts["entities"]) == (total, total + 700)
+        relationships = store.predicates("u1")
+        assert relationships == ["DIRECTED_BY"]
+        assert len(store.list_facts("u1", include_invalid=True, skip=0, limit=total + 10)) == total
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+        store.close()

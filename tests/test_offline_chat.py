@@ -1,0 +1,185 @@
+"""The offline extractor on chat: speakers, third-person statements, dates read against the
+message's time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from engine.extraction.offline import OfflineExtractor
+from engine.extraction.offline.dates import resolve_date
+from engine.extraction.schema import ChatMessage, Extraction
+
+pytestmark = pytest.mark.skipif(not OfflineExtractor.available(), reason="needs spaCy")
+
+MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
+
+
+def day(year: int, month: int, date: int) -> datetime:
+    return datetime(year, month, date, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> OfflineExtractor:
+    ex = OfflineExtractor()
+    ex.load()
+    return ex
+
+
+def extract(
+    ex: OfflineExtractor, *messages: ChatMessage, user_name: str | None = None
+) -> Extraction:
+    outcome = ex.extract(list(messages), [], user_name=user_name)
+    assert outcome.error is None, outcome.error
+    return outcome.extraction
+
+
+def triples(extraction: Extraction) -> set[tuple[str, str, str]]:
+    return {(f.source, f.predicate, f.target) for f in extraction.facts}
+
+
+# -- speakers -----------------------------------------------------------------------------------
+
+
+def test_each_named_speaker_is_their_own_person(extractor: OfflineExtractor) -> None:
+    found = extract(
+        extractor,
+        ChatMessage(name="Maria", content="I love chess."),
+        ChatMessage(name="John", content="My dog is called Rex."),
+        ChatMessage(content="I like tea."),
+    )
+    assert triples(found) == {
+        ("Maria", "LOVES", "chess"),
+        ("John", "HAS_DOG", "Rex"),
+        ("USER", "LIKES", "tea"),
+    }
+    types = {e.name: e.type for e in found.entities}
+    assert types["Maria"] == types["John"] == types["USER"] == "Person"
+
+
+@pytest.mark.parametrize("name", ["Alice", "alice", "USER", "", "  "])
+def test_a_speaker_who_is_the_user_speaks_for_user(extractor: OfflineExtractor, name: str) -> None:
+    found = extract(extractor, ChatMessage(name=name, content="I like tea."), user_name="Alice")
+    assert triples(found) == {("USER", "LIKES", "tea")}
+
+
+def test_assistant_lines_are_not_read_even_with_a_name(extractor: OfflineExtractor) -> None:
+    found = extract(extractor, ChatMessage(role="assistant", name="Bot", content="I like tea."))
+    assert found.facts == []
+
+
+def test_a_named_speaker_naming_themself(extractor: OfflineExtractor) -> None:
+    found = extract(extractor, ChatMessage(name="Mel", content="My name is Melanie."))
+    assert triples(found) == {("Mel", "HAS_NAME", "Melanie")}
+
+
+# -- beyond the first person --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Kate works as a teacher assistant in Berlin",
+            {("Kate", "WORKS_AS", "teacher assistant"), ("Kate", "WORKS_IN", "Berlin")},
+        ),
+        ("We went to Lisbon in May", {("Sam", "GOES_TO", "Lisbon")}),
+        (
+            "My sister Anna moved to Oslo",
+            {("Sam", "HAS_SISTER", "Anna"), ("Anna", "MOVES_TO", "Oslo")},
+        ),
+        ("Caroline's dog is called Max", {("Caroline", "HAS_DOG", "Max")}),
+        ("Melanie painted a lake last week", {("Melanie", "PAINTS", "lake")}),
+        ("Jon is a dancer", {("Jon", "IS", "dancer")}),
+        (
+            "My brother works at a bank in Boston",
+            {("Sam's brother", "WORKS_AT", "bank"), ("Sam's brother", "WORKS_IN", "Boston")},
+        ),
+    ],
+)
+def test_third_person_and_descriptive_statements(
+    extractor: OfflineExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    message = ChatMessage(name="Sam", content=text)
+    found = triples(extract(extractor, message))
+    assert expected <= found, found
+
+
+def test_a_place_on_an_object_needs_a_named_place(extractor: OfflineExtractor) -> None:
+    found = triples(extract(extractor, ChatMessage(content="I work at a bakery in the morning")))
+    assert found == {("USER", "WORKS_AT", "bakery")}
+
+
+# -- dates --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I went to a support group yesterday.", day(2023, 5, 7)),
+        ("Two days ago I adopted a cat.", day(2023, 5, 6)),
+        ("A few days ago I joined a choir.", day(2023, 5, 5)),
+        ("Last week Melanie painted a lake.", day(2023, 5, 1)),
+        ("I visited Rome last month.", day(2023, 4, 8)),
+        ("We went to Lisbon in May.", day(2023, 5, 1)),
+        ("We went to Lisbon in June.", day(2022, 6, 1)),  # past tense: last June
+        ("I'm going to Paris in June.", day(2023, 6, 1)),
+        ("On Monday I visited my mom.", day(2023, 5, 1)),
+        ("I will visit Rome on Friday.", day(2023, 5, 12)),
+        ("I adopted a puppy last weekend.", day(2023, 5, 6)),
+        ("I moved to Boston in June 2022.", day(2022, 6, 1)),
+        ("I like pottery.", None),
+    ],
+)
+def test_a_clause_date_becomes_valid_at(
+    extractor: OfflineExtractor, text: str, expected: datetime | None
+) -> None:
+    found = extract(extractor, ChatMessage(name="Caroline", content=text, ts=MAY_8))
+    assert found.facts
+    assert {f.valid_at for f in found.facts} == {expected}
+
+
+def test_relative_dates_need_the_message_time(extractor: OfflineExtractor) -> None:
+    undated = extract(extractor, ChatMessage(content="I went to Rome yesterday."))
+    dated = extract(extractor, ChatMessage(content="I moved to Boston in June 2022."))
+    assert [f.valid_at for f in undated.facts] == [None]
+    assert [f.valid_at for f in dated.facts] == [day(2022, 6, 1)]
+
+
+def test_a_relation_named_in_passing_is_not_dated(extractor: OfflineExtractor) -> None:
+    message = ChatMessage(content="My sister Anna moved to Oslo last month.", ts=MAY_8)
+    dated = {f.predicate: f.valid_at for f in extract(extractor, message).facts}
+    assert dated == {"HAS_SISTER": None, "MOVES_TO": day(2023, 4, 8)}
+
+
+@pytest.mark.parametrize(
+    ("phrase", "past", "expected"),
+    [
+        ("today", True, day(2023, 5, 8)),
+        ("the day before yesterday", True, day(2023, 5, 6)),
+        ("tomorrow", False, day(2023, 5, 9)),
+        ("3 weeks ago", True, day(2023, 4, 17)),
+        ("a year ago", True, day(2022, 5, 8)),
+        ("last year", True, day(2022, 5, 8)),
+        ("next month", False, day(2023, 6, 8)),
+        ("last Monday", True, day(2023, 5, 1)),
+        ("next Monday", True, day(2023, 5, 15)),
+        ("Sunday", True, day(2023, 5, 7)),
+        ("last May", True, day(2022, 5, 1)),
+        ("next May", False, day(2024, 5, 1)),
+        ("March", False, day(2024, 3, 1)),
+        ("2021", True, day(2021, 1, 1)),
+        ("8 May, 2023", True, day(2023, 5, 8)),
+        ("the other day", True, None),
+        ("summer", True, None),
+    ],
+)
+def test_resolve_date(phrase: str, past: bool, expected: datetime | None) -> None:
+    assert resolve_date(phrase, MAY_8, past=past) == expected
+
+
+def test_month_ends_are_clamped() -> None:
+    march_31 = datetime(2023, 3, 31, 9, tzinfo=UTC)
+    assert resolve_date("last month", march_31) == day(2023, 2, 28)
+    assert resolve_date("a month ago", datetime(2024, 3, 31, tzinfo=UTC)) == day(2024, 2, 29)

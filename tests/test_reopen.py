@@ -1,0 +1,72 @@
+"""Reopening a store: a clean close leaves no vector index to rebuild before the server answers,
+and while the indexes are built again search answers from the other legs and says so."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from falkordb import FalkorDB
+
+from engine.memory import Memory
+from engine.store.base import GraphStore
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+FACTS = [
+    ("Kismet", "DIRECTED_BY", "William Dieterle"),
+    ("Kismet", "STARRED_ACTORS", "Marlene Dietrich"),
+    ("The Scarlet Empress", "STARRED_ACTORS", "Marlene Dietrich"),
+]
+
+
+def _wait_warm(store: GraphStore, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while store.warming() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert store.warming() == []
+
+
+def test_search_answers_while_vector_indexes_are_built(memory: Memory) -> None:
+    store = memory.store
+    if not isinstance(store, FalkorDBStore):
+        return  # Neo4j keeps its vector indexes on disk: nothing warms
+    memory.add_facts(FACTS, user_id="u1")
+    _wait_warm(store)
+    for label in ("entity", "fact"):
+        store._run(f"drop_{label}_vector_index", {})
+    time.sleep(1.1)  # the store looks the indexes up again at most once a second
+    result = memory.search("who directed Kismet", user_id="u1")
+    assert result.warming == ["Entity", "Fact"]
+    assert result.facts[0].fact.text == "Kismet directed by William Dieterle"
+    assert "semantic" in {leg for hit in result.facts for leg in hit.legs}  # by exact scan
+    assert memory.stats("u1").warming == ["Entity", "Fact"]
+    store.setup(384)
+    _wait_warm(store)
+    warm = memory.search("who directed Kismet", user_id="u1")
+    assert warm.warming == [] and "semantic" in {leg for hit in warm.facts for leg in hit.legs}
+
+
+def test_a_clean_close_leaves_no_vector_index_to_rebuild(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+    server = EmbeddedServer(home)
+    assert not server.socket_path.exists()  # the last process stopped it
+    client = FalkorDB(unix_socket_path=str(server.ensure_running()))
+    graph = client.select_graph("graphmem")
+    indexed = [
+        types
+        for _, types in graph.ro_query(
+            "CALL db.indexes() YIELD label, types RETURN label, types"
+        ).result_set
+    ]
+    assert indexed and not any("VECTOR" in kinds for t in indexed for kinds in t.values())
+    assert graph.ro_query("MATCH (f:Fact) RETURN count(f)").result_set == [[3]]
+    client.connection.close()
+    with Memory(data_dir=home) as mem:
+        hits = mem.search("who directed Kismet", user_id="u1").facts
+        assert hits[0].fact.text == "Kismet directed by William Dieterle"
+        _wait_warm(mem.store)
+        assert mem.stats("u1").facts == 3
+    assert not server.socket_path.exists()
