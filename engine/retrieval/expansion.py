@@ -14,43 +14,24 @@ read once, counted once, returned once.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.reach import (
+    ExpandedEdge,
+    ExpansionHit,
+    Reach,
+    degree_by_relation,
+    edge_of,
+    one_per_pair,
+    rank,
+    through_hub,
+    visits,
+)
 from engine.store.base import GraphStore, Neighbour
-
-MANY_PATHS = 0.1  # an answer reached by n paths scores (1 + MANY_PATHS * ln n) times its best
-
-
-@dataclass(frozen=True, slots=True)
-class ExpandedEdge:
-    """One typed fact relationship reached from an anchor; `hop` is 1, 2 or 3."""
-
-    anchor: str
-    uid: str
-    predicate: str
-    hop: int
-    near: str  # uid of the node closer to the anchor
-    far: str  # uid of the node further away
-    far_name: str
-    far_mentions: int
-    outgoing: bool  # the relationship points from `near` to `far`
-    mentions: int = 0  # of the fact
-    via: str | None = None  # uid of the edge before this one on its path
-    via_degree: int = 0  # edges of the types read at `near` (capped by the scan)
-
-
-@dataclass(frozen=True, slots=True)
-class ExpansionHit:
-    uid: str
-    score: float
-    edge: ExpandedEdge
-    paths: int = 1  # how many paths reached the node this fact leads to
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,23 +46,12 @@ class ExpansionSettings:
     beam: int = 6  # relation paths followed past each hop at most
     step_share: float = 0.7  # a hub is read by the next relations within this share of the best
     typed_steps: int = 3  # relation types read from a hub at most
+    typed_rounds: int = 3  # ... in this many reads, the next types asked for those it lacks
     probe_relations: int = 6  # relations sampled from a hub anchor before it is read by type
     probe_size: int = 3  # ... neighbours sampled along each
 
 
-@dataclass(slots=True)
-class _Reach:
-    """The paths of one relation sequence from one anchor that end at one node."""
-
-    anchor: str
-    relations: tuple[str, ...]
-    edges: tuple[ExpandedEdge, ...]  # the first path found
-    degree: int = 0  # mentions of the node reached: how many edges it likely has
-    paths: int = 1
-    hub: float = 1.0  # product of `through_hub` over the path's middle nodes
-
-
-_Frontier = dict[tuple[str, tuple[str, ...], str], _Reach]  # (node, relations, anchor)
+_Frontier = dict[tuple[str, tuple[str, ...], str], Reach]  # (node, relations, anchor)
 
 
 @dataclass(slots=True)
@@ -92,13 +62,6 @@ class Expansion:
     edges: list[ExpandedEdge] = field(default_factory=list)
     bridges: set[str] = field(default_factory=set)
     reads: int = 0
-
-
-def through_hub(degree: int, hub_degree: int) -> float:
-    """The share of a path's relevance kept when a middle node has `degree` edges of the types
-    walked: a path through a hub (the speaker of a chat, who is the subject of nearly every
-    fact) says little about the anchor; one through a film or a person keeps it all."""
-    return 1.0 if degree <= hub_degree else 1.0 / (1.0 + math.log(degree / hub_degree))
 
 
 def expand(
@@ -117,7 +80,7 @@ def expand(
     walk = _Walk(store, user_id, match, predicates, settings, include_invalid, out)
     reaches = walk.run(anchors)
     strength = {a.entity.uid: a.score for a in anchors}
-    out.hits = _rank(reaches, match, strength)
+    out.hits = rank(reaches, match, strength)
     return out
 
 
@@ -146,13 +109,13 @@ class _Walk:
         self.first: set[str] = set()  # ... along these relations
         self.rows = 0  # edges read so far (bounded by `max_edges`)
 
-    def run(self, anchors: list[Anchor]) -> list[_Reach]:
+    def run(self, anchors: list[Anchor]) -> list[Reach]:
         """Every path walked, hop by hop, the frontier narrowed to the promising ones."""
         frontier: _Frontier = {
-            (a.entity.uid, (), a.entity.uid): _Reach(a.entity.uid, (), (), a.entity.mentions)
+            (a.entity.uid, (), a.entity.uid): Reach(a.entity.uid, (), (), a.entity.mentions)
             for a in anchors
         }
-        walked: list[_Reach] = []
+        walked: list[Reach] = []
         found = 0.0  # the best score of a path walked so far
         for hop in range(1, self.settings.depth + 1):
             reached = self._step(frontier, hop)
@@ -174,7 +137,7 @@ class _Walk:
         kept = set(going[: self.settings.beam])
         return {k: v for k, v in reached.items() if k[1] in kept and self._chosen(k, v)}
 
-    def _chosen(self, key: tuple[str, tuple[str, ...], str], reach: _Reach) -> bool:
+    def _chosen(self, key: tuple[str, tuple[str, ...], str], reach: Reach) -> bool:
         """A hub anchor's context sample is not walked on, only its chosen relations."""
         return not (len(key[1]) == 1 and reach.anchor in self.hubs and key[1][0] not in self.first)
 
@@ -183,18 +146,18 @@ class _Walk:
         read = self._read_frontier(frontier, hop)
         nxt: _Frontier = {}
         for (node, relations, anchor), reach in frontier.items():
-            for n in _one_per_pair(read.get(node, []), self.match.base):
+            for n in one_per_pair(read.get(node, []), self.match.base):
                 base = self.match.base(n.predicate)
-                if base is None or n.far == anchor or _visits(reach, n.far):
+                if base is None or n.far == anchor or visits(reach, n.far):
                     continue
-                edge = _edge(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
+                edge = edge_of(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
                 self._note(edge)
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
                 key = (n.far, (*relations, base), anchor)
                 found = nxt.get(key)
                 if found is None:
                     chain = (*reach.edges, edge)
-                    nxt[key] = _Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
+                    nxt[key] = Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
                 else:
                     found.paths += reach.paths
         return nxt
@@ -204,11 +167,12 @@ class _Walk:
         `open_edges`; hubs, and the nodes past that budget, only by the relation types their
         paths may continue with (a hub anchor also gives a context sample of any type)."""
         degree: dict[str, int] = {}
-        steps: dict[str, set[str]] = defaultdict(set)
+        steps: dict[str, dict[str, float]] = defaultdict(dict)
         for (node, relations, _), reach in frontier.items():
             degree[node] = reach.degree
             if hop > 1:
-                steps[node] |= set(self._next_steps(relations))
+                for step, value in self._next_steps(relations).items():
+                    steps[node][step] = max(value, steps[node].get(step, value))
         whole = self._ordinary(degree)
         read: dict[str, list[Neighbour]] = defaultdict(list)
         for n in self._read(whole, None, self.settings.hub_scan, self.settings.hub_scan):
@@ -221,21 +185,44 @@ class _Walk:
             read.pop(node, None)
         if hop == 1:
             self.hubs = hubs
-            self.first = set(self._first_steps(sorted(hubs)))
-            steps = defaultdict(lambda: set(self.first))
-        groups: dict[frozenset[str], list[str]] = defaultdict(list)
-        for node in hubs:
-            if steps[node]:
-                groups[frozenset(steps[node])].append(node)
+            first = self._first_steps(sorted(hubs))
+            self.first = set(first)
+            steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
-        for group, nodes in groups.items():
-            types = [p for r in sorted(group) for p in self.by_base.get(r, [])]
-            for n in self._read(sorted(nodes), types, scan, scan):
-                read[n.near].append(n)
+        order = {node: sorted(steps[node], key=lambda b: -steps[node][b]) for node in hubs}
+        for n in self._read_typed(order, scan):
+            read[n.near].append(n)
         if hop == 1:
             for n in self._read(sorted(hubs), None, self.settings.hub_scan, self.settings.fanout):
                 read[n.near].append(n)
         return read
+
+    def _read_typed(self, steps: dict[str, list[str]], scan: int) -> list[Neighbour]:
+        """Hubs read by type, the best `typed_steps` relations each has: a relation it lacks
+        costs next to nothing to ask for, so the next ones are asked in its place (a club
+        has no BORN_IN; its coach has), for at most `typed_rounds` reads."""
+        found: list[Neighbour] = []
+        has: dict[str, set[str]] = defaultdict(set)
+        pending = {node: rest for node, rest in steps.items() if rest}
+        for _ in range(self.settings.typed_rounds):
+            groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+            for node, rest in pending.items():
+                want = self.settings.typed_steps - len(has[node])
+                groups[tuple(sorted(rest[:want]))].append(node)
+                pending[node] = rest[want:]
+            for group, nodes in groups.items():
+                types = [p for r in group for p in self.by_base.get(r, [])]
+                for n in self._read(sorted(nodes), types, scan, scan):
+                    found.append(n)
+                    has[n.near].add(self.match.base(n.predicate) or n.predicate)
+            pending = {
+                node: rest
+                for node, rest in pending.items()
+                if rest and len(has[node]) < self.settings.typed_steps
+            }
+            if not pending:
+                break
+        return degree_by_relation(found, self.match.base)
 
     def _ordinary(self, degree: dict[str, int]) -> list[str]:
         """The nodes read whole: not hubs, the smallest first, while they fit in `open_edges`."""
@@ -297,14 +284,14 @@ class _Walk:
                 best = max(best, self.match.path((base, step)))
         return best
 
-    def _next_steps(self, relations: tuple[str, ...]) -> list[str]:
-        """The relations a path may continue with, read by type from a hub."""
+    def _next_steps(self, relations: tuple[str, ...]) -> dict[str, float]:
+        """The relations a path may continue with, read by type from a hub, by the best path
+        through each (those within `step_share` of the best)."""
         if not self.match.asked:
-            return []
+            return {}
         outlook = self.match.outlook(relations, self.settings.depth)
         best = max(outlook.via.values(), default=0.0)
-        steps = [s for s in outlook.steps if outlook.via[s] >= self.settings.step_share * best]
-        return steps[: self.settings.typed_steps]
+        return {s: v for s, v in outlook.via.items() if v >= self.settings.step_share * best}
 
     def _read(
         self, nodes: list[str], types: list[str] | None, scan: int, limit: int
@@ -328,79 +315,3 @@ class _Walk:
         if edge.uid not in self.seen:
             self.seen.add(edge.uid)
             self.out.edges.append(edge)
-
-
-def _edge(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdge:
-    return ExpandedEdge(
-        anchor=anchor,
-        uid=n.uid,
-        predicate=n.predicate,
-        hop=hop,
-        near=n.near,
-        far=n.far,
-        far_name=n.far_name,
-        far_mentions=n.far_mentions,
-        outgoing=n.outgoing,
-        mentions=n.mentions,
-        via=via,
-        via_degree=n.degree,
-    )
-
-
-def _visits(reach: _Reach, node: str) -> bool:
-    return any(e.near == node or e.far == node for e in reach.edges)
-
-
-def _one_per_pair(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
-    """One relationship per neighbour and relation: a fact and its twin stored the other way
-    round (X_INVERSE, or the same predicate both ways) are one step. The one pointing away
-    from the node under its plain name is kept."""
-    best: dict[tuple[str, str | None], Neighbour] = {}
-    for n in read:
-        key = (n.far, base(n.predicate))
-        kept = best.get(key)
-        if kept is None or _plainer(n, kept, base):
-            best[key] = n
-    return list(best.values())
-
-
-def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> bool:
-    plain_a, plain_b = a.predicate == base(a.predicate), b.predicate == base(b.predicate)
-    return (plain_a, a.outgoing) > (plain_b, b.outgoing)
-
-
-def _rank(
-    reaches: list[_Reach], match: RelationMatch, strength: dict[str, float]
-) -> list[ExpansionHit]:
-    """One hit per path end: the last fact of the path, scored by how well its relations
-    explain the question (times the anchor's strength and the hub discount), a little more
-    when many paths arrive there. A fact on the way to a better path is a bridge, not a hit."""
-    best: dict[str, ExpansionHit] = {}
-    bridge_score: dict[str, float] = defaultdict(lambda: -1e9)
-    scores: dict[tuple[str, ...], float] = {}
-    for reach in reaches:
-        if reach.relations not in scores:
-            scores[reach.relations] = match.path(reach.relations)
-        score = scores[reach.relations] * strength.get(reach.anchor, 1.0) * reach.hub
-        score *= 1.0 + MANY_PATHS * math.log(reach.paths)
-        last = reach.edges[-1]
-        current = best.get(last.uid)
-        if current is None or score > current.score:
-            best[last.uid] = ExpansionHit(last.uid, score, last, reach.paths)
-        for edge in reach.edges[:-1]:
-            bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
-    hits = [h for h in best.values() if bridge_score[h.uid] <= h.score]
-    hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
-    return _one_per_node(hits)
-
-
-def _one_per_node(hits: list[ExpansionHit]) -> list[ExpansionHit]:
-    """The first hit leading to each node keeps its place; later ones to the same node (other
-    paths there) follow every first one, so the answers reached stay diverse."""
-    firsts: list[ExpansionHit] = []
-    rest: list[ExpansionHit] = []
-    seen: set[str] = set()
-    for hit in hits:
-        (rest if hit.edge.far in seen else firsts).append(hit)
-        seen.add(hit.edge.far)
-    return firsts + rest

@@ -17,14 +17,10 @@ from engine.models import Entity, Path
 from engine.normalize import has_cjk
 from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.expansion import (
-    ExpandedEdge,
-    ExpansionHit,
-    ExpansionSettings,
-    expand,
-)
+from engine.retrieval.expansion import ExpansionSettings, expand
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer, Vector
+from engine.retrieval.reach import ExpandedEdge, ExpansionHit
 from engine.retrieval.terms import (
     asks_for_siblings,
     fulltext_terms,

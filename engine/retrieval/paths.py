@@ -16,7 +16,7 @@ from itertools import combinations, pairwise
 
 import networkx as nx
 
-from engine.retrieval.expansion import ExpandedEdge
+from engine.retrieval.reach import ExpandedEdge
 
 
 @dataclass(frozen=True, slots=True)

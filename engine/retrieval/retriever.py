@@ -14,12 +14,13 @@ from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
 from engine.retrieval.anchors import Anchor, AnchorSettings
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg, EpisodeLegParams
-from engine.retrieval.expansion import ExpansionHit, ExpansionSettings
+from engine.retrieval.expansion import ExpansionSettings
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
+from engine.retrieval.reach import ExpansionHit
 from engine.retrieval.terms import content_terms
 from engine.store.base import GraphStore
 

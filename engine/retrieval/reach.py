@@ -1,0 +1,144 @@
+"""The paths an expansion walks (`Reach`) and how they become ranked hits: one hit per path
+end, aggregated over the paths arriving there, discounted through hubs; twins read once."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from engine.retrieval.predicates import RelationMatch
+from engine.store.base import Neighbour
+
+MANY_PATHS = 0.1  # an answer reached by n paths scores (1 + MANY_PATHS * ln n) times its best
+
+
+@dataclass(frozen=True, slots=True)
+class ExpandedEdge:
+    """One typed fact relationship reached from an anchor; `hop` is 1, 2 or 3."""
+
+    anchor: str
+    uid: str
+    predicate: str
+    hop: int
+    near: str  # uid of the node closer to the anchor
+    far: str  # uid of the node further away
+    far_name: str
+    far_mentions: int
+    outgoing: bool  # the relationship points from `near` to `far`
+    mentions: int = 0  # of the fact
+    via: str | None = None  # uid of the edge before this one on its path
+    via_degree: int = 0  # edges read at `near` (of this relation, for a hub read by type)
+
+
+@dataclass(frozen=True, slots=True)
+class ExpansionHit:
+    uid: str
+    score: float
+    edge: ExpandedEdge
+    paths: int = 1  # how many paths reached the node this fact leads to
+
+
+@dataclass(slots=True)
+class Reach:
+    """The paths of one relation sequence from one anchor that end at one node."""
+
+    anchor: str
+    relations: tuple[str, ...]
+    edges: tuple[ExpandedEdge, ...]  # the first path found
+    degree: int = 0  # mentions of the node reached: how many edges it likely has
+    paths: int = 1
+    hub: float = 1.0  # product of `through_hub` over the path's middle nodes
+
+
+def through_hub(degree: int, hub_degree: int) -> float:
+    """The share of a path's relevance kept when a middle node has `degree` edges of the types
+    walked: a path through a hub (the speaker of a chat, who is the subject of nearly every
+    fact) says little about the anchor; one through a film or a person keeps it all."""
+    return 1.0 if degree <= hub_degree else 1.0 / (1.0 + math.log(degree / hub_degree))
+
+
+def edge_of(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdge:
+    return ExpandedEdge(
+        anchor=anchor,
+        uid=n.uid,
+        predicate=n.predicate,
+        hop=hop,
+        near=n.near,
+        far=n.far,
+        far_name=n.far_name,
+        far_mentions=n.far_mentions,
+        outgoing=n.outgoing,
+        mentions=n.mentions,
+        via=via,
+        via_degree=n.degree,
+    )
+
+
+def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
+    """A typed read's degree per relation: a path through a club to its one coach does not
+    pass through the club's hundred players, however many of them the same read returned."""
+    count: dict[tuple[str, str | None], int] = defaultdict(int)
+    for n in read:
+        count[(n.near, base(n.predicate))] += 1
+    return [replace(n, degree=count[(n.near, base(n.predicate))]) for n in read]
+
+
+def visits(reach: Reach, node: str) -> bool:
+    return any(e.near == node or e.far == node for e in reach.edges)
+
+
+def one_per_pair(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
+    """One relationship per neighbour and relation: a fact and its twin stored the other way
+    round (X_INVERSE, or the same predicate both ways) are one step. The one pointing away
+    from the node under its plain name is kept."""
+    best: dict[tuple[str, str | None], Neighbour] = {}
+    for n in read:
+        key = (n.far, base(n.predicate))
+        kept = best.get(key)
+        if kept is None or _plainer(n, kept, base):
+            best[key] = n
+    return list(best.values())
+
+
+def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> bool:
+    plain_a, plain_b = a.predicate == base(a.predicate), b.predicate == base(b.predicate)
+    return (plain_a, a.outgoing) > (plain_b, b.outgoing)
+
+
+def rank(
+    reaches: list[Reach], match: RelationMatch, strength: dict[str, float]
+) -> list[ExpansionHit]:
+    """One hit per path end: the last fact of the path, scored by how well its relations
+    explain the question (times the anchor's strength and the hub discount), a little more
+    when many paths arrive there. A fact on the way to a better path is a bridge, not a hit."""
+    best: dict[str, ExpansionHit] = {}
+    bridge_score: dict[str, float] = defaultdict(lambda: -1e9)
+    scores: dict[tuple[str, ...], float] = {}
+    for reach in reaches:
+        if reach.relations not in scores:
+            scores[reach.relations] = match.path(reach.relations)
+        score = scores[reach.relations] * strength.get(reach.anchor, 1.0) * reach.hub
+        score *= 1.0 + MANY_PATHS * math.log(reach.paths)
+        last = reach.edges[-1]
+        current = best.get(last.uid)
+        if current is None or score > current.score:
+            best[last.uid] = ExpansionHit(last.uid, score, last, reach.paths)
+        for edge in reach.edges[:-1]:
+            bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
+    hits = [h for h in best.values() if bridge_score[h.uid] <= h.score]
+    hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
+    return _one_per_node(hits)
+
+
+def _one_per_node(hits: list[ExpansionHit]) -> list[ExpansionHit]:
+    """The first hit leading to each node keeps its place; later ones to the same node (other
+    paths there) follow every first one, so the answers reached stay diverse."""
+    firsts: list[ExpansionHit] = []
+    rest: list[ExpansionHit] = []
+    seen: set[str] = set()
+    for hit in hits:
+        (rest if hit.edge.far in seen else firsts).append(hit)
+        seen.add(hit.edge.far)
+    return firsts + rest
