@@ -6,9 +6,12 @@ member, most relations also stored the other way round (an `_INVERSE` twin or a 
 named one). Questions come from templates with paraphrases; the retriever gets the question
 text alone and must find the named entities itself. Protocol as benchmarks/metaqa.py: answer
 hits@k over the entities of the top-k facts (the named entities themselves do not count unless
-they are answers), latency per search (`timings_ms`).
+they are answers), latency per search (`timings_ms`). Each search mode asked runs on the same
+questions in the same run: `dual` (graphmem) and `semantic` (the vector leg alone: the
+baseline that needs no graph).
 
     python benchmarks/hub_kg.py --per-kind 200
+    python benchmarks/hub_kg.py --per-kind 50 --modes dual
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from loadavg import LoadSampler
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -43,6 +47,7 @@ from tests.synthetic_kg import (
 
 REPO = Path(__file__).resolve().parent.parent
 DOMAINS = {"football": (football, FOOTBALL), "organisations": (organisations, ORGANISATIONS)}
+MODES = ("dual", "expansion", "semantic")
 KS = (1, 5, 10)
 
 
@@ -61,8 +66,8 @@ def ensure_loaded(mem: Memory, g: Graph, data_dir: Path, seed: int) -> float:
     return elapsed
 
 
-def score(mem: Memory, user: str, q: Question) -> dict[str, Any]:
-    result = mem.search(q.text, user_id=user, limit=max(KS))
+def score(mem: Memory, user: str, q: Question, mode: Any = "dual") -> dict[str, Any]:
+    result = mem.search(q.text, user_id=user, limit=max(KS), mode=mode)
     gold = {entity_key(a) for a in q.answers}
     named = {entity_key(t) for t in q.topics}
     first = None
@@ -106,7 +111,12 @@ def groups(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    report: dict[str, Any] = {"per_kind": args.per_kind, "seed": args.seed, "domains": {}}
+    report: dict[str, Any] = {
+        "per_kind": args.per_kind,
+        "seed": args.seed,
+        "modes": args.modes,
+        "domains": {},
+    }
     embedder = Embedder(cache_size=0)  # every query embedded cold
     with Memory(data_dir=args.data_dir, embedder=embedder) as mem:
         for name in args.domains:
@@ -114,13 +124,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             g = build(args.seed)
             load_s = ensure_loaded(mem, g, args.data_dir, args.seed)
             mem.search("warm up", user_id=g.domain)
-            rows = [score(mem, g.domain, q) for q in tqdm(_questions(g, specs, args), desc=name)]
-            report["domains"][name] = {
-                "facts": mem.stats(g.domain).facts,
-                "load_s": load_s,
-                "results": {k: summarize(v) for k, v in groups(rows).items()},
-                "misses": [r["question"] for r in rows if not r["hits"][10]][:40],
-            }
+            questions = _questions(g, specs, args)
+            part: dict[str, Any] = {"facts": mem.stats(g.domain).facts, "load_s": load_s}
+            for mode in args.modes:
+                rows = [
+                    score(mem, g.domain, q, mode) for q in tqdm(questions, desc=f"{name} {mode}")
+                ]
+                part[mode] = {
+                    "results": {k: summarize(v) for k, v in groups(rows).items()},
+                    "misses": [r["question"] for r in rows if not r["hits"][10]][:40],
+                }
+            report["domains"][name] = part
     embedder.close()
     return report
 
@@ -131,15 +145,19 @@ def _questions(g: Graph, specs: list[Spec], args: argparse.Namespace) -> list[Qu
 
 def markdown(report: dict[str, Any]) -> str:
     lines = [
-        "| domain / questions | n | hits@1 | hits@5 | hits@10 | MRR | p50 ms | p95 ms |",
-        "|---|---|---|---|---|---|---|---|",
+        "| domain / questions | mode | n | hits@1 | hits@5 | hits@10 | MRR | p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, part in report["domains"].items():
-        for kind, s in part["results"].items():
-            lines.append(
-                f"| {name} / {kind} | {s['n']} | {s['hits@1']:.3f} | {s['hits@5']:.3f} | "
-                f"{s['hits@10']:.3f} | {s['mrr']:.3f} | {s['p50_ms']:.1f} | {s['p95_ms']:.1f} |"
-            )
+        kinds = next(part[m]["results"] for m in report["modes"])
+        for kind in kinds:
+            for mode in report["modes"]:
+                s = part[mode]["results"][kind]
+                lines.append(
+                    f"| {name} / {kind} | {mode} | {s['n']} | {s['hits@1']:.3f} | "
+                    f"{s['hits@5']:.3f} | {s['hits@10']:.3f} | {s['mrr']:.3f} | "
+                    f"{s['p50_ms']:.1f} | {s['p95_ms']:.1f} |"
+                )
     return "\n".join(lines)
 
 
@@ -155,14 +173,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--per-kind", type=int, default=200, help="questions per kind and domain")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--modes", nargs="+", default=["dual", "semantic"], choices=MODES)
     parser.add_argument("--domains", nargs="+", default=list(DOMAINS), choices=list(DOMAINS))
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "hub_kg.json")
     args = parser.parse_args(argv)
-    report = run(args)
+    with LoadSampler() as load:
+        report = run(args)
+    report["load_average"], report["load_text"] = load.summary(), load.text()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     print(f"\nHub-heavy synthetic graphs ({args.per_kind} questions per kind, seed {args.seed})\n")
     print(markdown(report))
+    print(f"\n{report['load_text']}")
     return 0
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loadavg import LoadSampler
 from tqdm import tqdm
 
 from engine import Memory
@@ -235,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reload", action="store_true", help="reload the KB even if cached")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "metaqa.json")
     args = parser.parse_args(argv)
-    report = run(args)
+    with LoadSampler() as load:
+        report = run(args)
+    report["load_average"], report["load_text"] = load.summary(), load.text()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     print(
@@ -243,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.sample or 'all'} questions per hop, seed {args.seed})\n"
     )
     print(markdown(report))
+    print(f"\n{report['load_text']}")
     return 0
 
 
