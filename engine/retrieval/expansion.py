@@ -135,7 +135,11 @@ class _Walk:
         going = [r for r, o in outlook.items() if o.steps and max(o.via.values()) > found]
         going.sort(key=lambda r: -outlook[r].best)
         kept = set(going[: self.settings.beam])
-        return {k: v for k, v in reached.items() if k[1] in kept and self._chosen(k, v)}
+        return {
+            k: v
+            for k, v in reached.items()
+            if k[1] in kept and self._chosen(k, v) and v.edges[-1].near != k[0]
+        }
 
     def _chosen(self, key: tuple[str, tuple[str, ...], str], reach: Reach) -> bool:
         """A hub anchor's context sample is not walked on, only its chosen relations."""
@@ -148,7 +152,8 @@ class _Walk:
         for (node, relations, anchor), reach in frontier.items():
             for n in one_per_pair(read.get(node, []), self.match.base):
                 base = self.match.base(n.predicate)
-                if base is None or n.far == anchor or visits(reach, n.far):
+                loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
+                if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):
                     continue
                 edge = edge_of(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
                 self._note(edge)
