@@ -178,3 +178,24 @@ def test_frequently_mentioned_facts_rank_higher_when_otherwise_equal(mem: Memory
     result = mem.search("who likes hiking?", user_id=USER, limit=3)
     top = [h.fact.text for h in result.facts]
     assert top[0] == "Harry likes hiking"
+
+
+FILMS = [
+    ("Ginger Snaps", "STARRED_ACTORS", "Emily Perkins"),
+    ("Ginger Snaps", "DIRECTED_BY", "John Fawcett"),
+    ("Ginger Snaps", "WRITTEN_BY", "Karen Walton"),
+    ("Ginger Snaps", "RELEASE_YEAR", "2000"),
+    ("Ginger Snaps", "HAS_TAGS", "werewolf"),
+    ("Juno", "STARRED_ACTORS", "Elliot Page"),
+    ("Juno", "DIRECTED_BY", "Jason Reitman"),
+]
+
+
+def test_a_second_hop_its_words_barely_ask_for_is_still_walked(mem: Memory) -> None:
+    """'directors' reads almost as much like STARRED_ACTORS as like DIRECTED_BY, so the
+    two-hop path scores a little below the one-hop path (the cost of a hop): the best path
+    goes on while a continuation comes that close (`beam_slack`)."""
+    mem.add_facts(FILMS, user_id="films")
+    query = "who are the directors of the films starred by Emily Perkins"
+    result = mem.search(query, user_id="films", mode="expansion", limit=3)
+    assert "John Fawcett" in {h.fact.object for h in result.facts}

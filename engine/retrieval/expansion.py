@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.predicates import Outlook, RelationMatch
 from engine.retrieval.reach import (
     ExpandedEdge,
     ExpansionHit,
@@ -44,6 +44,10 @@ class ExpansionSettings:
     hub_degree: int = 100  # a node with more edges than this is a hub (see `through_hub`)
     open_edges: int = 150  # ordinary nodes are read whole while their edges fit in this
     beam: int = 6  # relation paths followed past each hop at most
+    # a path goes on while a continuation may come this close to the best path walked: one
+    # more hop explaining the same words costs `EXTRA_HOP_COST` (0.05), and "the directors of
+    # the films starred by X" explains little more with DIRECTED_BY than without it
+    beam_slack: float = 0.06
     step_share: float = 0.7  # a hub is read by the next relations within this share of the best
     typed_steps: int = 3  # relation types read from a hub at most
     typed_rounds: int = 3  # ... in this many reads, the next types asked for those it lacks
@@ -128,11 +132,18 @@ class _Walk:
 
     def _beam(self, reached: _Frontier, hop: int, found: float) -> _Frontier:
         """The paths worth another hop: those whose continuations can beat every path walked
-        so far (`found`, the best score), at most the `beam` most promising."""
+        so far (`found`, the best score), at most the `beam` most promising; and the best
+        path of this hop while a continuation comes within `beam_slack` of it."""
         if hop >= self.settings.depth or not self.match.asked:
             return {}
         outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in reached}
-        going = [r for r, o in outlook.items() if o.steps and max(o.via.values()) > found]
+        top = max((o.own for o in outlook.values()), default=0.0)
+
+        def goes_on(o: Outlook) -> bool:
+            ahead = max(o.via.values(), default=-1e9)
+            return ahead > found or (o.own >= top and ahead > found - self.settings.beam_slack)
+
+        going = [r for r, o in outlook.items() if o.steps and goes_on(o)]
         going.sort(key=lambda r: -outlook[r].best)
         kept = set(going[: self.settings.beam])
         return {
@@ -155,6 +166,8 @@ class _Walk:
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
                 if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):
                     continue
+                if relations[-2:] == (base, base):
+                    continue  # a relation three times in a row asks for nothing new
                 edge = edge_of(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
                 self._note(edge)
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
