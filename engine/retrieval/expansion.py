@@ -166,8 +166,6 @@ class _Walk:
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
                 if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):
                     continue
-                if relations[-2:] == (base, base):
-                    continue  # a relation three times in a row asks for nothing new
                 edge = edge_of(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
                 self._note(edge)
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)

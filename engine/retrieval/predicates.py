@@ -19,7 +19,6 @@ the single relation it repeats.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -225,7 +224,10 @@ class RelationMatch:
         padded = np.array([p + [p[-1]] * (width - len(p)) for p in paths])
         phrase = self._phrase[padded].max(axis=1) * PHRASE_WEIGHT
         hops = np.array([len(p) for p in paths])
-        repeats = np.array([sum(a == b for a, b in itertools.pairwise(p)) for p in paths])
+        # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
+        # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
+        # X's film), nor is going on along the same relation (Alice's other likes)
+        repeats = np.array([int(len(p) > 1 and p[0] == p[1]) for p in paths])
         cost = EXTRA_HOP_COST * (hops - 1) + repeats * (
             -SIBLING_BONUS if self.siblings else BACK_COST
         )
