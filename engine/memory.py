@@ -14,18 +14,21 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from engine.add.adder import Adder
+from engine.add.facts import validate_facts
+from engine.add.messages import Messages
+from engine.add.prepare import PreparedAdd
+from engine.add.resolve import self_uid
+from engine.add.steps import AddSteps
 from engine.config import Settings, build_settings
-from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
 from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
-from engine.facts import build_batch, validate_facts
 from engine.import_limits import ImportLimits
-from engine.ingest.pipeline import ProgressFn
+from engine.ingest.pipeline import ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
-from engine.ingest.steps import ingest as run_ingest
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
 from engine.models import (
@@ -40,15 +43,13 @@ from engine.models import (
     to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
-from engine.resolve import self_uid
 from engine.restore import ImportReport, import_snapshot, parse_snapshot
 from engine.retrieval.anchors import AnchorSettings
 from engine.retrieval.expansion import ExpansionSettings
 from engine.retrieval.retriever import MODES, DualRetriever, Mode, RetrieverSettings
 from engine.snapshot import GraphSnapshot
-from engine.store.base import Dialect, GraphStore, RankBy, WriteBatch
+from engine.store.base import Dialect, GraphStore, RankBy
 
-_CHUNK = 1000
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 log = logging.getLogger("graphmem")
 
@@ -156,9 +157,10 @@ class Memory:
         self._setup_lock = threading.Lock()
         self._extractor = extractor
         self._owns_extractor = extractor is None
-        # LLM accounting of this Memory object, for this process only (not stored)
-        self._usage = {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
-        self._usage_lock = threading.Lock()
+        # its usage is the LLM accounting of this Memory object, this process only (not stored)
+        self._adder = Adder(
+            self.store, self.embedder, self.retriever, lambda: self.extractor, self.settings
+        )
 
     @property
     def extractor(self) -> Extractor:
@@ -196,22 +198,7 @@ class Memory:
         user_id = check_user_id(user_id)
         clean = validate_facts(facts, self.settings)
         self._setup()
-        result = AddResult(user_id=user_id)
-        chunks = range(0, len(clean), _CHUNK)
-        if show_progress:
-            from tqdm import tqdm
-
-            chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
-        for start in chunks:
-            batch, new = build_batch(
-                self.store, self.embedder, user_id, clean[start : start + _CHUNK]
-            )
-            self._write(user_id, batch)
-            result.facts_added += len(new)
-            result.facts_updated += len(batch.facts) - len(new)
-            result.fact_uids += [f.uid for f in batch.facts]
-            result.entities_added += len(batch.entity_embeddings)
-        return result
+        return self._adder.add_facts(clean, user_id, show_progress=show_progress)
 
     def load(
         self,
@@ -283,10 +270,11 @@ class Memory:
             >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
         """
         self._setup()
-        return run_ingest(
-            self,
+        return ingest(
+            AddSteps(self._adder),
             paths_or_iterable,
             progress,
+            self.settings.data_dir,
             user_id=user_id,
             format=format,
             concurrency=concurrency,
@@ -356,8 +344,7 @@ class Memory:
         """Phase one of `add` (validation, episodes, known facts, the extraction); writes
         nothing. Pipelines run it ahead of `apply_add` (see `engine.conversation`)."""
         self._setup()
-        return prepare(
-            self._context(),
+        return self._adder.prepare(
             messages,
             user_id,
             session_id=session_id,
@@ -370,20 +357,7 @@ class Memory:
     def apply_add(self, prepared: PreparedAdd) -> AddResult:
         """Phase two of `add`: resolve and write in one batch; counts the LLM usage."""
         self._setup()
-        result = apply(self._context(), prepared)
-        with self._usage_lock:
-            self._usage["llm_calls"] += result.llm_calls
-            self._usage["prompt_tokens"] += result.prompt_tokens
-            self._usage["completion_tokens"] += result.completion_tokens
-        return result
-
-    def _context(self) -> AddContext:
-        return AddContext(self.store, self.embedder, self.retriever, self.extractor, self.settings)
-
-    def _write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
-        mentions = self.store.write(user_id, batch)
-        self.retriever.note_predicates(user_id, (f.predicate for f in batch.facts))
-        return mentions
+        return self._adder.apply(prepared)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -484,8 +458,8 @@ class Memory:
         spent in this process (all users; not persisted)."""
         self._setup()
         counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
-        with self._usage_lock:
-            return Stats(**counts, **self._usage, warming=self.store.warming())
+        usage = self._adder.usage.snapshot()
+        return Stats(**counts, **usage, warming=self.store.warming())
 
     # -- moving a graph -------------------------------------------------------------------
 
@@ -562,6 +536,7 @@ class Memory:
         self._setup()
         self.store.reset()
         self.retriever = DualRetriever(self.store, self.embedder, self.retriever.settings)
+        self._adder.retriever = self.retriever
 
     # -- lifecycle ------------------------------------------------------------------------
 

@@ -103,7 +103,7 @@ def _fact_uid(
     fact: FactRecord, old_user: str, new_user: str, ends: tuple[str, str], names: set[str]
 ) -> str:
     """stable_uid(user, subject, predicate, object), or with the value for the user's own
-    name (`engine.changes.fact_row`: one fact per name, from the self entity to itself)."""
+    name (`engine.add.changes.fact_row`: one fact per name, from the self entity to itself)."""
     old = (old_user, fact.subject_uid, fact.predicate, fact.object_uid)
     new = (new_user, ends[0], fact.predicate, ends[1])
     if fact.uid == stable_uid(*old):
@@ -117,7 +117,8 @@ def _fact_uid(
 
 
 def _event_uid(h: HistoryRecord, user: str, target: str, episode: str | None) -> str:
-    """As `engine.resolve.history_row` or `engine.facts.build_batch` derive it."""
+    """As `engine.add.resolve.history_row` derives it, or as facts added by `add_facts` got
+    it in earlier versions (`stable_uid(target, event, ts)`)."""
     at = repr(h.ts)
     if h.uid == stable_uid(h.target_uid, h.event, h.episode_uid or "", h.detail or "", at):
         return stable_uid(target, h.event, episode or "", h.detail or "", at)

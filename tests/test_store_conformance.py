@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
+from engine.add.facts import facts_batch, validate_facts
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
-from engine.facts import build_batch, validate_facts
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch
 
 SETTINGS = Settings()
@@ -15,9 +15,9 @@ SETTINGS = Settings()
 def _write(
     store: GraphStore, embedder: Embedder, user: str, facts: list[tuple[str, ...]]
 ) -> set[str]:
-    batch, new = build_batch(store, embedder, user, validate_facts(facts, SETTINGS))
+    batch, changes = facts_batch(store, embedder, user, validate_facts(facts, SETTINGS))
     store.write(user, batch)
-    return new
+    return set(changes.new)
 
 
 def test_a_fact_is_stored_in_both_forms(store: GraphStore, embedder: Embedder) -> None:

@@ -10,12 +10,12 @@ import json
 import time
 from pathlib import Path
 
-from engine.conversation import episode_rows, parse_message
+from engine.add.messages import episode_rows, parse_message
+from engine.add.resolve import self_uid
 from engine.embedding import Embedder, as_param
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.normalize import stable_uid
-from engine.resolve import self_uid
 from engine.restore import rekey
 from engine.snapshot import EntityRecord, FactRecord, GraphSnapshot
 from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, HistoryRow, WriteBatch
