@@ -23,9 +23,7 @@ from engine.add.steps import AddSteps
 from engine.config import Settings, build_settings
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError, NotFoundError
-from engine.export import FORMATS, Format, read_snapshot, render
 from engine.extraction.schema import Extractor
-from engine.import_limits import ImportLimits
 from engine.ingest.pipeline import ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
@@ -43,12 +41,14 @@ from engine.models import (
     to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
-from engine.restore import ImportReport, import_snapshot, parse_snapshot
 from engine.retrieval.anchors import AnchorSettings
 from engine.retrieval.expansion import ExpansionSettings
 from engine.retrieval.retriever import MODES, DualRetriever, Mode, RetrieverSettings
-from engine.snapshot import GraphSnapshot
 from engine.store.base import Dialect, GraphStore, RankBy
+from engine.transfer.export import FORMATS, Format, read_snapshot, render
+from engine.transfer.import_limits import ImportLimits
+from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
+from engine.transfer.snapshot import GraphSnapshot
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 log = logging.getLogger("graphmem")
@@ -496,7 +496,7 @@ class Memory:
         """Write a JSON export back (a path, JSON text, or the parsed document), for the user
         it came from or for `user_id`; every uid is derived again for the target. Idempotent.
         The document meets the limits `add_facts` and `add` apply (see
-        `engine.import_limits`), checked before anything is written.
+        `engine.transfer.import_limits`), checked before anything is written.
 
         Raises:
             InvalidInputError: unreadable, not a graphmem JSON export, an unusable user id, or

@@ -19,14 +19,14 @@ from engine.add.resolve import history_row
 from engine.config import Settings
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError
-from engine.export import read_snapshot, to_cypher, to_graphml, to_json
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
-from engine.restore import import_snapshot, parse_snapshot
-from engine.snapshot import GraphSnapshot
 from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.transfer.export import read_snapshot, to_cypher, to_graphml, to_json
+from engine.transfer.restore import import_snapshot, parse_snapshot
+from engine.transfer.snapshot import GraphSnapshot
 from tests.test_cypher_lint import lint, problems
 
 SETTINGS = Settings()
@@ -327,7 +327,7 @@ def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
 
 
 def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:
-    from engine.browse import browse_hint
+    from engine.transfer.browse import browse_hint
     from tests.test_cypher_lint import lint, problems
 
     hints = [browse_hint(None, "o'brien \\ x"), browse_hint(None, "alice", "John")]

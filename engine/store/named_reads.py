@@ -11,7 +11,6 @@ from pydantic import BaseModel
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import EpisodeText, ExpandedEdge, RankBy
 from engine.store.records import (
     ENTITY_VECTORS,
@@ -25,6 +24,7 @@ from engine.store.records import (
     history_from_row,
     nearest,
 )
+from engine.transfer.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 
 R = TypeVar("R", bound=BaseModel)
 

@@ -16,9 +16,9 @@ from engine.embedding import Embedder, as_param
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.normalize import stable_uid
-from engine.restore import rekey
-from engine.snapshot import EntityRecord, FactRecord, GraphSnapshot
 from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.transfer.restore import rekey
+from engine.transfer.snapshot import EntityRecord, FactRecord, GraphSnapshot
 
 MALLORY, BOB = "mallory", "bob"
 

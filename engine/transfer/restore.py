@@ -22,12 +22,18 @@ from pydantic import BaseModel, ValidationError
 
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
-from engine.export import PAGE, snapshot_batches
-from engine.import_limits import ImportLimits, checked
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
 from engine.store.base import GraphStore
+from engine.transfer.export import PAGE, snapshot_batches
+from engine.transfer.import_limits import ImportLimits, checked
+from engine.transfer.snapshot import (
+    EntityRecord,
+    EpisodeRecord,
+    FactRecord,
+    GraphSnapshot,
+    HistoryRecord,
+)
 
 # As Memory.self_uid: the user's own entity is keyed by the user, not by a name.
 _SELF = "\x00self"
@@ -66,7 +72,7 @@ def parse_snapshot(
 
     Raises:
         InvalidInputError: the file cannot be read, is not a graphmem JSON export, or breaks
-            the document's rules (see `engine.snapshot`).
+            the document's rules (see `engine.transfer.snapshot`).
         LimitExceededError: the document is larger than the limit.
     """
     if isinstance(source, GraphSnapshot):
