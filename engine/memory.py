@@ -12,8 +12,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from engine.add.adder import Adder
 from engine.add.facts import validate_facts
 from engine.add.messages import Messages
@@ -27,12 +25,11 @@ from engine.extraction.schema import Extractor
 from engine.ingest.pipeline import ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
+from engine.knowledge import RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
 from engine.models import (
     AddResult,
-    Entity,
-    Episode,
     Fact,
     HistoryEvent,
     ScoredEntity,
@@ -68,14 +65,6 @@ def build_extractor(settings: Settings) -> Extractor:
         "offline (spaCy rules, English only)"
     )
     return OfflineExtractor()
-
-
-class EntityView(BaseModel):
-    """An entity with its facts and its timeline of episodes (newest first)."""
-
-    entity: Entity
-    facts: list[Fact] = Field(default_factory=list)
-    episodes: list[Episode] = Field(default_factory=list)
 
 
 def open_store(settings: Settings) -> GraphStore:
@@ -427,24 +416,22 @@ class Memory:
         user_id = check_user_id(user_id)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
-        found = self.store.entities_by_keys(user_id, [key]).get(key)
-        if found is None:
+        view = entity_view(self.store, user_id, key, limit)
+        if view is None:
             raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
-        facts = self.store.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
-        episodes = self.store.entity_episodes(user_id, found.uid, limit)
-        return EntityView(entity=found, facts=facts, episodes=episodes)
+        return view
 
     def top_entities(
         self, user_id: str, k: int = 10, by: RankBy = "salience"
     ) -> list[ScoredEntity]:
-        """The user's most salient (or frequent, or recent) entities, best first."""
-        if by not in ("salience", "frequency", "recency"):
+        """The user's most salient (or frequent, or recent) entities, best first (salience:
+        see `engine.knowledge`)."""
+        if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
         self._setup()
         half_life = self.settings.recency_half_life_days * 86400.0
-        rows = self.store.top_entities(user_id, k, by, time.time(), half_life)
-        return [ScoredEntity(entity=e, score=s) for e, s in rows]
+        return top_entities(self.store, user_id, k, by, time.time(), half_life)
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
         """The change events of a fact or entity, oldest first."""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from engine.add.facts import facts_batch, validate_facts
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
+from engine.knowledge import salience
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch
 
 SETTINGS = Settings()
@@ -199,6 +202,21 @@ def test_top_entities_rank_most_salient_first(store: GraphStore, embedder: Embed
     assert scores == sorted(scores, reverse=True)
     recent = store.top_entities("u", 2, "recency", now, 86400.0)
     assert {e.name for e, _ in recent} <= {"Other", "leaf 0"}
+
+
+def test_top_entities_salience_is_the_knowledge_formula(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    _write(store, embedder, "u", [("Hub", "R", f"leaf {i}") for i in range(5)])
+    _write(store, embedder, "u", [("Hub", "R", "leaf 0")])
+    now, half_life = time.time() + 3600.0, 7200.0
+    ranked = store.top_entities("u", 10, "salience", now, half_life)
+    most = max(e.mentions for e, _ in ranked)
+    for entity, score in ranked:
+        assert entity.last_seen is not None
+        age = now - entity.last_seen.timestamp()
+        assert score == pytest.approx(salience(entity.mentions, most, age, half_life), rel=1e-6)
+    assert ranked[0][0].name == "Hub"
 
 
 def test_history_records_additions(store: GraphStore, embedder: Embedder) -> None:
