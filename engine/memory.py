@@ -2,112 +2,45 @@
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 from collections.abc import Iterable
 from datetime import datetime
 from os import PathLike
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from engine.add.adder import Adder
 from engine.add.facts import validate_facts
 from engine.add.messages import Messages
 from engine.add.prepare import PreparedAdd
-from engine.add.resolve import self_uid
 from engine.add.steps import AddSteps
-from engine.config import Settings, build_settings
-from engine.embedding import Embedder
-from engine.errors import ConfigError, InvalidInputError, NotFoundError
-from engine.extraction.schema import Extractor
+from engine.errors import InvalidInputError, NotFoundError
 from engine.ingest.pipeline import ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
 from engine.knowledge import RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
+from engine.memory_core import MemoryCore
 from engine.models import (
     AddResult,
     Fact,
     HistoryEvent,
     ScoredEntity,
     SearchResult,
-    Stats,
     to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
-from engine.retrieval.anchors import AnchorSettings
-from engine.retrieval.expansion import ExpansionSettings
-from engine.retrieval.retriever import MODES, DualRetriever, Mode, RetrieverSettings
-from engine.store.base import Dialect, GraphStore, RankBy
+from engine.retrieval.retriever import MODES, Mode
+from engine.store.base import Dialect, RankBy
 from engine.transfer.export import FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
 from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
 from engine.transfer.snapshot import GraphSnapshot
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
-log = logging.getLogger("graphmem")
 
 
-def build_extractor(settings: Settings) -> Extractor:
-    """The LLM extractor when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL), else
-    the offline one, with one warning saying so."""
-    if settings.llm_configured:
-        from engine.extraction.llm import build_llm_extractor
-
-        return build_llm_extractor(settings)
-    from engine.extraction.offline import OfflineExtractor
-
-    log.warning(
-        "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
-        "offline (spaCy rules, English only)"
-    )
-    return OfflineExtractor()
-
-
-def open_store(settings: Settings) -> GraphStore:
-    """The store the settings name: the embedded FalkorDB unless `store="neo4j"`."""
-    if settings.store == "neo4j":
-        from engine.store.neo4j import Neo4jStore
-
-        if not settings.neo4j_uri:
-            raise ConfigError("GRAPHMEM_STORE=neo4j needs NEO4J_URI (e.g. bolt://localhost:7687)")
-        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
-        return Neo4jStore.from_settings(
-            settings.neo4j_uri,
-            settings.neo4j_user,
-            password,
-            settings.neo4j_database,
-            timeout_s=settings.query_timeout_ms / 1000.0,
-        )
-    from engine.store.falkordb import FalkorDBStore
-    from engine.store.falkordb_server import EmbeddedServer
-
-    server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
-    return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
-
-
-def retriever_settings(settings: Settings) -> RetrieverSettings:
-    return RetrieverSettings(
-        anchors=AnchorSettings(limit=settings.anchor_limit, min_score=settings.anchor_min_score),
-        expansion=ExpansionSettings(
-            depth=settings.expansion_depth,
-            fanout=settings.expansion_fanout,
-            max_edges=settings.expansion_max_edges,
-            hub_scan=settings.expansion_hub_scan,
-            hub_degree=settings.expansion_hub_degree,
-        ),
-        semantic_k=settings.semantic_k,
-        rrf_k=settings.rrf_k,
-        expansion_weight=settings.expansion_weight,
-        half_life_days=settings.recency_half_life_days,
-        max_query_words=settings.max_query_words,
-    )
-
-
-class Memory:
+class Memory(MemoryCore):
     """Long-term graph memory for one or many users.
 
     `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (or `GRAPHMEM_HOME`)
@@ -119,57 +52,6 @@ class Memory:
         >>> mem.search("who is Alice's friend?", user_id="alice").facts[0].fact.text
         'Alice friend of John'
     """
-
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        store: GraphStore | None = None,
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        **overrides: Any,
-    ) -> None:
-        self.settings = settings or build_settings(**overrides)
-        self.embedder = embedder or Embedder(
-            self.settings.embedding_model,
-            self.settings.embedding_device,
-            self.settings.embedding_batch_size,
-            threads=self.settings.embedding_threads,
-            process=self.settings.embedding_process,
-            runtime=self.settings.embedding_runtime,
-            cache_dir=self.settings.embedding_cache_dir,
-        )
-        self._owns_embedder = embedder is None
-        self.store = store or open_store(self.settings)
-        self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
-        self._ready = False
-        self._setup_lock = threading.Lock()
-        self._extractor = extractor
-        self._owns_extractor = extractor is None
-        # its usage is the LLM accounting of this Memory object, this process only (not stored)
-        self._adder = Adder(
-            self.store, self.embedder, self.retriever, lambda: self.extractor, self.settings
-        )
-
-    @property
-    def extractor(self) -> Extractor:
-        """The extractor `add` uses: the one passed in, else built on first use from the
-        settings (see `build_extractor`)."""
-        with self._setup_lock:
-            if self._extractor is None:
-                self._extractor = build_extractor(self.settings)
-            return self._extractor
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Memory:
-        """Build from a dict of settings (names as in `engine.config.Settings`)."""
-        return cls(**config)
-
-    def _setup(self) -> None:
-        with self._setup_lock:
-            if not self._ready:
-                self.store.setup(self.embedder.dimension)
-                self._ready = True
 
     # -- writing --------------------------------------------------------------------------
 
@@ -331,7 +213,7 @@ class Memory:
         speaker: str | None = None,
     ) -> PreparedAdd:
         """Phase one of `add` (validation, episodes, known facts, the extraction); writes
-        nothing. Pipelines run it ahead of `apply_add` (see `engine.conversation`)."""
+        nothing. Pipelines run it ahead of `apply_add` (see `engine.add`)."""
         self._setup()
         return self._adder.prepare(
             messages,
@@ -392,11 +274,6 @@ class Memory:
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result
 
-    @staticmethod
-    def self_uid(user_id: str) -> str:
-        """The uid of the entity standing for the user ("I", "me", "my")."""
-        return self_uid(user_id)
-
     def get_all(
         self, user_id: str, *, include_invalid: bool = False, limit: int = 1000, offset: int = 0
     ) -> list[Fact]:
@@ -439,14 +316,6 @@ class Memory:
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         return self.store.history(user_id, uid)
-
-    def stats(self, user_id: str | None = None) -> Stats:
-        """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
-        spent in this process (all users; not persisted)."""
-        self._setup()
-        counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
-        usage = self._adder.usage.snapshot()
-        return Stats(**counts, **usage, warming=self.store.warming())
 
     # -- moving a graph -------------------------------------------------------------------
 
@@ -517,31 +386,3 @@ class Memory:
         self._setup()
         self.retriever.forget_predicates(user_id)
         return self.store.delete_user(user_id)
-
-    def reset(self) -> None:
-        """Delete every user's memory."""
-        self._setup()
-        self.store.reset()
-        self.retriever = DualRetriever(self.store, self.embedder, self.retriever.settings)
-        self._adder.retriever = self.retriever
-
-    # -- lifecycle ------------------------------------------------------------------------
-
-    def close(self) -> None:
-        close = getattr(self._extractor, "close", None)
-        if self._owns_extractor and callable(close):
-            close()
-        if self._owns_embedder:
-            self.embedder.close()
-        self.store.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -102,7 +102,7 @@ def test_an_imported_file_cannot_choose_its_uids(
 
 def test_rekeying_rederives_the_engine_s_uids_for_the_same_and_another_user() -> None:
     """The user's own name is a fact from the self entity to itself whose uid carries the
-    name (engine.changes.fact_row): an import finds the name again instead of inventing a
+    name (engine.add.changes.fact_row): an import finds the name again instead of inventing a
     uid, so re-importing an export into its own store lands on the same node."""
     me = self_uid(MALLORY)
     own_name = stable_uid(MALLORY, me, "HAS_NAME", me, "mal")
