@@ -279,7 +279,7 @@ class Bench:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """The report as the tables of benchmarks/results/multitenant.md."""
+    """The report as the tables of benchmarks/results/multitenant_<layout>.md."""
     load = ", ".join(f"{a[0]:.1f}" for a in report["load_average_before_after"])
     lines = [
         f"{report['users']} users x {report['facts_per_user']} facts beside one user with "
