@@ -12,7 +12,8 @@ from engine.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from engine.memory import EntityView, Memory
+from engine.knowledge import EntityView
+from engine.memory import Memory
 from engine.models import (
     AddResult,
     Entity,

@@ -155,8 +155,8 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
-    from engine.import_limits import ImportLimits
-    from engine.restore import parse_snapshot
+    from engine.transfer.import_limits import ImportLimits
+    from engine.transfer.restore import parse_snapshot
 
     source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
     with _memory(args) as mem:
@@ -176,8 +176,8 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_browse(args: argparse.Namespace) -> None:
-    from engine.browse import browse_hint
     from engine.config import build_settings
+    from engine.transfer.browse import browse_hint
 
     uri = build_settings().neo4j_uri
     hint = browse_hint(uri, args.user, args.entity)

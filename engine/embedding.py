@@ -15,14 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 from engine.embedding_runtime import Encoder, Runtime, load_encoder
-
-if TYPE_CHECKING:
-    from engine.embedding_worker import ModelProcess
+from engine.embedding_worker import ModelProcess
 
 _CACHED_CHARS = 256  # names and fact sentences; longer texts (queries) rarely come back
 _PADDING_CHARS = 128  # padding that costs about as much as one more forward pass
@@ -153,7 +151,7 @@ class Embedder:
             set for the whole process). One thread is the default because passes come from
             a pipeline that keeps the other cores busy: the model's threads then wait on each
             other, and a pass on a busy 2-core machine takes many times longer.
-        process: run the model in a child process (`engine.embedding_worker`), for batch
+        process: run the model in a child process (`engine.embedding_child`), for batch
             ingests with many threads; `close()` stops it.
         runtime: "auto" (OpenVINO where it can run the model, else PyTorch), "openvino" or
             "torch" (see `engine.embedding_runtime`).
@@ -179,8 +177,6 @@ class Embedder:
         self.cache_dir = cache_dir
         self._process: ModelProcess | None = None
         if process:
-            from engine.embedding_worker import ModelProcess  # `python -m` runs it: import late
-
             arguments: dict[str, object] = {"model_name": model_name, "device": device}
             arguments |= {"batch_size": batch_size, "runtime": runtime, "cache_dir": cache_dir}
             self._process = ModelProcess(arguments | {"threads": threads, "cache_size": 0})

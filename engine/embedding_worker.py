@@ -4,8 +4,9 @@ A torch forward pass takes the GIL back between its operations. In a busy batch 
 engine's other threads hold it most of the time, and a pass then lasts several times its CPU
 time while a core stays idle. In a child process the passes run at full speed.
 
-The child is `python -m engine.embedding_worker`; requests and replies are length-prefixed
-pickles on its stdin and stdout, between this module's two halves only. The first request
+The child is `python -m engine.embedding_child` (which builds the `Embedder` and calls `serve`
+here, so this module never imports its parent); requests and replies are length-prefixed
+pickles on its stdin and stdout, between `ModelProcess` and `serve` only. The first request
 holds the `Embedder` arguments; then each request is `(operation, argument)` and each reply
 `("ok", value)`, `("config", message)` (a `ConfigError`, such as a model that cannot load)
 or `("error", message)`. The child exits when its stdin closes, so it never
@@ -20,7 +21,8 @@ import struct
 import subprocess
 import sys
 import threading
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, Any, Protocol
 
 from engine.errors import ConfigError
 
@@ -72,7 +74,7 @@ class ModelProcess:
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._child is None:
-            command = [sys.executable, "-m", "engine.embedding_worker"]
+            command = [sys.executable, "-m", "engine.embedding_child"]
             child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             assert child.stdin is not None  # a pipe
             _send(child.stdin, self._arguments)
@@ -95,37 +97,41 @@ class ModelProcess:
             child.stdout.close()
 
 
-def _serve(embedder: Any, operation: str, argument: Any) -> object:
+class Model(Protocol):
+    """What the child serves: an `engine.embedding.Embedder` in its own process."""
+
+    @property
+    def dimension(self) -> int: ...
+    def encode(self, texts: list[str], show_progress: bool = False) -> Any: ...
+    def reads(self, text: str, max_unknown: float = 0.25) -> bool: ...
+
+
+def _answer(model: Model, operation: str, argument: Any) -> object:
     if operation == "encode":
-        return embedder.encode(argument)
+        return model.encode(argument)
     if operation == "reads":
-        return embedder.reads(*argument)
+        return model.reads(*argument)
     if operation == "dimension":
-        return embedder.dimension
+        return model.dimension
     raise ValueError(f"unknown operation {operation!r}")
 
 
-def main() -> None:
-    """The child's half: load the model, answer requests until stdin closes."""
-    from engine.embedding import Embedder
-
+def serve(build: Callable[..., Model]) -> None:
+    """The child's half: build the model from the first request's arguments, then answer
+    requests until stdin closes."""
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever a library prints must not land in the replies
     requests = sys.stdin.buffer
-    embedder = Embedder(**_receive(requests))
+    model = build(**_receive(requests))
     while True:
         try:
             operation, argument = _receive(requests)
         except EOFError:
             return
         try:
-            reply: tuple[str, object] = ("ok", _serve(embedder, operation, argument))
+            reply: tuple[str, object] = ("ok", _answer(model, operation, argument))
         except ConfigError as exc:  # e.g. the model cannot load
             reply = ("config", str(exc))
         except Exception as exc:  # the parent raises it; this process goes on serving
             reply = ("error", f"{type(exc).__name__}: {exc}")
         _send(replies, reply)
-
-
-if __name__ == "__main__":
-    main()

@@ -2,123 +2,45 @@
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 from collections.abc import Iterable
 from datetime import datetime
 from os import PathLike
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, Field
-
-from engine.config import Settings, build_settings
-from engine.conversation import AddContext, Messages, PreparedAdd, apply, prepare
-from engine.embedding import Embedder
-from engine.errors import ConfigError, InvalidInputError, NotFoundError
-from engine.export import FORMATS, Format, read_snapshot, render
-from engine.extraction.schema import Extractor
-from engine.facts import build_batch, validate_facts
-from engine.import_limits import ImportLimits
-from engine.ingest.pipeline import ProgressFn
+from engine.add.facts import validate_facts
+from engine.add.messages import Messages
+from engine.add.prepare import PreparedAdd
+from engine.add.steps import AddSteps
+from engine.errors import InvalidInputError, NotFoundError
+from engine.ingest.pipeline import ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
-from engine.ingest.steps import ingest as run_ingest
+from engine.knowledge import RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
+from engine.memory_core import MemoryCore
 from engine.models import (
     AddResult,
-    Entity,
-    Episode,
     Fact,
     HistoryEvent,
     ScoredEntity,
     SearchResult,
-    Stats,
     to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
-from engine.resolve import self_uid
-from engine.restore import ImportReport, import_snapshot, parse_snapshot
-from engine.retrieval.anchors import AnchorSettings
-from engine.retrieval.expansion import ExpansionSettings
-from engine.retrieval.retriever import MODES, DualRetriever, Mode, RetrieverSettings
-from engine.snapshot import GraphSnapshot
-from engine.store.base import Dialect, GraphStore, RankBy, WriteBatch
+from engine.retrieval.retriever import MODES, Mode
+from engine.store.base import Dialect, RankBy
+from engine.transfer.export import FORMATS, Format, read_snapshot, render
+from engine.transfer.import_limits import ImportLimits
+from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
+from engine.transfer.snapshot import GraphSnapshot
 
-_CHUNK = 1000
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
-log = logging.getLogger("graphmem")
 
 
-def build_extractor(settings: Settings) -> Extractor:
-    """The LLM extractor when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL), else
-    the offline one, with one warning saying so."""
-    if settings.llm_configured:
-        from engine.extraction.llm import build_llm_extractor
-
-        return build_llm_extractor(settings)
-    from engine.extraction.offline import OfflineExtractor
-
-    log.warning(
-        "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
-        "offline (spaCy rules, English only)"
-    )
-    return OfflineExtractor()
-
-
-class EntityView(BaseModel):
-    """An entity with its facts and its timeline of episodes (newest first)."""
-
-    entity: Entity
-    facts: list[Fact] = Field(default_factory=list)
-    episodes: list[Episode] = Field(default_factory=list)
-
-
-def open_store(settings: Settings) -> GraphStore:
-    """The store the settings name: the embedded FalkorDB unless `store="neo4j"`."""
-    if settings.store == "neo4j":
-        from engine.store.neo4j import Neo4jStore
-
-        if not settings.neo4j_uri:
-            raise ConfigError("GRAPHMEM_STORE=neo4j needs NEO4J_URI (e.g. bolt://localhost:7687)")
-        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
-        return Neo4jStore.from_settings(
-            settings.neo4j_uri,
-            settings.neo4j_user,
-            password,
-            settings.neo4j_database,
-            timeout_s=settings.query_timeout_ms / 1000.0,
-        )
-    from engine.store.falkordb import FalkorDBStore
-    from engine.store.falkordb_server import EmbeddedServer
-
-    server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
-    return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
-
-
-def retriever_settings(settings: Settings) -> RetrieverSettings:
-    return RetrieverSettings(
-        anchors=AnchorSettings(limit=settings.anchor_limit, min_score=settings.anchor_min_score),
-        expansion=ExpansionSettings(
-            depth=settings.expansion_depth,
-            fanout=settings.expansion_fanout,
-            max_edges=settings.expansion_max_edges,
-            hub_scan=settings.expansion_hub_scan,
-            hub_degree=settings.expansion_hub_degree,
-            anchor_scan=settings.expansion_anchor_scan,
-        ),
-        semantic_k=settings.semantic_k,
-        rrf_k=settings.rrf_k,
-        expansion_weight=settings.expansion_weight,
-        half_life_days=settings.recency_half_life_days,
-        max_query_words=settings.max_query_words,
-    )
-
-
-class Memory:
+class Memory(MemoryCore):
     """Long-term graph memory for one or many users.
 
     `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (or `GRAPHMEM_HOME`)
@@ -130,56 +52,6 @@ class Memory:
         >>> mem.search("who is Alice's friend?", user_id="alice").facts[0].fact.text
         'Alice friend of John'
     """
-
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        store: GraphStore | None = None,
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        **overrides: Any,
-    ) -> None:
-        self.settings = settings or build_settings(**overrides)
-        self.embedder = embedder or Embedder(
-            self.settings.embedding_model,
-            self.settings.embedding_device,
-            self.settings.embedding_batch_size,
-            threads=self.settings.embedding_threads,
-            process=self.settings.embedding_process,
-            runtime=self.settings.embedding_runtime,
-            cache_dir=self.settings.embedding_cache_dir,
-        )
-        self._owns_embedder = embedder is None
-        self.store = store or open_store(self.settings)
-        self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
-        self._ready = False
-        self._setup_lock = threading.Lock()
-        self._extractor = extractor
-        self._owns_extractor = extractor is None
-        # LLM accounting of this Memory object, for this process only (not stored)
-        self._usage = {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
-        self._usage_lock = threading.Lock()
-
-    @property
-    def extractor(self) -> Extractor:
-        """The extractor `add` uses: the one passed in, else built on first use from the
-        settings (see `build_extractor`)."""
-        with self._setup_lock:
-            if self._extractor is None:
-                self._extractor = build_extractor(self.settings)
-            return self._extractor
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Memory:
-        """Build from a dict of settings (names as in `engine.config.Settings`)."""
-        return cls(**config)
-
-    def _setup(self) -> None:
-        with self._setup_lock:
-            if not self._ready:
-                self.store.setup(self.embedder.dimension)
-                self._ready = True
 
     # -- writing --------------------------------------------------------------------------
 
@@ -197,22 +69,7 @@ class Memory:
         user_id = check_user_id(user_id)
         clean = validate_facts(facts, self.settings)
         self._setup()
-        result = AddResult(user_id=user_id)
-        chunks = range(0, len(clean), _CHUNK)
-        if show_progress:
-            from tqdm import tqdm
-
-            chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
-        for start in chunks:
-            batch, new = build_batch(
-                self.store, self.embedder, user_id, clean[start : start + _CHUNK]
-            )
-            self._write(user_id, batch)
-            result.facts_added += len(new)
-            result.facts_updated += len(batch.facts) - len(new)
-            result.fact_uids += [f.uid for f in batch.facts]
-            result.entities_added += len(batch.entity_embeddings)
-        return result
+        return self._adder.add_facts(clean, user_id, show_progress=show_progress)
 
     def load(
         self,
@@ -284,10 +141,11 @@ class Memory:
             >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
         """
         self._setup()
-        return run_ingest(
-            self,
+        return ingest(
+            AddSteps(self._adder),
             paths_or_iterable,
             progress,
+            self.settings.data_dir,
             user_id=user_id,
             format=format,
             concurrency=concurrency,
@@ -355,10 +213,9 @@ class Memory:
         speaker: str | None = None,
     ) -> PreparedAdd:
         """Phase one of `add` (validation, episodes, known facts, the extraction); writes
-        nothing. Pipelines run it ahead of `apply_add` (see `engine.conversation`)."""
+        nothing. Pipelines run it ahead of `apply_add` (see `engine.add`)."""
         self._setup()
-        return prepare(
-            self._context(),
+        return self._adder.prepare(
             messages,
             user_id,
             session_id=session_id,
@@ -371,20 +228,7 @@ class Memory:
     def apply_add(self, prepared: PreparedAdd) -> AddResult:
         """Phase two of `add`: resolve and write in one batch; counts the LLM usage."""
         self._setup()
-        result = apply(self._context(), prepared)
-        with self._usage_lock:
-            self._usage["llm_calls"] += result.llm_calls
-            self._usage["prompt_tokens"] += result.prompt_tokens
-            self._usage["completion_tokens"] += result.completion_tokens
-        return result
-
-    def _context(self) -> AddContext:
-        return AddContext(self.store, self.embedder, self.retriever, self.extractor, self.settings)
-
-    def _write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
-        mentions = self.store.write(user_id, batch)
-        self.retriever.note_predicates(user_id, (f.predicate for f in batch.facts))
-        return mentions
+        return self._adder.apply(prepared)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -430,11 +274,6 @@ class Memory:
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result
 
-    @staticmethod
-    def self_uid(user_id: str) -> str:
-        """The uid of the entity standing for the user ("I", "me", "my")."""
-        return self_uid(user_id)
-
     def get_all(
         self, user_id: str, *, include_invalid: bool = False, limit: int = 1000, offset: int = 0
     ) -> list[Fact]:
@@ -454,24 +293,22 @@ class Memory:
         user_id = check_user_id(user_id)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
-        found = self.store.entities_by_keys(user_id, [key]).get(key)
-        if found is None:
+        view = entity_view(self.store, user_id, key, limit)
+        if view is None:
             raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
-        facts = self.store.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
-        episodes = self.store.entity_episodes(user_id, found.uid, limit)
-        return EntityView(entity=found, facts=facts, episodes=episodes)
+        return view
 
     def top_entities(
         self, user_id: str, k: int = 10, by: RankBy = "salience"
     ) -> list[ScoredEntity]:
-        """The user's most salient (or frequent, or recent) entities, best first."""
-        if by not in ("salience", "frequency", "recency"):
+        """The user's most salient (or frequent, or recent) entities, best first (salience:
+        see `engine.knowledge`)."""
+        if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
         self._setup()
         half_life = self.settings.recency_half_life_days * 86400.0
-        rows = self.store.top_entities(user_id, k, by, time.time(), half_life)
-        return [ScoredEntity(entity=e, score=s) for e, s in rows]
+        return top_entities(self.store, user_id, k, by, time.time(), half_life)
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
         """The change events of a fact or entity, oldest first."""
@@ -479,14 +316,6 @@ class Memory:
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         return self.store.history(user_id, uid)
-
-    def stats(self, user_id: str | None = None) -> Stats:
-        """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
-        spent in this process (all users; not persisted)."""
-        self._setup()
-        counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
-        with self._usage_lock:
-            return Stats(**counts, **self._usage, warming=self.store.warming())
 
     # -- moving a graph -------------------------------------------------------------------
 
@@ -523,7 +352,7 @@ class Memory:
         """Write a JSON export back (a path, JSON text, or the parsed document), for the user
         it came from or for `user_id`; every uid is derived again for the target. Idempotent.
         The document meets the limits `add_facts` and `add` apply (see
-        `engine.import_limits`), checked before anything is written.
+        `engine.transfer.import_limits`), checked before anything is written.
 
         Raises:
             InvalidInputError: unreadable, not a graphmem JSON export, an unusable user id, or
@@ -557,30 +386,3 @@ class Memory:
         self._setup()
         self.retriever.forget_predicates(user_id)
         return self.store.delete_user(user_id)
-
-    def reset(self) -> None:
-        """Delete every user's memory."""
-        self._setup()
-        self.store.reset()
-        self.retriever = DualRetriever(self.store, self.embedder, self.retriever.settings)
-
-    # -- lifecycle ------------------------------------------------------------------------
-
-    def close(self) -> None:
-        close = getattr(self._extractor, "close", None)
-        if self._owns_extractor and callable(close):
-            close()
-        if self._owns_embedder:
-            self.embedder.close()
-        self.store.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -12,9 +12,9 @@ from falkordb import FalkorDB
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cypher_literal import inline_parameters, literal, string_literal
 from engine.errors import InvalidInputError
 from engine.store.falkordb_server import EmbeddedServer
+from engine.transfer.cypher_literal import inline_parameters, literal, string_literal
 
 _SHORT = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 

@@ -14,19 +14,19 @@ import pytest
 from falkordb import FalkorDB
 
 from engine import cli
+from engine.add.facts import facts_batch, validate_facts
+from engine.add.resolve import history_row
 from engine.config import Settings
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError
-from engine.export import read_snapshot, to_cypher, to_graphml, to_json
-from engine.facts import build_batch, validate_facts
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
-from engine.resolve import history_row
-from engine.restore import import_snapshot, parse_snapshot
-from engine.snapshot import GraphSnapshot
 from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.transfer.export import read_snapshot, to_cypher, to_graphml, to_json
+from engine.transfer.restore import import_snapshot, parse_snapshot
+from engine.transfer.snapshot import GraphSnapshot
 from tests.test_cypher_lint import lint, problems
 
 SETTINGS = Settings()
@@ -65,7 +65,7 @@ def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
     every uid, so only such uids survive a round trip unchanged)."""
     episode = stable_uid(user, "chk-1")
     facts = validate_facts(HOSTILE_FACTS, SETTINGS)
-    batch, _ = build_batch(store, embedder, user, facts, episode=episode, now=1_700_000_000.125)
+    batch, _ = facts_batch(store, embedder, user, facts, episode=episode, now=1_700_000_000.125)
     store.write(user, batch)
     alice = store.entities_by_keys(user, ["alice"])["alice"]
     paris = next(f for f in batch.facts if f.predicate == "LIVES_IN" and "Paris" in f.text)
@@ -327,7 +327,7 @@ def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
 
 
 def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:
-    from engine.browse import browse_hint
+    from engine.transfer.browse import browse_hint
     from tests.test_cypher_lint import lint, problems
 
     hints = [browse_hint(None, "o'brien \\ x"), browse_hint(None, "alice", "John")]

@@ -6,10 +6,11 @@ import time
 
 import pytest
 
+from engine.add.facts import facts_batch, validate_facts
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
-from engine.facts import build_batch, validate_facts
+from engine.knowledge import salience
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch
 
 SETTINGS = Settings()
@@ -18,9 +19,9 @@ SETTINGS = Settings()
 def _write(
     store: GraphStore, embedder: Embedder, user: str, facts: list[tuple[str, ...]]
 ) -> set[str]:
-    batch, new = build_batch(store, embedder, user, validate_facts(facts, SETTINGS))
+    batch, changes = facts_batch(store, embedder, user, validate_facts(facts, SETTINGS))
     store.write(user, batch)
-    return new
+    return set(changes.new)
 
 
 def test_a_fact_is_stored_in_both_forms(store: GraphStore, embedder: Embedder) -> None:
@@ -209,6 +210,21 @@ def test_top_entities_rank_most_salient_first(store: GraphStore, embedder: Embed
     assert scores == sorted(scores, reverse=True)
     recent = store.top_entities("u", 2, "recency", now, 86400.0)
     assert {e.name for e, _ in recent} <= {"Other", "leaf 0"}
+
+
+def test_top_entities_salience_is_the_knowledge_formula(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    _write(store, embedder, "u", [("Hub", "R", f"leaf {i}") for i in range(5)])
+    _write(store, embedder, "u", [("Hub", "R", "leaf 0")])
+    now, half_life = time.time() + 3600.0, 7200.0
+    ranked = store.top_entities("u", 10, "salience", now, half_life)
+    most = max(e.mentions for e, _ in ranked)
+    for entity, score in ranked:
+        assert entity.last_seen is not None
+        age = now - entity.last_seen.timestamp()
+        assert score == pytest.approx(salience(entity.mentions, most, age, half_life), rel=1e-6)
+    assert ranked[0][0].name == "Hub"
 
 
 def test_history_records_additions(store: GraphStore, embedder: Embedder) -> None:

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from engine.add.facts import clean_fact
 from engine.errors import InvalidInputError
-from engine.facts import clean_fact
 from engine.memory import Memory
 from engine.models import AddResult, FactInput
 from engine.normalize import check_user_id, normalize_label

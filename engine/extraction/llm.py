@@ -334,7 +334,13 @@ def _error_message(exc: openai.APIStatusError) -> str:
 
 def _give_up(fault: Fault, tally: _Tally) -> str:
     calls = "call" if tally.calls == 1 else "calls"
-    return f"{fault.reason} (gave up after {tally.calls} {calls})"
+    return f"{printable(fault.reason)} (gave up after {tally.calls} {calls})"
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped: a fault's reason quotes the model's output, and
+    it is stored with the episode (a NUL byte would end FalkorDB's query text)."""
+    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
 
 
 def _outcome(

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
 from pydantic import BaseModel, Field, ValidationError
 
-from engine.conversation import episode_rows, parse_message
 from engine.errors import InvalidInputError
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import Stage
@@ -141,10 +141,12 @@ def keep_messages(
     messages: list[dict[str, str]],
     reason: str,
     source: str,
+    key: Callable[[ChatRecord], str],
 ) -> None:
     """Keep messages a caller could not store as dead letters, for `ingest(retry_failed=True)`
     (`graphmem ingest --retry-failed`) to replay; `messages` are OpenAI-format dicts within
-    the message limit. Each letter is keyed as the replay will key it, so a replay that
+    the message limit. Each letter is keyed by `key` (the checksum its episode is stored
+    under, `engine.add.messages.record_checksum`) as the replay will key it, so a replay that
     stores the message resolves the letter."""
     letters, ts = DeadLetters(path), datetime.now(UTC)
     try:
@@ -158,13 +160,11 @@ def keep_messages(
                 ts=ts,
                 source=where,
             )
-            parsed = parse_message(message, len(message["content"]))
-            (row,) = episode_rows(user_id, [parsed], session_id, ts.timestamp(), where, None)
             letters.add(
                 DeadLetter(
                     record=record,
                     user_id=user_id,
-                    checksum=row.checksum,
+                    checksum=key(record),
                     path=source,
                     location=where,
                     stage="apply",

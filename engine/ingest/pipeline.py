@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
 from engine.ingest.deadletters import DeadLetter, DeadLetters
@@ -32,6 +32,7 @@ from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
 from engine.models import AddResult
 
 ProgressFn = Callable[[IngestProgress], None]
+DEAD_LETTERS = "dead_letters.jsonl"
 _CHECKSUM_CHUNK = 500
 _WAIT_S = 0.2  # how often waiting threads look at the stop flag (keeps Ctrl-C responsive)
 
@@ -85,6 +86,28 @@ class Steps(Protocol):
     def apply(self, prepared: object) -> AddResult:
         """Resolve and write (the ordered half)."""
         ...
+
+
+def ingest(
+    steps: Steps,
+    inputs: IngestInput,
+    progress: ProgressFn | None,
+    data_dir: Path,
+    **options: object,
+) -> IngestReport:
+    """Validate the options, then run the pipeline with `steps` (see `Memory.ingest`); dead
+    letters go to `<data_dir>/dead_letters.jsonl` unless `dead_letter_path` says otherwise.
+
+    Raises:
+        InvalidInputError: an option is invalid (and as `Ingestor.run`).
+    """
+    if options.get("dead_letter_path") is None:
+        options["dead_letter_path"] = data_dir.expanduser() / DEAD_LETTERS
+    try:
+        valid = IngestOptions.model_validate(options)
+    except ValidationError as exc:
+        raise InvalidInputError(f"invalid ingest options: {exc}") from exc
+    return Ingestor(steps, valid, progress).run(inputs)
 
 
 class Ingestor:

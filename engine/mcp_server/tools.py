@@ -14,8 +14,9 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import InvalidInputError
+from engine.knowledge import EntityView
 from engine.mcp_server.render import render_search
-from engine.memory import EntityView, Memory
+from engine.memory import Memory
 from engine.models import AddResult, FactInput
 from engine.normalize import check_user_id
 

@@ -1,12 +1,13 @@
-"""Reciprocal-rank fusion of the legs, then boosts from the entity knowledge store."""
+"""Reciprocal-rank fusion of the legs, then boosts from the entity knowledge store
+(`engine.knowledge`)."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections import defaultdict
 from collections.abc import Set as AbstractSet
 
+from engine.knowledge import salience
 from engine.models import Fact, ScoredFact
 from engine.normalize import entity_key
 from engine.retrieval.predicates import base_relation
@@ -54,13 +55,12 @@ def fuse_legs(
 def knowledge_boost(
     fact: Fact, max_mentions: int, half_life_days: float, weight: float = 0.1
 ) -> float:
-    """A factor >= 1: facts mentioned often and recently count a little more."""
-    frequency = math.log1p(fact.mentions) / math.log1p(max(max_mentions, 1))
-    recency = 0.0
+    """A factor >= 1: facts mentioned often and recently count a little more (by
+    `engine.knowledge.salience`, against the most mentioned fact of the candidates)."""
+    age_days = None
     if fact.last_seen is not None:
         age_days = max(0.0, time.time() - fact.last_seen.timestamp()) / 86400.0
-        recency = 0.5 ** (age_days / half_life_days)
-    return 1.0 + weight * (frequency + recency) / 2.0
+    return 1.0 + weight * salience(fact.mentions, max_mentions, age_days, half_life_days)
 
 
 def without_twins(scored: list[ScoredFact]) -> list[ScoredFact]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from engine.models import Entity, Episode, Fact, HistoryEvent
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
+from engine.transfer.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 
 Dialect = Literal["falkordb", "neo4j"]
 RankBy = Literal["salience", "frequency", "recency"]
@@ -118,7 +118,7 @@ class WriteBatch:
     history: list[HistoryRow] = field(default_factory=list)
     # events of facts this batch creates (a bulk load): written without a lookup
     new_history: list[HistoryRow] = field(default_factory=list)
-    # import: exported records written back exactly as they were (see engine.export)
+    # import: exported records written back exactly as they were (see engine.transfer.export)
     restore_entities: list[EntityRecord] = field(default_factory=list)
     restore_facts: list[FactRecord] = field(default_factory=list)
     restore_episodes: list[EpisodeRecord] = field(default_factory=list)

@@ -104,7 +104,8 @@ class FalkorDBStore(NamedQueryReads):
         self._server = server
         self._timeout_ms = timeout_ms
         # two batches that MERGE the same edge at once can both create it (8 threads adding
-        # the same facts left duplicate edges): one writer at a time per client
+        # the same facts left duplicate edges): one writer at a time per client, and per data
+        # directory across processes (`EmbeddedServer.writing`)
         self._write_lock = threading.Lock()
         self._closed = False
         self._warming: set[str] = set(_VECTOR_LABELS.values())  # until db.indexes() says
@@ -229,7 +230,8 @@ class FalkorDBStore(NamedQueryReads):
         if batch.is_empty():
             return {}
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
-        with self._write_lock, map_falkordb_errors():
+        across = self._server.writing() if self._server else contextlib.nullcontext()
+        with self._write_lock, across, map_falkordb_errors():
             rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
         return fact_mentions(names, rows[0])
 

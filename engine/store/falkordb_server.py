@@ -175,9 +175,17 @@ class EmbeddedServer:
         while pid is not None and _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
 
+    def writing(self) -> contextlib.AbstractContextManager[None]:
+        """Held around each write batch: one writer at a time across every process using this
+        data directory (two processes MERGEing the same edge at once both created it)."""
+        return self._flock("write.lock")
+
+    def _lock(self) -> contextlib.AbstractContextManager[None]:
+        return self._flock("server.lock")
+
     @contextlib.contextmanager
-    def _lock(self) -> Iterator[None]:
-        with open_private(self.data_dir / "server.lock", "a") as handle:
+    def _flock(self, name: str) -> Iterator[None]:
+        with open_private(self.data_dir / name, "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield

@@ -11,7 +11,6 @@ from pydantic import BaseModel
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 from engine.store.base import EpisodeText, Neighbour, RankBy
 from engine.store.records import (
     ENTITY_VECTORS,
@@ -25,6 +24,7 @@ from engine.store.records import (
     nearest,
     neighbours_from_rows,
 )
+from engine.transfer.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 
 R = TypeVar("R", bound=BaseModel)
 

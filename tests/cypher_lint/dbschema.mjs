@@ -44,6 +44,8 @@ const functions = [
   fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
   fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
   fn('head', [arg('list', 'LIST<ANY>')], ANY),
+  fn('log', [arg('input', 'FLOAT')], 'FLOAT'),
+  fn('max', [arg('input', ANY)], ANY, { aggregating: true, category: 'Aggregating' }),
   fn('labels', [arg('input', 'NODE')], 'LIST<STRING>'),
   fn('size', [arg('input', ANY)], 'INTEGER'),
   fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),

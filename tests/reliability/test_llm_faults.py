@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from engine.embedding import Embedder
@@ -93,6 +93,7 @@ def mem(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(arguments=payload, name=st.sampled_from(["record_memory", "record_memory", "other"]))
+@example(arguments={"\x00": [], "facts": True}, name="record_memory")  # NUL in the fault's text
 def test_any_tool_call_payload_is_survived(
     mem: Memory,
     store: GraphStore,

@@ -10,7 +10,7 @@ import pytest
 from engine import cypher
 from engine.errors import ConfigError, InvalidInputError
 from engine.memory import Memory
-from engine.snapshot import RelationshipRecord
+from engine.transfer.snapshot import RelationshipRecord
 
 TRAILING = ["FRIEND_OF\n", "FRIEND_OF\r\n", "FRIEND_OF\n MATCH (n) DETACH DELETE n"]
 

@@ -10,15 +10,15 @@ import json
 import time
 from pathlib import Path
 
-from engine.conversation import episode_rows, parse_message
+from engine.add.messages import episode_rows, parse_message
+from engine.add.resolve import self_uid
 from engine.embedding import Embedder, as_param
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.normalize import stable_uid
-from engine.resolve import self_uid
-from engine.restore import rekey
-from engine.snapshot import EntityRecord, FactRecord, GraphSnapshot
 from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.transfer.restore import rekey
+from engine.transfer.snapshot import EntityRecord, FactRecord, GraphSnapshot
 
 MALLORY, BOB = "mallory", "bob"
 
@@ -102,7 +102,7 @@ def test_an_imported_file_cannot_choose_its_uids(
 
 def test_rekeying_rederives_the_engine_s_uids_for_the_same_and_another_user() -> None:
     """The user's own name is a fact from the self entity to itself whose uid carries the
-    name (engine.changes.fact_row): an import finds the name again instead of inventing a
+    name (engine.add.changes.fact_row): an import finds the name again instead of inventing a
     uid, so re-importing an export into its own store lands on the same node."""
     me = self_uid(MALLORY)
     own_name = stable_uid(MALLORY, me, "HAS_NAME", me, "mal")

@@ -18,9 +18,11 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import BaseMemoryBlock
 from pydantic import ConfigDict, Field
 
+from engine.add.messages import record_checksum
 from engine.errors import GraphmemError
 from engine.ingest.deadletters import keep_messages
-from engine.ingest.steps import DEAD_LETTERS
+from engine.ingest.pipeline import DEAD_LETTERS
+from engine.ingest.records import ChatRecord
 from engine.memory import Memory
 from engine.normalize import split_text
 
@@ -107,12 +109,15 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
             )
         except GraphmemError as exc:
             path = self.memory.settings.data_dir.expanduser() / DEAD_LETTERS
-            args = (path, self.user_id, session_id, dicts, str(exc), "llama_index")
+            args = (path, self.user_id, session_id, dicts, str(exc), "llama_index", self._key)
             await asyncio.to_thread(keep_messages, *args)
             log.warning("graphmem: messages kept in %s for --retry-failed: %s", path, exc)
             return
         for error in result.errors:
             log.warning("graphmem: the memory block: %s", error)
+
+    def _key(self, record: ChatRecord) -> str:
+        return record_checksum(record, self.user_id, len(record.content))
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """Drop context lines from the end (least relevant first) until enough is cut."""

@@ -15,8 +15,8 @@ from llama_index.core.graph_stores.types import (
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.add.facts import clean_fact, coerce_fact
 from engine.errors import InvalidInputError
-from engine.facts import clean_fact, coerce_fact
 from engine.memory import Memory
 from engine.models import AddResult, Fact, FactInput
 

@@ -1,12 +1,12 @@
 """Moving one user's memory graph between stores: export as JSON, Cypher or GraphML; import.
 
 - **json** is the lossless format: a `GraphSnapshot` (versioned pydantic document) with every
-  property, embeddings included. `engine.restore.import_snapshot` writes it back through
+  property, embeddings included. `engine.transfer.restore.import_snapshot` writes it back through
   `GraphStore.write`, so a graph goes from the embedded store to Neo4j and back with the same
   uids and values.
 - **cypher** is a script of parameter-free statements for Neo4j Browser or cypher-shell. It
   is the import itself, written out: the same named statements from `cypher/` that an import
-  sends, each `$parameter` replaced by an escaped literal (`engine.cypher_literal`).
+  sends, each `$parameter` replaced by an escaped literal (`engine.transfer.cypher_literal`).
 - **graphml** is a view for graph tools (networkx, Gephi, yEd): entities are nodes, facts are
   edges keyed by their uid. Episodes and history are not in it.
 
@@ -27,11 +27,11 @@ from typing import Any, Literal, TypeVar
 import networkx as nx
 
 from engine import cypher
-from engine.cypher_literal import inline_parameters
 from engine.errors import InvalidInputError
-from engine.snapshot import EntityRecord, FactRecord, GraphSnapshot
 from engine.store.base import Dialect, GraphStore, HistoryRow, WriteBatch
 from engine.store.records import batch_statements, pack_vector, statement_texts
+from engine.transfer.cypher_literal import inline_parameters
+from engine.transfer.snapshot import EntityRecord, FactRecord, GraphSnapshot
 
 Format = Literal["json", "cypher", "graphml"]
 FORMATS: tuple[Format, ...] = ("json", "cypher", "graphml")

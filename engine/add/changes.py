@@ -13,10 +13,11 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+from engine.add.resolve import NAME_PREDICATE, SELF_NAME, Resolved, history_row
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.extraction.schema import ExtractedFact, Extraction
-from engine.models import Fact, to_epoch
+from engine.models import to_epoch
 from engine.normalize import (
     clean_text,
     entity_key,
@@ -24,7 +25,6 @@ from engine.normalize import (
     predicate_words,
     stable_uid,
 )
-from engine.resolve import NAME_PREDICATE, SELF_NAME, Resolved, history_row
 from engine.store.base import FactRow, GraphStore, HistoryRow
 
 EpisodeOf = Callable[[str, str], str | None]  # (subject uid, object uid) -> episode uid
@@ -40,6 +40,13 @@ class Changes:
     invalidate: dict[str, str] = field(default_factory=dict)  # uid -> reason
     history: list[HistoryRow] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+
+    def collect(self, row: FactRow) -> None:
+        """Add a fact row; a fact said twice in one batch is one row with two mentions."""
+        previous = self.facts.get(row.uid)
+        if previous is not None:
+            row = replace(row, mentions=previous.mentions + 1)
+        self.facts[row.uid] = row
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +79,8 @@ def fact_changes(
             said = f"{fact.source} {fact.predicate} {fact.target}"
             out.errors.append(f"fact #{index} ({said}) skipped: {exc}")
             continue
-        previous = out.facts.get(row.uid)
-        if previous is not None:  # said twice in one batch: one row, two mentions
-            row = replace(row, mentions=previous.mentions + 1)
-        out.facts[row.uid] = row
-    existing = {f.uid: f for f in store.facts_by_uids(ctx.user_id, list(out.facts))}
-    _record_facts(out, existing, ctx)
-    if out.new:
-        vectors = embedder.encode([out.facts[u].text for u in out.new])
-        out.embeddings = {u: as_param(v) for u, v in zip(out.new, vectors, strict=True)}
+        out.collect(row)
+    settle(out, store, embedder, ctx.user_id, ctx.now, said_again=True)
     _model_invalidations(out, extraction, known_ids)
     _single_valued(out, store, ctx.user_id, set(single_valued))
     for uid, reason in out.invalidate.items():
@@ -137,16 +137,31 @@ def _text(fact: ExtractedFact, predicate: str, speaker: str | None, limit: int) 
     return replaced[:1].upper() + replaced[1:] if text.startswith(SELF_NAME) else replaced
 
 
-def _record_facts(out: Changes, existing: dict[str, Fact], ctx: FactContext) -> None:
+def settle(
+    out: Changes,
+    store: GraphStore,
+    embedder: Embedder,
+    user_id: str,
+    now: float,
+    *,
+    said_again: bool,
+) -> None:
+    """Tell the collected facts that are new from those stored already, embed the new ones
+    and record their ADD events (and, with `said_again`, an UPDATE event for the others)."""
+    existing = {f.uid: f for f in store.facts_by_uids(user_id, list(out.facts))}
     for uid, row in out.facts.items():
         old = existing.get(uid)
         if old is None:
             out.new.append(uid)
-            out.history.append(history_row(uid, "ADD", ctx.now, row.episode, row.text))
+            out.history.append(history_row(uid, "ADD", now, row.episode, row.text))
             continue
         out.updated.append(uid)
-        detail = "revalidated: said again" if old.invalid_at is not None else "said again"
-        out.history.append(history_row(uid, "UPDATE", ctx.now, row.episode, detail))
+        if said_again:
+            detail = "revalidated: said again" if old.invalid_at is not None else "said again"
+            out.history.append(history_row(uid, "UPDATE", now, row.episode, detail))
+    if out.new:
+        vectors = embedder.encode([out.facts[u].text for u in out.new])
+        out.embeddings = {u: as_param(v) for u, v in zip(out.new, vectors, strict=True)}
 
 
 def _model_invalidations(out: Changes, extraction: Extraction, known_ids: set[str]) -> None:

@@ -22,12 +22,18 @@ from pydantic import BaseModel, ValidationError
 
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
-from engine.export import PAGE, snapshot_batches
-from engine.import_limits import ImportLimits, checked
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
 from engine.store.base import GraphStore
+from engine.transfer.export import PAGE, snapshot_batches
+from engine.transfer.import_limits import ImportLimits, checked
+from engine.transfer.snapshot import (
+    EntityRecord,
+    EpisodeRecord,
+    FactRecord,
+    GraphSnapshot,
+    HistoryRecord,
+)
 
 # As Memory.self_uid: the user's own entity is keyed by the user, not by a name.
 _SELF = "\x00self"
@@ -66,7 +72,7 @@ def parse_snapshot(
 
     Raises:
         InvalidInputError: the file cannot be read, is not a graphmem JSON export, or breaks
-            the document's rules (see `engine.snapshot`).
+            the document's rules (see `engine.transfer.snapshot`).
         LimitExceededError: the document is larger than the limit.
     """
     if isinstance(source, GraphSnapshot):
@@ -103,7 +109,7 @@ def _fact_uid(
     fact: FactRecord, old_user: str, new_user: str, ends: tuple[str, str], names: set[str]
 ) -> str:
     """stable_uid(user, subject, predicate, object), or with the value for the user's own
-    name (`engine.changes.fact_row`: one fact per name, from the self entity to itself)."""
+    name (`engine.add.changes.fact_row`: one fact per name, from the self entity to itself)."""
     old = (old_user, fact.subject_uid, fact.predicate, fact.object_uid)
     new = (new_user, ends[0], fact.predicate, ends[1])
     if fact.uid == stable_uid(*old):
@@ -117,7 +123,8 @@ def _fact_uid(
 
 
 def _event_uid(h: HistoryRecord, user: str, target: str, episode: str | None) -> str:
-    """As `engine.resolve.history_row` or `engine.facts.build_batch` derive it."""
+    """As `engine.add.resolve.history_row` derives it, or as facts added by `add_facts` got
+    it in earlier versions (`stable_uid(target, event, ts)`)."""
     at = repr(h.ts)
     if h.uid == stable_uid(h.target_uid, h.event, h.episode_uid or "", h.detail or "", at):
         return stable_uid(target, h.event, episode or "", h.detail or "", at)

@@ -1,4 +1,4 @@
-"""Turning pre-extracted facts into a write batch: validation, resolution, embeddings."""
+"""Pre-extracted facts in (`Memory.add_facts`): validation, then the same batch as an add."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.add.batch import assemble
+from engine.add.changes import Changes, settle
+from engine.add.resolve import Resolved
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError, LimitExceededError
@@ -22,7 +25,7 @@ from engine.normalize import (
     predicate_words,
     stable_uid,
 )
-from engine.store.base import EntityRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,16 +93,36 @@ def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:
     return facts
 
 
-def build_batch(
+def facts_batch(
     store: GraphStore,
     embedder: Embedder,
     user_id: str,
     facts: list[CleanFact],
     episode: str | None = None,
     now: float | None = None,
-) -> tuple[WriteBatch, set[str]]:
-    """The batch that writes `facts`, and the uids of the facts that are new."""
+) -> tuple[WriteBatch, Changes]:
+    """The batch that writes pre-extracted `facts` (names resolved by key alone; `episode`
+    their source message, if any), and what it changes (`Changes.new`: the facts not stored
+    before)."""
     now = time.time() if now is None else now
+    resolved = resolve_keys(store, embedder, user_id, facts, now)
+    changes = Changes()
+    for f in facts:
+        s_uid, o_uid = resolved.uid_of[entity_key(f.subject)], resolved.uid_of[entity_key(f.object)]
+        uid = stable_uid(user_id, s_uid, f.predicate, o_uid)
+        row = FactRow(
+            uid, s_uid, o_uid, f.predicate, f.text, now, f.valid_at, f.confidence, episode
+        )
+        changes.collect(row)
+    settle(changes, store, embedder, user_id, now, said_again=False)
+    return assemble(resolved, changes, now), changes
+
+
+def resolve_keys(
+    store: GraphStore, embedder: Embedder, user_id: str, facts: list[CleanFact], now: float
+) -> Resolved:
+    """The facts' names as entities: a stored entity of the same key, else a new one (no
+    similarity merge, no self-reference: pre-extracted facts name what they mean)."""
     names: dict[str, tuple[str, str | None]] = {}
     counts: Counter[str] = Counter()
     for f in facts:
@@ -109,40 +132,16 @@ def build_batch(
             if key not in names or (names[key][1] is None and etype):
                 names[key] = (name, normalize_label(etype))
     known = store.entities_by_keys(user_id, list(names))
-    uid_of = {k: (known[k].uid if k in known else stable_uid(user_id, k)) for k in names}
-    batch = WriteBatch()
-    batch.entities = [
-        EntityRow(
-            uid_of[k],
-            known[k].key if k in known else k,
-            known[k].name if k in known else n,
-            t,
-            now,
-            counts[k],
-        )
-        for k, (n, t) in names.items()
-    ]
-    new_entities = [k for k in names if k not in known]
-    vectors = embedder.encode([names[k][0] for k in new_entities])
-    batch.entity_embeddings = {
-        uid_of[k]: as_param(v) for k, v in zip(new_entities, vectors, strict=True)
-    }
-    rows: dict[str, FactRow] = {}
-    for f in facts:
-        s_uid, o_uid = uid_of[entity_key(f.subject)], uid_of[entity_key(f.object)]
-        uid = stable_uid(user_id, s_uid, f.predicate, o_uid)
-        previous = rows.get(uid)
-        mentions = previous.mentions + 1 if previous else 1
-        rows[uid] = FactRow(
-            uid, s_uid, o_uid, f.predicate, f.text, now, f.valid_at, f.confidence, episode, mentions
-        )
-    batch.facts = list(rows.values())
-    existing = {f.uid for f in store.facts_by_uids(user_id, list(rows))}
-    new = [u for u in rows if u not in existing]
-    fact_vectors = embedder.encode([rows[u].text for u in new])
-    batch.fact_embeddings = {u: as_param(v) for u, v in zip(new, fact_vectors, strict=True)}
-    batch.history = [
-        HistoryRow(stable_uid(u, "ADD", repr(now)), u, "ADD", now, episode, rows[u].text)
-        for u in new
-    ]
-    return batch, set(new)
+    out = Resolved()
+    for key, (name, etype) in names.items():
+        found = known.get(key)
+        uid = found.uid if found else stable_uid(user_id, key)
+        out.uid_of[key] = uid
+        mentions = counts[key] + (out.entities[uid].mentions if uid in out.entities else 0)
+        row_key, row_name = (found.key, found.name) if found else (key, name)
+        out.entities[uid] = EntityRow(uid, row_key, row_name, etype, now, mentions)
+    fresh = [key for key in names if key not in known]
+    vectors = embedder.encode([names[key][0] for key in fresh])
+    out.new = [out.uid_of[key] for key in fresh]
+    out.embeddings = {uid: as_param(v) for uid, v in zip(out.new, vectors, strict=True)}
+    return out

@@ -22,7 +22,13 @@ from pydantic import BaseModel
 from engine.config import Settings
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.normalize import LABEL_PATTERN, check_length, clean_text, entity_key
-from engine.snapshot import EntityRecord, EpisodeRecord, FactRecord, GraphSnapshot, HistoryRecord
+from engine.transfer.snapshot import (
+    EntityRecord,
+    EpisodeRecord,
+    FactRecord,
+    GraphSnapshot,
+    HistoryRecord,
+)
 
 MAX_UID_CHARS = 256
 MAX_DIMENSION = 4096

@@ -3,16 +3,16 @@
 A message with a name (OpenAI's `name`, a chat log's speaker) speaks for that participant, an
 entity of that name: a two-person or group log gives one entity per participant. A message
 without a name, or named 'USER' or the user's own known name, speaks for the user: the user's
-own entity (`resolve.self_uid`).
+own entity (`engine.add.resolve.self_uid`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.add.resolve import SELF_KEYS, Resolved, self_uid
 from engine.extraction.schema import ChatMessage
 from engine.normalize import entity_key
-from engine.resolve import SELF_KEYS, Resolved, self_uid
 from engine.store.base import GraphStore
 
 

@@ -18,8 +18,8 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel
 
 from engine import cypher
-from engine.cypher_literal import inline_parameters, literal
 from engine.normalize import check_user_id, clean_text
+from engine.transfer.cypher_literal import inline_parameters, literal
 
 DEFAULT_BROWSER_URL = "http://localhost:7474/browser/"
 _SECURE_SCHEMES = frozenset({"bolt+s", "bolt+ssc", "neo4j+s", "neo4j+ssc", "https"})

@@ -1,0 +1,134 @@
+"""`Adder`: the write side of a `Memory`, from messages or facts to one batch per call."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engine.add.batch import apply
+from engine.add.facts import CleanFact, facts_batch
+from engine.add.messages import Messages
+from engine.add.prepare import AddContext, PreparedAdd, prepare
+from engine.config import Settings
+from engine.embedding import Embedder
+from engine.extraction.schema import Extractor
+from engine.models import AddResult
+from engine.retrieval.retriever import DualRetriever
+from engine.store.base import GraphStore, WriteBatch
+
+_CHUNK = 1000  # facts per batch in `add_facts`
+
+
+@dataclass(slots=True)
+class Usage:
+    """LLM calls and tokens spent by the adds of one `Memory` object, in this process."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def count(self, result: AddResult) -> None:
+        with self._lock:
+            self.llm_calls += result.llm_calls
+            self.prompt_tokens += result.prompt_tokens
+            self.completion_tokens += result.completion_tokens
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "llm_calls": self.llm_calls,
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+            }
+
+
+class Adder:
+    """Adds to one store: conversations in two phases (`prepare`, then `apply`), and
+    pre-extracted facts (`add_facts`). Receives its collaborators; knows no `Memory`.
+
+    Args:
+        store: the graph store written to.
+        embedder: embeds episodes, names and fact sentences.
+        retriever: finds what is known before extraction; told what was written.
+        extractor: gives the extractor on first use (it may be costly to build).
+        settings: the limits and resolution settings.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        retriever: DualRetriever,
+        extractor: Callable[[], Extractor],
+        settings: Settings,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.retriever = retriever
+        self.extractor = extractor
+        self.settings = settings
+        self.usage = Usage()
+
+    def prepare(
+        self,
+        messages: Messages,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: datetime | float | None = None,
+        source: str | None = None,
+        speaker: str | None = None,
+        replay: bool = False,
+    ) -> PreparedAdd:
+        """Phase one (see `engine.add.prepare.prepare`); writes nothing."""
+        return prepare(
+            self._context(),
+            messages,
+            user_id,
+            session_id=session_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            source=source,
+            speaker=speaker,
+            replay=replay,
+        )
+
+    def apply(self, prepared: PreparedAdd) -> AddResult:
+        """Phase two (see `engine.add.batch.apply`), counting the LLM usage."""
+        result = apply(self._context(), prepared)
+        self.usage.count(result)
+        return result
+
+    def add_facts(
+        self, clean: list[CleanFact], user_id: str, *, show_progress: bool = False
+    ) -> AddResult:
+        """Write validated facts `_CHUNK` at a time (see `Memory.add_facts`)."""
+        result = AddResult(user_id=user_id)
+        chunks: Iterable[int] = range(0, len(clean), _CHUNK)
+        if show_progress:
+            from tqdm import tqdm
+
+            chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
+        for start in chunks:
+            chunk = clean[start : start + _CHUNK]
+            batch, changes = facts_batch(self.store, self.embedder, user_id, chunk)
+            self.write(user_id, batch)
+            result.facts_added += len(changes.new)
+            result.facts_updated += len(changes.updated)
+            result.fact_uids += [f.uid for f in batch.facts]
+            result.entities_added += len(batch.entity_embeddings)
+        return result
+
+    def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
+        """Write a batch and tell the retriever its predicates."""
+        mentions = self.store.write(user_id, batch)
+        self.retriever.note_predicates(user_id, (f.predicate for f in batch.facts))
+        return mentions
+
+    def _context(self) -> AddContext:
+        return AddContext(self.store, self.embedder, self.retriever, self.extractor, self.settings)

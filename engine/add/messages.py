@@ -1,0 +1,160 @@
+"""Messages in: parse them (OpenAI format or `ChatMessage`) and turn them into Episode rows.
+
+Error policy: a plain string or a single message that is unusable (empty, over
+`max_message_chars`) raises before anything is written. In a list, an unusable message is left
+out and reported ("message #i: ..."), the rest are kept; only when no message is usable does
+the call raise.
+
+Idempotence: an episode's checksum covers user, session, role, content, the caller's
+timestamp (if given) and source, so the same message added again is recognised and skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.errors import InvalidInputError
+from engine.extraction.schema import ChatMessage
+from engine.ingest.records import ChatRecord
+from engine.models import to_epoch
+from engine.normalize import clean_text, stable_uid
+from engine.store.base import EpisodeRow
+
+Messages = str | ChatMessage | Mapping[str, Any] | Sequence[ChatMessage | Mapping[str, Any]]
+_ORDER_S = 0.001  # messages of one call are spaced 1 ms apart to keep their order
+
+
+def parse_messages(messages: Messages, max_chars: int) -> tuple[list[ChatMessage], list[str]]:
+    """Usable messages and the reasons others were left out (see the error policy)."""
+    if isinstance(messages, str):
+        return [ChatMessage(role="user", content=clean_text(messages, "message", max_chars))], []
+    if isinstance(messages, ChatMessage | Mapping):
+        return [parse_message(messages, max_chars)], []
+    if not isinstance(messages, Sequence) or not messages:
+        raise InvalidInputError("messages must be a string or a non-empty list of messages")
+    parsed: list[ChatMessage] = []
+    errors: list[str] = []
+    first: InvalidInputError | None = None
+    for index, item in enumerate(messages):
+        try:
+            parsed.append(parse_message(item, max_chars))
+        except InvalidInputError as exc:
+            first = first or exc
+            errors.append(f"message #{index} left out: {exc}")
+    if first is not None and not parsed:
+        raise first
+    return parsed, errors
+
+
+def parse_message(item: object, max_chars: int) -> ChatMessage:
+    """One OpenAI-format message (dict or `ChatMessage`), cleaned.
+
+    Raises:
+        InvalidInputError: not a message, a blank role, or no text.
+        LimitExceededError: the text is longer than `max_chars`.
+    """
+    if isinstance(item, ChatMessage):
+        item = item.model_dump()
+    if not isinstance(item, Mapping):
+        raise InvalidInputError(f"a message must be a dict or a ChatMessage, got {item!r:.80}")
+    role = clean_text(item.get("role", "user"), "message role", 32).casefold()
+    content = clean_text(_text_of(item.get("content")), "message content", max_chars)
+    name = item.get("name")
+    blank = name is None or (isinstance(name, str) and not name.strip())
+    name = None if blank else clean_text(name, "message name", 256)
+    return ChatMessage(role=role, content=content, name=name)
+
+
+def _text_of(content: object) -> object:
+    # OpenAI content may be a list of parts; only the text parts are memory
+    if isinstance(content, list):
+        texts = [p.get("text") for p in content if isinstance(p, Mapping)]
+        return " ".join(t for t in texts if isinstance(t, str))
+    return content
+
+
+def checksum(
+    user_id: str,
+    session_id: str | None,
+    role: str,
+    content: str,
+    ts: float | None,
+    source: str | None,
+) -> str:
+    """sha256 of what makes a message the same message (ts only when the caller gave one)."""
+    stamp = repr(ts) if ts is not None else ""
+    parts = [user_id, session_id or "", role, content, stamp, source or ""]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def episode_rows(
+    user_id: str,
+    messages: list[ChatMessage],
+    session_id: str | None,
+    ts: float | None,
+    source: str | None,
+    metadata: Mapping[str, Any] | None,
+) -> list[EpisodeRow]:
+    """One row per message; uid = stable_uid(user_id, checksum)."""
+    session = clean_text(session_id, "session_id", 256) if session_id is not None else None
+    origin = clean_text(source, "source", 256) if source is not None else None
+    meta = metadata_json(metadata)
+    base = time.time() if ts is None else ts
+    rows = []
+    for index, message in enumerate(messages):
+        digest = checksum(user_id, session, message.role, message.content, ts, origin)
+        rows.append(
+            EpisodeRow(
+                stable_uid(user_id, digest),
+                session,
+                message.role,
+                message.content,
+                base + index * _ORDER_S,
+                origin,
+                digest,
+                metadata=meta,
+                speaker=message.name,
+            )
+        )
+    return rows
+
+
+def metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
+    """The metadata as JSON text (graph properties cannot hold maps).
+
+    Raises:
+        InvalidInputError: not a dict, or not JSON-serializable text.
+    """
+    if metadata is None:
+        return None
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+    try:
+        text = json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True)
+        text.encode("utf-8")  # a lone surrogate cannot be stored
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        raise InvalidInputError(f"metadata must be JSON-serializable text: {exc}") from exc
+    return text
+
+
+def record_message(record: ChatRecord) -> dict[str, str]:
+    """A chat-log record as the one OpenAI-format message it holds."""
+    message = {"role": record.role, "content": record.content}
+    if record.speaker:
+        message["name"] = record.speaker
+    return message
+
+
+def record_checksum(record: ChatRecord, user_id: str, max_chars: int) -> str:
+    """The checksum the record's episode is stored under, as `add` would store it.
+
+    Raises:
+        InvalidInputError: the record holds no usable message.
+    """
+    message = parse_message(record_message(record), max_chars)
+    ts = to_epoch(record.ts)
+    return episode_rows(user_id, [message], record.session_id, ts, record.source, None)[0].checksum

@@ -1,0 +1,187 @@
+"""Phase one of an add: what is new, what is known, the extraction. Writes nothing.
+
+`prepare` parses the messages (`engine.add.messages`), makes their Episode rows, drops those
+already stored (by checksum), fetches what is KNOWN about the entities they name (the
+retriever, no LLM) and runs the extractor ONCE for the whole batch. Phase two,
+`engine.add.batch.apply`, resolves and writes. A pipeline may `prepare` the next batch while
+`apply` writes this one, as long as one user's `apply` calls run in order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.add.changes import likely_texts
+from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
+from engine.add.resolve import current_self, extracted_names, self_uid, user_name
+from engine.add.speakers import speaker_entities
+from engine.config import Settings
+from engine.embedding import Embedder, as_param
+from engine.extraction.guard import guard_outcome
+from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
+from engine.models import Fact, to_epoch
+from engine.normalize import check_length, check_user_id, clean_text, stable_uid
+from engine.retrieval.lexical import episode_text
+from engine.retrieval.retriever import DualRetriever
+from engine.store.base import EpisodeRow, GraphStore
+
+KNOWN_FROM_SEARCH = 20  # facts the retriever finds for the messages
+KNOWN_MAX = 30  # plus the user's own facts, up to this many in the prompt
+_QUERY_CHARS = 2000  # the embedding model reads ~256 tokens anyway
+
+
+@dataclass(frozen=True, slots=True)
+class AddContext:
+    """The collaborators both phases use."""
+
+    store: GraphStore
+    embedder: Embedder
+    retriever: DualRetriever
+    extractor: Callable[[], Extractor]  # built on first use
+    settings: Settings
+
+
+@dataclass(slots=True)
+class PreparedAdd:
+    """A batch of messages ready to write: new episodes, what was known, the extraction."""
+
+    user_id: str
+    episodes: list[EpisodeRow]
+    messages: list[ChatMessage]
+    outcome: ExtractionOutcome
+    extractor: str
+    known: list[KnownFact] = field(default_factory=list)
+    episode_vectors: dict[str, list[float]] = field(default_factory=dict)
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # time spent preparing
+
+
+def prepare(
+    ctx: AddContext,
+    messages: Messages,
+    user_id: str,
+    *,
+    session_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    timestamp: datetime | float | None = None,
+    source: str | None = None,
+    speaker: str | None = None,
+    replay: bool = False,
+) -> PreparedAdd:
+    """Phase one of an add (see the module docstring); writes nothing. With `replay` (a dead
+    letter again), an episode kept as "failed" counts as not stored: the message is extracted
+    again and its write overwrites the failed episode, whose uid is the same.
+
+    Raises:
+        InvalidInputError: bad user_id, session_id, source or metadata, or no usable message.
+        LimitExceededError: a single message, or the metadata as JSON, longer than
+            `max_message_chars`.
+    """
+    started = time.perf_counter()
+    user_id = check_user_id(user_id)
+    chat, errors = parse_messages(messages, ctx.settings.max_message_chars)
+    if speaker is not None:
+        who = clean_text(speaker, "speaker", ctx.settings.max_name_chars)
+        chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
+    if metadata is not None:
+        check_length(metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
+    rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
+    fresh = _fresh(ctx.store, user_id, rows, replay)
+    kept = [
+        (row, _dated(msg, row)) for row, msg in zip(rows, chat, strict=True) if row.uid in fresh
+    ]
+    prepared = PreparedAdd(
+        user_id=user_id,
+        episodes=[row for row, _ in kept],
+        messages=[msg for _, msg in kept],
+        outcome=ExtractionOutcome(mode="none"),
+        extractor=ctx.extractor().name,
+        skipped=len(rows) - len(kept),
+        errors=errors,
+    )
+    if kept:
+        extractor = ctx.extractor()
+        prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
+        name = user_name(current_self(ctx.store, user_id))
+        prepared.known = known_facts(ctx, user_id, prepared.messages, name)
+        outcome = extractor.extract(prepared.messages, prepared.known, user_name=name)
+        prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
+        prepared.errors += left_out
+        warm_vectors(ctx, prepared.outcome, name)
+    prepared.seconds = time.perf_counter() - started
+    return prepared
+
+
+def _dated(message: ChatMessage, row: EpisodeRow) -> ChatMessage:
+    """The message with its episode's time, which relative dates in it are read against."""
+    return message.model_copy(update={"ts": datetime.fromtimestamp(row.ts, UTC)})
+
+
+def _fresh(store: GraphStore, user_id: str, rows: list[EpisodeRow], replay: bool) -> set[str]:
+    """Uids of the rows to write: not stored yet (with `replay`: not stored or failed), first
+    of their checksum in this call."""
+    checksums = sorted({r.checksum for r in rows})
+    if replay:
+        stored = ok_checksums(store, user_id, checksums)
+    else:
+        stored = store.existing_checksums(user_id, checksums)
+    fresh: dict[str, str] = {}
+    for row in rows:
+        if row.checksum not in stored:
+            fresh.setdefault(row.checksum, row.uid)
+    return set(fresh.values())
+
+
+def ok_checksums(store: GraphStore, user_id: str, checksums: list[str]) -> set[str]:
+    """The checksums stored as episodes that did not fail (uid = stable_uid(user, checksum))."""
+    by_uid = {stable_uid(user_id, c): c for c in checksums}
+    found = store.episodes_by_uids(user_id, list(by_uid)) if by_uid else []
+    return {by_uid[e.uid] for e in found if e.status != "failed"}
+
+
+def episode_vectors(embedder: Embedder, rows: list[EpisodeRow]) -> dict[str, list[float]]:
+    vectors = embedder.encode([episode_text(r.speaker, r.content) for r in rows])
+    return {row.uid: as_param(vector) for row, vector in zip(rows, vectors, strict=True)}
+
+
+# -- what is known --------------------------------------------------------------------------
+
+
+def known_facts(
+    ctx: AddContext, user_id: str, messages: list[ChatMessage], name: str | None = None
+) -> list[KnownFact]:
+    """The valid facts about what the messages name: the retriever's best for their text,
+    then the speakers' own facts (the user's, `name` being the user's name, and each named
+    speaker's), deduplicated, at most `KNOWN_MAX`."""
+    text = " ".join(m.content for m in messages)[:_QUERY_CHARS]
+    me = self_uid(user_id)
+    found = ctx.retriever.search(
+        text, user_id, KNOWN_FROM_SEARCH, self_uid=me, rank_relations=False
+    )
+    facts: dict[str, Fact] = {sf.fact.uid: sf.fact for sf in found.facts}
+    for speaker in speaker_entities(ctx.store, user_id, messages, name):
+        own = ctx.store.entity_facts(user_id, speaker, include_invalid=False, limit=KNOWN_MAX)
+        for fact in own[: max(KNOWN_MAX - len(facts), 0)]:
+            facts.setdefault(fact.uid, fact)
+    return [
+        KnownFact(id=f.uid, text=f.text, source=f.subject, predicate=f.predicate, target=f.object)
+        for f in facts.values()
+        if f.is_valid
+    ]
+
+
+def warm_vectors(ctx: AddContext, outcome: ExtractionOutcome, speaker: str | None) -> None:
+    """Embed now what `apply` will embed (names, fact sentences): prepares run in parallel
+    and share model passes, and the ordered `apply` then finds the vectors kept."""
+    if outcome.error is not None:
+        return
+    names = extracted_names(outcome.extraction)
+    sentences = likely_texts(outcome.extraction, speaker, ctx.settings.max_text_chars)
+    ctx.embedder.encode(names + sentences)
+    for name in names:
+        ctx.embedder.reads(name)

@@ -1,0 +1,56 @@
+"""The ingest pipeline's `Steps` on an `Adder`: one `ChatRecord` is one add of one message."""
+
+from __future__ import annotations
+
+from engine.add.adder import Adder
+from engine.add.messages import record_checksum, record_message
+from engine.add.prepare import PreparedAdd, ok_checksums
+from engine.ingest.pipeline import Extracted
+from engine.ingest.records import ChatRecord
+from engine.ingest.sources import Job
+from engine.models import AddResult
+
+
+class AddSteps:
+    """Implements `engine.ingest.pipeline.Steps` with the two phases of an add.
+
+    Args:
+        adder: adds to the memory the pipeline fills.
+    """
+
+    def __init__(self, adder: Adder) -> None:
+        self.adder = adder
+
+    def key(self, record: ChatRecord, user_id: str) -> str:
+        return record_checksum(record, user_id, self.adder.settings.max_message_chars)
+
+    def stored(self, user_id: str, checksums: list[str], *, ok_only: bool) -> set[str]:
+        if not ok_only:
+            return self.adder.store.existing_checksums(user_id, checksums)
+        return ok_checksums(self.adder.store, user_id, checksums)
+
+    def prepare(self, job: Job) -> Extracted:
+        record = job.record
+        prepared = self.adder.prepare(
+            [record_message(record)],
+            job.user_id,
+            session_id=record.session_id,
+            metadata=dict(record.metadata) or None,
+            timestamp=record.ts,
+            source=record.source,
+            replay=job.retry,
+        )
+        outcome = prepared.outcome
+        return Extracted(
+            prepared=prepared,
+            stored=not prepared.episodes,
+            error=outcome.error,
+            llm_calls=outcome.llm_calls,
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            mode=outcome.mode,
+        )
+
+    def apply(self, prepared: object) -> AddResult:
+        assert isinstance(prepared, PreparedAdd)  # what `prepare` above handed out
+        return self.adder.apply(prepared)

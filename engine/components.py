@@ -1,0 +1,88 @@
+"""The parts a `Memory` is made of, built from `Settings` at the edge (nothing below reads
+the environment): the store, the embedder, the extractor and the retriever's settings."""
+
+from __future__ import annotations
+
+import logging
+
+from engine.config import Settings
+from engine.embedding import Embedder
+from engine.errors import ConfigError
+from engine.extraction.schema import Extractor
+from engine.retrieval.anchors import AnchorSettings
+from engine.retrieval.expansion import ExpansionSettings
+from engine.retrieval.retriever import RetrieverSettings
+from engine.store.base import GraphStore
+
+log = logging.getLogger("graphmem")
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name (the model loads on first use)."""
+    return Embedder(
+        settings.embedding_model,
+        settings.embedding_device,
+        settings.embedding_batch_size,
+        threads=settings.embedding_threads,
+        process=settings.embedding_process,
+        runtime=settings.embedding_runtime,
+        cache_dir=settings.embedding_cache_dir,
+    )
+
+
+def build_extractor(settings: Settings) -> Extractor:
+    """The LLM extractor when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL), else
+    the offline one, with one warning saying so."""
+    if settings.llm_configured:
+        from engine.extraction.llm import build_llm_extractor
+
+        return build_llm_extractor(settings)
+    from engine.extraction.offline import OfflineExtractor
+
+    log.warning(
+        "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
+        "offline (spaCy rules, English only)"
+    )
+    return OfflineExtractor()
+
+
+def open_store(settings: Settings) -> GraphStore:
+    """The store the settings name: the embedded FalkorDB unless `store="neo4j"`."""
+    if settings.store == "neo4j":
+        from engine.store.neo4j import Neo4jStore
+
+        if not settings.neo4j_uri:
+            raise ConfigError("GRAPHMEM_STORE=neo4j needs NEO4J_URI (e.g. bolt://localhost:7687)")
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+        return Neo4jStore.from_settings(
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            password,
+            settings.neo4j_database,
+            timeout_s=settings.query_timeout_ms / 1000.0,
+        )
+    from engine.store.falkordb import FalkorDBStore
+    from engine.store.falkordb_server import EmbeddedServer
+
+    server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
+    return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
+
+
+def retriever_settings(settings: Settings) -> RetrieverSettings:
+    """The retriever's settings from the flat `Settings`."""
+    return RetrieverSettings(
+        anchors=AnchorSettings(limit=settings.anchor_limit, min_score=settings.anchor_min_score),
+        expansion=ExpansionSettings(
+            depth=settings.expansion_depth,
+            fanout=settings.expansion_fanout,
+            max_edges=settings.expansion_max_edges,
+            hub_scan=settings.expansion_hub_scan,
+            hub_degree=settings.expansion_hub_degree,
+            anchor_scan=settings.expansion_anchor_scan,
+        ),
+        semantic_k=settings.semantic_k,
+        rrf_k=settings.rrf_k,
+        expansion_weight=settings.expansion_weight,
+        half_life_days=settings.recency_half_life_days,
+        max_query_words=settings.max_query_words,
+    )

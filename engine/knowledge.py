@@ -1,0 +1,59 @@
+"""The entity knowledge store: what the graph knows about its entities over time.
+
+It owns three things the rest of the engine reads:
+- **mentions**: how often an entity or fact was said (`mentions` on both, counted by writes);
+- **timelines**: an entity's facts and the episodes that mention it, newest first;
+- **salience**: ONE formula for how much an entity or fact stands out, used by
+  `Memory.top_entities` (`cypher/top_entities.cypher` computes the same expression in the
+  database, checked against `salience` by the store tests) and by ranking (the fusion boost):
+
+      salience = (log(1 + mentions) / log(1 + max(most, 1)) + 0.5 ** (age / half_life)) / 2
+
+  `most` being the most mentions among what is compared; in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, Field
+
+from engine.models import Entity, Episode, Fact, ScoredEntity
+from engine.store.base import GraphStore, RankBy
+
+RANKINGS: tuple[RankBy, ...] = ("salience", "frequency", "recency")
+
+
+def salience(mentions: int, most: int, age: float | None, half_life: float) -> float:
+    """Log-frequency against `most` and recency halving every `half_life` (same unit as
+    `age`; no age: no recency), averaged. See the module docstring."""
+    frequency = math.log1p(mentions) / math.log1p(max(most, 1))
+    recency = 0.0 if age is None else 0.5 ** (max(0.0, age) / half_life)
+    return (frequency + recency) / 2.0
+
+
+class EntityView(BaseModel):
+    """An entity with its facts and its timeline of episodes (newest first)."""
+
+    entity: Entity
+    facts: list[Fact] = Field(default_factory=list)
+    episodes: list[Episode] = Field(default_factory=list)
+
+
+def entity_view(store: GraphStore, user_id: str, key: str, limit: int) -> EntityView | None:
+    """The entity of that key or alias key with up to `limit` facts (valid or not) and
+    episodes; None when the user has none."""
+    found = store.entities_by_keys(user_id, [key]).get(key)
+    if found is None:
+        return None
+    facts = store.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
+    episodes = store.entity_episodes(user_id, found.uid, limit)
+    return EntityView(entity=found, facts=facts, episodes=episodes)
+
+
+def top_entities(
+    store: GraphStore, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+) -> list[ScoredEntity]:
+    """The user's `k` entities of highest salience (or mentions, or last mention time)."""
+    rows = store.top_entities(user_id, k, by, now, half_life_s)
+    return [ScoredEntity(entity=e, score=s) for e, s in rows]

@@ -1,0 +1,113 @@
+"""`MemoryCore`: what every `Memory` method stands on (its parts, setup, stats, lifecycle)."""
+
+from __future__ import annotations
+
+import threading
+from types import TracebackType
+from typing import Any, Self
+
+from engine.add.adder import Adder
+from engine.add.resolve import self_uid
+from engine.components import build_embedder, build_extractor, open_store, retriever_settings
+from engine.config import Settings, build_settings
+from engine.embedding import Embedder
+from engine.extraction.schema import Extractor
+from engine.models import Stats
+from engine.normalize import check_user_id
+from engine.retrieval.retriever import DualRetriever
+from engine.store.base import GraphStore
+
+
+class MemoryCore:
+    """The parts of a `Memory` and their lifecycle; `engine.memory.Memory` adds the verbs.
+
+    Args:
+        settings: the settings (default: from the environment and `overrides`).
+        store: a store to use instead of the one the settings name (`close` closes it too).
+        embedder: an embedder to use (then not closed by `close`).
+        extractor: an extractor to use (then not closed by `close`).
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: GraphStore | None = None,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.settings = settings or build_settings(**overrides)
+        self.embedder = embedder or build_embedder(self.settings)
+        self._owns_embedder = embedder is None
+        self.store = store or open_store(self.settings)
+        self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
+        self._ready = False
+        self._setup_lock = threading.Lock()
+        self._extractor = extractor
+        self._owns_extractor = extractor is None
+        # its usage is the LLM accounting of this Memory object, this process only (not stored)
+        self._adder = Adder(
+            self.store, self.embedder, self.retriever, lambda: self.extractor, self.settings
+        )
+
+    @property
+    def extractor(self) -> Extractor:
+        """The extractor `add` uses: the one passed in, else built on first use from the
+        settings (see `build_extractor`)."""
+        with self._setup_lock:
+            if self._extractor is None:
+                self._extractor = build_extractor(self.settings)
+            return self._extractor
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Self:
+        """Build from a dict of settings (names as in `engine.config.Settings`)."""
+        return cls(**config)
+
+    def _setup(self) -> None:
+        with self._setup_lock:
+            if not self._ready:
+                self.store.setup(self.embedder.dimension)
+                self._ready = True
+
+    @staticmethod
+    def self_uid(user_id: str) -> str:
+        """The uid of the entity standing for the user ("I", "me", "my")."""
+        return self_uid(user_id)
+
+    def stats(self, user_id: str | None = None) -> Stats:
+        """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
+        spent in this process (all users; not persisted)."""
+        self._setup()
+        counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
+        usage = self._adder.usage.snapshot()
+        return Stats(**counts, **usage, warming=self.store.warming())
+
+    def reset(self) -> None:
+        """Delete every user's memory."""
+        self._setup()
+        self.store.reset()
+        self.retriever = DualRetriever(self.store, self.embedder, self.retriever.settings)
+        self._adder.retriever = self.retriever
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        close = getattr(self._extractor, "close", None)
+        if self._owns_extractor and callable(close):
+            close()
+        if self._owns_embedder:
+            self.embedder.close()
+        self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,148 @@
+"""The layering of docs/architecture.md, kept true: no import cycles in engine/, every import
+goes down (or sideways within a layer), and no module is over 400 lines.
+
+Every import counts, wherever it stands (inside a function, under `TYPE_CHECKING`): a lazy
+import is still a dependency. `from engine.x import name` depends on `engine.x.name` when
+that is a module, else on `engine.x`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_LINES = 400
+# docs/architecture.md, bottom up: a module imports only from its own layer or below
+LAYERS = [
+    {"errors", "config", "models", "normalize", "cypher", "private_files"},
+    {"embedding", "extraction"},
+    {"store"},
+    {"retrieval", "knowledge", "load", "ingest"},
+    {"transfer", "add"},
+    {"components", "memory_core", "memory"},
+    {"engine", "cli", "mcp_server", "integrations", "compat", "demo"},
+]
+# the store's port still carries the export format (issue 18, step 5 removes it)
+KNOWN = {
+    ("engine.store.base", "engine.transfer.snapshot"),
+    ("engine.store.named_reads", "engine.transfer.snapshot"),
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _owner(name: str) -> str | None:
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(module: str) -> set[str]:
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {t for a in node.names if (t := _owner(a.name))}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                target = full if full in MODULES else _owner(base)
+                if target:
+                    out.add(target)
+    out.discard(module)
+    return out
+
+
+GRAPH = {module: _imports(module) for module in MODULES}
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(GRAPH[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(GRAPH):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    group = parts[1] if len(parts) > 1 else "engine"
+    group = "embedding" if group.startswith("embedding") else group
+    for rank, groups in enumerate(LAYERS):
+        if group in groups:
+            return rank
+    raise AssertionError(f"{module} is in no layer of docs/architecture.md")
+
+
+def test_no_import_cycles_in_engine() -> None:
+    assert _cycles() == []
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = [
+        (module, target)
+        for module, targets in GRAPH.items()
+        for target in sorted(targets)
+        if _layer(target) > _layer(module) and (module, target) not in KNOWN
+    ]
+    assert upward == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_over_400_lines(module: str) -> None:
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{module} has {lines} lines"
+
+
+def test_the_checker_sees_a_cycle() -> None:
+    GRAPH["engine.errors"].add("engine.config")
+    try:
+        assert ["engine.config", "engine.errors"] in _cycles()
+    finally:
+        GRAPH["engine.errors"].discard("engine.config")
