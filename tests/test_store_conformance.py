@@ -166,6 +166,37 @@ def test_neighbours_are_read_by_relationship_type_within_the_scan(
                             include_invalid=False) == []  # fmt: skip
 
 
+def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """FalkorDB reads "any type" through the :Fact nodes: it must see exactly the edges the
+    typed reads see, a fact joining a node to itself once, invalid facts only when asked."""
+    facts = [
+        ("Alice", "FRIEND_OF", "John"),
+        ("John", "FRIEND_OF", "Alice"),
+        ("Alice", "LIKES", "hiking"),
+        ("Alice", "HAS_NAME", "Alice"),
+        ("Bob", "KNOWS", "Alice"),
+    ]
+    _write(store, embedder, "u", facts)
+    (gone,) = _write(store, embedder, "u", [("Alice", "LIKES", "badminton")])
+    store.write("u", WriteBatch(invalidate=[gone], invalid_at=time.time()))
+    alice = store.entities_by_keys("u", ["alice"])["alice"].uid
+    predicates = ["FRIEND_OF", "LIKES", "HAS_NAME", "KNOWS"]
+
+    def key(n: Neighbour) -> tuple[object, ...]:
+        return (n.uid, n.predicate, n.outgoing, n.far_name, n.far_mentions, n.mentions)
+
+    for include_invalid in (False, True):
+        typed = _around(store, "u", alice, predicates, include_invalid)
+        whole = _around(store, "u", alice, None, include_invalid)
+        assert sorted(map(key, whole)) == sorted(map(key, typed))
+        assert len(whole) == 5 + include_invalid
+        assert {n.degree for n in whole} == {5 + include_invalid}
+        kinds = store.relation_types("u", [alice], include_invalid=include_invalid)[alice]
+        assert kinds == {"FRIEND_OF": 2, "LIKES": 1 + include_invalid, "HAS_NAME": 1, "KNOWS": 1}
+
+
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
         store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9,
