@@ -46,7 +46,13 @@ def _around(
     limit: int = 100,
 ) -> list[Neighbour]:
     return store.neighbours(
-        user, [uid], predicates=predicates, scan=scan, limit=limit, include_invalid=include_invalid
+        user,
+        [uid],
+        predicates=predicates,
+        scan=scan,
+        limit=limit,
+        total=1000,
+        include_invalid=include_invalid,
     )
 
 
@@ -162,7 +168,12 @@ def test_neighbours_are_read_by_relationship_type_within_the_scan(
     assert len(scanned) == 4 and {e.degree for e in scanned} == {10}  # the read stops at 10
     sample = _around(store, "u", drama, None, scan=30, limit=30)
     assert len(sample) == 30  # any type: a hub costs no more than the scan
-    assert store.neighbours("u", [movie, drama], predicates=[], scan=9, limit=9,
+    for types in (["HAS_GENRE", "DIRECTED_BY"], None):
+        first = store.neighbours("u", [movie, drama], predicates=types, scan=50, limit=50,
+                                 total=20, include_invalid=False)  # fmt: skip
+        assert len(first) == 20  # the nodes first in the read get the total: movie 1's two
+        assert {e.far_name for e in first if e.near == movie} == {"Drama", "Ann Lee"}
+    assert store.neighbours("u", [movie, drama], predicates=[], scan=9, limit=9, total=9,
                             include_invalid=False) == []  # fmt: skip
 
 
@@ -199,7 +210,7 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
 
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
-        store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9,
+        store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9, total=9,
                          include_invalid=False)  # fmt: skip
     assert "UPPER_SNAKE_CASE" in str(caught.value)
 

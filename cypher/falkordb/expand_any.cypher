@@ -4,7 +4,8 @@
 // `(n)-[r]-(m)` cost 35 ms where this costs 2. The fact's uid, predicate and mentions are those
 // of its typed relationship. At most $scan facts are read per node, in storage order, then the
 // most mentioned $limit neighbours kept: used where the question names no relation, so a hub
-// costs no more than $scan facts. degree: how many were read (at most $scan).
+// costs no more than $scan facts, and all of them no more than $total (the nodes in the
+// order given). degree: how many were read (at most $scan).
 // FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
@@ -15,6 +16,7 @@ CALL {
   RETURN f, side
   LIMIT $scan
 }
+WITH n, f, side LIMIT $total
 MATCH (f)-[other:SUBJECT|OBJECT]->(m:Entity)
 WHERE type(other) <> type(side) AND (m <> n OR type(side) = 'SUBJECT')
 WITH n, f, side, m

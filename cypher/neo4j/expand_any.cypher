@@ -1,8 +1,8 @@
 // One hop from each of $nodes over fact relationships of any type (typed relationships between
 // entities only: SUBJECT, OBJECT and MENTIONS lead to other labels). At most $scan edges are
 // read per node, in storage order, then the most mentioned $limit neighbours kept: used where
-// the question names no relation, so a hub costs no more than $scan edges.
-// degree: how many were read (at most $scan).
+// the question names no relation, so a hub costs no more than $scan edges, and all of them no
+// more than $total (the nodes in the order given). degree: how many were read (at most $scan).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL (n) {
@@ -11,6 +11,7 @@ CALL (n) {
   RETURN r, m
   LIMIT $scan
 }
+WITH n, r, m LIMIT $total
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC
 WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read

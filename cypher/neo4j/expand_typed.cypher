@@ -1,7 +1,8 @@
 // One hop from each of $nodes over the fact relationships of the types in __REL_TYPE__ (the
 // engine fills in validated types joined by "|"): the read goes by relationship type, so a hub's
 // edges of other types are never touched. At most $scan edges are read per node, then the most
-// mentioned $limit neighbours kept. degree: how many were read (at most $scan).
+// mentioned $limit neighbours kept; at most $total edges in all (the nodes in the order given).
+// degree: how many were read (at most $scan).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL (n) {
@@ -10,6 +11,7 @@ CALL (n) {
   RETURN r, m
   LIMIT $scan
 }
+WITH n, r, m LIMIT $total
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC
 WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read

@@ -112,6 +112,9 @@ class _Walk:
         self.hubs: set[str] = set()  # anchors read by type
         self.first: set[str] = set()  # ... along these relations
         self.rows = 0  # edges read so far (bounded by `max_edges`)
+        # the frontier's nodes, the most promising first: what a read of many nodes returns
+        # is bounded by `max_edges`, and the nodes first in the read get it
+        self.priority: dict[str, tuple[float, int]] = {}
 
     def run(self, anchors: list[Anchor]) -> list[Reach]:
         """Every path walked, hop by hop, the frontier narrowed to the promising ones."""
@@ -186,6 +189,8 @@ class _Walk:
         steps: dict[str, dict[str, float]] = defaultdict(dict)
         for (node, relations, _), reach in frontier.items():
             degree[node] = reach.degree
+            value = (self.match.path(relations), reach.paths)
+            self.priority[node] = max(value, self.priority.get(node, value))
             if hop > 1:
                 for step, value in self._next_steps(relations).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
@@ -228,7 +233,7 @@ class _Walk:
                 pending[node] = rest[want:]
             for group, nodes in groups.items():
                 types = [p for r in group for p in self.by_base.get(r, [])]
-                for n in self._read(sorted(nodes), types, scan, scan):
+                for n in self._read(self._by_priority(nodes), types, scan, scan):
                     found.append(n)
                     has[n.near].add(self.match.base(n.predicate) or n.predicate)
             pending = {
@@ -239,6 +244,9 @@ class _Walk:
             if not pending:
                 break
         return degree_by_relation(found, self.match.base)
+
+    def _by_priority(self, nodes: list[str]) -> list[str]:
+        return sorted(nodes, key=lambda n: (self.priority.get(n, (0.0, 0)), n), reverse=True)
 
     def _ordinary(self, degree: dict[str, int]) -> list[str]:
         """The nodes read whole: not hubs, the smallest first, while they fit in `open_edges`."""
@@ -322,6 +330,7 @@ class _Walk:
             predicates=types,
             scan=min(scan, room),
             limit=min(limit, room),
+            total=room,
             include_invalid=self.include_invalid,
         )
         self.rows += min(len(found), room)

@@ -194,12 +194,14 @@ class GraphStore(Protocol):
         predicates: list[str] | None,
         scan: int,
         limit: int,
+        total: int,
         include_invalid: bool,
     ) -> list[Neighbour]:
         """One hop from each of `nodes` over the fact relationships of the `predicates` types
         (None: any type), read by relationship type so a hub's other edges are never touched;
         at most `scan` relationships read per node, of which the `limit` with the most
-        mentioned neighbours are returned."""
+        mentioned neighbours are returned, and at most `total` read in all (the first nodes
+        first: a read of many nodes costs what it returns, not what they hold)."""
         ...
 
     def relation_types(

@@ -134,6 +134,7 @@ class NamedQueryReads(ABC):
         predicates: list[str] | None,
         scan: int,
         limit: int,
+        total: int,
         include_invalid: bool,
     ) -> list[Neighbour]:
         if not nodes or predicates == []:
@@ -143,6 +144,7 @@ class NamedQueryReads(ABC):
             "nodes": nodes,
             "scan": scan,
             "limit": limit,
+            "total": total,
             "include_invalid": include_invalid,
         }
         if predicates is None:
