@@ -210,8 +210,8 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
 
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
-        store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9, total=9,
-                         include_invalid=False)  # fmt: skip
+        store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9,
+                         total=9, include_invalid=False)  # fmt: skip
     assert "UPPER_SNAKE_CASE" in str(caught.value)
 
 

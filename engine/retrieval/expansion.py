@@ -189,8 +189,8 @@ class _Walk:
         steps: dict[str, dict[str, float]] = defaultdict(dict)
         for (node, relations, _), reach in frontier.items():
             degree[node] = reach.degree
-            value = (self.match.path(relations), reach.paths)
-            self.priority[node] = max(value, self.priority.get(node, value))
+            promise = (self.match.path(relations), reach.paths)
+            self.priority[node] = max(promise, self.priority.get(node, promise))
             if hop > 1:
                 for step, value in self._next_steps(relations).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
