@@ -139,8 +139,9 @@ class _Walk:
         path of this hop while a continuation comes within `beam_slack` of it."""
         if hop >= self.settings.depth or not self.match.asked:
             return {}
-        outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in reached}
-        top = max((o.own for o in outlook.values()), default=0.0)
+        walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
+        outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in walkable}
+        top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
 
         def goes_on(o: Outlook) -> bool:
             ahead = max(o.via.values(), default=-1e9)
@@ -149,15 +150,12 @@ class _Walk:
         going = [r for r, o in outlook.items() if o.steps and goes_on(o)]
         going.sort(key=lambda r: -outlook[r].best)
         kept = set(going[: self.settings.beam])
-        return {
-            k: v
-            for k, v in reached.items()
-            if k[1] in kept and self._chosen(k, v) and v.edges[-1].near != k[0]
-        }
+        return {k: v for k, v in walkable.items() if k[1] in kept}
 
-    def _chosen(self, key: tuple[str, tuple[str, ...], str], reach: Reach) -> bool:
-        """A hub anchor's context sample is not walked on, only its chosen relations."""
-        return not (len(key[1]) == 1 and reach.anchor in self.hubs and key[1][0] not in self.first)
+    def _walkable(self, key: tuple[str, tuple[str, ...], str], reach: Reach) -> bool:
+        """Not a loop, nor a hub anchor's context sample: only its chosen relations go on."""
+        sample = len(key[1]) == 1 and reach.anchor in self.hubs and key[1][0] not in self.first
+        return not sample and reach.edges[-1].near != key[0]
 
     def _step(self, frontier: _Frontier, hop: int) -> _Frontier:
         """Read the frontier's next edges and extend each path by them."""
