@@ -103,7 +103,7 @@ def evidence_recall(mem: Memory, data: Path, ingested: set[str], k: int = 10) ->
             continue
         result = mem.search(question.question, user_id=question.sample_id, limit=k)
         uids = sorted({uid for hit in result.facts for uid in hit.fact.episodes})
-        episodes = mem.store.episodes_by_uids(question.sample_id, uids) if uids else []
+        episodes = mem.reads.episodes_by_uids(question.sample_id, uids) if uids else []
         found = {f"{question.sample_id}/{ep.source}" for ep in episodes}
         scores.append(len(wanted & found) / len(wanted))
     mean = sum(scores) / len(scores) if scores else 0.0

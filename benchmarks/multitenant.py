@@ -53,6 +53,7 @@ from engine.store import records
 from engine.store.base import EntityRow, FactRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 
 REPO = Path(__file__).resolve().parent.parent
 SIGMA = 0.5  # perturbation: cosine about 1 / sqrt(1 + SIGMA^2) = 0.89 to the sentence
@@ -176,7 +177,7 @@ class Bench:
         """Write every user's batches, or only regenerate them (the same seed gives the same
         vectors) when --data-dir already holds the store from an earlier run."""
         start = time.perf_counter()
-        stored = self.store_of("big").counts("big")["facts"] == self.args.big
+        stored = Reads(self.store_of("big")).counts("big")["facts"] == self.args.big
         self.reused = stored
         for i in range(self.args.users):
             user = User(f"u{i:04d}")
@@ -207,8 +208,8 @@ class Bench:
             q = self.corpus.text_vectors[j].tolist()
             params = {"user_id": "big", "embedding": q, "include_invalid": False, "limit": 10}
             index = {**params, "k": 10 * records.NEIGHBOURS_PER_RESULT}
-            scans.append(timed(lambda p=params: store._run("scan_fact_vectors", p, True))[1])
-            reads.append(timed(lambda p=index: store._run("search_fact_vectors", p, True))[1])
+            scans.append(timed(lambda p=params: store.run("scan_fact_vectors", p))[1])
+            reads.append(timed(lambda p=index: store.run("search_fact_vectors", p))[1])
         client = redis.Redis(unix_socket_path=str(self.socket))
         memory = int(client.info("memory")["used_memory"])
         client.close()
@@ -221,11 +222,12 @@ class Bench:
 
     def measure(self, user: User, query: int) -> dict[str, float]:
         store = self.store_of(user.name)
+        reads = Reads(store)
         q = self.corpus.text_vectors[query]
         facts, read_ms = timed(
-            lambda: store.vector_facts(user.name, q.tolist(), 10, include_invalid=False)
+            lambda: reads.vector_facts(user.name, q.tolist(), 10, include_invalid=False)
         )
-        entities = store.vector_entities(user.name, q.tolist(), 10)
+        entities = reads.vector_entities(user.name, q.tolist(), 10)
         out = {
             "fact_recall": recall([f.uid for f, _ in facts], user.fact_uids, user.fact_vectors, q),
             "entity_recall": recall(
@@ -236,7 +238,7 @@ class Bench:
         if self.memory is not None:  # the shared layout: also what the index alone gives
             wide = {"user_id": user.name, "embedding": q.tolist(), "include_invalid": False}
             wide |= {"k": records.MAX_VECTOR_K, "limit": 10}
-            rows = store._run("search_fact_vectors", wide, True)
+            rows = store.run("search_fact_vectors", wide)
             found = [row[0]["uid"] for row in rows]
             out["index_only_recall"] = recall(found, user.fact_uids, user.fact_vectors, q)
             mem, text = self.memory, self.corpus.texts[query]

@@ -19,7 +19,8 @@ import math
 from pydantic import BaseModel, Field
 
 from engine.models import Entity, Episode, Fact, ScoredEntity
-from engine.store.base import GraphStore, RankBy
+from engine.store.base import RankBy
+from engine.store.reads import Reads
 
 RANKINGS: tuple[RankBy, ...] = ("salience", "frequency", "recency")
 
@@ -40,20 +41,20 @@ class EntityView(BaseModel):
     episodes: list[Episode] = Field(default_factory=list)
 
 
-def entity_view(store: GraphStore, user_id: str, key: str, limit: int) -> EntityView | None:
+def entity_view(reads: Reads, user_id: str, key: str, limit: int) -> EntityView | None:
     """The entity of that key or alias key with up to `limit` facts (valid or not) and
     episodes; None when the user has none."""
-    found = store.entities_by_keys(user_id, [key]).get(key)
+    found = reads.entities_by_keys(user_id, [key]).get(key)
     if found is None:
         return None
-    facts = store.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
-    episodes = store.entity_episodes(user_id, found.uid, limit)
+    facts = reads.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
+    episodes = reads.entity_episodes(user_id, found.uid, limit)
     return EntityView(entity=found, facts=facts, episodes=episodes)
 
 
 def top_entities(
-    store: GraphStore, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+    reads: Reads, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
 ) -> list[ScoredEntity]:
     """The user's `k` entities of highest salience (or mentions, or last mention time)."""
-    rows = store.top_entities(user_id, k, by, now, half_life_s)
+    rows = reads.top_entities(user_id, k, by, now, half_life_s)
     return [ScoredEntity(entity=e, score=s) for e, s in rows]

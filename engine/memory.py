@@ -32,6 +32,7 @@ from engine.models import (
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.retrieval.retriever import MODES, Mode
 from engine.store.base import Dialect, RankBy
+from engine.store.reads import delete_fact
 from engine.transfer.export import FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
 from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
@@ -280,7 +281,7 @@ class Memory(MemoryCore):
         """A page of the user's facts, oldest first."""
         user_id = check_user_id(user_id)
         self._setup()
-        return self.store.list_facts(
+        return self.reads.list_facts(
             user_id, include_invalid=include_invalid, skip=offset, limit=limit
         )
 
@@ -293,7 +294,7 @@ class Memory(MemoryCore):
         user_id = check_user_id(user_id)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
-        view = entity_view(self.store, user_id, key, limit)
+        view = entity_view(self.reads, user_id, key, limit)
         if view is None:
             raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
         return view
@@ -308,14 +309,14 @@ class Memory(MemoryCore):
         user_id = check_user_id(user_id)
         self._setup()
         half_life = self.settings.recency_half_life_days * 86400.0
-        return top_entities(self.store, user_id, k, by, time.time(), half_life)
+        return top_entities(self.reads, user_id, k, by, time.time(), half_life)
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
         """The change events of a fact or entity, oldest first."""
         user_id = check_user_id(user_id)
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
-        return self.store.history(user_id, uid)
+        return self.reads.history(user_id, uid)
 
     # -- moving a graph -------------------------------------------------------------------
 
@@ -376,7 +377,7 @@ class Memory(MemoryCore):
         user_id = check_user_id(user_id)
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
-        if not self.store.delete_fact(user_id, uid):
+        if not delete_fact(self.store, user_id, uid):
             raise NotFoundError(f"user {user_id!r} has no fact {uid!r}")
         self.retriever.forget_predicates(user_id)
 

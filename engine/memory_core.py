@@ -16,6 +16,7 @@ from engine.models import Stats
 from engine.normalize import check_user_id
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
+from engine.store.reads import Reads
 
 
 class MemoryCore:
@@ -41,7 +42,8 @@ class MemoryCore:
         self.embedder = embedder or build_embedder(self.settings)
         self._owns_embedder = embedder is None
         self.store = store or open_store(self.settings)
-        self.retriever = DualRetriever(self.store, self.embedder, retriever_settings(self.settings))
+        self.reads = Reads(self.store)
+        self.retriever = DualRetriever(self.reads, self.embedder, retriever_settings(self.settings))
         self._ready = False
         self._setup_lock = threading.Lock()
         self._extractor = extractor
@@ -80,7 +82,7 @@ class MemoryCore:
         """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
         spent in this process (all users; not persisted)."""
         self._setup()
-        counts = self.store.counts(check_user_id(user_id) if user_id is not None else None)
+        counts = self.reads.counts(check_user_id(user_id) if user_id is not None else None)
         usage = self._adder.usage.snapshot()
         return Stats(**counts, **usage, warming=self.store.warming())
 
@@ -88,7 +90,7 @@ class MemoryCore:
         """Delete every user's memory."""
         self._setup()
         self.store.reset()
-        self.retriever = DualRetriever(self.store, self.embedder, self.retriever.settings)
+        self.retriever = DualRetriever(self.reads, self.embedder, self.retriever.settings)
         self._adder.retriever = self.retriever
 
     # -- lifecycle ------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from engine.ingest.report import summary_text
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
+from engine.transfer.export import read_snapshot
 
 pytestmark = pytest.mark.skipif(not OfflineExtractor.available(), reason="needs spaCy")
 
@@ -44,7 +46,7 @@ def locomo(path: Path, turns: list[dict[str, Any]], date: str = "29.12.2023, 22:
 
 
 def episode_texts(store: GraphStore, user: str) -> list[str]:
-    return sorted(e.content for e in store.user_episodes(user, 0, 100))
+    return sorted(e.content for e in read_snapshot(store, user).episodes)
 
 
 def test_an_unreadable_time_is_a_warning_and_the_message_keeps_its_place(
@@ -83,7 +85,7 @@ def test_a_locomo_log_gives_one_entity_per_speaker(
     assert set(facts) >= {("Ann", "ADOPTS", "Rex"), ("Bob", "LOVES", "hiking")}
     lisbon = facts[("Ann", "GOES_TO", "Lisbon")]
     assert lisbon.valid_at == datetime(2023, 12, 28, tzinfo=UTC)  # the day before the session
-    assert store.counts("conv-q")["entities"] == 5  # Ann, Bob, Rex, hiking, Lisbon: no USER
+    assert Reads(store).counts("conv-q")["entities"] == 5  # Ann, Bob, Rex, hiking, Lisbon: no USER
     assert report.facts_per_message == pytest.approx(3 / 3)
 
 

@@ -382,7 +382,7 @@ def test_faults_keep_the_episode_as_failed(
     assert result.extraction_error is not None and reason in result.extraction_error
     assert result.llm_calls == len(replies)
     assert result.facts_added == 0 and llm_memory.get_all(USER) == []
-    [episode] = llm_memory.store.episodes_by_uids(USER, result.episode_uids)
+    [episode] = llm_memory.reads.episodes_by_uids(USER, result.episode_uids)
     assert (episode.status, episode.content) == ("failed", "I like hiking")
     assert episode.error == result.extraction_error
 
@@ -452,7 +452,7 @@ def test_a_bad_message_in_a_list_is_reported_and_the_rest_kept(
     assert len(result.errors) == 1 and result.errors[0].startswith("message #0 left out")
     lines = r"\[[-\d :]+\] USER: I like tea\n\[[-\d :]+\] ASSISTANT: Noted, tea\."
     assert re.search(lines, scripted_llm.requests[0]["messages"][-1]["content"])
-    episodes = llm_memory.store.episodes_by_uids(USER, result.episode_uids)
+    episodes = llm_memory.reads.episodes_by_uids(USER, result.episode_uids)
     assert {(e.role, e.session_id, e.metadata["app"]) for e in episodes} == {
         ("user", "s1", "test"),
         ("assistant", "s1", "test"),

@@ -24,6 +24,7 @@ from engine.normalize import entity_key, stable_uid
 from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 from engine.transfer.export import read_snapshot, to_cypher, to_graphml, to_json
 from engine.transfer.restore import import_snapshot, parse_snapshot
 from engine.transfer.snapshot import GraphSnapshot
@@ -65,9 +66,11 @@ def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
     every uid, so only such uids survive a round trip unchanged)."""
     episode = stable_uid(user, "chk-1")
     facts = validate_facts(HOSTILE_FACTS, SETTINGS)
-    batch, _ = facts_batch(store, embedder, user, facts, episode=episode, now=1_700_000_000.125)
+    batch, _ = facts_batch(
+        Reads(store), embedder, user, facts, episode=episode, now=1_700_000_000.125
+    )
     store.write(user, batch)
-    alice = store.entities_by_keys(user, ["alice"])["alice"]
+    alice = Reads(store).entities_by_keys(user, ["alice"])["alice"]
     paris = next(f for f in batch.facts if f.predicate == "LIVES_IN" and "Paris" in f.text)
     extra = WriteBatch(
         aliases=[AliasRow(alice.uid, "Al 'the' Ace", entity_key("Al 'the' Ace"))],
@@ -101,21 +104,26 @@ def _same(a: GraphSnapshot, b: GraphSnapshot) -> None:
 
 def test_json_round_trip_is_exact(stores: list[FalkorDBStore], embedder: Embedder) -> None:
     source, target = stores
+    source_reads, target_reads = Reads(source), Reads(target)
     build_graph(source, embedder, "alice")
     exported = read_snapshot(source, "alice")
     report = import_snapshot(target, parse_snapshot(to_json(exported)))
     assert (report.entities, report.facts, report.episodes, report.history) == (10, 5, 1, 6)
     _same(read_snapshot(target, "alice"), exported)
-    facts = source.list_facts("alice", include_invalid=True, skip=0, limit=100)
-    assert target.list_facts("alice", include_invalid=True, skip=0, limit=100) == facts
+    facts = source_reads.list_facts("alice", include_invalid=True, skip=0, limit=100)
+    assert target_reads.list_facts("alice", include_invalid=True, skip=0, limit=100) == facts
     assert sum(not f.is_valid for f in facts) == 1
-    (alice,) = target.entities_by_uids(
+    (alice,) = target_reads.entities_by_uids(
         "alice", [e.uid for e in exported.entities if e.key == "alice"]
     )
     assert alice.aliases == ["Al 'the' Ace"]
-    assert [p.content for p in target.entity_episodes("alice", alice.uid, 10)] == [EPISODE_TEXT]
+    assert [p.content for p in target_reads.entity_episodes("alice", alice.uid, 10)] == [
+        EPISODE_TEXT
+    ]
     invalidated = next(f for f in facts if not f.is_valid)
-    assert target.history("alice", invalidated.uid) == source.history("alice", invalidated.uid)
+    assert target_reads.history("alice", invalidated.uid) == source_reads.history(
+        "alice", invalidated.uid
+    )
     assert exported.entities[0].embedding is not None
 
 
@@ -126,7 +134,7 @@ def test_import_twice_changes_nothing(stores: list[FalkorDBStore], embedder: Emb
     import_snapshot(target, exported)
     import_snapshot(target, exported)
     _same(read_snapshot(target, "alice"), exported)
-    assert target.counts("alice") == source.counts("alice")
+    assert Reads(target).counts("alice") == Reads(source).counts("alice")
 
 
 def test_import_as_another_user_rekeys_every_uid(
@@ -219,7 +227,9 @@ def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
     assert _run_script(target, script) >= 5
     _same(read_snapshot(target, "alice"), snapshot)
     _same(read_snapshot(target, "mallory"), before)
-    assert _run_script(target, script) and target.counts("alice") == source.counts("alice")
+    assert _run_script(target, script) and Reads(target).counts("alice") == Reads(source).counts(
+        "alice"
+    )
 
 
 @pytest.mark.parametrize(
@@ -279,11 +289,12 @@ def cli_graph(
 def test_cli_export_import_round_trip(
     cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    cli_graph_reads = Reads(cli_graph)
     out = tmp_path / "alice.json"
     assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
     assert cli.main(["import", str(out), "--user", "dave"]) == 0
     assert "into user 'dave'" in capsys.readouterr().out
-    assert cli_graph.counts("dave") == cli_graph.counts("alice")
+    assert cli_graph_reads.counts("dave") == cli_graph_reads.counts("alice")
     assert cli.main(["--json", "import", str(out), "--user", "alice"]) == 0
     assert json.loads(capsys.readouterr().out)["user_id"] == "alice"
     assert cli.main(["export", "--user", "alice", "--format", "cypher"]) == 0
@@ -295,13 +306,14 @@ def test_cli_export_import_round_trip(
 def test_cli_import_needs_the_user_named(
     cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    cli_graph_reads = Reads(cli_graph)
     out = tmp_path / "alice.json"
     assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
-    before = cli_graph.counts(None)
+    before = cli_graph_reads.counts(None)
     assert cli.main(["import", str(out)]) == 1
     err = capsys.readouterr().err
     assert "holds the graph of user 'alice'" in err and "--user 'alice'" in err
-    assert cli_graph.counts(None) == before
+    assert cli_graph_reads.counts(None) == before
 
 
 def test_cli_reports_a_bad_import_in_one_line(

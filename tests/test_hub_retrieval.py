@@ -13,9 +13,10 @@ from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.retrieval.predicates import PredicateScorer
-from engine.store.base import GraphStore, Neighbour
+from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 from tests.synthetic_kg import (
     FOOTBALL,
     ORGANISATIONS,
@@ -34,19 +35,19 @@ PLAYER_PREDICATES = [
 
 
 class Spy:
-    """A store that records every neighbour read (the nodes, the types asked, the edges)."""
+    """Reads that record every neighbour read (the nodes, the types asked, the edges)."""
 
-    def __init__(self, store: GraphStore) -> None:
-        self._store = store
+    def __init__(self, reads: Reads) -> None:
+        self._reads = reads
         self.reads: list[tuple[list[str], list[str] | None, list[Neighbour]]] = []
 
     def neighbours(self, user_id: str, nodes: list[str], **kwargs: Any) -> list[Neighbour]:
-        found = self._store.neighbours(user_id, nodes, **kwargs)
+        found = self._reads.neighbours(user_id, nodes, **kwargs)
         self.reads.append((nodes, kwargs["predicates"], found))
         return found
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+        return getattr(self._reads, name)
 
 
 @pytest.fixture(scope="module")
@@ -124,12 +125,12 @@ def oronia(mem: Memory) -> str:
 def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oronia: str) -> None:
     """Oronia's players are read by IS_IN_COUNTRY (every one of them, not a sample), the clubs
     reached from them all; of its 150 weather stations no more than a context sample."""
-    spy = Spy(mem.store)
-    mem.retriever.graph_leg.store = spy  # type: ignore[assignment]
+    spy = Spy(mem.reads)
+    mem.retriever.graph_leg.reads = spy  # type: ignore[assignment]
     try:
         result = mem.search("which clubs have players from Oronia", user_id=oronia)
     finally:
-        mem.retriever.graph_leg.store = mem.store
+        mem.retriever.graph_leg.reads = mem.reads
     assert result.facts[0].fact.object == "Big Club"
     settings = mem.retriever.settings.expansion
     read = [n for _, _, found in spy.reads for n in found]

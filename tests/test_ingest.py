@@ -25,6 +25,7 @@ from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 from tests.scripted_llm import (
     EMPTY_EXTRACTION,
     Content,
@@ -104,7 +105,7 @@ def messages(user: str, texts: list[str], start: datetime = T0) -> list[dict[str
 
 
 def episodes(store: GraphStore, user: str) -> int:
-    return store.counts(user)["episodes"]
+    return Reads(store).counts(user)["episodes"]
 
 
 # -- each reader through ingest --------------------------------------------------------------------
@@ -205,7 +206,7 @@ def test_locomo_keeps_dia_id_as_source(memory: Memory, store: GraphStore, tmp_pa
     memory.ingest(_locomo(tmp_path / "locomo.json"))
     facts = memory.get_all("conv-x")
     uids = sorted({uid for f in facts for uid in f.episodes})
-    sources = {e.source for e in store.episodes_by_uids("conv-x", uids)}
+    sources = {e.source for e in Reads(store).episodes_by_uids("conv-x", uids)}
     assert facts
     assert sources <= {"D1:1", "D1:2", "D1:3"}
     assert sources
@@ -448,7 +449,7 @@ def test_resume_after_kill_9(tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
         )
         assert rerun.returncode == 0, rerun.stderr
         report = json.loads(rerun.stdout)
-        facts = store.list_facts("u1", include_invalid=True, skip=0, limit=1000)
+        facts = Reads(store).list_facts("u1", include_invalid=True, skip=0, limit=1000)
         assert 12 <= at_kill < total
         assert (report["messages_skipped"], report["messages_added"]) == (at_kill, total - at_kill)
         assert episodes(store, "u1") == total

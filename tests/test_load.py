@@ -19,6 +19,7 @@ from engine.load.state import state_path
 from engine.memory import Memory
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 
 TRIPLES = [
     ("Kismet", "directed_by", "William Dieterle"),
@@ -195,14 +196,15 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     store = FalkorDBStore.embedded(EmbeddedServer(home), "graphmem")
     store.setup(384)  # the graph exists before the first count
+    reads = Reads(store)
     try:
         deadline = time.monotonic() + 300
-        while store.counts("u1")["facts"] < 400 and time.monotonic() < deadline:
+        while reads.counts("u1")["facts"] < 400 and time.monotonic() < deadline:
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             time.sleep(0.05)
         process.send_signal(signal.SIGKILL)
         process.wait()
-        stopped_at = store.counts("u1")["facts"]
+        stopped_at = reads.counts("u1")["facts"]
         assert 400 <= stopped_at < total
         state = json.loads(state_path(home, path, "u1").read_text())
         assert state["entities_complete"] and not state["done"]
@@ -211,11 +213,11 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
         assert report["resumed"] and report["facts_already_stored"] >= stopped_at
         assert report["facts_added"] + report["facts_already_stored"] == total
         assert report["entities_added"] == 0  # every entity was written before the kill
-        counts = store.counts("u1")
+        counts = reads.counts("u1")
         assert (counts["facts"], counts["entities"]) == (total, total + 700)
-        relationships = store.predicates("u1")
+        relationships = reads.predicates("u1")
         assert relationships == ["DIRECTED_BY"]
-        assert len(store.list_facts("u1", include_invalid=True, skip=0, limit=total + 10)) == total
+        assert len(reads.list_facts("u1", include_invalid=True, skip=0, limit=total + 10)) == total
     finally:
         if process.poll() is None:
             process.kill()

@@ -22,7 +22,9 @@ from engine.errors import (
     StoreUnavailableError,
 )
 from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch
-from engine.store.neo4j import Neo4jStore, lucene_query, map_neo4j_errors
+from engine.store.fulltext import lucene_query
+from engine.store.neo4j import Neo4jStore, map_neo4j_errors
+from engine.store.reads import Reads, delete_fact
 
 Respond = Callable[[str, dict[str, Any]], list[list[Any]]]
 
@@ -135,9 +137,9 @@ def test_an_empty_batch_touches_nothing() -> None:
 
 def test_reads_run_in_read_transactions() -> None:
     driver = FakeDriver()
-    store = make_store(driver)
-    store.predicates("alice")
-    store.entities_by_uids("alice", ["e1"])
+    reads = Reads(make_store(driver))
+    reads.predicates("alice")
+    reads.entities_by_uids("alice", ["e1"])
     assert [(mode, db) for mode, db, _ in driver.transactions] == [("read", "memdb")] * 2
 
 
@@ -159,8 +161,8 @@ def test_schema_work_is_not_cut_by_the_query_timeout() -> None:
     store.setup(384)
     assert driver.timeouts and set(driver.timeouts) == {None}
     driver.timeouts.clear()
-    store.predicates("alice")
-    store.delete_fact("alice", "f1")
+    Reads(store).predicates("alice")
+    delete_fact(store, "alice", "f1")
     assert driver.timeouts == [10.0, 10.0]
 
 
@@ -178,13 +180,13 @@ def test_vector_search_scans_a_small_user_and_reads_the_index_for_a_large_one() 
         assert params["limit"] == 3  # the statement keeps the best 3
         return [row] * (2 if name == "search_fact_vectors" else 3)
 
-    store = make_store(FakeDriver(respond))
-    hits = store.vector_facts("u", [1.0], 3, include_invalid=False)
+    reads = Reads(make_store(FakeDriver(respond)))
+    hits = reads.vector_facts("u", [1.0], 3, include_invalid=False)
     assert asked == ["count_fact_vectors", "scan_fact_vectors"]
     assert hits[0][1] == pytest.approx(0.9)
     asked.clear()
     size = 100_000  # the index gives 2 of 3: too few, so the user is scanned
-    assert len(store.vector_facts("u", [1.0], 3, include_invalid=False)) == 3
+    assert len(reads.vector_facts("u", [1.0], 3, include_invalid=False)) == 3
     assert asked == ["count_fact_vectors", "search_fact_vectors", "scan_fact_vectors"]
 
 
@@ -202,7 +204,7 @@ def test_deletes_repeat_in_batches_until_a_short_one(monkeypatch: pytest.MonkeyP
 
 def test_fulltext_with_no_usable_term_does_not_query() -> None:
     driver = FakeDriver()
-    assert make_store(driver).fulltext_entities("alice", ["  ", "?!"], 5) == []
+    assert Reads(make_store(driver)).fulltext_entities("alice", ["  ", "?!"], 5) == []
     assert driver.transactions == []
 
 
@@ -256,7 +258,7 @@ def test_driver_errors_map_to_one_error_tree(raised: Exception, expected: type[E
 def test_the_store_raises_mapped_errors() -> None:
     store = make_store(FakeDriver(fail=ne.ServiceUnavailable("connection refused")))
     with pytest.raises(StoreUnavailableError) as info:
-        store.counts(None)
+        Reads(store).counts(None)
     assert "connection refused" in str(info.value)
 
 

@@ -34,7 +34,7 @@ def test_search_answers_while_vector_indexes_are_built(memory: Memory) -> None:
     memory.add_facts(FACTS, user_id="u1")
     _wait_warm(store)
     for label in ("entity", "fact"):
-        store._run(f"drop_{label}_vector_index", {})
+        store.run(f"drop_{label}_vector_index", {}, read_only=False)
     time.sleep(1.1)  # the store looks the indexes up again at most once a second
     result = memory.search("who directed Kismet", user_id="u1")
     assert result.warming == ["Entity", "Fact"]

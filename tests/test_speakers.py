@@ -145,7 +145,7 @@ def test_speaker_names_that_look_like_injections_are_plain_names(mem: Memory) ->
     }
     assert mem.entity(INJECTION, USER).entity.name == INJECTION
     assert mem.get_all(other) == before
-    assert mem.store.counts(other)["entities"] == 2
+    assert mem.reads.counts(other)["entities"] == 2
 
 
 def test_a_very_long_speaker_name_is_reported_and_the_others_kept(mem: Memory) -> None:

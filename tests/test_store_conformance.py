@@ -12,6 +12,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch
+from engine.store.reads import Reads, delete_fact
 
 SETTINGS = Settings()
 
@@ -19,17 +20,18 @@ SETTINGS = Settings()
 def _write(
     store: GraphStore, embedder: Embedder, user: str, facts: list[tuple[str, ...]]
 ) -> set[str]:
-    batch, changes = facts_batch(store, embedder, user, validate_facts(facts, SETTINGS))
+    batch, changes = facts_batch(Reads(store), embedder, user, validate_facts(facts, SETTINGS))
     store.write(user, batch)
     return set(changes.new)
 
 
 def test_a_fact_is_stored_in_both_forms(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     (uid,) = _write(store, embedder, "u1", [("Alice", "FRIEND_OF", "John")])
-    (fact,) = store.facts_by_uids("u1", [uid])
+    (fact,) = reads.facts_by_uids("u1", [uid])
     assert fact.triple == ("Alice", "FRIEND_OF", "John")
     assert fact.text == "Alice friend of John"
-    anchor = store.entities_by_keys("u1", ["alice"])["alice"]
+    anchor = reads.entities_by_keys("u1", ["alice"])["alice"]
     edges = _around(store, "u1", anchor.uid, include_invalid=False)
     assert [(e.uid, e.predicate, e.far_name, e.outgoing) for e in edges] == [
         (uid, "FRIEND_OF", "John", True)
@@ -45,7 +47,7 @@ def _around(
     scan: int = 100,
     limit: int = 100,
 ) -> list[Neighbour]:
-    return store.neighbours(
+    return Reads(store).neighbours(
         user,
         [uid],
         predicates=predicates,
@@ -59,43 +61,45 @@ def _around(
 def test_writing_the_same_fact_twice_bumps_mentions_only(
     store: GraphStore, embedder: Embedder
 ) -> None:
+    reads = Reads(store)
     first = _write(store, embedder, "u1", [("Alice", "LIKES", "hiking")])
     second = _write(
         store, embedder, "u1", [("alice", "likes", "Hiking"), ("Alice", "LIKES", "hiking")]
     )
     assert len(first) == 1
     assert second == set()
-    (fact,) = store.list_facts("u1", include_invalid=False, skip=0, limit=10)
+    (fact,) = reads.list_facts("u1", include_invalid=False, skip=0, limit=10)
     assert fact.mentions == 3
-    assert store.counts("u1") == {
+    assert reads.counts("u1") == {
         "users": 1,
         "entities": 2,
         "facts": 1,
         "valid_facts": 1,
         "episodes": 0,
     }
-    alice = store.entities_by_keys("u1", ["alice"])["alice"]
+    alice = reads.entities_by_keys("u1", ["alice"])["alice"]
     assert alice.mentions == 3
     assert alice.name == "Alice"  # the first spelling stays
 
 
 def test_no_read_returns_another_users_data(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     _write(store, embedder, "alice", [("John", "OWNS", "Tommy")])
     _write(store, embedder, "bob", [("John", "OWNS", "Rex")])
     vector = as_param(embedder.encode_one("John owns a dog"))
     for user, other in (("alice", "Rex"), ("bob", "Tommy")):
-        texts = [f.text for f, _ in store.vector_facts(user, vector, 10, include_invalid=True)]
-        texts += [f.text for f in store.list_facts(user, include_invalid=True, skip=0, limit=100)]
-        names = [e.name for e, _ in store.fulltext_entities(user, ["john", "tommy", "rex"], 10)]
-        names += [e.name for e, _ in store.vector_entities(user, vector, 10)]
-        john = store.entities_by_keys(user, ["john"])["john"]
+        texts = [f.text for f, _ in reads.vector_facts(user, vector, 10, include_invalid=True)]
+        texts += [f.text for f in reads.list_facts(user, include_invalid=True, skip=0, limit=100)]
+        names = [e.name for e, _ in reads.fulltext_entities(user, ["john", "tommy", "rex"], 10)]
+        names += [e.name for e, _ in reads.vector_entities(user, vector, 10)]
+        john = reads.entities_by_keys(user, ["john"])["john"]
         near = _around(store, user, john.uid)
         names += [e.far_name for e in near]
         names += [e.far_name for n in near for e in _around(store, user, n.far, ["OWNS"])]
         assert texts and names
         assert all(other not in t for t in texts)
         assert other not in names
-        assert all(e.user_id == user for e, _ in store.vector_entities(user, vector, 10))
+        assert all(e.user_id == user for e, _ in reads.vector_entities(user, vector, 10))
 
 
 def test_vector_search_does_not_starve_when_other_users_fill_the_index(
@@ -105,7 +109,7 @@ def test_vector_search_does_not_starve_when_other_users_fill_the_index(
     _write(store, embedder, "crowd", crowd)
     _write(store, embedder, "me", [("Me", "OWNS", "a cat", "I own a cat called Miso")])
     vector = as_param(embedder.encode_one("who owns a dog"))
-    hits = store.vector_facts("me", vector, 5, include_invalid=False)
+    hits = Reads(store).vector_facts("me", vector, 5, include_invalid=False)
     assert [f.text for f, _ in hits] == ["I own a cat called Miso"]
     assert 0.0 <= hits[0][1] <= 1.0
 
@@ -119,13 +123,13 @@ def test_vector_search_finds_k_facts_after_they_were_mentioned_again(
     for _ in range(4):
         _write(store, embedder, "u", facts)
     vector = as_param(embedder.encode_one("who owns a dog"))
-    assert len(store.vector_facts("u", vector, 30, include_invalid=False)) == 30
+    assert len(Reads(store).vector_facts("u", vector, 30, include_invalid=False)) == 30
 
 
 def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder: Embedder) -> None:
     _write(store, embedder, "u", [("Alice", "LIKES", "hiking"), ("Alice", "HATES", "badminton")])
     vector = as_param(embedder.encode_one("Alice likes hiking"))
-    hits = store.vector_facts("u", vector, 5, include_invalid=False)
+    hits = Reads(store).vector_facts("u", vector, 5, include_invalid=False)
     sims = [s for _, s in hits]
     assert hits[0][0].text == "Alice likes hiking"
     assert sims == sorted(sims, reverse=True)
@@ -134,27 +138,29 @@ def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder:
 
 
 def test_invalidated_facts_are_kept_but_hidden(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     (uid,) = _write(store, embedder, "u", [("Alice", "LIKES", "badminton")])
     from engine.store.base import WriteBatch
 
     store.write("u", WriteBatch(invalidate=[uid], invalid_at=time.time()))
-    assert store.list_facts("u", include_invalid=False, skip=0, limit=10) == []
-    (kept,) = store.list_facts("u", include_invalid=True, skip=0, limit=10)
+    assert reads.list_facts("u", include_invalid=False, skip=0, limit=10) == []
+    (kept,) = reads.list_facts("u", include_invalid=True, skip=0, limit=10)
     assert kept.invalid_at is not None
-    alice = store.entities_by_keys("u", ["alice"])["alice"]
+    alice = reads.entities_by_keys("u", ["alice"])["alice"]
     assert _around(store, "u", alice.uid, include_invalid=False) == []
     assert _around(store, "u", alice.uid, ["LIKES"], include_invalid=False) == []
     assert len(_around(store, "u", alice.uid, include_invalid=True)) == 1
     vector = as_param(embedder.encode_one("badminton"))
-    assert store.vector_facts("u", vector, 5, include_invalid=False) == []
+    assert reads.vector_facts("u", vector, 5, include_invalid=False) == []
 
 
 def test_neighbours_are_read_by_relationship_type_within_the_scan(
     store: GraphStore, embedder: Embedder
 ) -> None:
+    reads = Reads(store)
     hub = [(f"Movie {i}", "HAS_GENRE", "Drama") for i in range(120)]
     _write(store, embedder, "u", [*hub, ("Movie 1", "DIRECTED_BY", "Ann Lee")])
-    keys = store.entities_by_keys("u", ["movie 1", "drama", "ann lee"])
+    keys = reads.entities_by_keys("u", ["movie 1", "drama", "ann lee"])
     movie, drama = keys["movie 1"].uid, keys["drama"].uid
     (directed,) = _around(store, "u", movie, ["DIRECTED_BY"])
     assert (directed.far_name, directed.outgoing, directed.degree) == ("Ann Lee", True, 1)
@@ -169,11 +175,11 @@ def test_neighbours_are_read_by_relationship_type_within_the_scan(
     sample = _around(store, "u", drama, None, scan=30, limit=30)
     assert len(sample) == 30  # any type: a hub costs no more than the scan
     for types in (["HAS_GENRE", "DIRECTED_BY"], None):
-        first = store.neighbours("u", [movie, drama], predicates=types, scan=50, limit=50,
+        first = reads.neighbours("u", [movie, drama], predicates=types, scan=50, limit=50,
                                  total=20, include_invalid=False)  # fmt: skip
         assert len(first) == 20  # the nodes first in the read get the total: movie 1's two
         assert {e.far_name for e in first if e.near == movie} == {"Drama", "Ann Lee"}
-    assert store.neighbours("u", [movie, drama], predicates=[], scan=9, limit=9, total=9,
+    assert reads.neighbours("u", [movie, drama], predicates=[], scan=9, limit=9, total=9,
                             include_invalid=False) == []  # fmt: skip
 
 
@@ -182,6 +188,7 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
 ) -> None:
     """FalkorDB reads "any type" through the :Fact nodes: it must see exactly the edges the
     typed reads see, a fact joining a node to itself once, invalid facts only when asked."""
+    reads = Reads(store)
     facts = [
         ("Alice", "FRIEND_OF", "John"),
         ("John", "FRIEND_OF", "Alice"),
@@ -192,7 +199,7 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
     _write(store, embedder, "u", facts)
     (gone,) = _write(store, embedder, "u", [("Alice", "LIKES", "badminton")])
     store.write("u", WriteBatch(invalidate=[gone], invalid_at=time.time()))
-    alice = store.entities_by_keys("u", ["alice"])["alice"].uid
+    alice = reads.entities_by_keys("u", ["alice"])["alice"].uid
     predicates = ["FRIEND_OF", "LIKES", "HAS_NAME", "KNOWS"]
 
     def key(n: Neighbour) -> tuple[object, ...]:
@@ -204,53 +211,56 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
         assert sorted(map(key, whole)) == sorted(map(key, typed))
         assert len(whole) == 5 + include_invalid
         assert {n.degree for n in whole} == {5 + include_invalid}
-        kinds = store.relation_types("u", [alice], include_invalid=include_invalid)[alice]
+        kinds = reads.relation_types("u", [alice], include_invalid=include_invalid)[alice]
         assert kinds == {"FRIEND_OF": 2, "LIKES": 1 + include_invalid, "HAS_NAME": 1, "KNOWS": 1}
 
 
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
-        store.neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9, limit=9,
-                         total=9, include_invalid=False)  # fmt: skip
+        Reads(store).neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9,
+                                limit=9, total=9, include_invalid=False)  # fmt: skip
     assert "UPPER_SNAKE_CASE" in str(caught.value)
 
 
 def test_delete_fact_removes_both_forms(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     keep, drop = sorted(_write(store, embedder, "u", [("A", "R", "B"), ("A", "S", "C")]))
-    assert store.delete_fact("u", drop)
-    assert not store.delete_fact("u", drop)
-    assert not store.delete_fact("other", keep)
-    assert [f.uid for f in store.list_facts("u", include_invalid=True, skip=0, limit=9)] == [keep]
-    a = store.entities_by_keys("u", ["a"])["a"]
+    assert delete_fact(store, "u", drop)
+    assert not delete_fact(store, "u", drop)
+    assert not delete_fact(store, "other", keep)
+    assert [f.uid for f in reads.list_facts("u", include_invalid=True, skip=0, limit=9)] == [keep]
+    a = reads.entities_by_keys("u", ["a"])["a"]
     assert [e.uid for e in _around(store, "u", a.uid)] == [keep]
 
 
 def test_delete_user_removes_everything_of_that_user_only(
     store: GraphStore, embedder: Embedder
 ) -> None:
+    reads = Reads(store)
     _write(store, embedder, "a", [("X", "R", "Y")])
     _write(store, embedder, "b", [("X", "R", "Y")])
     assert store.delete_user("a") > 0
-    assert store.counts("a") == {
+    assert reads.counts("a") == {
         "users": 0,
         "entities": 0,
         "facts": 0,
         "valid_facts": 0,
         "episodes": 0,
     }
-    assert store.counts("b")["facts"] == 1
-    assert store.history("a", next(iter(store.entities_by_keys("b", ["x"]).values())).uid) == []
+    assert reads.counts("b")["facts"] == 1
+    assert reads.history("a", next(iter(reads.entities_by_keys("b", ["x"]).values())).uid) == []
 
 
 def test_top_entities_rank_most_salient_first(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     _write(store, embedder, "u", [("Hub", "R", f"leaf {i}") for i in range(5)])
     _write(store, embedder, "u", [("Other", "R", "leaf 0")])
     now = time.time()
-    by_frequency = store.top_entities("u", 3, "frequency", now, 86400.0)
+    by_frequency = reads.top_entities("u", 3, "frequency", now, 86400.0)
     assert [e.name for e, _ in by_frequency][:2] == ["Hub", "leaf 0"]
-    scores = [s for _, s in store.top_entities("u", 10, "salience", now, 86400.0)]
+    scores = [s for _, s in reads.top_entities("u", 10, "salience", now, 86400.0)]
     assert scores == sorted(scores, reverse=True)
-    recent = store.top_entities("u", 2, "recency", now, 86400.0)
+    recent = reads.top_entities("u", 2, "recency", now, 86400.0)
     assert {e.name for e, _ in recent} <= {"Other", "leaf 0"}
 
 
@@ -260,7 +270,7 @@ def test_top_entities_salience_is_the_knowledge_formula(
     _write(store, embedder, "u", [("Hub", "R", f"leaf {i}") for i in range(5)])
     _write(store, embedder, "u", [("Hub", "R", "leaf 0")])
     now, half_life = time.time() + 3600.0, 7200.0
-    ranked = store.top_entities("u", 10, "salience", now, half_life)
+    ranked = Reads(store).top_entities("u", 10, "salience", now, half_life)
     most = max(e.mentions for e, _ in ranked)
     for entity, score in ranked:
         assert entity.last_seen is not None
@@ -270,10 +280,11 @@ def test_top_entities_salience_is_the_knowledge_formula(
 
 
 def test_history_records_additions(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     (uid,) = _write(store, embedder, "u", [("A", "R", "B")])
-    (event,) = store.history("u", uid)
+    (event,) = reads.history("u", uid)
     assert (event.event, event.target_uid) == ("ADD", uid)
-    assert store.history("someone-else", uid) == []
+    assert reads.history("someone-else", uid) == []
 
 
 def _messages(store: GraphStore, embedder: Embedder, user: str, texts: list[str]) -> list[str]:
@@ -296,15 +307,16 @@ def _messages(store: GraphStore, embedder: Embedder, user: str, texts: list[str]
 
 
 def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder: Embedder) -> None:
+    reads = Reads(store)
     uids = _messages(store, embedder, "u", ["I went kayaking", "My bike is blue"])
     _messages(store, embedder, "other", ["I went kayaking too"])
-    texts = store.episode_texts("u", 0, 10)
+    texts = reads.episode_texts("u", 0, 10)
     assert sorted(t.uid for t in texts) == sorted(uids)
     assert {(t.speaker, t.session_id, t.source) for t in texts} == {
         ("Maria", "s1", "line 0"),
         ("Maria", "s1", "line 1"),
     }
-    assert store.count_episodes("u") == 2 and store.count_episodes("nobody") == 0
-    nearest = store.vector_episodes("u", as_param(embedder.encode_one("kayak trip")), 5)
+    assert reads.count_episodes("u") == 2 and reads.count_episodes("nobody") == 0
+    nearest = reads.vector_episodes("u", as_param(embedder.encode_one("kayak trip")), 5)
     assert [uid for uid, _ in nearest] == [uids[0], uids[1]]
     assert all(0.0 <= s <= 1.0 for _, s in nearest)

@@ -18,6 +18,7 @@ from engine.extraction.schema import Extractor
 from engine.models import AddResult
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore, WriteBatch
+from engine.store.reads import Reads
 
 _CHUNK = 1000  # facts per batch in `add_facts`
 
@@ -67,6 +68,7 @@ class Adder:
         settings: Settings,
     ) -> None:
         self.store = store
+        self.reads = Reads(store)
         self.embedder = embedder
         self.retriever = retriever
         self.extractor = extractor
@@ -116,7 +118,7 @@ class Adder:
             chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
         for start in chunks:
             chunk = clean[start : start + _CHUNK]
-            batch, changes = facts_batch(self.store, self.embedder, user_id, chunk)
+            batch, changes = facts_batch(self.reads, self.embedder, user_id, chunk)
             self.write(user_id, batch)
             result.facts_added += len(changes.new)
             result.facts_updated += len(changes.updated)
@@ -131,4 +133,6 @@ class Adder:
         return mentions
 
     def _context(self) -> AddContext:
-        return AddContext(self.store, self.embedder, self.retriever, self.extractor, self.settings)
+        return AddContext(
+            self.store, self.reads, self.embedder, self.retriever, self.extractor, self.settings
+        )

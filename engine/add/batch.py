@@ -78,7 +78,7 @@ def _build(
 ) -> tuple[WriteBatch, Resolved, Changes]:
     extraction = prepared.outcome.extraction
     last = prepared.episodes[-1].uid
-    resolver = Resolver(ctx.store, ctx.embedder, ctx.settings.resolve_threshold)
+    resolver = Resolver(ctx.reads, ctx.embedder, ctx.settings.resolve_threshold)
     resolved = resolver.resolve(prepared.user_id, extraction, last, now)
     links = episode_links(prepared, resolved)
 
@@ -92,7 +92,7 @@ def _build(
         prepared.user_id, resolved, episode_of, ctx.settings.max_text_chars, now, times
     )
     changes = fact_changes(
-        ctx.store,
+        ctx.reads,
         ctx.embedder,
         extraction,
         facts,

@@ -25,7 +25,8 @@ from engine.normalize import (
     predicate_words,
     stable_uid,
 )
-from engine.store.base import FactRow, GraphStore, HistoryRow
+from engine.store.base import FactRow, HistoryRow
+from engine.store.reads import Reads
 
 EpisodeOf = Callable[[str, str], str | None]  # (subject uid, object uid) -> episode uid
 _SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
@@ -62,7 +63,7 @@ class FactContext:
 
 
 def fact_changes(
-    store: GraphStore,
+    reads: Reads,
     embedder: Embedder,
     extraction: Extraction,
     ctx: FactContext,
@@ -80,9 +81,9 @@ def fact_changes(
             out.errors.append(f"fact #{index} ({said}) skipped: {exc}")
             continue
         out.collect(row)
-    settle(out, store, embedder, ctx.user_id, ctx.now, said_again=True)
+    settle(out, reads, embedder, ctx.user_id, ctx.now, said_again=True)
     _model_invalidations(out, extraction, known_ids)
-    _single_valued(out, store, ctx.user_id, set(single_valued))
+    _single_valued(out, reads, ctx.user_id, set(single_valued))
     for uid, reason in out.invalidate.items():
         out.history.append(history_row(uid, "INVALIDATE", ctx.now, _episode(out, ctx), reason))
     return out
@@ -139,7 +140,7 @@ def _text(fact: ExtractedFact, predicate: str, speaker: str | None, limit: int) 
 
 def settle(
     out: Changes,
-    store: GraphStore,
+    reads: Reads,
     embedder: Embedder,
     user_id: str,
     now: float,
@@ -148,7 +149,7 @@ def settle(
 ) -> None:
     """Tell the collected facts that are new from those stored already, embed the new ones
     and record their ADD events (and, with `said_again`, an UPDATE event for the others)."""
-    existing = {f.uid: f for f in store.facts_by_uids(user_id, list(out.facts))}
+    existing = {f.uid: f for f in reads.facts_by_uids(user_id, list(out.facts))}
     for uid, row in out.facts.items():
         old = existing.get(uid)
         if old is None:
@@ -173,10 +174,10 @@ def _model_invalidations(out: Changes, extraction: Extraction, known_ids: set[st
             out.invalidate.setdefault(uid, item.reason.strip() or "contradicted")
 
 
-def _single_valued(out: Changes, store: GraphStore, user_id: str, predicates: set[str]) -> None:
+def _single_valued(out: Changes, reads: Reads, user_id: str, predicates: set[str]) -> None:
     rows = [r for r in out.facts.values() if r.predicate in predicates]
     for subject in dict.fromkeys(r.subject_uid for r in rows):
-        current = store.entity_facts(user_id, subject, include_invalid=False, limit=1000)
+        current = reads.entity_facts(user_id, subject, include_invalid=False, limit=1000)
         for row in (r for r in rows if r.subject_uid == subject):
             for old in current:
                 replaced = old.predicate == row.predicate and old.subject_uid == subject

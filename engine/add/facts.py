@@ -25,7 +25,8 @@ from engine.normalize import (
     predicate_words,
     stable_uid,
 )
-from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch
+from engine.store.base import EntityRow, FactRow, WriteBatch
+from engine.store.reads import Reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,7 @@ def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:
 
 
 def facts_batch(
-    store: GraphStore,
+    reads: Reads,
     embedder: Embedder,
     user_id: str,
     facts: list[CleanFact],
@@ -105,7 +106,7 @@ def facts_batch(
     their source message, if any), and what it changes (`Changes.new`: the facts not stored
     before)."""
     now = time.time() if now is None else now
-    resolved = resolve_keys(store, embedder, user_id, facts, now)
+    resolved = resolve_keys(reads, embedder, user_id, facts, now)
     changes = Changes()
     for f in facts:
         s_uid, o_uid = resolved.uid_of[entity_key(f.subject)], resolved.uid_of[entity_key(f.object)]
@@ -114,12 +115,12 @@ def facts_batch(
             uid, s_uid, o_uid, f.predicate, f.text, now, f.valid_at, f.confidence, episode
         )
         changes.collect(row)
-    settle(changes, store, embedder, user_id, now, said_again=False)
+    settle(changes, reads, embedder, user_id, now, said_again=False)
     return assemble(resolved, changes, now), changes
 
 
 def resolve_keys(
-    store: GraphStore, embedder: Embedder, user_id: str, facts: list[CleanFact], now: float
+    reads: Reads, embedder: Embedder, user_id: str, facts: list[CleanFact], now: float
 ) -> Resolved:
     """The facts' names as entities: a stored entity of the same key, else a new one (no
     similarity merge, no self-reference: pre-extracted facts name what they mean)."""
@@ -131,7 +132,7 @@ def resolve_keys(
             counts[key] += 1
             if key not in names or (names[key][1] is None and etype):
                 names[key] = (name, normalize_label(etype))
-    known = store.entities_by_keys(user_id, list(names))
+    known = reads.entities_by_keys(user_id, list(names))
     out = Resolved()
     for key, (name, etype) in names.items():
         found = known.get(key)

@@ -28,6 +28,7 @@ from engine.normalize import check_length, check_user_id, clean_text, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore
+from engine.store.reads import Reads
 
 KNOWN_FROM_SEARCH = 20  # facts the retriever finds for the messages
 KNOWN_MAX = 30  # plus the user's own facts, up to this many in the prompt
@@ -38,7 +39,8 @@ _QUERY_CHARS = 2000  # the embedding model reads ~256 tokens anyway
 class AddContext:
     """The collaborators both phases use."""
 
-    store: GraphStore
+    store: GraphStore  # written to
+    reads: Reads  # of the same store
     embedder: Embedder
     retriever: DualRetriever
     extractor: Callable[[], Extractor]  # built on first use
@@ -91,7 +93,7 @@ def prepare(
     if metadata is not None:
         check_length(metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
     rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
-    fresh = _fresh(ctx.store, user_id, rows, replay)
+    fresh = _fresh(ctx.reads, user_id, rows, replay)
     kept = [
         (row, _dated(msg, row)) for row, msg in zip(rows, chat, strict=True) if row.uid in fresh
     ]
@@ -107,7 +109,7 @@ def prepare(
     if kept:
         extractor = ctx.extractor()
         prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
-        name = user_name(current_self(ctx.store, user_id))
+        name = user_name(current_self(ctx.reads, user_id))
         prepared.known = known_facts(ctx, user_id, prepared.messages, name)
         outcome = extractor.extract(prepared.messages, prepared.known, user_name=name)
         prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
@@ -122,14 +124,14 @@ def _dated(message: ChatMessage, row: EpisodeRow) -> ChatMessage:
     return message.model_copy(update={"ts": datetime.fromtimestamp(row.ts, UTC)})
 
 
-def _fresh(store: GraphStore, user_id: str, rows: list[EpisodeRow], replay: bool) -> set[str]:
+def _fresh(reads: Reads, user_id: str, rows: list[EpisodeRow], replay: bool) -> set[str]:
     """Uids of the rows to write: not stored yet (with `replay`: not stored or failed), first
     of their checksum in this call."""
     checksums = sorted({r.checksum for r in rows})
     if replay:
-        stored = ok_checksums(store, user_id, checksums)
+        stored = ok_checksums(reads, user_id, checksums)
     else:
-        stored = store.existing_checksums(user_id, checksums)
+        stored = reads.existing_checksums(user_id, checksums)
     fresh: dict[str, str] = {}
     for row in rows:
         if row.checksum not in stored:
@@ -137,10 +139,10 @@ def _fresh(store: GraphStore, user_id: str, rows: list[EpisodeRow], replay: bool
     return set(fresh.values())
 
 
-def ok_checksums(store: GraphStore, user_id: str, checksums: list[str]) -> set[str]:
+def ok_checksums(reads: Reads, user_id: str, checksums: list[str]) -> set[str]:
     """The checksums stored as episodes that did not fail (uid = stable_uid(user, checksum))."""
     by_uid = {stable_uid(user_id, c): c for c in checksums}
-    found = store.episodes_by_uids(user_id, list(by_uid)) if by_uid else []
+    found = reads.episodes_by_uids(user_id, list(by_uid)) if by_uid else []
     return {by_uid[e.uid] for e in found if e.status != "failed"}
 
 
@@ -164,8 +166,8 @@ def known_facts(
         text, user_id, KNOWN_FROM_SEARCH, self_uid=me, rank_relations=False
     )
     facts: dict[str, Fact] = {sf.fact.uid: sf.fact for sf in found.facts}
-    for speaker in speaker_entities(ctx.store, user_id, messages, name):
-        own = ctx.store.entity_facts(user_id, speaker, include_invalid=False, limit=KNOWN_MAX)
+    for speaker in speaker_entities(ctx.reads, user_id, messages, name):
+        own = ctx.reads.entity_facts(user_id, speaker, include_invalid=False, limit=KNOWN_MAX)
         for fact in own[: max(KNOWN_MAX - len(facts), 0)]:
             facts.setdefault(fact.uid, fact)
     return [

@@ -23,7 +23,8 @@ from engine.embedding import Embedder, as_param
 from engine.extraction.schema import Extraction
 from engine.models import Entity
 from engine.normalize import entity_key, normalize_label, normalize_predicate, stable_uid
-from engine.store.base import AliasRow, EntityRow, GraphStore, HistoryRow, RenameRow
+from engine.store.base import AliasRow, EntityRow, HistoryRow, RenameRow
+from engine.store.reads import Reads
 
 SELF_NAME = "USER"
 SELF_TYPE = "Person"
@@ -71,9 +72,9 @@ class Resolved:
         return self.uid_of.get(entity_key(name))
 
 
-def current_self(store: GraphStore, user_id: str) -> Entity | None:
+def current_self(reads: Reads, user_id: str) -> Entity | None:
     """The user's own entity, if stored yet."""
-    found = store.entities_by_uids(user_id, [self_uid(user_id)])
+    found = reads.entities_by_uids(user_id, [self_uid(user_id)])
     return found[0] if found else None
 
 
@@ -88,13 +89,13 @@ class Resolver:
     """Resolves one extraction's names for one user (see the module docstring).
 
     Args:
-        store: the graph store (read only here).
+        reads: the graph store's reads.
         embedder: embeds names for the similarity step and for new entities.
         threshold: cosine similarity from which two same-type names are one entity.
     """
 
-    def __init__(self, store: GraphStore, embedder: Embedder, threshold: float) -> None:
-        self.store = store
+    def __init__(self, reads: Reads, embedder: Embedder, threshold: float) -> None:
+        self.reads = reads
         self.embedder = embedder
         self.threshold = threshold
 
@@ -102,12 +103,12 @@ class Resolver:
         self, user_id: str, extraction: Extraction, episode: str | None, now: float
     ) -> Resolved:
         names, counts = _collect(extraction)
-        me = current_self(self.store, user_id)
+        me = current_self(self.reads, user_id)
         out = Resolved(self_uid=self_uid(user_id), self_name=user_name(me))
         self_keys = _self_keys(me, extraction)
         canonical = _alias_targets(extraction, set(names))
         others = [k for k in names if k not in self_keys and k not in canonical]
-        known = self.store.entities_by_keys(user_id, [*others, entity_key(SELF_NAME)])
+        known = self.reads.entities_by_keys(user_id, [*others, entity_key(SELF_NAME)])
         self._resolve_self(out, me, known.get(entity_key(SELF_NAME)), self_keys, names, counts, now)
         rename = _new_self_name(extraction, self_keys)
         if rename is not None:
@@ -211,7 +212,7 @@ class Resolver:
     ) -> tuple[Entity, float] | None:
         if etype is None:
             return None
-        for entity, similarity in self.store.vector_entities(user_id, vector, _SIMILAR_K):
+        for entity, similarity in self.reads.vector_entities(user_id, vector, _SIMILAR_K):
             cos = 2.0 * similarity - 1.0  # stores return (1 + cos) / 2
             if cos >= self.threshold and entity.type == etype:
                 return entity, cos

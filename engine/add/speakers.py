@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from engine.add.resolve import SELF_KEYS, Resolved, self_uid
 from engine.extraction.schema import ChatMessage
 from engine.normalize import entity_key
-from engine.store.base import GraphStore
+from engine.store.reads import Reads
 
 
 def speaks_for_user(name: str | None, user_name: str | None) -> bool:
@@ -23,14 +23,14 @@ def speaks_for_user(name: str | None, user_name: str | None) -> bool:
 
 
 def speaker_entities(
-    store: GraphStore, user_id: str, messages: Sequence[ChatMessage], user_name: str | None
+    reads: Reads, user_id: str, messages: Sequence[ChatMessage], user_name: str | None
 ) -> list[str]:
     """The stored entities the messages' self-references mean: the user's own (when a message
     speaks for them) and each named speaker's, in message order."""
     named = [m.name for m in messages if m.name and not speaks_for_user(m.name, user_name)]
     uids = [] if len(named) == len(messages) else [self_uid(user_id)]
     keys = list(dict.fromkeys(entity_key(name) for name in named))
-    found = store.entities_by_keys(user_id, keys) if keys else {}
+    found = reads.entities_by_keys(user_id, keys) if keys else {}
     return uids + [found[key].uid for key in keys if key in found]
 
 

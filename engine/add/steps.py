@@ -26,8 +26,8 @@ class AddSteps:
 
     def stored(self, user_id: str, checksums: list[str], *, ok_only: bool) -> set[str]:
         if not ok_only:
-            return self.adder.store.existing_checksums(user_id, checksums)
-        return ok_checksums(self.adder.store, user_id, checksums)
+            return self.adder.reads.existing_checksums(user_id, checksums)
+        return ok_checksums(self.adder.reads, user_id, checksums)
 
     def prepare(self, job: Job) -> Extracted:
         record = job.record

@@ -159,7 +159,7 @@ class Memory:
         meta = {**(metadata or {}), **({"agent_id": agent_id} if agent_id else {})}
         result = self.graph.add(messages, scope.user, session_id=run_id, metadata=meta or None)
         invalid = set(result.invalidated_uids)
-        facts = self.graph.store.facts_by_uids(
+        facts = self.graph.reads.facts_by_uids(
             scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
         )
         items = []
@@ -285,7 +285,7 @@ class Memory:
 
     def _fact(self, uid: str, user: str) -> Fact:
         self.graph.history(uid, user)  # validates and sets the store up
-        found = self.graph.store.facts_by_uids(user, [uid])
+        found = self.graph.reads.facts_by_uids(user, [uid])
         if not found:
             raise NotFoundError(f"no memory {uid}@{user}")
         return found[0]
@@ -295,7 +295,7 @@ class Memory:
     ) -> list[tuple[Fact, dict[str, Any] | None]]:
         """The facts whose messages fall in `scope`, each with its first message's metadata."""
         wanted = sorted({uid for f in facts for uid in f.episodes})
-        episodes = {e.uid: e for e in self.graph.store.episodes_by_uids(scope.user, wanted)}
+        episodes = {e.uid: e for e in self.graph.reads.episodes_by_uids(scope.user, wanted)}
         kept = []
         for fact in facts:
             own = [episodes[u] for u in fact.episodes if u in episodes]

@@ -42,9 +42,7 @@ def mem0_relations(source: GraphStore, user_id: str) -> Iterator[list[Any]]:
     """Every (source, labels, relationship, target, labels) row of one Mem0 user, page by page."""
     skip = 0
     while True:
-        rows = source.read_named(
-            "list_mem0_relations", {"user_id": user_id, "skip": skip, "limit": PAGE}
-        )
+        rows = source.run("list_mem0_relations", {"user_id": user_id, "skip": skip, "limit": PAGE})
         yield from rows
         if len(rows) < PAGE:
             return

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 
 from engine.load.read import Triple
 from engine.normalize import entity_key, stable_uid
-from engine.store.base import EntityRow, FactRow, GraphStore
+from engine.store.base import EntityRow, FactRow
+from engine.store.reads import Reads
 
 LOOKUP_CHUNK = 1000
 
@@ -30,18 +31,18 @@ class Plan:
 
 
 def make_plan(
-    store: GraphStore, user_id: str, triples: list[Triple], *, fresh: bool, now: float
+    reads: Reads, user_id: str, triples: list[Triple], *, fresh: bool, now: float
 ) -> Plan:
     """The plan for `triples`; `fresh` (the user has nothing stored) skips the lookups."""
     names: dict[str, str] = {}
     for t in triples:
         names.setdefault(entity_key(t.subject), t.subject)
         names.setdefault(entity_key(t.object), t.object)
-    known = {} if fresh else _known_entities(store, user_id, list(names))
+    known = {} if fresh else _known_entities(reads, user_id, list(names))
     uid_of = {k: known[k][0] if k in known else stable_uid(user_id, k) for k in names}
     plan = Plan()
     facts = _fact_rows(triples, user_id, uid_of, now, plan.lines)
-    stored = set() if fresh else _stored_facts(store, user_id, list(facts))
+    stored = set() if fresh else _stored_facts(reads, user_id, list(facts))
     plan.facts = [row for uid, row in facts.items() if uid not in stored]
     plan.stored = len(stored)
     key_of = {uid: key for key, uid in uid_of.items()}
@@ -84,19 +85,17 @@ def _chunks(items: list[str]) -> Iterator[list[str]]:
         yield items[start : start + LOOKUP_CHUNK]
 
 
-def _known_entities(
-    store: GraphStore, user_id: str, keys: list[str]
-) -> dict[str, tuple[str, str, str]]:
+def _known_entities(reads: Reads, user_id: str, keys: list[str]) -> dict[str, tuple[str, str, str]]:
     """Stored entities by key (or alias key): their uid, name and own key."""
     known: dict[str, tuple[str, str, str]] = {}
     for part in _chunks(keys):
-        for key, entity in store.entities_by_keys(user_id, part).items():
+        for key, entity in reads.entities_by_keys(user_id, part).items():
             known[key] = (entity.uid, entity.name, entity.key)
     return known
 
 
-def _stored_facts(store: GraphStore, user_id: str, uids: list[str]) -> set[str]:
+def _stored_facts(reads: Reads, user_id: str, uids: list[str]) -> set[str]:
     stored: set[str] = set()
     for part in _chunks(uids):
-        stored |= {f.uid for f in store.facts_by_uids(user_id, part)}
+        stored |= {f.uid for f in reads.facts_by_uids(user_id, part)}
     return stored

@@ -24,6 +24,7 @@ from engine.load.read import Limits, LineError, Triple, TripleFormat, read_tripl
 from engine.load.state import LoadState, file_identity, read_state, save_state, state_path
 from engine.normalize import stable_uid
 from engine.store.base import EntityRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.store.reads import Reads
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -92,9 +93,10 @@ def load_file(
         return _finish(report, started)
     report.resumed = state is not None
     state = state or LoadState(identity, job.user_id, job.chunk_size)
-    counts = job.store.counts(job.user_id)
+    reads = Reads(job.store)
+    counts = reads.counts(job.user_id)
     fresh = not report.resumed and counts["entities"] == 0 and counts["facts"] == 0
-    plan = make_plan(job.store, job.user_id, triples, fresh=fresh, now=time.time())
+    plan = make_plan(reads, job.user_id, triples, fresh=fresh, now=time.time())
     report.facts_already_stored = plan.stored
     timer = _Timer()
     if not state.entities_complete:

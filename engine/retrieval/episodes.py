@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.retrieval.lexical import BM25, LexicalIndex, index_terms
-from engine.store.base import EpisodeRow, EpisodeText, GraphStore
+from engine.store.base import EpisodeRow, EpisodeText
+from engine.store.reads import Reads
 
 _PAGE = 5000
 
@@ -53,8 +54,8 @@ class EpisodeHit:
 class EpisodeLeg:
     """Ranks one user's messages for a query; indexes are kept per user (LRU)."""
 
-    def __init__(self, store: GraphStore, params: EpisodeLegParams | None = None) -> None:
-        self.store = store
+    def __init__(self, reads: Reads, params: EpisodeLegParams | None = None) -> None:
+        self.reads = reads
         self.params = params or EpisodeLegParams()
         self._indexes: OrderedDict[str, tuple[float, LexicalIndex]] = OrderedDict()
         self._lock = threading.Lock()
@@ -82,7 +83,7 @@ class EpisodeLeg:
             if cached is not None and now - cached[0] < self.params.refresh_s:
                 self._indexes.move_to_end(user_id)
                 return cached[1]
-            if cached is None or self.store.count_episodes(user_id) != len(cached[1]):
+            if cached is None or self.reads.count_episodes(user_id) != len(cached[1]):
                 cached = (now, self._load(user_id))
             else:
                 cached = (now, cached[1])
@@ -96,7 +97,7 @@ class EpisodeLeg:
         index = LexicalIndex()
         skip = 0
         while True:
-            page = self.store.episode_texts(user_id, skip, _PAGE)
+            page = self.reads.episode_texts(user_id, skip, _PAGE)
             index.add(page)
             skip += len(page)
             if len(page) < _PAGE:

@@ -31,7 +31,8 @@ from engine.retrieval.reach import (
     through_hub,
     visits,
 )
-from engine.store.base import GraphStore, Neighbour
+from engine.store.base import Neighbour
+from engine.store.reads import Reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ class Expansion:
 
 
 def expand(
-    store: GraphStore,
+    reads: Reads,
     user_id: str,
     anchors: list[Anchor],
     match: RelationMatch,
@@ -81,7 +82,7 @@ def expand(
     out = Expansion()
     if not anchors:
         return out
-    walk = _Walk(store, user_id, match, predicates, settings, include_invalid, out)
+    walk = _Walk(reads, user_id, match, predicates, settings, include_invalid, out)
     reaches = walk.run(anchors)
     strength = {a.entity.uid: a.score for a in anchors}
     out.hits = rank(reaches, match, strength)
@@ -93,7 +94,7 @@ class _Walk:
 
     def __init__(
         self,
-        store: GraphStore,
+        reads: Reads,
         user_id: str,
         match: RelationMatch,
         predicates: list[str],
@@ -101,7 +102,7 @@ class _Walk:
         include_invalid: bool,
         out: Expansion,
     ) -> None:
-        self.store, self.user_id, self.match = store, user_id, match
+        self.reads, self.user_id, self.match = reads, user_id, match
         self.settings, self.include_invalid, self.out = settings, include_invalid, out
         self.by_base: dict[str, list[str]] = defaultdict(list)
         for predicate in predicates:
@@ -278,7 +279,7 @@ class _Walk:
             for n in ns
             if n.far_mentions <= self.settings.hub_degree
         }
-        met = self.store.relation_types(
+        met = self.reads.relation_types(
             self.user_id, sorted(ordinary), include_invalid=self.include_invalid
         )
         value: dict[str, float] = {}
@@ -322,7 +323,7 @@ class _Walk:
         if room <= 0 or not nodes or types == []:
             return []
         self.out.reads += 1
-        found = self.store.neighbours(
+        found = self.reads.neighbours(
             self.user_id,
             nodes,
             predicates=types,

@@ -29,7 +29,7 @@ from engine.retrieval.terms import (
     relation_phrase,
 )
 from engine.retrieval.terms import words as words_of
-from engine.store.base import GraphStore
+from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
 JOIN_PATHS = 5  # paths through common neighbours returned with a result
@@ -64,13 +64,13 @@ class GraphFound:
 class GraphLeg:
     def __init__(
         self,
-        store: GraphStore,
+        reads: Reads,
         scorer: PredicateScorer,
         anchors: AnchorSettings,
         expansion: ExpansionSettings,
         max_words: int = 64,
     ) -> None:
-        self.store = store
+        self.reads = reads
         self.max_words = max_words  # names searched in the fulltext read, at most
         self.scorer = scorer
         self.anchor_settings = anchors
@@ -80,10 +80,10 @@ class GraphLeg:
         """The reads that need no embedding: they run while the relations are prepared."""
         k = self.anchor_settings.fulltext_k
         terms = fulltext_terms(query)[: self.max_words]
-        by_name = BACKGROUND.submit(self.store.fulltext_entities, user_id, terms, k)
+        by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, terms, k)
         me = None
         if self_uid and mentions_self(query):
-            me = BACKGROUND.submit(self.store.entities_by_uids, user_id, [self_uid])
+            me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
     def phrase(self, query: str, reads: NameReads) -> str:
@@ -103,7 +103,7 @@ class GraphLeg:
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
         param, phrase, phrase_vector = vectors
-        by_vector = self.store.vector_entities(user_id, param, self.anchor_settings.vector_k)
+        by_vector = self.reads.vector_entities(user_id, param, self.anchor_settings.vector_k)
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
         settled = relation_phrase(query, _spans(query, found.anchors))
@@ -115,7 +115,7 @@ class GraphLeg:
         match = self.scorer.match(unnamed, predicates, phrase_vector, asks_for_siblings(query))
         lap("relations")
         expansion = expand(
-            self.store,
+            self.reads,
             user_id,
             found.anchors,
             match,
@@ -151,7 +151,7 @@ class GraphLeg:
         if not walks:
             walks = joining_paths([a.entity.uid for a in found.anchors], found.edges)
         needed = sorted({u for _, uids in walks for u in uids})
-        facts = {f.uid: f for f in self.store.facts_by_uids(user_id, needed)} if needed else {}
+        facts = {f.uid: f for f in self.reads.facts_by_uids(user_id, needed)} if needed else {}
         names = {a.entity.uid: a.entity.name for a in found.anchors}
         names |= {e.far: e.far_name for e in found.edges}
         return [

@@ -22,7 +22,7 @@ from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.reach import ExpansionHit
 from engine.retrieval.terms import content_terms
-from engine.store.base import GraphStore
+from engine.store.reads import Reads
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
 MODES: tuple[Mode, ...] = ("dual", "expansion", "semantic", "episodes")
@@ -48,15 +48,15 @@ class RetrieverSettings:
 class DualRetriever:
     """Answers a query from one user's graph with no LLM call."""
 
-    def __init__(self, store: GraphStore, embedder: Embedder, settings: RetrieverSettings) -> None:
-        self.store = store
+    def __init__(self, reads: Reads, embedder: Embedder, settings: RetrieverSettings) -> None:
+        self.reads = reads
         self.embedder = embedder
         self.settings = settings
         self.scorer = PredicateScorer(embedder)
         self.graph_leg = GraphLeg(
-            store, self.scorer, settings.anchors, settings.expansion, settings.max_query_words
+            reads, self.scorer, settings.anchors, settings.expansion, settings.max_query_words
         )
-        self.episode_leg = EpisodeLeg(store, settings.episodes)
+        self.episode_leg = EpisodeLeg(reads, settings.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
     def forget_predicates(self, user_id: str) -> None:
@@ -73,7 +73,7 @@ class DualRetriever:
     def _user_predicates(self, user_id: str) -> list[str]:
         cached = self._predicates.get(user_id)
         if cached is None or time.monotonic() - cached[0] > _PREDICATE_TTL_S:
-            cached = (time.monotonic(), sorted(self.store.predicates(user_id)))
+            cached = (time.monotonic(), sorted(self.reads.predicates(user_id)))
             self._predicates[user_id] = cached
         return cached[1]
 
@@ -108,7 +108,7 @@ class DualRetriever:
         nearest = None
         if messages is not None and mode in ("dual", "episodes") and not _none(messages):
             k = self.settings.episodes.dense_k
-            nearest = BACKGROUND.submit(self.store.vector_episodes, user_id, param, k)
+            nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, param, k)
         legs = _Legs()
         if reads is not None:
             legs.graph = self._graph(
@@ -151,7 +151,7 @@ class DualRetriever:
             return None
         k = self.settings.semantic_k
         return BACKGROUND.submit(
-            self.store.vector_facts, user_id, param, k, include_invalid=include_invalid
+            self.reads.vector_facts, user_id, param, k, include_invalid=include_invalid
         )
 
     def _start_index(self, user_id: str) -> Future[LexicalIndex]:
@@ -201,7 +201,7 @@ class DualRetriever:
         facts = {f.uid: f for f, _ in semantic}
         missing = [u for u in ranked if u not in facts]
         facts.update(
-            {f.uid: f for f in self.store.facts_by_uids(user_id, missing)} if missing else {}
+            {f.uid: f for f in self.reads.facts_by_uids(user_id, missing)} if missing else {}
         )
         max_mentions = max((f.mentions for f in facts.values()), default=1)
         hop = {h.uid: h.edge.hop for h in hits}

@@ -1,8 +1,12 @@
-"""The storage port: what the engine needs from a graph database, in domain terms.
+"""The storage port: what the engine needs from a graph database, and nothing more.
+
+An adapter runs the named statements of `cypher/` (`run`, `nearest`) and writes batches
+(`write`); everything that reads in domain terms (`engine.store.reads.Reads`) is built over
+these few methods, the same for every adapter.
 
 Contract for every adapter:
-- every read and write is scoped to one `user_id`; nothing of another user is ever returned;
-- `write` applies a whole `WriteBatch` as one unit (one transaction where the database has them);
+- every statement and batch is scoped to one `user_id`; nothing of another user is returned;
+- `write` applies a whole batch as one unit (one transaction where the database has them);
 - similarities are in [0, 1], higher is closer, whatever the database's own convention;
 - driver errors surface as `engine.errors.StoreError` subclasses;
 - `setup` is explicit and idempotent; constructors do no schema work.
@@ -13,11 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from engine.models import Entity, Episode, Fact, HistoryEvent
-from engine.transfer.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
-
 Dialect = Literal["falkordb", "neo4j"]
 RankBy = Literal["salience", "frequency", "recency"]
+Rows = list[list[Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +120,6 @@ class WriteBatch:
     history: list[HistoryRow] = field(default_factory=list)
     # events of facts this batch creates (a bulk load): written without a lookup
     new_history: list[HistoryRow] = field(default_factory=list)
-    # import: exported records written back exactly as they were (see engine.transfer.export)
-    restore_entities: list[EntityRecord] = field(default_factory=list)
-    restore_facts: list[FactRecord] = field(default_factory=list)
-    restore_episodes: list[EpisodeRecord] = field(default_factory=list)
 
     def is_empty(self) -> bool:
         return not (
@@ -132,15 +130,32 @@ class WriteBatch:
             or self.episodes
             or self.history
             or self.new_history
-            or self.restore_entities
-            or self.restore_facts
-            or self.restore_episodes
         )
+
+
+@dataclass(slots=True)
+class RestoreBatch:
+    """Exported nodes written back exactly as they were (an import), applied together.
+
+    Each row holds every property its `cypher/restore_*.cypher` statement sets (an entity's
+    `type`, a fact's `relationship` with its `type`, an episode's `entity_uids`); the
+    embeddings travel apart, by uid, as unit-length lists.
+    """
+
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    entity_embeddings: dict[str, list[float]] = field(default_factory=dict)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    fact_embeddings: dict[str, list[float]] = field(default_factory=dict)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    episode_embeddings: dict[str, list[float]] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        return not (self.entities or self.facts or self.episodes)
 
 
 @dataclass(frozen=True, slots=True)
 class Neighbour:
-    """One typed fact relationship read from the node `near` (see `GraphStore.neighbours`)."""
+    """One typed fact relationship read from the node `near` (see `Reads.neighbours`)."""
 
     near: str
     uid: str
@@ -153,92 +168,69 @@ class Neighbour:
     degree: int  # relationships of the types asked for read at `near` (at most the scan)
 
 
+@dataclass(frozen=True, slots=True)
+class VectorRead:
+    """The named statements of one vector-indexed label, all scoped to `$user_id`:
+    `count` counts the user's nodes up to `$cap`; `index` asks the shared vector index for
+    `$k` neighbours and keeps the user's best `$limit` that pass the filters; `scan` compares
+    the query with each of the user's nodes and keeps the best `$limit` (exact)."""
+
+    count: str
+    index: str
+    scan: str
+
+
 @runtime_checkable
 class GraphStore(Protocol):
-    """A graph database holding every user's memory graph."""
+    """A graph database holding every user's memory graph.
+
+    Example:
+        >>> store = FalkorDBStore.embedded(EmbeddedServer(data_dir))  # doctest: +SKIP
+        >>> store.setup(dimension=384)  # doctest: +SKIP
+        >>> Reads(store).predicates("alice")  # doctest: +SKIP
+        ['LIKES', 'LIVES_IN']
+    """
 
     dialect: Dialect
 
-    def setup(self, dimension: int) -> None: ...
-    def read_named(self, name: str, params: dict[str, Any]) -> list[list[Any]]:
-        """Rows of a named read statement from `cypher/` (for importers of foreign graphs)."""
+    def setup(self, dimension: int) -> None:
+        """Declare the constraints and indexes (`dimension`: of the vector indexes)."""
         ...
 
-    def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
+    def run(
+        self,
+        name: str,
+        params: dict[str, Any],
+        *,
+        read_only: bool = True,
+        rel_types: list[str] | None = None,
+    ) -> Rows:
+        """Rows of the named statement `name` from `cypher/` (the dialect's variant where
+        there is one), its relationship type placeholder filled with `rel_types` if given.
+        `read_only=False` for a statement that writes."""
+        ...
+
+    def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
+        """Rows of the asking user's (`params["user_id"]`) k nodes nearest to
+        `params["embedding"]` of one vector-indexed label, by the statements of `read`."""
+        ...
+
+    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> dict[str, int]:
         """Apply `batch`; return each written fact's mention count after the write."""
         ...
 
-    def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]: ...
-    def entities_by_uids(self, user_id: str, uids: list[str]) -> list[Entity]: ...
-    def facts_by_uids(self, user_id: str, uids: list[str]) -> list[Fact]: ...
-    def list_facts(
-        self, user_id: str, *, include_invalid: bool, skip: int, limit: int
-    ) -> list[Fact]: ...
-    def entity_facts(
-        self, user_id: str, uid: str, *, include_invalid: bool, limit: int
-    ) -> list[Fact]: ...
-    def fulltext_entities(
-        self, user_id: str, terms: list[str], k: int
-    ) -> list[tuple[Entity, float]]: ...
-    def vector_entities(
-        self, user_id: str, embedding: list[float], k: int
-    ) -> list[tuple[Entity, float]]: ...
-    def vector_facts(
-        self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
-    ) -> list[tuple[Fact, float]]: ...
-    def neighbours(
-        self,
-        user_id: str,
-        nodes: list[str],
-        *,
-        predicates: list[str] | None,
-        scan: int,
-        limit: int,
-        total: int,
-        include_invalid: bool,
-    ) -> list[Neighbour]:
-        """One hop from each of `nodes` over the fact relationships of the `predicates` types
-        (None: any type), read by relationship type so a hub's other edges are never touched;
-        at most `scan` relationships read per node, of which the `limit` with the most
-        mentioned neighbours are returned, and at most `total` read in all (the first nodes
-        first: a read of many nodes costs what it returns, not what they hold)."""
+    def delete_user(self, user_id: str) -> int:
+        """Delete every node of `user_id`; return how many."""
         ...
 
-    def relation_types(
-        self, user_id: str, nodes: list[str], *, include_invalid: bool
-    ) -> dict[str, dict[str, int]]:
-        """How many fact relationships of each type each of `nodes` has (they should not be
-        hubs: this reads every edge of a node)."""
+    def reset(self) -> None:
+        """Delete every user's nodes."""
         ...
 
-    def predicates(self, user_id: str) -> list[str]: ...
-    def top_entities(
-        self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
-    ) -> list[tuple[Entity, float]]: ...
-    def history(self, user_id: str, target_uid: str) -> list[HistoryEvent]: ...
-    def episodes_by_uids(self, user_id: str, uids: list[str]) -> list[Episode]: ...
-    def entity_episodes(self, user_id: str, uid: str, limit: int) -> list[Episode]: ...
-    def vector_episodes(
-        self, user_id: str, embedding: list[float], k: int
-    ) -> list[tuple[str, float]]:
-        """Uids and similarities of the user's k episodes nearest to `embedding`."""
-        ...
-
-    def episode_texts(self, user_id: str, skip: int, limit: int) -> list[EpisodeText]: ...
-    def count_episodes(self, user_id: str) -> int: ...
-    def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]: ...
-    # export: a user's whole graph page by page, every property, in uid order
-    def user_entities(self, user_id: str, skip: int, limit: int) -> list[EntityRecord]: ...
-    def user_facts(self, user_id: str, skip: int, limit: int) -> list[FactRecord]: ...
-    def user_episodes(self, user_id: str, skip: int, limit: int) -> list[EpisodeRecord]: ...
-    def user_history(self, user_id: str, skip: int, limit: int) -> list[HistoryRecord]: ...
-    def delete_fact(self, user_id: str, uid: str) -> bool: ...
-    def delete_user(self, user_id: str) -> int: ...
-    def reset(self) -> None: ...
-    def counts(self, user_id: str | None) -> dict[str, int]: ...
     def warming(self) -> list[str]:
-        """Labels whose vector index is still being built (their vector reads answer nothing
-        meanwhile); empty once every index serves."""
+        """Labels whose vector index is still being built (their vector reads scan the
+        user's nodes meanwhile: exact, slower for a large user); empty once every index
+        serves."""
         ...
 
     def close(self) -> None: ...

@@ -1,4 +1,4 @@
-"""GraphStore adapter for FalkorDB (the embedded default), through the official client.
+"""The `GraphStore` port on FalkorDB (the embedded default), through the official client.
 
 A batch is written as ONE composed query (`cypher.compose`): FalkorDB runs a query atomically
 and its append-only file records it as one command, so a crash never leaves half a batch.
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -30,19 +29,12 @@ from falkordb import FalkorDB
 
 from engine import cypher
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.normalize import has_cjk
-from engine.store.base import Dialect, WriteBatch
+from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch
 from engine.store.falkordb_server import EmbeddedServer
-from engine.store.named_reads import NamedQueryReads
-from engine.store.records import (
-    VectorRead,
-    composed_batch,
-    fact_mentions,
-    pack_vector,
-)
+from engine.store.reads import Reads
+from engine.store.records import composed_batch, fact_mentions, nearest_rows, pack_vector
 
 log = logging.getLogger("graphmem")
-_REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
 # vector statement -> label whose vector index it reads
 _VECTOR_LABELS = {
     "search_entity_vectors": "Entity",
@@ -51,22 +43,6 @@ _VECTOR_LABELS = {
 }
 _WARMING_RECHECK_S = 1.0
 _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
-
-
-def redisearch_query(terms: list[str]) -> str:
-    """Any of `terms`, escaped for RediSearch; longer words also match with one typo, and
-    non-ASCII pieces (CJK) match as prefixes of the index's longer tokens."""
-    parts: list[str] = []
-    for term in terms:
-        escaped = _REDISEARCH_SPECIAL.sub(r"\\\1", term)
-        if not escaped:
-            continue
-        parts.append(escaped)
-        if has_cjk(term):
-            parts.append(f"{escaped}*")
-        elif len(term) >= 4 and term.isalnum():
-            parts.append(f"%{escaped}%")
-    return " | ".join(parts)
 
 
 @contextlib.contextmanager
@@ -87,7 +63,7 @@ def map_falkordb_errors(timeout_ms: int | None = None) -> Iterator[None]:
         raise StoreError(f"FalkorDB failed: {exc}") from exc
 
 
-class FalkorDBStore(NamedQueryReads):
+class FalkorDBStore:
     """A `GraphStore` on FalkorDB. Pass a `client` to use a server you run yourself."""
 
     dialect: Dialect = "falkordb"
@@ -124,13 +100,14 @@ class FalkorDBStore(NamedQueryReads):
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _run(
+    def run(
         self,
         name: str,
         params: dict[str, Any],
-        read_only: bool = False,
+        *,
+        read_only: bool = True,
         rel_types: list[str] | None = None,
-    ) -> list[list[Any]]:
+    ) -> Rows:
         text = cypher.load(name, self.dialect)
         if rel_types is not None:
             text = cypher.with_rel_types(text, rel_types)
@@ -141,23 +118,20 @@ class FalkorDBStore(NamedQueryReads):
                 result = self._graph.query(text, params, timeout=self._timeout_ms)
         return list(result.result_set)
 
-    def _fulltext_query(self, terms: list[str]) -> str:
-        return redisearch_query(terms)
-
-    def _nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> list[list[Any]]:
-        """As `NamedQueryReads._nearest`, but while the label's index is being built the
-        user's nodes are scanned (exact; slower for a large user: FalkorDB would refuse the
-        index procedure)."""
+    def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
+        """As `records.nearest`, but while the label's index is being built the user's nodes
+        are scanned (exact; slower for a large user: FalkorDB would refuse the index
+        procedure)."""
         label = _VECTOR_LABELS[read.index]
         if label not in self._warming_now():
             try:
-                return super()._nearest(read, params, k)
+                return nearest_rows(self.run, read, params, k)
             except QueryError as exc:
                 if _NO_VECTOR_INDEX not in str(exc):
                     raise
                 self._warming.add(label)  # dropped since it was seen built (a store closed)
                 self._warming_checked = time.monotonic()
-        return self._run(read.scan, {**params, "limit": k}, True)
+        return self.run(read.scan, {**params, "limit": k})
 
     # -- vector indexes after a reopen ----------------------------------------------------
 
@@ -174,7 +148,7 @@ class FalkorDBStore(NamedQueryReads):
             return self._warming
         ready = {
             label
-            for label, types, status in self._run("list_indexes", {}, True)
+            for label, types, status in self.run("list_indexes", {})
             if status == "OPERATIONAL" and "VECTOR" in types.get("embedding", [])
         }
         self._warming = set(_VECTOR_LABELS.values()) - ready
@@ -195,7 +169,7 @@ class FalkorDBStore(NamedQueryReads):
                 self._declare(name, dimension)
         built = self._vector_indexes()
         missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
-        if missing and not self.counts(None)["entities"]:
+        if missing and not Reads(self).counts(None)["entities"]:
             self._declare_all(missing, dimension)  # nothing to build: done at once
         elif missing:
             self._warming_checked = float("-inf")
@@ -222,11 +196,11 @@ class FalkorDBStore(NamedQueryReads):
         """Labels with a declared vector index (built or being built)."""
         return {
             label
-            for label, types, _ in self._run("list_indexes", {}, True)
+            for label, types, _ in self.run("list_indexes", {})
             if "VECTOR" in types.get("embedding", [])
         }
 
-    def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
+    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> dict[str, int]:
         if batch.is_empty():
             return {}
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
@@ -238,11 +212,11 @@ class FalkorDBStore(NamedQueryReads):
     # -- deletes and housekeeping ---------------------------------------------------------
 
     def delete_user(self, user_id: str) -> int:
-        rows = self._run("delete_user_nodes", {"user_id": user_id})
+        rows = self.run("delete_user_nodes", {"user_id": user_id}, read_only=False)
         return int(rows[0][0]) if rows else 0
 
     def reset(self) -> None:
-        self._run("delete_all_nodes", {})
+        self.run("delete_all_nodes", {}, read_only=False)
 
     def close(self) -> None:
         """Disconnect; the last process to close stops the embedded server, after
@@ -260,7 +234,7 @@ class FalkorDBStore(NamedQueryReads):
         start loads a snapshot without them (fast) and `setup` builds them in the background."""
         for label in _VECTOR_LABELS.values():
             with contextlib.suppress(QueryError):  # not declared (a store never set up)
-                self._run(f"drop_{label.lower()}_vector_index", {})
+                self.run(f"drop_{label.lower()}_vector_index", {}, read_only=False)
         self._warming = set(_VECTOR_LABELS.values())
         connection = self._db.connection
         with map_falkordb_errors():

@@ -1,4 +1,4 @@
-"""GraphStore adapter for Neo4j 5, through the official `neo4j` driver.
+"""The `GraphStore` port on Neo4j 5, through the official `neo4j` driver.
 
 Every call runs in a managed transaction (`execute_read` / `execute_write`), which the driver
 retries on transient errors (deadlocks, leader switches) for up to its retry time. A batch is
@@ -8,7 +8,6 @@ written in one transaction, so it is applied whole or not at all.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,17 +22,10 @@ from engine.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from engine.store.base import Dialect, WriteBatch
-from engine.store.named_reads import NamedQueryReads
-from engine.store.records import (
-    Rows,
-    batch_statements,
-    fact_mentions,
-    statement_texts,
-)
+from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch
+from engine.store.records import batch_statements, fact_mentions, nearest_rows, statement_texts
 
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
-_LUCENE_QUOTED_SPECIALS = re.compile(r'(["\\])')
 _DELETE_BATCH = 10_000
 
 
@@ -65,26 +57,7 @@ def map_neo4j_errors() -> Iterator[None]:
         raise StoreError(f"Neo4j failed: {exc}") from exc
 
 
-def lucene_query(terms: list[str]) -> str:
-    """A Lucene query matching any of `terms`, each as a quoted phrase.
-
-    Inside quotes only `"` and `\\` are special, so escaping those two makes every other
-    character (operators, wildcards, `AND`/`OR`/`NOT`) literal. A single alphanumeric word of
-    five or more characters also matches with one typo (as the FalkorDB adapter does). Terms
-    without a letter or digit cannot match anything and are dropped; the result is empty when
-    nothing is left.
-    """
-    parts: list[str] = []
-    for term in (t.strip() for t in terms):
-        if not any(ch.isalnum() for ch in term):
-            continue
-        parts.append('"' + _LUCENE_QUOTED_SPECIALS.sub(r"\\\1", term) + '"')
-        if len(term) >= 4 and term.isalnum():
-            parts.append(f"{term.lower()}~1")
-    return " OR ".join(parts)
-
-
-class Neo4jStore(NamedQueryReads):
+class Neo4jStore:
     """A `GraphStore` on Neo4j 5 (Community or Enterprise, no plugins).
 
     Args:
@@ -153,20 +126,21 @@ class Neo4jStore(NamedQueryReads):
                 return session.execute_read(work)
             return session.execute_write(work)
 
-    def _fulltext_query(self, terms: list[str]) -> str:
-        return lucene_query(terms)
-
-    def _run(
+    def run(
         self,
         name: str,
         params: dict[str, Any],
-        read_only: bool = False,
+        *,
+        read_only: bool = True,
         rel_types: list[str] | None = None,
     ) -> Rows:
         text = cypher.load(name, self.dialect)
         if rel_types is not None:
             text = cypher.with_rel_types(text, rel_types)
         return self._execute([(text, params)], read_only)[0]
+
+    def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
+        return nearest_rows(self.run, read, params, k)
 
     # -- schema and writes ----------------------------------------------------------------
 
@@ -181,7 +155,7 @@ class Neo4jStore(NamedQueryReads):
         wait = (cypher.load("await_indexes", self.dialect), {"timeout_s": self._index_wait_s})
         self._execute([wait], read_only=True, bounded=False)
 
-    def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
+    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> dict[str, int]:
         if batch.is_empty():
             return {}
         named = batch_statements(user_id, batch)
@@ -201,7 +175,7 @@ class Neo4jStore(NamedQueryReads):
         """Repeat a batched delete until a batch comes back short; return the nodes deleted."""
         total = 0
         while True:
-            rows = self._run(name, {**params, "batch": _DELETE_BATCH})
+            rows = self.run(name, {**params, "batch": _DELETE_BATCH}, read_only=False)
             deleted = int(rows[0][0]) if rows else 0
             total += deleted
             if deleted < _DELETE_BATCH:

@@ -5,21 +5,21 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
 from engine.normalize import is_type_label
-from engine.store.base import Dialect, Neighbour, WriteBatch
+from engine.store.base import Dialect, Neighbour, RestoreBatch, Rows, VectorRead, WriteBatch
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
-Rows = list[list[Any]]
 VectorParam = Callable[[list[float]], Any]
+Run = Callable[[str, dict[str, Any]], Rows]  # a read-only `GraphStore.run`
 
 
 VECTOR_SCALE = 100_000  # packed vectors: integers in units of 1e-5 (error <= 5e-6 a component)
@@ -35,36 +35,36 @@ def pack_vector(vector: Sequence[float]) -> str:
 
 
 def batch_statements(
-    user_id: str, batch: WriteBatch, vector_param: VectorParam | None = None
+    user_id: str, batch: WriteBatch | RestoreBatch, vector_param: VectorParam | None = None
 ) -> list[NamedStatement]:
     """The ordered statements that apply `batch`; every one is an idempotent MERGE or SET
     (`new_history` excepted: events of facts the batch creates, new by construction).
     `vector_param` turns each embedding into the parameter its dialect's statement reads."""
     base = {"user_id": user_id, "now": time.time()}
-    out: list[NamedStatement] = []
     param = vector_param or (lambda v: v)
+    if isinstance(batch, RestoreBatch):
+        return restore_statements(base, batch, param)
+    return write_statements(base, batch, param)
+
+
+def write_statements(
+    base: dict[str, Any], batch: WriteBatch, param: VectorParam
+) -> list[NamedStatement]:
+    """The statements of an add or a load, in the order `batch_statements` promises."""
+    out: list[NamedStatement] = []
 
     def add(name: str, rows: list[Any], rel_type: str | None = None, **extra: Any) -> None:
         if rows:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
     add("merge_entities", [asdict(e) for e in batch.entities])
-    out += restore_statements(base, batch, "entities")
-    typed = [(e.uid, e.type) for e in batch.entities]
-    out += label_statements(base, typed + [(e.uid, e.type) for e in batch.restore_entities])
-    add(
-        "set_entity_embeddings",
-        [{"uid": u, "embedding": param(v)} for u, v in batch.entity_embeddings.items()],
-    )
+    out += label_statements(base, [(e.uid, e.type) for e in batch.entities])
+    add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])
     add("rename_entities", [asdict(r) for r in batch.renames])
     add("merge_facts", [asdict(f) for f in batch.facts])
-    out += restore_statements(base, batch, "facts")
     add("set_fact_texts", [{"uid": u, "text": t} for u, t in batch.fact_texts.items()])
-    add(
-        "set_fact_embeddings",
-        [{"uid": u, "embedding": param(v)} for u, v in batch.fact_embeddings.items()],
-    )
+    add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for fact in batch.facts:
         by_type[fact.predicate].append(asdict(fact))
@@ -76,11 +76,7 @@ def batch_statements(
         )
     episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
     add("merge_episodes", episodes)
-    add(
-        "set_episode_embeddings",
-        [{"uid": u, "embedding": param(v)} for u, v in batch.episode_embeddings.items()],
-    )
-    out += restore_statements(base, batch, "episodes")
+    add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     add("create_history", [asdict(h) for h in batch.history])
     add("append_history", [asdict(h) for h in batch.new_history])
     return out
@@ -102,28 +98,36 @@ def label_statements(
 
 
 def restore_statements(
-    base: dict[str, Any], batch: WriteBatch, kind: Literal["entities", "facts", "episodes"]
+    base: dict[str, Any], batch: RestoreBatch, param: VectorParam
 ) -> list[NamedStatement]:
-    """The statements that write a batch's exported records back exactly (import).
+    """The statements that write exported records back exactly (an import), in the order an
+    import has always had: entities, their labels, their embeddings; facts, their typed
+    relationships (per type), their embeddings; then the episodes' embeddings before the
+    episodes (so they reach only episodes stored already)."""
+    out: list[NamedStatement] = []
 
-    Embeddings travel in `entity_embeddings` / `fact_embeddings`, so they are left out here;
-    a fact's typed relationship is written per relationship type.
-    """
-    if kind == "entities":
-        rows = [r.model_dump(exclude={"embedding"}) for r in batch.restore_entities]
-        return [("restore_entities", None, {**base, "rows": rows})] if rows else []
-    if kind == "episodes":
-        rows = [r.model_dump() for r in batch.restore_episodes]
-        return [("restore_episodes", None, {**base, "rows": rows})] if rows else []
-    rows = [r.model_dump(exclude={"embedding"}) for r in batch.restore_facts]
-    out: list[NamedStatement] = [("restore_facts", None, {**base, "rows": rows})] if rows else []
+    def add(name: str, rows: list[Any], rel_type: str | None = None) -> None:
+        if rows:
+            out.append((name, rel_type, {**base, "rows": rows}))
+
+    add("restore_entities", batch.entities)
+    out += label_statements(base, [(row["uid"], row["type"]) for row in batch.entities])
+    add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
+    add("restore_facts", batch.facts)
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
+    for row in batch.facts:
         if row["relationship"] is not None:
             by_type[row["relationship"]["type"]].append(row)
     for rel_type in sorted(by_type):
-        out.append(("restore_fact_relationships", rel_type, {**base, "rows": by_type[rel_type]}))
+        add("restore_fact_relationships", by_type[rel_type], rel_type)
+    add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
+    add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
+    add("restore_episodes", batch.episodes)
     return out
+
+
+def _vector_rows(vectors: dict[str, list[float]], param: VectorParam) -> list[dict[str, Any]]:
+    return [{"uid": uid, "embedding": param(vector)} for uid, vector in vectors.items()]
 
 
 def statement_texts(
@@ -146,25 +150,6 @@ def statement_texts(
 SCAN_MAX = 5_000  # a user with at most this many nodes of a label is scanned: ~8 ms on FalkorDB
 NEIGHBOURS_PER_RESULT = 8
 MAX_VECTOR_K = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class VectorRead:
-    """The named statements of one vector-indexed label, all scoped to `$user_id`:
-    `count` counts the user's nodes up to `$cap`; `index` asks the shared vector index for
-    `$k` neighbours and keeps the user's best `$limit` that pass the filters; `scan` compares
-    the query with each of the user's nodes and keeps the best `$limit` (exact)."""
-
-    count: str
-    index: str
-    scan: str
-
-
-ENTITY_VECTORS = VectorRead("count_entity_vectors", "search_entity_vectors", "scan_entity_vectors")
-FACT_VECTORS = VectorRead("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
-EPISODE_VECTORS = VectorRead(
-    "count_episode_vectors", "search_episode_vectors", "scan_episode_vectors"
-)
 
 
 def nearest(
@@ -195,8 +180,22 @@ def nearest(
     return rows[:k] if len(rows) >= k else scan(k)
 
 
+def nearest_rows(run: Run, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
+    """`nearest` by the statements of `read`, each run by `run`."""
+    user = {"user_id": params["user_id"]}
+    return nearest(
+        lambda cap: int(run(read.count, {**user, "cap": cap})[0][0]),
+        lambda n, keep: run(read.index, {**params, "k": n, "limit": keep}),
+        lambda keep: run(read.scan, {**params, "limit": keep}),
+        k,
+    )
+
+
 def composed_batch(
-    user_id: str, batch: WriteBatch, dialect: Dialect, vector_param: VectorParam | None = None
+    user_id: str,
+    batch: WriteBatch | RestoreBatch,
+    dialect: Dialect,
+    vector_param: VectorParam | None = None,
 ) -> tuple[str, dict[str, Any], list[str]]:
     """The whole batch as one query (see `cypher.compose`), with the statement names in order."""
     named = batch_statements(user_id, batch, vector_param)

@@ -2,8 +2,8 @@
 
 - **json** is the lossless format: a `GraphSnapshot` (versioned pydantic document) with every
   property, embeddings included. `engine.transfer.restore.import_snapshot` writes it back through
-  `GraphStore.write`, so a graph goes from the embedded store to Neo4j and back with the same
-  uids and values.
+  `GraphStore.write` (as `RestoreBatch`es), so a graph goes from the embedded store to Neo4j
+  and back with the same uids and values.
 - **cypher** is a script of parameter-free statements for Neo4j Browser or cypher-shell. It
   is the import itself, written out: the same named statements from `cypher/` that an import
   sends, each `$parameter` replaced by an escaped literal (`engine.transfer.cypher_literal`).
@@ -21,17 +21,24 @@ import io
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import networkx as nx
+from pydantic import BaseModel
 
 from engine import cypher
 from engine.errors import InvalidInputError
-from engine.store.base import Dialect, GraphStore, HistoryRow, WriteBatch
+from engine.store.base import Dialect, GraphStore, HistoryRow, RestoreBatch, WriteBatch
 from engine.store.records import batch_statements, pack_vector, statement_texts
 from engine.transfer.cypher_literal import inline_parameters
-from engine.transfer.snapshot import EntityRecord, FactRecord, GraphSnapshot
+from engine.transfer.snapshot import (
+    EntityRecord,
+    EpisodeRecord,
+    FactRecord,
+    GraphSnapshot,
+    HistoryRecord,
+)
 
 Format = Literal["json", "cypher", "graphml"]
 FORMATS: tuple[Format, ...] = ("json", "cypher", "graphml")
@@ -39,29 +46,31 @@ PAGE = 1000  # rows per read while exporting
 CHUNK = 200  # records per write (and per statement in the Cypher script)
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 
 # -- export -------------------------------------------------------------------------------
 
 
-def _all(fetch: Callable[[str, int, int], list[T]], user_id: str) -> list[T]:
-    out: list[T] = []
+def _all(store: GraphStore, name: str, record: type[R], user_id: str) -> list[R]:
+    """Every record the paged statement `name` lists for `user_id`, in uid order."""
+    out: list[R] = []
     while True:
-        page = fetch(user_id, len(out), PAGE)
-        out += page
-        if len(page) < PAGE:
+        rows = store.run(name, {"user_id": user_id, "skip": len(out), "limit": PAGE})
+        out += [record.model_validate(row[0]) for row in rows]
+        if len(rows) < PAGE:
             return out
 
 
 def read_snapshot(store: GraphStore, user_id: str, now: float | None = None) -> GraphSnapshot:
-    """Everything `user_id`'s memory holds, read page by page."""
+    """Everything `user_id`'s memory holds, read page by page, every property."""
     return GraphSnapshot(
         user_id=user_id,
         exported_at=time.time() if now is None else now,
-        entities=_all(store.user_entities, user_id),
-        facts=_all(store.user_facts, user_id),
-        episodes=_all(store.user_episodes, user_id),
-        history=_all(store.user_history, user_id),
+        entities=_all(store, "list_user_entities", EntityRecord, user_id),
+        facts=_all(store, "list_user_facts", FactRecord, user_id),
+        episodes=_all(store, "list_user_episodes", EpisodeRecord, user_id),
+        history=_all(store, "list_user_history", HistoryRecord, user_id),
     )
 
 
@@ -172,19 +181,21 @@ def snapshot_batches(
     embeddings: bool = True,
     chunk: int = CHUNK,
     episode_vectors: dict[str, list[float]] | None = None,
-) -> Iterator[WriteBatch]:
-    """Write batches that restore `snapshot`: entities, then facts, episodes (with
-    `episode_vectors`, by uid, when given) and history."""
+) -> Iterator[RestoreBatch | WriteBatch]:
+    """Batches that restore `snapshot`: entities, then facts, episodes (with
+    `episode_vectors`, by uid, when given) and history. Embeddings travel beside the rows."""
     episode_vectors = episode_vectors or {}
     for entities in _chunks(snapshot.entities, chunk):
         vectors = {e.uid: e.embedding for e in entities if e.embedding and embeddings}
-        yield WriteBatch(restore_entities=list(entities), entity_embeddings=vectors)
+        records = [e.model_dump(exclude={"embedding"}) for e in entities]
+        yield RestoreBatch(entities=records, entity_embeddings=vectors)
     for facts in _chunks(snapshot.facts, chunk):
         vectors = {f.uid: f.embedding for f in facts if f.embedding and embeddings}
-        yield WriteBatch(restore_facts=list(facts), fact_embeddings=vectors)
+        records = [f.model_dump(exclude={"embedding"}) for f in facts]
+        yield RestoreBatch(facts=records, fact_embeddings=vectors)
     for episodes in _chunks(snapshot.episodes, chunk):
         vectors = {p.uid: episode_vectors[p.uid] for p in episodes if p.uid in episode_vectors}
-        yield WriteBatch(restore_episodes=list(episodes), episode_embeddings=vectors)
+        yield RestoreBatch(episodes=[p.model_dump() for p in episodes], episode_embeddings=vectors)
     for events in _chunks(snapshot.history, chunk):
         rows = [
             HistoryRow(h.uid, h.target_uid, h.event, h.ts, h.episode_uid, h.detail) for h in events

@@ -25,6 +25,7 @@ from engine.errors import InvalidInputError
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.store.base import GraphStore
+from engine.store.reads import Reads
 from engine.transfer.export import PAGE, snapshot_batches
 from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.snapshot import (
@@ -212,13 +213,13 @@ def rekey(snapshot: GraphSnapshot, user_id: str) -> GraphSnapshot:
     return _Remap(snapshot.user_id, user_id, entities, episodes, names).apply(snapshot)
 
 
-def adopt_existing(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
+def adopt_existing(reads: Reads, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
     """Point the snapshot at the entities the target already holds under the same keys, so
     the `(user_id, key)` merge and the uids agree; return it and how many entities moved."""
     moved: dict[str, str] = {}
     for start in range(0, len(snapshot.entities), PAGE):
         part = snapshot.entities[start : start + PAGE]
-        found = store.entities_by_keys(snapshot.user_id, [e.key for e in part])
+        found = reads.entities_by_keys(snapshot.user_id, [e.key for e in part])
         for e in part:
             known = found.get(e.key)
             if known is not None and known.key == e.key and known.uid != e.uid:
@@ -280,7 +281,7 @@ def import_snapshot(
     target = check_user_id(source_user if user_id is None else user_id)
     if limits is not None:
         snapshot = checked(snapshot, limits)
-    snapshot, remapped = adopt_existing(store, rekey(snapshot, target))
+    snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target))
     embedded = 0
     messages: dict[str, list[float]] = {}
     if embedder is not None:

@@ -144,7 +144,7 @@ def test_seed_conversation_through_llama_server(
         if choice["finish_reason"] != "length":  # a cut-off answer is a reported fault
             jsonschema.validate(json.loads(choice["message"]["content"]), schema)
     for result in results:
-        [episode] = mem.store.episodes_by_uids(USER, result.episode_uids)
+        [episode] = mem.reads.episodes_by_uids(USER, result.episode_uids)
         assert episode.content in SEED
         if result.extraction_error is None:
             assert episode.status == "ok"

@@ -108,7 +108,7 @@ def test_any_tool_call_payload_is_survived(
     scripted_llm.script(ToolCall(arguments if isinstance(arguments, dict | str) else "[]", name))
     result = mem.add(f"fault case {n}: I met Bob", user)  # must not raise
     tally.cases += 1
-    [episode] = mem.store.episodes_by_uids(user, result.episode_uids)
+    [episode] = mem.reads.episodes_by_uids(user, result.episode_uids)
     assert episode.content.startswith("fault case")
     stored = _check_user_graph(mem, store, user)
     if result.extraction_error is not None:
@@ -145,6 +145,6 @@ def _flood(mem: Memory, store: GraphStore, scripted_llm: ScriptedLLM, tally: Tal
     tally.faults += 1
     assert result.extraction_error is not None
     assert "6 facts" in result.extraction_error and "max_facts_per_call" in result.extraction_error
-    [episode] = mem.store.episodes_by_uids("flood", result.episode_uids)
+    [episode] = mem.reads.episodes_by_uids("flood", result.episode_uids)
     assert episode.status == "failed"
     assert mem.get_all("flood") == [] and nodes_of(store, "flood") == {"Episode": 1}

@@ -17,6 +17,8 @@ from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.normalize import stable_uid
 from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.store.reads import Reads
+from engine.transfer.export import read_snapshot
 from engine.transfer.restore import rekey
 from engine.transfer.snapshot import EntityRecord, FactRecord, GraphSnapshot
 
@@ -44,10 +46,11 @@ def _mallory_batch(embedder: Embedder, fact_uid: str, episode_uid: str) -> Write
 
 
 def _graph_of(store: GraphStore, user: str) -> tuple[object, ...]:
-    listed = store.list_facts(user, include_invalid=True, skip=0, limit=100)
+    listed = Reads(store).list_facts(user, include_invalid=True, skip=0, limit=100)
     facts = sorted((f.uid, f.triple, f.mentions) for f in listed)
-    episodes = sorted((e.uid, e.content) for e in store.user_episodes(user, 0, 100))
-    entities = sorted((e.uid, e.name) for e in store.user_entities(user, 0, 100))
+    snapshot = read_snapshot(store, user)
+    episodes = sorted((e.uid, e.content) for e in snapshot.episodes)
+    entities = sorted((e.uid, e.name) for e in snapshot.entities)
     return facts, episodes, entities
 
 
@@ -69,8 +72,11 @@ def test_a_pre_empted_uid_does_not_capture_another_users_writes(
     (fact,) = [f for f in mem.get_all(BOB) if f.uid == _bob_fact_uid()]
     assert (fact.user_id, fact.triple, fact.mentions) == (BOB, ("Alice", "FRIEND_OF", "John"), 1)
     assert kept.episode_uids == [episode.uid]
-    assert [e.content for e in store.episodes_by_uids(BOB, [episode.uid])] == ["I like green tea"]
-    assert [h.target_uid for h in store.user_history(BOB, 0, 100) if h.uid == "h-shared"] == ["x"]
+    assert [e.content for e in Reads(store).episodes_by_uids(BOB, [episode.uid])] == [
+        "I like green tea"
+    ]
+    history = read_snapshot(store, BOB).history
+    assert [h.target_uid for h in history if h.uid == "h-shared"] == ["x"]
     assert _graph_of(store, MALLORY) == before  # nothing of bob's reached mallory's graph
     names = {name for _, name in _graph_of(store, BOB)[2]}
     assert not names & {"Trap", "Bait"}

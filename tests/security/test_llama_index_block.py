@@ -15,13 +15,14 @@ from engine.embedding import Embedder
 from engine.integrations.llama_index import GraphMemoryBlock
 from engine.memory import Memory
 from engine.store.base import GraphStore
+from engine.transfer.export import read_snapshot
 from tests.test_llama_index import ChatMemoryFactory, chat_memory, loop  # noqa: F401
 
 BIG = " ".join(f"word{i:03d}" for i in range(150))  # 1,199 characters
 
 
 def _stored_words(mem: Memory, user: str) -> set[str]:
-    return {w for e in mem.store.user_episodes(user, 0, 1000) for w in e.content.split()}
+    return {w for e in read_snapshot(mem.store, user).episodes for w in e.content.split()}
 
 
 def test_an_oversized_message_is_kept_whole_and_the_turn_goes_on(
@@ -75,7 +76,7 @@ def test_messages_a_failing_store_cannot_take_are_kept_and_replayed(
     ]
     with Memory(data_dir=data_dir, embedder=embedder) as again:
         report = again.ingest([], retry_failed=True)
-        contents = sorted(e.content for e in again.store.user_episodes("alice", 0, 100))
+        contents = sorted(e.content for e in read_snapshot(again.store, "alice").episodes)
     assert report.dead_letters_resolved == 2
     assert contents == ["Green tea it is.", "I like green tea"]
     assert not (data_dir / "dead_letters.jsonl").exists()

@@ -17,6 +17,7 @@ from engine.store import records
 from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 
 QUERY = "which pets does the family own"
 CROWD = 6_000  # more than the index's widest read (records.MAX_VECTOR_K)
@@ -91,19 +92,19 @@ def crowd(
 
 
 def _fact_uids(crowd: Crowd, user: str, k: int) -> list[str]:
-    hits = crowd.store.vector_facts(user, crowd.query.tolist(), k, include_invalid=False)
+    hits = Reads(crowd.store).vector_facts(user, crowd.query.tolist(), k, include_invalid=False)
     assert all(f.user_id == user for f, _ in hits)
     return [f.uid for f, _ in hits]
 
 
 def _entity_uids(crowd: Crowd, user: str, k: int) -> list[str]:
-    hits = crowd.store.vector_entities(user, crowd.query.tolist(), k)
+    hits = Reads(crowd.store).vector_entities(user, crowd.query.tolist(), k)
     assert all(e.user_id == user for e, _ in hits)
     return [e.uid for e, _ in hits if e.uid.split("-")[-1] != "pet"]
 
 
 def _episode_uids(crowd: Crowd, user: str, k: int) -> list[str]:
-    return [uid for uid, _ in crowd.store.vector_episodes(user, crowd.query.tolist(), k)]
+    return [uid for uid, _ in Reads(crowd.store).vector_episodes(user, crowd.query.tolist(), k)]
 
 
 def test_a_small_user_beside_a_big_one_gets_its_messages(crowd: Crowd) -> None:

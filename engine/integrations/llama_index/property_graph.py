@@ -173,7 +173,7 @@ def property_graph_from_memory(
     """`user_id`'s graph as LlamaIndex `EntityNode`s and `Relation`s (names as node ids)."""
     facts = _all_facts(memory, user_id, include_invalid)
     uids = {f.subject_uid for f in facts} | {f.object_uid for f in facts}
-    types = {e.uid: e.type for e in memory.store.entities_by_uids(user_id, sorted(uids))}
+    types = {e.uid: e.type for e in memory.reads.entities_by_uids(user_id, sorted(uids))}
     nodes: dict[str, EntityNode] = {}
     for f in facts:
         for name, uid in ((f.subject, f.subject_uid), (f.object, f.object_uid)):
