@@ -17,7 +17,7 @@ from engine import cli
 from engine.add.facts import facts_batch, validate_facts
 from engine.add.resolve import history_row
 from engine.config import Settings
-from engine.embedding import Embedder
+from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
@@ -350,3 +350,18 @@ def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None
         paths[-1].write_text(hint.statement, encoding="utf-8")
     report = lint(paths)
     assert [problems(report[str(p)]) for p in paths] == [[], []]
+
+
+def test_an_imported_message_is_found_by_its_meaning(
+    stores: list[FalkorDBStore], embedder: Embedder, tmp_path: Path
+) -> None:
+    source, target = stores
+    Memory(store=source, embedder=embedder, data_dir=tmp_path).add(
+        "I adopted a grey kitten named Miso last week.", user_id="alice"
+    )
+    exported = read_snapshot(source, "alice")
+    (episode,) = exported.episodes
+    import_snapshot(target, exported, "bob", embedder=embedder)
+    query = as_param(embedder.encode_one("a new pet cat"))
+    (nearest,) = Reads(target).vector_episodes("bob", query, 5)
+    assert nearest[0] == stable_uid("bob", episode.checksum)

@@ -100,10 +100,9 @@ def label_statements(
 def restore_statements(
     base: dict[str, Any], batch: RestoreBatch, param: VectorParam
 ) -> list[NamedStatement]:
-    """The statements that write exported records back exactly (an import), in the order an
-    import has always had: entities, their labels, their embeddings; facts, their typed
-    relationships (per type), their embeddings; then the episodes' embeddings before the
-    episodes (so they reach only episodes stored already)."""
+    """The statements that write exported records back exactly (an import), in this order:
+    entities, their labels, their embeddings; facts, their typed
+    relationships (per type), their embeddings; episodes, their embeddings."""
     out: list[NamedStatement] = []
 
     def add(name: str, rows: list[Any], rel_type: str | None = None) -> None:
@@ -121,8 +120,8 @@ def restore_statements(
     for rel_type in sorted(by_type):
         add("restore_fact_relationships", by_type[rel_type], rel_type)
     add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
-    add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     add("restore_episodes", batch.episodes)
+    add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     return out
 
 
