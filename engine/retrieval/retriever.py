@@ -13,6 +13,7 @@ from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
 from engine.retrieval.anchors import Anchor, AnchorSettings
 from engine.retrieval.background import BACKGROUND
+from engine.retrieval.blas import one_blas_thread
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg, EpisodeLegParams
 from engine.retrieval.expansion import ExpansionSettings
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
@@ -77,6 +78,7 @@ class DualRetriever:
             self._predicates[user_id] = cached
         return cached[1]
 
+    @one_blas_thread
     def search(
         self,
         query: str,
