@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel
 
@@ -71,7 +73,7 @@ def mentions_self(text: str) -> bool:
     return any(w in FIRST_PERSON for w in words(text)) or "我" in text
 
 
-def _token_match(token: str, query: list[str], taken: set[int]) -> tuple[int, float] | None:
+def _token_match(token: str, query: Sequence[str], taken: set[int]) -> tuple[int, float] | None:
     """Where `token` stands in the query (not at a position another token of the name took)
     and how surely: exactly (1.0) or with a small typo in a longer word (0.8, so an exact
     name beats a near one)."""
@@ -105,6 +107,13 @@ def name_match(name: str, query_words: list[str]) -> float:
 
 
 def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]:
+    """As `_name_span`, remembered: a search scores the same candidates against its query
+    twice (anchors by name alone, then with the vector read's), ~50 names each."""
+    return _name_span(name, tuple(query_words))
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_span(name: str, query_words: tuple[str, ...]) -> tuple[float, frozenset[int]]:
     """How surely the query names this entity, in [0, 1], and which query words it takes.
 
     Coverage (the share of the name's characters found among the query's words, allowing a
@@ -120,7 +129,7 @@ def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]
     total = sum(_size(t) for t in tokens)
     n = len(tokens)
     for i in range(len(query_words) - n + 1):
-        if query_words[i : i + n] == tokens:
+        if query_words[i : i + n] == tuple(tokens):
             return _score(total, total), frozenset(range(i, i + n))
     matched, found = 0.0, list[int]()
     for token in tokens:
