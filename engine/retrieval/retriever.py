@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
@@ -101,10 +101,7 @@ class DualRetriever:
         reads = self.graph_leg.start(query, user_id, self_uid) if mode in _EXPANDING else None
         messages = self._start_index(user_id) if rank_relations else None
         words = content_terms(query)[: self.settings.max_query_words] if rank_relations else []
-        phrase = self.graph_leg.phrase(query, reads) if reads is not None and words else ""
-        watch.lap("names")
-        query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)
-        param = as_param(query_vector)
+        param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
@@ -113,9 +110,7 @@ class DualRetriever:
             nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, param, k)
         legs = _Legs()
         if reads is not None:
-            legs.graph = self._graph(
-                query, user_id, words, (param, phrase, phrase_vector), reads, include_invalid, watch
-            )
+            legs.graph = self._graph(query, user_id, words, param, reads, include_invalid, watch)
         legs.semantic = semantic_read.result() if semantic_read is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.index = messages.result() if messages is not None else None
@@ -136,14 +131,14 @@ class DualRetriever:
         query: str,
         user_id: str,
         words: list[str],
-        vectors: tuple[list[float], str, Any],
+        param: list[float],
         reads: NameReads,
         include_invalid: bool,
         watch: _Stopwatch,
     ) -> GraphFound:
         predicates = self._user_predicates(user_id)
         return self.graph_leg.search(
-            query, user_id, words, vectors, reads, predicates, include_invalid, watch.lap
+            query, user_id, words, param, reads, predicates, include_invalid, watch.lap
         )
 
     def _start_vector_facts(
