@@ -40,6 +40,7 @@ class NameReads:
 
     by_name: Future[list[tuple[Entity, float]]]
     me: Future[list[Entity]] | None = None
+    by_vector: Future[list[tuple[Entity, float]]] | None = None
 
     def self_entity(self) -> Entity | None:
         return next(iter(self.me.result()), None) if self.me is not None else None
@@ -85,6 +86,12 @@ class GraphLeg:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
+    def read_vectors(self, reads: NameReads, user_id: str, param: list[float]) -> None:
+        """Start the vector read of entities: before the other legs' vector reads, which
+        the database would otherwise serve first while the anchors wait."""
+        k = self.anchor_settings.vector_k
+        reads.by_vector = BACKGROUND.submit(self.reads.vector_entities, user_id, param, k)
+
     def search(
         self,
         query: str,
@@ -97,7 +104,9 @@ class GraphLeg:
         lap: Lap,
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
-        by_vector = self.reads.vector_entities(user_id, param, self.anchor_settings.vector_k)
+        if reads.by_vector is None:
+            self.read_vectors(reads, user_id, param)
+        by_vector = reads.by_vector.result() if reads.by_vector is not None else []
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
         phrase = relation_phrase(query, _spans(query, found.anchors))

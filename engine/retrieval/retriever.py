@@ -103,6 +103,8 @@ class DualRetriever:
         words = content_terms(query)[: self.settings.max_query_words] if rank_relations else []
         param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
+        if reads is not None:
+            self.graph_leg.read_vectors(reads, user_id, param)
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
         if messages is not None and mode in ("dual", "episodes") and not _none(messages):
