@@ -169,14 +169,14 @@ def test_schema_work_is_not_cut_by_the_query_timeout() -> None:
 def test_vector_search_scans_a_small_user_and_reads_the_index_for_a_large_one() -> None:
     fact = {"uid": "f1", "user_id": "u", "predicate": "OWNS", "text": "u owns a cat"}
     row = [fact, {"uid": "e1", "name": "U"}, {"uid": "e2", "name": "cat"}, 0.9]
-    size = 3
+    size = {"u": 3, "v": 100_000}
     asked: list[str] = []
 
     def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
         name = next(n for n in STATEMENTS if cypher.load(n, "neo4j") == text)
         asked.append(name)
         if name == "count_fact_vectors":
-            return [[min(size, params["cap"])]]
+            return [[min(size[params["user_id"]], params["cap"])]]
         assert params["limit"] == 3  # the statement keeps the best 3
         return [row] * (2 if name == "search_fact_vectors" else 3)
 
@@ -185,8 +185,8 @@ def test_vector_search_scans_a_small_user_and_reads_the_index_for_a_large_one() 
     assert asked == ["count_fact_vectors", "scan_fact_vectors"]
     assert hits[0][1] == pytest.approx(0.9)
     asked.clear()
-    size = 100_000  # the index gives 2 of 3: too few, so the user is scanned
-    assert len(reads.vector_facts("u", [1.0], 3, include_invalid=False)) == 3
+    # v is large: the index gives 2 of 3, too few, so v is scanned
+    assert len(reads.vector_facts("v", [1.0], 3, include_invalid=False)) == 3
     assert asked == ["count_fact_vectors", "search_fact_vectors", "scan_fact_vectors"]
 
 

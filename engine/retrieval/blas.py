@@ -10,6 +10,7 @@ process while any search runs, and the caller's own setting comes back when the 
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,15 +24,22 @@ class _BlasThreads:
         self._lock = threading.Lock()
         self._searches = 0
         self._controller: ThreadpoolController | None = None
+        self._modules = 0
         self._limiter: Any = None
+
+    def _libraries(self) -> ThreadpoolController:
+        """The BLAS libraries loaded, found again whenever modules were imported since (a
+        runtime loaded later, e.g. PyTorch's, brings its own)."""
+        if self._controller is None or len(sys.modules) != self._modules:
+            self._controller = ThreadpoolController()
+            self._modules = len(sys.modules)
+        return self._controller
 
     @contextmanager
     def one(self) -> Iterator[None]:
         with self._lock:
             if self._searches == 0:
-                if self._controller is None:
-                    self._controller = ThreadpoolController()
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
+                self._limiter = self._libraries().limit(limits=1, user_api="blas")
             self._searches += 1
         try:
             yield
