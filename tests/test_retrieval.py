@@ -9,13 +9,20 @@ import pytest
 from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.ranking import FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
-from engine.retrieval.terms import fulltext_terms, name_match, words
+from engine.retrieval.terms import fulltext_terms, words
+from engine.retrieval.terms import name_match as name_match_with
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
 USER = "alice"
+FUSION = FusionParams()
+
+
+def name_match(name: str, query: list[str]) -> float:
+    return name_match_with(name, query, NameParams())
 
 
 @pytest.fixture(scope="module")
@@ -133,13 +140,13 @@ def test_dual_search_marks_which_legs_found_each_fact(mem: Memory) -> None:
 
 def test_fusion_rewards_agreement_only_where_the_expansion_is_unsure() -> None:
     expansion = ["a", "b", "c"]
-    unsure = fuse_legs(expansion, ["b", "d"], {"a", "b", "c"}, confidence=0.2)
+    unsure = fuse_legs(expansion, ["b", "d"], {"a", "b", "c"}, 0.2, FUSION)
     assert max(unsure, key=unsure.__getitem__) == "b"
     assert unsure["a"] > unsure["c"]
     assert unsure["d"] == pytest.approx(1 / 62)
-    sure = fuse_legs(expansion, ["c", "d"], {"a", "b", "c"}, confidence=1.0)
+    sure = fuse_legs(expansion, ["c", "d"], {"a", "b", "c"}, 1.0, FUSION)
     assert sorted(sure, key=lambda u: -sure[u]) == ["a", "b", "c", "d"]
-    trusting_one = fuse_legs(expansion, [], {"a", "b", "c"}, confidence=1.0, k=60, trusted=1)
+    trusting_one = fuse_legs(expansion, [], {"a", "b", "c"}, 1.0, FUSION, trusted=1)
     assert trusting_one["b"] == pytest.approx(0.5 * sure["b"])
 
 
@@ -147,10 +154,10 @@ def test_a_bridge_gets_the_semantic_vote_only_as_far_as_the_expansion_is_unsure(
     """ "films written by X" matches "who directed the films written by X" best, but it is the
     way to the answer, not the answer."""
     args = (["answer"], ["bridge", "answer"], {"answer"})
-    half = fuse_legs(*args, confidence=0.5, bridges=frozenset({"bridge"}))
+    half = fuse_legs(*args, 0.5, FUSION, bridges=frozenset({"bridge"}))
     assert half["bridge"] == pytest.approx(0.5 / 61)
-    assert fuse_legs(*args, confidence=1.0, bridges=frozenset({"bridge"}))["bridge"] == 0.0
-    assert fuse_legs(*args, confidence=0.5)["bridge"] == pytest.approx(1 / 61)
+    assert fuse_legs(*args, 1.0, FUSION, bridges=frozenset({"bridge"}))["bridge"] == 0.0
+    assert fuse_legs(*args, 0.5, FUSION)["bridge"] == pytest.approx(1 / 61)
 
 
 def test_invalid_facts_are_hidden_unless_asked(mem: Memory) -> None:

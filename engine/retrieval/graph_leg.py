@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from engine.models import Entity, Path
 from engine.normalize import has_cjk
-from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
+from engine.ranking import RankingParams
+from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.expansion import ExpansionSettings, expand
+from engine.retrieval.expansion import expand
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer, Vector
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit
@@ -32,7 +33,6 @@ from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
-JOIN_PATHS = 5  # paths through common neighbours returned with a result
 
 
 @dataclass(slots=True)
@@ -66,19 +66,17 @@ class GraphLeg:
         self,
         reads: Reads,
         scorer: PredicateScorer,
-        anchors: AnchorSettings,
-        expansion: ExpansionSettings,
-        max_words: int = 64,
+        params: RankingParams,
+        max_words: int,
     ) -> None:
         self.reads = reads
         self.max_words = max_words  # names searched in the fulltext read, at most
         self.scorer = scorer
-        self.anchor_settings = anchors
-        self.expansion_settings = expansion
+        self.params = params
 
     def start(self, query: str, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
-        k = self.anchor_settings.fulltext_k
+        k = self.params.anchors.fulltext_k
         terms = fulltext_terms(query)[: self.max_words]
         by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, terms, k)
         me = None
@@ -88,7 +86,8 @@ class GraphLeg:
 
     def phrase(self, query: str, reads: NameReads) -> str:
         """The relation phrase by the names the fulltext read found (no vector read yet)."""
-        return relation_phrase(query, _spans(query, self._anchors(query, reads, [], set())))
+        anchors = self._anchors(query, reads, [], set())
+        return relation_phrase(query, _spans(query, anchors, self.params))
 
     def search(
         self,
@@ -103,10 +102,10 @@ class GraphLeg:
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
         param, phrase, phrase_vector = vectors
-        by_vector = self.reads.vector_entities(user_id, param, self.anchor_settings.vector_k)
+        by_vector = self.reads.vector_entities(user_id, param, self.params.anchors.vector_k)
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
-        settled = relation_phrase(query, _spans(query, found.anchors))
+        settled = relation_phrase(query, _spans(query, found.anchors, self.params))
         if settled != phrase:
             phrase_vector = self.scorer.encode_phrase(settled) if settled else None
         lap("anchors")
@@ -120,7 +119,7 @@ class GraphLeg:
             found.anchors,
             match,
             predicates,
-            self.expansion_settings,
+            self.params.expansion,
             include_invalid,
         )
         found.edges = expansion.edges
@@ -139,7 +138,13 @@ class GraphLeg:
     ) -> list[Anchor]:
         by_name = reads.by_name.result()
         return find_anchors(
-            query, by_name, by_vector, self.anchor_settings, reads.self_entity(), relation_words
+            query,
+            by_name,
+            by_vector,
+            self.params.anchors,
+            self.params.names,
+            reads.self_entity(),
+            relation_words,
         )
 
     def paths(self, user_id: str, found: GraphFound) -> list[Path]:
@@ -147,9 +152,11 @@ class GraphLeg:
         shortest path between two anchors within what the expansion read."""
         if len(found.anchors) < 2:
             return []
-        walks = [j.walk() for j in found.joins[:JOIN_PATHS]]
+        expansion = self.params.expansion
+        walks = [j.walk() for j in found.joins[: expansion.join_paths]]
         if not walks:
-            walks = joining_paths([a.entity.uid for a in found.anchors], found.edges)
+            uids = [a.entity.uid for a in found.anchors]
+            walks = joining_paths(uids, found.edges, expansion.join_hops)
         needed = sorted({u for _, uids in walks for u in uids})
         facts = {f.uid: f for f in self.reads.facts_by_uids(user_id, needed)} if needed else {}
         names = {a.entity.uid: a.entity.name for a in found.anchors}
@@ -161,10 +168,10 @@ class GraphLeg:
         ]
 
 
-def _spans(query: str, anchors: list[Anchor]) -> list[frozenset[int]]:
+def _spans(query: str, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
     """The query words each anchor's name takes (found again for an anchor found by vector)."""
     qwords = words_of(query)
-    return [a.span or name_span(a.entity.name, qwords)[1] for a in anchors]
+    return [a.span or name_span(a.entity.name, qwords, params.names)[1] for a in anchors]
 
 
 def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.ranking import BM25
 from engine.retrieval.terms import STOPWORDS, words
 from engine.store.base import EpisodeText
 
@@ -38,14 +39,6 @@ def episode_text(speaker: str | None, content: str) -> str:
 def index_terms(text: str) -> list[str]:
     """The stemmed content words of `text`, repeats kept (term frequency counts them)."""
     return [stem(w) for w in words(text) if w not in STOPWORDS]
-
-
-@dataclass(frozen=True, slots=True)
-class BM25:
-    """Okapi BM25's two constants at their textbook values (Robertson & Zaragoza, 2009)."""
-
-    k1: float = 1.2
-    b: float = 0.75
 
 
 @dataclass(slots=True)

@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
-from engine.retrieval.anchors import Anchor, AnchorSettings
+from engine.ranking import FusionParams, RankingParams
+from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.episodes import EpisodeHit, EpisodeLeg, EpisodeLegParams
-from engine.retrieval.expansion import ExpansionSettings
+from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
@@ -27,36 +27,30 @@ from engine.store.reads import Reads
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
 MODES: tuple[Mode, ...] = ("dual", "expansion", "semantic", "episodes")
 FACT_MODES = ("dual", "expansion", "semantic")
-_PREDICATE_TTL_S = 30.0
-CONFIDENT_PATH_SCORE = 0.3  # a path explaining the question's words this well is trusted fully
-
-
-@dataclass(frozen=True, slots=True)
-class RetrieverSettings:
-    anchors: AnchorSettings = field(default_factory=AnchorSettings)
-    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
-    semantic_k: int = 30
-    rrf_k: int = 60
-    expansion_weight: float = 2.0
-    half_life_days: float = 30.0
-    episodes: EpisodeLegParams = field(default_factory=EpisodeLegParams)
-    # words of a query matched to predicates and searched by name: each new one is a model
-    # input, and a 32,000-character query has thousands
-    max_query_words: int = 64
+_MS = 1000.0
 
 
 class DualRetriever:
-    """Answers a query from one user's graph with no LLM call."""
+    """Answers a query from one user's graph with no LLM call.
 
-    def __init__(self, reads: Reads, embedder: Embedder, settings: RetrieverSettings) -> None:
+    Args:
+        reads: the store's reads.
+        embedder: embeds the query (and the words matched to predicates).
+        params: every number that shapes the ranking.
+        max_query_words: words of a query matched to predicates and searched by name: each
+            new one is a model input, and a 32,000-character query has thousands.
+    """
+
+    def __init__(
+        self, reads: Reads, embedder: Embedder, params: RankingParams, max_query_words: int
+    ) -> None:
         self.reads = reads
         self.embedder = embedder
-        self.settings = settings
-        self.scorer = PredicateScorer(embedder)
-        self.graph_leg = GraphLeg(
-            reads, self.scorer, settings.anchors, settings.expansion, settings.max_query_words
-        )
-        self.episode_leg = EpisodeLeg(reads, settings.episodes)
+        self.params = params
+        self.max_query_words = max_query_words
+        self.scorer = PredicateScorer(embedder, params.relations)
+        self.graph_leg = GraphLeg(reads, self.scorer, params, max_query_words)
+        self.episode_leg = EpisodeLeg(reads, params.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
     def forget_predicates(self, user_id: str) -> None:
@@ -72,7 +66,7 @@ class DualRetriever:
 
     def _user_predicates(self, user_id: str) -> list[str]:
         cached = self._predicates.get(user_id)
-        if cached is None or time.monotonic() - cached[0] > _PREDICATE_TTL_S:
+        if cached is None or time.monotonic() - cached[0] > self.params.relations.refresh_s:
             cached = (time.monotonic(), sorted(self.reads.predicates(user_id)))
             self._predicates[user_id] = cached
         return cached[1]
@@ -81,7 +75,7 @@ class DualRetriever:
         self,
         query: str,
         user_id: str,
-        limit: int = 10,
+        limit: int,
         *,
         mode: Mode = "dual",
         include_invalid: bool = False,
@@ -98,7 +92,7 @@ class DualRetriever:
         facts_wanted = mode in FACT_MODES
         reads = self.graph_leg.start(query, user_id, self_uid) if mode in _EXPANDING else None
         messages = self._start_index(user_id) if rank_relations else None
-        words = content_terms(query)[: self.settings.max_query_words] if rank_relations else []
+        words = content_terms(query)[: self.max_query_words] if rank_relations else []
         phrase = self.graph_leg.phrase(query, reads) if reads is not None and words else ""
         watch.lap("names")
         query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)
@@ -107,7 +101,7 @@ class DualRetriever:
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
         if messages is not None and mode in ("dual", "episodes") and not _none(messages):
-            k = self.settings.episodes.dense_k
+            k = self.params.episodes.dense_k
             nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, param, k)
         legs = _Legs()
         if reads is not None:
@@ -118,8 +112,9 @@ class DualRetriever:
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.index = messages.result() if messages is not None else None
         if legs.index is not None and nearest is not None:
+            pool = self.params.episodes.pool
             legs.episodes = self.episode_leg.rank(
-                legs.index, query, nearest.result(), _EPISODE_POOL, since, until
+                legs.index, query, nearest.result(), pool, since, until
             )
         watch.lap("episodes")
         result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
@@ -149,7 +144,7 @@ class DualRetriever:
     ) -> Future[list[tuple[Fact, float]]] | None:
         if mode not in ("dual", "semantic"):
             return None
-        k = self.settings.semantic_k
+        k = self.params.fusion.semantic_k
         return BACKGROUND.submit(
             self.reads.vector_facts, user_id, param, k, include_invalid=include_invalid
         )
@@ -168,7 +163,7 @@ class DualRetriever:
     ) -> SearchResult:
         scored = self._fused_facts(user_id, limit, legs) if facts_wanted else []
         scored = [s for s in scored if _in_window(s.fact, window)]
-        facts, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.settings.episodes)
+        facts, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
         return SearchResult(
             query=query,
             user_id=user_id,
@@ -181,7 +176,8 @@ class DualRetriever:
     def _fused_facts(self, user_id: str, limit: int, legs: _Legs) -> list[ScoredFact]:
         """The fact legs (expansion, semantic) fused, best first, with knowledge boosts."""
         hits, semantic = legs.graph.hits, legs.semantic
-        pool = max(limit * 3, 30)
+        params = self.params.fusion
+        pool = max(limit * params.pool_per_result, params.min_pool)
         considered = hits[:pool]
         in_leg: dict[Leg, set[str]] = {
             "expansion": {h.uid for h in considered},
@@ -191,10 +187,9 @@ class DualRetriever:
             [h.uid for h in considered],
             [f.uid for f, _ in semantic],
             {h.uid for h in hits},
-            _confidence(hits),
-            self.settings.expansion_weight,
-            self.settings.rrf_k,
-            trusted=_trusted(hits),
+            _confidence(hits, params),
+            params,
+            trusted=_trusted(hits, params),
             bridges=legs.graph.bridges,
         )
         ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
@@ -210,7 +205,7 @@ class DualRetriever:
             fact = facts.get(uid)
             if fact is None:
                 continue
-            boost = knowledge_boost(fact, max_mentions, self.settings.half_life_days)
+            boost = knowledge_boost(fact, max_mentions, params)
             which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
             scored.append(
                 ScoredFact(fact=fact, score=fused[uid] * boost, hop=hop.get(uid), legs=which)
@@ -220,7 +215,6 @@ class DualRetriever:
 
 
 _EXPANDING = ("dual", "expansion")
-_EPISODE_POOL = 50  # messages ranked by the episode leg before fusion
 
 
 @dataclass(slots=True)
@@ -249,21 +243,21 @@ def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
     return (since is None or stamp >= since) and (until is None or stamp <= until)
 
 
-def _confidence(hits: list[ExpansionHit]) -> float:
+def _confidence(hits: list[ExpansionHit], params: FusionParams) -> float:
     """How well the expansion's best path explains the question's words, in [0, 1]: when no
     predicate matches them ("what pet ..." against LIKES, OWNS), its order is only the
     anchor's neighbourhood, and its vote counts for little."""
     top = hits[0].score if hits else 0.0
-    return min(1.0, max(0.0, top / CONFIDENT_PATH_SCORE))
+    return min(1.0, max(0.0, top / params.confident_path))
 
 
-def _trusted(hits: list[ExpansionHit], share: float = 0.7) -> int:
+def _trusted(hits: list[ExpansionHit], params: FusionParams) -> int:
     """How many of the expansion's hits it fully vouches for: when its best path clearly
-    explains the question, those nearly as good (the rest are mere neighbours of the
-    anchor); otherwise all of them, whose vote then carries little weight anyway."""
-    if _confidence(hits) < 1.0:
+    explains the question, those within `trusted_share` of it (the rest are mere neighbours
+    of the anchor); otherwise all of them, whose vote then carries little weight anyway."""
+    if _confidence(hits, params) < 1.0:
         return len(hits)
-    return sum(1 for h in hits if h.score >= share * hits[0].score)
+    return sum(1 for h in hits if h.score >= params.trusted_share * hits[0].score)
 
 
 def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:
@@ -277,8 +271,8 @@ class _Stopwatch:
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
-        self._laps[name] = (now - self._last) * 1000.0
+        self._laps[name] = (now - self._last) * _MS
         self._last = now
 
     def timings(self) -> dict[str, float]:
-        return {**self._laps, "total": (self._last - self._start) * 1000.0}
+        return {**self._laps, "total": (self._last - self._start) * _MS}
