@@ -11,8 +11,9 @@ from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.ranking import FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
-from engine.retrieval.terms import fulltext_terms, words
+from engine.retrieval.query import Query
 from engine.retrieval.terms import name_match as name_match_with
+from engine.retrieval.terms import words
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -70,7 +71,7 @@ def test_name_match_prefers_long_specific_names() -> None:
     swapped = words("Women Without Men, when was it released")
     assert name_match("Men Without Women", swapped) < name_match("Women Without Men", swapped)
     assert name_match("蜘蛛侠", words("蜘蛛侠是谁?")) > 0.8
-    assert fulltext_terms("蜘蛛侠是谁?") == ["蜘蛛", "蛛侠", "侠是", "是谁"]
+    assert Query.parse("蜘蛛侠是谁?", 64).fulltext == ["蜘蛛", "蛛侠", "侠是", "是谁"]
 
 
 def test_expansion_leg_follows_a_two_hop_chain(mem: Memory) -> None:

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from engine.models import Entity
 from engine.ranking import AnchorParams, NameParams
-from engine.retrieval.terms import mentions_self, name_match, name_span, words
+from engine.retrieval.query import Query
+from engine.retrieval.terms import name_match, name_span, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +20,7 @@ class Anchor:
 
 
 def find_anchors(
-    query: str,
+    query: Query,
     by_name: list[tuple[Entity, float]],
     by_vector: list[tuple[Entity, float]],
     settings: AnchorParams,
@@ -32,7 +33,7 @@ def find_anchors(
     "actors" as tags) is not an anchor while anything else is: those words ask for a relation.
     When no candidate reaches `min_score`, the best one down to `fallback_min_score` is the
     anchor (a question names something; a short name is weak evidence, not none)."""
-    qwords = words(query)
+    qwords = query.words
     found: dict[str, Anchor] = {}
     for entity, _ in by_name:
         score, span = max(name_span(n, qwords, names) for n in [entity.name, *entity.aliases])
@@ -46,7 +47,7 @@ def find_anchors(
             score = (cos - settings.vector_min_cos) / (1.0 - settings.vector_min_cos)
             named = name_match(entity.name, qwords, names)
             _keep(found, Anchor(entity, max(score, named), "vector"))
-    if self_entity is not None and mentions_self(query):
+    if self_entity is not None and query.first_person:
         _keep(found, Anchor(self_entity, 1.0, "self"))
     relational = {i for i, w in enumerate(qwords) if w in (relation_words or set())}
     candidates = [a for a in found.values() if not (a.span and a.span <= relational)]

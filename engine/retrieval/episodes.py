@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.ranking import EpisodeParams
-from engine.retrieval.lexical import LexicalIndex, index_terms
+from engine.retrieval.lexical import LexicalIndex, stems
+from engine.retrieval.query import Query
 from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
 
@@ -88,7 +89,7 @@ class EpisodeLeg:
     def rank(
         self,
         index: LexicalIndex,
-        query: str,
+        query: Query,
         nearest: list[tuple[str, float]],
         limit: int,
         since: float | None = None,
@@ -99,7 +100,7 @@ class EpisodeLeg:
         plus a share of the session neighbours' scores; only messages in [since, until]."""
         if not len(index):
             return []
-        scores = _scaled(index.scores(index_terms(query), self.params.bm25))
+        scores = _scaled(index.scores(stems(query.words), self.params.bm25))
         scores += self.params.dense_weight * _dense(index, nearest)
         scores = index.with_neighbours(scores, self.params.neighbour_share)
         if since is not None or until is not None:

@@ -21,14 +21,9 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer, Vector
+from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit
-from engine.retrieval.terms import (
-    asks_for_siblings,
-    fulltext_terms,
-    mentions_self,
-    name_span,
-    relation_phrase,
-)
+from engine.retrieval.terms import name_span, relation_phrase
 from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
@@ -67,31 +62,28 @@ class GraphLeg:
         reads: Reads,
         scorer: PredicateScorer,
         params: RankingParams,
-        max_words: int,
     ) -> None:
         self.reads = reads
-        self.max_words = max_words  # names searched in the fulltext read, at most
         self.scorer = scorer
         self.params = params
 
-    def start(self, query: str, user_id: str, self_uid: str | None) -> NameReads:
+    def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
         k = self.params.anchors.fulltext_k
-        terms = fulltext_terms(query)[: self.max_words]
-        by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, terms, k)
+        by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, query.fulltext, k)
         me = None
-        if self_uid and mentions_self(query):
+        if self_uid and query.first_person:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
-    def phrase(self, query: str, reads: NameReads) -> str:
+    def phrase(self, query: Query, reads: NameReads) -> str:
         """The relation phrase by the names the fulltext read found (no vector read yet)."""
         anchors = self._anchors(query, reads, [], set())
-        return relation_phrase(query, _spans(query, anchors, self.params))
+        return relation_phrase(query.words, _spans(query, anchors, self.params))
 
     def search(
         self,
-        query: str,
+        query: Query,
         user_id: str,
         words: list[str],
         vectors: tuple[list[float], str, Vector | None],
@@ -105,13 +97,13 @@ class GraphLeg:
         by_vector = self.reads.vector_entities(user_id, param, self.params.anchors.vector_k)
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
-        settled = relation_phrase(query, _spans(query, found.anchors, self.params))
+        settled = relation_phrase(query.words, _spans(query, found.anchors, self.params))
         if settled != phrase:
             phrase_vector = self.scorer.encode_phrase(settled) if settled else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
-        match = self.scorer.match(unnamed, predicates, phrase_vector, asks_for_siblings(query))
+        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings)
         lap("relations")
         expansion = expand(
             self.reads,
@@ -131,7 +123,7 @@ class GraphLeg:
 
     def _anchors(
         self,
-        query: str,
+        query: Query,
         reads: NameReads,
         by_vector: list[tuple[Entity, float]],
         relation_words: set[str],
@@ -168,10 +160,9 @@ class GraphLeg:
         ]
 
 
-def _spans(query: str, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
+def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
     """The query words each anchor's name takes (found again for an anchor found by vector)."""
-    qwords = words_of(query)
-    return [a.span or name_span(a.entity.name, qwords, params.names)[1] for a in anchors]
+    return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
 
 
 def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:

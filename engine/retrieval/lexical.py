@@ -38,7 +38,12 @@ def episode_text(speaker: str | None, content: str) -> str:
 
 def index_terms(text: str) -> list[str]:
     """The stemmed content words of `text`, repeats kept (term frequency counts them)."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS]
+    return stems(words(text))
+
+
+def stems(tokens: list[str]) -> list[str]:
+    """The stemmed content words of a text's `words`, repeats kept."""
+    return [stem(w) for w in tokens if w not in STOPWORDS]
 
 
 @dataclass(slots=True)

@@ -20,8 +20,8 @@ from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
+from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpansionHit
-from engine.retrieval.terms import content_terms
 from engine.store.reads import Reads
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
@@ -49,7 +49,7 @@ class DualRetriever:
         self.params = params
         self.max_query_words = max_query_words
         self.scorer = PredicateScorer(embedder, params.relations)
-        self.graph_leg = GraphLeg(reads, self.scorer, params, max_query_words)
+        self.graph_leg = GraphLeg(reads, self.scorer, params)
         self.episode_leg = EpisodeLeg(reads, params.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
@@ -89,11 +89,12 @@ class DualRetriever:
         the named entities will do. `since` / `until` (epoch seconds) keep the messages
         written, and the facts that became true, in that window."""
         watch = _Stopwatch()
+        parsed = Query.parse(query, self.max_query_words)
         facts_wanted = mode in FACT_MODES
-        reads = self.graph_leg.start(query, user_id, self_uid) if mode in _EXPANDING else None
+        reads = self.graph_leg.start(parsed, user_id, self_uid) if mode in _EXPANDING else None
         messages = self._start_index(user_id) if rank_relations else None
-        words = content_terms(query)[: self.max_query_words] if rank_relations else []
-        phrase = self.graph_leg.phrase(query, reads) if reads is not None and words else ""
+        words = parsed.content if rank_relations else []
+        phrase = self.graph_leg.phrase(parsed, reads) if reads is not None and words else ""
         watch.lap("names")
         query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)
         param = as_param(query_vector)
@@ -106,7 +107,13 @@ class DualRetriever:
         legs = _Legs()
         if reads is not None:
             legs.graph = self._graph(
-                query, user_id, words, (param, phrase, phrase_vector), reads, include_invalid, watch
+                parsed,
+                user_id,
+                words,
+                (param, phrase, phrase_vector),
+                reads,
+                include_invalid,
+                watch,
             )
         legs.semantic = semantic_read.result() if semantic_read is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
@@ -114,7 +121,7 @@ class DualRetriever:
         if legs.index is not None and nearest is not None:
             pool = self.params.episodes.pool
             legs.episodes = self.episode_leg.rank(
-                legs.index, query, nearest.result(), pool, since, until
+                legs.index, parsed, nearest.result(), pool, since, until
             )
         watch.lap("episodes")
         result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
@@ -126,7 +133,7 @@ class DualRetriever:
 
     def _graph(
         self,
-        query: str,
+        query: Query,
         user_id: str,
         words: list[str],
         vectors: tuple[list[float], str, Any],

@@ -39,37 +39,43 @@ def words(text: str) -> list[str]:
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-def content_terms(text: str) -> list[str]:
-    """The words worth searching for: no stopwords, no repeats, in order."""
+def content_words(tokens: list[str]) -> list[str]:
+    """The words worth searching for (of `words(text)`): no stopwords, no repeats, in order."""
     seen: dict[str, None] = {}
-    for word in words(text):
+    for word in tokens:
         if word not in STOPWORDS and word not in seen:
             seen[word] = None
     return list(seen)
 
 
-def fulltext_terms(text: str) -> list[str]:
-    """Terms for a fulltext index: the content words, plus the two-character pieces of CJK
-    runs (a fulltext index keeps a CJK run as one token; its pieces find it as prefixes)."""
-    terms = [w for w in content_terms(text) if not _CJK_CHAR.fullmatch(w)]
+def fulltext_terms(text: str, content: list[str]) -> list[str]:
+    """Terms for a fulltext index: the `content` words of `text`, plus the two-character
+    pieces of its CJK runs (a fulltext index keeps a CJK run as one token; its pieces find it
+    as prefixes)."""
+    terms = [w for w in content if not _CJK_CHAR.fullmatch(w)]
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         terms += [run[i : i + 2] for i in range(len(run) - 1)]
     return list(dict.fromkeys(terms))
 
 
-def relation_phrase(text: str, spans: list[frozenset[int]]) -> str:
-    """The words of `text` outside `spans` (the names it mentions, as positions in `words`),
+def relation_phrase(tokens: list[str], spans: list[frozenset[int]]) -> str:
+    """The words of a query (`tokens`) outside `spans` (the names it mentions, as positions),
     in order: what the question says about relations ("which teams have players from")."""
     taken: set[int] = set().union(*spans) if spans else set()
-    return " ".join(w for i, w in enumerate(words(text)) if i not in taken)
+    return " ".join(w for i, w in enumerate(tokens) if i not in taken)
 
 
-def asks_for_siblings(text: str) -> bool:
-    return any(w in SIBLING_CUES for w in words(text))
+def asks_for_siblings(tokens: list[str]) -> bool:
+    return any(w in SIBLING_CUES for w in tokens)
+
+
+def first_person(text: str, tokens: list[str]) -> bool:
+    """`text` (tokenised as `tokens`) speaks of its writer: "I", "me", "my"."""
+    return any(w in FIRST_PERSON for w in tokens) or "我" in text
 
 
 def mentions_self(text: str) -> bool:
-    return any(w in FIRST_PERSON for w in words(text)) or "我" in text
+    return first_person(text, words(text))
 
 
 def _token_match(
