@@ -9,6 +9,7 @@ import pytest
 from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.models import Fact
 from engine.ranking import FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.query import Query
@@ -57,6 +58,26 @@ def test_several_anchors_and_the_paths_joining_them(mem: Memory) -> None:
     result = mem.search("how does Alice know Lukas", user_id=USER)
     assert {"Alice", "Lukas"} <= set(result.anchors)
     assert any(p.entities[0] == "Alice" and p.entities[-1] == "Lukas" for p in result.paths)
+
+
+def test_the_ranked_facts_and_the_paths_are_read_in_one_go(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[str]] = []
+    read = mem.reads.facts_by_uids
+
+    def counted(user_id: str, uids: list[str]) -> list[Fact]:
+        calls.append(uids)
+        return read(user_id, uids)
+
+    monkeypatch.setattr(mem.reads, "facts_by_uids", counted)
+    result = mem.search("how does Alice know Lukas", user_id=USER, mode="expansion")
+    assert result.paths and len(calls) == 1  # no semantic leg: every fact is read by uid
+    assert {f.uid for p in result.paths for f in p.facts} <= set(calls[0])
+    assert {h.fact.uid for h in result.facts} <= set(calls[0])
+    calls.clear()
+    mem.search("how does Alice know Lukas", user_id=USER)
+    assert len(calls) <= 1  # the facts the semantic leg read are not read again
 
 
 def test_name_match_prefers_long_specific_names() -> None:

@@ -9,11 +9,11 @@ embedded again only when that changed which words are names).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from engine.models import Entity, Path
+from engine.models import Entity, Fact, Path
 from engine.normalize import has_cjk
 from engine.ranking import RankingParams
 from engine.retrieval.anchors import Anchor, find_anchors
@@ -28,6 +28,7 @@ from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
+Walk = tuple[list[str], list[str]]  # node uids in walking order, the fact uids between them
 
 
 @dataclass(slots=True)
@@ -139,8 +140,8 @@ class GraphLeg:
             relation_words,
         )
 
-    def paths(self, user_id: str, found: GraphFound) -> list[Path]:
-        """The facts joining the anchors: through their common neighbours first, else the
+    def walks(self, found: GraphFound) -> list[Walk]:
+        """The walks joining the anchors: through their common neighbours first, else the
         shortest path between two anchors within what the expansion read."""
         if len(found.anchors) < 2:
             return []
@@ -149,8 +150,14 @@ class GraphLeg:
         if not walks:
             uids = [a.entity.uid for a in found.anchors]
             walks = joining_paths(uids, found.edges, expansion.join_hops)
-        needed = sorted({u for _, uids in walks for u in uids})
-        facts = {f.uid: f for f in self.reads.facts_by_uids(user_id, needed)} if needed else {}
+        return walks
+
+    @staticmethod
+    def paths(found: GraphFound, walks: list[Walk], facts: Mapping[str, Fact]) -> list[Path]:
+        """The `walks` with their entities' names and their `facts` (read by the caller
+        with the facts it ranks: one read)."""
+        if not walks:
+            return []
         names = {a.entity.uid: a.entity.name for a in found.anchors}
         names |= {e.far: e.far_name for e in found.edges}
         return [

@@ -126,7 +126,6 @@ class DualRetriever:
         watch.lap("episodes")
         result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
-        result.paths = self.graph_leg.paths(user_id, legs.graph)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
@@ -168,30 +167,31 @@ class DualRetriever:
         facts_wanted: bool,
         window: tuple[float | None, float | None],
     ) -> SearchResult:
-        scored = self._fused_facts(user_id, limit, legs) if facts_wanted else []
+        """The legs fused; the facts the ranking and the paths need are read in one go."""
+        ranked = self._ranked(limit, legs) if facts_wanted else {}
+        walks = self.graph_leg.walks(legs.graph)
+        facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
+        scored = self._scored(limit, ranked, facts, legs)
         scored = [s for s in scored if _in_window(s.fact, window)]
-        facts, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
+        found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
         return SearchResult(
             query=query,
             user_id=user_id,
-            facts=facts[:limit],
+            facts=found[:limit],
             episodes=episodes[:limit],
             entities=_entities(legs.graph.anchors),
             anchors=[a.entity.name for a in legs.graph.anchors],
+            paths=self.graph_leg.paths(legs.graph, walks, facts),
         )
 
-    def _fused_facts(self, user_id: str, limit: int, legs: _Legs) -> list[ScoredFact]:
-        """The fact legs (expansion, semantic) fused, best first, with knowledge boosts."""
+    def _ranked(self, limit: int, legs: _Legs) -> dict[str, float]:
+        """The fact legs (expansion, semantic) fused: the best uids and their scores, best
+        first."""
         hits, semantic = legs.graph.hits, legs.semantic
         params = self.params.fusion
-        pool = max(limit * params.pool_per_result, params.min_pool)
-        considered = hits[:pool]
-        in_leg: dict[Leg, set[str]] = {
-            "expansion": {h.uid for h in considered},
-            "semantic": {f.uid for f, _ in semantic},
-        }
+        pool = self._pool(limit)
         fused = fuse_legs(
-            [h.uid for h in considered],
+            [h.uid for h in hits[:pool]],
             [f.uid for f, _ in semantic],
             {h.uid for h in hits},
             _confidence(hits, params),
@@ -199,24 +199,41 @@ class DualRetriever:
             trusted=_trusted(hits, params),
             bridges=legs.graph.bridges,
         )
-        ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
-        facts = {f.uid: f for f, _ in semantic}
-        missing = [u for u in ranked if u not in facts]
-        facts.update(
-            {f.uid: f for f in self.reads.facts_by_uids(user_id, missing)} if missing else {}
-        )
-        max_mentions = max((f.mentions for f in facts.values()), default=1)
+        return {u: fused[u] for u in sorted(fused, key=lambda u: -fused[u])[:pool]}
+
+    def _facts(self, user_id: str, uids: list[str], legs: _Legs) -> dict[str, Fact]:
+        """The facts of `uids`: those the semantic leg read, the others read by uid."""
+        facts = {f.uid: f for f, _ in legs.semantic}
+        missing = list(dict.fromkeys(u for u in uids if u not in facts))
+        if missing:
+            facts.update({f.uid: f for f in self.reads.facts_by_uids(user_id, missing)})
+        return facts
+
+    def _pool(self, limit: int) -> int:
+        """Facts fused for a result of `limit`."""
+        return max(limit * self.params.fusion.pool_per_result, self.params.fusion.min_pool)
+
+    def _scored(
+        self, limit: int, ranked: dict[str, float], facts: dict[str, Fact], legs: _Legs
+    ) -> list[ScoredFact]:
+        """The fused facts with knowledge boosts (salience against the most mentioned of the
+        legs' facts), best first, each relation once."""
+        hits, semantic = legs.graph.hits, {f.uid for f, _ in legs.semantic}
+        legs_facts = [facts[u] for u in semantic | ranked.keys() if u in facts]
+        max_mentions = max((f.mentions for f in legs_facts), default=1)
+        in_leg: dict[Leg, set[str]] = {
+            "expansion": {h.uid for h in hits[: self._pool(limit)]},
+            "semantic": semantic,
+        }
         hop = {h.uid: h.edge.hop for h in hits}
         scored = []
-        for uid in ranked:
+        for uid, score in ranked.items():
             fact = facts.get(uid)
             if fact is None:
                 continue
-            boost = knowledge_boost(fact, max_mentions, params)
+            boost = knowledge_boost(fact, max_mentions, self.params.fusion)
             which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
-            scored.append(
-                ScoredFact(fact=fact, score=fused[uid] * boost, hop=hop.get(uid), legs=which)
-            )
+            scored.append(ScoredFact(fact=fact, score=score * boost, hop=hop.get(uid), legs=which))
         scored.sort(key=lambda s: -s.score)
         return without_twins(scored)
 
