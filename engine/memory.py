@@ -107,7 +107,7 @@ class Memory(MemoryCore):
         data_dir = self.settings.data_dir.expanduser()
         job = LoadJob(self.store, self.embedder, user_id, data_dir, limits, chunk_size, progress)
         report = load_file(job, source, fmt, delimiter, restart)
-        self.retriever.forget_predicates(user_id)
+        self.retriever.forget(user_id)
         return report
 
     def ingest(
@@ -365,7 +365,7 @@ class Memory(MemoryCore):
         snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source, limits)
         self._setup()
         report = import_snapshot(self.store, snapshot, user_id, self.embedder, limits)
-        self.retriever.forget_predicates(report.user_id)
+        self.retriever.forget(report.user_id)
         return report
 
     # -- deleting -------------------------------------------------------------------------
@@ -381,11 +381,11 @@ class Memory(MemoryCore):
         self._setup()
         if not delete_fact(self.store, user_id, uid):
             raise NotFoundError(f"user {user_id!r} has no fact {uid!r}")
-        self.retriever.forget_predicates(user_id)
+        self.retriever.forget(user_id)
 
     def delete_all(self, user_id: str) -> int:
         """Delete everything of one user; return the number of nodes removed."""
         user_id = check_user_id(user_id)
         self._setup()
-        self.retriever.forget_predicates(user_id)
+        self.retriever.forget(user_id)
         return self.store.delete_user(user_id)

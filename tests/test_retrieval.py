@@ -60,6 +60,13 @@ def test_several_anchors_and_the_paths_joining_them(mem: Memory) -> None:
     assert any(p.entities[0] == "Alice" and p.entities[-1] == "Lukas" for p in result.paths)
 
 
+def test_a_relation_written_in_this_process_is_walked_at_once(mem: Memory) -> None:
+    assert mem.search("who mentored Zoe?", user_id="newcomer").facts == []  # caches no relation
+    mem.add_facts([("Zoe", "MENTORED_BY", "Quentin")], user_id="newcomer")
+    result = mem.search("who mentored Zoe?", user_id="newcomer", mode="expansion")
+    assert [h.fact.triple for h in result.facts] == [("Zoe", "MENTORED_BY", "Quentin")]
+
+
 def test_the_ranked_facts_and_the_paths_are_read_in_one_go(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

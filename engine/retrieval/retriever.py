@@ -4,7 +4,6 @@ hops) + vector similarity over facts, fused; nodes joining several anchors come 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpansionHit
+from engine.store.base import Written
 from engine.store.reads import Reads
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
@@ -53,16 +53,20 @@ class DualRetriever:
         self.episode_leg = EpisodeLeg(reads, params.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
-    def forget_predicates(self, user_id: str) -> None:
-        """Called after deletes: the user's predicate list (and messages) may have shrunk."""
+    def forget(self, user_id: str) -> None:
+        """Called after deletes, loads and imports: the user's predicate list and message
+        index are read again on the next search."""
         self._predicates.pop(user_id, None)
         self.episode_leg.forget(user_id)
 
-    def note_predicates(self, user_id: str, predicates: Iterable[str]) -> None:
-        """Called after writes: add the written predicates to the cached list, if any."""
+    def written(self, user_id: str, written: Written) -> None:
+        """Called with what a write returned: its predicates join the user's predicate list
+        and its messages the user's message index (each if cached)."""
         cached = self._predicates.get(user_id)
-        if cached is not None:
-            self._predicates[user_id] = (cached[0], sorted({*cached[1], *predicates}))
+        if cached is not None and written.predicates:
+            self._predicates[user_id] = (cached[0], sorted({*cached[1], *written.predicates}))
+        if written.episodes:
+            self.episode_leg.note(user_id, written.episodes)
 
     def _user_predicates(self, user_id: str) -> list[str]:
         cached = self._predicates.get(user_id)
