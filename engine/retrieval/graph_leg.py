@@ -77,9 +77,9 @@ class GraphLeg:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
-    def phrase(self, query: Query, reads: NameReads) -> str:
+    def phrase(self, query: Query, name_search: NameReads) -> str:
         """The relation phrase by the names the fulltext read found (no vector read yet)."""
-        anchors = self._anchors(query, reads, [], set())
+        anchors = self._anchors(query, name_search, [], set())
         return relation_phrase(query.words, _spans(query, anchors, self.params))
 
     def search(
@@ -88,7 +88,7 @@ class GraphLeg:
         user_id: str,
         words: list[str],
         vectors: tuple[list[float], str, Vector | None],
-        reads: NameReads,
+        name_search: NameReads,
         predicates: list[str],
         include_invalid: bool,
         lap: Lap,
@@ -97,7 +97,7 @@ class GraphLeg:
         param, phrase, phrase_vector = vectors
         by_vector = self.reads.vector_entities(user_id, param, self.params.anchors.vector_k)
         relation_words = self.scorer.match(words, predicates).relation_words()
-        found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
+        found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
         settled = relation_phrase(query.words, _spans(query, found.anchors, self.params))
         if settled != phrase:
             phrase_vector = self.scorer.encode_phrase(settled) if settled else None
@@ -125,18 +125,18 @@ class GraphLeg:
     def _anchors(
         self,
         query: Query,
-        reads: NameReads,
+        name_search: NameReads,
         by_vector: list[tuple[Entity, float]],
         relation_words: set[str],
     ) -> list[Anchor]:
-        by_name = reads.by_name.result()
+        by_name = name_search.by_name.result()
         return find_anchors(
             query,
             by_name,
             by_vector,
             self.params.anchors,
             self.params.names,
-            reads.self_entity(),
+            name_search.self_entity(),
             relation_words,
         )
 

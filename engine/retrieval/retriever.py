@@ -95,10 +95,14 @@ class DualRetriever:
         watch = _Stopwatch()
         parsed = Query.parse(query, self.max_query_words)
         facts_wanted = mode in FACT_MODES
-        reads = self.graph_leg.start(parsed, user_id, self_uid) if mode in _EXPANDING else None
+        name_search = (
+            self.graph_leg.start(parsed, user_id, self_uid) if mode in _EXPANDING else None
+        )
         messages = self._start_index(user_id) if rank_relations else None
         words = parsed.content if rank_relations else []
-        phrase = self.graph_leg.phrase(parsed, reads) if reads is not None and words else ""
+        phrase = (
+            self.graph_leg.phrase(parsed, name_search) if name_search is not None and words else ""
+        )
         watch.lap("names")
         query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)
         param = as_param(query_vector)
@@ -109,13 +113,13 @@ class DualRetriever:
             k = self.params.episodes.dense_k
             nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, param, k)
         legs = _Legs()
-        if reads is not None:
+        if name_search is not None:
             legs.graph = self._graph(
                 parsed,
                 user_id,
                 words,
                 (param, phrase, phrase_vector),
-                reads,
+                name_search,
                 include_invalid,
                 watch,
             )
@@ -140,13 +144,13 @@ class DualRetriever:
         user_id: str,
         words: list[str],
         vectors: tuple[list[float], str, Any],
-        reads: NameReads,
+        name_search: NameReads,
         include_invalid: bool,
         watch: _Stopwatch,
     ) -> GraphFound:
         predicates = self._user_predicates(user_id)
         return self.graph_leg.search(
-            query, user_id, words, vectors, reads, predicates, include_invalid, watch.lap
+            query, user_id, words, vectors, name_search, predicates, include_invalid, watch.lap
         )
 
     def _start_vector_facts(
