@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from threadpoolctl import ThreadpoolController
 
 from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
@@ -12,6 +14,7 @@ from engine.memory import Memory
 from engine.models import Fact
 from engine.ranking import FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
+from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
 from engine.retrieval.terms import name_match as name_match_with
 from engine.retrieval.terms import words
@@ -235,3 +238,23 @@ def test_a_second_hop_its_words_barely_ask_for_is_still_walked(mem: Memory) -> N
     query = "who are the directors of the films starred by Emily Perkins"
     result = mem.search(query, user_id="films", mode="expansion", limit=3)
     assert "John Fawcett" in {h.fact.object for h in result.facts}
+
+
+def test_a_search_runs_with_one_blas_thread_and_gives_the_caller_s_back(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS's idle workers spin after each product: a search's small products use one."""
+    controller = ThreadpoolController()
+    seen: list[int] = []
+    match = PredicateScorer.match
+
+    def watched(self: PredicateScorer, *args: Any, **kwargs: Any) -> Any:
+        seen.extend(lib["num_threads"] for lib in controller.info() if lib["user_api"] == "blas")
+        return match(self, *args, **kwargs)
+
+    monkeypatch.setattr(PredicateScorer, "match", watched)
+    with controller.limit(limits=2, user_api="blas"):
+        mem.search("who does Alice know?", user_id=USER)
+        after = [lib["num_threads"] for lib in controller.info() if lib["user_api"] == "blas"]
+    assert seen and set(seen) == {1}
+    assert after and set(after) == {2}

@@ -11,6 +11,7 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
+from engine.store import records
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch, Written
 from engine.store.reads import Reads, delete_fact
 
@@ -124,6 +125,31 @@ def test_vector_search_does_not_starve_when_other_users_fill_the_index(
     hits = Reads(store).vector_facts("me", vector, 5, include_invalid=False)
     assert [f.text for f, _ in hits] == ["I own a cat called Miso"]
     assert 0.0 <= hits[0][1] <= 1.0
+
+
+def test_a_user_s_size_is_counted_again_only_after_a_write_for_that_user(
+    store: GraphStore, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The count that decides scan or index is a round trip: kept until the adapter writes
+    for the user, so a user who grows large is then read through the index."""
+    monkeypatch.setattr(records, "SCAN_MAX", 5)
+    asked: list[str] = []
+    run = store.run
+    monkeypatch.setattr(
+        store, "run", lambda name, *a, **kw: asked.append(name) or run(name, *a, **kw)
+    )
+    reads, vector = Reads(store), as_param(embedder.encode_one("who owns a dog"))
+    _write(store, embedder, "other", [("Zed", "OWNS", "a dog")])
+    _write(store, embedder, "u", [("Person 0", "OWNS", "dog 0")])
+    for _ in range(2):
+        assert len(reads.vector_facts("u", vector, 3, include_invalid=False)) == 1
+    reads.vector_facts("other", vector, 3, include_invalid=False)
+    assert asked.count("count_fact_vectors") == 2
+    assert "search_fact_vectors" not in asked
+    _write(store, embedder, "u", [(f"Person {i}", "OWNS", f"dog {i}") for i in range(1, 20)])
+    assert len(reads.vector_facts("u", vector, 3, include_invalid=False)) == 3
+    assert asked.count("count_fact_vectors") == 3
+    assert "search_fact_vectors" in asked
 
 
 def test_vector_search_finds_k_facts_after_they_were_mentioned_again(

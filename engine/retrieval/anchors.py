@@ -38,7 +38,7 @@ def find_anchors(
     for entity, _ in by_name:
         score, span = max(name_span(n, qwords, names) for n in [entity.name, *entity.aliases])
         exact = bool(span) and qwords[min(span) : max(span) + 1] in [
-            words(n) for n in [entity.name, *entity.aliases]
+            tuple(words(n)) for n in [entity.name, *entity.aliases]
         ]
         _keep(found, Anchor(entity, score, "name", span, exact))
     for entity, similarity in by_vector:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,7 @@ def index_terms(text: str) -> list[str]:
     return stems(words(text))
 
 
-def stems(tokens: list[str]) -> list[str]:
+def stems(tokens: Sequence[str]) -> list[str]:
     """The stemmed content words of a text's `words`, repeats kept."""
     return [stem(w) for w in tokens if w not in STOPWORDS]
 

@@ -31,7 +31,10 @@ from engine.ranking import RelationParams
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 NOTHING = -1e9  # the score of no path at all: below every path's
+_USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]
+_Relations = tuple[list[str], dict[str, int], Vector]
+_NONE: Vector = np.zeros((0, 0))
 
 
 def base_relation(predicate: str) -> str:
@@ -59,6 +62,7 @@ class PredicateScorer:
         self._embedder = embedder
         self.params = params
         self._cache: dict[str, Vector] = {}
+        self._relations_of: dict[tuple[str, ...], _Relations] = {}
 
     def encode_query(
         self, query: str, words: Sequence[str], phrase: str | None = None
@@ -95,13 +99,11 @@ class PredicateScorer:
     ) -> RelationMatch:
         """Similarities of each question word, and of the relation `phrase`, to each relation
         of `predicates`; `siblings`: the question asks for what shares a neighbour."""
-        bases = sorted({base_relation(p) for p in predicates})
-        of = {p: bases.index(base_relation(p)) for p in predicates} if bases else {}
+        bases, of, readable = self._relations(predicates)
         if not bases:
             return RelationMatch(
                 self.params, [], bases, of, np.zeros((0, 0)), np.zeros(0), None, siblings
             )
-        readable = self._vectors([predicate_words(b) for b in bases])
         if words:
             sims = self._vectors(list(words)) @ readable.T
             specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
@@ -114,6 +116,22 @@ class PredicateScorer:
         return RelationMatch(
             self.params, list(words), bases, of, sims, specificity, centred, siblings
         )
+
+    def _relations(self, predicates: Sequence[str]) -> _Relations:
+        """The relations of `predicates`, each predicate's relation, their readable forms'
+        vectors: the same for every search of a user until a write adds a predicate."""
+        key = tuple(predicates)
+        found = self._relations_of.get(key)
+        if found is None:
+            bases = sorted({base_relation(p) for p in predicates})
+            column = {b: i for i, b in enumerate(bases)}
+            of = {p: column[base_relation(p)] for p in predicates}
+            readable = self._vectors([predicate_words(b) for b in bases]) if bases else _NONE
+            found = (bases, of, readable)
+            if len(self._relations_of) >= _USERS_CACHED:
+                self._relations_of.clear()
+            self._relations_of[key] = found
+        return found
 
 
 class RelationMatch:

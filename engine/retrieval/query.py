@@ -19,7 +19,9 @@ class Query:
     """The text of a query and what the legs read of it."""
 
     text: str
-    words: list[str]  # case-folded tokens in order: names' spans and the relation phrase
+    # case-folded tokens in order: names' spans, the relation phrase; a tuple, the key under
+    # which name matches are remembered (`terms.name_span`)
+    words: tuple[str, ...]
     content: list[str]  # no stopwords, no repeats: matched to predicates, at most max_words
     fulltext: list[str]  # terms of the entity fulltext read, at most max_words
     first_person: bool  # "I", "me", "my": the user's own entity is a candidate anchor
@@ -29,7 +31,7 @@ class Query:
     def parse(cls, text: str, max_words: int) -> Query:
         """`text` parsed; `max_words` bounds the content words and fulltext terms (each new
         word is a model input, and a long text has thousands)."""
-        tokens = words(text)
+        tokens = tuple(words(text))
         content = content_words(tokens)
         return cls(
             text=text,

@@ -13,6 +13,7 @@ from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
 from engine.ranking import FusionParams, RankingParams
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
+from engine.retrieval.blas import one_blas_thread
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
@@ -75,6 +76,7 @@ class DualRetriever:
             self._predicates[user_id] = cached
         return cached[1]
 
+    @one_blas_thread
     def search(
         self,
         query: str,

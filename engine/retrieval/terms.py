@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel
 
@@ -39,7 +41,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-def content_words(tokens: list[str]) -> list[str]:
+def content_words(tokens: Sequence[str]) -> list[str]:
     """The words worth searching for (of `words(text)`): no stopwords, no repeats, in order."""
     seen: dict[str, None] = {}
     for word in tokens:
@@ -58,18 +60,18 @@ def fulltext_terms(text: str, content: list[str]) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def relation_phrase(tokens: list[str], spans: list[frozenset[int]]) -> str:
+def relation_phrase(tokens: Sequence[str], spans: list[frozenset[int]]) -> str:
     """The words of a query (`tokens`) outside `spans` (the names it mentions, as positions),
     in order: what the question says about relations ("which teams have players from")."""
     taken: set[int] = set().union(*spans) if spans else set()
     return " ".join(w for i, w in enumerate(tokens) if i not in taken)
 
 
-def asks_for_siblings(tokens: list[str]) -> bool:
+def asks_for_siblings(tokens: Sequence[str]) -> bool:
     return any(w in SIBLING_CUES for w in tokens)
 
 
-def first_person(text: str, tokens: list[str]) -> bool:
+def first_person(text: str, tokens: Sequence[str]) -> bool:
     """`text` (tokenised as `tokens`) speaks of its writer: "I", "me", "my"."""
     return any(w in FIRST_PERSON for w in tokens) or "我" in text
 
@@ -79,7 +81,7 @@ def mentions_self(text: str) -> bool:
 
 
 def _token_match(
-    token: str, query: list[str], taken: set[int], params: NameParams
+    token: str, query: Sequence[str], taken: set[int], params: NameParams
 ) -> tuple[int, float] | None:
     """Where `token` stands in the query (not at a position another token of the name took)
     and how surely: exactly (1.0) or with a small typo in a longer word (`typo_credit`, so
@@ -106,13 +108,22 @@ def _size(token: str, params: NameParams) -> int:
     return params.cjk_chars if _CJK_CHAR.fullmatch(token) else len(token)
 
 
-def name_match(name: str, query_words: list[str], params: NameParams) -> float:
+def name_match(name: str, query_words: Sequence[str], params: NameParams) -> float:
     """How surely the query names this entity, in [0, 1] (see `name_span`)."""
     return name_span(name, query_words, params)[0]
 
 
 def name_span(
-    name: str, query_words: list[str], params: NameParams
+    name: str, query_words: Sequence[str], params: NameParams
+) -> tuple[float, frozenset[int]]:
+    """As `_name_span`, remembered: a search scores the same candidates against its query
+    twice (anchors by name alone, then with the vector read's), ~50 names each."""
+    return _name_span(name, tuple(query_words), params)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_span(
+    name: str, query_words: tuple[str, ...], params: NameParams
 ) -> tuple[float, frozenset[int]]:
     """How surely the query names this entity, in [0, 1], and which query words it takes.
 
@@ -129,7 +140,7 @@ def name_span(
     total = sum(_size(t, params) for t in tokens)
     n = len(tokens)
     for i in range(len(query_words) - n + 1):
-        if query_words[i : i + n] == tokens:
+        if query_words[i : i + n] == tuple(tokens):
             return _score(total, total, params), frozenset(range(i, i + n))
     matched, found = 0.0, list[int]()
     for token in tokens:

@@ -32,7 +32,13 @@ from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavai
 from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
-from engine.store.records import composed_batch, nearest_rows, pack_vector, written
+from engine.store.records import (
+    UserSizes,
+    composed_batch,
+    nearest_rows,
+    pack_vector,
+    written,
+)
 
 log = logging.getLogger("graphmem")
 # vector statement -> label whose vector index it reads
@@ -84,6 +90,7 @@ class FalkorDBStore:
         # directory across processes (`EmbeddedServer.writing`)
         self._write_lock = threading.Lock()
         self._closed = False
+        self._sizes = UserSizes()
         self._warming: set[str] = set(_VECTOR_LABELS.values())  # until db.indexes() says
         self._warming_checked = float("-inf")
 
@@ -125,7 +132,7 @@ class FalkorDBStore:
         label = _VECTOR_LABELS[read.index]
         if label not in self._warming_now():
             try:
-                return nearest_rows(self.run, read, params, k)
+                return nearest_rows(self.run, read, params, k, self._sizes)
             except QueryError as exc:
                 if _NO_VECTOR_INDEX not in str(exc):
                     raise
@@ -205,18 +212,23 @@ class FalkorDBStore:
             return Written()
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         across = self._server.writing() if self._server else contextlib.nullcontext()
-        with self._write_lock, across, map_falkordb_errors():
-            rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
+        try:
+            with self._write_lock, across, map_falkordb_errors():
+                rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
+        finally:
+            self._sizes.forget(user_id)
         return written(batch, names, rows[0])
 
     # -- deletes and housekeeping ---------------------------------------------------------
 
     def delete_user(self, user_id: str) -> int:
         rows = self.run("delete_user_nodes", {"user_id": user_id}, read_only=False)
+        self._sizes.forget(user_id)
         return int(rows[0][0]) if rows else 0
 
     def reset(self) -> None:
         self.run("delete_all_nodes", {}, read_only=False)
+        self._sizes.forget()
 
     def close(self) -> None:
         """Disconnect; the last process to close stops the embedded server, after

@@ -23,7 +23,13 @@ from engine.errors import (
     StoreUnavailableError,
 )
 from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
-from engine.store.records import batch_statements, nearest_rows, statement_texts, written
+from engine.store.records import (
+    UserSizes,
+    batch_statements,
+    nearest_rows,
+    statement_texts,
+    written,
+)
 
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 _DELETE_BATCH = 10_000
@@ -87,6 +93,7 @@ class Neo4jStore:
         self._timeout_s = timeout_s
         self._owns_driver = owns_driver
         self._index_wait_s = index_wait_s
+        self._sizes = UserSizes()
 
     @classmethod
     def from_settings(
@@ -140,7 +147,7 @@ class Neo4jStore:
         return self._execute([(text, params)], read_only)[0]
 
     def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
-        return nearest_rows(self.run, read, params, k)
+        return nearest_rows(self.run, read, params, k, self._sizes)
 
     # -- schema and writes ----------------------------------------------------------------
 
@@ -159,17 +166,23 @@ class Neo4jStore:
         if batch.is_empty():
             return Written()
         named = batch_statements(user_id, batch)
-        results = self._execute(statement_texts(named, self.dialect), read_only=False)
+        try:
+            results = self._execute(statement_texts(named, self.dialect), read_only=False)
+        finally:
+            self._sizes.forget(user_id)
         # Each batch statement returns one row with one `result` column.
         return written(batch, [name for name, _, _ in named], [rows[0][0] for rows in results])
 
     # -- deletes and housekeeping ---------------------------------------------------------
 
     def delete_user(self, user_id: str) -> int:
-        return self._delete_in_batches("delete_user_nodes", {"user_id": user_id})
+        deleted = self._delete_in_batches("delete_user_nodes", {"user_id": user_id})
+        self._sizes.forget(user_id)
+        return deleted
 
     def reset(self) -> None:
         self._delete_in_batches("delete_all_nodes", {})
+        self._sizes.forget()
 
     def _delete_in_batches(self, name: str, params: dict[str, Any]) -> int:
         """Repeat a batched delete until a batch comes back short; return the nodes deleted."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -187,11 +188,46 @@ def nearest(
     return rows[:k] if len(rows) >= k else scan(k)
 
 
-def nearest_rows(run: Run, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
-    """`nearest` by the statements of `read`, each run by `run`."""
+class UserSizes:
+    """How many nodes of each vector-indexed label a user has, as last counted: the count
+    decides between scan and index (`nearest`) and was a round trip on every vector read,
+    three a search. A stale size never gives a wrong answer, only a slower one (a user grown
+    large is scanned; one shrunk reads the index, then is scanned). The adapter forgets a
+    user's sizes when it writes for that user; another process's writes wait out `ttl_s`."""
+
+    def __init__(self, ttl_s: float = 30.0) -> None:
+        self._ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._sizes: dict[tuple[str, str, int], tuple[float, int]] = {}
+
+    def count(self, key: tuple[str, str, int], fresh: Callable[[], int]) -> int:
+        """The size under `key` (statement, user, cap), counted by `fresh` when not known."""
+        with self._lock:
+            known = self._sizes.get(key)
+        if known is not None and time.monotonic() - known[0] < self._ttl_s:
+            return known[1]
+        size = fresh()
+        with self._lock:
+            self._sizes[key] = (time.monotonic(), size)
+        return size
+
+    def forget(self, user_id: str | None = None) -> None:
+        """Forget one user's sizes (None: everyone's)."""
+        with self._lock:
+            for key in [k for k in self._sizes if user_id is None or k[1] == user_id]:
+                del self._sizes[key]
+
+
+def nearest_rows(
+    run: Run, read: VectorRead, params: dict[str, Any], k: int, sizes: UserSizes
+) -> Rows:
+    """`nearest` by the statements of `read`, each run by `run`; the user's size from `sizes`."""
     user = {"user_id": params["user_id"]}
     return nearest(
-        lambda cap: int(run(read.count, {**user, "cap": cap})[0][0]),
+        lambda cap: sizes.count(
+            (read.count, user["user_id"], cap),
+            lambda: int(run(read.count, {**user, "cap": cap})[0][0]),
+        ),
         lambda n, keep: run(read.index, {**params, "k": n, "limit": keep}),
         lambda keep: run(read.scan, {**params, "limit": keep}),
         k,
