@@ -1,10 +1,9 @@
 """The graph side of a search: anchors, the question's relations, the walk, the joins.
 
-Order of work, so the slow parts overlap: the name reads (fulltext) start before the query is
-embedded; the relation phrase (the question without the names it mentions, see
-`terms.relation_phrase`) is embedded in the same batch as the query, from the names the
-fulltext read found; the vector read of entities then settles the anchors (and the phrase is
-embedded again only when that changed which words are names).
+Order of work, so the slow parts overlap: the name reads (fulltext) run while the query and
+its new words are embedded, and the vector reads start as soon as the query's vector is
+there; the anchors settle from both reads, and only then is the relation phrase (the question
+without the names it mentions, see `terms.relation_phrase`) embedded, once.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
-from engine.retrieval.predicates import PredicateScorer, Vector
+from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit
 from engine.retrieval.terms import name_span, relation_phrase
@@ -37,6 +36,7 @@ class NameReads:
 
     by_name: Future[list[tuple[Entity, float]]]
     me: Future[list[Entity]] | None = None
+    by_vector: Future[list[tuple[Entity, float]]] | None = None
 
     def self_entity(self) -> Entity | None:
         return next(iter(self.me.result()), None) if self.me is not None else None
@@ -77,30 +77,31 @@ class GraphLeg:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
-    def phrase(self, query: Query, name_search: NameReads) -> str:
-        """The relation phrase by the names the fulltext read found (no vector read yet)."""
-        anchors = self._anchors(query, name_search, [], set())
-        return relation_phrase(query.words, _spans(query, anchors, self.params))
+    def read_vectors(self, name_search: NameReads, user_id: str, param: list[float]) -> None:
+        """Start the vector read of entities: before the other legs' vector reads, which
+        the database would otherwise serve first while the anchors wait."""
+        k = self.params.anchors.vector_k
+        name_search.by_vector = BACKGROUND.submit(self.reads.vector_entities, user_id, param, k)
 
     def search(
         self,
         query: Query,
         user_id: str,
         words: list[str],
-        vectors: tuple[list[float], str, Vector | None],
+        param: list[float],
         name_search: NameReads,
         predicates: list[str],
         include_invalid: bool,
         lap: Lap,
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
-        param, phrase, phrase_vector = vectors
-        by_vector = self.reads.vector_entities(user_id, param, self.params.anchors.vector_k)
+        if name_search.by_vector is None:
+            self.read_vectors(name_search, user_id, param)
+        by_vector = name_search.by_vector.result() if name_search.by_vector is not None else []
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
-        settled = relation_phrase(query.words, _spans(query, found.anchors, self.params))
-        if settled != phrase:
-            phrase_vector = self.scorer.encode_phrase(settled) if settled else None
+        phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
+        phrase_vector = self.scorer.encode_phrase(phrase) if phrase else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]

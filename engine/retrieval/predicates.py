@@ -64,16 +64,13 @@ class PredicateScorer:
         self._cache: dict[str, Vector] = {}
         self._relations_of: dict[tuple[str, ...], _Relations] = {}
 
-    def encode_query(
-        self, query: str, words: Sequence[str], phrase: str | None = None
-    ) -> tuple[Vector, Vector | None]:
-        """The query's vector and its relation phrase's (None when there is no phrase); the
-        words not yet cached are encoded in the same batch."""
+    def encode_query(self, query: str, words: Sequence[str]) -> Vector:
+        """The query's vector; its words not yet cached are encoded in the same call."""
         missing = [w for w in dict.fromkeys(words) if w not in self._cache]
-        texts = [query, *([phrase] if phrase else []), *missing]
-        vectors = self._embedder.encode(texts)
-        self._remember(missing, vectors[len(texts) - len(missing) :])
-        return vectors[0], vectors[1] if phrase else None
+        vectors = self._embedder.encode([query, *missing])
+        self._remember(missing, vectors[1:])
+        query_vector: Vector = vectors[0]
+        return query_vector
 
     def encode_phrase(self, phrase: str) -> Vector:
         vector: Vector = self._embedder.encode([phrase])[0]

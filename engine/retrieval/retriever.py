@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
@@ -102,13 +102,10 @@ class DualRetriever:
         )
         messages = self._start_index(user_id) if rank_relations else None
         words = parsed.content if rank_relations else []
-        phrase = (
-            self.graph_leg.phrase(parsed, name_search) if name_search is not None and words else ""
-        )
-        watch.lap("names")
-        query_vector, phrase_vector = self.scorer.encode_query(query, words, phrase or None)
-        param = as_param(query_vector)
+        param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
+        if name_search is not None:
+            self.graph_leg.read_vectors(name_search, user_id, param)
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
         if messages is not None and mode in ("dual", "episodes") and not _none(messages):
@@ -117,13 +114,7 @@ class DualRetriever:
         legs = _Legs()
         if name_search is not None:
             legs.graph = self._graph(
-                parsed,
-                user_id,
-                words,
-                (param, phrase, phrase_vector),
-                name_search,
-                include_invalid,
-                watch,
+                parsed, user_id, words, param, name_search, include_invalid, watch
             )
         legs.semantic = semantic_read.result() if semantic_read is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
@@ -145,14 +136,14 @@ class DualRetriever:
         query: Query,
         user_id: str,
         words: list[str],
-        vectors: tuple[list[float], str, Any],
+        param: list[float],
         name_search: NameReads,
         include_invalid: bool,
         watch: _Stopwatch,
     ) -> GraphFound:
         predicates = self._user_predicates(user_id)
         return self.graph_leg.search(
-            query, user_id, words, vectors, name_search, predicates, include_invalid, watch.lap
+            query, user_id, words, param, name_search, predicates, include_invalid, watch.lap
         )
 
     def _start_vector_facts(
