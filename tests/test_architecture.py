@@ -28,7 +28,7 @@ LAYERS = [
 ]
 PORT = ("engine.store.base", "GraphStore")
 MAX_PORT_MEMBERS = 10
-MAX_RETRIEVAL_LITERALS = 12  # issue 18: 82 before RankingParams, 10 after
+MAX_RETRIEVAL_LITERALS = 12  # issue 18: 82 before RankingParams
 
 
 def _modules() -> dict[str, Path]:
