@@ -27,6 +27,7 @@ from engine.models import (
     SearchResult,
     Stats,
 )
+from engine.ranking import RankingParams
 
 __all__ = [
     "AddResult",
@@ -45,6 +46,7 @@ __all__ = [
     "NotFoundError",
     "Path",
     "QueryError",
+    "RankingParams",
     "ScoredEntity",
     "ScoredFact",
     "SearchResult",

@@ -1,5 +1,5 @@
 """The parts a `Memory` is made of, built from `Settings` at the edge (nothing below reads
-the environment): the store, the embedder, the extractor and the retriever's settings."""
+the environment): the store, the embedder and the extractor."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ from engine.config import Settings
 from engine.embedding import Embedder
 from engine.errors import ConfigError
 from engine.extraction.schema import Extractor
-from engine.retrieval.anchors import AnchorSettings
-from engine.retrieval.expansion import ExpansionSettings
-from engine.retrieval.retriever import RetrieverSettings
 from engine.store.base import GraphStore
 
 log = logging.getLogger("graphmem")
@@ -66,23 +63,3 @@ def open_store(settings: Settings) -> GraphStore:
 
     server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
     return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
-
-
-def retriever_settings(settings: Settings) -> RetrieverSettings:
-    """The retriever's settings from the flat `Settings`."""
-    return RetrieverSettings(
-        anchors=AnchorSettings(limit=settings.anchor_limit, min_score=settings.anchor_min_score),
-        expansion=ExpansionSettings(
-            depth=settings.expansion_depth,
-            fanout=settings.expansion_fanout,
-            max_edges=settings.expansion_max_edges,
-            hub_scan=settings.expansion_hub_scan,
-            hub_degree=settings.expansion_hub_degree,
-            anchor_scan=settings.expansion_anchor_scan,
-        ),
-        semantic_k=settings.semantic_k,
-        rrf_k=settings.rrf_k,
-        expansion_weight=settings.expansion_weight,
-        half_life_days=settings.recency_half_life_days,
-        max_query_words=settings.max_query_words,
-    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.errors import ConfigError
+from engine.ranking import RankingParams
 
 
 def _default_home() -> Path:
@@ -20,7 +22,12 @@ class Settings(BaseSettings):
     """Every setting graphmem has. Environment variables: `GRAPHMEM_<NAME>`, plus the
     conventional `NEO4J_*` and `OPENAI_*` names for the Neo4j and LLM settings."""
 
-    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="forbid", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHMEM_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        populate_by_name=True,
+    )
 
     # storage
     store: Literal["falkordb", "neo4j"] = "falkordb"
@@ -58,26 +65,10 @@ class Settings(BaseSettings):
     llm_temperature: float = Field(default=0.0, ge=0, le=2)
     llm_max_retries: int = Field(default=3, ge=0)
 
-    # retrieval
+    # retrieval: facts and messages a search returns by default; every number that shapes
+    # the ranking is in `ranking` (engine/ranking.py: GRAPHMEM_RANKING__FUSION__RRF_K=50)
     search_limit: int = Field(default=10, ge=1)
-    anchor_limit: int = Field(default=5, ge=1)
-    anchor_min_score: float = Field(default=0.5, ge=0, le=1)
-    # the longest relation path walked (3: "where was the coach of X's club born")
-    expansion_depth: int = Field(default=3, ge=1, le=3)
-    # edges of any type read around each anchor, as context
-    expansion_fanout: int = Field(default=50, ge=1)
-    # edges read in all by one search's expansion, every hop together
-    expansion_max_edges: int = Field(default=4000, ge=1)
-    # edges of the question's relation types read per node past the anchors: bounds a hub's cost
-    expansion_hub_scan: int = Field(default=500, ge=1)
-    # ... and per anchor: all members of a hub the question asks about (a group, a country)
-    expansion_anchor_scan: int = Field(default=2000, ge=1)
-    # a two-hop chain through a node with more edges counts for less (a chat's speaker)
-    expansion_hub_degree: int = Field(default=100, ge=1)
-    semantic_k: int = Field(default=30, ge=1)
-    rrf_k: int = Field(default=60, ge=1)
-    expansion_weight: float = Field(default=2.0, ge=0)
-    recency_half_life_days: float = Field(default=30.0, gt=0)
+    ranking: RankingParams = Field(default_factory=RankingParams)
 
     # resolution and conflicts
     resolve_threshold: float = Field(default=0.9, ge=0, le=1)
@@ -107,14 +98,36 @@ class Settings(BaseSettings):
         )
 
 
+# retrieval settings that moved into `ranking` (engine/ranking.py): the old name says where
+_MOVED = {
+    "anchor_limit": "ranking.anchors.limit",
+    "anchor_min_score": "ranking.anchors.min_score",
+    "expansion_depth": "ranking.expansion.depth",
+    "expansion_fanout": "ranking.expansion.fanout",
+    "expansion_max_edges": "ranking.expansion.max_edges",
+    "expansion_hub_scan": "ranking.expansion.hub_scan",
+    "expansion_anchor_scan": "ranking.expansion.anchor_scan",
+    "expansion_hub_degree": "ranking.expansion.hub_degree",
+    "semantic_k": "ranking.fusion.semantic_k",
+    "rrf_k": "ranking.fusion.rrf_k",
+    "expansion_weight": "ranking.fusion.expansion_weight",
+    "recency_half_life_days": "ranking.fusion.half_life_days",
+}
+
+
 def build_settings(**overrides: Any) -> Settings:
     """`Settings` from the environment and `overrides`.
 
     Raises:
-        ConfigError: a setting is unknown or unusable. The message names each setting and
-            what is wrong with it, never the value given: a misspelt `openai_key="sk-..."` is
-            a secret that must not reach a log.
+        ConfigError: a setting is unknown or unusable, or an environment variable names a
+            setting that moved into `ranking`. The message names each setting and what is
+            wrong with it, never the value given: a misspelt `openai_key="sk-..."` is a
+            secret that must not reach a log.
     """
+    moved = [old for old in _MOVED if _env_name(old) in os.environ]
+    if moved:
+        where = "; ".join(f"{_env_name(old)} is now {_env_name(_MOVED[old])}" for old in moved)
+        raise ConfigError(f"invalid settings: {where}")
     try:
         return Settings(**overrides)
     except ValidationError as exc:
@@ -122,10 +135,16 @@ def build_settings(**overrides: Any) -> Settings:
         raise ConfigError(f"invalid settings: {problems}") from None
 
 
+def _env_name(setting: str) -> str:
+    return "GRAPHMEM_" + setting.replace(".", "__").upper()
+
+
 def _problem(loc: tuple[int | str, ...], kind: str, message: str) -> str:
     name = ".".join(str(part) for part in loc) or "settings"
     if kind != "extra_forbidden":
         return f"{name}: {message}"
+    if name in _MOVED:
+        return f"{name} is now {_MOVED[name]}"
     known = [field.lower() for field in Settings.model_fields]
     close = difflib.get_close_matches(name.lower(), known, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""

@@ -23,6 +23,7 @@ from engine.store.base import RankBy
 from engine.store.reads import Reads
 
 RANKINGS: tuple[RankBy, ...] = ("salience", "frequency", "recency")
+DAY_S = 86400.0
 
 
 def salience(mentions: int, most: int, age: float | None, half_life: float) -> float:

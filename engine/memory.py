@@ -17,7 +17,7 @@ from engine.errors import InvalidInputError, NotFoundError
 from engine.ingest.pipeline import ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
-from engine.knowledge import RANKINGS, EntityView, entity_view, top_entities
+from engine.knowledge import DAY_S, RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
 from engine.memory_core import MemoryCore
@@ -107,7 +107,7 @@ class Memory(MemoryCore):
         data_dir = self.settings.data_dir.expanduser()
         job = LoadJob(self.store, self.embedder, user_id, data_dir, limits, chunk_size, progress)
         report = load_file(job, source, fmt, delimiter, restart)
-        self.retriever.forget_predicates(user_id)
+        self.retriever.forget(user_id)
         return report
 
     def ingest(
@@ -237,7 +237,7 @@ class Memory(MemoryCore):
         self,
         query: str,
         user_id: str,
-        limit: int = 10,
+        limit: int | None = None,
         *,
         include_invalid: bool = False,
         mode: Mode = "dual",
@@ -245,7 +245,8 @@ class Memory(MemoryCore):
         until: datetime | float | None = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
-        (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`).
+        (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
+        `search_limit` setting, 10).
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (a datetime, naive
@@ -257,6 +258,7 @@ class Memory(MemoryCore):
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
+        limit = self.settings.search_limit if limit is None else limit
         if not 1 <= limit <= 1000:
             raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
         if mode not in MODES:
@@ -308,7 +310,7 @@ class Memory(MemoryCore):
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
         self._setup()
-        half_life = self.settings.recency_half_life_days * 86400.0
+        half_life = self.settings.ranking.fusion.half_life_days * DAY_S
         return top_entities(self.reads, user_id, k, by, time.time(), half_life)
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
@@ -363,7 +365,7 @@ class Memory(MemoryCore):
         snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source, limits)
         self._setup()
         report = import_snapshot(self.store, snapshot, user_id, self.embedder, limits)
-        self.retriever.forget_predicates(report.user_id)
+        self.retriever.forget(report.user_id)
         return report
 
     # -- deleting -------------------------------------------------------------------------
@@ -379,11 +381,11 @@ class Memory(MemoryCore):
         self._setup()
         if not delete_fact(self.store, user_id, uid):
             raise NotFoundError(f"user {user_id!r} has no fact {uid!r}")
-        self.retriever.forget_predicates(user_id)
+        self.retriever.forget(user_id)
 
     def delete_all(self, user_id: str) -> int:
         """Delete everything of one user; return the number of nodes removed."""
         user_id = check_user_id(user_id)
         self._setup()
-        self.retriever.forget_predicates(user_id)
+        self.retriever.forget(user_id)
         return self.store.delete_user(user_id)

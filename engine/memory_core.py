@@ -8,7 +8,7 @@ from typing import Any, Self
 
 from engine.add.adder import Adder
 from engine.add.resolve import self_uid
-from engine.components import build_embedder, build_extractor, open_store, retriever_settings
+from engine.components import build_embedder, build_extractor, open_store
 from engine.config import Settings, build_settings
 from engine.embedding import Embedder
 from engine.extraction.schema import Extractor
@@ -43,7 +43,7 @@ class MemoryCore:
         self._owns_embedder = embedder is None
         self.store = store or open_store(self.settings)
         self.reads = Reads(self.store)
-        self.retriever = DualRetriever(self.reads, self.embedder, retriever_settings(self.settings))
+        self.retriever = self._retriever()
         self._ready = False
         self._setup_lock = threading.Lock()
         self._extractor = extractor
@@ -52,6 +52,10 @@ class MemoryCore:
         self._adder = Adder(
             self.store, self.embedder, self.retriever, lambda: self.extractor, self.settings
         )
+
+    def _retriever(self) -> DualRetriever:
+        ranking, max_words = self.settings.ranking, self.settings.max_query_words
+        return DualRetriever(self.reads, self.embedder, ranking, max_words)
 
     @property
     def extractor(self) -> Extractor:
@@ -90,7 +94,7 @@ class MemoryCore:
         """Delete every user's memory."""
         self._setup()
         self.store.reset()
-        self.retriever = DualRetriever(self.reads, self.embedder, self.retriever.settings)
+        self.retriever = self._retriever()
         self._adder.retriever = self.retriever
 
     # -- lifecycle ------------------------------------------------------------------------

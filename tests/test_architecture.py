@@ -1,6 +1,6 @@
 """The layering of docs/architecture.md, kept true: no import cycles in engine/, every import
-goes down (or sideways within a layer), no module is over 400 lines, and the store port stays
-narrow.
+goes down (or sideways within a layer), no module is over 400 lines, the store port stays
+narrow, and the ranking's numbers stay in `engine/ranking.py`.
 
 Every import counts, wherever it stands (inside a function, under `TYPE_CHECKING`): a lazy
 import is still a dependency. `from engine.x import name` depends on `engine.x.name` when
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 400
 # docs/architecture.md, bottom up: a module imports only from its own layer or below
 LAYERS = [
-    {"errors", "config", "models", "normalize", "cypher", "private_files"},
+    {"errors", "config", "models", "normalize", "cypher", "private_files", "ranking"},
     {"embedding", "extraction"},
     {"store"},
     {"retrieval", "knowledge", "load", "ingest"},
@@ -28,6 +28,7 @@ LAYERS = [
 ]
 PORT = ("engine.store.base", "GraphStore")
 MAX_PORT_MEMBERS = 10
+MAX_RETRIEVAL_LITERALS = 12  # issue 18: 82 before RankingParams
 
 
 def _modules() -> dict[str, Path]:
@@ -156,6 +157,45 @@ def test_the_store_port_stays_narrow() -> None:
     members = _port_members()
     assert "run" in members and "write" in members
     assert len(members) <= MAX_PORT_MEMBERS, members
+
+
+def _bare_numbers(tree: ast.AST) -> list[ast.Constant]:
+    """The numeric literals of `tree` that could be tuning numbers. Not counted: 0, 1 and -1
+    (ints or floats) anywhere, an index (`row[2]`), and 2 as an operand of arithmetic or a
+    comparison (pairs, doubling, the next index: `len(anchors) < 2`, `2 * top`, `i + 2`)."""
+    parent = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or type(node.value) not in (int, float):
+            continue
+        if abs(node.value) in (0, 1):
+            continue
+        above = parent.get(node)
+        if isinstance(above, ast.UnaryOp):
+            above = parent.get(above)
+        if isinstance(above, ast.Subscript):
+            continue
+        if abs(node.value) == 2 and isinstance(above, ast.BinOp | ast.Compare):
+            continue
+        found.append(node)
+    return found
+
+
+def test_ranking_numbers_live_in_the_parameters_module() -> None:
+    """Every number that shapes a search is a field of `engine.ranking.RankingParams`, with
+    its reason; what is left in engine/retrieval are units, bounds of the machinery and the
+    like (named constants, a few at most)."""
+    found = [
+        f"{path.name}:{node.lineno} {node.value!r}"
+        for path in sorted((ROOT / "engine" / "retrieval").glob("*.py"))
+        for node in _bare_numbers(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert len(found) <= MAX_RETRIEVAL_LITERALS, found
+
+
+def test_the_literal_count_sees_a_number() -> None:
+    tree = ast.parse("x = 0.7 * y[3] - 2 * z\nif len(a) < 2: f(a, 2, -1, 3)")
+    assert sorted(n.value for n in _bare_numbers(tree)) == [0.7, 2, 3]
 
 
 def test_the_checker_sees_a_cycle() -> None:

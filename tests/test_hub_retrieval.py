@@ -12,6 +12,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
+from engine.ranking import RelationParams
 from engine.retrieval.predicates import PredicateScorer
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
@@ -64,7 +65,7 @@ def mem(
 ) -> Iterator[Memory]:
     store = FalkorDBStore.embedded(falkordb_server, "hub_retrieval_tests")
     # a small graph: its countries and positions count as hubs (10-50 edges)
-    memory = Memory(store=store, embedder=embedder, expansion_hub_degree=8)
+    memory = Memory(store=store, embedder=embedder, ranking={"expansion": {"hub_degree": 8}})
     memory.reset()
     for user, graph in graphs.items():
         memory.add_facts(graph.triples, user_id=user)
@@ -92,7 +93,7 @@ def _questions(graph: Graph, kind: str, n: int = 6) -> list[Question]:
 def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder) -> None:
     """ "teams" and "players" each match PLAYS_IN_CLUB and PLAYS_POSITION alike; the phrase
     as a whole means the club."""
-    scorer = PredicateScorer(embedder)
+    scorer = PredicateScorer(embedder, RelationParams())
     words = ["teams", "players"]
     phrase = scorer.encode_phrase("which teams have players from")
     by_words = scorer.match(words, PLAYER_PREDICATES).single()
@@ -102,7 +103,7 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
 
 
 def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -> None:
-    match = PredicateScorer(embedder).match(["club"], PLAYER_PREDICATES)
+    match = PredicateScorer(embedder, RelationParams()).match(["club"], PLAYER_PREDICATES)
     single = match.single()
     assert match.base("PLAYS_IN_CLUB_INVERSE") == "PLAYS_IN_CLUB"
     assert single["PLAYS_IN_CLUB_INVERSE"] == single["PLAYS_IN_CLUB"]
@@ -130,7 +131,7 @@ def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oro
     finally:
         mem.retriever.graph_leg.reads = mem.reads
     assert result.facts[0].fact.object == "Big Club"
-    settings = mem.retriever.settings.expansion
+    settings = mem.retriever.params.expansion
     read = [n for _, _, found in spy.reads for n in found]
     players = {n.far_name for n in read if n.predicate == "IS_IN_COUNTRY"} - {"Oronia"}
     assert players == {"Player 0", "Player 1", "Player 2", "Player 3", "Player 9"}
@@ -195,9 +196,9 @@ def test_bad_input_gets_a_bounded_fast_answer(
     started = time.perf_counter()
     result = mem.search(text, user_id=FOOTBALL_USER)
     elapsed = time.perf_counter() - started
-    settings = mem.retriever.settings
-    assert len(result.anchors) <= settings.anchors.limit
-    assert result.candidates <= settings.expansion.max_edges + settings.semantic_k
+    params = mem.retriever.params
+    assert len(result.anchors) <= params.anchors.limit
+    assert result.candidates <= params.expansion.max_edges + params.fusion.semantic_k
     assert elapsed < 3.0, elapsed  # generous: the machine running the tests is shared
 
 

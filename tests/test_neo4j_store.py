@@ -21,7 +21,7 @@ from engine.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch
+from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch, Written
 from engine.store.fulltext import lucene_query
 from engine.store.neo4j import Neo4jStore, map_neo4j_errors
 from engine.store.reads import Reads, delete_fact
@@ -115,11 +115,12 @@ def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> 
         return [[[["f1", 3]]]] if merge_facts else [[1]]
 
     driver = FakeDriver(respond)
-    mentions = make_store(driver).write("alice", _batch())
+    written = make_store(driver).write("alice", _batch())
     ((mode, database, runs),) = driver.transactions
     texts = [text for text, _ in runs]
     assert (mode, database) == ("write", "memdb")
-    assert mentions == {"f1": 3}
+    assert written.mentions == {"f1": 3}
+    assert written.predicates == {"FRIEND_OF"}
     # entities, their type labels, their embeddings, facts, theirs, typed relationships
     assert len(runs) == 6
     assert all(params["user_id"] == "alice" for _, params in runs)
@@ -131,7 +132,7 @@ def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> 
 
 def test_an_empty_batch_touches_nothing() -> None:
     driver = FakeDriver()
-    assert make_store(driver).write("alice", WriteBatch()) == {}
+    assert make_store(driver).write("alice", WriteBatch()) == Written()
     assert driver.transactions == []
 
 

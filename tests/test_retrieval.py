@@ -11,14 +11,23 @@ from threadpoolctl import ThreadpoolController
 from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.models import Fact
+from engine.ranking import FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.predicates import PredicateScorer
-from engine.retrieval.terms import fulltext_terms, name_match, words
+from engine.retrieval.query import Query
+from engine.retrieval.terms import name_match as name_match_with
+from engine.retrieval.terms import words
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
 USER = "alice"
+FUSION = FusionParams()
+
+
+def name_match(name: str, query: list[str]) -> float:
+    return name_match_with(name, query, NameParams())
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +63,33 @@ def test_several_anchors_and_the_paths_joining_them(mem: Memory) -> None:
     assert any(p.entities[0] == "Alice" and p.entities[-1] == "Lukas" for p in result.paths)
 
 
+def test_a_relation_written_in_this_process_is_walked_at_once(mem: Memory) -> None:
+    assert mem.search("who mentored Zoe?", user_id="newcomer").facts == []  # caches no relation
+    mem.add_facts([("Zoe", "MENTORED_BY", "Quentin")], user_id="newcomer")
+    result = mem.search("who mentored Zoe?", user_id="newcomer", mode="expansion")
+    assert [h.fact.triple for h in result.facts] == [("Zoe", "MENTORED_BY", "Quentin")]
+
+
+def test_the_ranked_facts_and_the_paths_are_read_in_one_go(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[str]] = []
+    read = mem.reads.facts_by_uids
+
+    def counted(user_id: str, uids: list[str]) -> list[Fact]:
+        calls.append(uids)
+        return read(user_id, uids)
+
+    monkeypatch.setattr(mem.reads, "facts_by_uids", counted)
+    result = mem.search("how does Alice know Lukas", user_id=USER, mode="expansion")
+    assert result.paths and len(calls) == 1  # no semantic leg: every fact is read by uid
+    assert {f.uid for p in result.paths for f in p.facts} <= set(calls[0])
+    assert {h.fact.uid for h in result.facts} <= set(calls[0])
+    calls.clear()
+    mem.search("how does Alice know Lukas", user_id=USER)
+    assert len(calls) <= 1  # the facts the semantic leg read are not read again
+
+
 def test_name_match_prefers_long_specific_names() -> None:
     query = words("what does Grégoire Colin appear in")
     assert name_match("Grégoire Colin", query) > 0.9
@@ -66,7 +102,7 @@ def test_name_match_prefers_long_specific_names() -> None:
     swapped = words("Women Without Men, when was it released")
     assert name_match("Men Without Women", swapped) < name_match("Women Without Men", swapped)
     assert name_match("蜘蛛侠", words("蜘蛛侠是谁?")) > 0.8
-    assert fulltext_terms("蜘蛛侠是谁?") == ["蜘蛛", "蛛侠", "侠是", "是谁"]
+    assert Query.parse("蜘蛛侠是谁?", 64).fulltext == ["蜘蛛", "蛛侠", "侠是", "是谁"]
 
 
 def test_expansion_leg_follows_a_two_hop_chain(mem: Memory) -> None:
@@ -136,13 +172,13 @@ def test_dual_search_marks_which_legs_found_each_fact(mem: Memory) -> None:
 
 def test_fusion_rewards_agreement_only_where_the_expansion_is_unsure() -> None:
     expansion = ["a", "b", "c"]
-    unsure = fuse_legs(expansion, ["b", "d"], {"a", "b", "c"}, confidence=0.2)
+    unsure = fuse_legs(expansion, ["b", "d"], {"a", "b", "c"}, 0.2, FUSION)
     assert max(unsure, key=unsure.__getitem__) == "b"
     assert unsure["a"] > unsure["c"]
     assert unsure["d"] == pytest.approx(1 / 62)
-    sure = fuse_legs(expansion, ["c", "d"], {"a", "b", "c"}, confidence=1.0)
+    sure = fuse_legs(expansion, ["c", "d"], {"a", "b", "c"}, 1.0, FUSION)
     assert sorted(sure, key=lambda u: -sure[u]) == ["a", "b", "c", "d"]
-    trusting_one = fuse_legs(expansion, [], {"a", "b", "c"}, confidence=1.0, k=60, trusted=1)
+    trusting_one = fuse_legs(expansion, [], {"a", "b", "c"}, 1.0, FUSION, trusted=1)
     assert trusting_one["b"] == pytest.approx(0.5 * sure["b"])
 
 
@@ -150,10 +186,10 @@ def test_a_bridge_gets_the_semantic_vote_only_as_far_as_the_expansion_is_unsure(
     """ "films written by X" matches "who directed the films written by X" best, but it is the
     way to the answer, not the answer."""
     args = (["answer"], ["bridge", "answer"], {"answer"})
-    half = fuse_legs(*args, confidence=0.5, bridges=frozenset({"bridge"}))
+    half = fuse_legs(*args, 0.5, FUSION, bridges=frozenset({"bridge"}))
     assert half["bridge"] == pytest.approx(0.5 / 61)
-    assert fuse_legs(*args, confidence=1.0, bridges=frozenset({"bridge"}))["bridge"] == 0.0
-    assert fuse_legs(*args, confidence=0.5)["bridge"] == pytest.approx(1 / 61)
+    assert fuse_legs(*args, 1.0, FUSION, bridges=frozenset({"bridge"}))["bridge"] == 0.0
+    assert fuse_legs(*args, 0.5, FUSION)["bridge"] == pytest.approx(1 / 61)
 
 
 def test_invalid_facts_are_hidden_unless_asked(mem: Memory) -> None:

@@ -12,7 +12,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
 from engine.store import records
-from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch
+from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch, Written
 from engine.store.reads import Reads, delete_fact
 
 SETTINGS = Settings()
@@ -81,6 +81,18 @@ def test_writing_the_same_fact_twice_bumps_mentions_only(
     alice = reads.entities_by_keys("u1", ["alice"])["alice"]
     assert alice.mentions == 3
     assert alice.name == "Alice"  # the first spelling stays
+
+
+def test_a_write_returns_what_it_wrote(store: GraphStore, embedder: Embedder) -> None:
+    facts = validate_facts([("Alice", "LIKES", "tea"), ("Alice", "OWNS", "a cat")], SETTINGS)
+    batch, _ = facts_batch(Reads(store), embedder, "u1", facts)
+    message = EpisodeRow("m1", None, "user", "I like tea", time.time(), None, "c1")
+    batch.episodes.append(message)
+    written = store.write("u1", batch)
+    assert written.predicates == {"LIKES", "OWNS"}
+    assert written.mentions == {f.uid: 1 for f in batch.facts}
+    assert written.episodes == (message,)
+    assert store.write("u1", WriteBatch()) == Written()
 
 
 def test_no_read_returns_another_users_data(store: GraphStore, embedder: Embedder) -> None:

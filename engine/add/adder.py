@@ -17,7 +17,7 @@ from engine.embedding import Embedder
 from engine.extraction.schema import Extractor
 from engine.models import AddResult
 from engine.retrieval.retriever import DualRetriever
-from engine.store.base import GraphStore, WriteBatch
+from engine.store.base import GraphStore
 from engine.store.reads import Reads
 
 _CHUNK = 1000  # facts per batch in `add_facts`
@@ -116,21 +116,16 @@ class Adder:
             from tqdm import tqdm
 
             chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
+        ctx = self._context()
         for start in chunks:
             chunk = clean[start : start + _CHUNK]
             batch, changes = facts_batch(self.reads, self.embedder, user_id, chunk)
-            self.write(user_id, batch)
+            ctx.write(user_id, batch)
             result.facts_added += len(changes.new)
             result.facts_updated += len(changes.updated)
             result.fact_uids += [f.uid for f in batch.facts]
             result.entities_added += len(batch.entity_embeddings)
         return result
-
-    def write(self, user_id: str, batch: WriteBatch) -> dict[str, int]:
-        """Write a batch and tell the retriever its predicates."""
-        mentions = self.store.write(user_id, batch)
-        self.retriever.note_predicates(user_id, (f.predicate for f in batch.facts))
-        return mentions
 
     def _context(self) -> AddContext:
         return AddContext(

@@ -60,15 +60,12 @@ def apply(ctx: AddContext, prepared: PreparedAdd) -> AddResult:
     if error is not None:
         failed = [replace(row, status="failed", error=error) for row in prepared.episodes]
         batch = WriteBatch(episodes=failed, episode_embeddings=prepared.episode_vectors)
-        ctx.store.write(prepared.user_id, batch)
-        ctx.retriever.episode_leg.note(prepared.user_id, failed)
+        ctx.write(prepared.user_id, batch)
         result.extraction_error = error
         result.errors.append(f"extraction failed, episodes kept as failed: {error}")
         return _timed(result, prepared, started)
     batch, resolved, changes = _build(ctx, prepared, time.time())
-    ctx.store.write(prepared.user_id, batch)
-    ctx.retriever.note_predicates(prepared.user_id, (f.predicate for f in batch.facts))
-    ctx.retriever.episode_leg.note(prepared.user_id, batch.episodes)
+    ctx.write(prepared.user_id, batch)
     _fill(result, resolved, changes)
     return _timed(result, prepared, started)
 

@@ -27,7 +27,7 @@ from engine.models import Fact, to_epoch
 from engine.normalize import check_length, check_user_id, clean_text, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
-from engine.store.base import EpisodeRow, GraphStore
+from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written
 from engine.store.reads import Reads
 
 KNOWN_FROM_SEARCH = 20  # facts the retriever finds for the messages
@@ -45,6 +45,12 @@ class AddContext:
     retriever: DualRetriever
     extractor: Callable[[], Extractor]  # built on first use
     settings: Settings
+
+    def write(self, user_id: str, batch: WriteBatch) -> Written:
+        """Write `batch`; the retriever's caches follow what the write returns."""
+        written = self.store.write(user_id, batch)
+        self.retriever.written(user_id, written)
+        return written
 
 
 @dataclass(slots=True)

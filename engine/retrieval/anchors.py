@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.models import Entity
-from engine.retrieval.terms import mentions_self, name_match, name_span, words
+from engine.ranking import AnchorParams, NameParams
+from engine.retrieval.query import Query
+from engine.retrieval.terms import name_match, name_span, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,25 +19,12 @@ class Anchor:
     exact: bool = False  # the query has the whole name, word for word, in one place
 
 
-@dataclass(frozen=True, slots=True)
-class AnchorSettings:
-    limit: int = 5
-    min_score: float = 0.5
-    relative: float = 0.75  # keep anchors scoring at least this share of the best one
-    # ... or this share, for a name the query has word for word beside the others ("Peru")
-    relative_exact: float = 0.5
-    fulltext_k: int = 100
-    vector_k: int = 10
-    vector_min_cos: float = 0.65
-    # when nothing reaches min_score, the best candidate down to this ("22", "defender")
-    fallback_min_score: float = 0.3
-
-
 def find_anchors(
-    query: str,
+    query: Query,
     by_name: list[tuple[Entity, float]],
     by_vector: list[tuple[Entity, float]],
-    settings: AnchorSettings,
+    settings: AnchorParams,
+    names: NameParams,
     self_entity: Entity | None = None,
     relation_words: set[str] | None = None,
 ) -> list[Anchor]:
@@ -44,29 +33,28 @@ def find_anchors(
     "actors" as tags) is not an anchor while anything else is: those words ask for a relation.
     When no candidate reaches `min_score`, the best one down to `fallback_min_score` is the
     anchor (a question names something; a short name is weak evidence, not none)."""
-    qwords = words(query)
+    qwords = query.words
     found: dict[str, Anchor] = {}
     for entity, _ in by_name:
-        score, span = max(name_span(n, qwords) for n in [entity.name, *entity.aliases])
+        score, span = max(name_span(n, qwords, names) for n in [entity.name, *entity.aliases])
         exact = bool(span) and qwords[min(span) : max(span) + 1] in [
-            words(n) for n in [entity.name, *entity.aliases]
+            tuple(words(n)) for n in [entity.name, *entity.aliases]
         ]
         _keep(found, Anchor(entity, score, "name", span, exact))
     for entity, similarity in by_vector:
         cos = 2.0 * similarity - 1.0
         if cos >= settings.vector_min_cos:
             score = (cos - settings.vector_min_cos) / (1.0 - settings.vector_min_cos)
-            _keep(found, Anchor(entity, max(score, name_match(entity.name, qwords)), "vector"))
-    if self_entity is not None and mentions_self(query):
+            named = name_match(entity.name, qwords, names)
+            _keep(found, Anchor(entity, max(score, named), "vector"))
+    if self_entity is not None and query.first_person:
         _keep(found, Anchor(self_entity, 1.0, "self"))
     relational = {i for i, w in enumerate(qwords) if w in (relation_words or set())}
     candidates = [a for a in found.values() if not (a.span and a.span <= relational)]
-    kept = _select(candidates, settings)
+    kept = _select(candidates, settings, settings.min_score)
     if kept:
         return kept
-    return _select(list(found.values()), replace(settings, min_score=settings.fallback_min_score))[
-        :1
-    ]
+    return _select(list(found.values()), settings, settings.fallback_min_score)[:1]
 
 
 def _keep(found: dict[str, Anchor], anchor: Anchor) -> None:
@@ -75,8 +63,8 @@ def _keep(found: dict[str, Anchor], anchor: Anchor) -> None:
         found[anchor.entity.uid] = anchor
 
 
-def _select(anchors: list[Anchor], settings: AnchorSettings) -> list[Anchor]:
-    anchors = [a for a in anchors if a.score >= settings.min_score]
+def _select(anchors: list[Anchor], settings: AnchorParams, min_score: float) -> list[Anchor]:
+    anchors = [a for a in anchors if a.score >= min_score]
     if not anchors:
         return []
     anchors.sort(key=lambda a: (-a.score, -a.entity.mentions, a.entity.key))

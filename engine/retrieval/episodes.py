@@ -14,34 +14,17 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from engine.retrieval.lexical import BM25, LexicalIndex, index_terms
+from engine.ranking import EpisodeParams
+from engine.retrieval.lexical import LexicalIndex, stems
+from engine.retrieval.query import Query
 from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
 
 _PAGE = 5000
-
-
-@dataclass(frozen=True, slots=True)
-class EpisodeLegParams:
-    dense_k: int = 50  # messages the vector index offers; LoCoMo recall is flat from 30 to 100
-    # meaning against words: BM25 alone beat the embedding alone by 0.18 recall on LoCoMo;
-    # 0.5 was best of 0.5 / 1.0 / 2.0 there (bench-chat)
-    dense_weight: float = 0.5
-    # a message gets this share of its session neighbours' scores: 0.2-0.3 gave +0.05 recall
-    # on LoCoMo (bench-chat), no gain past 0.3
-    neighbour_share: float = 0.25
-    # provenance (engine.retrieval.provenance): a message behind the best fact gains up to
-    # `fact_vote` (times the legs' agreement; 0.2-0.3 best on LoCoMo, 0.5 lost 0.01), a fact
-    # whose message the leg found best gains `episode_vote` of its score
-    fact_vote: float = 0.3
-    episode_vote: float = 0.5
-    refresh_s: float = 30.0  # how stale another process's writes may look
-    max_users: int = 64  # users whose message index stays in memory
-    bm25: BM25 = field(default_factory=BM25)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +37,9 @@ class EpisodeHit:
 class EpisodeLeg:
     """Ranks one user's messages for a query; indexes are kept per user (LRU)."""
 
-    def __init__(self, reads: Reads, params: EpisodeLegParams | None = None) -> None:
+    def __init__(self, reads: Reads, params: EpisodeParams) -> None:
         self.reads = reads
-        self.params = params or EpisodeLegParams()
+        self.params = params
         self._indexes: OrderedDict[str, tuple[float, LexicalIndex]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -106,7 +89,7 @@ class EpisodeLeg:
     def rank(
         self,
         index: LexicalIndex,
-        query: str,
+        query: Query,
         nearest: list[tuple[str, float]],
         limit: int,
         since: float | None = None,
@@ -117,7 +100,7 @@ class EpisodeLeg:
         plus a share of the session neighbours' scores; only messages in [since, until]."""
         if not len(index):
             return []
-        scores = _scaled(index.scores(index_terms(query), self.params.bm25))
+        scores = _scaled(index.scores(stems(query.words), self.params.bm25))
         scores += self.params.dense_weight * _dense(index, nearest)
         scores = index.with_neighbours(scores, self.params.neighbour_share)
         if since is not None or until is not None:

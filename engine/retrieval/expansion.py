@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from engine.ranking import ExpansionParams
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.predicates import Outlook, RelationMatch
+from engine.retrieval.predicates import NOTHING, Outlook, RelationMatch
 from engine.retrieval.reach import (
     ExpandedEdge,
     ExpansionHit,
@@ -33,28 +34,6 @@ from engine.retrieval.reach import (
 )
 from engine.store.base import Neighbour
 from engine.store.reads import Reads
-
-
-@dataclass(frozen=True, slots=True)
-class ExpansionSettings:
-    depth: int = 3
-    fanout: int = 50  # edges of any type read per anchor, as context
-    max_edges: int = 4000  # edges read in all (probes, context, every hop together)
-    hub_scan: int = 500  # edges of the asked types read per node past the anchors
-    anchor_scan: int = 2000  # edges of the asked types read per anchor (a hub's members)
-    hub_degree: int = 100  # a node with more edges than this is a hub (see `through_hub`)
-    open_edges: int = 150  # ordinary nodes are read whole while their edges fit in this
-    beam: int = 6  # relation paths followed past each hop at most
-    # a path goes on while a continuation may come this close to the best path walked: one
-    # more hop explaining the same words costs `EXTRA_HOP_COST` (0.05), and "the directors of
-    # the films starred by X" explains little more with DIRECTED_BY than without it
-    beam_slack: float = 0.06
-    step_share: float = 0.7  # a hub is read by the next relations within this share of the best
-    typed_steps: int = 3  # relation types read from a hub at most
-    typed_rounds: int = 3  # ... in this many reads, the next types asked for those it lacks
-    probe_relations: int = 6  # relations sampled from a hub anchor before it is read by type
-    probe_size: int = 3  # ... neighbours sampled along each
-
 
 _Frontier = dict[tuple[str, tuple[str, ...], str], Reach]  # (node, relations, anchor)
 
@@ -75,7 +54,7 @@ def expand(
     anchors: list[Anchor],
     match: RelationMatch,
     predicates: list[str],
-    settings: ExpansionSettings,
+    settings: ExpansionParams,
     include_invalid: bool = False,
 ) -> Expansion:
     """Walk from `anchors` along the question's relations; ranked hits, best first."""
@@ -85,7 +64,7 @@ def expand(
     walk = _Walk(reads, user_id, match, predicates, settings, include_invalid, out)
     reaches = walk.run(anchors)
     strength = {a.entity.uid: a.score for a in anchors}
-    out.hits = rank(reaches, match, strength)
+    out.hits = rank(reaches, match, strength, settings.many_paths)
     return out
 
 
@@ -98,7 +77,7 @@ class _Walk:
         user_id: str,
         match: RelationMatch,
         predicates: list[str],
-        settings: ExpansionSettings,
+        settings: ExpansionParams,
         include_invalid: bool,
         out: Expansion,
     ) -> None:
@@ -145,7 +124,7 @@ class _Walk:
         top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
 
         def goes_on(o: Outlook) -> bool:
-            ahead = max(o.via.values(), default=-1e9)
+            ahead = max(o.via.values(), default=NOTHING)
             return ahead > found or (o.own >= top and ahead > found - self.settings.beam_slack)
 
         going = [r for r, o in outlook.items() if o.steps and goes_on(o)]

@@ -8,30 +8,26 @@ without the names it mentions, see `terms.relation_phrase`) embedded, once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from engine.models import Entity, Path
+from engine.models import Entity, Fact, Path
 from engine.normalize import has_cjk
-from engine.retrieval.anchors import Anchor, AnchorSettings, find_anchors
+from engine.ranking import RankingParams
+from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.expansion import ExpansionSettings, expand
+from engine.retrieval.expansion import expand
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit
-from engine.retrieval.terms import (
-    asks_for_siblings,
-    fulltext_terms,
-    mentions_self,
-    name_span,
-    relation_phrase,
-)
+from engine.retrieval.terms import name_span, relation_phrase
 from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
-JOIN_PATHS = 5  # paths through common neighbours returned with a result
+Walk = tuple[list[str], list[str]]  # node uids in walking order, the fact uids between them
 
 
 @dataclass(slots=True)
@@ -66,55 +62,50 @@ class GraphLeg:
         self,
         reads: Reads,
         scorer: PredicateScorer,
-        anchors: AnchorSettings,
-        expansion: ExpansionSettings,
-        max_words: int = 64,
+        params: RankingParams,
     ) -> None:
         self.reads = reads
-        self.max_words = max_words  # names searched in the fulltext read, at most
         self.scorer = scorer
-        self.anchor_settings = anchors
-        self.expansion_settings = expansion
+        self.params = params
 
-    def start(self, query: str, user_id: str, self_uid: str | None) -> NameReads:
+    def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
-        k = self.anchor_settings.fulltext_k
-        terms = fulltext_terms(query)[: self.max_words]
-        by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, terms, k)
+        k = self.params.anchors.fulltext_k
+        by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, query.fulltext, k)
         me = None
-        if self_uid and mentions_self(query):
+        if self_uid and query.first_person:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
-    def read_vectors(self, reads: NameReads, user_id: str, param: list[float]) -> None:
+    def read_vectors(self, name_search: NameReads, user_id: str, param: list[float]) -> None:
         """Start the vector read of entities: before the other legs' vector reads, which
         the database would otherwise serve first while the anchors wait."""
-        k = self.anchor_settings.vector_k
-        reads.by_vector = BACKGROUND.submit(self.reads.vector_entities, user_id, param, k)
+        k = self.params.anchors.vector_k
+        name_search.by_vector = BACKGROUND.submit(self.reads.vector_entities, user_id, param, k)
 
     def search(
         self,
-        query: str,
+        query: Query,
         user_id: str,
         words: list[str],
         param: list[float],
-        reads: NameReads,
+        name_search: NameReads,
         predicates: list[str],
         include_invalid: bool,
         lap: Lap,
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
-        if reads.by_vector is None:
-            self.read_vectors(reads, user_id, param)
-        by_vector = reads.by_vector.result() if reads.by_vector is not None else []
+        if name_search.by_vector is None:
+            self.read_vectors(name_search, user_id, param)
+        by_vector = name_search.by_vector.result() if name_search.by_vector is not None else []
         relation_words = self.scorer.match(words, predicates).relation_words()
-        found = GraphFound(anchors=self._anchors(query, reads, by_vector, relation_words))
-        phrase = relation_phrase(query, _spans(query, found.anchors))
+        found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
+        phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
         phrase_vector = self.scorer.encode_phrase(phrase) if phrase else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
-        match = self.scorer.match(unnamed, predicates, phrase_vector, asks_for_siblings(query))
+        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings)
         lap("relations")
         expansion = expand(
             self.reads,
@@ -122,7 +113,7 @@ class GraphLeg:
             found.anchors,
             match,
             predicates,
-            self.expansion_settings,
+            self.params.expansion,
             include_invalid,
         )
         found.edges = expansion.edges
@@ -134,26 +125,40 @@ class GraphLeg:
 
     def _anchors(
         self,
-        query: str,
-        reads: NameReads,
+        query: Query,
+        name_search: NameReads,
         by_vector: list[tuple[Entity, float]],
         relation_words: set[str],
     ) -> list[Anchor]:
-        by_name = reads.by_name.result()
+        by_name = name_search.by_name.result()
         return find_anchors(
-            query, by_name, by_vector, self.anchor_settings, reads.self_entity(), relation_words
+            query,
+            by_name,
+            by_vector,
+            self.params.anchors,
+            self.params.names,
+            name_search.self_entity(),
+            relation_words,
         )
 
-    def paths(self, user_id: str, found: GraphFound) -> list[Path]:
-        """The facts joining the anchors: through their common neighbours first, else the
+    def walks(self, found: GraphFound) -> list[Walk]:
+        """The walks joining the anchors: through their common neighbours first, else the
         shortest path between two anchors within what the expansion read."""
         if len(found.anchors) < 2:
             return []
-        walks = [j.walk() for j in found.joins[:JOIN_PATHS]]
+        expansion = self.params.expansion
+        walks = [j.walk() for j in found.joins[: expansion.join_paths]]
         if not walks:
-            walks = joining_paths([a.entity.uid for a in found.anchors], found.edges)
-        needed = sorted({u for _, uids in walks for u in uids})
-        facts = {f.uid: f for f in self.reads.facts_by_uids(user_id, needed)} if needed else {}
+            uids = [a.entity.uid for a in found.anchors]
+            walks = joining_paths(uids, found.edges, expansion.join_hops)
+        return walks
+
+    @staticmethod
+    def paths(found: GraphFound, walks: list[Walk], facts: Mapping[str, Fact]) -> list[Path]:
+        """The `walks` with their entities' names and their `facts` (read by the caller
+        with the facts it ranks: one read)."""
+        if not walks:
+            return []
         names = {a.entity.uid: a.entity.name for a in found.anchors}
         names |= {e.far: e.far_name for e in found.edges}
         return [
@@ -163,10 +168,9 @@ class GraphLeg:
         ]
 
 
-def _spans(query: str, anchors: list[Anchor]) -> list[frozenset[int]]:
+def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
     """The query words each anchor's name takes (found again for an anchor found by vector)."""
-    qwords = words_of(query)
-    return [a.span or name_span(a.entity.name, qwords)[1] for a in anchors]
+    return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
 
 
 def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.ranking import BM25
 from engine.retrieval.terms import STOPWORDS, words
 from engine.store.base import EpisodeText
 
@@ -37,15 +39,12 @@ def episode_text(speaker: str | None, content: str) -> str:
 
 def index_terms(text: str) -> list[str]:
     """The stemmed content words of `text`, repeats kept (term frequency counts them)."""
-    return [stem(w) for w in words(text) if w not in STOPWORDS]
+    return stems(words(text))
 
 
-@dataclass(frozen=True, slots=True)
-class BM25:
-    """Okapi BM25's two constants at their textbook values (Robertson & Zaragoza, 2009)."""
-
-    k1: float = 1.2
-    b: float = 0.75
+def stems(tokens: Sequence[str]) -> list[str]:
+    """The stemmed content words of a text's `words`, repeats kept."""
+    return [stem(w) for w in tokens if w not in STOPWORDS]
 
 
 @dataclass(slots=True)

@@ -59,10 +59,10 @@ def common_neighbours(
 
 
 def joining_paths(
-    anchor_uids: list[str], edges: list[ExpandedEdge], max_len: int = 4
+    anchor_uids: list[str], edges: list[ExpandedEdge], max_len: int
 ) -> list[tuple[list[str], list[str]]]:
-    """For each pair of anchors, a shortest path between them, if any: its node uids in
-    walking order and the uids of the edges between them."""
+    """For each pair of anchors, a shortest path between them of at most `max_len` edges,
+    if any: its node uids in walking order and the uids of the edges between them."""
     graph = nx.MultiGraph()
     for edge in edges:
         graph.add_edge(edge.near, edge.far, key=edge.uid)

@@ -9,7 +9,7 @@ Two kinds of evidence, both from the embedding model, none from word lists:
   path wins only when it explains words a shorter one cannot.
 - phrase: the question without the names it mentions ("which teams have players from") is
   compared with each relation's readable form as a whole, which finds what single words miss
-  ("team" ~ "plays in club"). A path gains `PHRASE_WEIGHT` times the best centred phrase
+  ("team" ~ "plays in club"). A path gains `phrase_weight` times the best centred phrase
   similarity among its relations.
 A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) are one relation.
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
@@ -27,15 +27,10 @@ import numpy as np
 
 from engine.embedding import Embedder
 from engine.normalize import predicate_words
+from engine.ranking import RelationParams
 
-EXTRA_HOP_COST = 0.05
-SIBLING_BONUS = 2 * EXTRA_HOP_COST
-BACK_COST = 0.0  # extra cost of going out and back along one relation with no sibling cue
-PHRASE_WEIGHT = 0.3  # hub_kg benchmark: 0.2-0.3 chose the right path most often (0 = words only)
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
-_CONTINUATIONS = 12  # relations tried as the next step of a path (the best single ones)
-_LATER_STEPS = 4  # ... and as the steps after it, in what a path can still reach
-_MAX_CACHED = 50_000
+NOTHING = -1e9  # the score of no path at all: below every path's
 _USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]
 _Relations = tuple[list[str], dict[str, int], Vector]
@@ -63,8 +58,9 @@ class Outlook:
 class PredicateScorer:
     """Caches word and relation-phrase vectors; scoring is then a small matrix product."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, params: RelationParams) -> None:
         self._embedder = embedder
+        self.params = params
         self._cache: dict[str, Vector] = {}
         self._relations_of: dict[tuple[str, ...], _Relations] = {}
 
@@ -81,7 +77,7 @@ class PredicateScorer:
         return vector
 
     def _remember(self, texts: list[str], vectors: Vector) -> None:
-        if len(self._cache) + len(texts) > _MAX_CACHED:
+        if len(self._cache) + len(texts) > self.params.cached_vectors:
             self._cache.clear()
         self._cache.update(zip(texts, vectors, strict=True))
 
@@ -102,7 +98,9 @@ class PredicateScorer:
         of `predicates`; `siblings`: the question asks for what shares a neighbour."""
         bases, of, readable = self._relations(predicates)
         if not bases:
-            return RelationMatch([], bases, of, np.zeros((0, 0)), np.zeros(0), None, siblings)
+            return RelationMatch(
+                self.params, [], bases, of, np.zeros((0, 0)), np.zeros(0), None, siblings
+            )
         if words:
             sims = self._vectors(list(words)) @ readable.T
             specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
@@ -112,7 +110,9 @@ class PredicateScorer:
         if phrase is not None:
             similarity = readable @ phrase
             centred = np.clip(similarity - similarity.mean(), 0.0, None)
-        return RelationMatch(list(words), bases, of, sims, specificity, centred, siblings)
+        return RelationMatch(
+            self.params, list(words), bases, of, sims, specificity, centred, siblings
+        )
 
     def _relations(self, predicates: Sequence[str]) -> _Relations:
         """The relations of `predicates`, each predicate's relation, their readable forms'
@@ -136,6 +136,7 @@ class RelationMatch:
 
     def __init__(
         self,
+        params: RelationParams,
         words: list[str],
         bases: list[str],
         of: dict[str, int],
@@ -144,6 +145,7 @@ class RelationMatch:
         phrase: Vector | None,
         siblings: bool = False,
     ) -> None:
+        self.params = params
         self._words = words
         self.bases = bases
         self._of = of
@@ -162,11 +164,15 @@ class RelationMatch:
         """The question carries relation evidence at all (some word or its phrase)."""
         return bool(self.bases) and (bool(self._weight.sum()) or bool(self._phrase.sum()))
 
-    def relation_words(self, min_sim: float = 0.5, min_specificity: float = 0.15) -> set[str]:
+    def relation_words(self) -> set[str]:
         """Words that clearly name a relation ("directed", "actors"), not a thing."""
         if not len(self._weight):
             return set()
         best = self._sims.max(axis=1)
+        min_sim, min_specificity = (
+            self.params.relation_word_sim,
+            self.params.relation_word_specificity,
+        )
         return {
             w
             for w, b, spec in zip(self._words, best, self._weight, strict=True)
@@ -193,7 +199,7 @@ class RelationMatch:
             columns = [self._index.get(base_relation(r)) for r in relations]
             known = [c for c in columns if c is not None]
             if not known or len(known) != len(relations):
-                cached = -EXTRA_HOP_COST * (len(relations) - 1)
+                cached = -self.params.extra_hop_cost * (len(relations) - 1)
             else:
                 cached = float(self._scores([known])[0])
             self._paths[key] = cached
@@ -207,17 +213,17 @@ class RelationMatch:
             return cached
         head = [self._index[b] for b in prefix]
         top = self._top()
-        later = top[:_LATER_STEPS]
+        later = top[: self.params.later_steps]
         tails: list[tuple[int, ...]] = [(a,) for a in top]
         for _ in range(depth - len(prefix) - 1):
             tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
         paths = [p for p in ([*head, *t] for t in tails) if _no_triple(p)]
         scores = self._scores(paths) if paths else np.zeros(0)
-        own = self.path(prefix) if prefix else -1e9
+        own = self.path(prefix) if prefix else NOTHING
         ahead: dict[str, float] = {}
         for path, score in zip(paths, scores, strict=True):
             step = self.bases[path[len(head)]]
-            ahead[step] = max(ahead.get(step, -1e9), float(score))
+            ahead[step] = max(ahead.get(step, NOTHING), float(score))
         best = max([own, *ahead.values()])
         found = Outlook(best, own, sorted(ahead, key=lambda b: -ahead[b]), ahead)
         self._outlooks[(prefix, depth)] = found
@@ -227,7 +233,7 @@ class RelationMatch:
         """The relations tried as next steps: the best single ones."""
         if self._top_cache is None:
             singles = self._scores([[i] for i in range(len(self.bases))])
-            order = np.argsort(-singles, kind="stable")[:_CONTINUATIONS]
+            order = np.argsort(-singles, kind="stable")[: self.params.continuations]
             self._top_cache = [int(i) for i in order]
         return self._top_cache
 
@@ -237,14 +243,15 @@ class RelationMatch:
             return np.zeros(0)
         width = max(len(p) for p in paths)
         padded = np.array([p + [p[-1]] * (width - len(p)) for p in paths])
-        phrase = self._phrase[padded].max(axis=1) * PHRASE_WEIGHT
+        params = self.params
+        phrase = self._phrase[padded].max(axis=1) * params.phrase_weight
         hops = np.array([len(p) for p in paths])
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
         # X's film), nor is going on along the same relation (Alice's other likes)
         repeats = np.array([int(len(p) > 1 and p[0] == p[1]) for p in paths])
-        cost = EXTRA_HOP_COST * (hops - 1) + repeats * (
-            -SIBLING_BONUS if self.siblings else BACK_COST
+        cost = params.extra_hop_cost * (hops - 1) + repeats * (
+            -params.sibling_bonus if self.siblings else params.back_cost
         )
         scores: Vector = phrase - cost
         if len(self._weight):

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from engine.models import Leg, ScoredEpisode, ScoredFact, Snippet, from_epoch
-from engine.retrieval.episodes import EpisodeHit, EpisodeLegParams
+from engine.ranking import EpisodeParams
+from engine.retrieval.episodes import EpisodeHit
 from engine.retrieval.lexical import LexicalIndex
 
 
@@ -20,7 +21,7 @@ def fuse_provenance(
     facts: list[ScoredFact],
     hits: list[EpisodeHit],
     index: LexicalIndex | None,
-    params: EpisodeLegParams,
+    params: EpisodeParams,
 ) -> tuple[list[ScoredFact], list[ScoredEpisode]]:
     """Facts with their source messages, and messages with the support of the facts."""
     found = _normalised({h.uid: h.score for h in hits})
@@ -30,15 +31,16 @@ def fuse_provenance(
         behind = max((found.get(u, 0.0) for u in hit.fact.episodes), default=0.0)
         hit.score *= 1.0 + params.episode_vote * behind
     facts.sort(key=lambda s: -s.score)
-    vote = params.fact_vote * agreement(facts, hits)
+    vote = params.fact_vote * agreement(facts, hits, params.agreement_facts)
     episodes = _episodes(found, backing, index, vote)
     return facts, episodes
 
 
-def agreement(facts: list[ScoredFact], hits: list[EpisodeHit], top: int = 10) -> float:
-    """The share of the best facts' source messages that the episode leg found too: the fact
-    legs vote on messages only as far as the other leg confirms them, so a graph leg that is
-    confidently wrong (a loose chat predicate matching the question) cannot win."""
+def agreement(facts: list[ScoredFact], hits: list[EpisodeHit], top: int) -> float:
+    """The share of the `top` facts' source messages that the episode leg found too (among
+    its best 2 * `top`): the fact legs vote on messages only as far as the other leg confirms
+    them, so a graph leg that is confidently wrong (a loose chat predicate matching the
+    question) cannot win."""
     behind = {uid for hit in facts[:top] for uid in hit.fact.episodes}
     if not behind:
         return 0.0

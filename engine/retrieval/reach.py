@@ -8,10 +8,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.predicates import NOTHING, RelationMatch
 from engine.store.base import Neighbour
-
-MANY_PATHS = 0.1  # an answer reached by n paths scores (1 + MANY_PATHS * ln n) times its best
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,19 +106,20 @@ def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> b
 
 
 def rank(
-    reaches: list[Reach], match: RelationMatch, strength: dict[str, float]
+    reaches: list[Reach], match: RelationMatch, strength: dict[str, float], many_paths: float
 ) -> list[ExpansionHit]:
     """One hit per path end: the last fact of the path, scored by how well its relations
     explain the question (times the anchor's strength and the hub discount), a little more
-    when many paths arrive there. A fact on the way to a better path is a bridge, not a hit."""
+    when many paths arrive there (1 + `many_paths` * ln n for n paths). A fact on the way to
+    a better path is a bridge, not a hit."""
     best: dict[str, ExpansionHit] = {}
-    bridge_score: dict[str, float] = defaultdict(lambda: -1e9)
+    bridge_score: dict[str, float] = defaultdict(lambda: NOTHING)
     scores: dict[tuple[str, ...], float] = {}
     for reach in reaches:
         if reach.relations not in scores:
             scores[reach.relations] = match.path(reach.relations)
         score = scores[reach.relations] * strength.get(reach.anchor, 1.0) * reach.hub
-        score *= 1.0 + MANY_PATHS * math.log(reach.paths)
+        score *= 1.0 + many_paths * math.log(reach.paths)
         last = reach.edges[-1]
         current = best.get(last.uid)
         if current is None or score > current.score:

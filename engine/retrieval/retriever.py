@@ -4,76 +4,74 @@ hops) + vector similarity over facts, fused; nodes joining several anchors come 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
-from engine.retrieval.anchors import Anchor, AnchorSettings
+from engine.ranking import FusionParams, RankingParams
+from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.blas import one_blas_thread
-from engine.retrieval.episodes import EpisodeHit, EpisodeLeg, EpisodeLegParams
-from engine.retrieval.expansion import ExpansionSettings
+from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
+from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpansionHit
-from engine.retrieval.terms import content_terms
+from engine.store.base import Written
 from engine.store.reads import Reads
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
 MODES: tuple[Mode, ...] = ("dual", "expansion", "semantic", "episodes")
 FACT_MODES = ("dual", "expansion", "semantic")
-_PREDICATE_TTL_S = 30.0
-CONFIDENT_PATH_SCORE = 0.3  # a path explaining the question's words this well is trusted fully
-
-
-@dataclass(frozen=True, slots=True)
-class RetrieverSettings:
-    anchors: AnchorSettings = field(default_factory=AnchorSettings)
-    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
-    semantic_k: int = 30
-    rrf_k: int = 60
-    expansion_weight: float = 2.0
-    half_life_days: float = 30.0
-    episodes: EpisodeLegParams = field(default_factory=EpisodeLegParams)
-    # words of a query matched to predicates and searched by name: each new one is a model
-    # input, and a 32,000-character query has thousands
-    max_query_words: int = 64
+_MS = 1000.0
 
 
 class DualRetriever:
-    """Answers a query from one user's graph with no LLM call."""
+    """Answers a query from one user's graph with no LLM call.
 
-    def __init__(self, reads: Reads, embedder: Embedder, settings: RetrieverSettings) -> None:
+    Args:
+        reads: the store's reads.
+        embedder: embeds the query (and the words matched to predicates).
+        params: every number that shapes the ranking.
+        max_query_words: words of a query matched to predicates and searched by name: each
+            new one is a model input, and a 32,000-character query has thousands.
+    """
+
+    def __init__(
+        self, reads: Reads, embedder: Embedder, params: RankingParams, max_query_words: int
+    ) -> None:
         self.reads = reads
         self.embedder = embedder
-        self.settings = settings
-        self.scorer = PredicateScorer(embedder)
-        self.graph_leg = GraphLeg(
-            reads, self.scorer, settings.anchors, settings.expansion, settings.max_query_words
-        )
-        self.episode_leg = EpisodeLeg(reads, settings.episodes)
+        self.params = params
+        self.max_query_words = max_query_words
+        self.scorer = PredicateScorer(embedder, params.relations)
+        self.graph_leg = GraphLeg(reads, self.scorer, params)
+        self.episode_leg = EpisodeLeg(reads, params.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
-    def forget_predicates(self, user_id: str) -> None:
-        """Called after deletes: the user's predicate list (and messages) may have shrunk."""
+    def forget(self, user_id: str) -> None:
+        """Called after deletes, loads and imports: the user's predicate list and message
+        index are read again on the next search."""
         self._predicates.pop(user_id, None)
         self.episode_leg.forget(user_id)
 
-    def note_predicates(self, user_id: str, predicates: Iterable[str]) -> None:
-        """Called after writes: add the written predicates to the cached list, if any."""
+    def written(self, user_id: str, written: Written) -> None:
+        """Called with what a write returned: its predicates join the user's predicate list
+        and its messages the user's message index (each if cached)."""
         cached = self._predicates.get(user_id)
-        if cached is not None:
-            self._predicates[user_id] = (cached[0], sorted({*cached[1], *predicates}))
+        if cached is not None and written.predicates:
+            self._predicates[user_id] = (cached[0], sorted({*cached[1], *written.predicates}))
+        if written.episodes:
+            self.episode_leg.note(user_id, written.episodes)
 
     def _user_predicates(self, user_id: str) -> list[str]:
         cached = self._predicates.get(user_id)
-        if cached is None or time.monotonic() - cached[0] > _PREDICATE_TTL_S:
+        if cached is None or time.monotonic() - cached[0] > self.params.relations.refresh_s:
             cached = (time.monotonic(), sorted(self.reads.predicates(user_id)))
             self._predicates[user_id] = cached
         return cached[1]
@@ -83,7 +81,7 @@ class DualRetriever:
         self,
         query: str,
         user_id: str,
-        limit: int = 10,
+        limit: int,
         *,
         mode: Mode = "dual",
         include_invalid: bool = False,
@@ -97,50 +95,55 @@ class DualRetriever:
         the named entities will do. `since` / `until` (epoch seconds) keep the messages
         written, and the facts that became true, in that window."""
         watch = _Stopwatch()
+        parsed = Query.parse(query, self.max_query_words)
         facts_wanted = mode in FACT_MODES
-        reads = self.graph_leg.start(query, user_id, self_uid) if mode in _EXPANDING else None
+        name_search = (
+            self.graph_leg.start(parsed, user_id, self_uid) if mode in _EXPANDING else None
+        )
         messages = self._start_index(user_id) if rank_relations else None
-        words = content_terms(query)[: self.settings.max_query_words] if rank_relations else []
+        words = parsed.content if rank_relations else []
         param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
-        if reads is not None:
-            self.graph_leg.read_vectors(reads, user_id, param)
+        if name_search is not None:
+            self.graph_leg.read_vectors(name_search, user_id, param)
         semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
         nearest = None
         if messages is not None and mode in ("dual", "episodes") and not _none(messages):
-            k = self.settings.episodes.dense_k
+            k = self.params.episodes.dense_k
             nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, param, k)
         legs = _Legs()
-        if reads is not None:
-            legs.graph = self._graph(query, user_id, words, param, reads, include_invalid, watch)
+        if name_search is not None:
+            legs.graph = self._graph(
+                parsed, user_id, words, param, name_search, include_invalid, watch
+            )
         legs.semantic = semantic_read.result() if semantic_read is not None else []
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.index = messages.result() if messages is not None else None
         if legs.index is not None and nearest is not None:
+            pool = self.params.episodes.pool
             legs.episodes = self.episode_leg.rank(
-                legs.index, query, nearest.result(), _EPISODE_POOL, since, until
+                legs.index, parsed, nearest.result(), pool, since, until
             )
         watch.lap("episodes")
         result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
-        result.paths = self.graph_leg.paths(user_id, legs.graph)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
 
     def _graph(
         self,
-        query: str,
+        query: Query,
         user_id: str,
         words: list[str],
         param: list[float],
-        reads: NameReads,
+        name_search: NameReads,
         include_invalid: bool,
         watch: _Stopwatch,
     ) -> GraphFound:
         predicates = self._user_predicates(user_id)
         return self.graph_leg.search(
-            query, user_id, words, param, reads, predicates, include_invalid, watch.lap
+            query, user_id, words, param, name_search, predicates, include_invalid, watch.lap
         )
 
     def _start_vector_facts(
@@ -148,7 +151,7 @@ class DualRetriever:
     ) -> Future[list[tuple[Fact, float]]] | None:
         if mode not in ("dual", "semantic"):
             return None
-        k = self.settings.semantic_k
+        k = self.params.fusion.semantic_k
         return BACKGROUND.submit(
             self.reads.vector_facts, user_id, param, k, include_invalid=include_invalid
         )
@@ -165,61 +168,78 @@ class DualRetriever:
         facts_wanted: bool,
         window: tuple[float | None, float | None],
     ) -> SearchResult:
-        scored = self._fused_facts(user_id, limit, legs) if facts_wanted else []
+        """The legs fused; the facts the ranking and the paths need are read in one go."""
+        ranked = self._ranked(limit, legs) if facts_wanted else {}
+        walks = self.graph_leg.walks(legs.graph)
+        facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
+        scored = self._scored(limit, ranked, facts, legs)
         scored = [s for s in scored if _in_window(s.fact, window)]
-        facts, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.settings.episodes)
+        found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
         return SearchResult(
             query=query,
             user_id=user_id,
-            facts=facts[:limit],
+            facts=found[:limit],
             episodes=episodes[:limit],
             entities=_entities(legs.graph.anchors),
             anchors=[a.entity.name for a in legs.graph.anchors],
+            paths=self.graph_leg.paths(legs.graph, walks, facts),
         )
 
-    def _fused_facts(self, user_id: str, limit: int, legs: _Legs) -> list[ScoredFact]:
-        """The fact legs (expansion, semantic) fused, best first, with knowledge boosts."""
+    def _ranked(self, limit: int, legs: _Legs) -> dict[str, float]:
+        """The fact legs (expansion, semantic) fused: the best uids and their scores, best
+        first."""
         hits, semantic = legs.graph.hits, legs.semantic
-        pool = max(limit * 3, 30)
-        considered = hits[:pool]
-        in_leg: dict[Leg, set[str]] = {
-            "expansion": {h.uid for h in considered},
-            "semantic": {f.uid for f, _ in semantic},
-        }
+        params = self.params.fusion
+        pool = self._pool(limit)
         fused = fuse_legs(
-            [h.uid for h in considered],
+            [h.uid for h in hits[:pool]],
             [f.uid for f, _ in semantic],
             {h.uid for h in hits},
-            _confidence(hits),
-            self.settings.expansion_weight,
-            self.settings.rrf_k,
-            trusted=_trusted(hits),
+            _confidence(hits, params),
+            params,
+            trusted=_trusted(hits, params),
             bridges=legs.graph.bridges,
         )
-        ranked = sorted(fused, key=lambda u: -fused[u])[:pool]
-        facts = {f.uid: f for f, _ in semantic}
-        missing = [u for u in ranked if u not in facts]
-        facts.update(
-            {f.uid: f for f in self.reads.facts_by_uids(user_id, missing)} if missing else {}
-        )
-        max_mentions = max((f.mentions for f in facts.values()), default=1)
+        return {u: fused[u] for u in sorted(fused, key=lambda u: -fused[u])[:pool]}
+
+    def _facts(self, user_id: str, uids: list[str], legs: _Legs) -> dict[str, Fact]:
+        """The facts of `uids`: those the semantic leg read, the others read by uid."""
+        facts = {f.uid: f for f, _ in legs.semantic}
+        missing = list(dict.fromkeys(u for u in uids if u not in facts))
+        if missing:
+            facts.update({f.uid: f for f in self.reads.facts_by_uids(user_id, missing)})
+        return facts
+
+    def _pool(self, limit: int) -> int:
+        """Facts fused for a result of `limit`."""
+        return max(limit * self.params.fusion.pool_per_result, self.params.fusion.min_pool)
+
+    def _scored(
+        self, limit: int, ranked: dict[str, float], facts: dict[str, Fact], legs: _Legs
+    ) -> list[ScoredFact]:
+        """The fused facts with knowledge boosts (salience against the most mentioned of the
+        legs' facts), best first, each relation once."""
+        hits, semantic = legs.graph.hits, {f.uid for f, _ in legs.semantic}
+        legs_facts = [facts[u] for u in semantic | ranked.keys() if u in facts]
+        max_mentions = max((f.mentions for f in legs_facts), default=1)
+        in_leg: dict[Leg, set[str]] = {
+            "expansion": {h.uid for h in hits[: self._pool(limit)]},
+            "semantic": semantic,
+        }
         hop = {h.uid: h.edge.hop for h in hits}
         scored = []
-        for uid in ranked:
+        for uid, score in ranked.items():
             fact = facts.get(uid)
             if fact is None:
                 continue
-            boost = knowledge_boost(fact, max_mentions, self.settings.half_life_days)
+            boost = knowledge_boost(fact, max_mentions, self.params.fusion)
             which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
-            scored.append(
-                ScoredFact(fact=fact, score=fused[uid] * boost, hop=hop.get(uid), legs=which)
-            )
+            scored.append(ScoredFact(fact=fact, score=score * boost, hop=hop.get(uid), legs=which))
         scored.sort(key=lambda s: -s.score)
         return without_twins(scored)
 
 
 _EXPANDING = ("dual", "expansion")
-_EPISODE_POOL = 50  # messages ranked by the episode leg before fusion
 
 
 @dataclass(slots=True)
@@ -248,21 +268,21 @@ def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
     return (since is None or stamp >= since) and (until is None or stamp <= until)
 
 
-def _confidence(hits: list[ExpansionHit]) -> float:
+def _confidence(hits: list[ExpansionHit], params: FusionParams) -> float:
     """How well the expansion's best path explains the question's words, in [0, 1]: when no
     predicate matches them ("what pet ..." against LIKES, OWNS), its order is only the
     anchor's neighbourhood, and its vote counts for little."""
     top = hits[0].score if hits else 0.0
-    return min(1.0, max(0.0, top / CONFIDENT_PATH_SCORE))
+    return min(1.0, max(0.0, top / params.confident_path))
 
 
-def _trusted(hits: list[ExpansionHit], share: float = 0.7) -> int:
+def _trusted(hits: list[ExpansionHit], params: FusionParams) -> int:
     """How many of the expansion's hits it fully vouches for: when its best path clearly
-    explains the question, those nearly as good (the rest are mere neighbours of the
-    anchor); otherwise all of them, whose vote then carries little weight anyway."""
-    if _confidence(hits) < 1.0:
+    explains the question, those within `trusted_share` of it (the rest are mere neighbours
+    of the anchor); otherwise all of them, whose vote then carries little weight anyway."""
+    if _confidence(hits, params) < 1.0:
         return len(hits)
-    return sum(1 for h in hits if h.score >= share * hits[0].score)
+    return sum(1 for h in hits if h.score >= params.trusted_share * hits[0].score)
 
 
 def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:
@@ -276,8 +296,8 @@ class _Stopwatch:
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
-        self._laps[name] = (now - self._last) * 1000.0
+        self._laps[name] = (now - self._last) * _MS
         self._last = now
 
     def timings(self) -> dict[str, float]:
-        return {**self._laps, "total": (self._last - self._start) * 1000.0}
+        return {**self._laps, "total": (self._last - self._start) * _MS}

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Indel
 
 from engine.normalize import CJK_CHARS
+from engine.ranking import NameParams
 
 # CJK text has no spaces: each ideograph, kana or hangul syllable is a word of its own
 
@@ -40,80 +41,90 @@ def words(text: str) -> list[str]:
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-def content_terms(text: str) -> list[str]:
-    """The words worth searching for: no stopwords, no repeats, in order."""
+def content_words(tokens: Sequence[str]) -> list[str]:
+    """The words worth searching for (of `words(text)`): no stopwords, no repeats, in order."""
     seen: dict[str, None] = {}
-    for word in words(text):
+    for word in tokens:
         if word not in STOPWORDS and word not in seen:
             seen[word] = None
     return list(seen)
 
 
-def fulltext_terms(text: str) -> list[str]:
-    """Terms for a fulltext index: the content words, plus the two-character pieces of CJK
-    runs (a fulltext index keeps a CJK run as one token; its pieces find it as prefixes)."""
-    terms = [w for w in content_terms(text) if not _CJK_CHAR.fullmatch(w)]
+def fulltext_terms(text: str, content: list[str]) -> list[str]:
+    """Terms for a fulltext index: the `content` words of `text`, plus the two-character
+    pieces of its CJK runs (a fulltext index keeps a CJK run as one token; its pieces find it
+    as prefixes)."""
+    terms = [w for w in content if not _CJK_CHAR.fullmatch(w)]
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         terms += [run[i : i + 2] for i in range(len(run) - 1)]
     return list(dict.fromkeys(terms))
 
 
-def relation_phrase(text: str, spans: list[frozenset[int]]) -> str:
-    """The words of `text` outside `spans` (the names it mentions, as positions in `words`),
+def relation_phrase(tokens: Sequence[str], spans: list[frozenset[int]]) -> str:
+    """The words of a query (`tokens`) outside `spans` (the names it mentions, as positions),
     in order: what the question says about relations ("which teams have players from")."""
     taken: set[int] = set().union(*spans) if spans else set()
-    return " ".join(w for i, w in enumerate(words(text)) if i not in taken)
+    return " ".join(w for i, w in enumerate(tokens) if i not in taken)
 
 
-def asks_for_siblings(text: str) -> bool:
-    return any(w in SIBLING_CUES for w in words(text))
+def asks_for_siblings(tokens: Sequence[str]) -> bool:
+    return any(w in SIBLING_CUES for w in tokens)
+
+
+def first_person(text: str, tokens: Sequence[str]) -> bool:
+    """`text` (tokenised as `tokens`) speaks of its writer: "I", "me", "my"."""
+    return any(w in FIRST_PERSON for w in tokens) or "我" in text
 
 
 def mentions_self(text: str) -> bool:
-    return any(w in FIRST_PERSON for w in words(text)) or "我" in text
+    return first_person(text, words(text))
 
 
-def _token_match(token: str, query: Sequence[str], taken: set[int]) -> tuple[int, float] | None:
+def _token_match(
+    token: str, query: Sequence[str], taken: set[int], params: NameParams
+) -> tuple[int, float] | None:
     """Where `token` stands in the query (not at a position another token of the name took)
-    and how surely: exactly (1.0) or with a small typo in a longer word (0.8, so an exact
-    name beats a near one)."""
+    and how surely: exactly (1.0) or with a small typo in a longer word (`typo_credit`, so
+    an exact name beats a near one)."""
     for i, q in enumerate(query):
         if q == token and i not in taken:
             return i, 1.0
-    if len(token) < 4:
+    if len(token) < params.typo_min_chars:
         return None
+    gap = params.typo_max_gap
     for i, q in enumerate(query):
-        if i not in taken and abs(len(q) - len(token)) <= 2 and _near(token, q):
-            return i, 0.8
+        if i not in taken and abs(len(q) - len(token)) <= gap and _near(token, q, params):
+            return i, params.typo_credit
     return None
 
 
-def _near(a: str, b: str) -> bool:
-    """At least 80% alike: 2 * common characters in order / both lengths."""
-    return bool(Indel.normalized_similarity(a, b, score_cutoff=0.8))
+def _near(a: str, b: str, params: NameParams) -> bool:
+    """At least `typo_similarity` alike: 2 * common characters in order / both lengths."""
+    return bool(Indel.normalized_similarity(a, b, score_cutoff=params.typo_similarity))
 
 
-def _size(token: str) -> int:
+def _size(token: str, params: NameParams) -> int:
     """Letters of evidence: a CJK character says about as much as a short Latin word."""
-    return 3 if _CJK_CHAR.fullmatch(token) else len(token)
+    return params.cjk_chars if _CJK_CHAR.fullmatch(token) else len(token)
 
 
-_SHUFFLED = 0.9
-
-
-def name_match(name: str, query_words: list[str]) -> float:
+def name_match(name: str, query_words: Sequence[str], params: NameParams) -> float:
     """How surely the query names this entity, in [0, 1] (see `name_span`)."""
-    return name_span(name, query_words)[0]
+    return name_span(name, query_words, params)[0]
 
 
-def name_span(name: str, query_words: list[str]) -> tuple[float, frozenset[int]]:
+def name_span(
+    name: str, query_words: Sequence[str], params: NameParams
+) -> tuple[float, frozenset[int]]:
     """As `_name_span`, remembered: a search scores the same candidates against its query
     twice (anchors by name alone, then with the vector read's), ~50 names each."""
-    return _name_span(name, tuple(query_words))
+    return _name_span(name, tuple(query_words), params)
 
 
 @functools.lru_cache(maxsize=4096)
-def _name_span(name: str, query_words: tuple[str, ...]) -> tuple[float, frozenset[int]]:
+def _name_span(
+    name: str, query_words: tuple[str, ...], params: NameParams
+) -> tuple[float, frozenset[int]]:
     """How surely the query names this entity, in [0, 1], and which query words it takes.
 
     Coverage (the share of the name's characters found among the query's words, allowing a
@@ -126,22 +137,23 @@ def _name_span(name: str, query_words: tuple[str, ...]) -> tuple[float, frozense
     tokens = words(name)
     if not tokens:
         return 0.0, frozenset()
-    total = sum(_size(t) for t in tokens)
+    total = sum(_size(t, params) for t in tokens)
     n = len(tokens)
     for i in range(len(query_words) - n + 1):
         if query_words[i : i + n] == tuple(tokens):
-            return _score(total, total), frozenset(range(i, i + n))
+            return _score(total, total, params), frozenset(range(i, i + n))
     matched, found = 0.0, list[int]()
     for token in tokens:
-        hit = _token_match(token, query_words, set(found))
+        hit = _token_match(token, query_words, set(found), params)
         if hit is not None:
             found.append(hit[0])
-            matched += _size(token) * hit[1] * (0.3 if token in STOPWORDS else 1.0)
+            credit = params.stopword_credit if token in STOPWORDS else 1.0
+            matched += _size(token, params) * hit[1] * credit
     span = frozenset(found)
     compactness = len(span) / (max(span) - min(span) + 1) if span else 1.0
-    order = 1.0 if found == sorted(found) else _SHUFFLED
-    return _score(matched, total) * compactness * order, span
+    order = 1.0 if found == sorted(found) else params.shuffled
+    return _score(matched, total, params) * compactness * order, span
 
 
-def _score(matched: float, total: int) -> float:
-    return (matched / total) * (1.0 - math.exp(-matched / 4.0))
+def _score(matched: float, total: int, params: NameParams) -> float:
+    return (matched / total) * (1.0 - math.exp(-matched / params.specific_chars))

@@ -154,6 +154,16 @@ class RestoreBatch:
 
 
 @dataclass(frozen=True, slots=True)
+class Written:
+    """What one `GraphStore.write` wrote, for the caches that follow the store (the
+    retriever's predicate list and message index)."""
+
+    mentions: dict[str, int] = field(default_factory=dict)  # of each fact, after the write
+    predicates: frozenset[str] = frozenset()  # of the facts written
+    episodes: tuple[EpisodeRow, ...] = ()  # the messages a `WriteBatch` wrote
+
+
+@dataclass(frozen=True, slots=True)
 class Neighbour:
     """One typed fact relationship read from the node `near` (see `Reads.neighbours`)."""
 
@@ -215,8 +225,9 @@ class GraphStore(Protocol):
         `params["embedding"]` of one vector-indexed label, by the statements of `read`."""
         ...
 
-    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> dict[str, int]:
-        """Apply `batch`; return each written fact's mention count after the write."""
+    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
+        """Apply `batch`; return what it wrote, each fact's mention count after the write
+        among it."""
         ...
 
     def delete_user(self, user_id: str) -> int:

@@ -29,15 +29,15 @@ from falkordb import FalkorDB
 
 from engine import cypher
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch
+from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
 from engine.store.records import (
     UserSizes,
     composed_batch,
-    fact_mentions,
     nearest_rows,
     pack_vector,
+    written,
 )
 
 log = logging.getLogger("graphmem")
@@ -207,9 +207,9 @@ class FalkorDBStore:
             if "VECTOR" in types.get("embedding", [])
         }
 
-    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> dict[str, int]:
+    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         if batch.is_empty():
-            return {}
+            return Written()
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         across = self._server.writing() if self._server else contextlib.nullcontext()
         try:
@@ -217,7 +217,7 @@ class FalkorDBStore:
                 rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
         finally:
             self._sizes.forget(user_id)
-        return fact_mentions(names, rows[0])
+        return written(batch, names, rows[0])
 
     # -- deletes and housekeeping ---------------------------------------------------------
 

@@ -22,13 +22,13 @@ from engine.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch
+from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.records import (
     UserSizes,
     batch_statements,
-    fact_mentions,
     nearest_rows,
     statement_texts,
+    written,
 )
 
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
@@ -162,16 +162,16 @@ class Neo4jStore:
         wait = (cypher.load("await_indexes", self.dialect), {"timeout_s": self._index_wait_s})
         self._execute([wait], read_only=True, bounded=False)
 
-    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> dict[str, int]:
+    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         if batch.is_empty():
-            return {}
+            return Written()
         named = batch_statements(user_id, batch)
         try:
             results = self._execute(statement_texts(named, self.dialect), read_only=False)
         finally:
             self._sizes.forget(user_id)
         # Each batch statement returns one row with one `result` column.
-        return fact_mentions([name for name, _, _ in named], [rows[0][0] for rows in results])
+        return written(batch, [name for name, _, _ in named], [rows[0][0] for rows in results])
 
     # -- deletes and housekeeping ---------------------------------------------------------
 

@@ -15,7 +15,15 @@ import numpy as np
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
 from engine.normalize import is_type_label
-from engine.store.base import Dialect, Neighbour, RestoreBatch, Rows, VectorRead, WriteBatch
+from engine.store.base import (
+    Dialect,
+    Neighbour,
+    RestoreBatch,
+    Rows,
+    VectorRead,
+    WriteBatch,
+    Written,
+)
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
@@ -238,14 +246,19 @@ def composed_batch(
     return query, params, [name for name, _, _ in named]
 
 
-def fact_mentions(names: list[str], row: list[Any]) -> dict[str, int]:
-    """Each written fact's mention count, from the composed batch's result row."""
-    return {
-        uid: int(mentions)
+def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any]) -> Written:
+    """What `batch` wrote, with each fact's mention count from the composed batch's result
+    `row` (one result per statement of `names`)."""
+    mentions = {
+        uid: int(count)
         for name, result in zip(names, row, strict=True)
         if name == "merge_facts"
-        for uid, mentions in result
+        for uid, count in result
     }
+    if isinstance(batch, RestoreBatch):
+        return Written(mentions, frozenset(fact["predicate"] for fact in batch.facts))
+    predicates = frozenset(fact.predicate for fact in batch.facts)
+    return Written(mentions, predicates, tuple(batch.episodes))
 
 
 def entity_pairs(rows: Iterable[list[Any]]) -> list[tuple[str, Entity]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,8 +85,7 @@ def test_expansion_stays_bounded_on_a_hub_of_thousands_of_edges(
             store=store,
             embedder=embedder,
             data_dir=tmp_path,
-            expansion_fanout=fanout,
-            expansion_max_edges=max_edges,
+            ranking={"expansion": {"fanout": fanout, "max_edges": max_edges}},
         )
         started = time.perf_counter()
         result = mem.search("who does Hub know?", USER, mode="expansion")
@@ -102,14 +102,18 @@ def test_expansion_stays_bounded_on_a_hub_of_thousands_of_edges(
         "max_message_chars",
         "max_facts_per_call",
         "max_name_chars",
-        "expansion_fanout",
-        "expansion_max_edges",
+        "ranking.expansion.fanout",
+        "ranking.expansion.max_edges",
         "query_timeout_ms",
     ],
 )
 def test_a_limit_below_one_is_a_config_error(tally: Tally, setting: str) -> None:
+    *outer, name = setting.split(".")
+    config: dict[str, Any] = {name: 0}
+    for part in reversed(outer):
+        config = {part: config}
     with pytest.raises(ConfigError) as caught:
-        Memory.from_config({setting: 0})  # refused before any model or store is loaded
+        Memory.from_config(config)  # refused before any model or store is loaded
     assert setting in str(caught.value)
     tally.cases += 1
 

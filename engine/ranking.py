@@ -1,0 +1,226 @@
+"""Every number that shapes a search, in one frozen object: `RankingParams`.
+
+Each field says why it has its value and what chose it: a benchmark (`make bench-metaqa`:
+MetaQA dev; `make bench-chat`: LoCoMo evidence recall; `make bench-hub`: the synthetic
+hub-heavy graphs; see benchmarks/README.md), a published default, or "by hand" where no
+sweep was run. `Settings.ranking` holds one, so a user can change any of them:
+
+    Memory(ranking={"fusion": {"rrf_k": 50}})
+    GRAPHMEM_RANKING__FUSION__RRF_K=50
+
+A change of a default must keep tests/test_golden_ranking.py passing or update its golden file
+on purpose (`GRAPHMEM_UPDATE_GOLDEN=1`).
+"""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+# validated like settings (an unknown name or a value out of range is an error), read like
+# plain dataclasses: the walk reads some of them once per edge
+_STRICT = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class AnchorParams:
+    """Which of the entities a query names or means become anchors (`retrieval.anchors`)."""
+
+    # anchors kept at most: a question names a few things (by hand)
+    limit: int = Field(default=5, ge=1)
+    # how surely the query must name an entity (`NameParams`) to anchor on it (by hand)
+    min_score: float = Field(default=0.5, ge=0, le=1)
+    # keep anchors scoring at least this share of the best one (by hand)
+    relative: float = Field(default=0.75, ge=0, le=1)
+    # ... or this share, for a name the query has word for word beside the others ("Peru";
+    # by hand, on bench-hub's two-anchor questions)
+    relative_exact: float = Field(default=0.5, ge=0, le=1)
+    # candidates the fulltext index offers: enough for a common word in many names (by hand)
+    fulltext_k: int = Field(default=100, ge=1)
+    # candidates the entity vector index offers (by hand)
+    vector_k: int = Field(default=10, ge=1)
+    # the cosine an entity needs to be an anchor by meaning alone (by hand)
+    vector_min_cos: float = Field(default=0.65, ge=-1, lt=1)
+    # when nothing reaches min_score, the best candidate down to this ("22", "defender"; by
+    # hand, on bench-hub)
+    fallback_min_score: float = Field(default=0.3, ge=0, le=1)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class NameParams:
+    """How surely a query names an entity (`retrieval.terms.name_span`)."""
+
+    # a word matched with a small typo counts this much of an exact one: an exact name must
+    # beat a near one (by hand)
+    typo_credit: float = Field(default=0.8, ge=0, le=1)
+    # words shorter than this match exactly or not at all: "cat" is not "car" (by hand)
+    typo_min_chars: int = Field(default=4, ge=1)
+    # a near word differs in length by at most this many characters (by hand)
+    typo_max_gap: int = Field(default=2, ge=0)
+    # ... and is at least this alike (Indel similarity: 2 * common characters / both lengths)
+    typo_similarity: float = Field(default=0.8, ge=0, le=1)
+    # a name whose words the query has out of order ("Men Without Women" in "Women Without
+    # Men ...") counts this much (by hand)
+    shuffled: float = Field(default=0.9, ge=0, le=1)
+    # a stopword of a name ("The", "of") found in the query counts this much (by hand)
+    stopword_credit: float = Field(default=0.3, ge=0, le=1)
+    # specificity 1 - exp(-letters / this): "Up" is weak evidence, "Grégoire Colin" strong
+    # (by hand)
+    specific_chars: float = Field(default=4.0, gt=0)
+    # the letters of evidence one CJK character gives: about a short Latin word (by hand)
+    cjk_chars: int = Field(default=3, ge=1)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class RelationParams:
+    """How well a path of relations explains a question (`retrieval.predicates`)."""
+
+    # the cost of each hop past the first: a longer path wins only by explaining more words
+    # (by hand; bench-metaqa 2-hop)
+    extra_hop_cost: float = Field(default=0.05, ge=0)
+    # a sibling cue ("co-wrote", "same") rewards the anchor's first relation out and back:
+    # twice a hop's cost (bench-metaqa 2-hop: 0.914 -> 0.930)
+    sibling_bonus: float = Field(default=0.1, ge=0)
+    # the extra cost of going out and back along one relation with no sibling cue (by hand)
+    back_cost: float = Field(default=0.0, ge=0)
+    # the weight of the relation phrase beside the words (bench-hub: 0.2-0.3 chose the right
+    # path most often; 0 = words only)
+    phrase_weight: float = Field(default=0.3, ge=0)
+    # relations tried as the next step of a path: the best single ones (latency, by hand)
+    continuations: int = Field(default=12, ge=1)
+    # ... and as the steps after it, in what a path can still reach (latency, by hand)
+    later_steps: int = Field(default=4, ge=1)
+    # a word clearly names a relation ("directed", "actors") at this similarity to one ...
+    relation_word_sim: float = Field(default=0.5, ge=-1, le=1)
+    # ... and this much above its average relation (by hand); such a word is not an anchor
+    relation_word_specificity: float = Field(default=0.15, ge=0)
+    # word and relation vectors kept in memory (a bound, not a tuning)
+    cached_vectors: int = Field(default=50_000, ge=1)
+    # the user's predicate list is read again after this many seconds: how stale another
+    # process's writes may look (this process's own writes update it at once)
+    refresh_s: float = Field(default=30.0, ge=0)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class ExpansionParams:
+    """The walk from the anchors along the question's relations (`retrieval.expansion`)."""
+
+    # the longest relation path walked (3: "where was the coach of X's club born"; bench-hub
+    # and bench-metaqa 3-hop)
+    depth: int = Field(default=3, ge=1, le=3)
+    # edges of any type read around a hub anchor, as context (a bound)
+    fanout: int = Field(default=50, ge=1)
+    # edges read in all by one search, every hop together (a bound)
+    max_edges: int = Field(default=4000, ge=1)
+    # edges of the question's relation types read per node past the anchors: bounds a hub's
+    # cost (a bound)
+    hub_scan: int = Field(default=500, ge=1)
+    # ... and per anchor: all members of a hub the question asks about (a group, a country)
+    anchor_scan: int = Field(default=2000, ge=1)
+    # a node with more edges is a hub: read by type, and a path through it counts for less
+    # (bench-chat: a chat's speaker; dual 0.284 -> 0.336 on three conversations)
+    hub_degree: int = Field(default=100, ge=1)
+    # ordinary nodes are read whole while their edges fit in this (latency, by hand)
+    open_edges: int = Field(default=150, ge=1)
+    # relation paths followed past each hop at most (by hand)
+    beam: int = Field(default=6, ge=1)
+    # a path goes on while a continuation may come this close to the best path walked: "the
+    # directors of the films starred by X" explains little more with DIRECTED_BY than without
+    # (bench-metaqa 2-hop: 0.822 -> 0.914)
+    beam_slack: float = Field(default=0.06, ge=0)
+    # a hub is read by the next relations within this share of the best (by hand)
+    step_share: float = Field(default=0.7, ge=0, le=1)
+    # relation types read from a hub at most (latency, by hand)
+    typed_steps: int = Field(default=3, ge=1)
+    # ... in this many reads, the next types asked for those it lacks (by hand, bench-hub)
+    typed_rounds: int = Field(default=3, ge=1)
+    # relations sampled from a hub anchor before it is read by type (latency, by hand)
+    probe_relations: int = Field(default=6, ge=1)
+    # ... neighbours sampled along each (latency, by hand)
+    probe_size: int = Field(default=3, ge=1)
+    # an answer reached by n paths scores (1 + this * ln n) times its best (by hand; an
+    # additive boost was tried and lost bench-hub's hub-start 2-hop)
+    many_paths: float = Field(default=0.1, ge=0)
+    # paths through common neighbours returned with a result (presentation)
+    join_paths: int = Field(default=5, ge=0)
+    # the longest shortest path joining two anchors that is returned (presentation)
+    join_hops: int = Field(default=4, ge=1)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class FusionParams:
+    """How the fact legs are fused and boosted (`retrieval.retriever`, `retrieval.fusion`)."""
+
+    # facts the vector leg offers (by hand)
+    semantic_k: int = Field(default=30, ge=1)
+    # reciprocal-rank fusion's k, at the published default (Cormack et al., 2009)
+    rrf_k: int = Field(default=60, ge=1)
+    # the expansion leg's weight when sure (bench-metaqa and bench-chat: 3 scored a little
+    # higher on MetaQA, LoCoMo recall fell 0.416 -> 0.385; 1 cost MetaQA 2-hop ~10 points)
+    expansion_weight: float = Field(default=2.0, ge=0)
+    # a path explaining the question's words this well is trusted fully (by hand)
+    confident_path: float = Field(default=0.3, gt=0)
+    # when sure, the expansion vouches for the hits within this share of its best (by hand)
+    trusted_share: float = Field(default=0.7, ge=0, le=1)
+    # ... and votes for the rest at this strength: dropping its tail let semantic noise in
+    tail_vote: float = Field(default=0.5, ge=0, le=1)
+    # the semantic vote on a fact the expansion reached is scaled by 1 - confidence ** this
+    # (by hand on MetaQA 2-hop: a sentence like the question must not lift the bridge)
+    doubt_power: float = Field(default=4.0, gt=0)
+    # facts fused: this many per fact returned, at least `min_pool` (by hand)
+    pool_per_result: int = Field(default=3, ge=1)
+    min_pool: int = Field(default=30, ge=1)
+    # facts mentioned often and recently gain up to this share (salience; by hand)
+    salience_weight: float = Field(default=0.1, ge=0)
+    # recency halves every this many days, in ranking and in `top_entities` (by hand)
+    half_life_days: float = Field(default=30.0, gt=0)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class BM25:
+    """Okapi BM25's two constants at their textbook values (Robertson & Zaragoza, 2009)."""
+
+    k1: float = Field(default=1.2, ge=0)
+    b: float = Field(default=0.75, ge=0, le=1)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class EpisodeParams:
+    """The episode leg (`retrieval.episodes`) and provenance (`retrieval.provenance`)."""
+
+    # messages the vector index offers: LoCoMo recall is flat from 30 to 100 (bench-chat)
+    dense_k: int = Field(default=50, ge=1)
+    # messages ranked by the episode leg before fusion (by hand)
+    pool: int = Field(default=50, ge=1)
+    # meaning against words: BM25 alone beat the embedding alone by 0.18 recall; 0.5 was
+    # best of 0.5 / 1.0 / 2.0 (bench-chat)
+    dense_weight: float = Field(default=0.5, ge=0)
+    # a message gets this share of its session neighbours' scores: 0.2-0.3 gave +0.05
+    # recall, no gain past 0.3 (bench-chat)
+    neighbour_share: float = Field(default=0.25, ge=0)
+    # a message behind the best fact gains up to this, times the legs' agreement (bench-chat:
+    # 0.2-0.3 best, 0.5 lost 0.01)
+    fact_vote: float = Field(default=0.3, ge=0)
+    # a fact whose message the leg found best gains this share of its score (bench-chat)
+    episode_vote: float = Field(default=0.5, ge=0)
+    # the legs' agreement is read over this many best facts and twice as many messages (by
+    # hand; scaling the vote by the agreement: bench-chat 0.746 -> 0.753 on 3 conversations)
+    agreement_facts: int = Field(default=10, ge=1)
+    bm25: BM25 = Field(default_factory=BM25)
+    # the message index is checked against the store after this many seconds: how stale
+    # another process's writes may look
+    refresh_s: float = Field(default=30.0, ge=0)
+    # users whose message index stays in memory (a bound)
+    max_users: int = Field(default=64, ge=1)
+
+
+@dataclass(frozen=True, slots=True, config=_STRICT)
+class RankingParams:
+    """Every number that shapes a search (see the module docstring)."""
+
+    anchors: AnchorParams = Field(default_factory=AnchorParams)
+    names: NameParams = Field(default_factory=NameParams)
+    relations: RelationParams = Field(default_factory=RelationParams)
+    expansion: ExpansionParams = Field(default_factory=ExpansionParams)
+    fusion: FusionParams = Field(default_factory=FusionParams)
+    episodes: EpisodeParams = Field(default_factory=EpisodeParams)

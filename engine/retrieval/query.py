@@ -1,0 +1,43 @@
+"""A search's query, parsed once: every leg reads its words from the `Query`, none
+tokenises the text again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.retrieval.terms import (
+    asks_for_siblings,
+    content_words,
+    first_person,
+    fulltext_terms,
+    words,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """The text of a query and what the legs read of it."""
+
+    text: str
+    # case-folded tokens in order: names' spans, the relation phrase; a tuple, the key under
+    # which name matches are remembered (`terms.name_span`)
+    words: tuple[str, ...]
+    content: list[str]  # no stopwords, no repeats: matched to predicates, at most max_words
+    fulltext: list[str]  # terms of the entity fulltext read, at most max_words
+    first_person: bool  # "I", "me", "my": the user's own entity is a candidate anchor
+    siblings: bool  # "same", "together", "co-": it asks for what shares a neighbour
+
+    @classmethod
+    def parse(cls, text: str, max_words: int) -> Query:
+        """`text` parsed; `max_words` bounds the content words and fulltext terms (each new
+        word is a model input, and a long text has thousands)."""
+        tokens = tuple(words(text))
+        content = content_words(tokens)
+        return cls(
+            text=text,
+            words=tokens,
+            content=content[:max_words],
+            fulltext=fulltext_terms(text, content)[:max_words],
+            first_person=first_person(text, tokens),
+            siblings=asks_for_siblings(tokens),
+        )

@@ -1,0 +1,38 @@
+"""Settings: the ranking parameters nested in them, one source of each default."""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError
+
+import pytest
+
+from engine.config import build_settings
+from engine.errors import ConfigError
+from engine.ranking import RankingParams
+
+
+def test_ranking_params_are_set_as_a_nested_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_RANKING__FUSION__RRF_K", "50")
+    settings = build_settings(ranking={"expansion": {"hub_degree": 8}})
+    assert settings.ranking.expansion.hub_degree == 8
+    assert build_settings().ranking.fusion.rrf_k == 50
+    assert build_settings().ranking.anchors == RankingParams().anchors
+
+
+def test_ranking_params_are_frozen_and_checked() -> None:
+    params = RankingParams()
+    with pytest.raises(FrozenInstanceError):
+        params.fusion.rrf_k = 1  # type: ignore[misc]
+    with pytest.raises(ConfigError) as caught:
+        build_settings(ranking={"fusion": {"rrf_kk": 50}})
+    assert "ranking.fusion.rrf_kk" in str(caught.value)
+
+
+def test_a_setting_that_moved_into_ranking_says_where(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError) as caught:
+        build_settings(expansion_fanout=10)
+    assert "expansion_fanout is now ranking.expansion.fanout" in str(caught.value)
+    monkeypatch.setenv("GRAPHMEM_RRF_K", "50")
+    with pytest.raises(ConfigError) as from_env:
+        build_settings()
+    assert "GRAPHMEM_RRF_K is now GRAPHMEM_RANKING__FUSION__RRF_K" in str(from_env.value)
