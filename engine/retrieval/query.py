@@ -19,8 +19,7 @@ class Query:
     """The text of a query and what the legs read of it."""
 
     text: str
-    # case-folded tokens in order: names' spans, the relation phrase; a tuple, the key under
-    # which name matches are remembered (`terms.name_span`)
+    # case-folded tokens in order: names' spans, the relation phrase
     words: tuple[str, ...]
     content: list[str]  # no stopwords, no repeats: matched to predicates, at most max_words
     fulltext: list[str]  # terms of the entity fulltext read, at most max_words

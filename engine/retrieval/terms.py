@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import unicodedata
@@ -116,15 +115,6 @@ def name_match(name: str, query_words: Sequence[str], params: NameParams) -> flo
 def name_span(
     name: str, query_words: Sequence[str], params: NameParams
 ) -> tuple[float, frozenset[int]]:
-    """As `_name_span`, remembered: a search scores the same candidates against its query
-    twice (anchors by name alone, then with the vector read's), ~50 names each."""
-    return _name_span(name, tuple(query_words), params)
-
-
-@functools.lru_cache(maxsize=4096)
-def _name_span(
-    name: str, query_words: tuple[str, ...], params: NameParams
-) -> tuple[float, frozenset[int]]:
     """How surely the query names this entity, in [0, 1], and which query words it takes.
 
     Coverage (the share of the name's characters found among the query's words, allowing a
@@ -138,9 +128,9 @@ def _name_span(
     if not tokens:
         return 0.0, frozenset()
     total = sum(_size(t, params) for t in tokens)
-    n = len(tokens)
+    n, whole = len(tokens), tuple(tokens)
     for i in range(len(query_words) - n + 1):
-        if query_words[i : i + n] == tuple(tokens):
+        if tuple(query_words[i : i + n]) == whole:
             return _score(total, total, params), frozenset(range(i, i + n))
     matched, found = 0.0, list[int]()
     for token in tokens:
