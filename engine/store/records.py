@@ -188,6 +188,9 @@ def nearest(
     return rows[:k] if len(rows) >= k else scan(k)
 
 
+_SIZES_KEPT = 30_000  # users x labels whose sizes are kept: a service with many users stays small
+
+
 class UserSizes:
     """How many nodes of each vector-indexed label a user has, as last counted: the count
     decides between scan and index (`nearest`) and was a round trip on every vector read,
@@ -208,6 +211,8 @@ class UserSizes:
             return known[1]
         size = fresh()
         with self._lock:
+            if len(self._sizes) >= _SIZES_KEPT:
+                self._sizes.clear()
             self._sizes[key] = (time.monotonic(), size)
         return size
 
