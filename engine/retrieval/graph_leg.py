@@ -77,11 +77,14 @@ class GraphLeg:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         return NameReads(by_name, me)
 
-    def read_vectors(self, name_search: NameReads, user_id: str, param: list[float]) -> None:
+    def read_vectors(
+        self, name_search: NameReads, user_id: str, param: list[float]
+    ) -> Future[list[tuple[Entity, float]]]:
         """Start the vector read of entities: before the other legs' vector reads, which
         the database would otherwise serve first while the anchors wait."""
         k = self.params.anchors.vector_k
         name_search.by_vector = BACKGROUND.submit(self.reads.vector_entities, user_id, param, k)
+        return name_search.by_vector
 
     def search(
         self,
@@ -95,9 +98,8 @@ class GraphLeg:
         lap: Lap,
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
-        if name_search.by_vector is None:
-            self.read_vectors(name_search, user_id, param)
-        by_vector = name_search.by_vector.result() if name_search.by_vector is not None else []
+        pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
+        by_vector = pending.result()
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
         phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
