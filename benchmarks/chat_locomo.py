@@ -15,6 +15,12 @@ benchmarks/results/, a markdown table to stdout.
 
     python benchmarks/chat_locomo.py                      # all 10 conversations
     python benchmarks/chat_locomo.py --conversations 3    # the first 3
+    python benchmarks/chat_locomo.py --roles user-assistant
+
+`--roles user-assistant` replays each conversation as an agent's history: the first speaker's
+turns become unnamed `user` messages (their "I" is the user's self entity), the other's
+`assistant` messages, and the questions ask in the first person ("What did Caroline research?"
+-> "What did I research?"). A check that graphmem holds up when the log names no one.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -73,6 +80,32 @@ def raw_turn_ranker(records: list[ChatRecord], embedder: Embedder) -> dict[str, 
         user: ([r.source for r in turns], vectors[[at[id(r)] for r in turns]])
         for user, turns in by_user.items()
     }
+
+
+def as_agent_history(
+    records: list[ChatRecord], questions: list[LocomoQuestion]
+) -> tuple[list[ChatRecord], list[LocomoQuestion]]:
+    """Each conversation's first speaker as the agent's unnamed user, the other as the
+    assistant; questions about the first speaker asked in the first person."""
+    first: dict[str, str] = {}
+    for record in records:
+        first.setdefault(record.user_id or "", record.speaker or "")
+    replayed = [
+        r.model_copy(
+            update={
+                "role": "user" if r.speaker == first[r.user_id or ""] else "assistant",
+                "speaker": None,
+            }
+        )
+        for r in records
+    ]
+    asked = []
+    for question in questions:
+        name = re.escape(first.get(question.sample_id, ""))
+        text = re.sub(rf"\b{name}'s\b", "my", question.question) if name else question.question
+        text = re.sub(rf"\b{name}\b", "I", text) if name else text
+        asked.append(question.model_copy(update={"question": text}))
+    return replayed, asked
 
 
 def recall(found: list[str], question: LocomoQuestion) -> float:
@@ -169,6 +202,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--store", type=Path, help="data directory to keep (reused when it holds the graph)"
     )
+    parser.add_argument(
+        "--roles",
+        choices=["names", "user-assistant"],
+        default="names",
+        help="names: every turn names its speaker (LoCoMo as it is); user-assistant: replayed "
+        "as an agent's unnamed user and its assistant, questions in the first person",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     return parser.parse_args(argv)
 
@@ -182,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         users = users[: args.conversations]
     records = [r for r in records if r.user_id in users]
     questions = [q for q in questions if q.sample_id in users]
+    if args.roles == "user-assistant":
+        records, questions = as_agent_history(records, questions)
     with tempfile.TemporaryDirectory(prefix="gm-chat-") as tmp:
         home = args.store or Path(tmp)
         embedder = Embedder()
@@ -198,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         "when": datetime.now(UTC).isoformat(),
         "data": str(args.data),
         "conversations": len(users),
+        "roles": args.roles,
         "questions": len(questions),
         "budget_turns": BUDGET,
         "cpus": os.cpu_count(),

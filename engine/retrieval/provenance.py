@@ -31,7 +31,9 @@ def fuse_provenance(
         behind = max((found.get(u, 0.0) for u in hit.fact.episodes), default=0.0)
         hit.score *= 1.0 + params.episode_vote * behind
     facts.sort(key=lambda s: -s.score)
-    vote = params.fact_vote * agreement(facts, hits, params.agreement_facts)
+    vote = (
+        params.fact_vote * agreement(facts, hits, params.agreement_facts) ** params.agreement_power
+    )
     episodes = _episodes(found, backing, index, vote)
     return facts, episodes
 
