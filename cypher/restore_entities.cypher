@@ -6,5 +6,5 @@ SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e
     e.aliases_text = CASE WHEN size(row.aliases) = 0 THEN null
                           ELSE reduce(s = "", a IN row.aliases | s + " " + a) END,
     e.mentions = row.mentions, e.first_seen = row.first_seen, e.last_seen = row.last_seen,
-    e.created_at = row.created_at, e.updated_at = row.updated_at
+    e.created_at = row.created_at, e.updated_at = row.updated_at, e.user_key = $user_key
 RETURN count(e) AS result

@@ -31,6 +31,7 @@ from engine import cypher
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
 from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.fulltext import user_key
 from engine.store.reads import Reads
 from engine.store.records import (
     UserSizes,
@@ -174,6 +175,7 @@ class FalkorDBStore:
                 vectors.append(name)
             else:
                 self._declare(name, dimension)
+        self._key_old_entities()
         built = self._vector_indexes()
         missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
         if missing and not Reads(self).counts(None)["entities"]:
@@ -184,6 +186,13 @@ class FalkorDBStore:
                 target=self._declare_all, args=(missing, dimension), daemon=True
             )
             worker.start()
+
+    def _key_old_entities(self) -> None:
+        """Entities written before entities carried their user's key get it, once: the name
+        search asks the fulltext index for the user's key (`fulltext.py`)."""
+        for (user_id,) in self.run("list_users_without_user_key", {}):
+            params = {"user_id": user_id, "user_key": user_key(user_id)}
+            self.run("set_entity_user_keys", params, read_only=False)
 
     def _declare(self, name: str, dimension: int) -> None:
         # "already indexed" is the expected answer on every run after the first

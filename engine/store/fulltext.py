@@ -1,11 +1,19 @@
 """Fulltext query syntax, the one thing the dialects spell differently in a name search:
 RediSearch for FalkorDB, Lucene for Neo4j. Each turns the query's terms into a query that
-matches any of them, escaped so no term can act as an operator."""
+matches any of them, escaped so no term can act as an operator.
+
+One fulltext index answers for every user of a store. On FalkorDB each entity also carries
+its user's key (`user_key`, a token hashed from the user id) as an indexed field and a search
+asks for it, so the index returns only that user's matches: without it a name search cost
+what every user's matches cost (13-14 ms for a common word in a store of 1,000 users, ~30
+ms and growing with the store). The exact `user_id` filter stays: the key narrows, it does
+not decide.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable
 
 from engine.normalize import has_cjk
 from engine.store.base import Dialect
@@ -14,7 +22,19 @@ _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
 _LUCENE_QUOTED_SPECIALS = re.compile(r'(["\\])')
 
 
-def redisearch_query(terms: list[str]) -> str:
+def user_key(user_id: str) -> str:
+    """The user's token in the fulltext index: letters and digits only (nothing a tokenizer
+    splits or a stemmer shortens), the same for every write and search of that user."""
+    return f"gm{hashlib.blake2b(user_id.encode(), digest_size=10).hexdigest()}k"
+
+
+def redisearch_query(terms: list[str], user_id: str) -> str:
+    """`user_id`'s matches of any of `terms` (`any_of_redisearch`)."""
+    found = any_of_redisearch(terms)
+    return f"@user_key:{user_key(user_id)} ({found})" if found else ""
+
+
+def any_of_redisearch(terms: list[str]) -> str:
     """Any of `terms`, escaped for RediSearch; longer words also match with one typo, and
     non-ASCII pieces (CJK) match as prefixes of the index's longer tokens."""
     parts: list[str] = []
@@ -49,12 +69,7 @@ def lucene_query(terms: list[str]) -> str:
     return " OR ".join(parts)
 
 
-_SYNTAX: dict[Dialect, Callable[[list[str]], str]] = {
-    "falkordb": redisearch_query,
-    "neo4j": lucene_query,
-}
-
-
-def fulltext_query(dialect: Dialect, terms: list[str]) -> str:
-    """`terms` in the dialect's fulltext syntax, escaped; empty when nothing is left."""
-    return _SYNTAX[dialect](terms)
+def fulltext_query(dialect: Dialect, terms: list[str], user_id: str) -> str:
+    """`user_id`'s matches of `terms` in the dialect's fulltext syntax, escaped; empty when
+    nothing is left. (Neo4j's Lucene index streams hits best first; the statement filters.)"""
+    return redisearch_query(terms, user_id) if dialect == "falkordb" else lucene_query(terms)

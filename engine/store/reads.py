@@ -80,7 +80,7 @@ class Reads:
     def fulltext_entities(
         self, user_id: str, terms: list[str], k: int
     ) -> list[tuple[Entity, float]]:
-        query = fulltext_query(self.store.dialect, terms)
+        query = fulltext_query(self.store.dialect, terms, user_id)
         if not query:
             return []
         params = {"user_id": user_id, "query": query, "k": k}

@@ -24,6 +24,7 @@ from engine.store.base import (
     WriteBatch,
     Written,
 )
+from engine.store.fulltext import user_key
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
@@ -66,7 +67,7 @@ def write_statements(
         if rows:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
-    add("merge_entities", [asdict(e) for e in batch.entities])
+    add("merge_entities", [asdict(e) for e in batch.entities], user_key=user_key(base["user_id"]))
     out += label_statements(base, [(e.uid, e.type) for e in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])
@@ -114,11 +115,11 @@ def restore_statements(
     relationships (per type), their embeddings; episodes, their embeddings."""
     out: list[NamedStatement] = []
 
-    def add(name: str, rows: list[Any], rel_type: str | None = None) -> None:
+    def add(name: str, rows: list[Any], rel_type: str | None = None, **extra: Any) -> None:
         if rows:
-            out.append((name, rel_type, {**base, "rows": rows}))
+            out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
-    add("restore_entities", batch.entities)
+    add("restore_entities", batch.entities, user_key=user_key(base["user_id"]))
     out += label_statements(base, [(row["uid"], row["type"]) for row in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
     add("restore_facts", batch.facts)

@@ -82,7 +82,7 @@ const parameters = {
   dimension: 384, embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', nodes: ['u'], now: 0.0,
   query: 'q', rows: [row], scan: 500, skip: 0, target_uid: 'u', timeout_s: 300, total: 4000, uid: 'u',
-  uids: ['u'], user_id: 'alice',
+  uids: ['u'], user_id: 'alice', user_key: 'gm0k',
 };
 
 const propertyKeys = [
@@ -90,7 +90,8 @@ const propertyKeys = [
   'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'id', 'invalid_at',
   'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'session_id', 'source',
   'speaker',
-  'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'valid_at',
+  'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'user_key',
+  'valid_at',
 ];
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.

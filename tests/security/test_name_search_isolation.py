@@ -1,0 +1,74 @@
+"""A name search reads the asking user's matches only: FalkorDB's one fulltext index answers
+for every user of a store, so each entity carries its user's key and the search asks for it
+(without it a name search cost what every user's matches cost)."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from engine.store.base import EntityRow, WriteBatch
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+from engine.store.fulltext import fulltext_query, user_key
+from engine.store.reads import Reads
+
+DIMENSION = 384
+
+
+def _entities(store: FalkorDBStore, user: str, names: list[str]) -> None:
+    now = time.time()
+    rows = [EntityRow(f"{user}-{i}", name.lower(), name, None, now) for i, name in enumerate(names)]
+    store.write(user, WriteBatch(entities=rows))
+
+
+def _users_the_index_returns(store: FalkorDBStore, user: str, term: str) -> set[str]:
+    """Whose entities FalkorDB's fulltext index itself hands back for `user`'s query."""
+    query = fulltext_query("falkordb", [term], user)
+    found = store._graph.ro_query(
+        "CALL db.idx.fulltext.queryNodes('Entity', $query) YIELD node RETURN node.user_id",
+        {"query": query},
+    )
+    return {row[0] for row in found.result_set}
+
+
+@pytest.fixture()
+def store(falkordb_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
+    opened = FalkorDBStore.embedded(falkordb_server, "names")
+    opened.setup(DIMENSION)
+    _entities(opened, "bob", [f"Harbor Owner {i}" for i in range(300)])
+    _entities(opened, "carol", ["Harbor Lights", "Quartz Pine"])
+    yield opened
+    opened.reset()
+    opened.close()
+
+
+def test_the_index_hands_back_only_the_asking_users_matches(store: FalkorDBStore) -> None:
+    assert _users_the_index_returns(store, "carol", "harbor") == {"carol"}
+    assert _users_the_index_returns(store, "bob", "harbor") == {"bob"}
+
+
+def test_a_small_user_beside_a_big_one_finds_its_names(store: FalkorDBStore) -> None:
+    found = Reads(store).fulltext_entities("carol", ["harbor"], 10)
+    assert [e.name for e, _ in found] == ["Harbor Lights"]
+    assert len(Reads(store).fulltext_entities("bob", ["harbor"], 500)) == 300
+
+
+def test_entities_of_an_older_store_get_their_key_at_setup(store: FalkorDBStore) -> None:
+    store._graph.query("MATCH (e:Entity {user_id: 'carol'}) REMOVE e.user_key")
+    assert Reads(store).fulltext_entities("carol", ["quartz"], 10) == []
+    store.setup(DIMENSION)
+    assert [e.name for e, _ in Reads(store).fulltext_entities("carol", ["quartz"], 10)] == [
+        "Quartz Pine"
+    ]
+
+
+@pytest.mark.parametrize("user", ["bob", 'x") | (*', "@user_key:{a}", "ünïcode 用户", ""])
+def test_the_user_key_is_a_plain_token_whatever_the_user_id(user: str) -> None:
+    key = user_key(user)
+    assert re.fullmatch(r"gm[0-9a-f]{20}k", key)
+    assert fulltext_query("falkordb", ["harbor"], user) == f"@user_key:{key} (harbor | %harbor%)"
+    assert user_key(user + " ") != key
