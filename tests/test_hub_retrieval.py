@@ -4,7 +4,9 @@ answers aggregated over paths, two anchors, three hops, inverse twins, bounded b
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.ranking import RelationParams
 from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.reach import degree_by_relation
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -138,6 +141,39 @@ def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oro
     stations = [n for n in read if n.predicate == "HAS_WEATHER_STATION"]
     assert len(stations) <= settings.fanout + settings.probe_size  # context + sampled
     assert len(read) < 100
+
+
+def test_a_hub_met_past_the_anchors_is_read_as_a_sample(
+    mem: Memory, graphs: dict[str, Graph]
+) -> None:
+    """Past the first hop, a hub gives its `hub_sample` most mentioned neighbours of the asked
+    types, not all of them; the anchor's own relation is still read in full."""
+    graph = graphs[FOOTBALL_USER]
+    player = graph.classes["player"][4]
+    leg = mem.retriever.graph_leg
+    params = leg.params
+    leg.params = replace(params, expansion=replace(params.expansion, hub_sample=3))
+    spy = Spy(mem.reads)
+    leg.reads = spy  # type: ignore[assignment]
+    try:
+        result = mem.search(f"which countries are the teammates of {player} from", FOOTBALL_USER)
+    finally:
+        leg.reads, leg.params = mem.reads, params
+    anchor = result.entities[0].entity.uid
+    typed = [found for nodes, types, found in spy.reads if types and anchor not in nodes]
+    per_read = [Counter(n.near for n in found) for found in typed]
+    assert any(per_read) and max(max(c.values(), default=0) for c in per_read) <= 3
+    # a hub cut to a sample still counts the edges it has (for the hub discount)
+    assert any(n.degree > 3 for found in typed for n in found)
+
+
+def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
+    def edge(i: int, predicate: str) -> Neighbour:
+        return Neighbour("hub", f"r{i}", predicate, True, f"m{i}", f"M{i}", 1, 1, degree=400)
+
+    read = [edge(i, "MEMBER_OF") for i in range(30)] + [edge(30 + i, "LIVES_IN") for i in range(10)]
+    degrees = {n.predicate: n.degree for n in degree_by_relation(read, lambda p: p)}
+    assert degrees == {"MEMBER_OF": 300, "LIVES_IN": 100}
 
 
 def test_an_answer_reached_by_many_paths_ranks_higher(mem: Memory, oronia: str) -> None:

@@ -188,18 +188,20 @@ class _Walk:
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
+        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
         order = {node: sorted(steps[node], key=lambda b: -steps[node][b]) for node in hubs}
-        for n in self._read_typed(order, scan):
+        for n in self._read_typed(order, scan, keep):
             read[n.near].append(n)
         if hop == 1:
             for n in self._read(sorted(hubs), None, self.settings.hub_scan, self.settings.fanout):
                 read[n.near].append(n)
         return read
 
-    def _read_typed(self, steps: dict[str, list[str]], scan: int) -> list[Neighbour]:
+    def _read_typed(self, steps: dict[str, list[str]], scan: int, keep: int) -> list[Neighbour]:
         """Hubs read by type, the best `typed_steps` relations each has: a relation it lacks
         costs next to nothing to ask for, so the next ones are asked in its place (a club
-        has no BORN_IN; its coach has), for at most `typed_rounds` reads."""
+        has no BORN_IN; its coach has), for at most `typed_rounds` reads. Of the `scan`
+        edges read at a node, the `keep` to the most mentioned neighbours come back."""
         found: list[Neighbour] = []
         has: dict[str, set[str]] = defaultdict(set)
         pending = {node: rest for node, rest in steps.items() if rest}
@@ -211,7 +213,8 @@ class _Walk:
                 pending[node] = rest[want:]
             for group, nodes in groups.items():
                 types = [p for r in group for p in self.by_base.get(r, [])]
-                for n in self._read(self._by_priority(nodes), types, scan, scan):
+                read = self._read(self._by_priority(nodes), types, scan, keep)
+                for n in degree_by_relation(read, self.match.base):
                     found.append(n)
                     has[n.near].add(self.match.base(n.predicate) or n.predicate)
             pending = {
@@ -221,7 +224,7 @@ class _Walk:
             }
             if not pending:
                 break
-        return degree_by_relation(found, self.match.base)
+        return found
 
     def _by_priority(self, nodes: list[str]) -> list[str]:
         return sorted(nodes, key=lambda n: (self.priority.get(n, (0.0, 0)), n), reverse=True)

@@ -76,11 +76,20 @@ def edge_of(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdg
 
 def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
     """A typed read's degree per relation: a path through a club to its one coach does not
-    pass through the club's hundred players, however many of them the same read returned."""
+    pass through the club's hundred players, however many of them the same read returned.
+    A node whose read was cut to a sample (fewer returned than it holds) counts each of its
+    relations in the same proportion."""
     count: dict[tuple[str, str | None], int] = defaultdict(int)
+    returned: dict[str, int] = defaultdict(int)
     for n in read:
         count[(n.near, base(n.predicate))] += 1
-    return [replace(n, degree=count[(n.near, base(n.predicate))]) for n in read]
+        returned[n.near] += 1
+
+    def degree(n: Neighbour) -> int:
+        share = max(1.0, n.degree / returned[n.near])
+        return round(count[(n.near, base(n.predicate))] * share)
+
+    return [replace(n, degree=degree(n)) for n in read]
 
 
 def visits(reach: Reach, node: str) -> bool:
