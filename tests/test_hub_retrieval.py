@@ -16,7 +16,8 @@ from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.ranking import RelationParams
 from engine.retrieval.predicates import PredicateScorer
-from engine.retrieval.reach import degree_by_relation
+from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
+from engine.retrieval.reach import rank as rank_reaches
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -174,6 +175,39 @@ def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
     read = [edge(i, "MEMBER_OF") for i in range(30)] + [edge(30 + i, "LIVES_IN") for i in range(10)]
     degrees = {n.predicate: n.degree for n in degree_by_relation(read, lambda p: p)}
     assert degrees == {"MEMBER_OF": 300, "LIVES_IN": 100}
+
+
+class _Scores:
+    """A stand-in for `RelationMatch`: fixed scores per relation path."""
+
+    def __init__(self, scores: dict[tuple[str, ...], float]) -> None:
+        self.scores = scores
+
+    def path(self, relations: tuple[str, ...]) -> float:
+        return self.scores[relations]
+
+
+def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> None:
+    """ "Which club does P play for": P's teammates' positions are reached by many paths, all
+    through P's one club; they must not outrank (or pass over, as a bridge) the club itself.
+    The clubs of many players from one country, reached through different players, gain."""
+
+    def edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
+        return ExpandedEdge("p", uid, "R", hop, near, far, far, 1, True)
+
+    club = edge("club", "p", "c", 1)
+    chain = (club, edge("mate", "c", "m", 2), edge("pos", "m", "defender", 3))
+    one_club = [
+        Reach("p", ("IN_CLUB",), (club,), starts=frozenset({"c"})),
+        Reach("p", ("IN_CLUB", "IN_CLUB", "POSITION"), chain, paths=12, starts=frozenset({"c"})),
+    ]
+    scores = {("IN_CLUB",): 0.65, ("IN_CLUB", "IN_CLUB", "POSITION"): 0.6}
+    hits = rank_reaches(one_club, _Scores(scores), {}, many_paths=0.1)  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == ["club", "pos"]
+    players = frozenset(f"player{i}" for i in range(12))
+    many = [replace(one_club[1], starts=players), one_club[0]]
+    hits = rank_reaches(many, _Scores(scores), {}, many_paths=0.1)  # type: ignore[arg-type]
+    assert hits[0].uid == "pos"
 
 
 def test_an_answer_reached_by_many_paths_ranks_higher(mem: Memory, oronia: str) -> None:

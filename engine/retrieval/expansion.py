@@ -7,7 +7,8 @@ cheap, and the graph itself says which relations go on from it. A hub (more than
 mentions) is read by relationship type, only the relations the paths through it may continue
 with: its other edges are never touched, and every neighbour the question's relation leads to
 is read (up to the scan caps), not the first few in storage order. Paths arriving at the same
-node are aggregated: an answer reached by many paths ranks higher. A predicate and its
+node are aggregated: an answer reached by many paths (through different neighbours of the
+anchor) ranks higher. A predicate and its
 `_INVERSE` twin, or two relationships joining the same two entities both ways, are one step:
 read once, counted once, returned once.
 """
@@ -152,11 +153,15 @@ class _Walk:
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
                 key = (n.far, (*relations, base), anchor)
                 found = nxt.get(key)
+                starts = reach.starts or frozenset((n.far,))
                 if found is None:
                     chain = (*reach.edges, edge)
-                    nxt[key] = Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
+                    found = Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
+                    found.starts = starts
+                    nxt[key] = found
                 else:
                     found.paths += reach.paths
+                    found.starts = found.starts | starts
         return nxt
 
     def _read_frontier(self, frontier: _Frontier, hop: int) -> dict[str, list[Neighbour]]:
