@@ -117,6 +117,9 @@ class ExpansionParams:
     hub_scan: int = Field(default=500, ge=1)
     # ... and per anchor: all members of a hub the question asks about (a group, a country)
     anchor_scan: int = Field(default=2000, ge=1)
+    # of a hub met past the anchors, the edges to its most mentioned neighbours kept: an
+    # answer through it is one of hundreds, and a result shows ten (latency; bench-hub)
+    hub_sample: int = Field(default=50, ge=1)
     # a node with more edges is a hub: read by type, and a path through it counts for less
     # (bench-chat: a chat's speaker; dual 0.284 -> 0.336 on three conversations)
     hub_degree: int = Field(default=100, ge=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.ranking import RelationParams
 from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
+from engine.retrieval.reach import rank as rank_reaches
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -138,6 +141,71 @@ def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oro
     stations = [n for n in read if n.predicate == "HAS_WEATHER_STATION"]
     assert len(stations) <= settings.fanout + settings.probe_size  # context + sampled
     assert len(read) < 100
+
+
+def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory) -> None:
+    """Past the first hop, a hub (Mega Club, 40 players) gives its `hub_sample` most mentioned
+    neighbours of the asked types, not all of them, and still counts the edges it has."""
+    facts = [(f"Member {i}", "PLAYS_IN_CLUB", "Mega Club") for i in range(40)]
+    facts += [(f"Member {i}", "IS_IN_COUNTRY", f"Land {i % 3}") for i in range(40)]
+    facts += [("Alpha Striker", "PLAYS_POSITION", "forward"), ("Mega Club", "BASED_IN", "Town")]
+    mem.add_facts([("Alpha Striker", "PLAYS_IN_CLUB", "Mega Club"), *facts], user_id="mega")
+    leg = mem.retriever.graph_leg
+    params = leg.params
+    leg.params = replace(params, expansion=replace(params.expansion, hub_sample=3))
+    spy = Spy(mem.reads)
+    leg.reads = spy  # type: ignore[assignment]
+    try:
+        mem.search("which players play for the same club as Alpha Striker", user_id="mega")
+    finally:
+        leg.reads, leg.params = mem.reads, params
+    read = [n for _, _, found in spy.reads for n in found]
+    club = next(n.far for n in read if n.far_name == "Mega Club")
+    from_club = [n for n in read if n.near == club]
+    assert 0 < len(from_club) <= 3
+    assert all(n.degree > 3 for n in from_club)  # the hub discount sees its 41 players
+
+
+def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
+    def edge(i: int, predicate: str) -> Neighbour:
+        return Neighbour("hub", f"r{i}", predicate, True, f"m{i}", f"M{i}", 1, 1, degree=400)
+
+    read = [edge(i, "MEMBER_OF") for i in range(30)] + [edge(30 + i, "LIVES_IN") for i in range(10)]
+    degrees = {n.predicate: n.degree for n in degree_by_relation(read, lambda p: p)}
+    assert degrees == {"MEMBER_OF": 300, "LIVES_IN": 100}
+
+
+class _Scores:
+    """A stand-in for `RelationMatch`: fixed scores per relation path."""
+
+    def __init__(self, scores: dict[tuple[str, ...], float]) -> None:
+        self.scores = scores
+
+    def path(self, relations: tuple[str, ...]) -> float:
+        return self.scores[relations]
+
+
+def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> None:
+    """ "Which club does P play for": P's teammates' positions are reached by many paths, all
+    through P's one club; they must not outrank (or pass over, as a bridge) the club itself.
+    The clubs of many players from one country, reached through different players, gain."""
+
+    def edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
+        return ExpandedEdge("p", uid, "R", hop, near, far, far, 1, True)
+
+    club = edge("club", "p", "c", 1)
+    chain = (club, edge("mate", "c", "m", 2), edge("pos", "m", "defender", 3))
+    one_club = [
+        Reach("p", ("IN_CLUB",), (club,), starts=frozenset({"c"})),
+        Reach("p", ("IN_CLUB", "IN_CLUB", "POSITION"), chain, paths=12, starts=frozenset({"c"})),
+    ]
+    scores = {("IN_CLUB",): 0.65, ("IN_CLUB", "IN_CLUB", "POSITION"): 0.6}
+    hits = rank_reaches(one_club, _Scores(scores), {}, many_paths=0.1)  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == ["club", "pos"]
+    players = frozenset(f"player{i}" for i in range(12))
+    many = [replace(one_club[1], starts=players), one_club[0]]
+    hits = rank_reaches(many, _Scores(scores), {}, many_paths=0.1)  # type: ignore[arg-type]
+    assert hits[0].uid == "pos"
 
 
 def test_an_answer_reached_by_many_paths_ranks_higher(mem: Memory, oronia: str) -> None:

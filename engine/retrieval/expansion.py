@@ -7,7 +7,8 @@ cheap, and the graph itself says which relations go on from it. A hub (more than
 mentions) is read by relationship type, only the relations the paths through it may continue
 with: its other edges are never touched, and every neighbour the question's relation leads to
 is read (up to the scan caps), not the first few in storage order. Paths arriving at the same
-node are aggregated: an answer reached by many paths ranks higher. A predicate and its
+node are aggregated: an answer reached by many paths (through different neighbours of the
+anchor) ranks higher. A predicate and its
 `_INVERSE` twin, or two relationships joining the same two entities both ways, are one step:
 read once, counted once, returned once.
 """
@@ -152,11 +153,15 @@ class _Walk:
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
                 key = (n.far, (*relations, base), anchor)
                 found = nxt.get(key)
+                starts = reach.starts or frozenset((n.far,))
                 if found is None:
                     chain = (*reach.edges, edge)
-                    nxt[key] = Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
+                    found = Reach(anchor, key[1], chain, n.far_mentions, reach.paths, hub)
+                    found.starts = starts
+                    nxt[key] = found
                 else:
                     found.paths += reach.paths
+                    found.starts = found.starts | starts
         return nxt
 
     def _read_frontier(self, frontier: _Frontier, hop: int) -> dict[str, list[Neighbour]]:
@@ -188,18 +193,20 @@ class _Walk:
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
+        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
         order = {node: sorted(steps[node], key=lambda b: -steps[node][b]) for node in hubs}
-        for n in self._read_typed(order, scan):
+        for n in self._read_typed(order, scan, keep):
             read[n.near].append(n)
         if hop == 1:
             for n in self._read(sorted(hubs), None, self.settings.hub_scan, self.settings.fanout):
                 read[n.near].append(n)
         return read
 
-    def _read_typed(self, steps: dict[str, list[str]], scan: int) -> list[Neighbour]:
+    def _read_typed(self, steps: dict[str, list[str]], scan: int, keep: int) -> list[Neighbour]:
         """Hubs read by type, the best `typed_steps` relations each has: a relation it lacks
         costs next to nothing to ask for, so the next ones are asked in its place (a club
-        has no BORN_IN; its coach has), for at most `typed_rounds` reads."""
+        has no BORN_IN; its coach has), for at most `typed_rounds` reads. Of the `scan`
+        edges read at a node, the `keep` to the most mentioned neighbours come back."""
         found: list[Neighbour] = []
         has: dict[str, set[str]] = defaultdict(set)
         pending = {node: rest for node, rest in steps.items() if rest}
@@ -211,7 +218,8 @@ class _Walk:
                 pending[node] = rest[want:]
             for group, nodes in groups.items():
                 types = [p for r in group for p in self.by_base.get(r, [])]
-                for n in self._read(self._by_priority(nodes), types, scan, scan):
+                read = self._read(self._by_priority(nodes), types, scan, keep)
+                for n in degree_by_relation(read, self.match.base):
                     found.append(n)
                     has[n.near].add(self.match.base(n.predicate) or n.predicate)
             pending = {
@@ -221,7 +229,7 @@ class _Walk:
             }
             if not pending:
                 break
-        return degree_by_relation(found, self.match.base)
+        return found
 
     def _by_priority(self, nodes: list[str]) -> list[str]:
         return sorted(nodes, key=lambda n: (self.priority.get(n, (0.0, 0)), n), reverse=True)

@@ -48,6 +48,8 @@ class Reach:
     degree: int = 0  # mentions of the node reached: how many edges it likely has
     paths: int = 1
     hub: float = 1.0  # product of `through_hub` over the path's middle nodes
+    # the anchor's neighbours the paths leave it by: how many separate ways lead here
+    starts: frozenset[str] = frozenset()
 
 
 def through_hub(degree: int, hub_degree: int) -> float:
@@ -76,11 +78,20 @@ def edge_of(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdg
 
 def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
     """A typed read's degree per relation: a path through a club to its one coach does not
-    pass through the club's hundred players, however many of them the same read returned."""
+    pass through the club's hundred players, however many of them the same read returned.
+    A node whose read was cut to a sample (fewer returned than it holds) counts each of its
+    relations in the same proportion."""
     count: dict[tuple[str, str | None], int] = defaultdict(int)
+    returned: dict[str, int] = defaultdict(int)
     for n in read:
         count[(n.near, base(n.predicate))] += 1
-    return [replace(n, degree=count[(n.near, base(n.predicate))]) for n in read]
+        returned[n.near] += 1
+
+    def degree(n: Neighbour) -> int:
+        share = max(1.0, n.degree / returned[n.near])
+        return round(count[(n.near, base(n.predicate))] * share)
+
+    return [replace(n, degree=degree(n)) for n in read]
 
 
 def visits(reach: Reach, node: str) -> bool:
@@ -110,8 +121,10 @@ def rank(
 ) -> list[ExpansionHit]:
     """One hit per path end: the last fact of the path, scored by how well its relations
     explain the question (times the anchor's strength and the hub discount), a little more
-    when many paths arrive there (1 + `many_paths` * ln n for n paths). A fact on the way to
-    a better path is a bridge, not a hit."""
+    when many paths arrive there through different neighbours of the anchor (1 +
+    `many_paths` * ln n for n of them: the clubs of many players from a country; the
+    positions of one club's players all come through the one club, and count once). A fact
+    on the way to a better path is a bridge, not a hit."""
     best: dict[str, ExpansionHit] = {}
     bridge_score: dict[str, float] = defaultdict(lambda: NOTHING)
     scores: dict[tuple[str, ...], float] = {}
@@ -119,7 +132,7 @@ def rank(
         if reach.relations not in scores:
             scores[reach.relations] = match.path(reach.relations)
         score = scores[reach.relations] * strength.get(reach.anchor, 1.0) * reach.hub
-        score *= 1.0 + many_paths * math.log(reach.paths)
+        score *= 1.0 + many_paths * math.log(max(1, len(reach.starts)))
         last = reach.edges[-1]
         current = best.get(last.uid)
         if current is None or score > current.score:
