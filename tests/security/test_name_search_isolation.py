@@ -7,9 +7,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from engine.embedding import Embedder
+from engine.memory import Memory
 from engine.store.base import EntityRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -72,3 +75,25 @@ def test_the_user_key_is_a_plain_token_whatever_the_user_id(user: str) -> None:
     assert re.fullmatch(r"gm[0-9a-f]{20}k", key)
     assert fulltext_query("falkordb", ["harbor"], user) == f"@user_key:{key} (harbor | %harbor%)"
     assert user_key(user + " ") != key
+
+
+def test_every_way_of_writing_entities_gives_them_the_user_key(
+    falkordb_server: EmbeddedServer, embedder: Embedder, tmp_path: Path
+) -> None:
+    store = FalkorDBStore.embedded(falkordb_server, "keyed_writes")
+    store.setup(embedder.dimension)
+    memory = Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    try:
+        memory.add_facts([("Harbor Lights", "located in", "Quartz Bay")], user_id="added")
+        kb = tmp_path / "kb.tsv"
+        kb.write_text("Pine Ridge\tlocated in\tQuartz Bay\n", encoding="utf-8")
+        memory.load(kb, "loaded")
+        memory.import_(memory.export("added"), user_id="imported")
+        assert store.run("list_users_without_user_key", {}) == []
+        for user in ("added", "loaded", "imported"):
+            assert [e.name for e, _ in Reads(store).fulltext_entities(user, ["quartz"], 10)] == [
+                "Quartz Bay"
+            ], user
+    finally:
+        store.reset()
+        store.close()
