@@ -219,6 +219,22 @@ class Embedder:
             found.update(fresh)
         return np.stack([found[t] for t in texts])
 
+    def encode_bulk(self, texts: list[str], workers: int = 1) -> Vector:
+        """Unit-length float32 vectors for a bulk job (a load), one row per text: each
+        distinct text once, in batches of like length, `workers` batches at once where the
+        runtime can (OpenVINO; a load measured at 2 on 2 cores); nothing is cached."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._process is not None:
+            return self._passes.run_alone(lambda: self._run(texts))
+        distinct = list(dict.fromkeys(texts))
+        batch = self.batch_size or self.model.batch_size
+        vectors = self._passes.run_alone(lambda: self.model.encode(distinct, batch, workers))
+        if len(distinct) == len(texts):
+            return vectors
+        row = {text: i for i, text in enumerate(distinct)}
+        return vectors[[row[t] for t in texts]]
+
     def _run(self, texts: list[str], show_progress: bool = False) -> Vector:
         if self._process is not None:
             return np.asarray(self._process.call("encode", texts), dtype=np.float32)
