@@ -179,3 +179,21 @@ def test_bulk_vectors_are_the_same_with_two_workers(embedder: Embedder) -> None:
     assert np.array_equal(one, two)  # the same batches, whichever worker ran them
     assert np.array_equal(two[-1], two[-3])  # a repeated text is embedded once
     assert np.allclose(two, embedder.encode(texts), atol=2e-3)
+
+
+def test_a_model_loading_in_the_background_is_loaded_once(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        time.sleep(0.3)
+        return embedder.model
+
+    monkeypatch.setattr("engine.embedding.load_encoder", slow_load)
+    fresh = Embedder()
+    fresh.load_in_background()
+    assert fresh.model is embedder.model  # waited for the thread's load
+    fresh.load_in_background()  # loaded already: nothing to do
+    assert calls == ["graphmem-model"]
