@@ -56,6 +56,16 @@ def server_peak_kb(data_dir: Path) -> int | None:
     return None
 
 
+def server_cpu_s(data_dir: Path) -> float | None:
+    """CPU seconds (user + system) the embedded server has used, from its pid file."""
+    try:
+        pid = int((data_dir / "falkordb.pid").read_text())
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def reopen(data_dir: Path) -> dict[str, Any]:
     """A new process opens the stopped store and searches; seconds from its start."""
     started = time.time()
@@ -90,7 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - started
     facts = mem.stats(USER).facts
     peak_server = server_peak_kb(args.data_dir)
+    server_cpu = server_cpu_s(args.data_dir)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    close_started = time.perf_counter()
     mem.close()
+    close_s = time.perf_counter() - close_started
     (args.data_dir / "metaqa.loaded").write_text(f"{facts} facts by load_metaqa.py\n")
     result: dict[str, Any] = {
         "kb": str(args.kb),
@@ -103,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
             "python": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "server": round(peak_server / 1024) if peak_server else None,
         },
+        # CPU seconds over the load (both cores count): what the 2 cores had to give
+        "cpu_s": {
+            "python": round(usage.ru_utime + usage.ru_stime, 1),
+            "server": round(server_cpu, 1) if server_cpu is not None else None,
+        },
+        "close_s": round(close_s, 1),
         "loadavg_before": load_before,
         "reopen": reopen(args.data_dir),
     }

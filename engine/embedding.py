@@ -9,6 +9,7 @@ is not embedded again when it is written.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -183,6 +184,7 @@ class Embedder:
         self._passes = _SharedPasses(self._run)
         self._vectors: _Recent[Vector] = _Recent(cache_size)
         self._readable: _Recent[bool] = _Recent(cache_size)
+        self._loader: threading.Thread | None = None
 
     @cached_property
     def model(self) -> Encoder:
@@ -191,6 +193,11 @@ class Embedder:
         Raises:
             ConfigError: the model cannot load (see `engine.embedding_runtime.load_encoder`).
         """
+        loader = self._loader
+        if loader is not None and loader is not threading.current_thread():
+            loader.join()  # loading already: take its model (or its error, loading again)
+            if "model" in self.__dict__:
+                return self.__dict__["model"]  # type: ignore[no-any-return]
         return load_encoder(
             self.model_name,
             device=self.device,
@@ -198,6 +205,21 @@ class Embedder:
             runtime=self.runtime,
             cache_dir=self.cache_dir,
         )
+
+    def load_in_background(self) -> None:
+        """Start loading the model in a thread, so that it loads while the caller does
+        something else (opening a store: the server's start and the model's load overlap
+        on a reopen); the first use waits for it. Nothing happens if it is loaded already
+        or runs in a child process."""
+        if self._loader is not None or self._process is not None or "model" in self.__dict__:
+            return
+
+        def load() -> None:
+            with contextlib.suppress(Exception):  # the first use raises it again
+                _ = self.model
+
+        self._loader = threading.Thread(target=load, name="graphmem-model", daemon=True)
+        self._loader.start()
 
     @cached_property
     def dimension(self) -> int:
@@ -218,6 +240,22 @@ class Embedder:
             self._vectors.put(fresh)
             found.update(fresh)
         return np.stack([found[t] for t in texts])
+
+    def encode_bulk(self, texts: list[str], workers: int = 1) -> Vector:
+        """Unit-length float32 vectors for a bulk job (a load), one row per text: each
+        distinct text once, in batches of like length, `workers` batches at once where the
+        runtime can (OpenVINO; a load measured at 2 on 2 cores); nothing is cached."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._process is not None:
+            return self._passes.run_alone(lambda: self._run(texts))
+        distinct = list(dict.fromkeys(texts))
+        batch = self.batch_size or self.model.batch_size
+        vectors = self._passes.run_alone(lambda: self.model.encode(distinct, batch, workers))
+        if len(distinct) == len(texts):
+            return vectors
+        row = {text: i for i, text in enumerate(distinct)}
+        return vectors[[row[t] for t in texts]]
 
     def _run(self, texts: list[str], show_progress: bool = False) -> Vector:
         if self._process is not None:

@@ -34,7 +34,7 @@ class Encoder(Protocol):
     unk_token: str | None
     batch_size: int  # texts per pass unless the settings say otherwise
 
-    def encode(self, texts: list[str], batch_size: int) -> Vector: ...
+    def encode(self, texts: list[str], batch_size: int, workers: int = 1) -> Vector: ...
     def tokenize(self, text: str) -> list[str]: ...
 
 
@@ -70,7 +70,8 @@ class TorchEncoder:
         self._tokenizer = getattr(model, "tokenizer", None)
         self.unk_token = getattr(self._tokenizer, "unk_token", None)
 
-    def encode(self, texts: list[str], batch_size: int) -> Vector:
+    def encode(self, texts: list[str], batch_size: int, workers: int = 1) -> Vector:
+        # `workers` is OpenVINO's: PyTorch's threads are set for the whole process
         vectors = self.model.encode(
             texts, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True
         )

@@ -41,6 +41,8 @@ class MemoryCore:
         self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or build_embedder(self.settings)
         self._owns_embedder = embedder is None
+        if self._owns_embedder:
+            self.embedder.load_in_background()  # while the store opens (a reopen: seconds)
         self.store = store or open_store(self.settings)
         self.reads = Reads(self.store)
         self.retriever = self._retriever()

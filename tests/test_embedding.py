@@ -169,3 +169,31 @@ def test_a_model_the_process_cannot_load_is_a_config_error() -> None:
     finally:
         remote.close()
     assert "cannot load embedding model" in str(caught.value)
+
+
+def test_bulk_vectors_are_the_same_with_two_workers(embedder: Embedder) -> None:
+    texts = [f"Film {i} directed by Director {i % 7}" for i in range(150)] + ["Kismet"] * 3
+    one = embedder.encode_bulk(texts, workers=1)
+    two = embedder.encode_bulk(texts, workers=2)
+    assert one.shape == (153, embedder.dimension)
+    assert np.array_equal(one, two)  # the same batches, whichever worker ran them
+    assert np.array_equal(two[-1], two[-3])  # a repeated text is embedded once
+    assert np.allclose(two, embedder.encode(texts), atol=2e-3)
+
+
+def test_a_model_loading_in_the_background_is_loaded_once(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        time.sleep(0.3)
+        return embedder.model
+
+    monkeypatch.setattr("engine.embedding.load_encoder", slow_load)
+    fresh = Embedder()
+    fresh.load_in_background()
+    assert fresh.model is embedder.model  # waited for the thread's load
+    fresh.load_in_background()  # loaded already: nothing to do
+    assert calls == ["graphmem-model"]

@@ -3,6 +3,7 @@ and while the indexes are built again search answers from the other legs and say
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -70,3 +71,28 @@ def test_a_clean_close_leaves_no_vector_index_to_rebuild(tmp_path: Path) -> None
         _wait_warm(mem.store)
         assert mem.stats("u1").facts == 3
     assert not server.socket_path.exists()
+
+
+def test_vector_indexes_are_declared_one_after_another(memory: Memory) -> None:
+    """A declaration while FalkorDB builds another index waits for the build's batch, and
+    every read waits behind it: the next index is declared only once the one before is built."""
+    store = memory.store
+    if not isinstance(store, FalkorDBStore):
+        return
+    memory.add_facts(FACTS, user_id="u1")
+    _wait_warm(store)
+    for label in ("entity", "fact"):
+        store.run(f"drop_{label}_vector_index", {}, read_only=False)
+    built = threading.Event()  # until set, the Entity index counts as still being built
+    real = store._warming_now
+    store._warming_now = lambda even_when_built=False: (  # type: ignore[method-assign]
+        real(even_when_built) | (set() if built.is_set() else {"Entity"})
+    )
+    store.setup(384)
+    time.sleep(1.5)
+    declared = {
+        label for label, types, _ in store.run("list_indexes", {}) if "VECTOR" in str(types)
+    }
+    built.set()
+    _wait_warm(store)
+    assert declared == {"Entity", "Episode"}  # Episode's was never dropped; Fact's waits

@@ -71,6 +71,8 @@ class LoadJob:
     limits: Limits
     chunk_size: int = 2000
     progress: ProgressFn | None = None
+    # batches embedded at once: the writes leave a core mostly idle (benchmarks/README.md)
+    embed_workers: int = 2
 
 
 def load_file(
@@ -144,7 +146,7 @@ def _write_entities(
     def prepare(rows: list[EntityRow]) -> WriteBatch:
         new = [r for r in rows if r.uid in plan.new_entities]
         t = time.perf_counter()
-        vectors = job.embedder.encode([r.name for r in new])
+        vectors = job.embedder.encode_bulk([r.name for r in new], job.embed_workers)
         timer.embed += time.perf_counter() - t
         embeddings = {r.uid: as_param(v) for r, v in zip(new, vectors, strict=True)}
         return WriteBatch(entities=rows, entity_embeddings=embeddings)
@@ -170,7 +172,7 @@ def _write_facts(job: LoadJob, plan: Plan, timer: _Timer, report: LoadReport) ->
 
     def prepare(rows: list[FactRow]) -> WriteBatch:
         t = time.perf_counter()
-        vectors = job.embedder.encode([r.text for r in rows])
+        vectors = job.embedder.encode_bulk([r.text for r in rows], job.embed_workers)
         timer.embed += time.perf_counter() - t
         history = [
             HistoryRow(stable_uid(r.uid, "ADD", repr(now)), r.uid, "ADD", now, None, r.text)
