@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from engine.ranking import ExpansionParams
 from engine.retrieval.anchors import Anchor
-from engine.retrieval.background import BACKGROUND
+from engine.retrieval.edge_reads import EdgeRead, EdgeReads, Started
 from engine.retrieval.predicates import NOTHING, Outlook, RelationMatch
 from engine.retrieval.reach import (
     ExpandedEdge,
@@ -64,6 +64,7 @@ def expand(
         return out
     walk = _Walk(reads, user_id, match, predicates, settings, include_invalid, out)
     reaches = walk.run(anchors)
+    out.reads = walk.io.count
     strength = {a.entity.uid: a.score for a in anchors}
     out.hits = rank(reaches, match, strength, settings.many_paths)
     return out
@@ -84,6 +85,7 @@ class _Walk:
     ) -> None:
         self.reads, self.user_id, self.match = reads, user_id, match
         self.settings, self.include_invalid, self.out = settings, include_invalid, out
+        self.io = EdgeReads(reads, user_id, settings.max_edges, include_invalid)
         self.by_base: dict[str, list[str]] = defaultdict(list)
         for predicate in predicates:
             base = match.base(predicate)
@@ -92,7 +94,6 @@ class _Walk:
         self.seen: set[str] = set()
         self.hubs: set[str] = set()  # anchors read by type
         self.first: set[str] = set()  # ... along these relations
-        self.rows = 0  # edges read so far (bounded by `max_edges`)
         # the frontier's nodes, the most promising first: what a read of many nodes returns
         # is bounded by `max_edges`, and the nodes first in the read get it
         self.priority: dict[str, tuple[float, int]] = {}
@@ -178,18 +179,24 @@ class _Walk:
                 for step, value in self._next_steps(relations).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
         whole = self._ordinary(degree)
+        known = sorted(set(degree) - set(whole))
+        # a hub anchor's context sample (the longest read) and probes need only the hubs: sent
+        # with the whole read
+        early = [self._sample(known), *self._probes(known).values()] if hop == 1 else []
+        ahead = {r: self.io.start(r) for r in early}
         read: dict[str, list[Neighbour]] = defaultdict(list)
-        for n in self._read(whole, None, self.settings.hub_scan, self.settings.hub_scan):
+        scan = self.settings.hub_scan
+        for n in self.io.read(EdgeRead(tuple(whole), None, scan, scan)):
             read[n.near].append(n)
         # a node whose whole read filled the scan is a hub its mentions did not show
-        hubs = (set(degree) - set(whole)) | {
+        hubs = set(known) | {
             node for node in whole if read[node] and read[node][0].degree >= self.settings.hub_scan
         }
         for node in hubs:
             read.pop(node, None)
         if hop == 1:
             self.hubs = hubs
-            first = self._first_steps(sorted(hubs))
+            first = self._first_steps(sorted(hubs), ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
@@ -198,9 +205,14 @@ class _Walk:
         for n in self._read_typed(order, scan, keep):
             read[n.near].append(n)
         if hop == 1:
-            for n in self._read(sorted(hubs), None, self.settings.hub_scan, self.settings.fanout):
+            sample = self._sample(sorted(hubs))
+            for n in self.io.take(ahead.get(sample), sample):
                 read[n.near].append(n)
         return read
+
+    def _sample(self, hubs: list[str]) -> EdgeRead:
+        """A hub anchor's context: the most mentioned of its edges of any type."""
+        return EdgeRead(tuple(hubs), None, self.settings.hub_scan, self.settings.fanout)
 
     def _read_typed(self, steps: dict[str, list[str]], scan: int, keep: int) -> list[Neighbour]:
         """Hubs read by type, the best `typed_steps` relations each has: a relation it lacks
@@ -216,10 +228,14 @@ class _Walk:
                 want = self.settings.typed_steps - len(has[node])
                 groups[tuple(sorted(rest[:want]))].append(node)
                 pending[node] = rest[want:]
-            for group, nodes in groups.items():
-                types = [p for r in group for p in self.by_base.get(r, [])]
-                read = self._read(self._by_priority(nodes), types, scan, keep)
-                for n in degree_by_relation(read, self.match.base):
+            # a round's groups do not wait for each other: sent together, charged in order
+            wanted = [
+                EdgeRead(tuple(self._by_priority(nodes)), self._types(group), scan, keep)
+                for group, nodes in groups.items()
+            ]
+            started = [self.io.start(r) for r in wanted]
+            for r, ahead in zip(wanted, started, strict=True):
+                for n in degree_by_relation(self.io.take(ahead, r), self.match.base):
                     found.append(n)
                     has[n.near].add(self.match.base(n.predicate) or n.predicate)
             pending = {
@@ -230,6 +246,9 @@ class _Walk:
             if not pending:
                 break
         return found
+
+    def _types(self, relations: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(p for r in relations for p in self.by_base.get(r, []))
 
     def _by_priority(self, nodes: list[str]) -> list[str]:
         return sorted(nodes, key=lambda n: (self.priority.get(n, (0.0, 0)), n), reverse=True)
@@ -245,21 +264,25 @@ class _Walk:
             budget -= max(degree[node], 1)
         return whole
 
-    def _first_steps(self, hubs: list[str]) -> list[str]:
+    def _probes(self, hubs: list[str]) -> dict[str, EdgeRead]:
+        """A few neighbours of `hubs` along each relation a walk may start with."""
+        if not hubs or not self.match.asked:
+            return {}
+        candidates = self.match.outlook((), self.settings.depth).steps
+        probe = self.settings.probe_size
+        return {
+            base: EdgeRead(tuple(hubs), self._types((base,)), probe, probe)
+            for base in candidates[: self.settings.probe_relations]
+        }
+
+    def _first_steps(self, hubs: list[str], ahead: dict[EdgeRead, Started | None]) -> list[str]:
         """The relations a walk from hub anchors starts with, chosen before the hubs' edges are
         read: a few neighbours along each candidate relation are sampled, and the relations
         met at them tell which paths exist; a relation is read in full when the best path
         through it is within `step_share` of the best of all."""
-        if not hubs or not self.match.asked:
-            return []
-        depth = self.settings.depth
-        candidates = self.match.outlook((), depth).steps[: self.settings.probe_relations]
-        probe = self.settings.probe_size
-        pending = {
-            base: BACKGROUND.submit(self._read, hubs, self.by_base.get(base, []), probe, probe)
-            for base in candidates
-        }
-        sampled = {base: future.result() for base, future in pending.items()}
+        probes = self._probes(hubs)
+        started = {base: ahead.get(r) or self.io.start(r) for base, r in probes.items()}
+        sampled = {base: self.io.take(started[base], r) for base, r in probes.items()}
         ordinary = {
             n.far
             for ns in sampled.values()
@@ -302,25 +325,6 @@ class _Walk:
         outlook = self.match.outlook(relations, self.settings.depth)
         best = max(outlook.via.values(), default=0.0)
         return {s: v for s, v in outlook.via.items() if v >= self.settings.step_share * best}
-
-    def _read(
-        self, nodes: list[str], types: list[str] | None, scan: int, limit: int
-    ) -> list[Neighbour]:
-        room = self.settings.max_edges - self.rows
-        if room <= 0 or not nodes or types == []:
-            return []
-        self.out.reads += 1
-        found = self.reads.neighbours(
-            self.user_id,
-            nodes,
-            predicates=types,
-            scan=min(scan, room),
-            limit=min(limit, room),
-            total=room,
-            include_invalid=self.include_invalid,
-        )
-        self.rows += min(len(found), room)
-        return found[:room]
 
     def _note(self, edge: ExpandedEdge) -> None:
         if edge.uid not in self.seen:
