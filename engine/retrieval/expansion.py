@@ -37,6 +37,7 @@ from engine.store.base import Neighbour
 from engine.store.reads import Reads
 
 _Frontier = dict[tuple[str, tuple[str, ...], str], Reach]  # (node, relations, anchor)
+_Ahead = dict[EdgeRead, Started | None]  # reads started before their turn
 
 
 @dataclass(slots=True)
@@ -180,18 +181,24 @@ class _Walk:
                     steps[node][step] = max(value, steps[node].get(step, value))
         whole = self._ordinary(degree)
         known = sorted(set(degree) - set(whole))
-        # a hub anchor's context sample (the longest read) and probes need only the hubs: sent
-        # with the whole read
-        early = [self._sample(known), *self._probes(known).values()] if hop == 1 else []
+        scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
+        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
+        # the reads that need only the hubs known by their mentions are sent with the whole
+        # read: a hub anchor's context sample (the longest read) and probes; past the anchors,
+        # the first typed round
+        if hop == 1:
+            early = [self._sample(known), *self._probes(known).values()]
+        else:
+            first_round = {node: self._order(steps[node]) for node in known}
+            pending = {node: rest for node, rest in first_round.items() if rest}
+            early = self._round(pending, defaultdict(set), scan, keep)
         ahead = {r: self.io.start(r) for r in early}
         read: dict[str, list[Neighbour]] = defaultdict(list)
-        scan = self.settings.hub_scan
-        for n in self.io.read(EdgeRead(tuple(whole), None, scan, scan)):
+        filled = self.settings.hub_scan
+        for n in self.io.read(EdgeRead(tuple(whole), None, filled, filled)):
             read[n.near].append(n)
         # a node whose whole read filled the scan is a hub its mentions did not show
-        hubs = set(known) | {
-            node for node in whole if read[node] and read[node][0].degree >= self.settings.hub_scan
-        }
+        hubs = set(known) | {n for n in whole if read[n] and read[n][0].degree >= filled}
         for node in hubs:
             read.pop(node, None)
         if hop == 1:
@@ -199,10 +206,8 @@ class _Walk:
             first = self._first_steps(sorted(hubs), ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
-        scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
-        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
-        order = {node: sorted(steps[node], key=lambda b: -steps[node][b]) for node in hubs}
-        for n in self._read_typed(order, scan, keep):
+        order = {node: self._order(steps[node]) for node in hubs}
+        for n in self._read_typed(order, scan, keep, ahead):
             read[n.near].append(n)
         if hop == 1:
             sample = self._sample(sorted(hubs))
@@ -210,32 +215,32 @@ class _Walk:
                 read[n.near].append(n)
         return read
 
+    @staticmethod
+    def _order(steps: dict[str, float]) -> list[str]:
+        return sorted(steps, key=lambda b: -steps[b])
+
     def _sample(self, hubs: list[str]) -> EdgeRead:
         """A hub anchor's context: the most mentioned of its edges of any type."""
         return EdgeRead(tuple(hubs), None, self.settings.hub_scan, self.settings.fanout)
 
-    def _read_typed(self, steps: dict[str, list[str]], scan: int, keep: int) -> list[Neighbour]:
+    def _read_typed(
+        self, steps: dict[str, list[str]], scan: int, keep: int, ahead: _Ahead
+    ) -> list[Neighbour]:
         """Hubs read by type, the best `typed_steps` relations each has: a relation it lacks
         costs next to nothing to ask for, so the next ones are asked in its place (a club
         has no BORN_IN; its coach has), for at most `typed_rounds` reads. Of the `scan`
-        edges read at a node, the `keep` to the most mentioned neighbours come back."""
+        edges read at a node, the `keep` to the most mentioned neighbours come back. The
+        first round's reads may have been started `ahead`."""
         found: list[Neighbour] = []
         has: dict[str, set[str]] = defaultdict(set)
         pending = {node: rest for node, rest in steps.items() if rest}
         for _ in range(self.settings.typed_rounds):
-            groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
-            for node, rest in pending.items():
-                want = self.settings.typed_steps - len(has[node])
-                groups[tuple(sorted(rest[:want]))].append(node)
-                pending[node] = rest[want:]
             # a round's groups do not wait for each other: sent together, charged in order
-            wanted = [
-                EdgeRead(tuple(self._by_priority(nodes)), self._types(group), scan, keep)
-                for group, nodes in groups.items()
-            ]
-            started = [self.io.start(r) for r in wanted]
-            for r, ahead in zip(wanted, started, strict=True):
-                for n in degree_by_relation(self.io.take(ahead, r), self.match.base):
+            wanted = self._round(pending, has, scan, keep)
+            started = [ahead.get(r) or self.io.start(r) for r in wanted]
+            ahead = {}
+            for r, ahead_read in zip(wanted, started, strict=True):
+                for n in degree_by_relation(self.io.take(ahead_read, r), self.match.base):
                     found.append(n)
                     has[n.near].add(self.match.base(n.predicate) or n.predicate)
             pending = {
@@ -246,6 +251,21 @@ class _Walk:
             if not pending:
                 break
         return found
+
+    def _round(
+        self, pending: dict[str, list[str]], has: dict[str, set[str]], scan: int, keep: int
+    ) -> list[EdgeRead]:
+        """One round of typed reads: the hubs wanting the same relations next read together
+        (`pending` left with what they want after)."""
+        groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for node, rest in pending.items():
+            want = self.settings.typed_steps - len(has[node])
+            groups[tuple(sorted(rest[:want]))].append(node)
+            pending[node] = rest[want:]
+        return [
+            EdgeRead(tuple(self._by_priority(nodes)), self._types(group), scan, keep)
+            for group, nodes in groups.items()
+        ]
 
     def _types(self, relations: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(p for r in relations for p in self.by_base.get(r, []))
