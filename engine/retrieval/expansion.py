@@ -183,16 +183,7 @@ class _Walk:
         known = sorted(set(degree) - set(whole))
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
         keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
-        # the reads that need only the hubs known by their mentions are sent with the whole
-        # read: a hub anchor's context sample (the longest read) and probes; past the anchors,
-        # the first typed round
-        if hop == 1:
-            early = [self._sample(known), *self._probes(known).values()]
-        else:
-            first_round = {node: self._order(steps[node]) for node in known}
-            pending = {node: rest for node, rest in first_round.items() if rest}
-            early = self._round(pending, defaultdict(set), scan, keep)
-        ahead = {r: self.io.start(r) for r in early}
+        ahead = {r: self.io.start(r) for r in self._early(known, steps, hop, scan, keep)}
         read: dict[str, list[Neighbour]] = defaultdict(list)
         filled = self.settings.hub_scan
         for n in self.io.read(EdgeRead(tuple(whole), None, filled, filled)):
@@ -214,6 +205,18 @@ class _Walk:
             for n in self.io.take(ahead.get(sample), sample):
                 read[n.near].append(n)
         return read
+
+    def _early(
+        self, known: list[str], steps: dict[str, dict[str, float]], hop: int, scan: int, keep: int
+    ) -> list[EdgeRead]:
+        """The reads that need only the hubs `known` by their mentions, sent with the whole
+        read of the others: a hub anchor's context sample (the longest read) and probes; past
+        the anchors, the first typed round."""
+        if hop == 1:
+            return [self._sample(known), *self._probes(known).values()]
+        first_round = {node: self._order(steps[node]) for node in known}
+        pending = {node: rest for node, rest in first_round.items() if rest}
+        return self._round(pending, defaultdict(set), scan, keep)
 
     @staticmethod
     def _order(steps: dict[str, float]) -> list[str]:
