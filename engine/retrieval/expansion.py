@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from engine.ranking import ExpansionParams
 from engine.retrieval.anchors import Anchor
-from engine.retrieval.background import BACKGROUND
+from engine.retrieval.edge_reads import EdgeRead, EdgeReads, Started
 from engine.retrieval.predicates import NOTHING, Outlook, RelationMatch
 from engine.retrieval.reach import (
     ExpandedEdge,
@@ -37,6 +37,7 @@ from engine.store.base import Neighbour
 from engine.store.reads import Reads
 
 _Frontier = dict[tuple[str, tuple[str, ...], str], Reach]  # (node, relations, anchor)
+_Ahead = dict[EdgeRead, Started | None]  # reads started before their turn
 
 
 @dataclass(slots=True)
@@ -64,6 +65,7 @@ def expand(
         return out
     walk = _Walk(reads, user_id, match, predicates, settings, include_invalid, out)
     reaches = walk.run(anchors)
+    out.reads = walk.io.count
     strength = {a.entity.uid: a.score for a in anchors}
     out.hits = rank(reaches, match, strength, settings.many_paths)
     return out
@@ -84,6 +86,7 @@ class _Walk:
     ) -> None:
         self.reads, self.user_id, self.match = reads, user_id, match
         self.settings, self.include_invalid, self.out = settings, include_invalid, out
+        self.io = EdgeReads(reads, user_id, settings.max_edges, include_invalid)
         self.by_base: dict[str, list[str]] = defaultdict(list)
         for predicate in predicates:
             base = match.base(predicate)
@@ -92,7 +95,6 @@ class _Walk:
         self.seen: set[str] = set()
         self.hubs: set[str] = set()  # anchors read by type
         self.first: set[str] = set()  # ... along these relations
-        self.rows = 0  # edges read so far (bounded by `max_edges`)
         # the frontier's nodes, the most promising first: what a read of many nodes returns
         # is bounded by `max_edges`, and the nodes first in the read get it
         self.priority: dict[str, tuple[float, int]] = {}
@@ -178,48 +180,70 @@ class _Walk:
                 for step, value in self._next_steps(relations).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
         whole = self._ordinary(degree)
+        known = sorted(set(degree) - set(whole))
+        scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
+        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
+        ahead = {r: self.io.start(r) for r in self._early(known, steps, hop, scan, keep)}
         read: dict[str, list[Neighbour]] = defaultdict(list)
-        for n in self._read(whole, None, self.settings.hub_scan, self.settings.hub_scan):
+        filled = self.settings.hub_scan
+        for n in self.io.read(EdgeRead(tuple(whole), None, filled, filled)):
             read[n.near].append(n)
         # a node whose whole read filled the scan is a hub its mentions did not show
-        hubs = (set(degree) - set(whole)) | {
-            node for node in whole if read[node] and read[node][0].degree >= self.settings.hub_scan
-        }
+        hubs = set(known) | {n for n in whole if read[n] and read[n][0].degree >= filled}
         for node in hubs:
             read.pop(node, None)
         if hop == 1:
             self.hubs = hubs
-            first = self._first_steps(sorted(hubs))
+            first = self._first_steps(sorted(hubs), ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
-        scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
-        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
-        order = {node: sorted(steps[node], key=lambda b: -steps[node][b]) for node in hubs}
-        for n in self._read_typed(order, scan, keep):
+        order = {node: self._order(steps[node]) for node in hubs}
+        for n in self._read_typed(order, scan, keep, ahead):
             read[n.near].append(n)
         if hop == 1:
-            for n in self._read(sorted(hubs), None, self.settings.hub_scan, self.settings.fanout):
+            sample = self._sample(sorted(hubs))
+            for n in self.io.take(ahead.get(sample), sample):
                 read[n.near].append(n)
         return read
 
-    def _read_typed(self, steps: dict[str, list[str]], scan: int, keep: int) -> list[Neighbour]:
+    def _early(
+        self, known: list[str], steps: dict[str, dict[str, float]], hop: int, scan: int, keep: int
+    ) -> list[EdgeRead]:
+        """The reads that need only the hubs `known` by their mentions, sent with the whole
+        read of the others: a hub anchor's context sample (the longest read) and probes; past
+        the anchors, the first typed round."""
+        if hop == 1:
+            return [self._sample(known), *self._probes(known).values()]
+        first_round = {node: self._order(steps[node]) for node in known}
+        pending = {node: rest for node, rest in first_round.items() if rest}
+        return self._round(pending, defaultdict(set), scan, keep)
+
+    @staticmethod
+    def _order(steps: dict[str, float]) -> list[str]:
+        return sorted(steps, key=lambda b: -steps[b])
+
+    def _sample(self, hubs: list[str]) -> EdgeRead:
+        """A hub anchor's context: the most mentioned of its edges of any type."""
+        return EdgeRead(tuple(hubs), None, self.settings.hub_scan, self.settings.fanout)
+
+    def _read_typed(
+        self, steps: dict[str, list[str]], scan: int, keep: int, ahead: _Ahead
+    ) -> list[Neighbour]:
         """Hubs read by type, the best `typed_steps` relations each has: a relation it lacks
         costs next to nothing to ask for, so the next ones are asked in its place (a club
         has no BORN_IN; its coach has), for at most `typed_rounds` reads. Of the `scan`
-        edges read at a node, the `keep` to the most mentioned neighbours come back."""
+        edges read at a node, the `keep` to the most mentioned neighbours come back. The
+        first round's reads may have been started `ahead`."""
         found: list[Neighbour] = []
         has: dict[str, set[str]] = defaultdict(set)
         pending = {node: rest for node, rest in steps.items() if rest}
         for _ in range(self.settings.typed_rounds):
-            groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
-            for node, rest in pending.items():
-                want = self.settings.typed_steps - len(has[node])
-                groups[tuple(sorted(rest[:want]))].append(node)
-                pending[node] = rest[want:]
-            for group, nodes in groups.items():
-                types = [p for r in group for p in self.by_base.get(r, [])]
-                read = self._read(self._by_priority(nodes), types, scan, keep)
-                for n in degree_by_relation(read, self.match.base):
+            # a round's groups do not wait for each other: sent together, charged in order
+            wanted = self._round(pending, has, scan, keep)
+            started = [ahead.get(r) or self.io.start(r) for r in wanted]
+            ahead = {}
+            for r, ahead_read in zip(wanted, started, strict=True):
+                for n in degree_by_relation(self.io.take(ahead_read, r), self.match.base):
                     found.append(n)
                     has[n.near].add(self.match.base(n.predicate) or n.predicate)
             pending = {
@@ -230,6 +254,24 @@ class _Walk:
             if not pending:
                 break
         return found
+
+    def _round(
+        self, pending: dict[str, list[str]], has: dict[str, set[str]], scan: int, keep: int
+    ) -> list[EdgeRead]:
+        """One round of typed reads: the hubs wanting the same relations next read together
+        (`pending` left with what they want after)."""
+        groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for node, rest in pending.items():
+            want = self.settings.typed_steps - len(has[node])
+            groups[tuple(sorted(rest[:want]))].append(node)
+            pending[node] = rest[want:]
+        return [
+            EdgeRead(tuple(self._by_priority(nodes)), self._types(group), scan, keep)
+            for group, nodes in groups.items()
+        ]
+
+    def _types(self, relations: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(p for r in relations for p in self.by_base.get(r, []))
 
     def _by_priority(self, nodes: list[str]) -> list[str]:
         return sorted(nodes, key=lambda n: (self.priority.get(n, (0.0, 0)), n), reverse=True)
@@ -245,21 +287,25 @@ class _Walk:
             budget -= max(degree[node], 1)
         return whole
 
-    def _first_steps(self, hubs: list[str]) -> list[str]:
+    def _probes(self, hubs: list[str]) -> dict[str, EdgeRead]:
+        """A few neighbours of `hubs` along each relation a walk may start with."""
+        if not hubs or not self.match.asked:
+            return {}
+        candidates = self.match.outlook((), self.settings.depth).steps
+        probe = self.settings.probe_size
+        return {
+            base: EdgeRead(tuple(hubs), self._types((base,)), probe, probe)
+            for base in candidates[: self.settings.probe_relations]
+        }
+
+    def _first_steps(self, hubs: list[str], ahead: dict[EdgeRead, Started | None]) -> list[str]:
         """The relations a walk from hub anchors starts with, chosen before the hubs' edges are
         read: a few neighbours along each candidate relation are sampled, and the relations
         met at them tell which paths exist; a relation is read in full when the best path
         through it is within `step_share` of the best of all."""
-        if not hubs or not self.match.asked:
-            return []
-        depth = self.settings.depth
-        candidates = self.match.outlook((), depth).steps[: self.settings.probe_relations]
-        probe = self.settings.probe_size
-        pending = {
-            base: BACKGROUND.submit(self._read, hubs, self.by_base.get(base, []), probe, probe)
-            for base in candidates
-        }
-        sampled = {base: future.result() for base, future in pending.items()}
+        probes = self._probes(hubs)
+        started = {base: ahead.get(r) or self.io.start(r) for base, r in probes.items()}
+        sampled = {base: self.io.take(started[base], r) for base, r in probes.items()}
         ordinary = {
             n.far
             for ns in sampled.values()
@@ -302,25 +348,6 @@ class _Walk:
         outlook = self.match.outlook(relations, self.settings.depth)
         best = max(outlook.via.values(), default=0.0)
         return {s: v for s, v in outlook.via.items() if v >= self.settings.step_share * best}
-
-    def _read(
-        self, nodes: list[str], types: list[str] | None, scan: int, limit: int
-    ) -> list[Neighbour]:
-        room = self.settings.max_edges - self.rows
-        if room <= 0 or not nodes or types == []:
-            return []
-        self.out.reads += 1
-        found = self.reads.neighbours(
-            self.user_id,
-            nodes,
-            predicates=types,
-            scan=min(scan, room),
-            limit=min(limit, room),
-            total=room,
-            include_invalid=self.include_invalid,
-        )
-        self.rows += min(len(found), room)
-        return found[:room]
 
     def _note(self, edge: ExpandedEdge) -> None:
         if edge.uid not in self.seen:

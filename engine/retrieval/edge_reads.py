@@ -1,0 +1,111 @@
+"""The edge reads of one walk under its `max_edges` budget, some started before their turn.
+
+A walk's reads are charged in a fixed order: each may read at most what the ones before it
+left of the budget (its room). A read that does not depend on what the ones before it return
+can still be sent to the database with them (`start`, in the background) and charged at its
+turn (`take`): sent with the room it had then, at least the room it has at its turn. What
+came back is used only when the smaller room would have read the same edges: the per-node
+caps are the same under both rooms and the edges read all fit in the smaller one. Otherwise
+it is read again at its turn, so a walk returns the same whichever way its reads went.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+from engine.retrieval.background import BACKGROUND
+from engine.store.base import Neighbour
+from engine.store.reads import Reads
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRead:
+    """One read of `neighbours`: up to `scan` edges per node, the `limit` best kept."""
+
+    nodes: tuple[str, ...]
+    types: tuple[str, ...] | None  # None: any type
+    scan: int
+    limit: int
+
+
+@dataclass(slots=True)
+class Started:
+    """A read sent before its turn, with the room it had then."""
+
+    read: EdgeRead
+    room: int
+    found: Future[list[Neighbour]]
+
+
+class EdgeReads:
+    """The reads of one walk, charged in order against `max_edges`."""
+
+    def __init__(self, reads: Reads, user_id: str, max_edges: int, include_invalid: bool) -> None:
+        self.reads, self.user_id = reads, user_id
+        self.max_edges, self.include_invalid = max_edges, include_invalid
+        self.rows = 0  # edges charged so far
+        self.count = 0  # reads charged so far
+
+    @property
+    def room(self) -> int:
+        return self.max_edges - self.rows
+
+    def read(self, read: EdgeRead) -> list[Neighbour]:
+        """`read` now, charged now."""
+        room = self.room
+        if not self._wanted(read, room):
+            return []
+        return self._charge(self._send(read, room), room)
+
+    def start(self, read: EdgeRead) -> Started | None:
+        """Send `read` now, to be charged (and checked) at its turn by `take`."""
+        room = self.room
+        if not self._wanted(read, room):
+            return None
+        return Started(read, room, BACKGROUND.submit(self._send, read, room))
+
+    def take(self, started: Started | None, read: EdgeRead) -> list[Neighbour]:
+        """The edges of `read` at its turn: those `started` earlier if they are the same."""
+        room = self.room
+        if started is None or started.read != read:
+            return self.read(read)
+        found = started.found.result()
+        if not self._wanted(read, room):
+            return []
+        if not _same(started, found, room):
+            found = self._send(read, room)
+        return self._charge(found, room)
+
+    def _wanted(self, read: EdgeRead, room: int) -> bool:
+        return room > 0 and bool(read.nodes) and read.types != ()
+
+    def _send(self, read: EdgeRead, room: int) -> list[Neighbour]:
+        return self.reads.neighbours(
+            self.user_id,
+            list(read.nodes),
+            predicates=None if read.types is None else list(read.types),
+            scan=min(read.scan, room),
+            limit=min(read.limit, room),
+            total=room,
+            include_invalid=self.include_invalid,
+        )
+
+    def _charge(self, found: list[Neighbour], room: int) -> list[Neighbour]:
+        self.count += 1
+        self.rows += min(len(found), room)
+        return found[:room]
+
+
+def _same(started: Started, found: list[Neighbour], room: int) -> bool:
+    """Whether `found`, read with `started.room`, is what a read with `room` returns: the
+    per-node caps agree and every edge read fits in `room`. A typed read's degree is what it
+    read at the node; a read of any type may drop edges after reading them (a fact joining a
+    node to itself), so only its caps bound what it read."""
+    read, then = started.read, started.room
+    caps = (read.scan, read.limit)
+    if any(min(cap, then) != min(cap, room) for cap in caps):
+        return False
+    if read.types is None:
+        return len(read.nodes) * min(read.scan, then) <= room
+    return sum({n.near: n.degree for n in found}.values()) <= room

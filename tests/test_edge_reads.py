@@ -1,0 +1,64 @@
+"""A read started before its turn returns what it would have read at its turn."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from engine.retrieval.edge_reads import EdgeRead, EdgeReads
+from engine.store.base import Neighbour
+from engine.store.reads import Reads
+
+
+class _Graph:
+    """`Reads.neighbours` over a fixed set of edges per node, recording each call's total."""
+
+    def __init__(self, degree: dict[str, int]) -> None:
+        self.degree = degree
+        self.totals: list[int] = []
+
+    def neighbours(self, user_id: str, nodes: list[str], **kw: Any) -> list[Neighbour]:
+        self.totals.append(kw["total"])
+        found: list[Neighbour] = []
+        left = kw["total"]
+        for node in nodes:
+            read = min(self.degree[node], kw["scan"], left)
+            left -= read
+            found += [
+                Neighbour(node, f"{node}{i}", "KNOWS", True, f"m{i}", "m", 1, 1, read)
+                for i in range(min(read, kw["limit"]))
+            ]
+        return found
+
+
+def _reads(graph: _Graph, max_edges: int) -> EdgeReads:
+    return EdgeReads(cast(Reads, graph), "u", max_edges, include_invalid=False)
+
+
+def test_a_read_that_fits_its_later_room_is_not_read_again() -> None:
+    graph = _Graph({"a": 5, "b": 3})
+    walk = _reads(graph, 20)
+    read = EdgeRead(("b",), ("KNOWS",), 10, 10)
+    started = walk.start(read)
+    walk.read(EdgeRead(("a",), ("KNOWS",), 10, 10))
+    found = walk.take(started, read)
+    assert (len(found), walk.rows, walk.count, graph.totals) == (3, 8, 2, [20, 20])
+
+
+def test_a_read_past_its_later_room_is_read_again_with_it() -> None:
+    graph = _Graph({"a": 5, "b": 8})
+    walk = _reads(graph, 10)
+    read = EdgeRead(("b",), ("KNOWS",), 10, 10)
+    started = walk.start(read)
+    walk.read(EdgeRead(("a",), ("KNOWS",), 10, 10))
+    found = walk.take(started, read)
+    assert (len(found), walk.rows, walk.count, graph.totals) == (5, 10, 2, [10, 10, 5])
+
+
+def test_a_read_of_any_type_is_kept_only_when_its_caps_fit() -> None:
+    graph = _Graph({"a": 5, "b": 2})
+    walk = _reads(graph, 12)
+    read = EdgeRead(("b",), None, 4, 4)
+    started = walk.start(read)
+    walk.read(EdgeRead(("a",), None, 10, 10))
+    walk.take(started, read)
+    assert graph.totals == [12, 12]  # 4 edges at most in the 7 left: kept
