@@ -198,8 +198,15 @@ class FalkorDBStore:
 
     def _key_old_entities(self) -> None:
         """Entities written before entities carried their user's key get it, once: the name
-        search asks the fulltext index for the user's key (`fulltext.py`)."""
-        for (user_id,) in self.run("list_users_without_user_key", {}):
+        search asks the fulltext index for the user's key (`fulltext.py`). Setting a property
+        inserts the node into its label's vector index again, beside its old entry (FalkorDB
+        PR #2197): 120,000 entities lost 0.09 of their recall@10. So that index is dropped
+        first, and `setup` builds it again (in the background, reads scanning meanwhile)."""
+        users = self.run("list_users_without_user_key", {})
+        if users:
+            with contextlib.suppress(QueryError):  # not declared
+                self.run("drop_entity_vector_index", {}, read_only=False)
+        for (user_id,) in users:
             params = {"user_id": user_id, "user_key": user_key(user_id)}
             self.run("set_entity_user_keys", params, read_only=False)
 

@@ -60,13 +60,22 @@ def test_a_small_user_beside_a_big_one_finds_its_names(store: FalkorDBStore) -> 
     assert len(Reads(store).fulltext_entities("bob", ["harbor"], 500)) == 300
 
 
-def test_entities_of_an_older_store_get_their_key_at_setup(store: FalkorDBStore) -> None:
+def test_entities_of_an_older_store_get_their_key_at_setup(
+    store: FalkorDBStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store._graph.query("MATCH (e:Entity {user_id: 'carol'}) REMOVE e.user_key")
     assert Reads(store).fulltext_entities("carol", ["quartz"], 10) == []
+    ran: list[str] = []
+    run = store.run
+    monkeypatch.setattr(store, "run", lambda name, *a, **k: ran.append(name) or run(name, *a, **k))
     store.setup(DIMENSION)
     assert [e.name for e, _ in Reads(store).fulltext_entities("carol", ["quartz"], 10)] == [
         "Quartz Pine"
     ]
+    # a SET would insert each vector into the index again beside its old entry: the index
+    # is dropped before the keys are set, and declared again
+    assert ran.index("drop_entity_vector_index") < ran.index("set_entity_user_keys")
+    assert "Entity" in store._vector_indexes() | set(store.warming())
 
 
 @pytest.mark.parametrize("user", ["bob", 'x") | (*', "@user_key:{a}", "ünïcode 用户", ""])
