@@ -105,6 +105,12 @@ def test_name_match_prefers_long_specific_names() -> None:
     assert Query.parse("蜘蛛侠是谁?", 64).fulltext == ["蜘蛛", "蛛侠", "侠是", "是谁"]
 
 
+def test_numbers_are_searched_by_name_but_not_matched_to_relations() -> None:
+    query = Query.parse("What did Sam buy on December 4, 2023 for Apollo 13?", 64)
+    assert {"4", "2023", "13"} <= set(query.fulltext)
+    assert query.relational == ["sam", "buy", "december", "apollo"]
+
+
 def test_expansion_leg_follows_a_two_hop_chain(mem: Memory) -> None:
     top = texts(mem, "Where does Alice's sister live?", mode="expansion", limit=3)
     assert top[0] == "Emma lives in Berlin"

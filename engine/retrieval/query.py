@@ -21,10 +21,16 @@ class Query:
     text: str
     # case-folded tokens in order: names' spans, the relation phrase
     words: tuple[str, ...]
-    content: list[str]  # no stopwords, no repeats: matched to predicates, at most max_words
+    content: list[str]  # no stopwords, no repeats, at most max_words
     fulltext: list[str]  # terms of the entity fulltext read, at most max_words
     first_person: bool  # "I", "me", "my": the user's own entity is a candidate anchor
     siblings: bool  # "same", "together", "co-": it asks for what shares a neighbour
+
+    @property
+    def relational(self) -> list[str]:
+        """The content words matched to predicates: no numbers ("2023", "4th"), which name no
+        relation and would each be a model input of their own (every question has new ones)."""
+        return [w for w in self.content if not any(ch.isdigit() for ch in w)]
 
     @classmethod
     def parse(cls, text: str, max_words: int) -> Query:

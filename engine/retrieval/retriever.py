@@ -101,7 +101,7 @@ class DualRetriever:
             self.graph_leg.start(parsed, user_id, self_uid) if mode in _EXPANDING else None
         )
         messages = self._start_index(user_id) if rank_relations else None
-        words = parsed.content if rank_relations else []
+        words = parsed.relational if rank_relations else []
         param = as_param(self.scorer.encode_query(query, words))
         watch.lap("embed")
         if name_search is not None:
