@@ -61,7 +61,7 @@ test-llm: setup
 lint: setup
 	$(BIN)/ruff check engine tests benchmarks
 	$(BIN)/ruff format --check engine tests benchmarks
-	$(BIN)/mypy engine
+	$(BIN)/mypy engine benchmarks
 
 bench: bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load
 

@@ -50,9 +50,10 @@ from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import ChatRecord, LocomoQuestion, load_locomo_qa, read_chat_log  # noqa: E402
 from engine.memory import Memory  # noqa: E402
 from engine.models import SearchResult  # noqa: E402
+from engine.retrieval.retriever import Mode  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo10.json"
-MODES = ("dual", "episodes", "semantic", "expansion")
+MODES: tuple[Mode, ...] = ("dual", "episodes", "semantic", "expansion")
 BUDGET = 10
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 

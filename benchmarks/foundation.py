@@ -37,7 +37,7 @@ def synthetic_facts(n: int, seed: int) -> list[tuple[str, str, str]]:
     rng = random.Random(seed)
     people = [f"{rng.choice(WORDS).title()} {rng.choice(WORDS).title()} {i}" for i in range(n // 4)]
     things = [f"{rng.choice(WORDS)} {rng.choice(WORDS)} {i}" for i in range(n // 8)]
-    facts = set()
+    facts: set[tuple[str, str, str]] = set()
     while len(facts) < n:
         s = people[min(int(rng.paretovariate(1.2)) - 1, len(people) - 1)]
         o = rng.choice(people if rng.random() < 0.4 else things)

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -208,8 +209,8 @@ class Bench:
             q = self.corpus.text_vectors[j].tolist()
             params = {"user_id": "big", "embedding": q, "include_invalid": False, "limit": 10}
             index = {**params, "k": 10 * records.NEIGHBOURS_PER_RESULT}
-            scans.append(timed(lambda p=params: store.run("scan_fact_vectors", p))[1])
-            reads.append(timed(lambda p=index: store.run("search_fact_vectors", p))[1])
+            scans.append(timed(partial(store.run, "scan_fact_vectors", params))[1])
+            reads.append(timed(partial(store.run, "search_fact_vectors", index))[1])
         client = redis.Redis(unix_socket_path=str(self.socket))
         memory = int(client.info("memory")["used_memory"])
         client.close()
