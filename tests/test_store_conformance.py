@@ -217,6 +217,10 @@ def test_neighbours_are_read_by_relationship_type_within_the_scan(
                                  total=20, include_invalid=False)  # fmt: skip
         assert len(first) == 20  # the nodes first in the read get the total: movie 1's two
         assert {e.far_name for e in first if e.near == movie} == {"Drama", "Ann Lee"}
+        # ... whichever way each node is read (FalkorDB reads a hub apart from small nodes)
+        hub_first = reads.neighbours("u", [drama, movie], predicates=types, scan=50, limit=50,
+                                     total=20, include_invalid=False)  # fmt: skip
+        assert len(hub_first) == 20 and {e.near for e in hub_first} == {drama}
     assert reads.neighbours("u", [movie, drama], predicates=[], scan=9, limit=9, total=9,
                             include_invalid=False) == []  # fmt: skip
 

@@ -4,7 +4,7 @@ end, aggregated over the paths arriving there, discounted through hubs; twins re
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -81,17 +81,16 @@ def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None])
     pass through the club's hundred players, however many of them the same read returned.
     A node whose read was cut to a sample (fewer returned than it holds) counts each of its
     relations in the same proportion."""
-    count: dict[tuple[str, str | None], int] = defaultdict(int)
-    returned: dict[str, int] = defaultdict(int)
+    relation = {p: base(p) for p in {n.predicate for n in read}}
+    count = Counter((n.near, relation[n.predicate]) for n in read)
+    returned = Counter(n.near for n in read)
+    out = []
     for n in read:
-        count[(n.near, base(n.predicate))] += 1
-        returned[n.near] += 1
-
-    def degree(n: Neighbour) -> int:
         share = max(1.0, n.degree / returned[n.near])
-        return round(count[(n.near, base(n.predicate))] * share)
-
-    return [replace(n, degree=degree(n)) for n in read]
+        degree = round(count[(n.near, relation[n.predicate])] * share)
+        # `replace` costs more than the rest of the walk's bookkeeping: only where it changes
+        out.append(n if degree == n.degree else replace(n, degree=degree))
+    return out
 
 
 def visits(reach: Reach, node: str) -> bool:
