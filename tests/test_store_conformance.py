@@ -225,6 +225,32 @@ def test_neighbours_are_read_by_relationship_type_within_the_scan(
                             include_invalid=False) == []  # fmt: skip
 
 
+def test_many_nodes_read_by_type_in_one_go_give_what_each_read_alone_gives(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """FalkorDB reads four or more nodes in one traversal when none is a hub."""
+    reads = Reads(store)
+    hub = [(f"Movie {i}", "HAS_GENRE", "Drama") for i in range(60)]
+    directed = [(f"Movie {i}", "DIRECTED_BY", f"Director {i % 3}") for i in range(6)]
+    _write(store, embedder, "u", [*hub, *directed])
+    keys = reads.entities_by_keys("u", [f"movie {i}" for i in range(6)] + ["drama"])
+    movies = [keys[f"movie {i}"].uid for i in range(6)]
+    types = ["DIRECTED_BY", "HAS_GENRE"]
+
+    def read(nodes: list[str], total: int = 100) -> set[tuple[str, str, str, int]]:
+        found = reads.neighbours("u", nodes, predicates=types, scan=50, limit=50, total=total,
+                                 include_invalid=False)  # fmt: skip
+        return {(e.near, e.predicate, e.far_name, e.degree) for e in found}
+
+    alone = [read([movie]) for movie in movies]
+    assert read(movies) == set().union(*alone) and len(set().union(*alone)) == 12
+    first = {edge[:3] for edge in read(movies, total=5)}  # the first nodes get the total
+    two, three = ({e[:3] for e in set().union(*alone[:n])} for n in (2, 3))
+    assert len(first) == 5 and two <= first <= three
+    with_hub = read([keys["drama"].uid, *movies[:3]], total=20)
+    assert len(with_hub) == 20 and {near for near, *_ in with_hub} == {keys["drama"].uid}
+
+
 def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
     store: GraphStore, embedder: Embedder
 ) -> None:
