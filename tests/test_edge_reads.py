@@ -34,31 +34,30 @@ def _reads(graph: _Graph, max_edges: int) -> EdgeReads:
     return EdgeReads(cast(Reads, graph), "u", max_edges, include_invalid=False)
 
 
+def _b_started_before_a(
+    graph: _Graph, max_edges: int, types: tuple[str, ...] | None, b_caps: int
+) -> tuple[EdgeReads, list[Neighbour]]:
+    """Node b's read sent first, a's read at its turn, then b's taken at its turn."""
+    walk = _reads(graph, max_edges)
+    read = EdgeRead(("b",), types, b_caps, b_caps)
+    started = walk.start(read)
+    walk.read(EdgeRead(("a",), types, 10, 10))
+    return walk, walk.take(started, read)
+
+
 def test_a_read_that_fits_its_later_room_is_not_read_again() -> None:
     graph = _Graph({"a": 5, "b": 3})
-    walk = _reads(graph, 20)
-    read = EdgeRead(("b",), ("KNOWS",), 10, 10)
-    started = walk.start(read)
-    walk.read(EdgeRead(("a",), ("KNOWS",), 10, 10))
-    found = walk.take(started, read)
+    walk, found = _b_started_before_a(graph, 20, ("KNOWS",), 10)
     assert (len(found), walk.rows, walk.count, graph.totals) == (3, 8, 2, [20, 20])
 
 
 def test_a_read_past_its_later_room_is_read_again_with_it() -> None:
     graph = _Graph({"a": 5, "b": 8})
-    walk = _reads(graph, 10)
-    read = EdgeRead(("b",), ("KNOWS",), 10, 10)
-    started = walk.start(read)
-    walk.read(EdgeRead(("a",), ("KNOWS",), 10, 10))
-    found = walk.take(started, read)
+    walk, found = _b_started_before_a(graph, 10, ("KNOWS",), 10)
     assert (len(found), walk.rows, walk.count, graph.totals) == (5, 10, 2, [10, 10, 5])
 
 
 def test_a_read_of_any_type_is_kept_only_when_its_caps_fit() -> None:
     graph = _Graph({"a": 5, "b": 2})
-    walk = _reads(graph, 12)
-    read = EdgeRead(("b",), None, 4, 4)
-    started = walk.start(read)
-    walk.read(EdgeRead(("a",), None, 10, 10))
-    walk.take(started, read)
+    _b_started_before_a(graph, 12, None, 4)
     assert graph.totals == [12, 12]  # 4 edges at most in the 7 left: kept
