@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import redis
+
 from engine.memory import Memory
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
 
@@ -98,3 +100,12 @@ def test_kill_9_of_the_server_recovers_from_the_append_only_file(tmp_path: Path)
     with Memory(data_dir=tmp_path) as mem:  # finds a stale socket, restarts, replays the AOF
         assert [f.text for f in mem.get_all("carol")] == ["Carol owns a bike"]
         assert int(server.pid_file.read_text()) != pid
+
+
+def test_the_server_keeps_many_statements_compiled(tmp_path: Path) -> None:
+    """Each set of relationship types a typed read names is a statement of its own."""
+    with Memory(data_dir=tmp_path):
+        client = redis.Redis(unix_socket_path=str(socket_path_for(tmp_path)))
+        _, size = client.execute_command("GRAPH.CONFIG", "GET", "CACHE_SIZE")
+        client.close()
+    assert int(size) >= 1000
