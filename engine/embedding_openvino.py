@@ -29,6 +29,12 @@ from engine.errors import ConfigError
 Vector = np.ndarray[Any, Any]
 EXPORT_VERSION = 1  # bump when the exported graph changes
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+# A single text (a query, a relation phrase) is padded to the next of these token counts and
+# run on a model compiled for exactly that shape. The model compiled for any shape pays ~1.5 ms
+# whenever the shape differs from its last call (a search embeds a query, then a shorter
+# phrase), and a fixed shape runs 15-20% faster (16 tokens: 3.1 -> 2.6 ms); padding is masked,
+# so the vector is the same. Steps of 8 pad ~0.4 ms on average; longer texts take the shared path.
+_FIXED_LENGTHS = (8, 16, 24, 32, 40, 48, 56, 64)
 _MODULES = [
     "sentence_transformers.models.Transformer",
     "sentence_transformers.models.Pooling",
@@ -174,6 +180,8 @@ class OpenVINOEncoder:
         except (OSError, RuntimeError) as exc:
             raise ConfigError(f"cannot run {model_dir} on OpenVINO: {exc}") from exc
         self._request = self._compiled.create_infer_request()
+        self._config = config
+        self._fixed: dict[int, Any] = {}  # token count -> a request on a model of that shape
         self._lock = threading.Lock()
         self._parallel_lock = threading.Lock()
         self._requests: Any = None  # an AsyncInferQueue for `encode(..., workers)`
@@ -187,6 +195,10 @@ class OpenVINOEncoder:
     def encode(self, texts: list[str], batch_size: int, workers: int = 1) -> Vector:
         """Unit-length float32 vectors, one row per text, in the order given. `workers` > 1
         runs that many batches at once, one thread each (a bulk job with cores to spare)."""
+        if len(texts) == 1:
+            one = self._one(texts[0])
+            if one is not None:
+                return one
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         batches = (order[start : start + batch_size] for start in range(0, len(order), batch_size))
@@ -207,6 +219,35 @@ class OpenVINOEncoder:
                 requests.start_async(self._inputs([texts[i] for i in rows]), rows)
             requests.wait_all()
         return out
+
+    def _one(self, text: str) -> Vector | None:
+        """One text on the model compiled for its padded length (None: longer than any)."""
+        ids = self.tokenizer.encode(text).ids
+        length = next((n for n in _FIXED_LENGTHS if n >= len(ids)), None)
+        if length is None:
+            return None
+        inputs = {
+            "input_ids": np.zeros((1, length), dtype=np.int64),
+            "attention_mask": np.zeros((1, length), dtype=np.int64),
+        }
+        inputs["input_ids"][0, : len(ids)] = ids
+        inputs["attention_mask"][0, : len(ids)] = 1
+        with self._lock:
+            request = self._fixed.get(length) or self._compile_fixed(length)
+            vector: Vector = request.infer(inputs)[0].copy()
+        return vector
+
+    def _compile_fixed(self, length: int) -> Any:
+        """A request on the model reshaped to one text of `length` tokens (from the compiled
+        model cache after the first time: 0.13-0.16 s, once per length and process)."""
+        import openvino
+
+        core = openvino.Core()
+        model = core.read_model(self._model_file)
+        model.reshape({"input_ids": [1, length], "attention_mask": [1, length]})
+        request = core.compile_model(model, "CPU", self._config).create_infer_request()
+        self._fixed[length] = request
+        return request
 
     def _inputs(self, texts: list[str]) -> dict[str, Vector]:
         encoded = self.tokenizer.encode_batch(texts)

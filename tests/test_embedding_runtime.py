@@ -39,6 +39,19 @@ def test_openvino_vectors_agree_with_pytorch(embedder: Embedder) -> None:
     assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
 
 
+def test_one_text_alone_gets_the_vector_it_gets_in_a_batch(embedder: Embedder) -> None:
+    """A single text runs on a model compiled for its padded length; a text longer than the
+    longest such length (the last sentence, repeated) on the shared model."""
+    encoder = embedder.model
+    assert isinstance(encoder, OpenVINOEncoder)
+    texts = [*SENTENCES, " ".join([SENTENCES[-2]] * 5)]
+    batched = encoder.encode(texts, batch_size=64)
+    alone = np.vstack([encoder.encode([text], batch_size=64) for text in texts])
+    assert alone.shape == batched.shape
+    assert (alone * batched).sum(axis=1).min() > 0.9999
+    assert np.allclose(np.linalg.norm(alone, axis=1), 1.0, atol=1e-4)
+
+
 def test_the_export_is_made_once_and_reused(tmp_path: Path) -> None:
     first = exported_model(MODEL_DIR, tmp_path)
     made = first.stat().st_mtime_ns
