@@ -16,6 +16,7 @@ from engine.ranking import FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
+from engine.retrieval.retriever import Mode
 from engine.retrieval.terms import name_match as name_match_with
 from engine.retrieval.terms import words
 from engine.store.base import WriteBatch
@@ -264,3 +265,24 @@ def test_a_search_runs_with_one_blas_thread_and_gives_the_caller_s_back(
         after = [lib["num_threads"] for lib in controller.info() if lib["user_api"] == "blas"]
     assert seen and set(seen) == {1}
     assert after and set(after) == {2}
+
+
+@pytest.mark.parametrize("mode", ["dual", "semantic"])
+def test_the_query_is_embedded_alone_and_its_new_words_only_for_the_graph(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch, mode: Mode
+) -> None:
+    """One text runs faster than a batch of unequal ones; the words matched to predicates
+    are embedded while the vector reads run, and only by the leg that matches them."""
+    calls: list[list[str]] = []
+    encode = mem.embedder.encode
+
+    def counting(texts: list[str], show_progress: bool = False) -> Any:
+        calls.append(list(texts))
+        return encode(texts, show_progress)
+
+    monkeypatch.setattr(mem.embedder, "encode", counting)
+    query = f"which zebrafish did Alice {mode}-befriend?"
+    mem.search(query, user_id=USER, mode=mode)
+    assert calls[0] == [query]
+    new_words = {t for texts in calls[1:] for t in texts if "zebrafish" in t or "befriend" in t}
+    assert bool(new_words) == (mode == "dual")

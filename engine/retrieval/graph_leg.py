@@ -1,9 +1,10 @@
 """The graph side of a search: anchors, the question's relations, the walk, the joins.
 
-Order of work, so the slow parts overlap: the name reads (fulltext) run while the query and
-its new words are embedded, and the vector reads start as soon as the query's vector is
-there; the anchors settle from both reads, and only then is the relation phrase (the question
-without the names it mentions, see `terms.relation_phrase`) embedded, once.
+Order of work, so the slow parts overlap: the name reads (fulltext) run while the query is
+embedded, the vector reads start as soon as its vector is there, and the query's new words
+are embedded while they run; the anchors settle from both reads, and only then is the relation
+phrase (the question without the names it mentions, see `terms.relation_phrase`) embedded,
+once.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class GraphLeg:
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
+        if words:
+            self.scorer.learn(words)
         by_vector = pending.result()
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
