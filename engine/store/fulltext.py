@@ -28,12 +28,15 @@ def user_key(user_id: str) -> str:
 
 
 def redisearch_query(terms: list[str], user_id: str) -> str:
-    """`user_id`'s matches of any of `terms` (`_any_of_redisearch`)."""
-    found = _any_of_redisearch(terms)
-    return f"@user_key:{user_key(user_id)} ({found})" if found else ""
+    """`user_id`'s matches of any of `terms` (`_any_of_redisearch`), the key asked beside
+    each term: a union inside an intersection (`@user_key:k (a | b)`) scores a name by the
+    first term it matches only, so "David Lynch" ranked with every other David (MetaQA 2-hop
+    hits@10 0.93 -> 0.81); a union of intersections scores it by all of them."""
+    key = user_key(user_id)
+    return " | ".join(f"({part} @user_key:{key})" for part in _any_of_redisearch(terms))
 
 
-def _any_of_redisearch(terms: list[str]) -> str:
+def _any_of_redisearch(terms: list[str]) -> list[str]:
     """Any of `terms`, escaped for RediSearch; longer words also match with one typo, and
     non-ASCII pieces (CJK) match as prefixes of the index's longer tokens."""
     parts: list[str] = []
@@ -46,7 +49,7 @@ def _any_of_redisearch(terms: list[str]) -> str:
             parts.append(f"{escaped}*")
         elif len(term) >= 4 and term.isalnum():
             parts.append(f"%{escaped}%")
-    return " | ".join(parts)
+    return parts
 
 
 def lucene_query(terms: list[str]) -> str:

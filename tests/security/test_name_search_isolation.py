@@ -78,11 +78,25 @@ def test_entities_of_an_older_store_get_their_key_at_setup(
     assert "Entity" in store._vector_indexes() | set(store.warming())
 
 
+def test_a_name_with_more_of_the_query_s_words_ranks_above_names_with_one(
+    store: FalkorDBStore,
+) -> None:
+    """The key is asked beside each term, so a name is scored by all the terms it matches.
+    (The ranking that asking it once around all terms broke shows on a large index only:
+    MetaQA's 39,659 names, 2-hop hits@10 0.93 -> 0.81; this guards the small case.)"""
+    names = [f"{first} Z{i}" for first in ("David", "Davis", "Lynch", "Movies") for i in range(60)]
+    _entities(store, "dave", [*names, "David Lynch", "Primary"])
+    found = Reads(store).fulltext_entities("dave", ["primary", "movies", "david", "lynch"], 10)
+    assert "David Lynch" in [e.name for e, _ in found[:2]]
+
+
 @pytest.mark.parametrize("user", ["bob", 'x") | (*', "@user_key:{a}", "ünïcode 用户", ""])
 def test_the_user_key_is_a_plain_token_whatever_the_user_id(user: str) -> None:
     key = user_key(user)
     assert re.fullmatch(r"gm[0-9a-f]{20}k", key)
-    assert fulltext_query("falkordb", ["harbor"], user) == f"@user_key:{key} (harbor | %harbor%)"
+    assert fulltext_query("falkordb", ["harbor"], user) == (
+        f"(harbor @user_key:{key}) | (%harbor% @user_key:{key})"
+    )
     assert user_key(user + " ") != key
 
 
