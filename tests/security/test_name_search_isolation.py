@@ -90,6 +90,14 @@ def test_a_name_with_more_of_the_query_s_words_ranks_above_names_with_one(
     assert "David Lynch" in [e.name for e, _ in found[:2]]
 
 
+def test_a_short_name_with_no_typo_variant_is_found(store: FalkorDBStore) -> None:
+    """With the key before the term (`@user_key:k rir`) the field applied to both: only the
+    typo variants of longer words matched."""
+    _entities(store, "dave", ["Rir", "FC 20"])
+    assert [e.name for e, _ in Reads(store).fulltext_entities("dave", ["rir"], 5)] == ["Rir"]
+    assert [e.name for e, _ in Reads(store).fulltext_entities("dave", ["20"], 5)] == ["FC 20"]
+
+
 @pytest.mark.parametrize("user", ["bob", 'x") | (*', "@user_key:{a}", "ünïcode 用户", ""])
 def test_the_user_key_is_a_plain_token_whatever_the_user_id(user: str) -> None:
     key = user_key(user)
