@@ -98,7 +98,7 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
     as a whole means the club."""
     scorer = PredicateScorer(embedder, RelationParams())
     words = ["teams", "players"]
-    phrase = scorer.encode_phrase("which teams have players from")
+    phrase = scorer.embed("which teams have players from")
     by_words = scorer.match(words, PLAYER_PREDICATES).single()
     assert by_words["PLAYS_IN_CLUB"] == pytest.approx(by_words["PLAYS_POSITION"], abs=0.005)
     with_phrase = scorer.match(words, PLAYER_PREDICATES, phrase).single()

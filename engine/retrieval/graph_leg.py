@@ -100,13 +100,12 @@ class GraphLeg:
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
-        if words:
-            self.scorer.learn(words)
+        self.scorer.learn(words)
         by_vector = pending.result()
         relation_words = self.scorer.match(words, predicates).relation_words()
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
         phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
-        phrase_vector = self.scorer.encode_phrase(phrase) if phrase else None
+        phrase_vector = self.scorer.embed(phrase) if phrase else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]

@@ -64,19 +64,18 @@ class PredicateScorer:
         self._cache: dict[str, Vector] = {}
         self._relations_of: dict[tuple[str, ...], _Relations] = {}
 
-    def encode_query(self, query: str) -> Vector:
-        """The query's vector, alone: one text runs faster than a batch of unequal ones."""
-        query_vector: Vector = self._embedder.encode([query])[0]
-        return query_vector
+    def embed(self, text: str) -> Vector:
+        """One text's vector (the query, its relation phrase), alone: one text runs faster
+        than a batch of unequal ones."""
+        vector: Vector = self._embedder.encode([text])[0]
+        return vector
 
     def learn(self, words: Sequence[str]) -> None:
         """Embed the `words` not yet cached (called while the database works on the reads
         the query's vector started)."""
-        self._vectors(list(words))
-
-    def encode_phrase(self, phrase: str) -> Vector:
-        vector: Vector = self._embedder.encode([phrase])[0]
-        return vector
+        missing = [w for w in dict.fromkeys(words) if w not in self._cache]
+        if missing:
+            self._remember(missing, self._embedder.encode(missing))
 
     def _remember(self, texts: list[str], vectors: Vector) -> None:
         if len(self._cache) + len(texts) > self.params.cached_vectors:
@@ -84,9 +83,7 @@ class PredicateScorer:
         self._cache.update(zip(texts, vectors, strict=True))
 
     def _vectors(self, texts: list[str]) -> Vector:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            self._remember(missing, self._embedder.encode(missing))
+        self.learn(texts)
         return np.stack([self._cache[t] for t in texts])
 
     def match(

@@ -102,7 +102,7 @@ class DualRetriever:
         )
         messages = self._start_index(user_id) if rank_relations else None
         words = parsed.relational if rank_relations else []
-        param = as_param(self.scorer.encode_query(query))
+        param = as_param(self.scorer.embed(query))
         watch.lap("embed")
         if name_search is not None:
             self.graph_leg.read_vectors(name_search, user_id, param)
