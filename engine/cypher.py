@@ -3,7 +3,8 @@
 A name resolves to `cypher/<dialect>/<name>.cypher` when that variant exists, else to the
 shared `cypher/<name>.cypher`. The only dynamic part a statement may have is a relationship
 type (or several, `A|B`) or a node label, written as the placeholder `__REL_TYPE__` or
-`__LABEL__` and filled only after validation.
+`__LABEL__` and filled only after validation; a statement read along several groups of types
+at once repeats its one `{ }` block per group (`with_rel_type_groups`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,34 @@ def with_rel_types(text: str, rel_types: list[str]) -> str:
         if not PREDICATE_PATTERN.fullmatch(rel_type):
             raise InvalidInputError(f"relationship type {rel_type!r} is not UPPER_SNAKE_CASE")
     return text.replace(REL_TYPE_PLACEHOLDER, "|".join(rel_types))
+
+
+def with_rel_type_groups(text: str, groups: list[list[str]]) -> str:
+    """Repeat the statement's CALL body once per group of validated types, joined by UNION
+    ALL: each group's read keeps its own LIMIT."""
+    if not groups:
+        raise InvalidInputError("at least one group of relationship types is needed")
+    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+    call = _CALL_BODY.search(text)
+    if call is None:
+        raise ValueError("the statement has no CALL body to repeat")
+    start, end = call.end(), _closing_brace(text, call.end())
+    body = text[start:end]
+    union = "UNION ALL".join(with_rel_types(body, group) for group in groups)
+    return text[:start] + union + text[end:]
+
+
+_CALL_BODY = re.compile(r"\bCALL\s*(\([^)]*\))?\s*\{")
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """The index of the `}` closing the block that starts at `start` (just past its `{`)."""
+    depth = 1
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    raise ValueError("unbalanced braces in the statement")
 
 
 def with_label(text: str, label: str) -> str:

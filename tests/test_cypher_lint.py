@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from engine import cypher
+
 ROOT = Path(__file__).resolve().parents[1]
 LINT_DIR = ROOT / "tests" / "cypher_lint"
 PACKAGE = LINT_DIR / "node_modules" / "@neo4j-cypher" / "language-support"
@@ -95,3 +97,14 @@ def test_the_lint_fails_on_broken_queries(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text, encoding="utf-8")
     found = lint(sorted(tmp_path.glob("*.cypher")))
     assert {Path(path).name for path, ds in found.items() if problems(ds)} == set(BROKEN)
+
+
+def test_neo4j_accepts_a_read_along_several_groups_of_types(tmp_path: Path) -> None:
+    """The engine repeats `probe_typed`'s CALL body per group, joined by UNION ALL."""
+    text = cypher.load("probe_typed", "neo4j")
+    # types the lint's schema knows: any other draws a "not in the database" warning
+    union = cypher.with_rel_type_groups(text, [["OBJECT", "SUBJECT"], ["MENTIONS"]])
+    assert union.count("UNION ALL") == 1 and "[r:OBJECT|SUBJECT]" in union
+    path = tmp_path / "probe_typed_union.cypher"
+    path.write_text(union, encoding="utf-8")
+    assert problems(lint([path])[str(path)]) == []

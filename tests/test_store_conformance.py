@@ -251,6 +251,30 @@ def test_many_nodes_read_by_type_in_one_go_give_what_each_read_alone_gives(
     assert len(with_hub) == 20 and {near for near, *_ in with_hub} == {keys["drama"].uid}
 
 
+def test_probes_of_several_relations_in_one_read_give_what_each_read_alone_gives(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """A hub's probes (a few neighbours along each candidate relation) go as one read."""
+    reads = Reads(store)
+    facts = [(f"Movie {i}", "HAS_GENRE", "Drama") for i in range(40)]
+    facts += [("Drama", "HAS_GENRE_INVERSE", f"Movie {i}") for i in range(3)]
+    facts += [("Drama", "ORIGINATED_IN", "Greece"), ("Sam", "LIKES", "Drama")]
+    _write(store, embedder, "u", facts)
+    keys = reads.entities_by_keys("u", ["drama", "movie 1"])
+    nodes = [keys["drama"].uid, keys["movie 1"].uid]
+    groups = [["HAS_GENRE", "HAS_GENRE_INVERSE"], ["ORIGINATED_IN"], ["LIKES"], ["NOT_THERE"]]
+
+    def key(n: Neighbour) -> tuple[object, ...]:
+        return (n.near, n.uid, n.predicate, n.outgoing, n.far_name, n.degree)
+
+    together = reads.probe("u", nodes, groups, size=3, include_invalid=False)
+    for types, found in zip(groups, together, strict=True):
+        alone = reads.neighbours("u", nodes, predicates=types, scan=3, limit=3, total=100,
+                                 include_invalid=False)  # fmt: skip
+        assert sorted(map(key, found)) == sorted(map(key, alone))
+    assert [len(found) for found in together] == [5, 1, 1, 0]  # 3 at Drama, Movie 1 has 2
+
+
 def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
     store: GraphStore, embedder: Embedder
 ) -> None:

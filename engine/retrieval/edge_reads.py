@@ -11,6 +11,7 @@ it is read again at its turn, so a walk returns the same whichever way its reads
 
 from __future__ import annotations
 
+from collections import defaultdict
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -64,6 +65,42 @@ class EdgeReads:
         if not self._wanted(read, room):
             return None
         return Started(read, room, BACKGROUND.submit(self._send, read, room))
+
+    def start_all(self, reads: list[EdgeRead]) -> list[Started | None]:
+        """`start` each of `reads`; the typed ones of the same nodes that keep all they scan
+        (a hub's probes) go as one read when all they can return fits in the room now: no cap
+        binds then, so each gets what it would have read alone."""
+        room = self.room
+        alike: dict[tuple[tuple[str, ...], int], list[EdgeRead]] = defaultdict(list)
+        for read in reads:
+            if self._wanted(read, room) and read.types is not None and read.scan == read.limit:
+                alike[(read.nodes, read.scan)].append(read)
+        started: dict[EdgeRead, Started | None] = {}
+        for (nodes, size), group in alike.items():
+            if len(group) > 1 and len(nodes) * size * len(group) <= room:
+                started |= self._start_together(group, nodes, size, room)
+        return [started[r] if r in started else self.start(r) for r in reads]
+
+    def _start_together(
+        self, reads: list[EdgeRead], nodes: tuple[str, ...], size: int, room: int
+    ) -> dict[EdgeRead, Started | None]:
+        groups = [list(r.types or ()) for r in reads]
+        together = BACKGROUND.submit(
+            self.reads.probe, self.user_id, list(nodes), groups,
+            size=size, include_invalid=self.include_invalid,
+        )  # fmt: skip
+        parts: list[Future[list[Neighbour]]] = [Future() for _ in reads]
+
+        def hand_out(done: Future[list[list[Neighbour]]]) -> None:
+            error = done.exception()
+            for i, part in enumerate(parts):
+                if error is not None:
+                    part.set_exception(error)
+                else:
+                    part.set_result(done.result()[i])
+
+        together.add_done_callback(hand_out)
+        return {r: Started(r, room, part) for r, part in zip(reads, parts, strict=True)}
 
     def take(self, started: Started | None, read: EdgeRead) -> list[Neighbour]:
         """The edges of `read` at its turn: those `started` earlier if they are the same."""

@@ -183,7 +183,8 @@ class _Walk:
         known = sorted(set(degree) - set(whole))
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
         keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
-        ahead = {r: self.io.start(r) for r in self._early(known, steps, hop, scan, keep)}
+        early = self._early(known, steps, hop, scan, keep)
+        ahead = dict(zip(early, self.io.start_all(early), strict=True))
         read: dict[str, list[Neighbour]] = defaultdict(list)
         filled = self.settings.hub_scan
         for n in self.io.read(EdgeRead(tuple(whole), None, filled, filled)):
@@ -304,7 +305,9 @@ class _Walk:
         met at them tell which paths exist; a relation is read in full when the best path
         through it is within `step_share` of the best of all."""
         probes = self._probes(hubs)
-        started = {base: ahead.get(r) or self.io.start(r) for base, r in probes.items()}
+        late = [r for r in probes.values() if r not in ahead]
+        ahead = ahead | dict(zip(late, self.io.start_all(late), strict=True))
+        started = {base: ahead[r] for base, r in probes.items()}
         sampled = {base: self.io.take(started[base], r) for base, r in probes.items()}
         ordinary = {
             n.far

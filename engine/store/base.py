@@ -214,9 +214,11 @@ class GraphStore(Protocol):
         *,
         read_only: bool = True,
         rel_types: list[str] | None = None,
+        rel_type_groups: list[list[str]] | None = None,
     ) -> Rows:
         """Rows of the named statement `name` from `cypher/` (the dialect's variant where
-        there is one), its relationship type placeholder filled with `rel_types` if given.
+        there is one), its relationship type placeholder filled with `rel_types` if given (or
+        its block repeated for each of `rel_type_groups`).
         `read_only=False` for a statement that writes."""
         ...
 

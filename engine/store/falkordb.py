@@ -124,10 +124,13 @@ class FalkorDBStore:
         *,
         read_only: bool = True,
         rel_types: list[str] | None = None,
+        rel_type_groups: list[list[str]] | None = None,
     ) -> Rows:
         text = cypher.load(name, self.dialect)
         if rel_types is not None:
             text = cypher.with_rel_types(text, rel_types)
+        if rel_type_groups is not None:
+            text = cypher.with_rel_type_groups(text, rel_type_groups)
         with map_falkordb_errors(self._timeout_ms):
             if read_only:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)

@@ -140,10 +140,13 @@ class Neo4jStore:
         *,
         read_only: bool = True,
         rel_types: list[str] | None = None,
+        rel_type_groups: list[list[str]] | None = None,
     ) -> Rows:
         text = cypher.load(name, self.dialect)
         if rel_types is not None:
             text = cypher.with_rel_types(text, rel_types)
+        if rel_type_groups is not None:
+            text = cypher.with_rel_type_groups(text, rel_type_groups)
         return self._execute([(text, params)], read_only)[0]
 
     def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:

@@ -7,6 +7,8 @@ where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.f
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, VectorRead
@@ -141,6 +143,34 @@ class Reads:
             name = "expand_typed_batched"
         rows = self.store.run(name, params, rel_types=sorted(set(predicates)))
         return neighbours_from_rows(rows)
+
+    def probe(
+        self,
+        user_id: str,
+        nodes: list[str],
+        groups: list[list[str]],
+        *,
+        size: int,
+        include_invalid: bool,
+    ) -> list[list[Neighbour]]:
+        """What `neighbours` returns for each group of `groups` (types of one relation; the
+        groups share no type) with `scan` and `limit` both `size`, in one read."""
+        if not nodes or not groups:
+            return [[] for _ in groups]
+        params = {"user_id": user_id, "nodes": nodes, "limit": size}
+        params["include_invalid"] = include_invalid
+        groups = [sorted(set(g)) for g in groups]
+        rows = self.store.run("probe_typed", params, rel_type_groups=groups)
+        group_of = {t: i for i, g in enumerate(groups) for t in g}
+        split: list[list[list[Any]]] = [[] for _ in groups]
+        for near, edges in rows:
+            parts: list[list[Any]] = [[] for _ in groups]
+            for edge in edges:
+                parts[group_of[edge[1]]].append(edge)
+            for i, part in enumerate(parts):
+                if part:
+                    split[i].append([near, part, len(part)])
+        return [neighbours_from_rows(part) for part in split]
 
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool

@@ -23,6 +23,14 @@ def test_a_relationship_type_is_checked_whole(rel_type: str) -> None:
 
 
 @pytest.mark.parametrize("rel_type", TRAILING)
+def test_every_group_of_a_union_read_is_checked_whole(rel_type: str) -> None:
+    text = cypher.load("probe_typed", "falkordb")
+    with pytest.raises(InvalidInputError) as caught:
+        cypher.with_rel_type_groups(text, [["LIKES"], [rel_type]])
+    assert "UPPER_SNAKE_CASE" in str(caught.value)
+
+
+@pytest.mark.parametrize("rel_type", TRAILING)
 def test_an_imported_relationship_type_is_checked_whole(rel_type: str) -> None:
     with pytest.raises(ValueError, match="relationship type"):
         RelationshipRecord(type=rel_type)

@@ -1,0 +1,19 @@
+// A few neighbours of each of $nodes along each of several relations at once: the CALL body is
+// one relation's read, repeated by the engine for each relation (its validated types joined
+// by "|" in place of __REL_TYPE__) and joined by UNION ALL, so each relation keeps its own
+// LIMIT. At most $limit edges per node and relation, read by type (a hub's other edges are
+// never touched). The engine splits each node's edges by relation again.
+// FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
+UNWIND $nodes AS near_uid
+MATCH (n:Entity {user_id: $user_id, uid: near_uid})
+CALL {
+  WITH n
+  MATCH (n)-[r:__REL_TYPE__]-(m:Entity)
+  WHERE r.user_id = $user_id AND ($include_invalid OR r.invalid_at IS NULL)
+  RETURN r, m
+  LIMIT $limit
+}
+WITH n, r, m
+ORDER BY m.mentions DESC, r.mentions DESC
+WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read
+RETURN n.uid AS near, read AS edges
