@@ -126,6 +126,27 @@ def test_a_sibling_question_follows_the_predicate_out_and_back(mem: Memory) -> N
     assert set(top) == {"Alice likes hiking", "John likes hiking"}
 
 
+@pytest.mark.parametrize(
+    ("question", "siblings"),
+    [
+        ("who are the teammates of Gril Son", True),
+        ("name a classmate of Ann", True),
+        ("films with the same director as Heat", True),
+        ("who is Ann's mate", False),  # a partner, not someone sharing a team
+        ("which teams does Gril Son play for", False),
+    ],
+)
+def test_words_for_someone_sharing_something_ask_for_siblings(
+    question: str, siblings: bool
+) -> None:
+    assert Query.parse(question, 64).siblings is siblings
+
+
+def test_a_word_for_someone_sharing_something_is_matched_as_what_they_share() -> None:
+    query = Query.parse("who are the teammates of Gril Son", 64)
+    assert query.relational == ["team", "gril", "son"]
+
+
 CINEMA = [
     ("Stonehenge Apocalypse", "STARRED_ACTORS", "Torri Higginson"),
     ("Stonehenge Apocalypse", "RELEASE_YEAR", "2010"),

@@ -10,6 +10,7 @@ from engine.retrieval.terms import (
     content_words,
     first_person,
     fulltext_terms,
+    shared_thing,
     words,
 )
 
@@ -29,8 +30,9 @@ class Query:
     @property
     def relational(self) -> list[str]:
         """The content words matched to predicates: no numbers ("2023", "4th"), which name no
-        relation and would each be a model input of their own (every question has new ones)."""
-        return [w for w in self.content if not any(ch.isdigit() for ch in w)]
+        relation and would each be a model input of their own (every question has new ones);
+        "teammates" as the "team" its people share."""
+        return [shared_thing(w) for w in self.content if not any(ch.isdigit() for ch in w)]
 
     @classmethod
     def parse(cls, text: str, max_words: int) -> Query:

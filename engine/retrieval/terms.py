@@ -32,6 +32,7 @@ STOPWORDS = frozenset(
 )
 # words asking for what shares a neighbour with the anchor: co-stars, the same director
 SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
+_MATE = re.compile(r"(\w{3,})mates?")  # teammates, classmate: who share a team, a class
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -66,8 +67,16 @@ def relation_phrase(tokens: Sequence[str], spans: list[frozenset[int]]) -> str:
     return " ".join(w for i, w in enumerate(tokens) if i not in taken)
 
 
+def shared_thing(word: str) -> str:
+    """What a word for someone sharing something names as shared ("teammates" -> "team"):
+    the relation the question follows out and back; other words as they are."""
+    mate = _MATE.fullmatch(word)
+    return mate.group(1) if mate else word
+
+
 def asks_for_siblings(tokens: Sequence[str]) -> bool:
-    return any(w in SIBLING_CUES for w in tokens)
+    """A cue word, or a word for someone sharing something ("teammates", "classmate")."""
+    return any(w in SIBLING_CUES or _MATE.fullmatch(w) for w in tokens)
 
 
 def first_person(text: str, tokens: Sequence[str]) -> bool:
