@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     # the ranking is in `ranking` (engine/ranking.py: GRAPHMEM_RANKING__FUSION__RRF_K=50)
     search_limit: int = Field(default=10, ge=1)
     ranking: RankingParams = Field(default_factory=RankingParams)
+    # at the first setup, move the process's objects out of the garbage collector's view
+    # (gc.freeze, once per process): a full collection otherwise walks all ~90,000 of them
+    # (~40 ms) in a search every few seconds (see engine/memory_core.py)
+    freeze_gc: bool = True
 
     # resolution and conflicts
     resolve_threshold: float = Field(default=0.9, ge=0, le=1)

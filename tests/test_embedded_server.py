@@ -109,3 +109,31 @@ def test_the_server_keeps_many_statements_compiled(tmp_path: Path) -> None:
         _, size = client.execute_command("GRAPH.CONFIG", "GET", "CACHE_SIZE")
         client.close()
     assert int(size) >= 1000
+
+
+FREEZE = textwrap.dedent(
+    """
+    import gc, sys
+    from engine import Memory
+    before = gc.get_freeze_count()
+    with Memory(data_dir=sys.argv[1], freeze_gc=sys.argv[2] == "on") as mem:
+        mem.stats()
+        print(before, gc.get_freeze_count())
+    """
+)
+
+
+def test_the_first_setup_moves_the_process_objects_out_of_the_collectors_view(
+    tmp_path: Path,
+) -> None:
+    """A full collection otherwise walks every imported module's objects in some search."""
+    counts = {}
+    for setting in ("on", "off"):
+        proc = subprocess.run(
+            [sys.executable, "-c", FREEZE, str(tmp_path / setting), setting],
+            capture_output=True, text=True, timeout=300, check=True,
+        )  # fmt: skip
+        before, after = map(int, proc.stdout.split())
+        counts[setting] = (before, after)
+    assert counts["on"][0] == 0 and counts["on"][1] > 10_000
+    assert counts["off"] == (0, 0)
