@@ -69,6 +69,9 @@ class NameParams:
     specific_chars: float = Field(default=4.0, gt=0)
     # the letters of evidence one CJK character gives: about a short Latin word (by hand)
     cjk_chars: int = Field(default=3, ge=1)
+    # ... and a number at least this many: a value the question asks about ("number 9", "age
+    # 7") is no weaker evidence than a short word (bench-hub: "9" was never an anchor)
+    number_chars: int = Field(default=3, ge=1)
 
 
 @dataclass(frozen=True, slots=True, config=_STRICT)

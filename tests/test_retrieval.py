@@ -12,7 +12,7 @@ from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.models import Fact
-from engine.ranking import FusionParams, NameParams
+from engine.ranking import AnchorParams, FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
@@ -104,6 +104,13 @@ def test_name_match_prefers_long_specific_names() -> None:
     assert name_match("Men Without Women", swapped) < name_match("Women Without Men", swapped)
     assert name_match("蜘蛛侠", words("蜘蛛侠是谁?")) > 0.8
     assert Query.parse("蜘蛛侠是谁?", 64).fulltext == ["蜘蛛", "蛛侠", "侠是", "是谁"]
+
+
+def test_a_number_the_question_names_weighs_as_a_short_word() -> None:
+    """ "number 9": the value is the anchor, however short (a one-letter word is not)."""
+    question = words("which clubs have a player wearing number 9")
+    assert name_match("9", question) >= AnchorParams().min_score
+    assert name_match("x", words("which clubs have a player wearing x")) < 0.3
 
 
 def test_numbers_are_searched_by_name_but_not_matched_to_relations() -> None:

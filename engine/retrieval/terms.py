@@ -112,8 +112,11 @@ def _near(a: str, b: str, params: NameParams) -> bool:
 
 
 def _size(token: str, params: NameParams) -> int:
-    """Letters of evidence: a CJK character says about as much as a short Latin word."""
-    return params.cjk_chars if _CJK_CHAR.fullmatch(token) else len(token)
+    """Letters of evidence: a CJK character says about as much as a short Latin word, and
+    so does a number however short."""
+    if _CJK_CHAR.fullmatch(token):
+        return params.cjk_chars
+    return max(len(token), params.number_chars) if token.isdigit() else len(token)
 
 
 def name_match(name: str, query_words: Sequence[str], params: NameParams) -> float:
