@@ -140,6 +140,8 @@ def test_a_sibling_question_follows_the_predicate_out_and_back(mem: Memory) -> N
         ("name a classmate of Ann", True),
         ("films with the same director as Heat", True),
         ("who is Ann's mate", False),  # a partner, not someone sharing a team
+        ("what is the climate of Peru", False),
+        ("what is the ultimate goal of Sam", False),
         ("which teams does Gril Son play for", False),
     ],
 )

@@ -32,7 +32,8 @@ STOPWORDS = frozenset(
 )
 # words asking for what shares a neighbour with the anchor: co-stars, the same director
 SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
-_MATE = re.compile(r"(\w{3,})mates?")  # teammates, classmate: who share a team, a class
+# someone sharing a team, a class, a room: the compounds by name ("climate" is not one)
+_MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell|bunk|lab)mates?")
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
