@@ -52,6 +52,18 @@ def test_one_text_alone_gets_the_vector_it_gets_in_a_batch(embedder: Embedder) -
     assert np.allclose(np.linalg.norm(alone, axis=1), 1.0, atol=1e-4)
 
 
+def test_loading_in_the_background_compiles_a_querys_usual_lengths() -> None:
+    """The first search then finds its padded length compiled (~1 s on a fresh install)."""
+    fresh = Embedder(cache_size=0)
+    fresh.load_in_background()
+    assert fresh._loader is not None
+    fresh._loader.join(timeout=300)
+    encoder = fresh.model
+    assert isinstance(encoder, OpenVINOEncoder)
+    assert {8, 16, 24} <= set(encoder._fixed)
+    fresh.close()
+
+
 def test_the_export_is_made_once_and_reused(tmp_path: Path) -> None:
     first = exported_model(MODEL_DIR, tmp_path)
     made = first.stat().st_mtime_ns
