@@ -65,7 +65,7 @@ def with_rel_type_groups(text: str, groups: list[list[str]]) -> str:
     ALL: each group's read keeps its own LIMIT."""
     if not groups:
         raise InvalidInputError("at least one group of relationship types is needed")
-    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+    text = without_comments(text)
     call = _CALL_BODY.search(text)
     if call is None:
         raise ValueError("the statement has no CALL body to repeat")
@@ -86,6 +86,12 @@ def _closing_brace(text: str, start: int) -> int:
         if depth == 0:
             return i
     raise ValueError("unbalanced braces in the statement")
+
+
+def without_comments(text: str) -> str:
+    """The statement without its comment lines: FalkorDB's parser crashes on a comment inside
+    `CALL { }`, and a statement composed or repeated puts them there."""
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
 
 
 def with_label(text: str, label: str) -> str:
@@ -131,15 +137,15 @@ def compose(statements: list[tuple[str, dict[str, Any]]]) -> tuple[str, dict[str
 
     Each statement must end in `RETURN <aggregate> AS result` (exactly one row). It runs as a
     `CALL { ... }` subquery; its own parameters are renamed `<name>_<i>` so they cannot clash,
-    and its result comes back in column `result_<i>`. Comment lines are dropped: FalkorDB's
-    parser crashes on a comment inside `CALL { }`.
+    and its result comes back in column `result_<i>`. Comment lines are dropped
+    (`without_comments`).
     """
     parts: list[str] = []
     params: dict[str, Any] = {}
     for i, (text, own) in enumerate(statements):
         if not _RESULT.search(text):
             raise ValueError(f"statement {i} must end with 'AS result' to be composed")
-        text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+        text = without_comments(text)
         body = _PARAM.sub(functools.partial(_renamed, index=i), text)
         parts.append("CALL {\n" + _RESULT.sub(f"AS result_{i}", body) + "\n}")
         for name, value in own.items():

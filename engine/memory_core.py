@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from types import TracebackType
@@ -19,18 +20,15 @@ from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
 
-_frozen = threading.Event()
 
-
+@functools.cache
 def _freeze_gc_once() -> None:
     """Move the objects alive now (imported modules, the loaded model: ~90,000) out of the
     garbage collector's view, once per process. A full collection walked all of them: ~40 ms,
     in one search of every ~20 on bench-hub, one of every ~70 on LoCoMo; afterwards it walks
     only newer objects (<1 ms). The objects frozen are never collected: those alive at the first
     `Memory`'s setup are the process's long-lived ones."""
-    if not _frozen.is_set():
-        _frozen.set()
-        gc.freeze()
+    gc.freeze()
 
 
 class MemoryCore:

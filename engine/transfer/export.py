@@ -109,7 +109,7 @@ def cypher_statements(
         named += statement_texts(batch_statements(snapshot.user_id, batch, vectors), dialect)
     escapes = dialect == "neo4j"  # FalkorDB reads \\uXXXX as six characters
     return [
-        inline_parameters(_without_comments(text), params, unicode_escapes=escapes)
+        inline_parameters(cypher.without_comments(text), params, unicode_escapes=escapes)
         for text, params in named
     ]
 
@@ -117,10 +117,6 @@ def cypher_statements(
 def _dimension(snapshot: GraphSnapshot) -> int | None:
     records: list[EntityRecord | FactRecord] = [*snapshot.entities, *snapshot.facts]
     return next((len(r.embedding) for r in records if r.embedding), None)
-
-
-def _without_comments(text: str) -> str:
-    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
 
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
