@@ -147,6 +147,9 @@ class ExpansionParams:
     # an answer reached by n paths scores (1 + this * ln n) times its best (by hand; an
     # additive boost was tried and lost bench-hub's hub-start 2-hop)
     many_paths: float = Field(default=0.1, ge=0)
+    # neighbours shared by two anchors or more read at most, whatever relations join them:
+    # "which member of X is from Y" (a bound; the ones shared by the most anchors first)
+    shared_neighbours: int = Field(default=50, ge=1)
     # paths through common neighbours returned with a result (presentation)
     join_paths: int = Field(default=5, ge=0)
     # the longest shortest path joining two anchors that is returned (presentation)

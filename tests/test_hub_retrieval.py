@@ -13,7 +13,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
-from engine.ranking import RelationParams
+from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
@@ -224,6 +224,26 @@ def test_two_anchors_find_the_node_joined_to_both(mem: Memory, graphs: dict[str,
     path = result.paths[0]
     assert (path.entities[0], path.entities[-1]) == (org, country)
     assert path.entities[1] in q.answers and len(path.facts) == 2
+
+
+def test_two_anchors_are_joined_whatever_relation_joins_them(mem: Memory) -> None:
+    """From the country hub the walk reads the relations "player" names (PLAYS_IN_CLUB,
+    PLAYS_POSITION: the country has none) and a sample of its other edges; the read of the
+    anchors' shared neighbours finds the one player at both (bench-hub's graph, a question it
+    missed)."""
+    graph = football(seed=0)
+    mem.add_facts(graph.triples, user_id="bench_football")
+    question = "which player of FC Brek is from Dreteam"
+    answers = graph.back[("FC Brek", "PLAYS_IN_CLUB")] & graph.back[("Dreteam", "IS_IN_COUNTRY")]
+    leg = mem.retriever.graph_leg
+    params, leg.params = leg.params, RankingParams()
+    try:
+        result = mem.search(question, user_id="bench_football", limit=3)
+    finally:
+        leg.params = params
+    (player,) = answers
+    assert result.paths and result.paths[0].entities == ["Dreteam", player, "FC Brek"]
+    assert player in {result.facts[0].fact.subject, result.facts[0].fact.object}
 
 
 def test_three_relation_phrases_in_a_chain_walk_three_hops(

@@ -307,6 +307,46 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
         assert kinds == {"FRIEND_OF": 2, "LIKES": 1 + include_invalid, "HAS_NAME": 1, "KNOWS": 1}
 
 
+def test_shared_neighbours_are_the_nodes_next_to_two_anchors_whatever_joins_them(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    reads = Reads(store)
+    facts = [
+        ("Alice", "MEMBER_OF", "Chess Club"),
+        ("Alice", "BORN_IN", "Peru"),
+        ("Dan", "LIKES", "Chess Club"),
+        ("Peru", "HOME_OF", "Dan"),
+        ("Dan", "LIKES", "Peru"),
+        ("Bob", "MEMBER_OF", "Chess Club"),
+        ("Carol", "BORN_IN", "Peru"),
+        ("Chess Club", "BASED_IN", "Peru"),
+        ("Chess Club", "HAS_NAME", "Chess Club"),
+    ]
+    _write(store, embedder, "u", facts)
+    _write(store, embedder, "u", [("Dan", "LIKES", "Peru")])  # Dan: the most mentioned
+    (gone,) = _write(store, embedder, "u", [("Erin", "MEMBER_OF", "Chess Club")])
+    _write(store, embedder, "u", [("Erin", "BORN_IN", "Peru")])
+    store.write("u", WriteBatch(invalidate=[gone], invalid_at=time.time()))
+    _write(store, embedder, "other", [("Zed", "MEMBER_OF", "Chess Club"), ("Zed", "LIKES", "Peru")])
+    keys = reads.entities_by_keys("u", ["chess club", "peru"])
+    anchors = [keys["chess club"].uid, keys["peru"].uid]
+
+    def shared(limit: int = 50, include_invalid: bool = False) -> dict[str, set[str]]:
+        found = reads.shared_neighbours("u", anchors, scan=100, total=1000, limit=limit,
+                                        include_invalid=include_invalid)  # fmt: skip
+        assert {n.near for n in found} <= set(anchors)
+        out: dict[str, set[str]] = {}
+        for n in found:
+            out.setdefault(n.far_name, set()).add(n.predicate)
+        return out
+
+    assert shared() == {"Alice": {"MEMBER_OF", "BORN_IN"}, "Dan": {"LIKES", "HOME_OF"}}
+    assert shared(limit=1) == {"Dan": {"LIKES", "HOME_OF"}}
+    assert set(shared(include_invalid=True)) == {"Alice", "Dan", "Erin"}
+    assert reads.shared_neighbours("u", anchors[:1], scan=100, total=1000, limit=50,
+                                   include_invalid=False) == []  # fmt: skip
+
+
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
         Reads(store).neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9,

@@ -22,9 +22,10 @@ from engine.retrieval.expansion import expand
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
-from engine.retrieval.reach import ExpandedEdge, ExpansionHit
+from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.terms import name_span, relation_phrase
 from engine.retrieval.terms import words as words_of
+from engine.store.base import Neighbour
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
@@ -111,6 +112,8 @@ class GraphLeg:
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings)
         lap("relations")
+        uids = [a.entity.uid for a in found.anchors]
+        shared = self._read_shared(user_id, uids, include_invalid)
         expansion = expand(
             self.reads,
             user_id,
@@ -120,12 +123,24 @@ class GraphLeg:
             self.params.expansion,
             include_invalid,
         )
-        found.edges = expansion.edges
-        uids = [a.entity.uid for a in found.anchors]
-        found.joins = common_neighbours(uids, expansion.edges, match.single())
+        found.edges = expansion.edges + _new_edges(shared, expansion.edges)
+        found.joins = common_neighbours(uids, found.edges, match.single())
         found.hits = _joins_first(expansion.hits, found.joins)
         lap("expansion")
         return found
+
+    def _read_shared(
+        self, user_id: str, uids: list[str], include_invalid: bool
+    ) -> Future[list[Neighbour]] | None:
+        """The anchors' shared neighbours, read while the walk runs (two anchors or more)."""
+        if len(uids) < 2:
+            return None
+        settings = self.params.expansion
+        return BACKGROUND.submit(
+            self.reads.shared_neighbours, user_id, uids, scan=settings.anchor_scan,
+            total=settings.max_edges, limit=settings.shared_neighbours,
+            include_invalid=include_invalid,
+        )  # fmt: skip
 
     def _anchors(
         self,
@@ -175,6 +190,16 @@ class GraphLeg:
 def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
     """The query words each anchor's name takes (found again for an anchor found by vector)."""
     return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
+
+
+def _new_edges(
+    shared: Future[list[Neighbour]] | None, read: list[ExpandedEdge]
+) -> list[ExpandedEdge]:
+    """The edges to the anchors' shared neighbours that the walk did not read."""
+    if shared is None:
+        return []
+    seen = {e.uid for e in read}
+    return [edge_of(n.near, n, 1, None) for n in shared.result() if n.uid not in seen]
 
 
 def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:

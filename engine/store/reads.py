@@ -144,6 +144,31 @@ class Reads:
         rows = self.store.run(name, params, rel_types=sorted(set(predicates)))
         return neighbours_from_rows(rows)
 
+    def shared_neighbours(
+        self,
+        user_id: str,
+        nodes: list[str],
+        *,
+        scan: int,
+        total: int,
+        limit: int,
+        include_invalid: bool,
+    ) -> list[Neighbour]:
+        """The edges from each of `nodes` to the neighbours two or more of them share, of any
+        type: at most `scan` read per node and `total` in all, the `limit` neighbours shared
+        by the most nodes kept (`degree`: the edges returned at a node)."""
+        if len(nodes) < 2:
+            return []
+        params = {
+            "user_id": user_id,
+            "nodes": nodes,
+            "scan": scan,
+            "total": total,
+            "limit": limit,
+            "include_invalid": include_invalid,
+        }
+        return neighbours_from_rows(self.store.run("expand_shared", params))
+
     def probe(
         self,
         user_id: str,
