@@ -166,6 +166,34 @@ def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory) -> None:
     assert all(n.degree > 3 for n in from_club)  # the hub discount sees its 41 players
 
 
+def test_a_hub_without_the_asked_relation_is_asked_for_the_next_ones_only(mem: Memory) -> None:
+    """The university (a hub of graduates) has no CITY_OF, which "city" asks for first: its
+    LOCATED_IN is asked for next and leads to the city. A club (a hub of players) asked for
+    its players has them: no further read of it, though it lacks the next relation asked."""
+    facts = [(f"Grad {i}", "GRADUATED_FROM", "Uni Alta") for i in range(12)]
+    facts += [("Ann Lee", "GRADUATED_FROM", "Uni Alta"), ("Uni Alta", "LOCATED_IN", "Cityville")]
+    facts += [("Cityville", "CITY_OF", "Landia"), ("Ann Lee", "LIVES_IN", "Townsend")]
+    facts += [(f"Player {i}", "PLAYS_IN_CLUB", "Blue Club") for i in range(12)]
+    facts += [("Ann Lee", "PLAYS_IN_CLUB", "Blue Club"), ("Blue Club", "FOUNDED_IN", "1990")]
+    mem.add_facts(facts, user_id="alta")
+    spy = Spy(mem.reads)
+    leg = mem.retriever.graph_leg
+    leg.reads = spy  # type: ignore[assignment]
+    try:
+        result = mem.search("in which city is the university Ann Lee attended", user_id="alta")
+        uni = next(n.far for _, _, found in spy.reads for n in found if n.far_name == "Uni Alta")
+        city_reads = [types for nodes, types, _ in spy.reads if uni in nodes and types]
+        spy.reads.clear()
+        mem.search("who plays for the same club as Ann Lee", user_id="alta")
+        club = next(n.far for _, _, found in spy.reads for n in found if n.far_name == "Blue Club")
+        club_reads = [types for nodes, types, _ in spy.reads if club in nodes and types]
+    finally:
+        leg.reads = mem.reads
+    assert "Cityville" in {name for h in result.facts[:3] for name in h.fact.triple}
+    assert len(city_reads) >= 2 and "LOCATED_IN" in city_reads[-1]
+    assert len(club_reads) == 1 and "PLAYS_IN_CLUB" in club_reads[0]
+
+
 def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
     def edge(i: int, predicate: str) -> Neighbour:
         return Neighbour("hub", f"r{i}", predicate, True, f"m{i}", f"M{i}", 1, 1, degree=400)
