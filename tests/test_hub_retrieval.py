@@ -143,16 +143,19 @@ def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oro
     assert len(read) < 100
 
 
-def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory) -> None:
+@pytest.mark.parametrize(("depth", "kept"), [(3, 3), (2, 2)])
+def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory, depth: int, kept: int) -> None:
     """Past the first hop, a hub (Mega Club, 40 players) gives its `hub_sample` most mentioned
-    neighbours of the asked types, not all of them, and still counts the edges it has."""
+    neighbours of the asked types (3 here), not all of them, and still counts the edges it
+    has; at the last hop, where they are answers only, its `last_hop_sample` (2 here)."""
     facts = [(f"Member {i}", "PLAYS_IN_CLUB", "Mega Club") for i in range(40)]
     facts += [(f"Member {i}", "IS_IN_COUNTRY", f"Land {i % 3}") for i in range(40)]
     facts += [("Alpha Striker", "PLAYS_POSITION", "forward"), ("Mega Club", "BASED_IN", "Town")]
     mem.add_facts([("Alpha Striker", "PLAYS_IN_CLUB", "Mega Club"), *facts], user_id="mega")
     leg = mem.retriever.graph_leg
     params = leg.params
-    leg.params = replace(params, expansion=replace(params.expansion, hub_sample=3))
+    expansion = replace(params.expansion, hub_sample=3, last_hop_sample=2, depth=depth)
+    leg.params = replace(params, expansion=expansion)
     spy = Spy(mem.reads)
     leg.reads = spy  # type: ignore[assignment]
     try:
@@ -162,7 +165,7 @@ def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory) -> None:
     read = [n for _, _, found in spy.reads for n in found]
     club = next(n.far for n in read if n.far_name == "Mega Club")
     from_club = [n for n in read if n.near == club and n.predicate == "PLAYS_IN_CLUB"]
-    assert 0 < len(from_club) <= 3
+    assert 0 < len(from_club) <= kept
     assert all(n.degree > 3 for n in from_club)  # the hub discount sees its 41 players
 
 

@@ -182,7 +182,7 @@ class _Walk:
         whole = self._ordinary(degree)
         known = sorted(set(degree) - set(whole))
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
-        keep = scan if hop == 1 else min(scan, self.settings.hub_sample)
+        keep = scan if hop == 1 else min(scan, self._sample_size(hop))
         early = self._early(known, steps, hop, scan, keep)
         ahead = dict(zip(early, self.io.start_all(early), strict=True))
         read: dict[str, list[Neighbour]] = defaultdict(list)
@@ -275,6 +275,13 @@ class _Walk:
             EdgeRead(tuple(self._by_priority(nodes)), self._types(group), scan, keep)
             for group, nodes in groups.items()
         ]
+
+    def _sample_size(self, hop: int) -> int:
+        """The edges kept of a hub met past the anchors: fewer at the last hop, where its
+        neighbours are answers only (none is walked on)."""
+        if hop >= self.settings.depth:
+            return self.settings.last_hop_sample
+        return self.settings.hub_sample
 
     def _types(self, relations: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(p for r in relations for p in self.by_base.get(r, []))
