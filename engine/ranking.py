@@ -144,6 +144,10 @@ class ExpansionParams:
     # identical, 3-hop p95 76 -> 63 ms; LoCoMo dual 0.705 -> 0.706); 1 lost bench-hub's
     # 2-hop leaf questions (0.89 -> 0.80)
     typed_steps: int = Field(default=2, ge=1)
+    # ... and 1 when this many hubs or more are read at once: the second relation doubled a
+    # wide frontier's read for alternatives its many paths rarely need (paired: hits identical
+    # on MetaQA, bench-hub and 300 LoCoMo questions; p95 -1..-4 ms)
+    wide_frontier: int = Field(default=100, ge=1)
     # ... in this many reads, the next types asked for those it lacks (by hand, bench-hub)
     typed_rounds: int = Field(default=3, ge=1)
     # relations sampled from a hub anchor before it is read by type (latency, by hand)

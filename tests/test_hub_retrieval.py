@@ -197,6 +197,32 @@ def test_a_hub_without_the_asked_relation_is_asked_for_the_next_ones_only(mem: M
     assert len(club_reads) == 1 and "PLAYS_IN_CLUB" in club_reads[0]
 
 
+def test_a_wide_frontier_is_read_along_its_best_relation_only(
+    mem: Memory, graphs: dict[str, Graph]
+) -> None:
+    """Every node a hub (`hub_degree` 1): hop 2 reads the players of a club by type; with a
+    frontier that counts as wide, one relation per read, else two."""
+    graph = graphs[FOOTBALL_USER]
+    player = graph.classes["player"][3]
+    leg = mem.retriever.graph_leg
+    params = leg.params
+
+    def relations_per_read(wide_frontier: int) -> set[int]:
+        expansion = replace(params.expansion, hub_degree=1, wide_frontier=wide_frontier)
+        leg.params = replace(params, expansion=expansion)
+        spy = Spy(mem.reads)
+        leg.reads = spy  # type: ignore[assignment]
+        try:
+            mem.search(f"who coaches the team {player} plays for", user_id=FOOTBALL_USER)
+        finally:
+            leg.reads, leg.params = mem.reads, params
+        bases = [{t.removesuffix("_INVERSE") for t in types} for _, types, _ in spy.reads if types]
+        return {len(b) for b in bases[1:]}  # past the anchor's own read
+
+    assert relations_per_read(wide_frontier=1) == {1}
+    assert 2 in relations_per_read(wide_frontier=1000)
+
+
 def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
     def edge(i: int, predicate: str) -> Neighbour:
         return Neighbour("hub", f"r{i}", predicate, True, f"m{i}", f"M{i}", 1, 1, degree=400)

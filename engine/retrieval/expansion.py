@@ -265,10 +265,13 @@ class _Walk:
         self, pending: dict[str, list[str]], has: dict[str, set[str]], scan: int, keep: int
     ) -> list[EdgeRead]:
         """One round of typed reads: the hubs wanting the same relations next read together
-        (`pending` left with what they want after)."""
+        (`pending` left with what they want after); a wide frontier, its best relation only
+        (the nodes without it get the next ones in the next round)."""
         groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        wide = len(pending) >= self.settings.wide_frontier
+        steps = 1 if wide else self.settings.typed_steps
         for node, rest in pending.items():
-            want = self.settings.typed_steps - len(has[node])
+            want = max(steps - len(has[node]), 1)
             groups[tuple(sorted(rest[:want]))].append(node)
             pending[node] = rest[want:]
         return [
