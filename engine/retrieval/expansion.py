@@ -150,7 +150,7 @@ class _Walk:
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
                 if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):
                     continue
-                edge = edge_of(anchor, n, hop, reach.edges[-1].uid if reach.edges else None)
+                edge = edge_of(anchor, n, hop)
                 self._note(edge)
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
                 key = (n.far, (*relations, base), anchor)

@@ -199,7 +199,7 @@ def _new_edges(
     if shared is None:
         return []
     seen = {e.uid for e in read}
-    return [edge_of(n.near, n, 1, None) for n in shared.result() if n.uid not in seen]
+    return [edge_of(n.near, n, 1) for n in shared.result() if n.uid not in seen]
 
 
 def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:

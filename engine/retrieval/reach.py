@@ -26,8 +26,6 @@ class ExpandedEdge:
     far_mentions: int
     outgoing: bool  # the relationship points from `near` to `far`
     mentions: int = 0  # of the fact
-    via: str | None = None  # uid of the edge before this one on its path
-    via_degree: int = 0  # edges read at `near` (of this relation, for a hub read by type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +57,7 @@ def through_hub(degree: int, hub_degree: int) -> float:
     return 1.0 if degree <= hub_degree else 1.0 / (1.0 + math.log(degree / hub_degree))
 
 
-def edge_of(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdge:
+def edge_of(anchor: str, n: Neighbour, hop: int) -> ExpandedEdge:
     return ExpandedEdge(
         anchor=anchor,
         uid=n.uid,
@@ -71,8 +69,6 @@ def edge_of(anchor: str, n: Neighbour, hop: int, via: str | None) -> ExpandedEdg
         far_mentions=n.far_mentions,
         outgoing=n.outgoing,
         mentions=n.mentions,
-        via=via,
-        via_degree=n.degree,
     )
 
 
