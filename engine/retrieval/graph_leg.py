@@ -25,7 +25,6 @@ from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.terms import name_span, relation_phrase
 from engine.retrieval.terms import words as words_of
-from engine.store.base import Neighbour
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
@@ -112,8 +111,6 @@ class GraphLeg:
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings)
         lap("relations")
-        uids = [a.entity.uid for a in found.anchors]
-        shared = self._read_shared(user_id, uids, include_invalid)
         expansion = expand(
             self.reads,
             user_id,
@@ -123,24 +120,29 @@ class GraphLeg:
             self.params.expansion,
             include_invalid,
         )
-        found.edges = expansion.edges + _new_edges(shared, expansion.edges)
+        uids = [a.entity.uid for a in found.anchors]
+        found.edges = expansion.edges
         found.joins = common_neighbours(uids, found.edges, match.single())
+        if not found.joins and len(uids) > 1:
+            found.edges += self._shared(user_id, uids, expansion.edges, include_invalid)
+            found.joins = common_neighbours(uids, found.edges, match.single())
         found.hits = _joins_first(expansion.hits, found.joins)
         lap("expansion")
         return found
 
-    def _read_shared(
-        self, user_id: str, uids: list[str], include_invalid: bool
-    ) -> Future[list[Neighbour]] | None:
-        """The anchors' shared neighbours, read while the walk runs (two anchors or more)."""
-        if len(uids) < 2:
-            return None
+    def _shared(
+        self, user_id: str, uids: list[str], read: list[ExpandedEdge], include_invalid: bool
+    ) -> list[ExpandedEdge]:
+        """The edges to the anchors' shared neighbours that the walk did not read: asked for
+        when the walk met no node next to two anchors (from a hub anchor it reads only the
+        relations the question names)."""
         settings = self.params.expansion
-        return BACKGROUND.submit(
-            self.reads.shared_neighbours, user_id, uids, scan=settings.anchor_scan,
-            total=settings.max_edges, limit=settings.shared_neighbours,
-            include_invalid=include_invalid,
+        shared = self.reads.shared_neighbours(
+            user_id, uids, scan=settings.anchor_scan, total=settings.max_edges,
+            limit=settings.shared_neighbours, include_invalid=include_invalid,
         )  # fmt: skip
+        seen = {e.uid for e in read}
+        return [edge_of(n.near, n, 1) for n in shared if n.uid not in seen]
 
     def _anchors(
         self,
@@ -190,16 +192,6 @@ class GraphLeg:
 def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
     """The query words each anchor's name takes (found again for an anchor found by vector)."""
     return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
-
-
-def _new_edges(
-    shared: Future[list[Neighbour]] | None, read: list[ExpandedEdge]
-) -> list[ExpandedEdge]:
-    """The edges to the anchors' shared neighbours that the walk did not read."""
-    if shared is None:
-        return []
-    seen = {e.uid for e in read}
-    return [edge_of(n.near, n, 1) for n in shared.result() if n.uid not in seen]
 
 
 def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:
