@@ -124,7 +124,7 @@ class GraphLeg:
         found.edges = expansion.edges
         found.joins = common_neighbours(uids, found.edges, match.single())
         if not found.joins and len(uids) > 1:
-            found.edges += self._shared(user_id, uids, expansion.edges, include_invalid)
+            found.edges = found.edges + self._shared(user_id, uids, found.edges, include_invalid)
             found.joins = common_neighbours(uids, found.edges, match.single())
         found.hits = _joins_first(expansion.hits, found.joins)
         lap("expansion")
