@@ -269,9 +269,8 @@ class _Walk:
         (the nodes without it get the next ones in the next round)."""
         groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
         wide = len(pending) >= self.settings.wide_frontier
-        steps = 1 if wide else self.settings.typed_steps
         for node, rest in pending.items():
-            want = max(steps - len(has[node]), 1)
+            want = 1 if wide else self.settings.typed_steps - len(has[node])
             groups[tuple(sorted(rest[:want]))].append(node)
             pending[node] = rest[want:]
         return [
