@@ -154,9 +154,18 @@ class ExpansionParams:
     probe_relations: int = Field(default=6, ge=1)
     # ... neighbours sampled along each (latency, by hand)
     probe_size: int = Field(default=3, ge=1)
-    # an answer reached by n paths scores (1 + this * ln n) times its best (by hand; an
-    # additive boost was tried and lost bench-hub's hub-start 2-hop)
+    # of the answers of one relation path, one reached by a single path scores this much less
+    # than the one reached by the most (by hand; an additive boost was tried and lost
+    # bench-hub's hub-start 2-hop). Between paths it counts only towards the leg's confidence:
+    # as a factor of the path's score (1 + this * ln n) it let a society's hundred members
+    # outrank its one founder (paired with `per_path`: bench-hub organisations 3-hop 0.76 ->
+    # 0.86, football 2-hop hub 0.98 -> 1.00; MetaQA 3-hop 0.833 -> 0.857)
     many_paths: float = Field(default=0.1, ge=0)
+    # the hits of one relation path ranked on their score: half of a ten-fact result ...
+    per_path: int = Field(default=5, ge=1)
+    # ... its later ones at this share of it, so the best of the next paths come before them
+    # when nearly as good
+    later_share: float = Field(default=0.7, ge=0, le=1)
     # neighbours shared by two anchors or more read at most, whatever relations join them:
     # "which member of X is from Y" (a bound; the ones shared by the most anchors first)
     shared_neighbours: int = Field(default=50, ge=1)

@@ -242,27 +242,56 @@ class _Scores:
         return self.scores[relations]
 
 
+def _edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
+    return ExpandedEdge("p", uid, "R", hop, near, far, far, 1, True)
+
+
 def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> None:
     """ "Which club does P play for": P's teammates' positions are reached by many paths, all
-    through P's one club; they must not outrank (or pass over, as a bridge) the club itself.
-    The clubs of many players from one country, reached through different players, gain."""
-
-    def edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
-        return ExpandedEdge("p", uid, "R", hop, near, far, far, 1, True)
-
-    club = edge("club", "p", "c", 1)
-    chain = (club, edge("mate", "c", "m", 2), edge("pos", "m", "defender", 3))
+    through P's one club; they must not outrank (or pass over, as a bridge) the club itself."""
+    club = _edge("club", "p", "c", 1)
+    chain = (club, _edge("mate", "c", "m", 2), _edge("pos", "m", "defender", 3))
     one_club = [
         Reach("p", ("IN_CLUB",), (club,), starts=frozenset({"c"})),
         Reach("p", ("IN_CLUB", "IN_CLUB", "POSITION"), chain, paths=12, starts=frozenset({"c"})),
     ]
     scores = {("IN_CLUB",): 0.65, ("IN_CLUB", "IN_CLUB", "POSITION"): 0.6}
-    hits = rank_reaches(one_club, _Scores(scores), {}, many_paths=0.1)  # type: ignore[arg-type]
+    hits = rank_reaches(one_club, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
     assert [h.uid for h in hits] == ["club", "pos"]
-    players = frozenset(f"player{i}" for i in range(12))
-    many = [replace(one_club[1], starts=players), one_club[0]]
-    hits = rank_reaches(many, _Scores(scores), {}, many_paths=0.1)  # type: ignore[arg-type]
-    assert hits[0].uid == "pos"
+
+
+def test_many_paths_order_the_answers_of_a_path_not_the_paths() -> None:
+    """The clubs of many players from a country come before those of few, reached through
+    different players; a path the question's relations explain better still comes first,
+    however few ways lead along it (a society's founder against its hundred members)."""
+    players = [f"player{i}" for i in range(12)]
+    big = Reach("p", ("FROM", "IN_CLUB"), (_edge("b", "x", "big", 2),), starts=frozenset(players))
+    small = Reach("p", ("FROM", "IN_CLUB"), (_edge("s", "y", "small", 2),), starts=frozenset("y"))
+    founder = Reach("p", ("FOUNDED_BY",), (_edge("f", "p", "f", 1),), starts=frozenset("f"))
+    scores = {("FROM", "IN_CLUB"): 0.6, ("FOUNDED_BY",): 0.62}
+    hits = rank_reaches([small, big, founder], _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == ["f", "b", "s"]
+    assert hits[1].support > hits[0].score  # the many ways still make the leg surer
+
+
+def test_one_path_leaves_room_for_the_next_paths_best() -> None:
+    """Fifty players of a country must not fill a ten-fact result: after a path's first
+    `per_path` hits, the best of the path behind it when nearly as good; a mere neighbour of
+    the anchor stays behind them."""
+    many = [
+        Reach("p", ("FROM",), (_edge(f"m{i}", "p", f"n{i}", 1),), starts=frozenset({f"n{i}"}))
+        for i in range(8)
+    ]
+    other = Reach("p", ("BASED_IN",), (_edge("o", "p", "city", 1),), starts=frozenset({"city"}))
+    reaches = [*many, other]
+    scores = {("FROM",): 0.9, ("BASED_IN",): 0.7}
+    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits].index("o") == 5
+    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 8, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits].index("o") == 8
+    scores[("BASED_IN",)] = 0.5
+    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits].index("o") == 8
 
 
 def test_an_answer_reached_by_many_paths_ranks_higher(mem: Memory, oronia: str) -> None:

@@ -204,5 +204,8 @@ def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionH
     for join in joins:
         for edge in join.edges:
             if edge.uid not in first:
-                first[edge.uid] = ExpansionHit(edge.uid, top + join.score, edge, len(join.edges))
+                score = top + join.score
+                first[edge.uid] = ExpansionHit(
+                    edge.uid, score, edge, len(join.edges), support=score
+                )
     return list(first.values()) + [h for h in hits if h.uid not in first]

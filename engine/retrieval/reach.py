@@ -34,6 +34,10 @@ class ExpansionHit:
     score: float
     edge: ExpandedEdge
     paths: int = 1  # how many paths reached the node this fact leads to
+    relations: tuple[str, ...] = ()  # the relation path it ends
+    # its score counting every way that leads to it, the path's best way included: an answer
+    # many paths arrive at makes the expansion surer (`retriever._confidence`)
+    support: float = 0.0
 
 
 @dataclass(slots=True)
@@ -112,14 +116,26 @@ def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> b
 
 
 def rank(
-    reaches: list[Reach], match: RelationMatch, strength: dict[str, float], many_paths: float
+    reaches: list[Reach],
+    match: RelationMatch,
+    strength: dict[str, float],
+    many_paths: float,
+    per_path: int,
+    later_share: float,
 ) -> list[ExpansionHit]:
     """One hit per path end: the last fact of the path, scored by how well its relations
-    explain the question (times the anchor's strength and the hub discount), a little more
-    when many paths arrive there through different neighbours of the anchor (1 +
-    `many_paths` * ln n for n of them: the clubs of many players from a country; the
-    positions of one club's players all come through the one club, and count once). A fact
-    on the way to a better path is a bridge, not a hit."""
+    explain the question (times the anchor's strength and the hub discount). Among the ends of
+    one relation path, those many paths arrive at through different neighbours of the anchor
+    come first (the clubs of many players from a country; the positions of one club's players
+    all come through the one club, and count once): the best keeps the path's score, one
+    reached once loses up to `many_paths` of it. Between paths the relations decide, not the
+    number of ways: the hundred members of a society lead to every city, its founder to one.
+    A fact on the way to a better path is a bridge, not a hit. Past a path's first `per_path`
+    hits, the rest count at `later_share` of their score."""
+    widest: dict[tuple[str, tuple[str, ...]], int] = defaultdict(lambda: 1)
+    for reach in reaches:
+        key = (reach.anchor, reach.relations)
+        widest[key] = max(widest[key], len(reach.starts))
     best: dict[str, ExpansionHit] = {}
     bridge_score: dict[str, float] = defaultdict(lambda: NOTHING)
     scores: dict[tuple[str, ...], float] = {}
@@ -127,16 +143,36 @@ def rank(
         if reach.relations not in scores:
             scores[reach.relations] = match.path(reach.relations)
         score = scores[reach.relations] * strength.get(reach.anchor, 1.0) * reach.hub
-        score *= 1.0 + many_paths * math.log(max(1, len(reach.starts)))
+        ways = math.log(max(1, len(reach.starts)))
+        most = math.log(widest[(reach.anchor, reach.relations)])
+        support = score * (1.0 + many_paths * ways)
+        if most:
+            score *= 1.0 - many_paths * (1.0 - ways / most)
         last = reach.edges[-1]
         current = best.get(last.uid)
         if current is None or score > current.score:
-            best[last.uid] = ExpansionHit(last.uid, score, last, reach.paths)
+            best[last.uid] = ExpansionHit(
+                last.uid, score, last, reach.paths, reach.relations, support
+            )
         for edge in reach.edges[:-1]:
             bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
     hits = [h for h in best.values() if bridge_score[h.uid] <= h.score]
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
-    return _one_per_node(hits)
+    return _one_per_node(_few_per_path(hits, per_path, later_share))
+
+
+def _few_per_path(hits: list[ExpansionHit], per_path: int, share: float) -> list[ExpansionHit]:
+    """A result shows ten facts: one path's many answers (the fifty players from a country)
+    count at `share` of their score past their first `per_path`, so the best of the paths
+    behind them come first when nearly as good (`hits` best first)."""
+    count: Counter[tuple[str, tuple[str, ...]]] = Counter()
+    later: set[str] = set()
+    for hit in hits:
+        key = (hit.edge.anchor, hit.relations)
+        count[key] += 1
+        if count[key] > per_path:
+            later.add(hit.uid)
+    return sorted(hits, key=lambda h: -h.score * (share if h.uid in later else 1.0))
 
 
 def _one_per_node(hits: list[ExpansionHit]) -> list[ExpansionHit]:

@@ -269,10 +269,10 @@ def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
 
 
 def _confidence(hits: list[ExpansionHit], params: FusionParams) -> float:
-    """How well the expansion's best path explains the question's words, in [0, 1]: when no
-    predicate matches them ("what pet ..." against LIKES, OWNS), its order is only the
-    anchor's neighbourhood, and its vote counts for little."""
-    top = hits[0].score if hits else 0.0
+    """How well the expansion's best path explains the question's words, and by how many ways
+    its answers are reached, in [0, 1]: when no predicate matches them ("what pet ..." against
+    LIKES, OWNS), its order is only the anchor's neighbourhood, and its vote counts for little."""
+    top = max((h.support for h in hits), default=0.0)
     return min(1.0, max(0.0, top / params.confident_path))
 
 
