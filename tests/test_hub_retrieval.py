@@ -17,6 +17,7 @@ from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
+from engine.retrieval.terms import asked_kind, content_words, words
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -103,6 +104,37 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
     assert by_words["PLAYS_IN_CLUB"] == pytest.approx(by_words["PLAYS_POSITION"], abs=0.005)
     with_phrase = scorer.match(words, PLAYER_PREDICATES, phrase).single()
     assert with_phrase["PLAYS_IN_CLUB"] > with_phrase["PLAYS_POSITION"] + 0.01
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("what genres do the films starring Ann fall under", "genres"),
+        ("the films that share actors with Heat were in which genres", "genres"),
+        ("what is the nationality of the founder of Acme", "nationality"),
+        ("the films which Ann directed were released when", None),  # a relative clause
+        ("who directed Heat", None),
+    ],
+)
+def test_a_question_names_the_kind_of_thing_it_asks_for(question: str, kind: str | None) -> None:
+    tokens = words(question)
+    assert asked_kind(tokens, content_words(tokens)) == kind
+
+
+def test_the_kind_asked_for_is_explained_by_a_paths_last_relation(embedder: Embedder) -> None:
+    """ "which genres ... share actors": the genres of films sharing actors, not the actors
+    of films sharing a genre. Without the asked kind both orders explain the same words."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    question = ["genres", "films", "share", "actors"]
+    predicates = ["STARRED_ACTORS", "HAS_GENRE", "DIRECTED_BY", "IN_LANGUAGE"]
+    genres_last = ("STARRED_ACTORS", "STARRED_ACTORS", "HAS_GENRE")
+    actors_last = ("HAS_GENRE", "HAS_GENRE", "STARRED_ACTORS")
+    unordered = scorer.match(question, predicates, siblings=True)
+    assert unordered.path(genres_last) == pytest.approx(unordered.path(actors_last))
+    ordered = scorer.match(question, predicates, siblings=True, kind="genres")
+    assert ordered.path(genres_last) == pytest.approx(unordered.path(genres_last))
+    assert ordered.path(genres_last) > ordered.path(actors_last) + 0.1
+    assert ordered.path(("HAS_GENRE",)) == pytest.approx(unordered.path(("HAS_GENRE",)))
 
 
 def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -> None:

@@ -23,7 +23,7 @@ from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
-from engine.retrieval.terms import name_span, relation_phrase
+from engine.retrieval.terms import asked_kind, name_span, relation_phrase
 from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
@@ -109,7 +109,10 @@ class GraphLeg:
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
-        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings)
+        kind = asked_kind(query.words, unnamed)
+        if kind not in relation_words:
+            kind = None  # "what are the primary languages": "primary" names no relation
+        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind)
         lap("relations")
         expansion = expand(
             self.reads,

@@ -11,6 +11,9 @@ Two kinds of evidence, both from the embedding model, none from word lists:
   compared with each relation's readable form as a whole, which finds what single words miss
   ("team" ~ "plays in club"). A path gains `phrase_weight` times the best centred phrase
   similarity among its relations.
+Both are blind to order but for one word: the kind of thing a question asks for ("which
+genres ... share actors") is what a path's last relation leads to, so only that relation
+explains it (the genres of films sharing actors, not the actors of films sharing a genre).
 A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) are one relation.
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
 wants the path that goes out and back along one relation: with such a cue, that pair beats
@@ -92,9 +95,11 @@ class PredicateScorer:
         predicates: Sequence[str],
         phrase: Vector | None = None,
         siblings: bool = False,
+        kind: str | None = None,
     ) -> RelationMatch:
         """Similarities of each question word, and of the relation `phrase`, to each relation
-        of `predicates`; `siblings`: the question asks for what shares a neighbour."""
+        of `predicates`; `siblings`: the question asks for what shares a neighbour; `kind`:
+        the word (of `words`) naming the kind of thing asked for ("which genres")."""
         bases, of, readable = self._relations(predicates)
         if not bases:
             return RelationMatch(
@@ -109,8 +114,9 @@ class PredicateScorer:
         if phrase is not None:
             similarity = readable @ phrase
             centred = np.clip(similarity - similarity.mean(), 0.0, None)
+        kind_index = list(words).index(kind) if kind is not None and kind in words else None
         return RelationMatch(
-            self.params, list(words), bases, of, sims, specificity, centred, siblings
+            self.params, list(words), bases, of, sims, specificity, centred, siblings, kind_index
         )
 
     def _relations(self, predicates: Sequence[str]) -> _Relations:
@@ -143,6 +149,7 @@ class RelationMatch:
         specificity: Vector,
         phrase: Vector | None,
         siblings: bool = False,
+        kind_index: int | None = None,
     ) -> None:
         self.params = params
         self._words = words
@@ -152,6 +159,7 @@ class RelationMatch:
         self._weight = specificity
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
+        self._kind = kind_index  # the word naming what is asked for
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}
@@ -254,7 +262,10 @@ class RelationMatch:
         )
         scores: Vector = phrase - cost
         if len(self._weight):
-            scores = scores + self._weight @ self._sims[:, padded].max(axis=2)
+            explained = self._sims[:, padded].max(axis=2)
+            if self._kind is not None:
+                explained[self._kind] = self._sims[self._kind, padded[:, -1]]
+            scores = scores + self._weight @ explained
         return scores
 
 

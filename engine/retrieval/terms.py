@@ -34,6 +34,8 @@ STOPWORDS = frozenset(
 SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
 # someone sharing a team, a class, a room: the compounds by name ("climate" is not one)
 _MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell|bunk|lab)mates?")
+# words asking for a kind of thing, named next ("which genres", "what country")
+ASKING = frozenset({"what", "which"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -78,6 +80,16 @@ def shared_thing(word: str) -> str:
 def asks_for_siblings(tokens: Sequence[str]) -> bool:
     """A cue word, or a word for someone sharing something ("teammates", "classmate")."""
     return any(w in SIBLING_CUES or _MATE.fullmatch(w) for w in tokens)
+
+
+def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
+    """The kind of thing a question asks for: the first of `candidates` after an asking word
+    that opens the question or follows a stopword ("were in which genres"), not one after
+    a noun ("the films which X directed": a relative clause)."""
+    for i, word in enumerate(tokens):
+        if word in ASKING and (i == 0 or tokens[i - 1] in STOPWORDS):
+            return next((t for t in tokens[i + 1 :] if t in candidates), None)
+    return None
 
 
 def first_person(text: str, tokens: Sequence[str]) -> bool:
