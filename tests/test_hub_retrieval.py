@@ -201,6 +201,33 @@ def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory, depth: int,
     assert all(n.degree > 3 for n in from_club)  # the hub discount sees its 41 players
 
 
+@pytest.mark.parametrize(("margin", "walked_on"), [(0.05, False), (10.0, True)])
+def test_a_path_far_below_the_best_is_not_walked_on(
+    mem: Memory, margin: float, walked_on: bool
+) -> None:
+    """The films of Heat's release year could lead on to genres too, but explain no
+    "director" (0.41 at best, the films sharing a director 0.48): with a margin of 0.05 they
+    are not read at all."""
+    facts = [("Heat", "DIRECTED_BY", "Michael Mann"), ("Heat", "RELEASE_YEAR", "1995")]
+    facts += [("Thief", "DIRECTED_BY", "Michael Mann"), ("Thief", "HAS_GENRE", "Crime")]
+    facts += [(f"Film {i}", "RELEASE_YEAR", "1995") for i in range(6)]
+    facts += [(f"Film {i}", "HAS_GENRE", "Comedy") for i in range(6)]
+    mem.add_facts(facts, user_id="heat")
+    leg = mem.retriever.graph_leg
+    params = leg.params
+    leg.params = replace(params, expansion=replace(params.expansion, beam_margin=margin))
+    spy = Spy(mem.reads)
+    leg.reads = spy  # type: ignore[assignment]
+    try:
+        question = "what genres do the films that share a director with Heat fall under"
+        result = mem.search(question, user_id="heat")
+    finally:
+        leg.reads, leg.params = mem.reads, params
+    assert result.facts[0].fact.object == "Crime"
+    films = {n.far for _, _, found in spy.reads for n in found if n.far_name.startswith("Film")}
+    assert bool(films & {node for nodes, _, _ in spy.reads for node in nodes}) == walked_on
+
+
 def test_a_hub_without_the_asked_relation_is_asked_for_the_next_ones_only(mem: Memory) -> None:
     """The university (a hub of graduates) has no CITY_OF, which "city" asks for first: its
     LOCATED_IN is asked for next and leads to the city. A club (a hub of players) asked for

@@ -120,8 +120,9 @@ class _Walk:
 
     def _beam(self, reached: _Frontier, hop: int, found: float) -> _Frontier:
         """The paths worth another hop: those whose continuations can beat every path walked
-        so far (`found`, the best score), at most the `beam` most promising; and the best
-        path of this hop while a continuation comes within `beam_slack` of it."""
+        so far (`found`, the best score), at most the `beam` most promising and none more
+        than `beam_margin` below the most promising; and the best path of this hop while a
+        continuation comes within `beam_slack` of it."""
         if hop >= self.settings.depth or not self.match.asked:
             return {}
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
@@ -132,7 +133,9 @@ class _Walk:
             ahead = max(o.via.values(), default=NOTHING)
             return ahead > found or (o.own >= top and ahead > found - self.settings.beam_slack)
 
-        going = [r for r, o in outlook.items() if o.steps and goes_on(o)]
+        lead = max((o.best for o in outlook.values()), default=NOTHING)
+        near = lead - self.settings.beam_margin
+        going = [r for r, o in outlook.items() if o.steps and goes_on(o) and o.best >= near]
         going.sort(key=lambda r: -outlook[r].best)
         kept = set(going[: self.settings.beam])
         return {k: v for k, v in walkable.items() if k[1] in kept}
