@@ -163,13 +163,16 @@ class ExpansionParams:
     # than the one reached by the most (by hand; an additive boost was tried and lost
     # bench-hub's hub-start 2-hop). Between paths it counts only towards the leg's confidence:
     # as a factor of the path's score (1 + this * ln n) it let a society's hundred members
-    # outrank its one founder (paired with `per_path`: bench-hub organisations 3-hop 0.76 ->
-    # 0.86, football 2-hop hub 0.98 -> 1.00; MetaQA 3-hop 0.833 -> 0.857)
+    # outrank its one founder (with `per_path`, paired against that factor: bench-hub
+    # organisations 2-hop leaf 0.91 -> 0.99, 3-hop 0.82 -> 0.87, football 2-hop leaf 0.87 ->
+    # 0.96; MetaQA 2-hop 0.937 -> 0.950, 3-hop 0.833 -> 0.853)
     many_paths: float = Field(default=0.1, ge=0)
     # the hits of one relation path ranked on their score: half of a ten-fact result ...
     per_path: int = Field(default=5, ge=1)
     # ... its later ones at this share of it, so the best of the next paths come before them
-    # when nearly as good
+    # when nearly as good (against 0, a hard cut: bench-hub football 2-hop leaf and
+    # organisations 3-hop +0.01 each; 3 instead of 5 cost MetaQA recall@10, 2-hop 0.770 ->
+    # 0.735, 3-hop 0.540 -> 0.484)
     later_share: float = Field(default=0.7, ge=0, le=1)
     # neighbours shared by two anchors or more read at most, whatever relations join them:
     # "which member of X is from Y" (a bound; the ones shared by the most anchors first)
