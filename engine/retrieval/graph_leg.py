@@ -208,7 +208,5 @@ def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionH
         for edge in join.edges:
             if edge.uid not in first:
                 score = top + join.score
-                first[edge.uid] = ExpansionHit(
-                    edge.uid, score, edge, len(join.edges), support=score
-                )
+                first[edge.uid] = ExpansionHit(edge.uid, score, edge, score, len(join.edges))
     return list(first.values()) + [h for h in hits if h.uid not in first]

@@ -114,9 +114,8 @@ class PredicateScorer:
         if phrase is not None:
             similarity = readable @ phrase
             centred = np.clip(similarity - similarity.mean(), 0.0, None)
-        kind_index = list(words).index(kind) if kind is not None and kind in words else None
         return RelationMatch(
-            self.params, list(words), bases, of, sims, specificity, centred, siblings, kind_index
+            self.params, list(words), bases, of, sims, specificity, centred, siblings, kind
         )
 
     def _relations(self, predicates: Sequence[str]) -> _Relations:
@@ -149,7 +148,7 @@ class RelationMatch:
         specificity: Vector,
         phrase: Vector | None,
         siblings: bool = False,
-        kind_index: int | None = None,
+        kind: str | None = None,
     ) -> None:
         self.params = params
         self._words = words
@@ -159,7 +158,7 @@ class RelationMatch:
         self._weight = specificity
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
-        self._kind = kind_index  # the word naming what is asked for
+        self._kind = words.index(kind) if kind in words else None  # the word asked for
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}

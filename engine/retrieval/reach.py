@@ -33,11 +33,11 @@ class ExpansionHit:
     uid: str
     score: float
     edge: ExpandedEdge
-    paths: int = 1  # how many paths reached the node this fact leads to
-    relations: tuple[str, ...] = ()  # the relation path it ends
     # its score counting every way that leads to it, the path's best way included: an answer
     # many paths arrive at makes the expansion surer (`retriever._confidence`)
-    support: float = 0.0
+    support: float
+    paths: int = 1  # how many paths reached the node this fact leads to
+    relations: tuple[str, ...] = ()  # the relation path it ends
 
 
 @dataclass(slots=True)
@@ -152,7 +152,7 @@ def rank(
         current = best.get(last.uid)
         if current is None or score > current.score:
             best[last.uid] = ExpansionHit(
-                last.uid, score, last, reach.paths, reach.relations, support
+                last.uid, score, last, support, reach.paths, reach.relations
             )
         for edge in reach.edges[:-1]:
             bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
@@ -172,6 +172,8 @@ def _few_per_path(hits: list[ExpansionHit], per_path: int, share: float) -> list
         count[key] += 1
         if count[key] > per_path:
             later.add(hit.uid)
+    if not later or share == 1.0:
+        return hits
     return sorted(hits, key=lambda h: -h.score * (share if h.uid in later else 1.0))
 
 
