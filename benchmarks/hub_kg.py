@@ -34,6 +34,7 @@ from engine import Memory
 from engine.embedding import Embedder
 from engine.normalize import entity_key
 from tests.synthetic_kg import (
+    FAMILIES,
     FOOTBALL,
     KINDS,
     ORGANISATIONS,
@@ -41,12 +42,17 @@ from tests.synthetic_kg import (
     Question,
     Spec,
     ask,
+    families,
     football,
     organisations,
 )
 
 REPO = Path(__file__).resolve().parent.parent
-DOMAINS = {"football": (football, FOOTBALL), "organisations": (organisations, ORGANISATIONS)}
+DOMAINS = {
+    "football": (football, FOOTBALL),
+    "organisations": (organisations, ORGANISATIONS),
+    "families": (families, FAMILIES),
+}
 MODES = ("dual", "expansion", "semantic")
 KS = (1, 5, 10)
 

@@ -97,6 +97,12 @@ class RelationParams:
     relation_word_sim: float = Field(default=0.5, ge=-1, le=1)
     # ... and this much above its average relation (by hand); such a word is not an anchor
     relation_word_specificity: float = Field(default=0.15, ge=0)
+    # facts of a relation read to tell what kind of entity it leads to, once per user and
+    # relation until `refresh_s` (a sample: a bound, not a tuning)
+    kind_sample: int = Field(default=32, ge=1)
+    # relations, the best single ones first, that may answer for the kind a question asks
+    # for through what they lead to (latency, a bound)
+    kind_relations: int = Field(default=24, ge=1)
     # word and relation vectors kept in memory (a bound, not a tuning)
     cached_vectors: int = Field(default=50_000, ge=1)
     # the user's predicate list is read again after this many seconds: how stale another

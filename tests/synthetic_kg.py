@@ -1,13 +1,15 @@
 """Synthetic hub-heavy knowledge graphs with templated questions, for tests and benchmarks.
 
-Two domains with their own relation vocabularies (a football league and a world of
-organisations). A few nodes are hubs (a position, a field, an organisation with hundreds of
-members), every member has several relations, and most relations are also stored the other
-way round: as an `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a differently named twin
-(`HAS_MEMBER` for `MEMBER_OF`). Questions come from templates with many paraphrases, in five
-kinds: one hop, two hops from a leaf, two hops from a hub, two anchors, three hops. Every name
-is invented (seeded), so no model has seen the answers. The answer set of a question is
-computed by walking its relation path over the generated triples.
+Three domains with their own relation vocabularies: a football league and a world of
+organisations with upper-case relation types, and families in the style of a Freebase dump
+(lower-case `snake_case` names and relations, kinship asked for by synonyms: "father" for
+`parents`, "wife" for `spouse`). A few nodes are hubs (a position, a field, an organisation
+with hundreds of members), every member has several relations, and most relations are also
+stored the other way round: as an `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin
+named otherwise (`HAS_MEMBER` for `MEMBER_OF`). Questions come from templates with many
+paraphrases, in five kinds: one hop, two hops from a leaf, two hops from a hub, two anchors,
+three hops. Every name is invented (seeded), so no model has seen the answers. The answer set
+of a question is computed by walking its relation path over the generated triples.
 """
 
 from __future__ import annotations
@@ -147,6 +149,80 @@ def organisations(seed: int = 0, people: int = 500) -> Graph:
     return g
 
 
+def families(seed: int = 0, couples: int = 60) -> Graph:
+    """Three generations of families: each child has both parents (a married couple) and the
+    father's surname; everyone has a gender, a religion, a nationality, a profession and a
+    birthplace. Only kinship and birthplace have twins, so a hub start walks edges backwards."""
+    rng = random.Random(seed + 2)
+    taken: set[str] = set()
+    g = Graph("families")
+    countries = _snake(_names(rng, 10, "{}", taken))
+    cities = _snake(_names(rng, 30, "{}", taken))
+    religions = ["catholicism", "islam", "judaism", "buddhism", "hinduism", "protestantism"]
+    professions = [
+        "actor", "politician", "lawyer", "writer", "singer", "physician",
+        "soldier", "journalist", "teacher", "farmer", "priest", "engineer",
+    ]  # fmt: skip
+    g.hubs |= {*countries, *religions, *professions, "male", "female"}
+    g.classes |= {"country": countries, "religion": religions, "profession": professions}
+    for i, city in enumerate(cities):
+        g.add(city, "contained_by", countries[i % len(countries)], "contains")
+    people: list[str] = []
+    pairs = [
+        (
+            _person(g, rng, _word(rng, 2), taken, cities),
+            _person(g, rng, _word(rng, 2), taken, cities),
+        )
+        for _ in range(couples)
+    ]
+    for _generation in range(2):
+        children: list[str] = []
+        for father, mother in pairs:
+            for other in ((father, mother), (mother, father)):
+                g.add(other[0], "spouse", other[1], None)
+            surname = father.split("_")[-1].capitalize()
+            for _child in range(rng.randint(1, 4)):
+                child = _person(g, rng, surname, taken, cities)
+                g.add(child, "parents", father, "children")
+                g.add(child, "parents", mother, "children")
+                children.append(child)
+        people += [p for pair in pairs for p in pair]
+        pairs = _marry(rng, children)[:couples]
+    g.classes["person"] = people
+    g.classes["parent"] = sorted({p for (p, r) in g.back if r == "parents"})
+    g.classes["child"] = sorted({c for (c, r) in g.out if r == "parents"})
+    return g
+
+
+def _marry(rng: random.Random, people: list[str]) -> list[tuple[str, str]]:
+    """Couples from `people`, never two of the same family (surname)."""
+    single = sorted(people)
+    rng.shuffle(single)
+    pairs = []
+    while len(single) > 1:
+        first = single.pop()
+        other = next((p for p in single if p.split("_")[-1] != first.split("_")[-1]), None)
+        if other is None:
+            break
+        single.remove(other)
+        pairs.append((first, other))
+    return pairs
+
+
+def _snake(names: list[str]) -> list[str]:
+    return [name.lower().replace(" ", "_") for name in names]
+
+
+def _person(g: Graph, rng: random.Random, surname: str, taken: set[str], cities: list[str]) -> str:
+    name = _snake(_names(rng, 1, "{} " + surname, taken))[0]
+    g.add(name, "gender", rng.choice(("male", "female")), None)
+    g.add(name, "religion", _pick(rng, g.classes["religion"], 0.6), None)
+    g.add(name, "nationality", _pick(rng, g.classes["country"], 0.4), None)
+    g.add(name, "profession", _pick(rng, g.classes["profession"], 0.3), None)
+    g.add(name, "place_of_birth", rng.choice(cities), "people_born_here")
+    return name
+
+
 # (kind, class of the named entity, relation path, templates); for "two-anchor": the class of
 # the entity both anchors are about, and its two relations (to {a}, to {b})
 Spec = tuple[str, str, str, tuple[str, ...]]
@@ -267,6 +343,57 @@ ORGANISATIONS: list[Spec] = [
     ("3-hop", "person", "MEMBER_OF FOUNDED_BY NATIONALITY", (
         "what is the nationality of the founder of the organisation {a} is a member of",
         "which country is the founder of the society of {a} from")),
+]  # fmt: skip
+
+FAMILIES: list[Spec] = [
+    ("1-hop", "child", "parents", (
+        "who are the parents of {a}", "who is {a}'s father", "name the mother of {a}",
+        "who raised {a}")),
+    ("1-hop", "parent", "~parents", (
+        "who are the children of {a}", "name a son or daughter of {a}", "who are {a}'s kids")),
+    ("1-hop", "parent", "spouse", (
+        "who is {a} married to", "who is the wife of {a}", "name the husband of {a}")),
+    ("1-hop", "person", "profession", (
+        "what does {a} do for a living", "what is the profession of {a}",
+        "what is {a}'s occupation")),
+    ("1-hop", "person", "religion", ("what religion does {a} follow", "what is the faith of {a}")),
+    ("1-hop", "person", "place_of_birth", ("where was {a} born", "what is the birthplace of {a}")),
+    ("2-hop leaf", "child", "parents nationality", (
+        "what is the nationality of {a}'s father", "which country are the parents of {a} from",
+        "what citizenship does the mother of {a} hold")),
+    ("2-hop leaf", "parent", "spouse profession", (
+        "what does the spouse of {a} do for a living", "what is the occupation of {a}'s wife",
+        "what job does the husband of {a} have")),
+    ("2-hop leaf", "parent", "~parents religion", (
+        "what religion do the children of {a} follow", "what is the faith of {a}'s kids")),
+    ("2-hop leaf", "person", "place_of_birth contained_by", (
+        "in which country was {a} born", "what country is the birthplace of {a} in")),
+    ("2-hop leaf", "child", "parents parents", (
+        "who are the grandparents of {a}", "who are the parents of {a}'s father",
+        "name a grandmother of {a}")),
+    ("2-hop hub", "religion", "~religion profession", (
+        "what professions do followers of {a} have", "what jobs do people of the {a} faith do")),
+    ("2-hop hub", "profession", "~profession place_of_birth", (
+        "in which cities were people working as {a} born", "where were the {a}s born")),
+    ("2-hop hub", "country", "~nationality religion", (
+        "which religions do citizens of {a} follow",
+        "what faiths are practised by people from {a}")),
+    ("2-hop hub", "country", "~contained_by people_born_here", (
+        "who was born in a city of {a}", "name someone born in a town located in {a}")),
+    ("two-anchor", "child", "parents profession", (
+        "which child of {a} is a {b}", "name a {b} whose parent is {a}",
+        "which of {a}'s kids works as a {b}")),
+    ("two-anchor", "person", "nationality religion", (
+        "who from {a} follows {b}", "name a citizen of {a} whose religion is {b}")),
+    ("3-hop", "child", "parents place_of_birth contained_by", (
+        "in which country was the father of {a} born",
+        "what country is the birthplace of {a}'s mother in")),
+    ("3-hop", "parent", "spouse parents profession", (
+        "what is the profession of the parents of {a}'s spouse",
+        "what do the father and mother of the wife of {a} do for a living")),
+    ("3-hop", "child", "parents parents nationality", (
+        "what is the nationality of {a}'s grandparents",
+        "which country are the grandparents of {a} from")),
 ]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.ranking import RankingParams, RelationParams
+from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
@@ -23,16 +24,18 @@ from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
 from tests.synthetic_kg import (
+    FAMILIES,
     FOOTBALL,
     ORGANISATIONS,
     Graph,
     Question,
     ask,
+    families,
     football,
     organisations,
 )
 
-FOOTBALL_USER, ORGS_USER = "football", "organisations"
+FOOTBALL_USER, ORGS_USER, FAMILIES_USER = "football", "organisations", "families"
 PLAYER_PREDICATES = [
     "PLAYS_IN_CLUB", "PLAYS_IN_CLUB_INVERSE", "PLAYS_POSITION", "PLAYS_POSITION_INVERSE",
     "IS_IN_COUNTRY", "IS_IN_COUNTRY_INVERSE", "WEARS_NUMBER",
@@ -60,6 +63,7 @@ def graphs() -> dict[str, Graph]:
     return {
         FOOTBALL_USER: football(seed=3, players=80),
         ORGS_USER: organisations(seed=3, people=80),
+        FAMILIES_USER: families(seed=3, couples=15),
     }
 
 
@@ -90,8 +94,8 @@ def _found(mem: Memory, user: str, q: Question, k: int = 10, **kwargs: Any) -> i
 
 
 def _questions(graph: Graph, kind: str, n: int = 6) -> list[Question]:
-    specs = FOOTBALL if graph.domain == FOOTBALL_USER else ORGANISATIONS
-    return [q for q in ask(graph, specs, 40, seed=5) if q.kind == kind][:n]
+    specs = {FOOTBALL_USER: FOOTBALL, ORGS_USER: ORGANISATIONS, FAMILIES_USER: FAMILIES}
+    return [q for q in ask(graph, specs[graph.domain], 40, seed=5) if q.kind == kind][:n]
 
 
 def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder) -> None:
@@ -114,6 +118,8 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
         ("what is the nationality of the founder of Acme", "nationality"),
         ("the films which Ann directed were released when", None),  # a relative clause
         ("who directed Heat", None),
+        ("what does the wife of Bob do for a living", None),  # asks what she does
+        ("which country does Bob come from", "country"),
     ],
 )
 def test_a_question_names_the_kind_of_thing_it_asks_for(question: str, kind: str | None) -> None:
@@ -135,6 +141,44 @@ def test_the_kind_asked_for_is_explained_by_a_paths_last_relation(embedder: Embe
     assert ordered.path(genres_last) == pytest.approx(unordered.path(genres_last))
     assert ordered.path(genres_last) > ordered.path(actors_last) + 0.1
     assert ordered.path(("HAS_GENRE",)) == pytest.approx(unordered.path(("HAS_GENRE",)))
+
+
+def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:
+    scorer = mem.retriever.scorer
+    predicates = mem.reads.predicates(user)
+    match = scorer.match(words, predicates, kind=kind)
+    return RelationEnds(mem.reads, RelationParams()).shares(user, match, predicates)
+
+
+def test_a_relation_answers_for_the_asked_kind_by_what_it_leads_to(mem: Memory) -> None:
+    """ "country" names NATIONALITY; CONTAINED_BY leads to the same entities (countries),
+    PLACE_OF_BIRTH to cities, PARENTS to people."""
+    shares = _shares(mem, FAMILIES_USER, ["country", "born"], "country")
+    assert shares["CONTAINED_BY"] == 1.0
+    assert shares["PLACE_OF_BIRTH"] == shares["PARENTS"] == 0.0
+
+
+def test_a_relation_named_x_of_speaks_of_its_subject(mem: Memory) -> None:
+    """ "city" names CITY_OF, whose subjects are the cities: LIVES_IN leads to them, not
+    NATIONALITY (which leads to CITY_OF's objects, countries)."""
+    shares = _shares(mem, ORGS_USER, ["city", "lives"], "city")
+    assert shares["LIVES_IN"] == 1.0
+    assert shares["NATIONALITY"] == 0.0
+
+
+def test_the_asked_kind_finds_a_path_ending_in_a_relation_not_named_for_it(
+    mem: Memory, graphs: dict[str, Graph]
+) -> None:
+    """ "in which country was X born": the birthplace's CONTAINED_BY, not X's NATIONALITY."""
+    graph = graphs[FAMILIES_USER]
+    asked = _questions(graph, "2-hop leaf", 40)
+    born = [q for q in asked if "country" in q.text and ("born" in q.text or "birth" in q.text)]
+    assert born
+    for q in born[:6]:
+        result = mem.search(q.text, user_id=FAMILIES_USER, limit=5)
+        assert any(
+            h.fact.predicate == "CONTAINED_BY" and h.fact.object in q.answers for h in result.facts
+        ), q.text
 
 
 def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -> None:
@@ -228,10 +272,11 @@ def test_a_path_far_below_the_best_is_not_walked_on(
     assert bool(films & {node for nodes, _, _ in spy.reads for node in nodes}) == walked_on
 
 
-def test_a_hub_without_the_asked_relation_is_asked_for_the_next_ones_only(mem: Memory) -> None:
-    """The university (a hub of graduates) has no CITY_OF, which "city" asks for first: its
-    LOCATED_IN is asked for next and leads to the city. A club (a hub of players) asked for
-    its players has them: no further read of it, though it lacks the next relation asked."""
+def test_a_hub_is_asked_for_the_relations_the_question_goes_on_with(mem: Memory) -> None:
+    """The university (a hub of graduates) has no CITY_OF, which "city" names, but its
+    LOCATED_IN leads to cities too: it is asked for that, by type, and it leads to the city.
+    A club (a hub of players) asked for its players has them: no further read of it, though
+    it lacks the next relation asked."""
     facts = [(f"Grad {i}", "GRADUATED_FROM", "Uni Alta") for i in range(12)]
     facts += [("Ann Lee", "GRADUATED_FROM", "Uni Alta"), ("Uni Alta", "LOCATED_IN", "Cityville")]
     facts += [("Cityville", "CITY_OF", "Landia"), ("Ann Lee", "LIVES_IN", "Townsend")]
@@ -244,7 +289,7 @@ def test_a_hub_without_the_asked_relation_is_asked_for_the_next_ones_only(mem: M
     try:
         result = mem.search("in which city is the university Ann Lee attended", user_id="alta")
         uni = next(n.far for _, _, found in spy.reads for n in found if n.far_name == "Uni Alta")
-        city_reads = [types for nodes, types, _ in spy.reads if uni in nodes and types]
+        city_reads = [types or [] for nodes, types, _ in spy.reads if uni in nodes]
         spy.reads.clear()
         mem.search("who plays for the same club as Ann Lee", user_id="alta")
         club = next(n.far for _, _, found in spy.reads for n in found if n.far_name == "Blue Club")
@@ -252,7 +297,8 @@ def test_a_hub_without_the_asked_relation_is_asked_for_the_next_ones_only(mem: M
     finally:
         leg.reads = mem.reads
     assert "Cityville" in {name for h in result.facts[:3] for name in h.fact.triple}
-    assert len(city_reads) >= 2 and "LOCATED_IN" in city_reads[-1]
+    assert city_reads and all(types for types in city_reads)  # by type, never whole
+    assert "LOCATED_IN" in city_reads[-1] and "GRADUATED_FROM" not in city_reads[-1]
     assert len(club_reads) == 1 and "PLAYS_IN_CLUB" in club_reads[0]
 
 

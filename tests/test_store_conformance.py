@@ -347,6 +347,34 @@ def test_shared_neighbours_are_the_nodes_next_to_two_anchors_whatever_joins_them
                                    include_invalid=False) == []  # fmt: skip
 
 
+def test_a_relation_s_ends_are_sampled_and_told_apart(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """What a relation leads to (its current facts' subjects and objects, this user's only),
+    and which entities are a relation's subject or its object."""
+    reads = Reads(store)
+    facts = [
+        ("Lima", "CONTAINED_BY", "Peru"),
+        ("Cusco", "CONTAINED_BY", "Peru"),
+        ("Ann", "NATIONALITY", "Peru"),
+        ("Ann", "BORN_IN", "Cusco"),
+    ]
+    _write(store, embedder, "u", facts)
+    (gone,) = _write(store, embedder, "u", [("Quito", "CONTAINED_BY", "Ecuador")])
+    store.write("u", WriteBatch(invalidate=[gone], invalid_at=time.time()))
+    _write(store, embedder, "other", [("Oslo", "CONTAINED_BY", "Norway")])
+    keys = reads.entities_by_keys("u", ["lima", "cusco", "peru", "ann"])
+    uid = {k: e.uid for k, e in keys.items()}
+    ends = reads.relation_ends("u", "CONTAINED_BY", 10)
+    assert sorted(ends) == sorted([(uid["lima"], uid["peru"]), (uid["cusco"], uid["peru"])])
+    assert len(reads.relation_ends("u", "CONTAINED_BY", 1)) == 1
+    everyone = list(uid.values())
+    assert reads.at_relation_end("u", everyone, "NATIONALITY", subjects=False) == {uid["peru"]}
+    assert reads.at_relation_end("u", everyone, "NATIONALITY", subjects=True) == {uid["ann"]}
+    assert reads.at_relation_end("u", [], "NATIONALITY", subjects=True) == set()
+    assert reads.at_relation_end("other", everyone, "CONTAINED_BY", subjects=True) == set()
+
+
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
         Reads(store).neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9,

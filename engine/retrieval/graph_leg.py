@@ -19,6 +19,7 @@ from engine.ranking import RankingParams
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
+from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
@@ -68,6 +69,7 @@ class GraphLeg:
         self.reads = reads
         self.scorer = scorer
         self.params = params
+        self.ends = RelationEnds(reads, params.relations)
 
     def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
@@ -113,6 +115,7 @@ class GraphLeg:
         if kind not in relation_words:
             kind = None  # "what are the primary languages": "primary" names no relation
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind)
+        match.kind_by_ends(self.ends.shares(user_id, match, predicates))
         lap("relations")
         expansion = expand(
             self.reads,

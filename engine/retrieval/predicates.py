@@ -13,7 +13,9 @@ Two kinds of evidence, both from the embedding model, none from word lists:
   similarity among its relations.
 Both are blind to order but for one word: the kind of thing a question asks for ("which
 genres ... share actors") is what a path's last relation leads to, so only that relation
-explains it (the genres of films sharing actors, not the actors of films sharing a genre).
+explains it (the genres of films sharing actors, not the actors of films sharing a genre),
+by its name or by what it leads to (`retrieval.kinds`: "country" by `CONTAINED_BY`, which
+leads where `NATIONALITY` does).
 A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) are one relation.
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
 wants the path that goes out and back along one relation: with such a cue, that pair beats
@@ -159,6 +161,7 @@ class RelationMatch:
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
+        self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}
@@ -184,6 +187,29 @@ class RelationMatch:
             for w, b, spec in zip(self._words, best, self._weight, strict=True)
             if b >= min_sim and spec >= min_specificity
         }
+
+    def kind_relation(self) -> str | None:
+        """The relation the asked kind's word names best ("country": `NATIONALITY`)."""
+        if self._kind is None or not self.bases:
+            return None
+        return self.bases[int(np.argmax(self._sims[self._kind]))]
+
+    def best_relations(self, n: int) -> list[str]:
+        """The `n` best relations as one-edge paths, by the question's words alone."""
+        scores = self._scores([[i] for i in range(len(self.bases))])
+        return [self.bases[int(i)] for i in np.argsort(-scores, kind="stable")[:n]]
+
+    def kind_by_ends(self, shares: dict[str, float]) -> None:
+        """A relation leading to the entities the kind's relation leads to (`shares`: the
+        share of its ends that do) explains the asked kind as that relation does: "in which
+        country was X born" ends with `CONTAINED_BY`, whose ends are `NATIONALITY`'s. Called
+        before any path is scored."""
+        kind = self.kind_relation()
+        if kind is None:
+            return
+        named = self._sims[self._kind, self._index[kind]]
+        for relation, share in shares.items():
+            self._kind_through[self._index[relation]] = share * named
 
     def base(self, predicate: str) -> str | None:
         index = self._of.get(predicate)
@@ -263,7 +289,11 @@ class RelationMatch:
         if len(self._weight):
             explained = self._sims[:, padded].max(axis=2)
             if self._kind is not None:
-                explained[self._kind] = self._sims[self._kind, padded[:, -1]]
+                last = padded[:, -1]
+                # out and back at the end leads to what the relation leads from
+                back = np.array([len(p) > 1 and p[-1] == p[-2] for p in paths])
+                through = np.where(back, 0.0, self._kind_through[last])
+                explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
         return scores
 

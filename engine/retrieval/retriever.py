@@ -58,6 +58,7 @@ class DualRetriever:
         """Called after deletes, loads and imports: the user's predicate list and message
         index are read again on the next search."""
         self._predicates.pop(user_id, None)
+        self.graph_leg.ends.forget(user_id)
         self.episode_leg.forget(user_id)
 
     def written(self, user_id: str, written: Written) -> None:

@@ -36,6 +36,8 @@ SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares",
 _MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell|bunk|lab)mates?")
 # words asking for a kind of thing, named next ("which genres", "what country")
 ASKING = frozenset({"what", "which"})
+# ... unless "do" follows: "what does the wife of X do" asks what she does, not for a wife
+_DO = frozenset({"do", "does", "did"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -85,9 +87,12 @@ def asks_for_siblings(tokens: Sequence[str]) -> bool:
 def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
     """The kind of thing a question asks for: the first of `candidates` after an asking word
     that opens the question or follows a stopword ("were in which genres"), not one after
-    a noun ("the films which X directed": a relative clause)."""
+    a noun ("the films which X directed": a relative clause), and not "what does/did ...",
+    which asks about an act ("what does the wife of X do for a living")."""
     for i, word in enumerate(tokens):
         if word in ASKING and (i == 0 or tokens[i - 1] in STOPWORDS):
+            if tokens[i + 1 : i + 2] and tokens[i + 1] in _DO:
+                return None
             return next((t for t in tokens[i + 1 :] if t in candidates), None)
     return None
 

@@ -210,6 +210,23 @@ class Reads:
             found.setdefault(node, {})[rel_type] = int(edges)
         return found
 
+    def relation_ends(self, user_id: str, predicate: str, k: int) -> list[tuple[str, str]]:
+        """The (subject, object) of up to `k` current facts of `predicate`."""
+        params = {"user_id": user_id, "k": k}
+        rows = self.store.run("sample_relation_ends", params, rel_types=[predicate])
+        return [(row[0], row[1]) for row in rows]
+
+    def at_relation_end(
+        self, user_id: str, uids: list[str], predicate: str, *, subjects: bool
+    ) -> set[str]:
+        """Those of `uids` that are the subject (`subjects`) or else the object of a
+        relationship of type `predicate`."""
+        if not uids:
+            return set()
+        params = {"user_id": user_id, "uids": uids, "subjects": subjects}
+        rows = self.store.run("filter_relation_ends", params, rel_types=[predicate])
+        return {row[0] for row in rows}
+
     def predicates(self, user_id: str) -> list[str]:
         return [row[0] for row in self.store.run("list_predicates", {"user_id": user_id})]
 

@@ -1,0 +1,97 @@
+"""What kind of entity a relation leads to, told by the entities it leads to.
+
+A question asks for a kind of thing ("in which *country* was X born"), and the relation whose
+name says so (`NATIONALITY`) is often not the last step of the path that answers
+(`PLACE_OF_BIRTH > CONTAINED_BY`). But `CONTAINED_BY` leads to the entities `NATIONALITY`
+leads to: countries. So a relation answers for the asked kind by the share of its ends (a
+sample) that are ends of the relation naming the kind. The end a relation's name speaks of is
+its object ("nationality": a country), or its subject when the name ends in "of" ("city of":
+the city). A relation's end is its object, its subject for an `_INVERSE` twin. Samples are
+read once per user and relation, again after `refresh_s` or when the user's graph is
+forgotten (deleted, loaded, imported).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.normalize import predicate_words
+from engine.ranking import RelationParams
+from engine.retrieval.predicates import RelationMatch, base_relation
+from engine.store.reads import Reads
+
+
+@dataclass(slots=True)
+class _UserEnds:
+    since: float
+    ends: dict[str, list[str]] = field(default_factory=dict)  # relation -> sampled ends
+    shares: dict[tuple[str, str], float] = field(default_factory=dict)  # (kind, relation)
+
+
+class RelationEnds:
+    """Per user: a sample of what each relation leads to, and which relations lead to the
+    entities a kind-naming relation leads to."""
+
+    def __init__(self, reads: Reads, params: RelationParams) -> None:
+        self.reads = reads
+        self.params = params
+        self._users: dict[str, _UserEnds] = {}
+
+    def forget(self, user_id: str) -> None:
+        self._users.pop(user_id, None)
+
+    def shares(
+        self, user_id: str, match: RelationMatch, predicates: Sequence[str]
+    ) -> dict[str, float]:
+        """For the relations most likely to end a path of `match`, the share of their sampled
+        ends that are what the relation naming the asked kind speaks of; empty when the
+        question names no kind."""
+        kind = match.kind_relation()
+        if kind is None:
+            return {}
+        user = self._user(user_id)
+        relations = match.best_relations(self.params.kind_relations)
+        missing = [r for r in relations if (kind, r) not in user.shares]
+        if missing:
+            of_kind = self._of_kind(user_id, user, kind, missing, predicates)
+            for r in missing:
+                ends = user.ends[r]
+                user.shares[(kind, r)] = len(of_kind.intersection(ends)) / max(1, len(ends))
+        return {r: user.shares[(kind, r)] for r in relations}
+
+    def _user(self, user_id: str) -> _UserEnds:
+        user = self._users.get(user_id)
+        now = time.monotonic()
+        if user is None or now - user.since > self.params.refresh_s:
+            user = self._users[user_id] = _UserEnds(now)
+        return user
+
+    def _of_kind(
+        self,
+        user_id: str,
+        user: _UserEnds,
+        kind: str,
+        relations: list[str],
+        predicates: Sequence[str],
+    ) -> set[str]:
+        """The sampled ends of `relations` that are what the `kind` relation speaks of."""
+        for relation in relations:
+            if relation not in user.ends:
+                user.ends[relation] = self._sample(user_id, relation, predicates)
+        uids = sorted({uid for r in relations for uid in user.ends[r]})
+        subjects = predicate_words(kind).endswith(" of")
+        found: set[str] = set()
+        for predicate in (p for p in predicates if base_relation(p) == kind):
+            twin = predicate != kind  # an _INVERSE twin runs the other way
+            found |= self.reads.at_relation_end(user_id, uids, predicate, subjects=subjects != twin)
+        return found
+
+    def _sample(self, user_id: str, relation: str, predicates: Sequence[str]) -> list[str]:
+        ends: dict[str, None] = {}
+        for predicate in (p for p in predicates if base_relation(p) == relation):
+            pairs = self.reads.relation_ends(user_id, predicate, self.params.kind_sample)
+            twin = predicate != relation
+            ends.update((subject if twin else obj, None) for subject, obj in pairs)
+        return list(ends)
