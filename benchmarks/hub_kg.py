@@ -1,14 +1,14 @@
 """Hub-heavy synthetic knowledge graphs: one-, two- and three-hop and two-anchor questions.
 
-Two invented domains (tests/synthetic_kg.py: a football league, a world of organisations),
-each in its own user's graph: a few hub nodes with hundreds of edges, several relations per
-member, most relations also stored the other way round (an `_INVERSE` twin or a differently
-named one). Questions come from templates with paraphrases; the retriever gets the question
-text alone and must find the named entities itself. Protocol as benchmarks/metaqa.py: answer
-hits@k over the entities of the top-k facts (the named entities themselves do not count unless
-they are answers), latency per search (`timings_ms`). Each search mode asked runs on the same
-questions in the same run: `dual` (graphmem) and `semantic` (the vector leg alone: the
-baseline that needs no graph).
+Three invented domains (tests/synthetic_kg.py: a football league, a world of organisations,
+families in the style of a Freebase dump), each in its own user's graph: a few hub nodes with
+hundreds of edges, several relations per member, most relations also stored the other way
+round (an `_INVERSE` twin or a differently named one). Questions come from templates with
+paraphrases; the retriever gets the question text alone and must find the named entities
+itself. Protocol as benchmarks/metaqa.py: answer hits@k over the entities of the top-k facts
+(the named entities themselves do not count unless they are answers), latency per search
+(`timings_ms`). Each search mode asked runs on the same questions in the same run: `dual`
+(graphmem) and `semantic` (the vector leg alone: the baseline that needs no graph).
 
     python benchmarks/hub_kg.py --per-kind 200
     python benchmarks/hub_kg.py --per-kind 50 --modes dual
