@@ -166,6 +166,23 @@ def test_a_relation_named_x_of_speaks_of_its_subject(mem: Memory) -> None:
     assert shares["NATIONALITY"] == 0.0
 
 
+def test_what_a_relation_leads_to_is_read_again_when_the_graph_is_replaced(mem: Memory) -> None:
+    """The samples are kept per user until a delete, load or import forgets them."""
+    user = "replaced"
+    ends = mem.retriever.graph_leg.ends
+
+    def shares() -> dict[str, float]:
+        predicates = mem.reads.predicates(user)
+        match = mem.retriever.scorer.match(["country"], predicates, kind="country")
+        return ends.shares(user, match, predicates)
+
+    mem.add_facts([("Lima", "CONTAINED_BY", "Peru"), ("Ann", "NATIONALITY", "Peru")], user_id=user)
+    assert shares()["CONTAINED_BY"] == 1.0
+    mem.delete_all(user)
+    mem.add_facts([("Lima", "CONTAINED_BY", "Andes"), ("Ann", "NATIONALITY", "Peru")], user_id=user)
+    assert shares()["CONTAINED_BY"] == 0.0
+
+
 def test_the_asked_kind_finds_a_path_ending_in_a_relation_not_named_for_it(
     mem: Memory, graphs: dict[str, Graph]
 ) -> None:

@@ -22,6 +22,8 @@ from engine.ranking import RelationParams
 from engine.retrieval.predicates import RelationMatch, base_relation
 from engine.store.reads import Reads
 
+_USERS_KEPT = 256  # users whose samples are kept (the most recent ones, as a bound)
+
 
 @dataclass(slots=True)
 class _UserEnds:
@@ -65,6 +67,8 @@ class RelationEnds:
         user = self._users.get(user_id)
         now = time.monotonic()
         if user is None or now - user.since > self.params.refresh_s:
+            if len(self._users) >= _USERS_KEPT:
+                self._users.clear()
             user = self._users[user_id] = _UserEnds(now)
         return user
 
