@@ -183,6 +183,24 @@ def test_what_a_relation_leads_to_is_read_again_when_the_graph_is_replaced(mem: 
     assert shares()["CONTAINED_BY"] == 0.0
 
 
+def test_a_word_naming_what_its_relation_leads_to_is_a_name(
+    mem: Memory, graphs: dict[str, Graph]
+) -> None:
+    """ "hinduism" matches RELIGION as a word naming a relation would, but it is what RELIGION
+    leads to: the entity the question names beside the country."""
+    graph = graphs[FAMILIES_USER]
+    believer = next(
+        p for p in graph.classes["person"] if graph.out[(p, "religion")] == {"hinduism"}
+    )
+    (country,) = graph.out[(believer, "nationality")]
+    predicates = mem.reads.predicates(FAMILIES_USER)
+    words = ["citizen", "religion", "hinduism"]
+    assert "hinduism" in mem.retriever.scorer.match(words, predicates).relation_words()
+    question = f"name a citizen of {country} whose religion is hinduism"
+    result = mem.search(question, user_id=FAMILIES_USER)
+    assert {"hinduism", country} <= set(result.anchors)
+
+
 def test_the_asked_kind_finds_a_path_ending_in_a_relation_not_named_for_it(
     mem: Memory, graphs: dict[str, Graph]
 ) -> None:

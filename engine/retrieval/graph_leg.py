@@ -21,7 +21,7 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
-from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.predicates import PredicateScorer, RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.terms import asked_kind, name_span, relation_phrase
@@ -104,8 +104,10 @@ class GraphLeg:
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
         self.scorer.learn(words)
         by_vector = pending.result()
-        relation_words = self.scorer.match(words, predicates).relation_words()
-        found = GraphFound(anchors=self._anchors(query, name_search, by_vector, relation_words))
+        by_words = self.scorer.match(words, predicates)
+        relation_words = by_words.relation_words()
+        not_names = relation_words - self._values(user_id, name_search, by_words, predicates)
+        found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
         phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
         phrase_vector = self.scorer.embed(phrase) if phrase else None
         lap("anchors")
@@ -149,6 +151,22 @@ class GraphLeg:
         )  # fmt: skip
         seen = {e.uid for e in read}
         return [edge_of(n.near, n, 1) for n in shared if n.uid not in seen]
+
+    def _values(
+        self, user_id: str, name_search: NameReads, named: RelationMatch, predicates: list[str]
+    ) -> set[str]:
+        """The relation words that name an entity the relation they name leads to ("hinduism",
+        a RELIGION): that entity is what the question is about, not the relation."""
+        relation_words = named.relation_words()
+        values = set()
+        for entity, _ in name_search.by_name.result() if relation_words else []:
+            name = words_of(entity.name)
+            if len(name) != 1 or name[0] not in relation_words:
+                continue
+            relation = named.named_by(name[0])
+            if relation and self.ends.at_end(user_id, [entity.uid], relation, predicates):
+                values.add(name[0])
+        return values
 
     def _anchors(
         self,

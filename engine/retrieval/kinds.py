@@ -63,6 +63,17 @@ class RelationEnds:
                 user.shares[(kind, r)] = len(of_kind.intersection(ends)) / max(1, len(ends))
         return {r: user.shares[(kind, r)] for r in relations}
 
+    def at_end(
+        self, user_id: str, uids: list[str], relation: str, predicates: Sequence[str]
+    ) -> set[str]:
+        """Those of `uids` that are what `relation` leads to, at the end its name speaks of."""
+        subjects = predicate_words(relation).endswith(" of")
+        found: set[str] = set()
+        for predicate in (p for p in predicates if base_relation(p) == relation):
+            twin = predicate != relation  # an _INVERSE twin runs the other way
+            found |= self.reads.at_relation_end(user_id, uids, predicate, subjects=subjects != twin)
+        return found
+
     def _user(self, user_id: str) -> _UserEnds:
         user = self._users.get(user_id)
         now = time.monotonic()
@@ -85,12 +96,7 @@ class RelationEnds:
             if relation not in user.ends:
                 user.ends[relation] = self._sample(user_id, relation, predicates)
         uids = sorted({uid for r in relations for uid in user.ends[r]})
-        subjects = predicate_words(kind).endswith(" of")
-        found: set[str] = set()
-        for predicate in (p for p in predicates if base_relation(p) == kind):
-            twin = predicate != kind  # an _INVERSE twin runs the other way
-            found |= self.reads.at_relation_end(user_id, uids, predicate, subjects=subjects != twin)
-        return found
+        return self.at_end(user_id, uids, kind, predicates)
 
     def _sample(self, user_id: str, relation: str, predicates: Sequence[str]) -> list[str]:
         ends: dict[str, None] = {}

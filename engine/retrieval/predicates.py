@@ -211,6 +211,12 @@ class RelationMatch:
         for relation, share in shares.items():
             self._kind_through[self._index[relation]] = share * named
 
+    def named_by(self, word: str) -> str | None:
+        """The relation `word` (one of the question's) matches best."""
+        if word not in self._words or not self.bases:
+            return None
+        return self.bases[int(np.argmax(self._sims[self._words.index(word)]))]
+
     def base(self, predicate: str) -> str | None:
         index = self._of.get(predicate)
         return None if index is None else self.bases[index]
