@@ -158,14 +158,16 @@ class GraphLeg:
         """The relation words that name an entity the relation they name leads to ("hinduism",
         a RELIGION): that entity is what the question is about, not the relation."""
         relation_words = named.relation_words()
-        values = set()
+        asked: dict[str, dict[str, str]] = {}  # relation -> {uid: the word naming it}
         for entity, _ in name_search.by_name.result() if relation_words else []:
             name = words_of(entity.name)
-            if len(name) != 1 or name[0] not in relation_words:
-                continue
-            relation = named.named_by(name[0])
-            if relation and self.ends.at_end(user_id, [entity.uid], relation, predicates):
-                values.add(name[0])
+            relation = named.named_by(name[0]) if len(name) == 1 else None
+            if relation is not None and name[0] in relation_words:
+                asked.setdefault(relation, {})[entity.uid] = name[0]
+        values = set()
+        for relation, named_uids in asked.items():
+            found = self.ends.at_end(user_id, list(named_uids), relation, predicates)
+            values |= {named_uids[uid] for uid in found}
         return values
 
     def _anchors(
