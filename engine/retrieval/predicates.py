@@ -207,7 +207,7 @@ class RelationMatch:
         kind = self.kind_relation()
         if kind is None:
             return
-        named = self._sims[self._kind, self._index[kind]]
+        named = self._sims[self._kind, self._index[kind]] * self.params.kind_by_ends
         for relation, share in shares.items():
             self._kind_through[self._index[relation]] = share * named
 
