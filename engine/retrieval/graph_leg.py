@@ -106,7 +106,9 @@ class GraphLeg:
         by_vector = pending.result()
         by_words = self.scorer.match(words, predicates)
         relation_words = by_words.relation_words()
-        not_names = relation_words - self._values(user_id, name_search, by_words, predicates)
+        not_names = relation_words - self._values(
+            user_id, name_search, by_words, relation_words, predicates
+        )
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
         phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
         phrase_vector = self.scorer.embed(phrase) if phrase else None
@@ -153,11 +155,15 @@ class GraphLeg:
         return [edge_of(n.near, n, 1) for n in shared if n.uid not in seen]
 
     def _values(
-        self, user_id: str, name_search: NameReads, named: RelationMatch, predicates: list[str]
+        self,
+        user_id: str,
+        name_search: NameReads,
+        named: RelationMatch,
+        relation_words: set[str],
+        predicates: list[str],
     ) -> set[str]:
-        """The relation words that name an entity the relation they name leads to ("hinduism",
-        a RELIGION): that entity is what the question is about, not the relation."""
-        relation_words = named.relation_words()
+        """The `relation_words` that name an entity the relation they name leads to
+        ("hinduism", a RELIGION): that entity is what the question is about, not the relation."""
         asked: dict[str, dict[str, str]] = {}  # relation -> {uid: the word naming it}
         for entity, _ in name_search.by_name.result() if relation_words else []:
             name = words_of(entity.name)

@@ -14,7 +14,7 @@ forgotten (deleted, loaded, imported).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.normalize import predicate_words
@@ -69,8 +69,7 @@ class RelationEnds:
         """Those of `uids` that are what `relation` leads to, at the end its name speaks of."""
         subjects = predicate_words(relation).endswith(" of")
         found: set[str] = set()
-        for predicate in (p for p in predicates if base_relation(p) == relation):
-            twin = predicate != relation  # an _INVERSE twin runs the other way
+        for predicate, twin in _stored(relation, predicates):
             found |= self.reads.at_relation_end(user_id, uids, predicate, subjects=subjects != twin)
         return found
 
@@ -100,8 +99,15 @@ class RelationEnds:
 
     def _sample(self, user_id: str, relation: str, predicates: Sequence[str]) -> list[str]:
         ends: dict[str, None] = {}
-        for predicate in (p for p in predicates if base_relation(p) == relation):
+        for predicate, twin in _stored(relation, predicates):
             pairs = self.reads.relation_ends(user_id, predicate, self.params.kind_sample)
-            twin = predicate != relation
             ends.update((subject if twin else obj, None) for subject, obj in pairs)
         return list(ends)
+
+
+def _stored(relation: str, predicates: Sequence[str]) -> Iterator[tuple[str, bool]]:
+    """The predicates storing `relation`, each with whether it is an `_INVERSE` twin (which
+    runs the other way)."""
+    for predicate in predicates:
+        if base_relation(predicate) == relation:
+            yield predicate, predicate != relation

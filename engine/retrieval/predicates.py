@@ -190,14 +190,12 @@ class RelationMatch:
 
     def kind_relation(self) -> str | None:
         """The relation the asked kind's word names best ("country": `NATIONALITY`)."""
-        if self._kind is None or not self.bases:
-            return None
-        return self.bases[int(np.argmax(self._sims[self._kind]))]
+        return None if self._kind is None else self.named_by(self._words[self._kind])
 
     def best_relations(self, n: int) -> list[str]:
-        """The `n` best relations as one-edge paths, by the question's words alone."""
-        scores = self._scores([[i] for i in range(len(self.bases))])
-        return [self.bases[int(i)] for i in np.argsort(-scores, kind="stable")[:n]]
+        """The `n` best relations as one-edge paths (before `kind_by_ends`: by the question's
+        words alone)."""
+        return [self.bases[i] for i in self._ranked()[:n]]
 
     def kind_by_ends(self, shares: dict[str, float]) -> None:
         """A relation leading to the entities the kind's relation leads to (`shares`: the
@@ -270,10 +268,13 @@ class RelationMatch:
     def _top(self) -> list[int]:
         """The relations tried as next steps: the best single ones."""
         if self._top_cache is None:
-            singles = self._scores([[i] for i in range(len(self.bases))])
-            order = np.argsort(-singles, kind="stable")[: self.params.continuations]
-            self._top_cache = [int(i) for i in order]
+            self._top_cache = self._ranked()[: self.params.continuations]
         return self._top_cache
+
+    def _ranked(self) -> list[int]:
+        """Every relation, the best one-edge path first."""
+        singles = self._scores([[i] for i in range(len(self.bases))])
+        return [int(i) for i in np.argsort(-singles, kind="stable")]
 
     def _scores(self, paths: list[list[int]]) -> Vector:
         """Word coverage plus phrase evidence minus the hop cost, for each path of indexes."""
@@ -297,8 +298,8 @@ class RelationMatch:
             if self._kind is not None:
                 last = padded[:, -1]
                 # out and back at the end leads to what the relation leads from
-                back = np.array([len(p) > 1 and p[-1] == p[-2] for p in paths])
-                through = np.where(back, 0.0, self._kind_through[last])
+                before = padded[np.arange(len(paths)), np.maximum(hops - 2, 0)]
+                through = np.where((hops > 1) & (before == last), 0.0, self._kind_through[last])
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
         return scores
