@@ -108,6 +108,15 @@ class RelationParams:
     # paired: 1.0 lost organisations' "in which city is the society X belongs to based" to
     # X's own LIVES_IN, 2-hop leaf 1.00 -> 0.88; 0.8 kept it and every families gain)
     kind_by_ends: float = Field(default=0.8, ge=0, le=1)
+    # a relation's sampled facts checked for a twin storing them reversed ("X PARENTS Y",
+    # "Y CHILDREN X"; a bound: one read for every relation a search needs, once per user)
+    twin_sample: int = Field(default=8, ge=1)
+    # ... a twin when at least this share of them are stored reversed under its name (not all:
+    # a fact may lack its mirror) ...
+    twin_share: float = Field(default=0.9, gt=0, le=1)
+    # ... and at least this many: two people who once liked and once helped each other are
+    # not a relation and its twin (by hand)
+    twin_min_facts: int = Field(default=3, ge=1)
     # word and relation vectors kept in memory (a bound, not a tuning)
     cached_vectors: int = Field(default=50_000, ge=1)
     # the user's predicate list is read again after this many seconds: how stale another

@@ -216,6 +216,35 @@ def test_the_asked_kind_finds_a_path_ending_in_a_relation_not_named_for_it(
         ), q.text
 
 
+def test_a_relation_another_stores_reversed_is_its_twin(mem: Memory) -> None:
+    """PARENTS and CHILDREN store each family tie both ways; NATIONALITY has no such twin (its
+    `_INVERSE` form is the relation itself), and two facts that happen to join two entities
+    both ways are too few to make a twin."""
+    user = "twins"
+    ties = [(f"Kid {i}", "PARENTS", f"Parent {i}") for i in range(4)]
+    mem.add_facts(ties + [(p, "CHILDREN", k) for k, _, p in ties], user_id=user)
+    mem.add_facts([("Ann", "LIKES", "Bob"), ("Bob", "HELPS", "Ann")], user_id=user)
+    mem.add_facts([("Kid 0", "NATIONALITY", "Peru")], user_id=user)
+    predicates = mem.reads.predicates(user)
+    relations = ["PARENTS", "CHILDREN", "LIKES", "HELPS", "NATIONALITY"]
+    twins = RelationEnds(mem.reads, RelationParams()).twins(user, relations, predicates)
+    assert twins == {"PARENTS": "CHILDREN", "CHILDREN": "PARENTS"}
+
+
+def test_a_relation_walked_backwards_is_its_twin_walked_forwards(mem: Memory) -> None:
+    """ "X's father" is X's PARENTS, not the people whose PARENTS X is: X's children, many and
+    of one nationality, do not outrank the nationalities of X's two parents."""
+    user = "backwards"
+    ties = [("Ines Vale", "PARENTS", p) for p in ("Olaf Vale", "Maja Ost")]
+    ties += [(f"Kid {i} Vale", "PARENTS", "Ines Vale") for i in range(4)]
+    facts = ties + [(p, "CHILDREN", k) for k, _, p in ties]
+    facts += [("Olaf Vale", "NATIONALITY", "Norway"), ("Maja Ost", "NATIONALITY", "Chile")]
+    facts += [(f"Kid {i} Vale", "NATIONALITY", "Japan") for i in range(4)]
+    mem.add_facts(facts, user_id=user)
+    result = mem.search("what is the nationality of Ines Vale's father", user_id=user, limit=3)
+    assert {h.fact.object for h in result.facts[:2]} == {"Norway", "Chile"}
+
+
 def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -> None:
     match = PredicateScorer(embedder, RelationParams()).match(["club"], PLAYER_PREDICATES)
     single = match.single()

@@ -375,6 +375,34 @@ def test_a_relation_s_ends_are_sampled_and_told_apart(
     assert reads.at_relation_end("other", everyone, "CONTAINED_BY", subjects=True) == set()
 
 
+def test_the_facts_stored_the_other_way_round_are_counted_per_relation(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """For sampled facts of a relation: the predicates joining each fact's object back to its
+    subject (current facts of this user only)."""
+    reads = Reads(store)
+    facts = [
+        ("Kim", "PARENTS", "Lee"),
+        ("Lee", "CHILDREN", "Kim"),
+        ("Max", "PARENTS", "Lee"),
+        ("Lee", "CHILDREN", "Max"),
+        ("Lee", "KNOWS", "Kim"),
+    ]
+    _write(store, embedder, "u", facts)
+    (gone,) = _write(store, embedder, "u", [("Lee", "HELPS", "Max")])
+    store.write("u", WriteBatch(invalidate=[gone], invalid_at=time.time()))
+    _write(store, embedder, "other", [("Max", "PARENTS", "Lee"), ("Lee", "CHILDREN", "Max")])
+    uid = {k: e.uid for k, e in reads.entities_by_keys("u", ["kim", "lee", "max"]).items()}
+    pairs = [("PARENTS", uid["kim"], uid["lee"]), ("PARENTS", uid["max"], uid["lee"])]
+    pairs.append(("KNOWS", uid["lee"], uid["kim"]))
+    assert reads.reversed_facts("u", pairs) == {
+        "PARENTS": {"CHILDREN": 2, "KNOWS": 1},
+        "KNOWS": {"PARENTS": 1},
+    }
+    assert reads.reversed_facts("u", []) == {}
+    assert reads.reversed_facts("other", pairs) == {}
+
+
 def test_a_relationship_type_is_validated_before_it_reaches_a_query(store: GraphStore) -> None:
     with pytest.raises(InvalidInputError) as caught:
         Reads(store).neighbours("u", ["x"], predicates=["A]-(m) DETACH DELETE m //"], scan=9,

@@ -10,12 +10,15 @@ is read (up to the scan caps), not the first few in storage order. Paths arrivin
 node are aggregated: an answer reached by many paths (through different neighbours of the
 anchor) ranks higher. A predicate and its
 `_INVERSE` twin, or two relationships joining the same two entities both ways, are one step:
-read once, counted once, returned once.
+read once, counted once, returned once. A relation that another stores reversed under a name
+of its own (PARENTS, CHILDREN) is walked forwards only where that twin joins the same two
+entities: "X's parents" are not the people whose parent X is.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.ranking import ExpansionParams
@@ -32,6 +35,7 @@ from engine.retrieval.reach import (
     rank,
     through_hub,
     visits,
+    without_mirrors,
 )
 from engine.store.base import Neighbour
 from engine.store.reads import Reads
@@ -58,12 +62,14 @@ def expand(
     predicates: list[str],
     settings: ExpansionParams,
     include_invalid: bool = False,
+    twins: Mapping[str, str] | None = None,
 ) -> Expansion:
-    """Walk from `anchors` along the question's relations; ranked hits, best first."""
+    """Walk from `anchors` along the question's relations; ranked hits, best first. `twins`:
+    the relations another stores reversed, and that twin (`RelationEnds.twins`)."""
     out = Expansion()
     if not anchors:
         return out
-    walk = _Walk(reads, user_id, match, predicates, settings, include_invalid, out)
+    walk = _Walk(reads, user_id, match, predicates, settings, include_invalid, out, twins)
     reaches = walk.run(anchors)
     out.reads = walk.io.count
     strength = {a.entity.uid: a.score for a in anchors}
@@ -85,8 +91,10 @@ class _Walk:
         settings: ExpansionParams,
         include_invalid: bool,
         out: Expansion,
+        twins: Mapping[str, str] | None = None,
     ) -> None:
         self.reads, self.user_id, self.match = reads, user_id, match
+        self.twins = twins or {}
         self.settings, self.include_invalid, self.out = settings, include_invalid, out
         self.io = EdgeReads(reads, user_id, settings.max_edges, include_invalid)
         self.by_base: dict[str, list[str]] = defaultdict(list)
@@ -150,7 +158,8 @@ class _Walk:
         read = self._read_frontier(frontier, hop)
         nxt: _Frontier = {}
         for (node, relations, anchor), reach in frontier.items():
-            for n in one_per_pair(read.get(node, []), self.match.base):
+            around = without_mirrors(read.get(node, []), self.match.base, self.twins)
+            for n in one_per_pair(around, self.match.base):
                 base = self.match.base(n.predicate)
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
                 if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):

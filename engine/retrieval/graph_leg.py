@@ -120,6 +120,8 @@ class GraphLeg:
             kind = None  # "what are the primary languages": "primary" names no relation
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind)
         match.kind_by_ends(self.ends.shares(user_id, match, predicates))
+        candidates = match.best_relations(self.params.relations.kind_relations)
+        twins = self.ends.twins(user_id, candidates, predicates)
         lap("relations")
         expansion = expand(
             self.reads,
@@ -129,6 +131,7 @@ class GraphLeg:
             predicates,
             self.params.expansion,
             include_invalid,
+            twins,
         )
         uids = [a.entity.uid for a in found.anchors]
         found.edges = expansion.edges

@@ -6,9 +6,14 @@ name says so (`NATIONALITY`) is often not the last step of the path that answers
 leads to: countries. So a relation answers for the asked kind by the share of its ends (a
 sample) that are ends of the relation naming the kind. The end a relation's name speaks of is
 its object ("nationality": a country), or its subject when the name ends in "of" ("city of":
-the city). A relation's end is its object, its subject for an `_INVERSE` twin. Samples are
-read once per user and relation, again after `refresh_s` or when the user's graph is
-forgotten (deleted, loaded, imported).
+the city). A relation's end is its object, its subject for an `_INVERSE` twin.
+
+The same samples tell which relation another stores reversed ("X PARENTS Y" is also stored as
+"Y CHILDREN X"): walked backwards, such a relation means its twin (X's children, not X's
+parents), so the walk takes the twin's name for that step (`reach.without_mirrors`).
+
+Samples are read once per user and relation, again after `refresh_s` or when the user's graph
+is forgotten (deleted, loaded, imported).
 """
 
 from __future__ import annotations
@@ -28,13 +33,18 @@ _USERS_KEPT = 256  # users whose samples are kept (the most recent ones, as a bo
 @dataclass(slots=True)
 class _UserEnds:
     since: float
-    ends: dict[str, list[str]] = field(default_factory=dict)  # relation -> sampled ends
+    pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # sampled facts
     shares: dict[tuple[str, str], float] = field(default_factory=dict)  # (kind, relation)
+    twins: dict[str, str | None] = field(default_factory=dict)  # relation -> reversed twin
+
+    def ends(self, relation: str) -> list[str]:
+        """What the sampled facts of `relation` lead to."""
+        return list(dict.fromkeys(obj for _, obj in self.pairs[relation]))
 
 
 class RelationEnds:
-    """Per user: a sample of what each relation leads to, and which relations lead to the
-    entities a kind-naming relation leads to."""
+    """Per user: a sample of each relation's facts; from it, which relations lead to the
+    entities a kind-naming relation leads to, and which relation another stores reversed."""
 
     def __init__(self, reads: Reads, params: RelationParams) -> None:
         self.reads = reads
@@ -59,7 +69,7 @@ class RelationEnds:
         if missing:
             of_kind = self._of_kind(user_id, user, kind, missing, predicates)
             for r in missing:
-                ends = user.ends[r]
+                ends = user.ends(r)
                 user.shares[(kind, r)] = len(of_kind.intersection(ends)) / max(1, len(ends))
         return {r: user.shares[(kind, r)] for r in relations}
 
@@ -91,18 +101,51 @@ class RelationEnds:
         predicates: Sequence[str],
     ) -> set[str]:
         """The sampled ends of `relations` that are what the `kind` relation speaks of."""
-        for relation in relations:
-            if relation not in user.ends:
-                user.ends[relation] = self._sample(user_id, relation, predicates)
-        uids = sorted({uid for r in relations for uid in user.ends[r]})
+        self._sample(user_id, user, relations, predicates)
+        uids = sorted({uid for r in relations for uid in user.ends(r)})
         return self.at_end(user_id, uids, kind, predicates)
 
-    def _sample(self, user_id: str, relation: str, predicates: Sequence[str]) -> list[str]:
-        ends: dict[str, None] = {}
-        for predicate, twin in _stored(relation, predicates):
-            pairs = self.reads.relation_ends(user_id, predicate, self.params.kind_sample)
-            ends.update((subject if twin else obj, None) for subject, obj in pairs)
-        return list(ends)
+    def _sample(
+        self, user_id: str, user: _UserEnds, relations: list[str], predicates: Sequence[str]
+    ) -> None:
+        """Sample the facts of `relations` not sampled yet, each as (subject, object) in the
+        relation's own direction (an `_INVERSE` twin's turned round)."""
+        for relation in relations:
+            if relation in user.pairs:
+                continue
+            pairs: dict[tuple[str, str], None] = {}
+            for predicate, twin in _stored(relation, predicates):
+                read = self.reads.relation_ends(user_id, predicate, self.params.kind_sample)
+                pairs.update(((o, s) if twin else (s, o), None) for s, o in read)
+            user.pairs[relation] = list(pairs)
+
+    def twins(
+        self, user_id: str, relations: list[str], predicates: Sequence[str]
+    ) -> dict[str, str]:
+        """The relations of `relations` that another stores reversed ("X PARENTS Y" is also
+        "Y CHILDREN X"), each with that twin: when nearly all of its sampled facts, and at
+        least `twin_min_facts`, are stored the other way round under the twin's name."""
+        user = self._user(user_id)
+        missing = [r for r in relations if r not in user.twins]
+        if missing:
+            self._sample(user_id, user, missing, predicates)
+            checked = {r: user.pairs[r][: self.params.twin_sample] for r in missing}
+            asked = [(r, s, o) for r, pairs in checked.items() for s, o in pairs]
+            found = self.reads.reversed_facts(user_id, asked)
+            for r, pairs in checked.items():
+                user.twins[r] = self._twin(r, len(pairs), found.get(r, {}))
+        return {r: twin for r in relations if (twin := user.twins[r]) is not None}
+
+    def _twin(self, relation: str, sampled: int, reversed_by: dict[str, int]) -> str | None:
+        facts: dict[str, int] = {}
+        for predicate, n in reversed_by.items():
+            base = base_relation(predicate)
+            if base != relation:
+                facts[base] = facts.get(base, 0) + n
+        best = max(facts, key=lambda b: (facts[b], b), default=None)
+        if best is None or sampled < self.params.twin_min_facts:
+            return None
+        return best if facts[best] >= self.params.twin_share * sampled else None
 
 
 def _stored(relation: str, predicates: Sequence[str]) -> Iterator[tuple[str, bool]]:

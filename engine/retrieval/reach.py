@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from engine.retrieval.predicates import NOTHING, RelationMatch
@@ -108,6 +108,29 @@ def one_per_pair(read: list[Neighbour], base: Callable[[str], str | None]) -> li
         if kept is None or _plainer(n, kept, base):
             best[key] = n
     return list(best.values())
+
+
+def without_mirrors(
+    read: list[Neighbour], base: Callable[[str], str | None], twins: Mapping[str, str]
+) -> list[Neighbour]:
+    """A fact read backwards ("Y PARENTS X" from X) whose twin is read forwards ("X CHILDREN
+    Y") is that one step, forwards: a relation walked backwards means its reverse, and its
+    reverse has a name of its own (`twins`: a relation -> the twin storing it reversed)."""
+    if not twins:
+        return read
+    ahead = {(n.far, base(n.predicate)) for n in read if _forwards(n, base)}
+    return [
+        n
+        for n in read
+        if _forwards(n, base)
+        or (twin := twins.get(base(n.predicate) or "")) is None
+        or (n.far, twin) not in ahead
+    ]
+
+
+def _forwards(n: Neighbour, base: Callable[[str], str | None]) -> bool:
+    """The fact points away from the node read, by its relation's plain name."""
+    return n.outgoing == (n.predicate == base(n.predicate))
 
 
 def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> bool:

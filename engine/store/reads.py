@@ -216,6 +216,19 @@ class Reads:
         rows = self.store.run("sample_relation_ends", params, rel_types=[predicate])
         return [(row[0], row[1]) for row in rows]
 
+    def reversed_facts(
+        self, user_id: str, pairs: list[tuple[str, str, str]]
+    ) -> dict[str, dict[str, int]]:
+        """For the (relation, subject, object) `pairs`, per relation: how many of its pairs
+        each predicate stores the other way round, as a current fact from object to subject."""
+        if not pairs:
+            return {}
+        params = {"user_id": user_id, "pairs": [list(p) for p in pairs]}
+        found: dict[str, dict[str, int]] = {}
+        for relation, predicate, facts in self.store.run("find_reversed_facts", params):
+            found.setdefault(relation, {})[predicate] = int(facts)
+        return found
+
     def at_relation_end(
         self, user_id: str, uids: list[str], predicate: str, *, subjects: bool
     ) -> set[str]:

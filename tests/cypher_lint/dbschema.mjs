@@ -81,7 +81,7 @@ const parameters = {
   at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
   dimension: 384, embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', nodes: ['u'], now: 0.0,
-  query: 'q', rows: [row], scan: 500, skip: 0, subjects: true, target_uid: 'u', timeout_s: 300,
+  pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, skip: 0, subjects: true, target_uid: 'u', timeout_s: 300,
   total: 4000, uid: 'u',
   uids: ['u'], user_id: 'alice', user_key: 'gm0k',
 };
