@@ -309,6 +309,30 @@ def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory, depth: int,
     assert all(n.degree > 3 for n in from_club)  # the hub discount sees its 41 players
 
 
+@pytest.mark.parametrize(("gain", "walked_on"), [(0.001, False), (-1.0, True)])
+def test_a_step_explaining_nothing_new_is_not_walked(
+    mem: Memory, gain: float, walked_on: bool
+) -> None:
+    """ "the nationality of Ines Moll's husband" is SPOUSE > NATIONALITY; a third step from
+    Peru explains nothing more (its score is the path's less a hop): Peru's other citizens
+    are not read. (Out and back along the anchor's own relation is walked: siblings.)"""
+    facts = [("Ines Moll", "SPOUSE", "Tom Moll"), ("Tom Moll", "NATIONALITY", "Peru")]
+    facts += [(f"Citizen {i}", "NATIONALITY", "Peru") for i in range(5)]
+    mem.add_facts(facts, user_id="moll")
+    leg = mem.retriever.graph_leg
+    params = leg.params
+    leg.params = replace(params, expansion=replace(params.expansion, beam_gain=gain))
+    spy = Spy(mem.reads)
+    leg.reads = spy  # type: ignore[assignment]
+    try:
+        result = mem.search("what is the nationality of Ines Moll's husband", user_id="moll")
+    finally:
+        leg.reads, leg.params = mem.reads, params
+    assert result.facts[0].fact.object == "Peru"
+    read = {n.far_name for _, _, found in spy.reads for n in found}
+    assert bool(read & {"Citizen 0", "Citizen 4"}) == walked_on
+
+
 @pytest.mark.parametrize(("margin", "walked_on"), [(0.05, False), (10.0, True)])
 def test_a_path_far_below_the_best_is_not_walked_on(
     mem: Memory, margin: float, walked_on: bool

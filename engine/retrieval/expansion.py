@@ -130,20 +130,28 @@ class _Walk:
         """The paths worth another hop: those whose continuations can beat every path walked
         so far (`found`, the best score), at most the `beam` most promising and none more
         than `beam_margin` below the most promising; and the best path of this hop while a
-        continuation comes within `beam_slack` of it."""
+        continuation comes within `beam_slack` of it and its next step explains something the
+        path does not (`beam_gain`) or goes back along the anchor's relation."""
         if hop >= self.settings.depth or not self.match.asked:
             return {}
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
         outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in walkable}
         top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
+        hop_cost = self.match.params.extra_hop_cost
 
-        def goes_on(o: Outlook) -> bool:
+        def goes_on(relations: tuple[str, ...], o: Outlook) -> bool:
             ahead = max(o.via.values(), default=NOTHING)
-            return ahead > found or (o.own >= top and ahead > found - self.settings.beam_slack)
+            if ahead > found:
+                return True
+            # out and back along the anchor's relation asks for its siblings, which no word
+            # may name ("the actor of X also starred in which films")
+            back = len(relations) == 1 and relations[0] in o.via
+            gains = back or ahead > o.own - hop_cost + self.settings.beam_gain
+            return o.own >= top and ahead > found - self.settings.beam_slack and gains
 
         lead = max((o.best for o in outlook.values()), default=NOTHING)
         near = lead - self.settings.beam_margin
-        going = [r for r, o in outlook.items() if o.steps and goes_on(o) and o.best >= near]
+        going = [r for r, o in outlook.items() if o.steps and goes_on(r, o) and o.best >= near]
         going.sort(key=lambda r: -outlook[r].best)
         kept = set(going[: self.settings.beam])
         return {k: v for k, v in walkable.items() if k[1] in kept}
