@@ -53,8 +53,9 @@ class MemoryCore:
         self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or build_embedder(self.settings)
         self._owns_embedder = embedder is None
-        if self._owns_embedder:
-            self.embedder.load_in_background()  # while the store opens (a reopen: seconds)
+        # while the store opens (a reopen: seconds); a passed embedder not loaded yet too, so
+        # its first searches do not pay for compiling the model (a no-op once it is loaded)
+        self.embedder.load_in_background()
         self.store = store or open_store(self.settings)
         self.reads = Reads(self.store)
         self.retriever = self._retriever()
