@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from loadavg import LoadSampler
+from metaqa import wait_for_vector_indexes
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             build, specs = DOMAINS[name]
             g = build(args.seed)
             load_s = ensure_loaded(mem, g, args.data_dir, args.seed)
+            wait_for_vector_indexes(mem)  # rebuilt in the background after a reopen
             mem.search("warm up", user_id=g.domain)
             questions = _questions(g, specs, args)
             part: dict[str, Any] = {"facts": mem.stats(g.domain).facts, "load_s": load_s}
