@@ -165,9 +165,12 @@ class _Walk:
         """Read the frontier's next edges and extend each path by them."""
         read = self._read_frontier(frontier, hop)
         nxt: _Frontier = {}
+        steps: dict[str, list[Neighbour]] = {}  # a node's steps, for every path at it
         for (node, relations, anchor), reach in frontier.items():
-            around = without_mirrors(read.get(node, []), self.match.base, self.twins)
-            for n in one_per_pair(around, self.match.base):
+            if node not in steps:
+                around = without_mirrors(read.get(node, []), self.match.base, self.twins)
+                steps[node] = one_per_pair(around, self.match.base)
+            for n in steps[node]:
                 base = self.match.base(n.predicate)
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
                 if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):

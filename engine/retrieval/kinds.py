@@ -9,8 +9,9 @@ its object ("nationality": a country), or its subject when the name ends in "of"
 the city). A relation's end is its object, its subject for an `_INVERSE` twin.
 
 The same samples tell which relation another stores reversed ("X PARENTS Y" is also stored as
-"Y CHILDREN X"): walked backwards, such a relation means its twin (X's children, not X's
-parents), so the walk takes the twin's name for that step (`reach.without_mirrors`).
+"Y CHILDREN X"): walked backwards, such a relation means its twin (from X, PARENTS backwards
+leads to X's children), so where both join two entities the walk keeps the twin's step
+forwards only (`reach.without_mirrors`).
 
 Samples are read once per user and relation, again after `refresh_s` or when the user's graph
 is forgotten (deleted, loaded, imported).
