@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -233,6 +234,10 @@ def test_streamable_http_serves_the_same_tools_on_localhost(tmp_path: Path) -> N
         proc.wait(timeout=30)
     assert names >= TOOLS
     assert "John has a dog named Tommy" in found
+    # stopped by SIGTERM, the server closed its memory: the embedded database stopped too
+    socket_file = Path(json.loads((tmp_path / "server.json").read_text())["socket"])
+    assert not (tmp_path / "falkordb.pid").exists()
+    assert not socket_file.exists()
 
 
 def test_render_quotes_the_messages_behind_the_answer() -> None:

@@ -7,6 +7,7 @@ not wait for the model; the first tool call that needs memory waits for it inste
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -182,6 +183,9 @@ def serve(
         tools.resolve_user(default_user, None)
     holder = MemoryHolder(build, default_user)
     server = build_server(holder)
+    # uvicorn shuts down on SIGTERM and then raises the signal again for the handler it found:
+    # the default one ends the process at once, and the embedded database would outlive it
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         if http_port is None:
             server.run("stdio")
@@ -189,3 +193,9 @@ def serve(
             server.run("streamable-http", host="127.0.0.1", port=http_port)
     finally:
         holder.close()
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM as an exit that unwinds: the memory closes, and the last process to close stops
+    the embedded database."""
+    raise SystemExit(128 + signum)
