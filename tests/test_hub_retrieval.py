@@ -224,7 +224,8 @@ def test_a_relation_another_stores_reversed_is_its_twin(mem: Memory) -> None:
     ties = [(f"Kid {i}", "PARENTS", f"Parent {i}") for i in range(4)]
     mem.add_facts(ties + [(p, "CHILDREN", k) for k, _, p in ties], user_id=user)
     mem.add_facts([("Ann", "LIKES", "Bob"), ("Bob", "HELPS", "Ann")], user_id=user)
-    mem.add_facts([("Kid 0", "NATIONALITY", "Peru")], user_id=user)
+    citizens = [(f"Kid {i}", "NATIONALITY", "Peru") for i in range(4)]
+    mem.add_facts(citizens + [(c, "NATIONALITY_INVERSE", k) for k, _, c in citizens], user_id=user)
     predicates = mem.reads.predicates(user)
     relations = ["PARENTS", "CHILDREN", "LIKES", "HELPS", "NATIONALITY"]
     twins = RelationEnds(mem.reads, RelationParams()).twins(user, relations, predicates)
