@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -56,6 +57,20 @@ class Spy:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._reads, name)
+
+
+@contextmanager
+def spied(mem: Memory, **expansion: Any) -> Iterator[Spy]:
+    """The graph leg's reads recorded, with `expansion` settings changed, while inside."""
+    leg = mem.retriever.graph_leg
+    params = leg.params
+    leg.params = replace(params, expansion=replace(params.expansion, **expansion))
+    spy = Spy(mem.reads)
+    leg.reads = spy  # type: ignore[assignment]
+    try:
+        yield spy
+    finally:
+        leg.reads, leg.params = mem.reads, params
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +162,8 @@ def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, fl
     scorer = mem.retriever.scorer
     predicates = mem.reads.predicates(user)
     match = scorer.match(words, predicates, kind=kind)
-    return RelationEnds(mem.reads, RelationParams()).shares(user, match, predicates)
+    relations = match.best_relations(RelationParams().kind_relations)
+    return RelationEnds(mem.reads, RelationParams()).shares(user, match, relations, predicates)
 
 
 def test_a_relation_answers_for_the_asked_kind_by_what_it_leads_to(mem: Memory) -> None:
@@ -174,7 +190,8 @@ def test_what_a_relation_leads_to_is_read_again_when_the_graph_is_replaced(mem: 
     def shares() -> dict[str, float]:
         predicates = mem.reads.predicates(user)
         match = mem.retriever.scorer.match(["country"], predicates, kind="country")
-        return ends.shares(user, match, predicates)
+        relations = match.best_relations(RelationParams().kind_relations)
+        return ends.shares(user, match, relations, predicates)
 
     mem.add_facts([("Lima", "CONTAINED_BY", "Peru"), ("Ann", "NATIONALITY", "Peru")], user_id=user)
     assert shares()["CONTAINED_BY"] == 1.0
@@ -268,12 +285,8 @@ def oronia(mem: Memory) -> str:
 def test_two_hops_from_a_hub_read_it_by_the_asked_relation_only(mem: Memory, oronia: str) -> None:
     """Oronia's players are read by IS_IN_COUNTRY (every one of them, not a sample), the clubs
     reached from them all; of its 150 weather stations no more than a context sample."""
-    spy = Spy(mem.reads)
-    mem.retriever.graph_leg.reads = spy  # type: ignore[assignment]
-    try:
+    with spied(mem) as spy:
         result = mem.search("which clubs have players from Oronia", user_id=oronia)
-    finally:
-        mem.retriever.graph_leg.reads = mem.reads
     assert result.facts[0].fact.object == "Big Club"
     settings = mem.retriever.params.expansion
     read = [n for _, _, found in spy.reads for n in found]
@@ -293,16 +306,8 @@ def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory, depth: int,
     facts += [(f"Member {i}", "IS_IN_COUNTRY", f"Land {i % 3}") for i in range(40)]
     facts += [("Alpha Striker", "PLAYS_POSITION", "forward"), ("Mega Club", "BASED_IN", "Town")]
     mem.add_facts([("Alpha Striker", "PLAYS_IN_CLUB", "Mega Club"), *facts], user_id="mega")
-    leg = mem.retriever.graph_leg
-    params = leg.params
-    expansion = replace(params.expansion, hub_sample=3, last_hop_sample=2, depth=depth)
-    leg.params = replace(params, expansion=expansion)
-    spy = Spy(mem.reads)
-    leg.reads = spy  # type: ignore[assignment]
-    try:
+    with spied(mem, hub_sample=3, last_hop_sample=2, depth=depth) as spy:
         mem.search("which players play for the same club as Alpha Striker", user_id="mega")
-    finally:
-        leg.reads, leg.params = mem.reads, params
     read = [n for _, _, found in spy.reads for n in found]
     club = next(n.far for n in read if n.far_name == "Mega Club")
     from_club = [n for n in read if n.near == club and n.predicate == "PLAYS_IN_CLUB"]
@@ -320,15 +325,8 @@ def test_a_step_explaining_nothing_new_is_not_walked(
     facts = [("Ines Moll", "SPOUSE", "Tom Moll"), ("Tom Moll", "NATIONALITY", "Peru")]
     facts += [(f"Citizen {i}", "NATIONALITY", "Peru") for i in range(5)]
     mem.add_facts(facts, user_id="moll")
-    leg = mem.retriever.graph_leg
-    params = leg.params
-    leg.params = replace(params, expansion=replace(params.expansion, beam_gain=gain))
-    spy = Spy(mem.reads)
-    leg.reads = spy  # type: ignore[assignment]
-    try:
+    with spied(mem, beam_gain=gain) as spy:
         result = mem.search("what is the nationality of Ines Moll's husband", user_id="moll")
-    finally:
-        leg.reads, leg.params = mem.reads, params
     assert result.facts[0].fact.object == "Peru"
     read = {n.far_name for _, _, found in spy.reads for n in found}
     assert bool(read & {"Citizen 0", "Citizen 4"}) == walked_on
@@ -346,16 +344,9 @@ def test_a_path_far_below_the_best_is_not_walked_on(
     facts += [(f"Film {i}", "RELEASE_YEAR", "1995") for i in range(6)]
     facts += [(f"Film {i}", "HAS_GENRE", "Comedy") for i in range(6)]
     mem.add_facts(facts, user_id="heat")
-    leg = mem.retriever.graph_leg
-    params = leg.params
-    leg.params = replace(params, expansion=replace(params.expansion, beam_margin=margin))
-    spy = Spy(mem.reads)
-    leg.reads = spy  # type: ignore[assignment]
-    try:
+    with spied(mem, beam_margin=margin) as spy:
         question = "what genres do the films that share a director with Heat fall under"
         result = mem.search(question, user_id="heat")
-    finally:
-        leg.reads, leg.params = mem.reads, params
     assert result.facts[0].fact.object == "Crime"
     films = {n.far for _, _, found in spy.reads for n in found if n.far_name.startswith("Film")}
     assert bool(films & {node for nodes, _, _ in spy.reads for node in nodes}) == walked_on
@@ -372,10 +363,7 @@ def test_a_hub_is_asked_for_the_relations_the_question_goes_on_with(mem: Memory)
     facts += [(f"Player {i}", "PLAYS_IN_CLUB", "Blue Club") for i in range(12)]
     facts += [("Ann Lee", "PLAYS_IN_CLUB", "Blue Club"), ("Blue Club", "FOUNDED_IN", "1990")]
     mem.add_facts(facts, user_id="alta")
-    spy = Spy(mem.reads)
-    leg = mem.retriever.graph_leg
-    leg.reads = spy  # type: ignore[assignment]
-    try:
+    with spied(mem) as spy:
         result = mem.search("in which city is the university Ann Lee attended", user_id="alta")
         uni = next(n.far for _, _, found in spy.reads for n in found if n.far_name == "Uni Alta")
         city_reads = [types or [] for nodes, types, _ in spy.reads if uni in nodes]
@@ -383,8 +371,6 @@ def test_a_hub_is_asked_for_the_relations_the_question_goes_on_with(mem: Memory)
         mem.search("who plays for the same club as Ann Lee", user_id="alta")
         club = next(n.far for _, _, found in spy.reads for n in found if n.far_name == "Blue Club")
         club_reads = [types for nodes, types, _ in spy.reads if club in nodes and types]
-    finally:
-        leg.reads = mem.reads
     assert "Cityville" in {name for h in result.facts[:3] for name in h.fact.triple}
     assert city_reads and all(types for types in city_reads)  # by type, never whole
     assert any("LOCATED_IN" in types for types in city_reads)
@@ -398,18 +384,10 @@ def test_a_wide_frontier_is_read_along_its_best_relation_only(
     frontier that counts as wide, one relation per read, else two."""
     graph = graphs[FOOTBALL_USER]
     player = graph.classes["player"][3]
-    leg = mem.retriever.graph_leg
-    params = leg.params
 
     def relations_per_read(wide_frontier: int) -> set[int]:
-        expansion = replace(params.expansion, hub_degree=1, wide_frontier=wide_frontier)
-        leg.params = replace(params, expansion=expansion)
-        spy = Spy(mem.reads)
-        leg.reads = spy  # type: ignore[assignment]
-        try:
+        with spied(mem, hub_degree=1, wide_frontier=wide_frontier) as spy:
             mem.search(f"who coaches the team {player} plays for", user_id=FOOTBALL_USER)
-        finally:
-            leg.reads, leg.params = mem.reads, params
         bases = [{t.removesuffix("_INVERSE") for t in types} for _, types, _ in spy.reads if types]
         return {len(b) for b in bases[1:]}  # past the anchor's own read
 

@@ -35,7 +35,6 @@ from engine.retrieval.reach import (
     rank,
     through_hub,
     visits,
-    without_mirrors,
 )
 from engine.store.base import Neighbour
 from engine.store.reads import Reads
@@ -168,8 +167,7 @@ class _Walk:
         steps: dict[str, list[Neighbour]] = {}  # a node's steps, for every path at it
         for (node, relations, anchor), reach in frontier.items():
             if node not in steps:
-                around = without_mirrors(read.get(node, []), self.match.base, self.twins)
-                steps[node] = one_per_pair(around, self.match.base)
+                steps[node] = one_per_pair(read.get(node, []), self.match.base, self.twins)
             for n in steps[node]:
                 base = self.match.base(n.predicate)
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on

@@ -119,8 +119,9 @@ class GraphLeg:
         if kind not in relation_words:
             kind = None  # "what are the primary languages": "primary" names no relation
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind)
-        match.kind_by_ends(self.ends.shares(user_id, match, predicates))
+        # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)
+        match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))
         twins = self.ends.twins(user_id, candidates, predicates)
         lap("relations")
         expansion = expand(

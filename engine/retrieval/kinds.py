@@ -11,7 +11,7 @@ the city). A relation's end is its object, its subject for an `_INVERSE` twin.
 The same samples tell which relation another stores reversed ("X PARENTS Y" is also stored as
 "Y CHILDREN X"): walked backwards, such a relation means its twin (from X, PARENTS backwards
 leads to X's children), so where both join two entities the walk keeps the twin's step
-forwards only (`reach.without_mirrors`).
+forwards only (`reach.one_per_pair`).
 
 Samples are read once per user and relation, again after `refresh_s` or when the user's graph
 is forgotten (deleted, loaded, imported).
@@ -56,16 +56,15 @@ class RelationEnds:
         self._users.pop(user_id, None)
 
     def shares(
-        self, user_id: str, match: RelationMatch, predicates: Sequence[str]
+        self, user_id: str, match: RelationMatch, relations: list[str], predicates: Sequence[str]
     ) -> dict[str, float]:
-        """For the relations most likely to end a path of `match`, the share of their sampled
-        ends that are what the relation naming the asked kind speaks of; empty when the
-        question names no kind."""
+        """For `relations` (those most likely to end a path of `match`), the share of their
+        sampled ends that are what the relation naming the asked kind speaks of; empty when
+        the question names no kind."""
         kind = match.kind_relation()
         if kind is None:
             return {}
         user = self._user(user_id)
-        relations = match.best_relations(self.params.kind_relations)
         missing = [r for r in relations if (kind, r) not in user.shares]
         if missing:
             of_kind = self._of_kind(user_id, user, kind, missing, predicates)

@@ -97,40 +97,31 @@ def visits(reach: Reach, node: str) -> bool:
     return any(e.near == node or e.far == node for e in reach.edges)
 
 
-def one_per_pair(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
-    """One relationship per neighbour and relation: a fact and its twin stored the other way
-    round (X_INVERSE, or the same predicate both ways) are one step. The one pointing away
-    from the node under its plain name is kept."""
+def one_per_pair(
+    read: list[Neighbour],
+    base: Callable[[str], str | None],
+    twins: Mapping[str, str] | None = None,
+) -> list[Neighbour]:
+    """One relationship per neighbour and step: a fact and its twin stored the other way
+    round are one step, whether the twin is X_INVERSE, the same predicate both ways, or a
+    relation another stores reversed under a name of its own (`twins`: "Y PARENTS X" read
+    from X is the step "X CHILDREN Y"). The one pointing away from the node under its plain
+    name is kept."""
     best: dict[tuple[str, str | None], Neighbour] = {}
     for n in read:
-        key = (n.far, base(n.predicate))
-        kept = best.get(key)
+        step = base(n.predicate)
+        twin = twins.get(step) if twins and step is not None else None
+        if twin is not None and not _forwards(n, step):
+            step = twin
+        kept = best.get((n.far, step))
         if kept is None or _plainer(n, kept, base):
-            best[key] = n
+            best[(n.far, step)] = n
     return list(best.values())
 
 
-def without_mirrors(
-    read: list[Neighbour], base: Callable[[str], str | None], twins: Mapping[str, str]
-) -> list[Neighbour]:
-    """A fact read backwards ("Y PARENTS X" from X) whose twin is read forwards ("X CHILDREN
-    Y") is that one step, forwards: a relation walked backwards means its reverse, and its
-    reverse has a name of its own (`twins`: a relation -> the twin storing it reversed)."""
-    if not twins:
-        return read
-    ahead = {(n.far, base(n.predicate)) for n in read if _forwards(n, base)}
-    return [
-        n
-        for n in read
-        if _forwards(n, base)
-        or (twin := twins.get(base(n.predicate) or "")) is None
-        or (n.far, twin) not in ahead
-    ]
-
-
-def _forwards(n: Neighbour, base: Callable[[str], str | None]) -> bool:
+def _forwards(n: Neighbour, relation: str | None) -> bool:
     """The fact points away from the node read, by its relation's plain name."""
-    return n.outgoing == (n.predicate == base(n.predicate))
+    return n.outgoing == (n.predicate == relation)
 
 
 def _plainer(a: Neighbour, b: Neighbour, base: Callable[[str], str | None]) -> bool:
