@@ -1,7 +1,8 @@
 """Hub-heavy synthetic knowledge graphs: one-, two- and three-hop and two-anchor questions.
 
-Three invented domains (tests/synthetic_kg.py: a football league, a world of organisations,
-families in the style of a Freebase dump), each in its own user's graph: a few hub nodes with
+Four invented domains (tests/synthetic_kg.py: a football league, a world of organisations,
+families in the style of a Freebase dump, a software industry with relations named as
+Wikidata names its properties), each in its own user's graph: a few hub nodes with
 hundreds of edges, several relations per member, most relations also stored the other way
 round (an `_INVERSE` twin or a differently named one). Questions come from templates with
 paraphrases; the retriever gets the question text alone and must find the named entities
@@ -35,6 +36,7 @@ from engine import Memory
 from engine.embedding import Embedder
 from engine.normalize import entity_key
 from tests.synthetic_kg import (
+    COMPANIES,
     FAMILIES,
     FOOTBALL,
     KINDS,
@@ -43,6 +45,7 @@ from tests.synthetic_kg import (
     Question,
     Spec,
     ask,
+    companies,
     families,
     football,
     organisations,
@@ -53,6 +56,7 @@ DOMAINS = {
     "football": (football, FOOTBALL),
     "organisations": (organisations, ORGANISATIONS),
     "families": (families, FAMILIES),
+    "companies": (companies, COMPANIES),
 }
 MODES = ("dual", "expansion", "semantic")
 KS = (1, 5, 10)

@@ -1,9 +1,10 @@
 """Synthetic hub-heavy knowledge graphs with templated questions, for tests and benchmarks.
 
-Three domains with their own relation vocabularies: a football league and a world of
-organisations with upper-case relation types, and families in the style of a Freebase dump
+Four domains with their own relation vocabularies: a football league and a world of
+organisations with upper-case relation types, families in the style of a Freebase dump
 (lower-case `snake_case` names and relations, kinship asked for by synonyms: "father" for
-`parents`, "wife" for `spouse`). A few nodes are hubs (a position, a field, an organisation
+`parents`, "wife" for `spouse`), and a software industry whose relations are nouns, as
+Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"). A few nodes are hubs (a position, a field, an organisation
 with hundreds of members), every member has several relations, and most relations are also
 stored the other way round: as an `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin
 named otherwise (`HAS_MEMBER` for `MEMBER_OF`). Questions come from templates with many
@@ -191,6 +192,45 @@ def families(seed: int = 0, couples: int = 60) -> Graph:
     g.classes["person"] = people
     g.classes["parent"] = sorted({p for (p, r) in g.back if r == "parents"})
     g.classes["child"] = sorted({c for (c, r) in g.out if r == "parents"})
+    return g
+
+
+def companies(seed: int = 0, people: int = 600) -> Graph:
+    """A software industry named the way Wikidata names its properties: nouns for relations
+    (`EMPLOYER`, `DEVELOPER`, `HEADQUARTERS_LOCATION`), so a question's verb ("works at",
+    "makes") never repeats a relation's name. Large employers, industries and programming
+    languages are the hubs."""
+    rng = random.Random(seed + 3)
+    taken: set[str] = set()
+    g = Graph("companies")
+    countries = _names(rng, 10, "{}", taken)
+    cities = _names(rng, 20, "{}", taken)
+    firms = _names(rng, 8, "{} Labs", taken) + _names(rng, 12, "{} Systems", taken)
+    schools = _names(rng, 8, "{} Polytechnic", taken)
+    products = _names(rng, 60, "{}", taken)
+    languages = ["rust", "python", "java", "haskell", "kotlin", "erlang"]
+    industries = ["fintech", "robotics", "biotech", "gaming", "logistics"]
+    g.hubs |= {*countries, *languages, *industries, *firms[:4]}
+    g.classes |= {"country": countries, "company": firms, "product": products}
+    g.classes |= {"language": languages, "industry": industries}
+    for i, city in enumerate(cities):
+        g.add(city, "COUNTRY", countries[i % len(countries)], "~")
+    for i, school in enumerate(schools):
+        g.add(school, "LOCATION", cities[(i * 3) % len(cities)], "~")
+    staff = g.classes["person"] = _names(rng, people, "{} {}", taken)
+    for i, firm in enumerate(firms):
+        g.add(firm, "HEADQUARTERS_LOCATION", cities[(i * 7 + 1) % len(cities)], "~")
+        g.add(firm, "INDUSTRY", _pick(rng, industries, 0.5), "~")
+        g.add(firm, "CHIEF_EXECUTIVE_OFFICER", staff[i], "~")
+    for product in products:
+        g.add(product, "DEVELOPER", _pick(rng, firms, 0.6), "PRODUCT")
+        g.add(product, "PROGRAMMING_LANGUAGE", _pick(rng, languages, 0.4), "~")
+    for i, person in enumerate(staff):
+        g.add(person, "EMPLOYER", firms[i] if i < len(firms) else _pick(rng, firms, 0.9), "EMPLOYEE")
+        g.add(person, "CITIZENSHIP", _pick(rng, countries, 0.5), "~")
+        g.add(person, "EDUCATED_AT", rng.choice(schools), "~")
+        g.add(person, "RESIDENCE", rng.choice(cities), None)
+    g.classes["school"] = schools
     return g
 
 
@@ -394,6 +434,57 @@ FAMILIES: list[Spec] = [
     ("3-hop", "child", "parents parents nationality", (
         "what is the nationality of {a}'s grandparents",
         "which country are the grandparents of {a} from")),
+]  # fmt: skip
+
+
+COMPANIES: list[Spec] = [
+    ("1-hop", "person", "EMPLOYER", (
+        "where does {a} work", "which company employs {a}", "who is {a}'s employer",
+        "{a} is on the staff of which firm")),
+    ("1-hop", "person", "EDUCATED_AT", (
+        "which school did {a} attend", "where was {a} educated", "where did {a} go to college")),
+    ("1-hop", "product", "DEVELOPER", (
+        "who makes {a}", "which company developed {a}", "what firm is behind {a}")),
+    ("1-hop", "product", "PROGRAMMING_LANGUAGE", (
+        "what language is {a} written in", "{a} is coded in which language")),
+    ("1-hop", "company", "HEADQUARTERS_LOCATION", (
+        "where is {a} headquartered", "in which city does {a} have its head office")),
+    ("1-hop", "company", "~EMPLOYER", (
+        "who works at {a}", "name an employee of {a}", "who is on the payroll of {a}")),
+    ("2-hop leaf", "person", "EMPLOYER HEADQUARTERS_LOCATION", (
+        "in which city is the employer of {a} headquartered",
+        "where is the company {a} works for based")),
+    ("2-hop leaf", "product", "DEVELOPER INDUSTRY", (
+        "what industry is the maker of {a} in",
+        "which sector does the company behind {a} operate in")),
+    ("2-hop leaf", "product", "DEVELOPER CHIEF_EXECUTIVE_OFFICER", (
+        "who runs the company that developed {a}", "who is the CEO of the firm that makes {a}")),
+    ("2-hop leaf", "person", "EMPLOYER ~EMPLOYER", (
+        "who are the colleagues of {a}", "who works at the same company as {a}")),
+    ("2-hop hub", "industry", "~INDUSTRY HEADQUARTERS_LOCATION", (
+        "in which cities are {a} companies headquartered",
+        "where are the firms in the {a} sector based")),
+    ("2-hop hub", "language", "~PROGRAMMING_LANGUAGE DEVELOPER", (
+        "which companies build products in {a}",
+        "name a firm that makes software written in {a}")),
+    ("2-hop hub", "country", "~CITIZENSHIP EMPLOYER", (
+        "which companies employ citizens of {a}", "name a firm with staff from {a}")),
+    ("2-hop hub", "company", "~EMPLOYER EDUCATED_AT", (
+        "which schools did the employees of {a} attend",
+        "where were the people working at {a} educated")),
+    ("two-anchor", "person", "EMPLOYER CITIZENSHIP", (
+        "which employee of {a} is from {b}", "who works at {a} and holds {b} citizenship")),
+    ("two-anchor", "product", "DEVELOPER PROGRAMMING_LANGUAGE", (
+        "which product of {a} is written in {b}", "name a {b} program made by {a}")),
+    ("3-hop", "product", "DEVELOPER HEADQUARTERS_LOCATION COUNTRY", (
+        "in which country is the company that makes {a} headquartered",
+        "the developer of {a} has its head office in which country")),
+    ("3-hop", "person", "EMPLOYER CHIEF_EXECUTIVE_OFFICER EDUCATED_AT", (
+        "where was the boss of {a}'s company educated",
+        "which school did the chief executive of {a}'s employer attend")),
+    ("3-hop", "person", "EMPLOYER ~DEVELOPER PROGRAMMING_LANGUAGE", (
+        "what languages are the products of {a}'s employer written in",
+        "in which languages does the company {a} works for write its software")),
 ]  # fmt: skip
 
 
