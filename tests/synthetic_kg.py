@@ -4,13 +4,14 @@ Four domains with their own relation vocabularies: a football league and a world
 organisations with upper-case relation types, families in the style of a Freebase dump
 (lower-case `snake_case` names and relations, kinship asked for by synonyms: "father" for
 `parents`, "wife" for `spouse`), and a software industry whose relations are nouns, as
-Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"). A few nodes are hubs (a position, a field, an organisation
-with hundreds of members), every member has several relations, and most relations are also
-stored the other way round: as an `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin
-named otherwise (`HAS_MEMBER` for `MEMBER_OF`). Questions come from templates with many
-paraphrases, in five kinds: one hop, two hops from a leaf, two hops from a hub, two anchors,
-three hops. Every name is invented (seeded), so no model has seen the answers. The answer set
-of a question is computed by walking its relation path over the generated triples.
+Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"). A few nodes are
+hubs (a position, a field, an organisation with hundreds of members), every member has
+several relations, and most relations are also stored the other way round: as an
+`_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin named otherwise (`HAS_MEMBER` for
+`MEMBER_OF`). Questions come from templates with many paraphrases, in five kinds: one hop,
+two hops from a leaf, two hops from a hub, two anchors, three hops. Every name is invented
+(seeded), so no model has seen the answers. The answer set of a question is computed by
+walking its relation path over the generated triples.
 """
 
 from __future__ import annotations
@@ -226,7 +227,8 @@ def companies(seed: int = 0, people: int = 600) -> Graph:
         g.add(product, "DEVELOPER", _pick(rng, firms, 0.6), "PRODUCT")
         g.add(product, "PROGRAMMING_LANGUAGE", _pick(rng, languages, 0.4), "~")
     for i, person in enumerate(staff):
-        g.add(person, "EMPLOYER", firms[i] if i < len(firms) else _pick(rng, firms, 0.9), "EMPLOYEE")
+        firm = firms[i] if i < len(firms) else _pick(rng, firms, 0.9)  # each firm's CEO first
+        g.add(person, "EMPLOYER", firm, "EMPLOYEE")
         g.add(person, "CITIZENSHIP", _pick(rng, countries, 0.5), "~")
         g.add(person, "EDUCATED_AT", rng.choice(schools), "~")
         g.add(person, "RESIDENCE", rng.choice(cities), None)
