@@ -374,25 +374,47 @@ def test_a_hub_is_asked_for_the_relations_the_question_goes_on_with(mem: Memory)
     assert "Cityville" in {name for h in result.facts[:3] for name in h.fact.triple}
     assert city_reads and all(types for types in city_reads)  # by type, never whole
     assert any("LOCATED_IN" in types for types in city_reads)
-    assert len(club_reads) == 1 and "PLAYS_IN_CLUB" in club_reads[0]
+    # one round: its `typed_steps` best relations (a read each), not the next ones
+    assert len(club_reads) <= mem.retriever.params.expansion.typed_steps
+    assert any("PLAYS_IN_CLUB" in types for types in club_reads)
 
 
 def test_a_wide_frontier_is_read_along_its_best_relation_only(
     mem: Memory, graphs: dict[str, Graph]
 ) -> None:
-    """Every node a hub (`hub_degree` 1): hop 2 reads the players of a club by type; with a
-    frontier that counts as wide, one relation per read, else two."""
+    """Every node a hub (`hub_degree` 1): hop 2 reads the club by type, a read per relation;
+    with a frontier that counts as wide, only the best relation (the club has it), else two."""
     graph = graphs[FOOTBALL_USER]
     player = graph.classes["player"][3]
+    (club,) = graph.out[(player, "PLAYS_IN_CLUB")]
 
-    def relations_per_read(wide_frontier: int) -> set[int]:
+    def relations_read_at_the_club(wide_frontier: int) -> list[set[str]]:
         with spied(mem, hub_degree=1, wide_frontier=wide_frontier) as spy:
             mem.search(f"who coaches the team {player} plays for", user_id=FOOTBALL_USER)
-        bases = [{t.removesuffix("_INVERSE") for t in types} for _, types, _ in spy.reads if types]
-        return {len(b) for b in bases[1:]}  # past the anchor's own read
+        uid = next(n.far for _, _, found in spy.reads for n in found if n.far_name == club)
+        return [{t.removesuffix("_INVERSE") for t in types or ["any"]}
+                for nodes, types, _ in spy.reads if uid in nodes]  # fmt: skip
 
-    assert relations_per_read(wide_frontier=1) == {1}
-    assert 2 in relations_per_read(wide_frontier=1000)
+    narrow, wide = relations_read_at_the_club(1000), relations_read_at_the_club(1)
+    assert all(len(bases) == 1 for bases in narrow + wide)  # one relation per read
+    assert len(wide) == 1
+    assert len(narrow) == 2
+
+
+def test_a_relation_with_one_edge_is_not_crowded_out_by_one_with_many(mem: Memory) -> None:
+    """Acme (a hub) is asked for its INDUSTRY and its EMPLOYER: the read of its forty
+    employees (each more mentioned than the industry), cut to a sample of three, leaves its one
+    industry in."""
+    facts = [(f"Worker {i}", "EMPLOYER", "Acme Works") for i in range(40)]
+    facts += [(f"Worker {i}", "RESIDENCE", "Springfield") for i in range(40)]
+    facts += [("Gizmo", "DEVELOPER", "Acme Works"), ("Acme Works", "INDUSTRY", "robotics")]
+    facts += [("Gizmo", "PROGRAMMING_LANGUAGE", "rust")]
+    mem.add_facts(facts, user_id="acme")
+    with spied(mem, hub_sample=3, last_hop_sample=3) as spy:
+        result = mem.search("what industry is the maker of Gizmo in", user_id="acme")
+    asked = {t for _, types, _ in spy.reads for t in types or ()}
+    assert {"INDUSTRY", "EMPLOYER"} <= asked
+    assert result.facts[0].fact.triple == ("Acme Works", "INDUSTRY", "robotics")
 
 
 def test_degree_per_relation_counts_what_a_sample_left_out() -> None:

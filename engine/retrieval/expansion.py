@@ -257,8 +257,8 @@ class _Walk:
         best relation asked for gets the next ones in place of those it lacks (a university
         has no CITY_OF: its LOCATED_IN leads to the city), for at most `typed_rounds` reads;
         a node with it is done (a round asked of 150 players that have none of the relations
-        asked costs ~2 ms). Of the `scan` edges read at a node, the `keep` to the most
-        mentioned neighbours come back. The first round's reads may have been started
+        asked costs ~2 ms). Of the `scan` edges read at a node along a relation, the `keep`
+        to the most mentioned neighbours come back. The first round's reads may have been started
         `ahead`."""
         found: list[Neighbour] = []
         has: dict[str, set[str]] = defaultdict(set)
@@ -287,18 +287,21 @@ class _Walk:
     def _round(
         self, pending: dict[str, list[str]], has: dict[str, set[str]], scan: int, keep: int
     ) -> list[EdgeRead]:
-        """One round of typed reads: the hubs wanting the same relations next read together
-        (`pending` left with what they want after); a wide frontier, its best relation only
-        (the nodes without it get the next ones in the next round)."""
-        groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        """One round of typed reads, a read per relation: the hubs wanting it next read it
+        together (`pending` left with what they want after), each with its own caps (a
+        company's one industry is not crowded out by its hundreds of employees); a wide
+        frontier, its best relation only (the nodes without it get the next ones in the next
+        round)."""
+        groups: dict[str, list[str]] = defaultdict(list)
         wide = len(pending) >= self.settings.wide_frontier
         for node, rest in pending.items():
             want = 1 if wide else self.settings.typed_steps - len(has[node])
-            groups[tuple(sorted(rest[:want]))].append(node)
+            for relation in rest[:want]:
+                groups[relation].append(node)
             pending[node] = rest[want:]
         return [
-            EdgeRead(tuple(self._by_priority(nodes)), self._types(group), scan, keep)
-            for group, nodes in groups.items()
+            EdgeRead(tuple(self._by_priority(nodes)), self._types((relation,)), scan, keep)
+            for relation, nodes in groups.items()
         ]
 
     def _sample_size(self, hop: int) -> int:
