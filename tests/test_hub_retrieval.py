@@ -506,6 +506,30 @@ def test_two_anchors_find_the_node_joined_to_both(mem: Memory, graphs: dict[str,
     assert path.entities[1] in q.answers and len(path.facts) == 2
 
 
+def test_a_node_joining_two_anchors_ends_the_walk_unless_the_question_goes_on(
+    mem: Memory,
+) -> None:
+    """The member of Alpha Society from Ruritania is one hop from both: nothing past the
+    anchors is read. Asked for that member's university, the walk goes on."""
+    facts = [(f"Fellow {i}", "MEMBER_OF", "Alpha Society") for i in range(6)]
+    facts += [
+        (f"Fellow {i}", "NATIONALITY", "Ruritania" if i < 2 else "Freedonia") for i in range(6)
+    ]
+    facts += [(f"Fellow {i}", "GRADUATED_FROM", f"University {i % 3}") for i in range(6)]
+    mem.add_facts(facts, user_id="alpha")
+
+    def nodes_read(question: str) -> tuple[int, set[str]]:
+        with spied(mem) as spy:
+            result = mem.search(question, user_id="alpha", limit=4)
+        read = {uid for nodes, _, _ in spy.reads for uid in nodes}
+        return len(read), {name for h in result.facts for name in h.fact.triple}
+
+    read, found = nodes_read("which member of Alpha Society is from Ruritania")
+    assert read == 2 and {"Fellow 0", "Fellow 1"} <= found
+    read, _ = nodes_read("which university did the member of Alpha Society from Ruritania attend")
+    assert read > 2
+
+
 def test_two_anchors_are_joined_whatever_relation_joins_them(mem: Memory) -> None:
     """From the country hub the walk reads the relations "player" names (PLAYS_IN_CLUB,
     PLAYS_POSITION: the country has none) and a sample of its other edges; the read of the

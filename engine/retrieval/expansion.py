@@ -2,17 +2,18 @@
 
 Every path walked (one to three hops) is scored by how well its relations explain the question
 (`RelationMatch.path`); which paths go on is decided hop by hop from what each can still reach
-(`RelationMatch.outlook`), keeping the best few (a beam). A node with few edges is read whole:
-cheap, and the graph itself says which relations go on from it. A hub (more than `hub_degree`
-mentions) is read by relationship type, only the relations the paths through it may continue
-with: its other edges are never touched, and every neighbour the question's relation leads to
-is read (up to the scan caps), not the first few in storage order. Paths arriving at the same
-node are aggregated: an answer reached by many paths (through different neighbours of the
-anchor) ranks higher. A predicate and its
-`_INVERSE` twin, or two relationships joining the same two entities both ways, are one step:
-read once, counted once, returned once. A relation that another stores reversed under a name
-of its own (PARENTS, CHILDREN) is walked forwards only where that twin joins the same two
-entities: "X's parents" are not the people whose parent X is.
+(`RelationMatch.outlook`), keeping the best few (a beam); a node one hop from two anchors
+answers as a path through both, and only a continuation beating it is walked. A node with
+few edges is read whole: cheap, and the graph itself says which relations go on from it. A
+hub (more than `hub_degree` mentions) is read by relationship type, only the relations the
+paths through it may continue with: its other edges are never touched, and every neighbour
+the question's relation leads to is read (up to the scan caps), not the first few in storage
+order. Paths arriving at the same node are aggregated: an answer reached by many paths
+(through different neighbours of the anchor) ranks higher. A predicate and its `_INVERSE`
+twin, or two relationships joining the same two entities both ways, are one step: read once,
+counted once, returned once. A relation that another stores reversed under a name of its own
+(PARENTS, CHILDREN) is walked forwards only where that twin joins the same two entities:
+"X's parents" are not the people whose parent X is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from engine.ranking import ExpansionParams
 from engine.retrieval.anchors import Anchor
@@ -116,21 +118,44 @@ class _Walk:
         }
         walked: list[Reach] = []
         found = 0.0  # the best score of a path walked so far
+        joined = NOTHING  # ... of a node next to two anchors, its two edges read as one path
         for hop in range(1, self.settings.depth + 1):
             reached = self._step(frontier, hop)
             walked += reached.values()
-            found = max([found, *(self.match.path(r) for r in {k[1] for k in reached})])
-            frontier = self._beam(reached, hop, found)
+            if hop == 1:
+                joined = self._joined(reached)
+            found = max([found, joined, *(self.match.path(r) for r in {k[1] for k in reached})])
+            frontier = self._beam(reached, hop, found, joined)
             if not frontier:
                 break
         return walked
 
-    def _beam(self, reached: _Frontier, hop: int, found: float) -> _Frontier:
+    def _joined(self, reached: _Frontier) -> float:
+        """The best score of a node one hop from two anchors, its two relations read as one
+        path but for the hop cost (each is one hop from its anchor): "who works at X and
+        holds Y citizenship" is answered there, and a continuation must beat it to be walked."""
+        by_node: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for node, relations, anchor in reached:
+            by_node[node][anchor].add(relations[0])
+        pairs = {
+            pair
+            for ends in by_node.values()
+            if len(ends) > 1
+            for x, y in combinations(ends.values(), 2)
+            for a in x
+            for b in y
+            for pair in ((a, b), (b, a))  # either may be the one that names what is asked
+        }
+        one_hop = self.match.params.extra_hop_cost
+        return max((self.match.path((a, b)) + one_hop for a, b in pairs), default=NOTHING)
+
+    def _beam(self, reached: _Frontier, hop: int, found: float, joined: float) -> _Frontier:
         """The paths worth another hop: those whose continuations can beat every path walked
         so far (`found`, the best score), at most the `beam` most promising and none more
         than `beam_margin` below the most promising; and the best path of this hop while a
-        continuation comes within `beam_slack` of it and its next step explains something the
-        path does not (`beam_gain`) or goes back along the anchor's relation."""
+        continuation comes within `beam_slack` of it, beats any node joining two anchors
+        (`joined`) and its next step explains something the path does not (`beam_gain`) or
+        goes back along the anchor's relation."""
         if hop >= self.settings.depth or not self.match.asked:
             return {}
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
@@ -146,7 +171,8 @@ class _Walk:
             # may name ("the actor of X also starred in which films")
             back = len(relations) == 1 and relations[0] in o.via
             gains = back or ahead > o.own - hop_cost + self.settings.beam_gain
-            return o.own >= top and ahead > found - self.settings.beam_slack and gains
+            close = ahead > found - self.settings.beam_slack and ahead > joined
+            return o.own >= top and close and gains
 
         lead = max((o.best for o in outlook.values()), default=NOTHING)
         near = lead - self.settings.beam_margin
