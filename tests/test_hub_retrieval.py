@@ -271,6 +271,30 @@ def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -
     assert len(match.bases) == 4
 
 
+def test_a_relation_then_its_reversed_twin_goes_out_and_back(embedder: Embedder) -> None:
+    """HAS_MEMBER stores MEMBER_OF reversed: from a society to its members and on to their
+    societies is out and back along one relation, which a sibling cue asks for ("societies
+    sharing a member with X"); each name still explains its own words."""
+    predicates = ["MEMBER_OF", "HAS_MEMBER", "WORKS_IN_FIELD", "NATIONALITY"]
+    scorer = PredicateScorer(embedder, RelationParams())
+    words = ["societies", "member"]
+    phrase = scorer.embed("which societies share a member with")
+    twins = {"MEMBER_OF": "HAS_MEMBER", "HAS_MEMBER": "MEMBER_OF"}
+
+    def bonus(twins: dict[str, str]) -> float:
+        match = scorer.match(words, predicates, phrase, siblings=True)
+        single = match.path(("HAS_MEMBER",))
+        match.fold_twins(twins)
+        return match.path(("HAS_MEMBER", "MEMBER_OF")) - single
+
+    assert bonus(twins) > bonus({}) + 0.05
+    match = scorer.match(words, predicates, phrase)
+    match.fold_twins(twins)
+    assert match.one_relation("HAS_MEMBER", "MEMBER_OF")
+    assert not match.one_relation("HAS_MEMBER", "NATIONALITY")
+    assert match.single() == scorer.match(words, predicates, phrase).single()
+
+
 @pytest.fixture(scope="module")
 def oronia(mem: Memory) -> str:
     """A country hub: 5 players (4 in one club) and 150 weather stations."""

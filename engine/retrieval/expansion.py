@@ -169,7 +169,9 @@ class _Walk:
                 return True
             # out and back along the anchor's relation asks for its siblings, which no word
             # may name ("the actor of X also starred in which films")
-            back = len(relations) == 1 and relations[0] in o.via
+            back = len(relations) == 1 and any(
+                self.match.one_relation(relations[0], step) for step in o.via
+            )
             gains = back or ahead > o.own - hop_cost + self.settings.beam_gain
             close = ahead > found - self.settings.beam_slack and ahead > joined
             return o.own >= top and close and gains

@@ -123,6 +123,7 @@ class GraphLeg:
         candidates = match.best_relations(self.params.relations.kind_relations)
         match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))
         twins = self.ends.twins(user_id, candidates, predicates)
+        match.fold_twins(twins)
         lap("relations")
         expansion = expand(
             self.reads,

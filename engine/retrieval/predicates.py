@@ -19,12 +19,13 @@ leads where `NATIONALITY` does).
 A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) are one relation.
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
 wants the path that goes out and back along one relation: with such a cue, that pair beats
-the single relation it repeats.
+the single relation it repeats; a relation then the twin storing it reversed (MEMBER_OF, then
+HAS_MEMBER) goes out and back as well.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,6 +165,7 @@ class RelationMatch:
         self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
+        self._one = list(range(len(bases)))  # each relation's column, or its twin's (one of two)
         self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}
         self._paths: dict[tuple[str, ...], float] = {}
         self._top_cache: list[int] | None = None
@@ -209,6 +211,20 @@ class RelationMatch:
         for relation, share in shares.items():
             self._kind_through[self._index[relation]] = share * named
 
+    def fold_twins(self, twins: Mapping[str, str]) -> None:
+        """A relation and the twin storing it reversed (`RelationEnds.twins`: MEMBER_OF,
+        HAS_MEMBER) are one relation: one after the other goes out and back. Their names
+        still explain words apart: which of them a step took tells its direction ("father":
+        PARENTS, not CHILDREN). Called before any path is scored."""
+        for relation, twin in twins.items():
+            i, j = self._index.get(relation), self._index.get(twin)
+            if i is not None and j is not None:
+                self._one[i] = self._one[j] = min(self._one[i], self._one[j])
+
+    def one_relation(self, a: str, b: str) -> bool:
+        """`a` and `b` are one relation: the same, or twins."""
+        return self._one[self._index[a]] == self._one[self._index[b]]
+
     def named_by(self, word: str) -> str | None:
         """The relation `word` (one of the question's) matches best."""
         if word not in self._words or not self.bases:
@@ -253,7 +269,7 @@ class RelationMatch:
         tails: list[tuple[int, ...]] = [(a,) for a in top]
         for _ in range(depth - len(prefix) - 1):
             tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
-        paths = [p for p in ([*head, *t] for t in tails) if _no_triple(p)]
+        paths = [p for p in ([*head, *t] for t in tails) if _no_triple([self._one[i] for i in p])]
         scores = self._scores(paths) if paths else np.zeros(0)
         own = self.path(prefix) if prefix else NOTHING
         ahead: dict[str, float] = {}
@@ -288,7 +304,8 @@ class RelationMatch:
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
         # X's film), nor is going on along the same relation (Alice's other likes)
-        repeats = np.array([int(len(p) > 1 and p[0] == p[1]) for p in paths])
+        one = self._one
+        repeats = np.array([int(len(p) > 1 and one[p[0]] == one[p[1]]) for p in paths])
         cost = params.extra_hop_cost * (hops - 1) + repeats * (
             -params.sibling_bonus if self.siblings else params.back_cost
         )
