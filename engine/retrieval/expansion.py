@@ -137,15 +137,11 @@ class _Walk:
         by_node: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for node, relations, anchor in reached:
             by_node[node][anchor].add(relations[0])
-        pairs = {
-            pair
-            for ends in by_node.values()
-            if len(ends) > 1
-            for x, y in combinations(ends.values(), 2)
-            for a in x
-            for b in y
-            for pair in ((a, b), (b, a))  # either may be the one that names what is asked
-        }
+        pairs: set[tuple[str, str]] = set()
+        for ends in by_node.values():
+            for x, y in combinations(ends.values(), 2):
+                # either may be the one that names what is asked
+                pairs |= {pair for a in x for b in y for pair in ((a, b), (b, a))}
         one_hop = self.match.params.extra_hop_cost
         return max((self.match.path((a, b)) + one_hop for a, b in pairs), default=NOTHING)
 
@@ -286,8 +282,8 @@ class _Walk:
         has no CITY_OF: its LOCATED_IN leads to the city), for at most `typed_rounds` reads;
         a node with it is done (a round asked of 150 players that have none of the relations
         asked costs ~2 ms). Of the `scan` edges read at a node along a relation, the `keep`
-        to the most mentioned neighbours come back. The first round's reads may have been started
-        `ahead`."""
+        to the most mentioned neighbours come back. The first round's reads may have been
+        started `ahead`."""
         found: list[Neighbour] = []
         has: dict[str, set[str]] = defaultdict(set)
         pending = {node: rest for node, rest in steps.items() if rest}
