@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import combinations
 
 from engine.ranking import ExpansionParams
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.edge_reads import EdgeRead, EdgeReads, Started
+from engine.retrieval.paths import best_join
 from engine.retrieval.predicates import NOTHING, Outlook, RelationMatch
 from engine.retrieval.reach import (
     ExpandedEdge,
@@ -35,6 +35,7 @@ from engine.retrieval.reach import (
     edge_of,
     one_per_pair,
     rank,
+    read_whole,
     through_hub,
     visits,
 )
@@ -123,27 +124,12 @@ class _Walk:
             reached = self._step(frontier, hop)
             walked += reached.values()
             if hop == 1:
-                joined = self._joined(reached)
+                joined = best_join(reached, self.match)
             found = max([found, joined, *(self.match.path(r) for r in {k[1] for k in reached})])
             frontier = self._beam(reached, hop, found, joined)
             if not frontier:
                 break
         return walked
-
-    def _joined(self, reached: _Frontier) -> float:
-        """The best score of a node one hop from two anchors, its two relations read as one
-        path but for the hop cost (each is one hop from its anchor): "who works at X and
-        holds Y citizenship" is answered there, and a continuation must beat it to be walked."""
-        by_node: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-        for node, relations, anchor in reached:
-            by_node[node][anchor].add(relations[0])
-        pairs: set[tuple[str, str]] = set()
-        for ends in by_node.values():
-            for x, y in combinations(ends.values(), 2):
-                # either may be the one that names what is asked
-                pairs |= {pair for a in x for b in y for pair in ((a, b), (b, a))}
-        one_hop = self.match.params.extra_hop_cost
-        return max((self.match.path((a, b)) + one_hop for a, b in pairs), default=NOTHING)
 
     def _beam(self, reached: _Frontier, hop: int, found: float, joined: float) -> _Frontier:
         """The paths worth another hop: those whose continuations can beat every path walked
@@ -226,7 +212,7 @@ class _Walk:
             if hop > 1:
                 for step, value in self._next_steps(relations).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
-        whole = self._ordinary(degree)
+        whole = read_whole(degree, self.settings.hub_degree, self.settings.open_edges)
         known = sorted(set(degree) - set(whole))
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
         keep = scan if hop == 1 else min(scan, self._sample_size(hop))
@@ -340,17 +326,6 @@ class _Walk:
 
     def _by_priority(self, nodes: list[str]) -> list[str]:
         return sorted(nodes, key=lambda n: (self.priority.get(n, (0.0, 0)), n), reverse=True)
-
-    def _ordinary(self, degree: dict[str, int]) -> list[str]:
-        """The nodes read whole: not hubs, the smallest first, while they fit in `open_edges`."""
-        whole: list[str] = []
-        budget = self.settings.open_edges
-        for node in sorted(degree, key=lambda n: degree[n]):
-            if degree[node] > self.settings.hub_degree or degree[node] > budget:
-                break
-            whole.append(node)
-            budget -= max(degree[node], 1)
-        return whole
 
     def _probes(self, hubs: list[str]) -> dict[str, EdgeRead]:
         """A few neighbours of `hubs` along each relation a walk may start with."""

@@ -10,12 +10,13 @@ everything the expansion read.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations, pairwise
 
 import networkx as nx
 
+from engine.retrieval.predicates import NOTHING, RelationMatch
 from engine.retrieval.reach import ExpandedEdge
 
 
@@ -56,6 +57,22 @@ def common_neighbours(
             joins.append(Join(node, score, chosen))
     joins.sort(key=lambda j: (-len(j.edges), -j.score, j.node))
     return joins
+
+
+def best_join(reached: Iterable[tuple[str, tuple[str, ...], str]], match: RelationMatch) -> float:
+    """The best score of a node one hop from two anchors (`reached`: the walk's first hop,
+    as node, relations, anchor), its two relations read as one path in either order but for
+    the hop cost (each is one hop from its anchor): "who works at X and holds Y citizenship"
+    is answered there, and a continuation must beat it to be walked."""
+    by_node: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for node, relations, anchor in reached:
+        by_node[node][anchor].add(relations[0])
+    pairs: set[tuple[str, str]] = set()
+    for ends in by_node.values():
+        for x in ends.values():
+            pairs |= {(a, b) for y in ends.values() if y is not x for a in x for b in y}
+    one_hop = match.params.extra_hop_cost
+    return max((match.path((a, b)) + one_hop for a, b in pairs), default=NOTHING)
 
 
 def joining_paths(

@@ -93,6 +93,18 @@ def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None])
     return out
 
 
+def read_whole(degree: Mapping[str, int], hub_degree: int, open_edges: int) -> list[str]:
+    """The nodes read whole: not hubs, the smallest first, while they fit in `open_edges`."""
+    whole: list[str] = []
+    budget = open_edges
+    for node in sorted(degree, key=lambda n: degree[n]):
+        if degree[node] > hub_degree or degree[node] > budget:
+            break
+        whole.append(node)
+        budget -= max(degree[node], 1)
+    return whole
+
+
 def visits(reach: Reach, node: str) -> bool:
     return any(e.near == node or e.far == node for e in reach.edges)
 
