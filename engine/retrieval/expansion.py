@@ -123,7 +123,7 @@ class _Walk:
         for hop in range(1, self.settings.depth + 1):
             reached = self._step(frontier, hop)
             walked += reached.values()
-            if hop == 1:
+            if hop == 1 and len(anchors) > 1:
                 joined = best_join(reached, self.match)
             found = max([found, joined, *(self.match.path(r) for r in {k[1] for k in reached})])
             frontier = self._beam(reached, hop, found, joined)
