@@ -316,3 +316,22 @@ def test_the_query_is_embedded_alone_and_its_new_words_only_for_the_graph(
     assert calls[0] == [query]
     new_words = {t for texts in calls[1:] for t in texts if "zebrafish" in t or "befriend" in t}
     assert bool(new_words) == (mode == "dual")
+
+
+def test_a_question_form_s_relation_phrase_is_embedded_once(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The phrase a question leaves without its names comes back with other names in it."""
+    calls: list[str] = []
+    encode = mem.embedder.encode
+
+    def counting(texts: list[str], show_progress: bool = False) -> Any:
+        calls.extend(texts)
+        return encode(texts, show_progress)
+
+    monkeypatch.setattr(mem.embedder, "encode", counting)
+    queries = [f"what pet does {name} half-own" for name in ("John", "Peter")]
+    for query in queries:
+        mem.search(query, user_id=USER)
+    phrases = [t for t in calls if "half" in t and " " in t and t not in queries]
+    assert len(phrases) == 1, phrases

@@ -111,7 +111,7 @@ class GraphLeg:
         )
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
         phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
-        phrase_vector = self.scorer.embed(phrase) if phrase else None
+        phrase_vector = self.scorer.phrase(phrase) if phrase else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]

@@ -71,9 +71,14 @@ class PredicateScorer:
         self._relations_of: dict[tuple[str, ...], _Relations] = {}
 
     def embed(self, text: str) -> Vector:
-        """One text's vector (the query, its relation phrase), alone: one text runs faster
-        than a batch of unequal ones."""
+        """The query's vector, alone: one text runs faster than a batch of unequal ones."""
         vector: Vector = self._embedder.encode([text])[0]
+        return vector
+
+    def phrase(self, text: str) -> Vector:
+        """A relation phrase's vector, kept with the words': a question's form comes back
+        with other names in it ("who directed", "what languages are the films of ... in")."""
+        vector: Vector = self._vectors([text])[0]
         return vector
 
     def learn(self, words: Sequence[str]) -> None:
