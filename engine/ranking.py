@@ -117,7 +117,7 @@ class RelationParams:
     # ... and at least this many: two people who once liked and once helped each other are
     # not a relation and its twin (by hand)
     twin_min_facts: int = Field(default=3, ge=1)
-    # word and relation vectors kept in memory (a bound, not a tuning)
+    # word, relation phrase and relation vectors kept in memory (a bound, not a tuning)
     cached_vectors: int = Field(default=50_000, ge=1)
     # the user's predicate list is read again after this many seconds: how stale another
     # process's writes may look (this process's own writes update it at once)
