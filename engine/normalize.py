@@ -15,6 +15,7 @@ RESERVED_LABELS = frozenset({"Entity", "Fact", "Episode", "History"})
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")
+_NAMESPACE_SEPARATORS = re.compile(r"[/.#:]+")
 _CONTROL = {"Cc", "Cs"}
 # CJK text has no spaces between words: ideographs, kana and hangul syllables
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -66,14 +67,15 @@ def entity_key(name: str) -> str:
 def normalize_predicate(predicate: object) -> str:
     """Turn `predicate` into an UPPER_SNAKE_CASE relationship type.
 
-    "friend of", "friendOf" and "FRIEND-OF" all become FRIEND_OF.
+    "friend of", "friendOf" and "FRIEND-OF" all become FRIEND_OF; a namespaced name keeps
+    its local part ("/people/person/nationality": NATIONALITY, see `_local_name`).
 
     Raises:
         InvalidInputError: nothing usable is left, or it does not start with a letter.
     """
     if not isinstance(predicate, str):
         raise InvalidInputError(f"predicate must be a string, got {type(predicate).__name__}")
-    text = unicodedata.normalize("NFKC", predicate).strip()
+    text = _local_name(unicodedata.normalize("NFKC", predicate).strip())
     snake = _NON_WORD.sub("_", _CAMEL.sub("_", text)).strip("_").upper()
     snake = re.sub(r"_+", "_", snake)[:64].rstrip("_")
     if not PREDICATE_PATTERN.fullmatch(snake):
@@ -82,6 +84,18 @@ def normalize_predicate(predicate: object) -> str:
             "digits and must start with a letter (e.g. FRIEND_OF)"
         )
     return snake
+
+
+def _local_name(text: str) -> str:
+    """The last part of a namespaced predicate (a URI, "people.person.nationality",
+    "schema:birthPlace"); other text as it is. The namespace repeats across a graph's
+    relations: kept, it would outweigh what tells them apart ("people person nationality",
+    "people person parents") wherever a question's words are matched to relations."""
+    if _SPACES.search(text):
+        return text  # words, not a name: "born in St. Louis"
+    parts = [p for p in _NAMESPACE_SEPARATORS.split(text) if p]
+    local = parts[-1] if parts else text
+    return local if len(parts) > 1 and any(c.isalpha() for c in local) else text
 
 
 def predicate_words(predicate: str) -> str:

@@ -19,9 +19,25 @@ from engine.normalize import (
         ("  has   dog ", "HAS_DOG"),
         ("directed_by", "DIRECTED_BY"),
         ("LIKES`]->(x) DETACH DELETE x //", "LIKES_X_DETACH_DELETE_X"),
+        ("born in St. Louis", "BORN_IN_ST_LOUIS"),
     ],
 )
 def test_predicates_become_upper_snake_case(raw: str, expected: str) -> None:
+    assert normalize_predicate(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("/people/person/place_of_birth", "PLACE_OF_BIRTH"),
+        ("people.person.nationality", "NATIONALITY"),
+        ("schema:birthPlace", "BIRTH_PLACE"),
+        ("<http://dbpedia.org/ontology/birthPlace>", "BIRTH_PLACE"),
+        ("http://example.org/relations/knows/", "KNOWS"),
+        ("wdt:P27", "P27"),
+    ],
+)
+def test_a_namespaced_predicate_keeps_its_local_name(raw: str, expected: str) -> None:
     assert normalize_predicate(raw) == expected
 
 

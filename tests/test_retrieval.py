@@ -335,3 +335,19 @@ def test_a_question_form_s_relation_phrase_is_embedded_once(
         mem.search(query, user_id=USER)
     phrases = [t for t in calls if "half" in t and " " in t and t not in queries]
     assert len(phrases) == 1, phrases
+
+
+def test_a_namespaced_predicate_is_stored_and_walked_by_its_local_name(mem: Memory) -> None:
+    user = "namespaced"
+    facts = [
+        ("Ann Vale", "/people/person/parents", "Bob Vale"),
+        ("Bob Vale", "/people/person/place_of_birth", "Lyon"),
+        ("Ann Vale", "/people/person/place_of_birth", "Nantes"),
+    ]
+    mem.add_facts(facts, user_id=user)
+    try:
+        result = mem.search("where was the parent of Ann Vale born", user_id=user)
+        assert {h.fact.predicate for h in result.facts} == {"PARENTS", "PLACE_OF_BIRTH"}
+        assert result.facts[0].fact.object == "Lyon"
+    finally:
+        mem.delete_all(user)
