@@ -94,8 +94,9 @@ def _local_name(text: str) -> str:
     if _SPACES.search(text):
         return text  # words, not a name: "born in St. Louis"
     parts = [p for p in _NAMESPACE_SEPARATORS.split(text) if p]
-    local = parts[-1] if parts else text
-    return local if len(parts) > 1 and any(c.isalpha() for c in local) else text
+    # a local name has two letters or more: "citizen_of_U.S." is a name with dots in it
+    named = len(parts) > 1 and sum(c.isalpha() for c in parts[-1]) > 1
+    return parts[-1] if named else text
 
 
 def predicate_words(predicate: str) -> str:
