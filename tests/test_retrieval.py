@@ -17,8 +17,8 @@ from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
 from engine.retrieval.retriever import Mode
+from engine.retrieval.terms import fulltext_terms, words
 from engine.retrieval.terms import name_match as name_match_with
-from engine.retrieval.terms import words
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -351,3 +351,25 @@ def test_a_namespaced_predicate_is_stored_and_walked_by_its_local_name(mem: Memo
         assert result.facts[0].fact.object == "Lyon"
     finally:
         mem.delete_all(user)
+
+
+@pytest.mark.parametrize("query", ["who is Lena_Marsh's mother", "who is lena marsh's mother"])
+def test_a_name_written_with_underscores_is_found_written_either_way(
+    mem: Memory, query: str
+) -> None:
+    """A dump writes "lena_marsh"; a question may too, or write "Lena Marsh"."""
+    user = "underscored"
+    facts = [("lena_marsh", "MOTHER", "ada_marsh"), ("lena_vance", "MOTHER", "eve_vance")]
+    mem.add_facts(facts, user_id=user)
+    try:
+        result = mem.search(query, user_id=user)
+        assert result.anchors == ["lena_marsh"]
+        assert result.facts[0].fact.object == "ada_marsh"
+    finally:
+        mem.delete_all(user)
+
+
+def test_words_joined_by_underscores_are_words_and_a_fulltext_term_as_written() -> None:
+    assert words("Paul_McCartney's dad") == ["paul", "mccartney", "s", "dad"]
+    for text in ["Paul_McCartney's dad", "paul mccartney's dad"]:
+        assert "paul_mccartney" in fulltext_terms(text, ["paul", "mccartney", "dad"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -14,7 +15,8 @@ from engine.ranking import NameParams
 
 # CJK text has no spaces: each ideograph, kana or hangul syllable is a word of its own
 
-_WORD = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)
+_WORD = re.compile(rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+", re.UNICODE)
+_JOINED = re.compile(r"[^\W_]+(?:_[^\W_]+)+")  # paul_mccartney: one token to a fulltext index
 _CJK_RUN = re.compile(rf"[{CJK_CHARS}]{{2,}}")
 _CJK_CHAR = re.compile(rf"[{CJK_CHARS}]")
 
@@ -56,13 +58,21 @@ def content_words(tokens: Sequence[str]) -> list[str]:
 
 
 def fulltext_terms(text: str, content: list[str]) -> list[str]:
-    """Terms for a fulltext index: the `content` words of `text`, plus the two-character
-    pieces of its CJK runs (a fulltext index keeps a CJK run as one token; its pieces find it
-    as prefixes)."""
+    """Terms for a fulltext index: the `content` words of `text`, the two-character pieces of
+    its CJK runs (a fulltext index keeps a CJK run as one token; its pieces find it as
+    prefixes), and its names as a dump writes them, one token to the index ("paul_mccartney",
+    written so or as two words)."""
     terms = [w for w in content if not _CJK_CHAR.fullmatch(w)]
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         terms += [run[i : i + 2] for i in range(len(run) - 1)]
+    terms += [t.casefold() for t in _JOINED.findall(text)]  # a name as a dump writes it
+    tokens = words(text)  # and two words as a dump would write them: "paul mccartney"
+    terms += [f"{a}_{b}" for a, b in itertools.pairwise(tokens) if _name_words(a, b)]
     return list(dict.fromkeys(terms))
+
+
+def _name_words(*tokens: str) -> bool:
+    return all(len(t) > 1 and t not in STOPWORDS for t in tokens)
 
 
 def relation_phrase(tokens: Sequence[str], spans: list[frozenset[int]]) -> str:
