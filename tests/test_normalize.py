@@ -21,15 +21,7 @@ from engine.normalize import (
         ("LIKES`]->(x) DETACH DELETE x //", "LIKES_X_DETACH_DELETE_X"),
         ("born in St. Louis", "BORN_IN_ST_LOUIS"),
         ("citizen_of_U.S.", "CITIZEN_OF_U_S"),
-    ],
-)
-def test_predicates_become_upper_snake_case(raw: str, expected: str) -> None:
-    assert normalize_predicate(raw) == expected
-
-
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
+        # a namespaced predicate keeps its local name
         ("/people/person/place_of_birth", "PLACE_OF_BIRTH"),
         ("people.person.nationality", "NATIONALITY"),
         ("schema:birthPlace", "BIRTH_PLACE"),
@@ -37,7 +29,7 @@ def test_predicates_become_upper_snake_case(raw: str, expected: str) -> None:
         ("http://example.org/relations/knows/", "KNOWS"),
     ],
 )
-def test_a_namespaced_predicate_keeps_its_local_name(raw: str, expected: str) -> None:
+def test_predicates_become_upper_snake_case(raw: str, expected: str) -> None:
     assert normalize_predicate(raw) == expected
 
 

@@ -22,6 +22,7 @@ from engine.retrieval.terms import name_match as name_match_with
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from tests.encodes import record_encodes
 
 USER = "alice"
 FUSION = FusionParams()
@@ -303,14 +304,7 @@ def test_the_query_is_embedded_alone_and_its_new_words_only_for_the_graph(
 ) -> None:
     """One text runs faster than a batch of unequal ones; the words matched to predicates
     are embedded while the vector reads run, and only by the leg that matches them."""
-    calls: list[list[str]] = []
-    encode = mem.embedder.encode
-
-    def counting(texts: list[str], show_progress: bool = False) -> Any:
-        calls.append(list(texts))
-        return encode(texts, show_progress)
-
-    monkeypatch.setattr(mem.embedder, "encode", counting)
+    calls = record_encodes(mem.embedder, monkeypatch)
     query = f"which zebrafish did Alice {mode}-befriend?"
     mem.search(query, user_id=USER, mode=mode)
     assert calls[0] == [query]
@@ -322,18 +316,12 @@ def test_a_question_form_s_relation_phrase_is_embedded_once(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The phrase a question leaves without its names comes back with other names in it."""
-    calls: list[str] = []
-    encode = mem.embedder.encode
-
-    def counting(texts: list[str], show_progress: bool = False) -> Any:
-        calls.extend(texts)
-        return encode(texts, show_progress)
-
-    monkeypatch.setattr(mem.embedder, "encode", counting)
+    calls = record_encodes(mem.embedder, monkeypatch)
     queries = [f"what pet does {name} half-own" for name in ("John", "Peter")]
     for query in queries:
         mem.search(query, user_id=USER)
-    phrases = [t for t in calls if "half" in t and " " in t and t not in queries]
+    texts = [t for call in calls for t in call]
+    phrases = [t for t in texts if "half" in t and " " in t and t not in queries]
     assert len(phrases) == 1, phrases
 
 
@@ -372,4 +360,4 @@ def test_a_name_written_with_underscores_is_found_written_either_way(
 def test_words_joined_by_underscores_are_words_and_a_fulltext_term_as_written() -> None:
     assert words("Paul_McCartney's dad") == ["paul", "mccartney", "s", "dad"]
     for text in ["Paul_McCartney's dad", "paul mccartney's dad"]:
-        assert "paul_mccartney" in fulltext_terms(text, ["paul", "mccartney", "dad"])
+        assert "paul_mccartney" in fulltext_terms(text, words(text), ["paul", "mccartney", "dad"])

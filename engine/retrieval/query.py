@@ -44,7 +44,7 @@ class Query:
             text=text,
             words=tokens,
             content=content[:max_words],
-            fulltext=fulltext_terms(text, content)[:max_words],
+            fulltext=fulltext_terms(text, tokens, content)[:max_words],
             first_person=first_person(text, tokens),
             siblings=asks_for_siblings(tokens),
         )

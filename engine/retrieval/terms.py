@@ -57,22 +57,22 @@ def content_words(tokens: Sequence[str]) -> list[str]:
     return list(seen)
 
 
-def fulltext_terms(text: str, content: list[str]) -> list[str]:
-    """Terms for a fulltext index: the `content` words of `text`, the two-character pieces of
-    its CJK runs (a fulltext index keeps a CJK run as one token; its pieces find it as
-    prefixes), and its names as a dump writes them, one token to the index ("paul_mccartney",
-    written so or as two words)."""
+def fulltext_terms(text: str, tokens: Sequence[str], content: list[str]) -> list[str]:
+    """Terms for a fulltext index: the `content` words of `text` (of its `tokens`), the
+    two-character pieces of its CJK runs (a fulltext index keeps a CJK run as one token; its
+    pieces find it as prefixes), and its names as a dump writes them, one token to the index
+    ("paul_mccartney", written so or as two words)."""
     terms = [w for w in content if not _CJK_CHAR.fullmatch(w)]
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
         terms += [run[i : i + 2] for i in range(len(run) - 1)]
     terms += [t.casefold() for t in _JOINED.findall(text)]  # a name as a dump writes it
-    tokens = words(text)  # and two words as a dump would write them: "paul mccartney"
-    terms += [f"{a}_{b}" for a, b in itertools.pairwise(tokens) if _name_words(a, b)]
+    # and two words as a dump would write them: "paul mccartney"
+    terms += [f"{a}_{b}" for a, b in itertools.pairwise(tokens) if _name_word(a) and _name_word(b)]
     return list(dict.fromkeys(terms))
 
 
-def _name_words(*tokens: str) -> bool:
-    return all(len(t) > 1 and t not in STOPWORDS for t in tokens)
+def _name_word(token: str) -> bool:
+    return len(token) > 1 and token not in STOPWORDS
 
 
 def relation_phrase(tokens: Sequence[str], spans: list[frozenset[int]]) -> str:

@@ -3,14 +3,13 @@ echoed back when it may be a secret."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from engine import cypher
 from engine.errors import ConfigError, InvalidInputError
 from engine.memory import Memory
 from engine.transfer.snapshot import RelationshipRecord
+from tests.encodes import record_encodes
 
 TRAILING = ["FRIEND_OF\n", "FRIEND_OF\r\n", "FRIEND_OF\n MATCH (n) DETACH DELETE n"]
 
@@ -57,15 +56,9 @@ def test_a_huge_query_embeds_a_bounded_number_of_words(
 ) -> None:
     memory.add_facts([("Alice", "FRIEND_OF", "John")], user_id="alice")
     query = " ".join(f"zq{i}x" for i in range(6000))[: memory.settings.max_message_chars]
-    inputs: list[str] = []
-    encode = memory.embedder.encode
-
-    def counting(texts: list[str], show_progress: bool = False) -> Any:
-        inputs.extend(texts)
-        return encode(texts, show_progress)
-
-    monkeypatch.setattr(memory.embedder, "encode", counting)
+    calls = record_encodes(memory.embedder, monkeypatch)
     memory.search(query, user_id="alice")
+    inputs = [t for call in calls for t in call]
     words = {t for t in inputs if t.startswith("zq") and " " not in t}
     assert len(words) <= 64  # max_query_words (was every distinct word: about 4,600)
     assert len(inputs) <= 64 + 10  # + the query itself and the user's predicates
