@@ -40,6 +40,7 @@ from tests.synthetic_kg import (
     FAMILIES,
     FOOTBALL,
     KINDS,
+    MUSIC,
     ORGANISATIONS,
     Graph,
     Question,
@@ -48,6 +49,7 @@ from tests.synthetic_kg import (
     companies,
     families,
     football,
+    music,
     organisations,
 )
 
@@ -57,6 +59,7 @@ DOMAINS = {
     "organisations": (organisations, ORGANISATIONS),
     "families": (families, FAMILIES),
     "companies": (companies, COMPANIES),
+    "music": (music, MUSIC),
 }
 MODES = ("dual", "expansion", "semantic")
 KS = (1, 5, 10)

@@ -1,11 +1,12 @@
 """Synthetic hub-heavy knowledge graphs with templated questions, for tests and benchmarks.
 
-Four domains with their own relation vocabularies: a football league and a world of
+Five domains with their own relation vocabularies: a football league and a world of
 organisations with upper-case relation types, families in the style of a Freebase dump
 (lower-case `snake_case` names and relations, kinship asked for by synonyms: "father" for
 `parents`, "wife" for `spouse`), and a software industry whose relations are nouns, as
-Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"). A few nodes are
-hubs (a position, a field, an organisation with hundreds of members), every member has
+Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"), and bands named as
+DBpedia names things (camelCase, `bandMember`; written after the engine was tuned). A few
+nodes are hubs (a position, a field, an organisation with hundreds of members), every member has
 several relations, and most relations are also stored the other way round: as an
 `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin named otherwise (`HAS_MEMBER` for
 `MEMBER_OF`). Questions come from templates with many paraphrases, in five kinds: one hop,
@@ -233,6 +234,47 @@ def companies(seed: int = 0, people: int = 600) -> Graph:
         g.add(person, "EDUCATED_AT", rng.choice(schools), "~")
         g.add(person, "RESIDENCE", rng.choice(cities), None)
     g.classes["school"] = schools
+    return g
+
+
+def music(seed: int = 0, musicians: int = 500) -> Graph:
+    """Bands and their records with relations named as DBpedia names them (camelCase:
+    `birthPlace`, `recordLabel`), written after the engine was tuned on the other four. A
+    band's members are stored both ways, as `memberOf` and as `bandMember` from the band: the
+    word "band" names the twin whose direction is not the question's. Genres, instruments,
+    countries and labels are the hubs."""
+    rng = random.Random(seed + 11)
+    taken: set[str] = set()
+    g = Graph("music")
+    countries = _names(rng, 12, "{}", taken)
+    cities = _names(rng, 26, "{}", taken)
+    labels = _names(rng, 8, "{} Records", taken)
+    bands = _names(rng, 45, "The {}s", taken)
+    producers = _names(rng, 20, "{} {}", taken)
+    albums = _names(rng, 160, "{} {}", taken)
+    genres = ["jazz", "punk", "folk", "techno", "opera", "reggae"]
+    instruments = ["guitar", "drums", "bass", "keyboards", "violin", "saxophone"]
+    g.hubs |= {*countries, *genres, *instruments, *labels}
+    g.classes |= {"country": countries, "label": labels, "band": bands, "genre": genres}
+    g.classes |= {"instrument": instruments, "album": albums}
+    for i, city in enumerate(cities):
+        g.add(city, "country", countries[i % len(countries)], "~")
+    for i, label in enumerate(labels):
+        g.add(label, "basedIn", cities[(i * 5 + 2) % len(cities)], "~")
+    for band in bands:
+        g.add(band, "hometown", rng.choice(cities), "~")
+        g.add(band, "genre", _pick(rng, genres, 0.5), "~")
+        g.add(band, "recordLabel", _pick(rng, labels, 0.6), "signedArtist")
+    for producer in producers:
+        g.add(producer, "birthPlace", rng.choice(cities), None)
+    for album in albums:
+        g.add(album, "artist", _pick(rng, bands, 0.3), "~")
+        g.add(album, "producer", rng.choice(producers), "~")
+    g.classes["musician"] = _names(rng, musicians, "{} {}", taken)
+    for person in g.classes["musician"]:
+        g.add(person, "memberOf", _pick(rng, bands, 0.4), "bandMember")
+        g.add(person, "instrument", _pick(rng, instruments, 0.4), "~")
+        g.add(person, "birthPlace", rng.choice(cities), None)
     return g
 
 
@@ -487,6 +529,51 @@ COMPANIES: list[Spec] = [
     ("3-hop", "person", "EMPLOYER ~DEVELOPER PROGRAMMING_LANGUAGE", (
         "what languages are the products of {a}'s employer written in",
         "in which languages does the company {a} works for write its software")),
+]  # fmt: skip
+
+
+MUSIC: list[Spec] = [
+    ("1-hop", "musician", "birthPlace", (
+        "where was {a} born", "what is the birthplace of {a}", "which city does {a} come from")),
+    ("1-hop", "musician", "instrument", (
+        "what does {a} play", "which instrument does {a} play", "what is {a}'s instrument")),
+    ("1-hop", "band", "genre", (
+        "what kind of music does {a} make", "what genre is {a}", "what style do {a} play")),
+    ("1-hop", "album", "artist", (
+        "who recorded {a}", "which band made the album {a}", "whose album is {a}")),
+    ("1-hop", "band", "~memberOf", (
+        "who plays in {a}", "name a member of {a}", "who are the members of {a}")),
+    ("1-hop", "album", "producer", ("who produced {a}", "who was the producer of {a}")),
+    ("2-hop leaf", "album", "artist recordLabel", (
+        "which label is the band behind {a} signed to",
+        "what record company does the artist of {a} belong to")),
+    ("2-hop leaf", "musician", "memberOf hometown", (
+        "where does the band of {a} come from", "in which city was {a}'s band formed")),
+    ("2-hop leaf", "album", "producer birthPlace", (
+        "where was the producer of {a} born", "what is the hometown of the man who produced {a}")),
+    ("2-hop leaf", "musician", "memberOf ~memberOf", (
+        "who are {a}'s bandmates", "who plays in the same band as {a}")),
+    ("2-hop hub", "genre", "~genre recordLabel", (
+        "which labels sign {a} bands", "name a record company with a {a} act")),
+    ("2-hop hub", "instrument", "~instrument memberOf", (
+        "which bands have a {a} player", "in which bands does someone play the {a}")),
+    ("2-hop hub", "country", "~country ~hometown", (
+        "which bands come from {a}", "name a group formed in a city of {a}")),
+    ("2-hop hub", "label", "~recordLabel genre", (
+        "what genres do the bands on {a} play", "which styles of music does {a} release")),
+    ("two-anchor", "musician", "memberOf instrument", (
+        "who in {a} plays {b}", "which {b} player is a member of {a}")),
+    ("two-anchor", "album", "artist producer", (
+        "which album by {a} was produced by {b}", "name a record of {a} that {b} produced")),
+    ("3-hop", "album", "artist hometown country", (
+        "in which country was the band that recorded {a} formed",
+        "{a} was made by a band from which country")),
+    ("3-hop", "musician", "memberOf recordLabel basedIn", (
+        "where is the label of {a}'s band based",
+        "in which city is the record company that signed {a}'s band")),
+    ("3-hop", "album", "producer birthPlace country", (
+        "which country does the producer of {a} come from",
+        "in what country was the producer of {a} born")),
 ]  # fmt: skip
 
 

@@ -263,6 +263,46 @@ def test_a_relation_walked_backwards_is_its_twin_walked_forwards(mem: Memory) ->
     assert {h.fact.object for h in result.facts[:2]} == {"Norway", "Chile"}
 
 
+def _bands() -> list[tuple[str, str, str]]:
+    """Bands named the way DBpedia names things: BAND_MEMBER from a band to each member (the
+    twin of MEMBER_OF), HOMETOWN from a band to a city; albums by ARTIST."""
+    facts = []
+    for i, (band, city, country) in enumerate(
+        [("The Lanterns", "Orvik", "Norland"), ("The Quills", "Tessa", "Valmora"),
+         ("The Embers", "Corran", "Ostria"), ("The Vanes", "Pell", "Sarnia")]
+    ):  # fmt: skip
+        facts += [(band, "HOMETOWN", city), (city, "COUNTRY", country)]
+        facts += [(f"Album {i}", "ARTIST", band), (f"Album {i}", "PRODUCER", f"Producer {i}")]
+        facts += [(f"Producer {i}", "BIRTH_PLACE", "Orvik")]
+        for j in range(3):
+            member = f"Player {i}{j}"
+            facts += [(member, "MEMBER_OF", band), (band, "BAND_MEMBER", member)]
+            facts += [(member, "BIRTH_PLACE", ("Orvik", "Tessa", "Corran", "Pell")[j])]
+    return facts
+
+
+def test_what_can_follow_a_relation_is_what_its_ends_have(mem: Memory) -> None:
+    user = "follows"
+    mem.add_facts(_bands(), user_id=user)
+    predicates = mem.reads.predicates(user)
+    follows = RelationEnds(mem.reads, RelationParams()).follows(
+        user, ["BAND_MEMBER", "HOMETOWN"], predicates
+    )
+    assert "COUNTRY" in follows["HOMETOWN"]
+    assert {"HOMETOWN", "BIRTH_PLACE", "MEMBER_OF"} <= follows["BAND_MEMBER"]
+    assert "COUNTRY" not in follows["BAND_MEMBER"]
+
+
+def test_a_path_the_graph_cannot_continue_is_not_hoped_for(mem: Memory) -> None:
+    """ "band" names BAND_MEMBER best and "country" names COUNTRY, but no band member has a
+    COUNTRY: the band's HOMETOWN leads on to it."""
+    user = "bands"
+    mem.add_facts(_bands(), user_id=user)
+    question = "in which country was the band that recorded Album 2 formed"
+    result = mem.search(question, user_id=user, limit=10)
+    assert "Ostria" in {h.fact.object for h in result.facts[:10]}
+
+
 def test_a_predicate_and_its_inverse_twin_are_one_relation(embedder: Embedder) -> None:
     match = PredicateScorer(embedder, RelationParams()).match(["club"], PLAYER_PREDICATES)
     single = match.single()

@@ -124,6 +124,7 @@ class GraphLeg:
         match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))
         twins = self.ends.twins(user_id, candidates, predicates)
         match.fold_twins(twins)
+        match.limit_steps(self.ends.follows(user_id, candidates, predicates))
         lap("relations")
         expansion = expand(
             self.reads,

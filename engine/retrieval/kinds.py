@@ -8,7 +8,8 @@ sample) that are ends of the relation naming the kind. The end a relation's name
 its object ("nationality": a country), or its subject when the name ends in "of" ("city of":
 the city). A relation's end is its object, its subject for an `_INVERSE` twin.
 
-The same samples tell which relation another stores reversed ("X PARENTS Y" is also stored as
+The same samples tell which relations a path along a relation can go on with (those met at
+its ends), and which relation another stores reversed ("X PARENTS Y" is also stored as
 "Y CHILDREN X"): walked backwards, such a relation means its twin (from X, PARENTS backwards
 leads to X's children), so where both join two entities the walk keeps the twin's step
 forwards only (`reach.one_per_pair`).
@@ -37,6 +38,7 @@ class _UserEnds:
     pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # sampled facts
     shares: dict[tuple[str, str], float] = field(default_factory=dict)  # (kind, relation)
     twins: dict[str, str | None] = field(default_factory=dict)  # relation -> reversed twin
+    follows: dict[str, frozenset[str]] = field(default_factory=dict)  # relation -> met at ends
 
     def ends(self, relation: str) -> list[str]:
         """What the sampled facts of `relation` lead to."""
@@ -135,6 +137,24 @@ class RelationEnds:
             for r, pairs in checked.items():
                 user.twins[r] = self._twin(r, len(pairs), found.get(r, {}))
         return {r: twin for r in relations if (twin := user.twins[r]) is not None}
+
+    def follows(
+        self, user_id: str, relations: list[str], predicates: Sequence[str]
+    ) -> dict[str, frozenset[str]]:
+        """For `relations`, the relations met at the entities their sampled facts join: what a
+        path along one can go on with (a musician's band has a hometown; a musician has none)."""
+        user = self._user(user_id)
+        missing = [r for r in relations if r not in user.follows]
+        if missing:
+            self._sample(user_id, user, missing, predicates)
+            ends = {r: {n for pair in user.pairs[r] for n in pair} for r in missing}
+            nodes = sorted(set().union(*ends.values()))
+            met = self.reads.relation_types(user_id, nodes, include_invalid=False)
+            for r in missing:
+                user.follows[r] = frozenset(
+                    base_relation(t) for n in ends[r] for t in met.get(n, {})
+                )
+        return {r: user.follows[r] for r in relations}
 
     def _twin(self, relation: str, sampled: int, reversed_by: dict[str, int]) -> str | None:
         facts: dict[str, int] = {}

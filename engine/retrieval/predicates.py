@@ -25,6 +25,7 @@ HAS_MEMBER) goes out and back as well.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -171,6 +172,7 @@ class RelationMatch:
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._one = list(range(len(bases)))  # each relation's column, or its twin's (one of two)
+        self._follows: dict[int, set[int]] = {}  # the relations that can follow each, if known
         self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}
         self._paths: dict[tuple[str, ...], float] = {}
         self._top_cache: list[int] | None = None
@@ -226,6 +228,17 @@ class RelationMatch:
             if i is not None and j is not None:
                 self._one[i] = self._one[j] = min(self._one[i], self._one[j])
 
+    def limit_steps(self, follows: Mapping[str, frozenset[str]]) -> None:
+        """What can follow each relation in the graph (`RelationEnds.follows`): a path going on
+        with a relation never met at the end of the one before is not hoped for ("the band that
+        recorded X": a word names BAND_MEMBER, but no band member has a COUNTRY). Called before
+        any path is scored."""
+        for relation, after in follows.items():
+            if relation in self._index:
+                self._follows[self._index[relation]] = {
+                    self._index[b] for b in after if b in self._index
+                }
+
     def one_relation(self, a: str, b: str) -> bool:
         """`a` and `b` are one relation: the same, or twins."""
         return self._one[self._index[a]] == self._one[self._index[b]]
@@ -274,7 +287,11 @@ class RelationMatch:
         tails: list[tuple[int, ...]] = [(a,) for a in top]
         for _ in range(depth - len(prefix) - 1):
             tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
-        paths = [p for p in ([*head, *t] for t in tails) if _no_triple([self._one[i] for i in p])]
+        paths = [
+            p
+            for p in ([*head, *t] for t in tails)
+            if _no_triple([self._one[i] for i in p]) and self._possible(p)
+        ]
         scores = self._scores(paths) if paths else np.zeros(0)
         own = self.path(prefix) if prefix else NOTHING
         ahead: dict[str, float] = {}
@@ -285,6 +302,10 @@ class RelationMatch:
         found = Outlook(best, own, sorted(ahead, key=lambda b: -ahead[b]), ahead)
         self._outlooks[(prefix, depth)] = found
         return found
+
+    def _possible(self, path: list[int]) -> bool:
+        """Each step of `path` is met after the one before, as far as the graph is known."""
+        return all(b in self._follows.get(a, (b,)) for a, b in itertools.pairwise(path))
 
     def _top(self) -> list[int]:
         """The relations tried as next steps: the best single ones."""
