@@ -38,7 +38,8 @@ class _UserEnds:
     pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # sampled facts
     shares: dict[tuple[str, str], float] = field(default_factory=dict)  # (kind, relation)
     twins: dict[str, str | None] = field(default_factory=dict)  # relation -> reversed twin
-    follows: dict[str, frozenset[str]] = field(default_factory=dict)  # relation -> met at ends
+    # relation -> met at its ends (None: an end too large to read)
+    follows: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
     def ends(self, relation: str) -> list[str]:
         """What the sampled facts of `relation` lead to."""
@@ -142,19 +143,28 @@ class RelationEnds:
         self, user_id: str, relations: list[str], predicates: Sequence[str]
     ) -> dict[str, frozenset[str]]:
         """For `relations`, the relations met at the entities their sampled facts join: what a
-        path along one can go on with (a musician's band has a hometown; a musician has none)."""
+        path along one can go on with (a musician's band has a hometown; a musician has none).
+        A relation with an end too large to read (`follows_read`) is left out: unlimited."""
         user = self._user(user_id)
         missing = [r for r in relations if r not in user.follows]
         if missing:
             self._sample(user_id, user, missing, predicates)
             ends = {r: {n for pair in user.pairs[r] for n in pair} for r in missing}
             nodes = sorted(set().union(*ends.values()))
-            met = self.reads.relation_types(user_id, nodes, include_invalid=False)
+            small = {
+                e.uid
+                for e in self.reads.entities_by_uids(user_id, nodes)
+                if e.mentions <= self.params.follows_read
+            }
+            met = self.reads.relation_types(user_id, sorted(small), include_invalid=False)
             for r in missing:
-                user.follows[r] = frozenset(
-                    base_relation(t) for n in ends[r] for t in met.get(n, {})
+                known = not ends[r] - small
+                user.follows[r] = (
+                    frozenset(base_relation(t) for n in ends[r] for t in met.get(n, {}))
+                    if known
+                    else None
                 )
-        return {r: user.follows[r] for r in relations}
+        return {r: after for r in relations if (after := user.follows[r]) is not None}
 
     def _twin(self, relation: str, sampled: int, reversed_by: dict[str, int]) -> str | None:
         facts: dict[str, int] = {}
