@@ -42,6 +42,7 @@ from tests.synthetic_kg import (
     KINDS,
     MUSIC,
     ORGANISATIONS,
+    POLITICS,
     Graph,
     Question,
     Spec,
@@ -51,6 +52,7 @@ from tests.synthetic_kg import (
     football,
     music,
     organisations,
+    politics,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,6 +62,7 @@ DOMAINS = {
     "families": (families, FAMILIES),
     "companies": (companies, COMPANIES),
     "music": (music, MUSIC),
+    "politics": (politics, POLITICS),
 }
 MODES = ("dual", "expansion", "semantic")
 KS = (1, 5, 10)

@@ -1,11 +1,12 @@
 """Synthetic hub-heavy knowledge graphs with templated questions, for tests and benchmarks.
 
-Five domains with their own relation vocabularies: a football league and a world of
+Six domains with their own relation vocabularies: a football league and a world of
 organisations with upper-case relation types, families in the style of a Freebase dump
 (lower-case `snake_case` names and relations, kinship asked for by synonyms: "father" for
 `parents`, "wife" for `spouse`), and a software industry whose relations are nouns, as
 Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"), and bands named as
-DBpedia names things (camelCase, `bandMember`; written after the engine was tuned). A few
+DBpedia names things (camelCase, `bandMember`), and politics with Wikidata's property labels
+("member of political party"; the last two written after the engine was tuned). A few
 nodes are hubs (a position, a field, an organisation with hundreds of members), every member has
 several relations, and most relations are also stored the other way round: as an
 `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin named otherwise (`HAS_MEMBER` for
@@ -62,10 +63,17 @@ class Graph:
     def walk(self, start: str, path: str) -> set[str]:
         """Follow `path` ("R1 ~R2": R1 forwards, then R2 backwards) from `start`."""
         frontier = {start}
-        for step in path.split():
+        for step in self.steps(path):
             table, relation = (self.back, step[1:]) if step.startswith("~") else (self.out, step)
             frontier = {n for node in frontier for n in table[(node, relation)]}
         return frontier
+
+    def steps(self, path: str) -> list[str]:
+        """The relations of a spec's path, split at commas when its relation names have spaces
+        ("place of birth, country"), else at spaces ("PLAYS_IN_CLUB ~LOCATED_IN")."""
+        if "," in path:
+            return [step.strip() for step in path.split(",")]
+        return [path] if path.lstrip("~") in {r for _, r in self.out} else path.split()
 
 
 def _word(rng: random.Random, syllables: int) -> str:
@@ -275,6 +283,53 @@ def music(seed: int = 0, musicians: int = 500) -> Graph:
         g.add(person, "memberOf", _pick(rng, bands, 0.4), "bandMember")
         g.add(person, "instrument", _pick(rng, instruments, 0.4), "~")
         g.add(person, "birthPlace", rng.choice(cities), None)
+    return g
+
+
+def politics(seed: int = 0, politicians: int = 500) -> Graph:
+    """Parties and politicians with relations named by Wikidata's property labels, spaces and
+    all ("member of political party", "located in the administrative territorial entity"),
+    stored one way only as Wikidata stores them, but for `spouse`, stored both ways under one
+    name. Written after the engine was tuned on the other five. Countries, offices and
+    ideologies are the hubs."""
+    rng = random.Random(seed + 17)
+    taken: set[str] = set()
+    g = Graph("politics")
+    countries = _names(rng, 8, "{}", taken)
+    provinces = _names(rng, 16, "{}", taken)
+    cities = _names(rng, 40, "{}", taken)
+    parties = _names(rng, 12, "{} Party", taken) + _names(rng, 6, "{} Alliance", taken)
+    universities = _names(rng, 10, "University of {}", taken)
+    ideologies = ["liberalism", "socialism", "conservatism", "green politics", "nationalism"]
+    offices = ["senator", "mayor", "governor", "ambassador", "minister", "judge"]
+    people = g.classes["politician"] = _names(rng, politicians, "{} {}", taken)
+    g.hubs |= {*countries, *offices, *ideologies}
+    g.classes |= {"country": countries, "party": parties, "ideology": ideologies}
+    g.classes["office"] = offices
+    for i, province in enumerate(provinces):
+        g.add(province, "country", countries[i % len(countries)], None)
+    for i, city in enumerate(cities):
+        g.add(city, "located in the administrative territorial entity", provinces[i % 16], None)
+    for country, city in zip(countries, cities, strict=False):
+        g.add(country, "capital", city, None)
+    for university in universities:
+        g.add(
+            university, "located in the administrative territorial entity", rng.choice(cities), None
+        )
+    for i, party in enumerate(parties):
+        g.add(party, "political ideology", _pick(rng, ideologies, 0.3), None)
+        g.add(party, "country", countries[i % len(countries)], None)
+        g.add(party, "chairperson", people[i], None)
+    for i, person in enumerate(people):
+        party = parties[i] if i < len(parties) else _pick(rng, parties, 0.5)
+        g.add(person, "member of political party", party, None)
+        g.add(person, "position held", _pick(rng, offices, 0.4), None)
+        g.add(person, "place of birth", rng.choice(cities), None)
+        g.add(person, "educated at", rng.choice(universities), None)
+        g.add(person, "country of citizenship", _pick(rng, countries, 0.5), None)
+    for a, b in _marry(rng, people)[: politicians // 4]:
+        g.add(a, "spouse", b, None)
+        g.add(b, "spouse", a, None)
     return g
 
 
@@ -577,6 +632,57 @@ MUSIC: list[Spec] = [
 ]  # fmt: skip
 
 
+POLITICS: list[Spec] = [
+    ("1-hop", "politician", "place of birth", (
+        "where was {a} born", "what is {a}'s birthplace", "in which city was {a} born")),
+    ("1-hop", "politician", "member of political party", (
+        "which party does {a} belong to", "what party is {a} a member of",
+        "{a} is in which party")),
+    ("1-hop", "politician", "position held", (
+        "what office does {a} hold", "what is {a}'s position", "what post does {a} have")),
+    ("1-hop", "politician", "spouse", (
+        "who is {a} married to", "who is the wife or husband of {a}", "who is {a}'s spouse")),
+    ("1-hop", "country", "capital", (
+        "what is the capital of {a}", "which city is the capital of {a}")),
+    ("1-hop", "party", "~member of political party", (
+        "who belongs to {a}", "name a member of {a}")),
+    ("1-hop", "party", "political ideology", (
+        "what does {a} stand for", "what is the ideology of {a}")),
+    ("2-hop leaf", "politician", "member of political party, political ideology", (
+        "what ideology does {a}'s party follow",
+        "what political ideology does the party of {a} have")),
+    ("2-hop leaf", "politician",
+     "place of birth, located in the administrative territorial entity", (
+        "in which province was {a} born", "which region is {a}'s birthplace in")),
+    ("2-hop leaf", "politician", "spouse, member of political party", (
+        "which party is {a}'s spouse in", "what party does the husband or wife of {a} belong to")),
+    ("2-hop leaf", "politician", "member of political party, chairperson", (
+        "who chairs {a}'s party", "who is the leader of the party {a} belongs to")),
+    ("2-hop hub", "ideology", "~political ideology, ~member of political party", (
+        "which politicians are in a party of {a}", "name a member of a {a} party")),
+    ("2-hop hub", "office", "~position held, member of political party", (
+        "which parties have a {a}", "name a party with a {a} among its members")),
+    ("2-hop hub", "country", "~country of citizenship, educated at", (
+        "where did citizens of {a} study", "which universities did people from {a} attend")),
+    ("2-hop hub", "country", "~country, chairperson", (
+        "who chairs a party of {a}", "who leads the parties of {a}")),
+    ("two-anchor", "politician", "member of political party, position held", (
+        "which {b} belongs to {a}", "name a member of {a} who is a {b}")),
+    ("two-anchor", "politician", "member of political party, place of birth", (
+        "which member of {a} was born in {b}", "who in {a} comes from {b}")),
+    ("3-hop", "politician", "spouse, member of political party, political ideology", (
+        "what ideology does the party of {a}'s spouse follow",
+        "what does the party of the person married to {a} stand for")),
+    ("3-hop", "party",
+     "chairperson, place of birth, located in the administrative territorial entity", (
+        "in which province was the chairperson of {a} born",
+        "which region does the leader of {a} come from")),
+    ("3-hop", "politician",
+     "place of birth, located in the administrative territorial entity, country", (
+        "in which country was {a} born", "which country is {a}'s birthplace in")),
+]  # fmt: skip
+
+
 def ask(g: Graph, specs: list[Spec], per_kind: int, seed: int = 0) -> list[Question]:
     """`per_kind` questions of each kind (fewer when a kind has no answerable start), spread
     over its specs and templates, each with a randomly drawn named entity."""
@@ -608,7 +714,7 @@ def _path(g: Graph, spec: Spec, template: str, rng: random.Random) -> Question |
 
 def _two_anchor(g: Graph, spec: Spec, template: str, rng: random.Random) -> Question:
     _, cls, relations, _ = spec
-    to_a, to_b = relations.split()
+    to_a, to_b = g.steps(relations)
     pivot = rng.choice(g.classes[cls])
     a = rng.choice(sorted(g.walk(pivot, to_a)))
     b = rng.choice(sorted(g.walk(pivot, to_b)))
