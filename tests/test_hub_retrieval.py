@@ -28,12 +28,14 @@ from tests.synthetic_kg import (
     FAMILIES,
     FOOTBALL,
     ORGANISATIONS,
+    POLITICS,
     Graph,
     Question,
     ask,
     families,
     football,
     organisations,
+    politics,
 )
 
 FOOTBALL_USER, ORGS_USER, FAMILIES_USER = "football", "organisations", "families"
@@ -612,6 +614,22 @@ def test_two_anchors_are_joined_whatever_relation_joins_them(mem: Memory) -> Non
     (player,) = answers
     assert result.paths and result.paths[0].entities == ["Dreteam", player, "FC Brek"]
     assert player in {result.facts[0].fact.subject, result.facts[0].fact.object}
+
+
+def test_a_node_joining_two_anchors_is_sure_when_few_words_name_the_joining_relations(
+    mem: Memory,
+) -> None:
+    """ "Who in X comes from Y": after the two names only "who in comes from" is left, which
+    MEMBER_OF_POLITICAL_PARTY and PLACE_OF_BIRTH explain poorly, yet the member of X born in
+    Y is the answer, and the semantic leg's facts about X must not crowd it out."""
+    graph = politics(seed=3, politicians=150)
+    mem.add_facts(graph.triples, user_id="politics")
+    asked = [
+        q for q in ask(graph, POLITICS, 60, seed=5) if q.template == "who in {a} comes from {b}"
+    ]
+    assert len(asked) >= 5
+    for q in asked:
+        assert _found(mem, "politics", q, k=2) is not None, q.text
 
 
 def test_three_relation_phrases_in_a_chain_walk_three_hops(

@@ -142,7 +142,8 @@ class GraphLeg:
         if not found.joins and len(uids) > 1:
             found.edges = found.edges + self._shared(user_id, uids, found.edges, include_invalid)
             found.joins = common_neighbours(uids, found.edges, match.single())
-        found.hits = _joins_first(expansion.hits, found.joins)
+        sure = self.params.fusion.confident_path
+        found.hits = _joins_first(expansion.hits, found.joins, len(uids), sure)
         lap("expansion")
         return found
 
@@ -232,9 +233,13 @@ def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[f
     return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
 
 
-def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionHit]:
+def _joins_first(
+    hits: list[ExpansionHit], joins: list[Join], anchors: int, sure: float
+) -> list[ExpansionHit]:
     """The facts joining a common neighbour to the anchors come first: the node connected
-    to every anchor the question names is what it asks for."""
+    to every anchor the question names is what it asks for, however few of its words the
+    joining relations explain ("who in X comes from Y"), so such a join makes the expansion
+    `sure` (its support)."""
     if not joins:
         return hits
     top = hits[0].score if hits else 0.0
@@ -243,5 +248,6 @@ def _joins_first(hits: list[ExpansionHit], joins: list[Join]) -> list[ExpansionH
         for edge in join.edges:
             if edge.uid not in first:
                 score = top + join.score
-                first[edge.uid] = ExpansionHit(edge.uid, score, edge, score, len(join.edges))
+                support = max(score, sure) if len(join.edges) == anchors else score
+                first[edge.uid] = ExpansionHit(edge.uid, score, edge, support, len(join.edges))
     return list(first.values()) + [h for h in hits if h.uid not in first]
