@@ -381,6 +381,24 @@ def test_a_hub_met_past_the_anchors_is_read_as_a_sample(mem: Memory, depth: int,
     assert all(n.degree > 3 for n in from_club)  # the hub discount sees its 41 players
 
 
+@pytest.mark.parametrize(("cap", "read"), [(20, 20), (1000, 60)])
+def test_a_wide_frontier_is_read_as_its_most_promising_nodes(
+    mem: Memory, cap: int, read: int
+) -> None:
+    """Past the anchors at most `frontier_nodes` nodes are read: the clubs of 60 goalkeepers
+    from 20 of them, which still answer first."""
+    facts = [(f"Keeper {i}", "PLAYS_POSITION", "goalkeeper") for i in range(60)]
+    facts += [
+        (f"Keeper {i}", "PLAYS_IN_CLUB", f"Club {i}" if i % 3 else "Big Club") for i in range(60)
+    ]
+    mem.add_facts(facts, user_id="keepers")
+    with spied(mem, frontier_nodes=cap) as spy:
+        result = mem.search("which clubs have a goalkeeper", user_id="keepers")
+    keeper = mem.reads.entities_by_keys("keepers", ["goalkeeper"])["goalkeeper"].uid
+    assert len({n for nodes, _, _ in spy.reads for n in nodes} - {keeper}) == read
+    assert result.facts[0].fact.predicate == "PLAYS_IN_CLUB"
+
+
 @pytest.mark.parametrize(("gain", "walked_on"), [(0.001, False), (-1.0, True)])
 def test_a_step_explaining_nothing_new_is_not_walked(
     mem: Memory, gain: float, walked_on: bool

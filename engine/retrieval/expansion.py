@@ -33,6 +33,7 @@ from engine.retrieval.reach import (
     Reach,
     degree_by_relation,
     edge_of,
+    most_promising,
     one_per_pair,
     rank,
     read_whole,
@@ -202,7 +203,8 @@ class _Walk:
     def _read_frontier(self, frontier: _Frontier, hop: int) -> dict[str, list[Neighbour]]:
         """Ordinary nodes are read whole, the smallest first, while their edges fit in
         `open_edges`; hubs, and the nodes past that budget, only by the relation types their
-        paths may continue with (a hub anchor also gives a context sample of any type)."""
+        paths may continue with (a hub anchor also gives a context sample of any type); past
+        the anchors, the `frontier_nodes` most promising nodes at most."""
         degree: dict[str, int] = {}
         steps: dict[str, dict[str, float]] = defaultdict(dict)
         for (node, relations, _), reach in frontier.items():
@@ -212,6 +214,8 @@ class _Walk:
             if hop > 1:
                 for step, value in self._next_steps(relations).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
+        if hop > 1:
+            degree = most_promising(degree, self.priority, self.settings.frontier_nodes)
         whole = read_whole(degree, self.settings.hub_degree, self.settings.open_edges)
         known = sorted(set(degree) - set(whole))
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
@@ -317,9 +321,8 @@ class _Walk:
     def _sample_size(self, hop: int) -> int:
         """The edges kept of a hub met past the anchors: fewer at the last hop, where its
         neighbours are answers only (none is walked on)."""
-        if hop >= self.settings.depth:
-            return self.settings.last_hop_sample
-        return self.settings.hub_sample
+        last = hop >= self.settings.depth
+        return self.settings.last_hop_sample if last else self.settings.hub_sample
 
     def _types(self, relations: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(p for r in relations for p in self.by_base.get(r, []))

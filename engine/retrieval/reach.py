@@ -105,6 +105,17 @@ def read_whole(degree: Mapping[str, int], hub_degree: int, open_edges: int) -> l
     return whole
 
 
+def most_promising(
+    degree: dict[str, int], priority: Mapping[str, tuple[float, int]], n: int
+) -> dict[str, int]:
+    """The `n` nodes of `degree` at the best paths (`priority`: the best path's score there
+    and the paths that reach it), the most mentioned first among equals."""
+    if len(degree) <= n:
+        return degree
+    ranked = sorted(degree, key=lambda node: (priority[node], degree[node], node), reverse=True)
+    return {node: degree[node] for node in ranked[:n]}
+
+
 def visits(reach: Reach, node: str) -> bool:
     return any(e.near == node or e.far == node for e in reach.edges)
 
