@@ -634,20 +634,39 @@ def test_two_anchors_are_joined_whatever_relation_joins_them(mem: Memory) -> Non
     assert player in {result.facts[0].fact.subject, result.facts[0].fact.object}
 
 
+@pytest.fixture(scope="module")
+def parties(mem: Memory) -> Graph:
+    graph = politics(seed=3, politicians=150)
+    mem.add_facts(graph.triples, user_id="politics")
+    return graph
+
+
 def test_a_node_joining_two_anchors_is_sure_when_few_words_name_the_joining_relations(
-    mem: Memory,
+    mem: Memory, parties: Graph
 ) -> None:
     """ "Who in X comes from Y": after the two names only "who in comes from" is left, which
     MEMBER_OF_POLITICAL_PARTY and PLACE_OF_BIRTH explain poorly, yet the member of X born in
     Y is the answer, and the semantic leg's facts about X must not crowd it out."""
-    graph = politics(seed=3, politicians=150)
-    mem.add_facts(graph.triples, user_id="politics")
-    asked = [
-        q for q in ask(graph, POLITICS, 60, seed=5) if q.template == "who in {a} comes from {b}"
-    ]
+    asked = _asked(parties, "who in {a} comes from {b}")
     assert len(asked) >= 5
     for q in asked:
         assert _found(mem, "politics", q, k=2) is not None, q.text
+
+
+def test_a_hub_no_word_names_the_relation_of_starts_with_one_it_has(
+    mem: Memory, parties: Graph
+) -> None:
+    """ "Which parties have a judge": no word names POSITION_HELD, so the relations probed at
+    the judge hub (those the words name: MEMBER_OF_POLITICAL_PARTY, ...) are not its own, and
+    its context sample tells which are."""
+    asked = _asked(parties, "which parties have a {a}")
+    assert asked
+    for q in asked:
+        assert _found(mem, "politics", q, k=3) is not None, q.text
+
+
+def _asked(graph: Graph, template: str) -> list[Question]:
+    return [q for q in ask(graph, POLITICS, 60, seed=5) if q.template == template]
 
 
 def test_three_relation_phrases_in_a_chain_walk_three_hops(

@@ -38,6 +38,7 @@ from engine.retrieval.reach import (
     rank,
     read_whole,
     through_hub,
+    two_hops,
     visits,
 )
 from engine.store.base import Neighbour
@@ -363,7 +364,8 @@ class _Walk:
         value: dict[str, float] = {}
         for base, found in sampled.items():
             if found:
-                value[base] = max(self._two_hops(base, n, met.get(n.far)) for n in found)
+                value[base] = max(two_hops(self.match, base, met.get(n.far)) for n in found)
+        value = value or self._sampled_steps(hubs, ahead)
         top = max(value.values(), default=0.0)
         chosen = sorted(
             (b for b in value if value[b] >= self.settings.step_share * top),
@@ -371,19 +373,13 @@ class _Walk:
         )
         return chosen[: self.settings.typed_steps]
 
-    def _two_hops(self, base: str, n: Neighbour, after: dict[str, int] | None) -> float:
-        """The best path of one or two hops from a hub through neighbour `n` (reached along
-        `base`), by the relations `after` it: the ones that lead on (back along `base` only if
-        it has more than the one edge the walk came by). A hub met there: its relations are
-        not known, so what the relation can reach at best."""
-        if after is None:
-            return self.match.outlook((base,), 2).best
-        best = self.match.path((base,))
-        for rel_type, edges in after.items():
-            step = self.match.base(rel_type)
-            if step is not None and (step != base or edges > 1):
-                best = max(best, self.match.path((base, step)))
-        return best
+    def _sampled_steps(self, hubs: list[str], ahead: _Ahead) -> dict[str, float]:
+        """When none of the relations probed is a hub's ("which parties have a judge": no word
+        names POSITION_HELD), those of its context sample (sent ahead), by what they reach."""
+        started = ahead.get(self._sample(hubs))
+        found = started.found.result() if started is not None else []
+        bases = {b for n in found if (b := self.match.base(n.predicate)) is not None}
+        return {b: two_hops(self.match, b, None) for b in bases}
 
     def _next_steps(self, relations: tuple[str, ...]) -> dict[str, float]:
         """The relations a path may continue with, read by type from a hub, by the best path

@@ -116,6 +116,21 @@ def most_promising(
     return {node: degree[node] for node in ranked[:n]}
 
 
+def two_hops(match: RelationMatch, base: str, after: Mapping[str, int] | None) -> float:
+    """The best path of one or two hops from a hub through a neighbour reached along `base`,
+    by the relations `after` it (with their edges there): those that lead on (back along
+    `base` only if it has more than the one edge the walk came by). A neighbour that is a hub
+    itself (`None`: its relations are not read): what `base` can reach at best."""
+    if after is None:
+        return match.outlook((base,), 2).best
+    best = match.path((base,))
+    for rel_type, edges in after.items():
+        step = match.base(rel_type)
+        if step is not None and (step != base or edges > 1):
+            best = max(best, match.path((base, step)))
+    return best
+
+
 def visits(reach: Reach, node: str) -> bool:
     return any(e.near == node or e.far == node for e in reach.edges)
 
@@ -175,6 +190,7 @@ def rank(
         widest[key] = max(widest[key], len(reach.starts))
     best: dict[str, ExpansionHit] = {}
     bridge_score: dict[str, float] = defaultdict(lambda: NOTHING)
+    through: dict[tuple[str, str], float] = {}  # (anchor, neighbour): the best path beyond
     scores: dict[tuple[str, ...], float] = {}
     for reach in reaches:
         if reach.relations not in scores:
@@ -193,7 +209,16 @@ def rank(
             )
         for edge in reach.edges[:-1]:
             bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
-    hits = [h for h in best.values() if bridge_score[h.uid] <= h.score]
+        if len(reach.relations) > 1:  # every path here, not only the first, leaves by a start
+            for start in reach.starts:
+                way = (reach.anchor, start)
+                through[way] = max(through.get(way, NOTHING), score)
+    hits = [
+        h
+        for h in best.values()
+        if bridge_score[h.uid] <= h.score
+        and (h.edge.hop > 1 or through.get((h.edge.anchor, h.edge.far), NOTHING) <= h.score)
+    ]
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
     return _one_per_node(_few_per_path(hits, per_path, later_share))
 
