@@ -51,12 +51,14 @@ class Graph:
     back: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     classes: dict[str, list[str]] = field(default_factory=dict)
     hubs: set[str] = field(default_factory=set)
+    relations: set[str] = field(default_factory=set)  # as a spec names them (no twins)
 
     def add(self, subject: str, relation: str, obj: str, twin: str | None) -> None:
         """A fact, and its twin stored the other way round (`~` + relation: `_INVERSE`)."""
         self.triples.append((subject, relation, obj))
         self.out[(subject, relation)].add(obj)
         self.back[(obj, relation)].add(subject)
+        self.relations.add(relation)
         if twin is not None:
             self.triples.append((obj, relation + "_INVERSE" if twin == "~" else twin, subject))
 
@@ -73,7 +75,7 @@ class Graph:
         ("place of birth, country"), else at spaces ("PLAYS_IN_CLUB ~LOCATED_IN")."""
         if "," in path:
             return [step.strip() for step in path.split(",")]
-        return [path] if path.lstrip("~") in {r for _, r in self.out} else path.split()
+        return [path] if path.lstrip("~") in self.relations else path.split()
 
 
 def _word(rng: random.Random, syllables: int) -> str:
