@@ -665,6 +665,16 @@ def test_a_hub_no_word_names_the_relation_of_starts_with_one_it_has(
         assert _found(mem, "politics", q, k=3) is not None, q.text
 
 
+def test_a_path_near_the_best_goes_on_to_the_kind_asked_for(mem: Memory, parties: Graph) -> None:
+    """ "Which region does the leader of X come from": "come from" names the leader's
+    citizenship a little better than his birthplace, but only the birthplace leads on to a
+    region, a hop further."""
+    asked = _asked(parties, "which region does the leader of {a} come from")
+    assert len(asked) >= 3
+    for q in asked:
+        assert _found(mem, "politics", q) is not None, q.text
+
+
 def _asked(graph: Graph, template: str) -> list[Question]:
     return [q for q in ask(graph, POLITICS, 60, seed=5) if q.template == template]
 

@@ -139,13 +139,16 @@ class _Walk:
         than `beam_margin` below the most promising; and the best path of this hop while a
         continuation comes within `beam_slack` of it, beats any node joining two anchors
         (`joined`) and its next step explains something the path does not (`beam_gain`) or
-        goes back along the anchor's relation."""
+        goes back along the anchor's relation; for a question asking for a kind of thing, so
+        do the paths within `beam_slack` of the best but one just gone back (the relation
+        leading to that kind may be a hop further: "which country was X's wife born in")."""
         if hop >= self.settings.depth or not self.match.asked:
             return {}
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
         outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in walkable}
         top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
         hop_cost = self.match.params.extra_hop_cost
+        least = top - self.settings.beam_slack if self.match.kind_relation() else top
 
         def goes_on(relations: tuple[str, ...], o: Outlook) -> bool:
             ahead = max(o.via.values(), default=NOTHING)
@@ -158,7 +161,8 @@ class _Walk:
             )
             gains = back or ahead > o.own - hop_cost + self.settings.beam_gain
             close = ahead > found - self.settings.beam_slack and ahead > joined
-            return o.own >= top and close and gains
+            best = o.own >= top or (o.own >= least and not self.match.goes_back(relations))
+            return best and close and gains
 
         lead = max((o.best for o in outlook.values()), default=NOTHING)
         near = lead - self.settings.beam_margin

@@ -243,6 +243,10 @@ class RelationMatch:
         """`a` and `b` are one relation: the same, or twins."""
         return self._one[self._index[a]] == self._one[self._index[b]]
 
+    def goes_back(self, relations: Sequence[str]) -> bool:
+        """The path's last step goes back along the one before it."""
+        return len(relations) > 1 and self.one_relation(relations[-2], relations[-1])
+
     def named_by(self, word: str) -> str | None:
         """The relation `word` (one of the question's) matches best."""
         if word not in self._words or not self.bases:
