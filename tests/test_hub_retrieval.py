@@ -134,7 +134,9 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
         ("the films that share actors with Heat were in which genres", "genres"),
         ("what is the nationality of the founder of Acme", "nationality"),
         ("the films which Ann directed were released when", None),  # a relative clause
-        ("who directed Heat", None),
+        ("who directed Heat", "directed"),
+        ("who is the husband of Ann's daughter", "husband"),
+        ("the actor who directed Heat", None),  # a relative clause
         ("what does the wife of Bob do for a living", None),  # asks what she does
         ("which country does Bob come from", "country"),
     ],
@@ -158,6 +160,18 @@ def test_the_kind_asked_for_is_explained_by_a_paths_last_relation(embedder: Embe
     assert ordered.path(genres_last) == pytest.approx(unordered.path(genres_last))
     assert ordered.path(genres_last) > ordered.path(actors_last) + 0.1
     assert ordered.path(("HAS_GENRE",)) == pytest.approx(unordered.path(("HAS_GENRE",)))
+
+
+def test_who_asks_for_what_the_last_relation_leads_to(embedder: Embedder) -> None:
+    """ "Who is the husband of X's daughter": her husband, not the children of X's husband;
+    "who" names what the path's last relation leads to, as "which" does."""
+    tokens = words("who is the husband of Ann's daughter")
+    content = [w for w in content_words(tokens) if w not in ("ann", "s")]
+    kind = asked_kind(tokens, content)
+    assert kind == "husband"
+    scorer = PredicateScorer(embedder, RelationParams())
+    match = scorer.match(content, ["SPOUSE", "CHILDREN", "PROFESSION"], kind=kind)
+    assert match.path(("CHILDREN", "SPOUSE")) > match.path(("SPOUSE", "CHILDREN")) + 0.1
 
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:

@@ -36,8 +36,9 @@ STOPWORDS = frozenset(
 SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
 # someone sharing a team, a class, a room: the compounds by name ("climate" is not one)
 _MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell|bunk|lab)mates?")
-# words asking for a kind of thing, named next ("which genres", "what country")
-ASKING = frozenset({"what", "which"})
+# words asking for a kind of thing, named next ("which genres", "what country", "who is the
+# husband of ...", "who directed ...": the thing named or done last on the way to the answer)
+ASKING = frozenset({"what", "which", "who"})
 # ... unless "do" follows: "what does the wife of X do" asks what she does, not for a wife
 _DO = frozenset({"do", "does", "did"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
