@@ -315,7 +315,12 @@ class Embedder:
         return readable
 
     def close(self) -> None:
-        """Stop the model's process, if it has one (a later call starts it again)."""
+        """Stop the model's process, if it has one (a later call starts it again). A load
+        still running in the background is waited for: a process that exits while the
+        runtime compiles the model in a thread aborts."""
+        loader = self._loader
+        if loader is not None and loader is not threading.current_thread():
+            loader.join()
         if self._process is not None:
             self._process.close()
 

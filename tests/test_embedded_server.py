@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -9,9 +10,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import redis
 
 from engine.memory import Memory
+from engine.store import falkordb as falkordb_store
+from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
 
 SCRIPT = textwrap.dedent(
@@ -137,3 +141,23 @@ def test_the_first_setup_moves_the_process_objects_out_of_the_collectors_view(
         counts[setting] = (before, after)
     assert counts["on"][0] == 0 and counts["on"][1] > 10_000
     assert counts["off"] == (0, 0)
+
+
+def test_a_server_silent_during_setup_is_restarted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FalkorDB deadlocked once declaring an index on a fresh graph; setup must not wait
+    forever on a server that answers nothing (here: one stopped with SIGSTOP)."""
+    monkeypatch.setattr(falkordb_store, "_SCHEMA_PATIENCE_S", 1.0)
+    server = EmbeddedServer(tmp_path)
+    store = FalkorDBStore.embedded(server)
+    frozen = int(server.pid_file.read_text())
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        store.setup(384)
+        assert int(server.pid_file.read_text()) != frozen
+        assert store.run("list_indexes", {})  # the new server has the indexes
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(frozen, signal.SIGKILL)
+        store.close()

