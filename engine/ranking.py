@@ -100,6 +100,10 @@ class RelationParams:
     # facts of a relation read to tell what kind of entity it leads to, once per user and
     # relation until `refresh_s` (a sample: a bound, not a tuning)
     kind_sample: int = Field(default=32, ge=1)
+    # ... picked from this many, those joining two entities not met yet first: facts are
+    # stored one entity's after another (MetaQA: 32 STARRED_ACTORS facts were 13 films, none
+    # with a language, so no path through a film seemed to reach one; a bound)
+    kind_read: int = Field(default=256, ge=1)
     # relations, the best single ones first, that may answer for the kind a question asks
     # for through what they lead to (latency, a bound)
     kind_relations: int = Field(default=24, ge=1)

@@ -304,9 +304,53 @@ def test_what_can_follow_a_relation_is_what_its_ends_have(mem: Memory) -> None:
     follows = RelationEnds(mem.reads, RelationParams()).follows(
         user, ["BAND_MEMBER", "HOMETOWN"], predicates
     )
-    assert "COUNTRY" in follows["HOMETOWN"]
-    assert {"HOMETOWN", "BIRTH_PLACE", "MEMBER_OF"} <= follows["BAND_MEMBER"]
-    assert "COUNTRY" not in follows["BAND_MEMBER"]
+    cities, bands = follows["HOMETOWN"][False], follows["HOMETOWN"][True]
+    assert ("COUNTRY", True) in cities and ("COUNTRY", True) not in bands
+    members, bands = follows["BAND_MEMBER"][False], follows["BAND_MEMBER"][True]
+    assert {("BIRTH_PLACE", True), ("MEMBER_OF", True), ("BAND_MEMBER", False)} <= members
+    assert ("HOMETOWN", True) in bands and ("HOMETOWN", True) not in members
+    assert not any(relation == "COUNTRY" for relation, _ in members | bands)
+
+
+def test_a_relation_is_sampled_across_its_entities(mem: Memory) -> None:
+    """Facts come back one film's cast after another: eight of STARRED_ACTORS are two films,
+    and only half of the twelve films have a language. A sample of eight picked from sixty
+    facts is eight films, two of them at least with a language, so a path through a film can
+    reach one."""
+    user = "films"
+    facts = [(f"Film {i}", "STARRED_ACTORS", f"Actor {i}-{j}") for i in range(12) for j in range(4)]
+    facts += [(f"Film {i}", "IN_LANGUAGE", "Esperanto") for i in (*range(3), *range(9, 12))]
+    mem.add_facts(facts, user_id=user)
+    predicates = mem.reads.predicates(user)
+    params = RelationParams(kind_sample=8, kind_read=60)
+    follows = RelationEnds(mem.reads, params).follows(user, ["STARRED_ACTORS"], predicates)
+    films = follows["STARRED_ACTORS"][True]
+    assert ("IN_LANGUAGE", True) in films
+
+
+def test_a_path_goes_on_only_with_what_is_met_where_it_arrived(embedder: Embedder) -> None:
+    """ "who is the CEO of the firm that makes X": from X along DEVELOPER the walk arrives at
+    a firm, which has a chief executive; on along PRODUCT it arrives at other products,
+    which have none, so no path through PRODUCT can reach one."""
+    firm = {("DEVELOPER", False), ("PRODUCT", True), ("CEO", True), ("INDUSTRY", True)}
+    product = {("DEVELOPER", True), ("PRODUCT", False)}
+    industry = {("INDUSTRY", False)}
+    match = PredicateScorer(embedder, RelationParams()).match(
+        ["ceo", "firm", "makes"], ["DEVELOPER", "PRODUCT", "CEO", "INDUSTRY"]
+    )
+    match.limit_steps(
+        {
+            "DEVELOPER": {True: product, False: firm},
+            "PRODUCT": {True: firm, False: product},
+            "INDUSTRY": {True: firm, False: industry},
+        }
+    )
+    at_firm = match.outlook(("DEVELOPER",), 3, False)
+    assert at_firm.steps[0] == "CEO"
+    assert at_firm.via["PRODUCT"] == max(
+        match.path(p) for p in [("DEVELOPER", "PRODUCT", "DEVELOPER"), ("DEVELOPER", "PRODUCT")]
+    )
+    assert "CEO" not in match.outlook(("DEVELOPER",), 3, True).via  # at a product
 
 
 def test_a_path_the_graph_cannot_continue_is_not_hoped_for(mem: Memory) -> None:
@@ -500,11 +544,12 @@ def test_a_wide_frontier_is_read_along_its_best_relation_only(
 
 
 def test_a_relation_with_one_edge_is_not_crowded_out_by_one_with_many(mem: Memory) -> None:
-    """Acme (a hub) is asked for its INDUSTRY and its EMPLOYER: the read of its forty
-    employees (each more mentioned than the industry), cut to a sample of three, leaves its one
-    industry in."""
+    """Acme (a hub) is asked for its INDUSTRY and its EMPLOYER (its workers have an industry
+    too): the read of its forty employees (each more mentioned than the industry), cut to a
+    sample of three, leaves its one industry in."""
     facts = [(f"Worker {i}", "EMPLOYER", "Acme Works") for i in range(40)]
     facts += [(f"Worker {i}", "RESIDENCE", "Springfield") for i in range(40)]
+    facts += [(f"Worker {i}", "INDUSTRY", "assembly") for i in range(40)]
     facts += [("Gizmo", "DEVELOPER", "Acme Works"), ("Acme Works", "INDUSTRY", "robotics")]
     facts += [("Gizmo", "PROGRAMMING_LANGUAGE", "rust")]
     mem.add_facts(facts, user_id="acme")

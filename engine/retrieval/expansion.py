@@ -31,6 +31,8 @@ from engine.retrieval.reach import (
     ExpandedEdge,
     ExpansionHit,
     Reach,
+    arrived_at_subject,
+    best_first,
     degree_by_relation,
     edge_of,
     most_promising,
@@ -142,10 +144,14 @@ class _Walk:
         goes back along the anchor's relation; for a question asking for a kind of thing, so
         do the paths within `beam_slack` of the best but one just gone back (the relation
         leading to that kind may be a hop further: "which country was X's wife born in")."""
-        if hop >= self.settings.depth or not self.match.asked:
+        depth = self.settings.depth
+        if hop >= depth or not self.match.asked:
             return {}
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
-        outlook = {r: self.match.outlook(r, self.settings.depth) for _, r, _ in walkable}
+        ends = {k: (k[1], arrived_at_subject(v.edges[-1])) for k, v in walkable.items()}
+        outlook = {
+            (r, at): self.match.outlook(r, depth, at) for r, at in dict.fromkeys(ends.values())
+        }
         top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
         hop_cost = self.match.params.extra_hop_cost
         least = top - self.settings.beam_slack if self.match.kind_relation() else top
@@ -166,10 +172,10 @@ class _Walk:
 
         lead = max((o.best for o in outlook.values()), default=NOTHING)
         near = lead - self.settings.beam_margin
-        going = [r for r, o in outlook.items() if o.steps and goes_on(r, o) and o.best >= near]
-        going.sort(key=lambda r: -outlook[r].best)
+        going = [e for e, o in outlook.items() if o.steps and goes_on(e[0], o) and o.best >= near]
+        going.sort(key=lambda e: -outlook[e].best)
         kept = set(going[: self.settings.beam])
-        return {k: v for k, v in walkable.items() if k[1] in kept}
+        return {k: v for k, v in walkable.items() if ends[k] in kept}
 
     def _walkable(self, key: tuple[str, tuple[str, ...], str], reach: Reach) -> bool:
         """Not a loop, nor a hub anchor's context sample: only its chosen relations go on."""
@@ -217,14 +223,17 @@ class _Walk:
             promise = (self.match.path(relations), reach.paths)
             self.priority[node] = max(promise, self.priority.get(node, promise))
             if hop > 1:
-                for step, value in self._next_steps(relations).items():
+                for step, value in self._next_steps(reach).items():
                     steps[node][step] = max(value, steps[node].get(step, value))
         if hop > 1:
             degree = most_promising(degree, self.priority, self.settings.frontier_nodes)
         whole = read_whole(degree, self.settings.hub_degree, self.settings.open_edges)
         known = sorted(set(degree) - set(whole))
         scan = self.settings.anchor_scan if hop == 1 else self.settings.hub_scan
-        keep = scan if hop == 1 else min(scan, self._sample_size(hop))
+        # a hub met past the anchors keeps fewer edges at the last hop (no neighbour goes on)
+        last = hop >= self.settings.depth
+        kept = self.settings.last_hop_sample if last else self.settings.hub_sample
+        keep = scan if hop == 1 else min(scan, kept)
         early = self._early(known, steps, hop, scan, keep)
         ahead = dict(zip(early, self.io.start_all(early), strict=True))
         read: dict[str, list[Neighbour]] = defaultdict(list)
@@ -240,7 +249,7 @@ class _Walk:
             first = self._first_steps(sorted(hubs), ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
-        order = {node: self._order(steps[node]) for node in hubs}
+        order = {node: best_first(steps[node]) for node in hubs}
         for n in self._read_typed(order, scan, keep, ahead):
             read[n.near].append(n)
         if hop == 1:
@@ -257,13 +266,9 @@ class _Walk:
         the anchors, the first typed round."""
         if hop == 1:
             return [self._sample(known), *self._probes(known).values()]
-        first_round = {node: self._order(steps[node]) for node in known}
+        first_round = {node: best_first(steps[node]) for node in known}
         pending = {node: rest for node, rest in first_round.items() if rest}
         return self._round(pending, defaultdict(set), scan, keep)
-
-    @staticmethod
-    def _order(steps: dict[str, float]) -> list[str]:
-        return sorted(steps, key=lambda b: -steps[b])
 
     def _sample(self, hubs: list[str]) -> EdgeRead:
         """A hub anchor's context: the most mentioned of its edges of any type."""
@@ -323,12 +328,6 @@ class _Walk:
             for relation, nodes in groups.items()
         ]
 
-    def _sample_size(self, hop: int) -> int:
-        """The edges kept of a hub met past the anchors: fewer at the last hop, where its
-        neighbours are answers only (none is walked on)."""
-        last = hop >= self.settings.depth
-        return self.settings.last_hop_sample if last else self.settings.hub_sample
-
     def _types(self, relations: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(p for r in relations for p in self.by_base.get(r, []))
 
@@ -385,12 +384,13 @@ class _Walk:
         bases = {b for n in found if (b := self.match.base(n.predicate)) is not None}
         return {b: two_hops(self.match, b, None) for b in bases}
 
-    def _next_steps(self, relations: tuple[str, ...]) -> dict[str, float]:
-        """The relations a path may continue with, read by type from a hub, by the best path
-        through each (those within `step_share` of the best)."""
+    def _next_steps(self, reach: Reach) -> dict[str, float]:
+        """The relations a path may go on with from where it arrived, read by type from a
+        hub: those within `step_share` of the best path on."""
         if not self.match.asked:
             return {}
-        outlook = self.match.outlook(relations, self.settings.depth)
+        at = arrived_at_subject(reach.edges[-1])
+        outlook = self.match.outlook(reach.relations, self.settings.depth, at)
         best = max(outlook.via.values(), default=0.0)
         return {s: v for s, v in outlook.via.items() if v >= self.settings.step_share * best}
 

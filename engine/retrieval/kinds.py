@@ -9,7 +9,8 @@ its object ("nationality": a country), or its subject when the name ends in "of"
 the city). A relation's end is its object, its subject for an `_INVERSE` twin.
 
 The same samples tell which relations a path along a relation can go on with (those met at
-its ends), and which relation another stores reversed ("X PARENTS Y" is also stored as
+the end it arrives at: a firm that makes X has a chief executive, X's sister products none),
+and which relation another stores reversed ("X PARENTS Y" is also stored as
 "Y CHILDREN X"): walked backwards, such a relation means its twin (from X, PARENTS backwards
 leads to X's children), so where both join two entities the walk keeps the twin's step
 forwards only (`reach.one_per_pair`).
@@ -27,8 +28,11 @@ from dataclasses import dataclass, field
 from engine.normalize import predicate_words
 from engine.ranking import RelationParams
 from engine.retrieval.predicates import RelationMatch, base_relation
-from engine.store.reads import Reads
+from engine.store.reads import Met, Reads
 
+# per end of a relation (True: its subjects), the relations met there, each with whether the
+# entity is their subject
+Follows = dict[bool, frozenset[Met]]
 _USERS_KEPT = 256  # users whose samples are kept (the most recent ones, as a bound)
 
 
@@ -38,8 +42,8 @@ class _UserEnds:
     pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # sampled facts
     shares: dict[tuple[str, str], float] = field(default_factory=dict)  # (kind, relation)
     twins: dict[str, str | None] = field(default_factory=dict)  # relation -> reversed twin
-    # relation -> met at its ends (None: an end too large to read)
-    follows: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    # relation -> what is met at each of its ends (an end too large to read left out)
+    follows: dict[str, Follows] = field(default_factory=dict)
 
     def ends(self, relation: str) -> list[str]:
         """What the sampled facts of `relation` lead to."""
@@ -118,9 +122,9 @@ class RelationEnds:
                 continue
             pairs: dict[tuple[str, str], None] = {}
             for predicate, twin in _stored(relation, predicates):
-                read = self.reads.relation_ends(user_id, predicate, self.params.kind_sample)
+                read = self.reads.relation_ends(user_id, predicate, self.params.kind_read)
                 pairs.update(((o, s) if twin else (s, o), None) for s, o in read)
-            user.pairs[relation] = list(pairs)
+            user.pairs[relation] = _spread(list(pairs), self.params.kind_sample)
 
     def twins(
         self, user_id: str, relations: list[str], predicates: Sequence[str]
@@ -141,30 +145,36 @@ class RelationEnds:
 
     def follows(
         self, user_id: str, relations: list[str], predicates: Sequence[str]
-    ) -> dict[str, frozenset[str]]:
-        """For `relations`, the relations met at the entities their sampled facts join: what a
-        path along one can go on with (a musician's band has a hometown; a musician has none).
-        A relation with an end too large to read (`follows_read`) is left out: unlimited."""
+    ) -> dict[str, Follows]:
+        """For `relations`, what is met at each end of their sampled facts (True: at their
+        subjects): the relations there, each with the end the entity is at. A path arriving
+        at an end can go on only with what is met there: a musician's band has a hometown, a
+        musician has none; a firm that makes X has a chief executive, the other products it
+        makes have none. An end with an entity too large to read (`follows_read`) is left
+        out: unlimited."""
         user = self._user(user_id)
         missing = [r for r in relations if r not in user.follows]
         if missing:
             self._sample(user_id, user, missing, predicates)
-            ends = {r: {n for pair in user.pairs[r] for n in pair} for r in missing}
+            ends = {
+                (r, at): {pair[0 if at else 1] for pair in user.pairs[r]}
+                for r in missing
+                for at in (True, False)
+            }
             nodes = sorted(set().union(*ends.values()))
             small = {
                 e.uid
                 for e in self.reads.entities_by_uids(user_id, nodes)
                 if e.mentions <= self.params.follows_read
             }
-            met = self.reads.relation_types(user_id, sorted(small), include_invalid=False)
+            met = self.reads.relation_types_by_end(user_id, sorted(small))
             for r in missing:
-                known = not ends[r] - small
-                user.follows[r] = (
-                    frozenset(base_relation(t) for n in ends[r] for t in met.get(n, {}))
-                    if known
-                    else None
-                )
-        return {r: after for r in relations if (after := user.follows[r]) is not None}
+                user.follows[r] = {
+                    at: frozenset(_as_relation(m) for n in ends[(r, at)] for m in met.get(n, ()))
+                    for at in (True, False)
+                    if not ends[(r, at)] - small
+                }
+        return {r: after for r in relations if (after := user.follows[r])}
 
     def _twin(self, relation: str, sampled: int, reversed_by: dict[str, int]) -> str | None:
         facts: dict[str, int] = {}
@@ -184,3 +194,21 @@ def _stored(relation: str, predicates: Sequence[str]) -> Iterator[tuple[str, boo
     for predicate in predicates:
         if base_relation(predicate) == relation:
             yield predicate, predicate != relation
+
+
+def _as_relation(met: Met) -> Met:
+    """A predicate met at an entity as its relation: an `_INVERSE` twin's end turned round."""
+    predicate, subject = met
+    relation = base_relation(predicate)
+    return relation, subject if relation == predicate else not subject
+
+
+def _spread(pairs: list[tuple[str, str]], k: int) -> list[tuple[str, str]]:
+    """Up to `k` of `pairs`, first those joining two entities met in no pair before."""
+    met: set[str] = set()
+    fresh: list[tuple[str, str]] = []
+    again: list[tuple[str, str]] = []
+    for pair in pairs:
+        (again if met.intersection(pair) else fresh).append(pair)
+        met.update(pair)
+    return (fresh + again)[:k]

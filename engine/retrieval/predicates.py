@@ -26,7 +26,7 @@ HAS_MEMBER) goes out and back as well.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,8 +172,9 @@ class RelationMatch:
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._one = list(range(len(bases)))  # each relation's column, or its twin's (one of two)
-        self._follows: dict[int, set[int]] = {}  # the relations that can follow each, if known
-        self._outlooks: dict[tuple[tuple[str, ...], int], Outlook] = {}
+        # (relation, at its subject end): the relations met there, each with the ends it has
+        self._follows: dict[tuple[int, bool], dict[int, set[bool]]] = {}
+        self._outlooks: dict[tuple[tuple[str, ...], int, bool | None], Outlook] = {}
         self._paths: dict[tuple[str, ...], float] = {}
         self._top_cache: list[int] | None = None
 
@@ -228,16 +229,20 @@ class RelationMatch:
             if i is not None and j is not None:
                 self._one[i] = self._one[j] = min(self._one[i], self._one[j])
 
-    def limit_steps(self, follows: Mapping[str, frozenset[str]]) -> None:
-        """What can follow each relation in the graph (`RelationEnds.follows`): a path going on
-        with a relation never met at the end of the one before is not hoped for ("the band that
-        recorded X": a word names BAND_MEMBER, but no band member has a COUNTRY). Called before
-        any path is scored."""
-        for relation, after in follows.items():
-            if relation in self._index:
-                self._follows[self._index[relation]] = {
-                    self._index[b] for b in after if b in self._index
-                }
+    def limit_steps(self, follows: Mapping[str, Mapping[bool, Iterable[tuple[str, bool]]]]) -> None:
+        """What can follow each relation where it ends (`RelationEnds.follows`, per end: True
+        at its subjects): a path going on with a relation never met at the end the one before
+        arrived at is not hoped for ("the band that recorded X": a word names BAND_MEMBER, but
+        no band member has a COUNTRY). Called before any path is scored."""
+        for relation, ends in follows.items():
+            if relation not in self._index:
+                continue
+            for at, met in ends.items():
+                after: dict[int, set[bool]] = {}
+                self._follows[(self._index[relation], at)] = after
+                for step, subject in met:
+                    if step in self._index:
+                        after.setdefault(self._index[step], set()).add(subject)
 
     def one_relation(self, a: str, b: str) -> bool:
         """`a` and `b` are one relation: the same, or twins."""
@@ -279,10 +284,11 @@ class RelationMatch:
             self._paths[key] = cached
         return cached
 
-    def outlook(self, prefix: tuple[str, ...], depth: int) -> Outlook:
+    def outlook(self, prefix: tuple[str, ...], depth: int, end: bool | None = None) -> Outlook:
         """How far a path starting with `prefix` can get: the best score of it or of any
-        continuation up to `depth` hops, and each next relation by the best path through it."""
-        cached = self._outlooks.get((prefix, depth))
+        continuation up to `depth` hops, and each next relation by the best path through it.
+        `end`: where the prefix's last step arrived (True: at its relation's subject)."""
+        cached = self._outlooks.get((prefix, depth, end))
         if cached is not None:
             return cached
         head = [self._index[b] for b in prefix]
@@ -291,10 +297,11 @@ class RelationMatch:
         tails: list[tuple[int, ...]] = [(a,) for a in top]
         for _ in range(depth - len(prefix) - 1):
             tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
+        walked = max(len(head) - 1, 0)  # the steps before the last one walked are possible
         paths = [
             p
             for p in ([*head, *t] for t in tails)
-            if _no_triple([self._one[i] for i in p]) and self._possible(p)
+            if _no_triple([self._one[i] for i in p]) and self._possible(p[walked:], end)
         ]
         scores = self._scores(paths) if paths else np.zeros(0)
         own = self.path(prefix) if prefix else NOTHING
@@ -304,12 +311,23 @@ class RelationMatch:
             ahead[step] = max(ahead.get(step, NOTHING), float(score))
         best = max([own, *ahead.values()])
         found = Outlook(best, own, sorted(ahead, key=lambda b: -ahead[b]), ahead)
-        self._outlooks[(prefix, depth)] = found
+        self._outlooks[(prefix, depth, end)] = found
         return found
 
-    def _possible(self, path: list[int]) -> bool:
-        """Each step of `path` is met after the one before, as far as the graph is known."""
-        return all(b in self._follows.get(a, (b,)) for a, b in itertools.pairwise(path))
+    def _possible(self, path: list[int], end: bool | None) -> bool:
+        """Each step of `path` is met where the one before it arrived (`end`: where its first
+        step arrived, True at the relation's subject; None: either), as far as the graph is
+        known. A step leaving from its subject arrives at its object."""
+        ends = {True, False} if end is None else {end}
+        for a, b in itertools.pairwise(path):
+            arrived: set[bool] = set()
+            for at in ends:
+                met = self._follows.get((a, at))
+                arrived |= {True, False} if met is None else {not s for s in met.get(b, ())}
+            if not arrived:
+                return False
+            ends = arrived
+        return True
 
     def _top(self) -> list[int]:
         """The relations tried as next steps: the best single ones."""

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from engine.retrieval.predicates import NOTHING, RelationMatch
+from engine.retrieval.predicates import NOTHING, RelationMatch, base_relation
 from engine.store.base import Neighbour
 
 
@@ -74,6 +74,17 @@ def edge_of(anchor: str, n: Neighbour, hop: int) -> ExpandedEdge:
         outgoing=n.outgoing,
         mentions=n.mentions,
     )
+
+
+def arrived_at_subject(edge: ExpandedEdge) -> bool:
+    """Whether the walk along `edge` arrived at its relation's subject: it went against the
+    stored direction (an `_INVERSE` twin's turned round)."""
+    forward = edge.outgoing == (base_relation(edge.predicate) == edge.predicate)
+    return not forward
+
+
+def best_first(steps: dict[str, float]) -> list[str]:
+    return sorted(steps, key=lambda b: -steps[b])
 
 
 def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:

@@ -29,6 +29,7 @@ EPISODE_VECTORS = VectorRead(
 # replayed bench-hub reads, old -> batched, mean ms: 1 node 0.34 -> 0.50, 2-3 0.55 -> 0.62,
 # 4-7 1.28 -> 1.14, 8-15 1.60 -> 1.02, 16+ 6.5 -> 2.2
 BATCHED_TYPED_READ_NODES = 4
+Met = tuple[str, bool]  # a predicate met at a node, and whether the node is its subject
 
 
 class Reads:
@@ -208,6 +209,17 @@ class Reads:
         found: dict[str, dict[str, int]] = {}
         for node, rel_type, edges in self.store.run("list_relation_types", params):
             found.setdefault(node, {})[rel_type] = int(edges)
+        return found
+
+    def relation_types_by_end(self, user_id: str, nodes: list[str]) -> dict[str, set[Met]]:
+        """The current facts' predicates each of `nodes` has, each with whether the node is
+        their subject (the same reading limits as `relation_types`)."""
+        if not nodes:
+            return {}
+        found: dict[str, set[Met]] = {}
+        rows = self.store.run("list_relation_types_by_end", {"user_id": user_id, "nodes": nodes})
+        for node, predicate, subject in rows:
+            found.setdefault(node, set()).add((predicate, bool(subject)))
         return found
 
     def relation_ends(self, user_id: str, predicate: str, k: int) -> list[tuple[str, str]]:
