@@ -121,9 +121,9 @@ class RelationParams:
     # ... and at least this many: two people who once liked and once helped each other are
     # not a relation and its twin (by hand)
     twin_min_facts: int = Field(default=3, ge=1)
-    # a sampled end with more mentions than this is not read for the relations it has (the
-    # read counts every fact of a node): the relation's next steps then stay unlimited (a
-    # bound on a read made once per user and relation)
+    # a sampled entity with more mentions than this is not read for the relations it has (the
+    # read lists every fact of a node): the next steps from that end of the relation then stay
+    # unlimited (a bound on a read made once per user and relation)
     follows_read: int = Field(default=500, ge=1)
     # word, relation phrase and relation vectors kept in memory (a bound, not a tuning)
     cached_vectors: int = Field(default=50_000, ge=1)
