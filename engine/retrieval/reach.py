@@ -78,9 +78,8 @@ def edge_of(anchor: str, n: Neighbour, hop: int) -> ExpandedEdge:
 
 def arrived_at_subject(edge: ExpandedEdge) -> bool:
     """Whether the walk along `edge` arrived at its relation's subject: it went against the
-    stored direction (an `_INVERSE` twin's turned round)."""
-    forward = edge.outgoing == (base_relation(edge.predicate) == edge.predicate)
-    return not forward
+    relation's direction (an `_INVERSE` twin's turned round)."""
+    return not _forwards(edge, base_relation(edge.predicate))
 
 
 def best_first(steps: dict[str, float]) -> list[str]:
@@ -168,7 +167,7 @@ def one_per_pair(
     return list(best.values())
 
 
-def _forwards(n: Neighbour, relation: str | None) -> bool:
+def _forwards(n: Neighbour | ExpandedEdge, relation: str | None) -> bool:
     """The fact points away from the node read, by its relation's plain name."""
     return n.outgoing == (n.predicate == relation)
 

@@ -111,11 +111,9 @@ class EmbeddedServer:
             pid = self._read_pid()
             if pid is not None and _alive(pid):
                 log.warning("graphmem: the embedded FalkorDB (pid %d) stopped answering", pid)
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+                _kill(pid)
                 self._wait_gone()
-            self.socket_path.unlink(missing_ok=True)
-            self.pid_file.unlink(missing_ok=True)
+            self._forget()
             self._start()
             self.started_here = True
 
@@ -195,11 +193,14 @@ class EmbeddedServer:
         if pid is not None and _alive(pid) and self.socket_path.exists():
             if self._wait_ready():
                 return True
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+            _kill(pid)
+        self._forget()
+        return False
+
+    def _forget(self) -> None:
+        """Remove what a stopped server left behind: its socket and pid file."""
         self.socket_path.unlink(missing_ok=True)
         self.pid_file.unlink(missing_ok=True)
-        return False
 
     def _read_pid(self) -> int | None:
         try:
@@ -252,3 +253,8 @@ def _alive(pid: int) -> bool:
         if waited == pid:
             return False
     return True
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
