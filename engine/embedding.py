@@ -138,13 +138,14 @@ class _SharedPasses:
             request.error = exc
 
 
-# texts of a query's usual token counts: OpenVINO compiles a model per padded length at its
-# first use (~1 s on a fresh install, 0.13-0.16 s from its cache), which loading in the
-# background does before the first search asks
+# a query of its usual token counts, and a few new words: OpenVINO compiles a model per padded
+# shape at its first use (~1 s on a fresh install, 0.13-0.16 s from its cache), which loading
+# in the background does before the first search asks
 _WARM_UP = (
-    "a short question",
-    "what did the people in this short question talk about",
-    "what did the people named in this longer question talk about last week at home",
+    ["a short question"],
+    ["what did the people in this short question talk about"],
+    ["what did the people named in this longer question talk about last week at home"],
+    *(["word"] * rows for rows in (2, 4, 8)),
 )
 
 
@@ -227,8 +228,8 @@ class Embedder:
         def load() -> None:
             with contextlib.suppress(Exception):  # the first use raises it again
                 model = self.model
-                for text in _WARM_UP:  # compiled for their lengths before the first search
-                    model.encode([text], 1)
+                for texts in _WARM_UP:  # compiled for their shapes before the first search
+                    model.encode(texts, len(texts))
 
         self._loader = threading.Thread(target=load, name="graphmem-model", daemon=True)
         self._loader.start()

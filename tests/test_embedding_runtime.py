@@ -39,6 +39,19 @@ def test_openvino_vectors_agree_with_pytorch(embedder: Embedder) -> None:
     assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
 
 
+def test_a_few_words_get_the_vectors_they_get_in_a_large_batch(embedder: Embedder) -> None:
+    """Up to eight short texts run on a model compiled for their padded shape."""
+    encoder = embedder.model
+    assert isinstance(encoder, OpenVINOEncoder)
+    words = ["directed", "Sweden", "Grégoire", "teammates", "x", "LGBTQ", "1956", "support"]
+    batched = encoder.encode([*words, *SENTENCES], batch_size=64)[: len(words)]
+    for n in (2, 3, 5, 8):
+        few = encoder.encode(words[:n], batch_size=64)
+        assert few.shape == (n, 384)
+        assert (few * batched[:n]).sum(axis=1).min() > 0.9999
+    assert {(2, 8), (4, 8), (8, 8)} <= set(encoder._fixed)
+
+
 def test_one_text_alone_gets_the_vector_it_gets_in_a_batch(embedder: Embedder) -> None:
     """A single text runs on a model compiled for its padded length; a text longer than the
     longest such length (the last sentence, repeated) on the shared model."""
@@ -60,7 +73,7 @@ def test_loading_in_the_background_compiles_a_querys_usual_lengths() -> None:
     fresh._loader.join(timeout=300)
     encoder = fresh.model
     assert isinstance(encoder, OpenVINOEncoder)
-    assert {8, 16, 24} <= set(encoder._fixed)
+    assert {(1, 8), (1, 16), (1, 24), (2, 8), (4, 8), (8, 8)} <= set(encoder._fixed)
     fresh.close()
 
 
