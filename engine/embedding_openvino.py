@@ -187,6 +187,7 @@ class OpenVINOEncoder:
         self._config = config
         self._fixed: dict[tuple[int, int], Any] = {}  # (texts, tokens) -> a request for it
         self._lock = threading.Lock()
+        self._compiling = threading.Lock()
         self._parallel_lock = threading.Lock()
         self._requests: Any = None  # an AsyncInferQueue for `encode(..., workers)`
         settings = json.loads((model_dir / "sentence_bert_config.json").read_text())
@@ -243,22 +244,31 @@ class OpenVINOEncoder:
         for row, text in enumerate(encoded):
             inputs["input_ids"][row, :longest] = text.ids
             inputs["attention_mask"][row, :longest] = text.attention_mask
+        request = self._fixed.get((rows, length)) or self._compile_fixed(rows, length)
+        if request is None:
+            return None
         with self._lock:
-            request = self._fixed.get((rows, length)) or self._compile_fixed(rows, length)
             vectors: Vector = request.infer(inputs)[0][: len(texts)].copy()
         return vectors
 
-    def _compile_fixed(self, rows: int, length: int) -> Any:
+    def _compile_fixed(self, rows: int, length: int) -> Any | None:
         """A request on the model reshaped to `rows` texts of `length` tokens (from the
-        compiled model cache after the first time: 0.13-0.16 s, once per shape and process)."""
+        compiled model cache after the first time: 0.13-0.16 s, once per shape and process);
+        None while another shape compiles (the background warm-up): the caller takes the
+        model compiled for any shape rather than wait."""
         import openvino
 
-        core = openvino.Core()
-        model = core.read_model(self._model_file)
-        model.reshape({"input_ids": [rows, length], "attention_mask": [rows, length]})
-        request = core.compile_model(model, "CPU", self._config).create_infer_request()
-        self._fixed[(rows, length)] = request
-        return request
+        if not self._compiling.acquire(blocking=False):
+            return None
+        try:
+            core = openvino.Core()
+            model = core.read_model(self._model_file)
+            model.reshape({"input_ids": [rows, length], "attention_mask": [rows, length]})
+            request = core.compile_model(model, "CPU", self._config).create_infer_request()
+            self._fixed[(rows, length)] = request
+            return request
+        finally:
+            self._compiling.release()
 
     def _inputs(self, texts: list[str]) -> dict[str, Vector]:
         encoded = self.tokenizer.encode_batch(texts)

@@ -52,6 +52,22 @@ def test_a_few_words_get_the_vectors_they_get_in_a_large_batch(embedder: Embedde
     assert {(2, 8), (4, 8), (8, 8)} <= set(encoder._fixed)
 
 
+def test_a_shape_compiling_elsewhere_does_not_hold_up_an_encode(embedder: Embedder) -> None:
+    """While the background warm-up compiles a shape, a text needing another one not compiled
+    yet runs on the model compiled for any shape, and its shape is left for later."""
+    encoder = embedder.model
+    assert isinstance(encoder, OpenVINOEncoder)
+    text = " ".join(SENTENCES[:4])  # 30 tokens: padded to 32, a length not warmed up
+    shape = (1, 32)
+    encoder._fixed.pop(shape, None)
+    with encoder._compiling:
+        waiting = encoder.encode([text], batch_size=64)
+    assert shape not in encoder._fixed
+    alone = encoder.encode([text], batch_size=64)
+    assert shape in encoder._fixed
+    assert (waiting * alone).sum() > 0.9999
+
+
 def test_one_text_alone_gets_the_vector_it_gets_in_a_batch(embedder: Embedder) -> None:
     """A single text runs on a model compiled for its padded length; a text longer than the
     longest such length (the last sentence, repeated) on the shared model."""
