@@ -19,7 +19,7 @@ from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
-from engine.retrieval.terms import asked_kind, content_words, words
+from engine.retrieval.terms import asked_kind, chain_order, content_words, words
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -172,6 +172,41 @@ def test_who_asks_for_what_the_last_relation_leads_to(embedder: Embedder) -> Non
     scorer = PredicateScorer(embedder, RelationParams())
     match = scorer.match(content, ["SPOUSE", "CHILDREN", "PROFESSION"], kind=kind)
     assert match.path(("CHILDREN", "SPOUSE")) > match.path(("SPOUSE", "CHILDREN")) + 0.1
+
+
+@pytest.mark.parametrize(
+    ("question", "chain"),
+    [
+        ("what is the nationality of Ann's wife's father", "wife father nationality"),
+        ("which country is the father of the wife of Ann from", "wife father"),
+        ("who is the husband of Ann's daughter", "daughter husband"),
+        ("who did Ann's son marry", "son"),
+        ("in which country is the city where the club of Ann is based", "club"),
+        ("the films starring Ann were released in which years", ""),
+        ("the films that share actors with the film Ann are directed by who", ""),
+    ],
+)
+def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> None:
+    """By possessives and "of", nearest the name first; other words make no chain."""
+    tokens = words(question)
+    span = frozenset(i for i, w in enumerate(tokens) if w == "ann")
+    assert chain_order(tokens, span, content_words(tokens)) == chain.split()
+
+
+def test_a_path_explains_a_chain_of_relations_in_its_order(embedder: Embedder) -> None:
+    """ "The nationality of Ann's wife's father": her father's, not her own, nor the wife
+    of Ann's father's; blind to order, the three paths explain the same words or nearly."""
+    content = ["nationality", "wife", "father"]
+    chain = ["wife", "father"]
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["SPOUSE", "PARENTS", "CHILDREN", "NATIONALITY", "PROFESSION"]
+    right = ("SPOUSE", "PARENTS", "NATIONALITY")
+    blind = scorer.match(content, predicates, kind="nationality")
+    ordered = scorer.match(content, predicates, kind="nationality", chain=chain)
+    assert ordered.path(right) == pytest.approx(blind.path(right))
+    for wrong in (("PARENTS", "SPOUSE", "NATIONALITY"), ("SPOUSE", "NATIONALITY")):
+        assert blind.path(wrong) > blind.path(right) - 0.05
+        assert ordered.path(right) > ordered.path(wrong) + 0.05
 
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:

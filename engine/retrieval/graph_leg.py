@@ -24,7 +24,7 @@ from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer, RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
-from engine.retrieval.terms import asked_kind, name_span, relation_phrase
+from engine.retrieval.terms import asked_kind, chain_order, name_span, relation_phrase
 from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
@@ -110,7 +110,8 @@ class GraphLeg:
             user_id, name_search, by_words, relation_words, predicates
         )
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
-        phrase = relation_phrase(query.words, _spans(query, found.anchors, self.params))
+        spans = _spans(query, found.anchors, self.params)
+        phrase = relation_phrase(query.words, spans)
         phrase_vector = self.scorer.phrase(phrase) if phrase else None
         lap("anchors")
         named = {w for a in found.anchors for w in words_of(a.entity.name)}
@@ -118,7 +119,11 @@ class GraphLeg:
         kind = asked_kind(query.words, unnamed)
         if kind not in relation_words:
             kind = None  # "what are the primary languages": "primary" names no relation
-        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind)
+        # the relation words chained to the one name a question starts from, in their order
+        one = len(spans) == 1 and spans[0]
+        chained = [w for w in unnamed if w in relation_words]
+        chain = chain_order(query.words, spans[0], chained) if one else []
+        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind, chain)
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)
         match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))

@@ -105,10 +105,13 @@ class PredicateScorer:
         phrase: Vector | None = None,
         siblings: bool = False,
         kind: str | None = None,
+        chain: Sequence[str] = (),
     ) -> RelationMatch:
         """Similarities of each question word, and of the relation `phrase`, to each relation
         of `predicates`; `siblings`: the question asks for what shares a neighbour; `kind`:
-        the word (of `words`) naming the kind of thing asked for ("which genres")."""
+        the word (of `words`) naming the kind of thing asked for ("which genres"); `chain`: the
+        nouns of `words` the question chains to its one anchor, nearest it first
+        (`terms.chain_order`)."""
         bases, of, readable = self._relations(predicates)
         if not bases:
             return RelationMatch(
@@ -124,7 +127,7 @@ class PredicateScorer:
             similarity = readable @ phrase
             centred = np.clip(similarity - similarity.mean(), 0.0, None)
         return RelationMatch(
-            self.params, list(words), bases, of, sims, specificity, centred, siblings, kind
+            self.params, list(words), bases, of, sims, specificity, centred, siblings, kind, chain
         )
 
     def _relations(self, predicates: Sequence[str]) -> _Relations:
@@ -158,6 +161,7 @@ class RelationMatch:
         phrase: Vector | None,
         siblings: bool = False,
         kind: str | None = None,
+        chain: Sequence[str] = (),
     ) -> None:
         self.params = params
         self._words = words
@@ -168,6 +172,14 @@ class RelationMatch:
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
+        # pairs of words (as rows) a path must explain in this order: a chained noun, then
+        # the next ones and every other relation word but the asked kind; the chained nouns
+        # a hop each
+        hops = [words.index(w) for w in chain if w != kind]
+        named = self.relation_words()
+        others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
+        self._apart = list(itertools.combinations(hops, 2))
+        self._ordered = self._apart + [(a, b) for a in hops for b in others]
         self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
@@ -359,7 +371,9 @@ class RelationMatch:
         )
         scores: Vector = phrase - cost
         if len(self._weight):
-            explained = self._sims[:, padded].max(axis=2)
+            on_path = self._sims[:, padded]
+            explained = on_path.max(axis=2)
+            scores = scores - self._inverted(padded, hops, on_path.argmax(axis=2), explained)
             if self._kind is not None:
                 last = padded[:, -1]
                 # out and back at the end leads to what the relation leads from
@@ -368,6 +382,29 @@ class RelationMatch:
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
         return scores
+
+    def _inverted(self, padded: Vector, hops: Vector, steps: Vector, explained: Vector) -> Vector:
+        """What each path (`padded`, of `hops` relations) loses for explaining two words in
+        the reverse of the order the question applies them (`steps`: the hop explaining each
+        word), or two nouns that are a hop each by one hop: the lesser of the two, times
+        `order_cost` ("the husband of X's daughter" is not the daughter of X's husband; "X's
+        wife's father" is not X's wife)."""
+        lost = np.zeros(steps.shape[1])
+        if not self._ordered:
+            return lost
+        given = self._weight[:, None] * explained
+        for a, b in self._ordered:
+            lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
+        if self._apart:
+            # a relation twice on the path (out and back) may explain two nouns
+            column = padded[np.arange(len(padded))[:, None], steps.T].T  # relation per word
+            walked = np.arange(padded.shape[1])[None, None, :] < hops[:, None, None]
+            once = ((padded[:, :, None] == padded[:, None, :]) & walked).sum(axis=2) == 1
+            for a, b in self._apart:
+                single = once[np.arange(len(padded)), steps[a]]
+                shared = (column[a] == column[b]) & single
+                lost += shared * np.minimum(given[a], given[b])
+        return lost * self.params.order_cost
 
 
 def _no_triple(path: Sequence[int]) -> bool:

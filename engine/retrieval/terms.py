@@ -41,6 +41,8 @@ _MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell
 ASKING = frozenset({"what", "which", "who"})
 # ... unless "do" follows: "what does the wife of X do" asks what she does, not for a wife
 _DO = frozenset({"do", "does", "did"})
+_POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
+_ARTICLES = frozenset({"the", "a", "an"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -106,6 +108,28 @@ def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
                 return None
             return next((t for t in tokens[i + 1 :] if t in candidates), None)
     return None
+
+
+def chain_order(tokens: Sequence[str], span: frozenset[int], words: Sequence[str]) -> list[str]:
+    """The nouns of `words` a question chains to its one named entity (`span`: the name's
+    positions in `tokens`) by possessives and "of", nearest the entity first: "X's wife's
+    father" and "the father of the wife of X": wife, father; "the husband of X's daughter":
+    daughter, husband. Each is a hop of its own, in that order, before the question's other
+    words: "who did X's son marry" (son, then marry). The order of other words says less:
+    "the films X directed" and "the film X starred in" are no chain."""
+    wanted = set(words)
+    end = max(span) + 1
+    chained: list[str] = []
+    # one word a possessive: "X's wife born" is not a wife-birth
+    while end + 1 < len(tokens) and tokens[end] == _POSSESSIVE:
+        chained.append(tokens[end + 1])
+        end += 2
+    start = min(span)
+    while start >= 2 and tokens[start - 1] == "of":
+        start -= 2
+        chained.append(tokens[start])
+        start -= int(start >= 1 and tokens[start - 1] in _ARTICLES)
+    return [w for w in dict.fromkeys(chained) if w in wanted]
 
 
 def first_person(text: str, tokens: Sequence[str]) -> bool:
