@@ -16,7 +16,7 @@ from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.kinds import RelationEnds
-from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.predicates import PredicateScorer, singular_form
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
 from engine.retrieval.terms import asked_kind, chain_order, content_words, words
@@ -203,10 +203,40 @@ def test_a_path_explains_a_chain_of_relations_in_its_order(embedder: Embedder) -
     right = ("SPOUSE", "PARENTS", "NATIONALITY")
     blind = scorer.match(content, predicates, kind="nationality")
     ordered = scorer.match(content, predicates, kind="nationality", chain=chain)
-    assert ordered.path(right) == pytest.approx(blind.path(right))
+    assert ordered.path(right) >= blind.path(right)  # "father" is nearer "parent"
     for wrong in (("PARENTS", "SPOUSE", "NATIONALITY"), ("SPOUSE", "NATIONALITY")):
         assert blind.path(wrong) > blind.path(right) - 0.05
         assert ordered.path(right) > ordered.path(wrong) + 0.05
+
+
+def test_a_chained_noun_is_one_of_what_its_relation_leads_to(embedder: Embedder) -> None:
+    """ "Who did Ann's son marry": the son is one of Ann's children, which the model sees
+    only in the singular ("son" is as near "parents" as "children", nearer "child" than
+    "parent"); blind to the chain, her spouse's children are as good an answer."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    content, predicates = ["son", "marry"], ["SPOUSE", "PARENTS", "CHILDREN", "GENDER"]
+    right = ("CHILDREN", "SPOUSE")
+    blind = scorer.match(content, predicates)
+    chained = scorer.match(content, predicates, chain=["son"])
+    assert blind.path(("SPOUSE",)) > blind.path(right)
+    for wrong in (("SPOUSE", "CHILDREN"), ("PARENTS", "SPOUSE"), ("SPOUSE",)):
+        assert chained.path(right) > chained.path(wrong)
+
+
+@pytest.mark.parametrize(
+    ("name", "singular"),
+    [
+        ("children", "child"),
+        ("starred actors", "starred actor"),
+        ("countries", "country"),
+        ("has genre", "has genre"),
+        ("directed by", "directed by"),
+        ("business", "business"),
+        ("matches", "match"),
+    ],
+)
+def test_a_relation_name_in_the_singular(name: str, singular: str) -> None:
+    assert singular_form(name) == singular
 
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:

@@ -119,10 +119,9 @@ class GraphLeg:
         kind = asked_kind(query.words, unnamed)
         if kind not in relation_words:
             kind = None  # "what are the primary languages": "primary" names no relation
-        # the relation words chained to the one name a question starts from, in their order
+        # the words chained to the one name a question starts from, in their order
         one = len(spans) == 1 and spans[0]
-        chained = [w for w in unnamed if w in relation_words]
-        chain = chain_order(query.words, spans[0], chained) if one else []
+        chain = chain_order(query.words, spans[0], unnamed) if one else []
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind, chain)
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)

@@ -37,10 +37,11 @@ from engine.normalize import predicate_words
 from engine.ranking import RelationParams
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
+_IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman"}
 NOTHING = -1e9  # the score of no path at all: below every path's
 _USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]
-_Relations = tuple[list[str], dict[str, int], Vector]
+_Relations = tuple[list[str], dict[str, int], Vector, Vector]
 _NONE: Vector = np.zeros((0, 0))
 
 
@@ -112,13 +113,18 @@ class PredicateScorer:
         the word (of `words`) naming the kind of thing asked for ("which genres"); `chain`: the
         nouns of `words` the question chains to its one anchor, nearest it first
         (`terms.chain_order`)."""
-        bases, of, readable = self._relations(predicates)
+        bases, of, readable, singular = self._relations(predicates)
         if not bases:
             return RelationMatch(
                 self.params, [], bases, of, np.zeros((0, 0)), np.zeros(0), None, siblings
             )
         if words:
-            sims = self._vectors(list(words)) @ readable.T
+            vectors = self._vectors(list(words))
+            sims = vectors @ readable.T
+            # a noun chained to the name is one of what the relation leads to: "X's son" is
+            # one of X's children, and the model puts "son" nearer "child" than "children"
+            nouns = [i for i, w in enumerate(words) if w in chain]
+            sims[nouns] = np.maximum(sims[nouns], vectors[nouns] @ singular.T)
             specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
         else:
             sims, specificity = np.zeros((0, len(bases))), np.zeros(0)
@@ -139,8 +145,10 @@ class PredicateScorer:
             bases = sorted({base_relation(p) for p in predicates})
             column = {b: i for i, b in enumerate(bases)}
             of = {p: column[base_relation(p)] for p in predicates}
-            readable = self._vectors([predicate_words(b) for b in bases]) if bases else _NONE
-            found = (bases, of, readable)
+            names = [predicate_words(b) for b in bases]
+            readable = self._vectors(names) if bases else _NONE
+            singular = self._vectors([singular_form(n) for n in names]) if bases else _NONE
+            found = (bases, of, readable, singular)
             if len(self._relations_of) >= _USERS_CACHED:
                 self._relations_of.clear()
             self._relations_of[key] = found
@@ -175,8 +183,8 @@ class RelationMatch:
         # pairs of words (as rows) a path must explain in this order: a chained noun, then
         # the next ones and every other relation word but the asked kind; the chained nouns
         # a hop each
-        hops = [words.index(w) for w in chain if w != kind]
         named = self.relation_words()
+        hops = [words.index(w) for w in chain if w in named and w != kind]
         others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
         self._apart = list(itertools.combinations(hops, 2))
         self._ordered = self._apart + [(a, b) for a in hops for b in others]
@@ -405,6 +413,21 @@ class RelationMatch:
                 shared = (column[a] == column[b]) & single
                 lost += shared * np.minimum(given[a], given[b])
         return lost * self.params.order_cost
+
+
+def singular_form(name: str) -> str:
+    """A relation's readable name with its last word in the singular ("starred actors" ->
+    "starred actor", "children" -> "child")."""
+    head, _, last = name.rpartition(" ")
+    if last in _IRREGULAR:
+        last = _IRREGULAR[last]
+    elif last.endswith("ies") and len(last) > 4:
+        last = last[:-3] + "y"
+    elif last.endswith(("sses", "ches", "shes", "xes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
 
 
 def _no_triple(path: Sequence[int]) -> bool:
