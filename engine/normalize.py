@@ -17,6 +17,8 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")
 _NAMESPACE_SEPARATORS = re.compile(r"[/.#:]+")
 _CONTROL = {"Cc", "Cs"}
+# plurals no ending rule makes singular
+_IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman"}
 # CJK text has no spaces between words: ideographs, kana and hangul syllables
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK = re.compile(f"[{CJK_CHARS}]")
@@ -102,6 +104,21 @@ def _local_name(text: str) -> str:
 def predicate_words(predicate: str) -> str:
     """FRIEND_OF -> 'friend of' (what a sentence or an embedding sees)."""
     return predicate.replace("_", " ").lower()
+
+
+def singular_form(name: str) -> str:
+    """A relation's readable name with its last word in the singular ("starred actors" ->
+    "starred actor", "children" -> "child")."""
+    head, _, last = name.rpartition(" ")
+    if last in _IRREGULAR:
+        last = _IRREGULAR[last]
+    elif last.endswith("ies") and len(last) > 4:
+        last = last[:-3] + "y"
+    elif last.endswith(("sses", "ches", "shes", "xes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
 
 
 def normalize_label(entity_type: str | None) -> str | None:

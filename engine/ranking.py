@@ -86,10 +86,11 @@ class RelationParams:
     sibling_bonus: float = Field(default=0.1, ge=0)
     # the extra cost of going out and back along one relation with no sibling cue (by hand)
     back_cost: float = Field(default=0.0, ge=0)
-    # a path explaining two words in the reverse of the order the question applies them to
-    # its anchor ("the husband of X's daughter", not "the daughter of X's husband") loses this
-    # share of the lesser one's evidence (by hand, on a probe of possessive chains; 0 = blind
-    # to order)
+    # a path explaining two nouns a question chains to its name in reverse ("the husband of
+    # X's daughter" is not the daughter of X's husband), or by one hop, or such a noun after
+    # another relation word, loses this share of the lesser one's evidence (1: a word
+    # explained out of order is not explained; paired against 0 on bench-hub, MetaQA, LoCoMo
+    # and a probe of possessive chains, none lower; 0 = blind to order)
     order_cost: float = Field(default=1.0, ge=0)
     # the weight of the relation phrase beside the words (bench-hub: 0.2-0.3 chose the right
     # path most often; 0 = words only)

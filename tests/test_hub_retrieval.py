@@ -13,10 +13,10 @@ import pytest
 
 from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.normalize import entity_key
+from engine.normalize import entity_key, singular_form
 from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.kinds import RelationEnds
-from engine.retrieval.predicates import PredicateScorer, singular_form
+from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
 from engine.retrieval.terms import asked_kind, chain_order, content_words, words
@@ -812,6 +812,33 @@ def test_three_relation_phrases_in_a_chain_walk_three_hops(
     for q in chain:
         result = mem.search(q.text, user_id=FOOTBALL_USER, limit=5)
         assert any(h.hop == 3 and h.fact.object in q.answers for h in result.facts), q.text
+
+
+@pytest.mark.parametrize(
+    ("template", "path"),
+    [
+        ("what is the nationality of {a}'s wife's father", "spouse parents nationality"),
+        ("which faith does the wife of {a}'s father follow", "parents spouse religion"),
+        ("who did {a}'s son marry", "~parents spouse"),
+    ],
+)
+def test_nouns_chained_to_a_name_are_walked_in_their_order(
+    mem: Memory, graphs: dict[str, Graph], template: str, path: str
+) -> None:
+    """Two orders of the same relations reach different people: the first answer is the
+    one the chain names (blind to order, the wife of X's father was X's wife's father)."""
+    graph = graphs[FAMILIES_USER]
+    starts = [p for p in graph.classes["person"] if graph.walk(p, path) - {p}]
+    assert starts
+    for start in starts[:4]:
+        q = Question(
+            "chain",
+            template.format(a=start),
+            (start,),
+            frozenset(graph.walk(start, path) - {start}),
+            template,
+        )
+        assert _found(mem, FAMILIES_USER, q) == 1, q.text
 
 
 def test_a_fact_and_its_inverse_twin_come_back_once(mem: Memory, graphs: dict[str, Graph]) -> None:

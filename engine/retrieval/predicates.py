@@ -11,11 +11,14 @@ Two kinds of evidence, both from the embedding model, none from word lists:
   compared with each relation's readable form as a whole, which finds what single words miss
   ("team" ~ "plays in club"). A path gains `phrase_weight` times the best centred phrase
   similarity among its relations.
-Both are blind to order but for one word: the kind of thing a question asks for ("which
+Both are blind to order but for a few words: the kind of thing a question asks for ("which
 genres ... share actors") is what a path's last relation leads to, so only that relation
 explains it (the genres of films sharing actors, not the actors of films sharing a genre),
 by its name or by what it leads to (`retrieval.kinds`: "country" by `CONTAINED_BY`, which
-leads where `NATIONALITY` does).
+leads where `NATIONALITY` does); and the nouns a question chains to its one name ("X's
+wife's father", `terms.chain_order`), which a path explains a hop each, in their order,
+before its other relation words (the nationality of X's wife's father, not of the wife of
+X's father), each also matched to a relation's name in the singular ("son" ~ "child").
 A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) are one relation.
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
 wants the path that goes out and back along one relation: with such a cue, that pair beats
@@ -33,11 +36,11 @@ from typing import Any
 import numpy as np
 
 from engine.embedding import Embedder
-from engine.normalize import predicate_words
+from engine.normalize import predicate_words, singular_form
 from engine.ranking import RelationParams
+from engine.retrieval.order import ChainOrder
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
-_IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman"}
 NOTHING = -1e9  # the score of no path at all: below every path's
 _USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]
@@ -180,14 +183,7 @@ class RelationMatch:
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
-        # pairs of words (as rows) a path must explain in this order: a chained noun, then
-        # the next ones and every other relation word but the asked kind; the chained nouns
-        # a hop each
-        named = self.relation_words()
-        hops = [words.index(w) for w in chain if w in named and w != kind]
-        others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
-        self._apart = list(itertools.combinations(hops, 2))
-        self._ordered = self._apart + [(a, b) for a in hops for b in others]
+        self._order = ChainOrder(words, chain, self.relation_words(), kind)
         self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
@@ -380,8 +376,9 @@ class RelationMatch:
         scores: Vector = phrase - cost
         if len(self._weight):
             on_path = self._sims[:, padded]
-            explained = on_path.max(axis=2)
-            scores = scores - self._inverted(padded, hops, on_path.argmax(axis=2), explained)
+            explained = on_path.max(axis=-1)
+            lost = self._order.lost(self._weight, padded, hops, on_path.argmax(axis=-1), explained)
+            scores = scores - lost * params.order_cost
             if self._kind is not None:
                 last = padded[:, -1]
                 # out and back at the end leads to what the relation leads from
@@ -390,44 +387,6 @@ class RelationMatch:
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
         return scores
-
-    def _inverted(self, padded: Vector, hops: Vector, steps: Vector, explained: Vector) -> Vector:
-        """What each path (`padded`, of `hops` relations) loses for explaining two words in
-        the reverse of the order the question applies them (`steps`: the hop explaining each
-        word), or two nouns that are a hop each by one hop: the lesser of the two, times
-        `order_cost` ("the husband of X's daughter" is not the daughter of X's husband; "X's
-        wife's father" is not X's wife)."""
-        lost = np.zeros(steps.shape[1])
-        if not self._ordered:
-            return lost
-        given = self._weight[:, None] * explained
-        for a, b in self._ordered:
-            lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
-        if self._apart:
-            # a relation twice on the path (out and back) may explain two nouns
-            column = padded[np.arange(len(padded))[:, None], steps.T].T  # relation per word
-            walked = np.arange(padded.shape[1])[None, None, :] < hops[:, None, None]
-            once = ((padded[:, :, None] == padded[:, None, :]) & walked).sum(axis=2) == 1
-            for a, b in self._apart:
-                single = once[np.arange(len(padded)), steps[a]]
-                shared = (column[a] == column[b]) & single
-                lost += shared * np.minimum(given[a], given[b])
-        return lost * self.params.order_cost
-
-
-def singular_form(name: str) -> str:
-    """A relation's readable name with its last word in the singular ("starred actors" ->
-    "starred actor", "children" -> "child")."""
-    head, _, last = name.rpartition(" ")
-    if last in _IRREGULAR:
-        last = _IRREGULAR[last]
-    elif last.endswith("ies") and len(last) > 4:
-        last = last[:-3] + "y"
-    elif last.endswith(("sses", "ches", "shes", "xes")):
-        last = last[:-2]
-    elif last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3:
-        last = last[:-1]
-    return f"{head} {last}" if head else last
 
 
 def _no_triple(path: Sequence[int]) -> bool:

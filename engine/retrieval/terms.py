@@ -123,10 +123,10 @@ def chain_order(tokens: Sequence[str], span: frozenset[int], words: Sequence[str
     # one word a possessive: "X's wife born" is not a wife-birth
     while end + 1 < len(tokens) and tokens[end] == _POSSESSIVE:
         chained.append(tokens[end + 1])
-        end += 2
+        end = end + 2
     start = min(span)
     while start >= 2 and tokens[start - 1] == "of":
-        start -= 2
+        start = start - 2
         chained.append(tokens[start])
         start -= int(start >= 1 and tokens[start - 1] in _ARTICLES)
     return [w for w in dict.fromkeys(chained) if w in wanted]

@@ -1,0 +1,55 @@
+"""The order in which a path must explain the nouns a question chains to its one name.
+
+"The nationality of X's wife's father" chains "wife", then "father", to X
+(`terms.chain_order`): a path explains them a hop each, the nearest first, and before the
+question's other relation words ("who did X's son marry": the son, then whom he married).
+Word scores alone are blind to order, so the wife of X's father, or X's wife alone, would
+explain the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+Vector = np.ndarray[Any, Any]
+
+
+class ChainOrder:
+    """Pairs of a question's words (as rows) that a path must explain in this order."""
+
+    def __init__(
+        self, words: list[str], chain: Sequence[str], named: Collection[str], kind: str | None
+    ) -> None:
+        """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
+        that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
+        which only a path's last relation explains anyway."""
+        hops = [words.index(w) for w in chain if w in named and w != kind]
+        others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
+        self._apart = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]  # a hop each
+        self._ordered = self._apart + [(a, b) for a in hops for b in others]
+
+    def lost(
+        self, weight: Vector, padded: Vector, hops: Vector, steps: Vector, explained: Vector
+    ) -> Vector:
+        """What each path (`padded`, of `hops` relations) loses for explaining two ordered
+        words in reverse (`steps`: the hop explaining each word; `weight * explained`: what it
+        gives), or two chained nouns by one hop: the lesser of the two words' evidence."""
+        lost = np.zeros(steps.shape[1])
+        if not self._ordered:
+            return lost
+        given = weight[:, None] * explained
+        for a, b in self._ordered:
+            lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
+        if self._apart:
+            rows = np.arange(len(padded))
+            column = padded[rows[:, None], steps.T].T  # the relation explaining each word
+            # a relation twice on the path (out and back) may explain two nouns
+            walked = np.arange(padded.shape[1])[None, None, :] < hops[:, None, None]
+            once = ((padded[:, :, None] == padded[:, None, :]) & walked).sum(axis=-1) == 1
+            for a, b in self._apart:
+                shared = (column[a] == column[b]) & once[rows, steps[a]]
+                lost += shared * np.minimum(given[a], given[b])
+        return lost
