@@ -5,9 +5,10 @@ families in the style of a Freebase dump, a software industry with relations nam
 Wikidata names its properties, bands named as DBpedia names things, politics with Wikidata's
 property labels; the last two written after the engine was tuned), each in its own user's
 graph: a few hub nodes with hundreds of edges, several relations per member, most relations
-also stored the other way round (an `_INVERSE` twin or a differently named one). Questions
-come from templates with paraphrases; the retriever gets the question text alone and must
-find the named entities itself. Protocol as benchmarks/metaqa.py: answer hits@k over the
+also stored the other way round (an `_INVERSE` twin or a differently named one); and the
+families graph asked as PathQuestion asks (`kinship`: kinship chained by possessives and
+"of", two and three hops only). Questions come from templates with paraphrases; the
+retriever gets the question text alone and must find the named entities itself. Protocol as benchmarks/metaqa.py: answer hits@k over the
 entities of the top-k facts (the named entities themselves do not count unless they are
 answers), latency per search (`timings_ms`). Each search mode asked runs on the same
 questions in the same run: `dual` (graphmem) and `semantic` (the vector leg alone: the
@@ -44,6 +45,7 @@ from tests.synthetic_kg import (
     FAMILIES,
     FOOTBALL,
     KINDS,
+    KINSHIP,
     MUSIC,
     ORGANISATIONS,
     POLITICS,
@@ -54,6 +56,7 @@ from tests.synthetic_kg import (
     companies,
     families,
     football,
+    kinship,
     music,
     organisations,
     politics,
@@ -67,6 +70,7 @@ DOMAINS = {
     "companies": (companies, COMPANIES),
     "music": (music, MUSIC),
     "politics": (politics, POLITICS),
+    "kinship": (kinship, KINSHIP),
 }
 MODES = ("dual", "expansion", "semantic")
 KS = (1, 5, 10)

@@ -6,7 +6,8 @@ organisations with upper-case relation types, families in the style of a Freebas
 `parents`, "wife" for `spouse`), and a software industry whose relations are nouns, as
 Wikidata names its properties (`EMPLOYER`, `DEVELOPER`: "who makes X"), and bands named as
 DBpedia names things (camelCase, `bandMember`), and politics with Wikidata's property labels
-("member of political party"; the last two written after the engine was tuned). A few
+("member of political party"; the last two written after the engine was tuned); the families
+graph is also asked as PathQuestion asks (`KINSHIP`: "X's wife's father", "X's son"). A few
 nodes are hubs (a position, a field, an organisation with hundreds of members), every member has
 several relations, and most relations are also stored the other way round: as an
 `_INVERSE` twin (`PLAYS_IN_CLUB_INVERSE`) or as a twin named otherwise (`HAS_MEMBER` for
@@ -536,6 +537,57 @@ FAMILIES: list[Spec] = [
         "what is the nationality of {a}'s grandparents",
         "which country are the grandparents of {a} from")),
 ]  # fmt: skip
+
+
+# The families graph asked as PathQuestion asks: kinship chained by possessives and "of" in
+# both orders ("X's wife's father", "the wife of X's father"), sons and daughters for
+# `children`; written after the engine was tuned on FAMILIES (twenty-fourth session)
+KINSHIP: list[Spec] = [
+    ("2-hop leaf", "parent", "~parents profession", (
+        "what is the job of {a}'s son", "what does {a}'s daughter do for a living",
+        "what is the occupation of the kid of {a}", "what profession does {a}'s child have")),
+    ("2-hop leaf", "parent", "spouse religion", (
+        "which religion does {a}'s husband follow", "what faith is the partner of {a}",
+        "what is the religion of {a}'s wife")),
+    ("2-hop leaf", "child", "parents place_of_birth", (
+        "where was {a}'s mother born", "what is the birthplace of {a}'s dad",
+        "where was the father of {a} born")),
+    ("2-hop leaf", "parent", "~parents spouse", (
+        "who is the husband of {a}'s daughter", "who did {a}'s son marry",
+        "who is married to the child of {a}")),
+    ("2-hop leaf", "child", "parents nationality", (
+        "what is the citizenship of {a}'s dad", "what nationality is {a}'s mom")),
+    ("2-hop leaf", "child", "parents gender", (
+        "what is the gender of {a}'s parent", "what sex is the parent of {a}")),
+    ("2-hop leaf", "child", "parents ~parents", (
+        "who is {a}'s brother", "who are the siblings of {a}", "name a sister of {a}")),
+    ("3-hop", "parent", "spouse parents nationality", (
+        "what is the nationality of {a}'s wife's father",
+        "which country is the father of the wife of {a} from",
+        "what citizenship do the parents of {a}'s spouse have")),
+    ("3-hop", "child", "parents spouse religion", (
+        "which faith does the wife of {a}'s father follow",
+        "what is the religion of the spouse of {a}'s mother")),
+    ("3-hop", "parent", "~parents spouse profession", (
+        "what does the husband of {a}'s daughter do",
+        "what is the occupation of the spouse of {a}'s child")),
+    ("3-hop", "child", "parents place_of_birth contained_by", (
+        "in what country was {a}'s mom born",
+        "which country contains the birthplace of {a}'s father")),
+    ("3-hop", "parent", "spouse ~parents place_of_birth", (
+        "where were the children of {a}'s wife born",
+        "what is the birthplace of the kids of {a}'s husband")),
+    ("3-hop", "child", "parents parents profession", (
+        "what is the profession of {a}'s grandfather",
+        "what did the parents of {a}'s mother do for a living")),
+]  # fmt: skip
+
+
+def kinship(seed: int = 0, couples: int = 60) -> Graph:
+    """The families graph, in a user of its own, for `KINSHIP`'s questions."""
+    g = families(seed, couples)
+    g.domain = "kinship"
+    return g
 
 
 COMPANIES: list[Spec] = [
