@@ -8,11 +8,11 @@ graph: a few hub nodes with hundreds of edges, several relations per member, mos
 also stored the other way round (an `_INVERSE` twin or a differently named one); and the
 families graph asked as PathQuestion asks (`kinship`: kinship chained by possessives and
 "of", two and three hops only). Questions come from templates with paraphrases; the
-retriever gets the question text alone and must find the named entities itself. Protocol as benchmarks/metaqa.py: answer hits@k over the
-entities of the top-k facts (the named entities themselves do not count unless they are
-answers), latency per search (`timings_ms`). Each search mode asked runs on the same
-questions in the same run: `dual` (graphmem) and `semantic` (the vector leg alone: the
-baseline that needs no graph).
+retriever gets the question text alone and must find the named entities itself. Protocol
+as benchmarks/metaqa.py: answer hits@k over the entities of the top-k facts (the named
+entities themselves do not count unless they are answers), latency per search
+(`timings_ms`). Each search mode asked runs on the same questions in the same run: `dual`
+(graphmem) and `semantic` (the vector leg alone: the baseline that needs no graph).
 
     python benchmarks/hub_kg.py --per-kind 200
     python benchmarks/hub_kg.py --per-kind 50 --modes dual
