@@ -223,6 +223,24 @@ def test_a_chained_noun_is_one_of_what_its_relation_leads_to(embedder: Embedder)
         assert chained.path(right) > chained.path(wrong)
 
 
+def test_a_chained_noun_names_where_the_path_goes_not_the_way_back(embedder: Embedder) -> None:
+    """ "Where does the band of Ann come from": "band" names where Ann's MEMBER_OF leads, and
+    BAND_MEMBER, its twin, the way back to her bandmates; that way back explains "band" only
+    when the question asks for siblings."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    content, predicates = ["band", "come"], ["MEMBER_OF", "BAND_MEMBER", "HOMETOWN", "GENRE"]
+    home, back = ("MEMBER_OF", "HOMETOWN"), ("MEMBER_OF", "BAND_MEMBER")
+    twins = {"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"}
+    scores = {}
+    for chain, siblings in ((["band"], False), ([], False), (["band"], True)):
+        match = scorer.match(content, predicates, siblings=siblings, chain=chain)
+        match.fold_twins(twins)
+        scores[(bool(chain), siblings)] = match.path(home) - match.path(back)
+    assert scores[(False, False)] < 0  # blind to the chain, the way back explains "band"
+    assert scores[(True, False)] > 0
+    assert scores[(True, True)] < 0
+
+
 @pytest.mark.parametrize(
     ("name", "singular"),
     [

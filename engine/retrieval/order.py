@@ -27,24 +27,41 @@ class ChainOrder:
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
         which only a path's last relation explains anyway."""
         hops = [words.index(w) for w in chain if w in named and w != kind]
+        self._hops = hops
         others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
         self._apart = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]  # a hop each
         self._ordered = self._apart + [(a, b) for a in hops for b in others]
 
     def lost(
-        self, weight: Vector, padded: Vector, hops: Vector, steps: Vector, explained: Vector
+        self,
+        weight: Vector,
+        padded: Vector,
+        hops: Vector,
+        steps: Vector,
+        explained: Vector,
+        one: Sequence[int] | None,
     ) -> Vector:
         """What each path (`padded`, of `hops` relations) loses for explaining two ordered
         words in reverse (`steps`: the hop explaining each word; `weight * explained`: what it
-        gives), or two chained nouns by one hop: the lesser of the two words' evidence."""
+        gives), or two chained nouns by one hop: the lesser of the two words' evidence; and a
+        chained noun explained by a step going back along the one before it (`one`: each
+        relation's id, its twin's the same; None: going back is what the question asks) loses its
+        own: "the band of X" names where X's MEMBER_OF leads, not the way back from there
+        (BAND_MEMBER), which leads to X's bandmates."""
         lost = np.zeros(steps.shape[1])
-        if not self._ordered:
+        if not self._hops:
             return lost
         given = weight[:, None] * explained
+        rows = np.arange(len(padded))
+        if one is not None:
+            relation = np.asarray(one)[padded]
+            back = np.zeros(padded.shape, dtype=bool)
+            back[:, 1:] = relation[:, 1:] == relation[:, :-1]
+            for h in self._hops:
+                lost += back[rows, steps[h]] * given[h]
         for a, b in self._ordered:
             lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
         if self._apart:
-            rows = np.arange(len(padded))
             column = padded[rows[:, None], steps.T].T  # the relation explaining each word
             # a relation twice on the path (out and back) may explain two nouns
             walked = np.arange(padded.shape[1])[None, None, :] < hops[:, None, None]

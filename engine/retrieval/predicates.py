@@ -188,6 +188,7 @@ class RelationMatch:
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
         self._one = list(range(len(bases)))  # each relation's column, or its twin's (one of two)
+        self._mutual = list(range(len(bases)))  # the same, for twins each the other's only
         # (relation, at its subject end): the relations met there, each with the ends it has
         self._follows: dict[tuple[int, bool], dict[int, set[bool]]] = {}
         self._outlooks: dict[tuple[tuple[str, ...], int, bool | None], Outlook] = {}
@@ -244,6 +245,8 @@ class RelationMatch:
             i, j = self._index.get(relation), self._index.get(twin)
             if i is not None and j is not None:
                 self._one[i] = self._one[j] = min(self._one[i], self._one[j])
+                if twins.get(twin) == relation:  # not a part of it (a CEO is an employee)
+                    self._mutual[i] = self._mutual[j] = min(i, j)
 
     def limit_steps(self, follows: Mapping[str, Mapping[bool, Iterable[tuple[str, bool]]]]) -> None:
         """What can follow each relation where it ends (`RelationEnds.follows`, per end: True
@@ -377,7 +380,9 @@ class RelationMatch:
         if len(self._weight):
             on_path = self._sims[:, padded]
             explained = on_path.max(axis=-1)
-            lost = self._order.lost(self._weight, padded, hops, on_path.argmax(axis=-1), explained)
+            steps = on_path.argmax(axis=-1)
+            back = None if self.siblings else self._mutual  # going back: to siblings
+            lost = self._order.lost(self._weight, padded, hops, steps, explained, back)
             scores = scores - lost * params.order_cost
             if self._kind is not None:
                 last = padded[:, -1]
