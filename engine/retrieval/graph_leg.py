@@ -120,8 +120,8 @@ class GraphLeg:
         if kind not in relation_words:
             kind = None  # "what are the primary languages": "primary" names no relation
         # the words chained to the one name a question starts from, in their order
-        one = len(spans) == 1 and spans[0]
-        chain = chain_order(query.words, spans[0], unnamed) if one else []
+        single = len(spans) == 1 and bool(spans[0])
+        chain = chain_order(query.words, spans[0], unnamed) if single else []
         match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind, chain)
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)

@@ -26,11 +26,15 @@ class ChainOrder:
         """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
         which only a path's last relation explains anyway."""
-        hops = [words.index(w) for w in chain if w in named and w != kind]
-        self._hops = hops
+        self._hops = [words.index(w) for w in chain if w in named and w != kind]
         others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
+        hops = self._hops
         self._apart = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]  # a hop each
         self._ordered = self._apart + [(a, b) for a in hops for b in others]
+
+    def __bool__(self) -> bool:
+        """The question chains a relation word to its name: paths have an order to keep."""
+        return bool(self._hops)
 
     def lost(
         self,
@@ -49,8 +53,6 @@ class ChainOrder:
         own: "the band of X" names where X's MEMBER_OF leads, not the way back from there
         (BAND_MEMBER), which leads to X's bandmates."""
         lost = np.zeros(steps.shape[1])
-        if not self._hops:
-            return lost
         given = weight[:, None] * explained
         rows = np.arange(len(padded))
         if one is not None:

@@ -380,10 +380,11 @@ class RelationMatch:
         if len(self._weight):
             on_path = self._sims[:, padded]
             explained = on_path.max(axis=-1)
-            steps = on_path.argmax(axis=-1)
-            back = None if self.siblings else self._mutual  # going back: to siblings
-            lost = self._order.lost(self._weight, padded, hops, steps, explained, back)
-            scores = scores - lost * params.order_cost
+            if self._order:  # most questions chain nothing: no order to keep
+                steps = on_path.argmax(axis=-1)
+                back = None if self.siblings else self._mutual  # going back: to siblings
+                lost = self._order.lost(self._weight, padded, hops, steps, explained, back)
+                scores = scores - lost * params.order_cost
             if self._kind is not None:
                 last = padded[:, -1]
                 # out and back at the end leads to what the relation leads from
