@@ -13,7 +13,7 @@ import pytest
 
 from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.normalize import entity_key, singular_form
+from engine.normalize import entity_key
 from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import PredicateScorer
@@ -239,22 +239,6 @@ def test_a_chained_noun_names_where_the_path_goes_not_the_way_back(embedder: Emb
     assert scores[(False, False)] < 0  # blind to the chain, the way back explains "band"
     assert scores[(True, False)] > 0
     assert scores[(True, True)] < 0
-
-
-@pytest.mark.parametrize(
-    ("name", "singular"),
-    [
-        ("children", "child"),
-        ("starred actors", "starred actor"),
-        ("countries", "country"),
-        ("has genre", "has genre"),
-        ("directed by", "directed by"),
-        ("business", "business"),
-        ("matches", "match"),
-    ],
-)
-def test_a_relation_name_in_the_singular(name: str, singular: str) -> None:
-    assert singular_form(name) == singular
 
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:

@@ -6,6 +6,7 @@ from engine.normalize import (
     entity_key,
     normalize_label,
     normalize_predicate,
+    singular_form,
     stable_uid,
 )
 
@@ -67,3 +68,19 @@ def test_labels_are_pascal_case_or_dropped() -> None:
 def test_stable_uid_is_deterministic_and_separates_parts() -> None:
     assert stable_uid("a", "b") == stable_uid("a", "b")
     assert stable_uid("ab", "c") != stable_uid("a", "bc")
+
+
+@pytest.mark.parametrize(
+    ("name", "singular"),
+    [
+        ("children", "child"),
+        ("starred actors", "starred actor"),
+        ("countries", "country"),
+        ("has genre", "has genre"),
+        ("directed by", "directed by"),
+        ("business", "business"),
+        ("matches", "match"),
+    ],
+)
+def test_a_relation_name_in_the_singular(name: str, singular: str) -> None:
+    assert singular_form(name) == singular
