@@ -19,7 +19,7 @@ from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
-from engine.retrieval.terms import asked_kind, chain_order, content_words, words
+from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -191,6 +191,59 @@ def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> Non
     tokens = words(question)
     span = frozenset(i for i, w in enumerate(tokens) if w == "ann")
     assert chain_order(tokens, span, content_words(tokens)) == chain.split()
+
+
+@pytest.mark.parametrize(
+    ("question", "rest"),
+    [
+        ("what does Ann's daughter do for a living", "what does do for a living"),
+        ("what does the husband of Ann's daughter do", "what does do"),
+        ("where does the band of Ann come from", "where does come from"),
+        ("which country hosts the head office of the society of Ann", "which country hosts"),
+        ("who is the husband of Ann's daughter", ""),  # the chain's last noun is the answer
+        ("name a sister of Ann", ""),
+        ("what is the job of Ann's son", ""),
+        ("which actor is Ann's husband", ""),  # the kind asked, nothing more
+        ("where was Ann born", ""),  # no chain
+    ],
+)
+def test_a_question_may_ask_beyond_its_chain(question: str, rest: str) -> None:
+    tokens = words(question)
+    span = frozenset(i for i, w in enumerate(tokens) if w == "ann")
+    kind = asked_kind(tokens, content_words(tokens))
+    assert chain_rest(tokens, span, kind) == rest
+
+
+@pytest.mark.parametrize(
+    ("content", "chain", "rest", "right", "wrong"),
+    [
+        (  # what does Ann's daughter do for a living
+            ["daughter", "living"], ["daughter"], "what does do for a living",
+            ("CHILDREN", "PROFESSION"), [("CHILDREN",), ("PARENTS",), ("PROFESSION",)],
+        ),
+        (  # what does the husband of Ann's daughter do
+            ["husband", "daughter"], ["daughter", "husband"], "what does do",
+            ("CHILDREN", "SPOUSE", "PROFESSION"), [("CHILDREN", "SPOUSE")],
+        ),
+    ],
+)  # fmt: skip
+def test_what_a_question_asks_beyond_its_chain_is_one_hop_further(
+    embedder: Embedder,
+    content: list[str],
+    chain: list[str],
+    rest: str,
+    right: tuple[str, ...],
+    wrong: list[tuple[str, ...]],
+) -> None:
+    """No word of "what does ... do" names PROFESSION, and the chain alone is a shorter
+    path; the rest of the question, matched as one more word, names the hop after it."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["SPOUSE", "PARENTS", "CHILDREN", "PROFESSION", "RELIGION"]
+    blind = scorer.match(content, predicates, chain=chain)
+    told = scorer.match(content, predicates, chain=chain, rest=rest)
+    assert any(blind.path(w) > blind.path(right) for w in wrong)
+    for w in wrong:
+        assert told.path(right) > told.path(w) + 0.02
 
 
 def test_a_path_explains_a_chain_of_relations_in_its_order(embedder: Embedder) -> None:
@@ -822,6 +875,7 @@ def test_three_relation_phrases_in_a_chain_walk_three_hops(
         ("what is the nationality of {a}'s wife's father", "spouse parents nationality"),
         ("which faith does the wife of {a}'s father follow", "parents spouse religion"),
         ("who did {a}'s son marry", "~parents spouse"),
+        ("what does the husband of {a}'s daughter do", "~parents spouse profession"),
     ],
 )
 def test_nouns_chained_to_a_name_are_walked_in_their_order(

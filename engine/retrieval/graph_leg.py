@@ -24,7 +24,13 @@ from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import PredicateScorer, RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
-from engine.retrieval.terms import asked_kind, chain_order, name_span, relation_phrase
+from engine.retrieval.terms import (
+    asked_kind,
+    chain_order,
+    chain_rest,
+    name_span,
+    relation_phrase,
+)
 from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
 
@@ -122,7 +128,10 @@ class GraphLeg:
         # the words chained to the one name a question starts from, in their order
         single = len(spans) == 1 and bool(spans[0])
         chain = chain_order(query.words, spans[0], unnamed) if single else []
-        match = self.scorer.match(unnamed, predicates, phrase_vector, query.siblings, kind, chain)
+        rest = chain_rest(query.words, spans[0], kind) if chain else ""
+        match = self.scorer.match(
+            unnamed, predicates, phrase_vector, query.siblings, kind, chain, rest
+        )
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)
         match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))

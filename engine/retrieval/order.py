@@ -4,7 +4,8 @@
 (`terms.chain_order`): a path explains them a hop each, the nearest first, and before the
 question's other relation words ("who did X's son marry": the son, then whom he married).
 Word scores alone are blind to order, so the wife of X's father, or X's wife alone, would
-explain the same words.
+explain the same words. What a question says beyond its chain ("what does X's daughter do
+for a living": `terms.chain_rest`) is one more word, said by a relation after the chain's.
 """
 
 from __future__ import annotations
@@ -21,13 +22,21 @@ class ChainOrder:
     """Pairs of a question's words (as rows) that a path must explain in this order."""
 
     def __init__(
-        self, words: list[str], chain: Sequence[str], named: Collection[str], kind: str | None
+        self,
+        words: list[str],
+        chain: Sequence[str],
+        named: Collection[str],
+        kind: str | None,
+        rest: str = "",
     ) -> None:
         """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
-        which only a path's last relation explains anyway."""
+        which only a path's last relation explains anyway; `rest` (one of `words`): what the
+        question asks beyond the chain, which only a relation after it explains."""
         self._hops = [words.index(w) for w in chain if w in named and w != kind]
-        others = [i for i, w in enumerate(words) if w in named and w not in chain and w != kind]
+        self._rest = words.index(rest) if rest in words else None
+        apart = {*chain, kind, rest}
+        others = [i for i, w in enumerate(words) if w in named and w not in apart]
         hops = self._hops
         self._apart = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]  # a hop each
         self._ordered = self._apart + [(a, b) for a in hops for b in others]
@@ -63,6 +72,9 @@ class ChainOrder:
                 lost += back[rows, steps[h]] * given[h]
         for a, b in self._ordered:
             lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
+        if self._rest is not None:  # said by a relation after the chain's
+            for h in self._hops:
+                lost += (steps[h] >= steps[self._rest]) * np.minimum(given[h], given[self._rest])
         if self._apart:
             column = padded[rows[:, None], steps.T].T  # the relation explaining each word
             # a relation twice on the path (out and back) may explain two nouns

@@ -110,17 +110,16 @@ class PredicateScorer:
         siblings: bool = False,
         kind: str | None = None,
         chain: Sequence[str] = (),
+        rest: str = "",
     ) -> RelationMatch:
         """Similarities of each question word, and of the relation `phrase`, to each relation
-        of `predicates`; `siblings`: the question asks for what shares a neighbour; `kind`:
-        the word (of `words`) naming the kind of thing asked for ("which genres"); `chain`: the
-        nouns of `words` the question chains to its one anchor, nearest it first
-        (`terms.chain_order`)."""
+        of `predicates`; `siblings`: the question asks for what shares a neighbour; `kind`: the
+        word naming the kind of thing asked for ("which genres"); `chain`: the nouns the
+        question chains to its one anchor, nearest first; `rest`: what it asks beyond them."""
+        words = [*words, rest] if rest and rest not in words else list(words)
         bases, of, readable, singular = self._relations(predicates)
         if not bases:
-            return RelationMatch(
-                self.params, [], bases, of, np.zeros((0, 0)), np.zeros(0), None, siblings
-            )
+            return RelationMatch(self.params, [], bases, of, _NONE, np.zeros(0), None, siblings)
         if words:
             vectors = self._vectors(list(words))
             sims = vectors @ readable.T
@@ -136,7 +135,7 @@ class PredicateScorer:
             similarity = readable @ phrase
             centred = np.clip(similarity - similarity.mean(), 0.0, None)
         return RelationMatch(
-            self.params, list(words), bases, of, sims, specificity, centred, siblings, kind, chain
+            self.params, words, bases, of, sims, specificity, centred, siblings, kind, chain, rest
         )
 
     def _relations(self, predicates: Sequence[str]) -> _Relations:
@@ -173,6 +172,7 @@ class RelationMatch:
         siblings: bool = False,
         kind: str | None = None,
         chain: Sequence[str] = (),
+        rest: str = "",
     ) -> None:
         self.params = params
         self._words = words
@@ -183,7 +183,7 @@ class RelationMatch:
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
-        self._order = ChainOrder(words, chain, self.relation_words(), kind)
+        self._order = ChainOrder(words, chain, self.relation_words(), kind, rest)
         self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}

@@ -43,6 +43,7 @@ ASKING = frozenset({"what", "which", "who"})
 _DO = frozenset({"do", "does", "did"})
 _POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
 _ARTICLES = frozenset({"the", "a", "an"})
+_IMPERATIVE = frozenset({"name", "list", "give", "show", "find"})  # "name a sister of X"
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -118,6 +119,26 @@ def chain_order(tokens: Sequence[str], span: frozenset[int], words: Sequence[str
     words: "who did X's son marry" (son, then marry). The order of other words says less:
     "the films X directed" and "the film X starred in" are no chain."""
     wanted = set(words)
+    return [w for w in dict.fromkeys(_chain(tokens, span)[0]) if w in wanted]
+
+
+def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) -> str:
+    """What a question says beyond the chain of nouns tied to its name, when it asks for
+    more than the chain's last one: "what does X's daughter do for a living" -> "what does do
+    for a living" (her profession), "where does the band of X come from" -> "where does come
+    from"; "" for "who is the husband of X's daughter" (the husband himself) and for a rest
+    whose only word is the kind asked ("which actor is X's wife")."""
+    chained, start, end = _chain(tokens, span)
+    if not chained:
+        return ""
+    rest = [w for i, w in enumerate(tokens) if i < start or i >= end]
+    said = [w for w in rest if w not in STOPWORDS and w not in _IMPERATIVE and w != kind]
+    return " ".join(rest) if said or _DO.intersection(rest) else ""
+
+
+def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int, int]:
+    """The nouns chained to the name at `span`, nearest first, and the positions [start, end)
+    the chain takes, the name and an article before the chain included."""
     end = max(span) + 1
     chained: list[str] = []
     # one word a possessive: "X's wife born" is not a wife-birth
@@ -128,8 +149,12 @@ def chain_order(tokens: Sequence[str], span: frozenset[int], words: Sequence[str
     while start >= 2 and tokens[start - 1] == "of":
         start = start - 2
         chained.append(tokens[start])
+        # "the head office of": an article, a word, the noun
+        start -= int(
+            start >= 2 and tokens[start - 2] in _ARTICLES and tokens[start - 1] not in STOPWORDS
+        )
         start -= int(start >= 1 and tokens[start - 1] in _ARTICLES)
-    return [w for w in dict.fromkeys(chained) if w in wanted]
+    return chained, start, end
 
 
 def first_person(text: str, tokens: Sequence[str]) -> bool:
