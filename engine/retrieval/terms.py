@@ -127,12 +127,14 @@ def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) ->
     more than the chain's last one: "what does X's daughter do for a living" -> "what does do
     for a living" (her profession), "where does the band of X come from" -> "where does come
     from"; "" for "who is the husband of X's daughter" (the husband himself) and for a rest
-    whose only word is the kind asked ("which actor is X's wife")."""
+    whose only word is the kind asked ("which actor is X's wife"). The kind's word is left
+    out: the last relation says it ("which country hosts the head office of ..." -> "which
+    hosts")."""
     chained, start, end = _chain(tokens, span)
     if not chained:
         return ""
-    rest = [w for i, w in enumerate(tokens) if i < start or i >= end]
-    said = [w for w in rest if w not in STOPWORDS and w not in _IMPERATIVE and w != kind]
+    rest = [w for i, w in enumerate(tokens) if (i < start or i >= end) and w != kind]
+    said = [w for w in rest if w not in STOPWORDS and w not in _IMPERATIVE]
     return " ".join(rest) if said or _DO.intersection(rest) else ""
 
 
