@@ -121,7 +121,7 @@ class PredicateScorer:
         if not bases:
             return RelationMatch(self.params, [], bases, of, _NONE, np.zeros(0), None, siblings)
         if words:
-            vectors = self._vectors(list(words))
+            vectors = self._vectors(words)
             sims = vectors @ readable.T
             # a noun chained to the name is one of what the relation leads to: "X's son" is
             # one of X's children, and the model puts "son" nearer "child" than "children"
