@@ -21,6 +21,7 @@ def build_embedder(settings: Settings) -> Embedder:
         settings.embedding_device,
         settings.embedding_batch_size,
         threads=settings.embedding_threads,
+        short_threads=settings.embedding_short_threads,
         process=settings.embedding_process,
         runtime=settings.embedding_runtime,
         cache_dir=settings.embedding_cache_dir,

@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     # None: the runtime's own (PyTorch 16, OpenVINO 64: measured in benchmarks/README.md)
     embedding_batch_size: int | None = Field(default=None, ge=1)
     embedding_threads: int = Field(default=1, ge=0)  # 0: torch's default (see Embedder)
+    embedding_short_threads: int = Field(default=0, ge=0)  # a search's passes (see Embedder)
     embedding_process: bool = False  # the model in a child process (see Embedder)
     # "auto": OpenVINO where it runs the model (3x PyTorch here), else PyTorch
     embedding_runtime: Literal["auto", "openvino", "torch"] = "auto"

@@ -163,6 +163,8 @@ class Embedder:
             set for the whole process). One thread is the default because passes come from
             a pipeline that keeps the other cores busy: the model's threads then wait on each
             other, and a pass on a busy 2-core machine takes many times longer.
+        short_threads: OpenVINO's threads for a single text or a few short ones (a search's
+            query and words; 0: one per core). A search waits on those passes alone.
         process: run the model in a child process (`engine.embedding_child`), for batch
             ingests with many threads; `close()` stops it.
         runtime: "auto" (OpenVINO where it can run the model, else PyTorch), "openvino" or
@@ -177,6 +179,7 @@ class Embedder:
         batch_size: int | None = None,
         cache_size: int = 20_000,
         threads: int = 1,
+        short_threads: int = 0,
         process: bool = False,
         runtime: Runtime = "auto",
         cache_dir: Path | None = None,
@@ -185,13 +188,15 @@ class Embedder:
         self.device = device
         self.batch_size = batch_size
         self.threads = threads
+        self.short_threads = short_threads
         self.runtime = runtime
         self.cache_dir = cache_dir
         self._process: ModelProcess | None = None
         if process:
             arguments: dict[str, object] = {"model_name": model_name, "device": device}
             arguments |= {"batch_size": batch_size, "runtime": runtime, "cache_dir": cache_dir}
-            self._process = ModelProcess(arguments | {"threads": threads, "cache_size": 0})
+            arguments |= {"threads": threads, "short_threads": short_threads}
+            self._process = ModelProcess(arguments | {"cache_size": 0})
         self._passes = _SharedPasses(self._run)
         self._vectors: _Recent[Vector] = _Recent(cache_size)
         self._readable: _Recent[bool] = _Recent(cache_size)
@@ -215,6 +220,7 @@ class Embedder:
             threads=self.threads,
             runtime=self.runtime,
             cache_dir=self.cache_dir,
+            short_threads=self.short_threads,
         )
 
     def load_in_background(self) -> None:

@@ -162,6 +162,8 @@ class OpenVINOEncoder:
         model_dir: the local sentence-transformers model (see `exportable`).
         cache_dir: where the export is kept.
         threads: inference threads (0: OpenVINO's default, one per core).
+        short_threads: the same for a single text or a few short ones (a search's query and
+            words), which run on models compiled for their shape (0: one per core).
 
     Raises:
         ConfigError: the model cannot be exported or loaded.
@@ -169,7 +171,9 @@ class OpenVINOEncoder:
 
     batch_size = 64  # bfloat16 units are busier with larger batches: 10-30% faster than 16
 
-    def __init__(self, model_dir: Path, cache_dir: Path, threads: int = 1) -> None:
+    def __init__(
+        self, model_dir: Path, cache_dir: Path, threads: int = 1, short_threads: int = 0
+    ) -> None:
         import openvino
         from tokenizers import Tokenizer
 
@@ -184,7 +188,9 @@ class OpenVINOEncoder:
         except (OSError, RuntimeError) as exc:
             raise ConfigError(f"cannot run {model_dir} on OpenVINO: {exc}") from exc
         self._request = self._compiled.create_infer_request()
-        self._config = config
+        self._short_config = {k: v for k, v in config.items() if k != "INFERENCE_NUM_THREADS"}
+        if short_threads > 0:
+            self._short_config["INFERENCE_NUM_THREADS"] = short_threads
         self._fixed: dict[tuple[int, int], Any] = {}  # (texts, tokens) -> a request for it
         self._lock = threading.Lock()
         self._compiling = threading.Lock()
@@ -264,7 +270,8 @@ class OpenVINOEncoder:
             core = openvino.Core()
             model = core.read_model(self._model_file)
             model.reshape({"input_ids": [rows, length], "attention_mask": [rows, length]})
-            request = core.compile_model(model, "CPU", self._config).create_infer_request()
+            compiled = core.compile_model(model, "CPU", self._short_config)
+            request = compiled.create_infer_request()
             self._fixed[(rows, length)] = request
             return request
         finally:

@@ -84,7 +84,13 @@ class TorchEncoder:
 
 
 def load_encoder(
-    model_name: str, *, device: str, threads: int, runtime: Runtime, cache_dir: Path | None
+    model_name: str,
+    *,
+    device: str,
+    threads: int,
+    runtime: Runtime,
+    cache_dir: Path | None,
+    short_threads: int = 0,
 ) -> Encoder:
     """The model on the runtime `runtime` names ("auto": see the module docstring).
 
@@ -101,7 +107,8 @@ def load_encoder(
         if reason is None:
             from engine.embedding_openvino import OpenVINOEncoder
 
-            return OpenVINOEncoder(Path(path), cache_dir or default_cache_dir(), threads)
+            cache = cache_dir or default_cache_dir()
+            return OpenVINOEncoder(Path(path), cache, threads, short_threads)
         if runtime == "openvino":
             raise ConfigError(f"embedding runtime openvino: {reason}")
         log.info("graphmem: embeddings on PyTorch (%s)", reason)

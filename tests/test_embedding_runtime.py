@@ -118,3 +118,15 @@ def test_openvino_reads_unknown_tokens_like_pytorch(embedder: Embedder) -> None:
     torch_model = Embedder(runtime="torch", cache_size=0)
     for text in ("张伟", "Zhang Wei", "Ünïcödé café"):
         assert embedder.reads(text) == torch_model.reads(text)
+
+
+def test_a_searchs_short_texts_run_on_their_own_thread_count() -> None:
+    """`short_threads` sets the threads of the models compiled per shape (a search's passes),
+    `threads` those of the model for any shape (a batch's passes)."""
+    embedder = Embedder(cache_size=0, threads=1, short_threads=2)
+    encoder = embedder.model
+    assert isinstance(encoder, OpenVINOEncoder)
+    embedder.encode(["who founded the Jolly Roger Society"])
+    (request,) = encoder._fixed.values()
+    assert request.get_compiled_model().get_property("INFERENCE_NUM_THREADS") == 2
+    assert encoder._compiled.get_property("INFERENCE_NUM_THREADS") == 1
