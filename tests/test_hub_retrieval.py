@@ -205,6 +205,11 @@ def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> Non
         ("what is the job of Ann's son", ""),
         ("which actor is Ann's husband", ""),  # the kind asked, nothing more
         ("where was Ann born", ""),  # no chain
+        # the name's own noun phrase, and a noun before the chained one, are no rest
+        ("who is the screenwriter of Ann directed movies", ""),
+        ("who are movie co-writers of Ann", ""),
+        ("where did the singer of Ann come from", "where did come from"),
+        ("which ideology inspires Ann's party", "which inspires"),
     ],
 )
 def test_a_question_may_ask_beyond_its_chain(question: str, rest: str) -> None:

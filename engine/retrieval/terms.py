@@ -129,13 +129,25 @@ def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) ->
     from"; "" for "who is the husband of X's daughter" (the husband himself) and for a rest
     whose only word is the kind asked ("which actor is X's wife"). The kind's word is left
     out: the last relation says it ("which country hosts the head office of ..." -> "which
-    hosts")."""
+    hosts"); so are the name's own noun phrase ("the writer of X directed films": films X
+    directed) and the nouns before the chained one ("movie co-writers of X")."""
     chained, start, end = _chain(tokens, span)
     if not chained:
         return ""
+    first = start
+    if end == max(span) + 1 and _content(tokens[end : end + 2]) == 2:
+        end = len(tokens)
+    while start > max(0, first - 2) and first < min(span) and tokens[first] not in _ARTICLES:
+        if not _content(tokens[start - 1 : start]):
+            break
+        start -= 1
     rest = [w for i, w in enumerate(tokens) if (i < start or i >= end) and w != kind]
     said = [w for w in rest if w not in STOPWORDS and w not in _IMPERATIVE]
     return " ".join(rest) if said or _DO.intersection(rest) else ""
+
+
+def _content(tokens: Sequence[str]) -> int:
+    return sum(w not in STOPWORDS and w not in ASKING and w not in _IMPERATIVE for w in tokens)
 
 
 def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int, int]:
