@@ -134,16 +134,23 @@ def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) ->
     chained, start, end = _chain(tokens, span)
     if not chained:
         return ""
-    first = start
-    if end == max(span) + 1 and _content(tokens[end : end + 2]) == 2:
-        end = len(tokens)
-    while start > max(0, first - 2) and first < min(span) and tokens[first] not in _ARTICLES:
-        if not _content(tokens[start - 1 : start]):
-            break
-        start -= 1
+    if start < min(span):  # chained by "of"
+        if end == max(span) + 1 and _content(tokens[end : end + 2]) == 2:
+            end = len(tokens)  # the name's own noun phrase
+        if tokens[start] not in _ARTICLES:
+            start = _compound_start(tokens, start)
     rest = [w for i, w in enumerate(tokens) if (i < start or i >= end) and w != kind]
     said = [w for w in rest if w not in STOPWORDS and w not in _IMPERATIVE]
     return " ".join(rest) if said or _DO.intersection(rest) else ""
+
+
+def _compound_start(tokens: Sequence[str], start: int) -> int:
+    """Where the noun at `start` begins with up to two nouns before it ("movie co-writers")."""
+    for _ in range(2):
+        if start == 0 or not _content(tokens[start - 1 : start]):
+            break
+        start -= 1
+    return start
 
 
 def _content(tokens: Sequence[str]) -> int:
