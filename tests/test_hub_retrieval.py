@@ -174,6 +174,12 @@ def test_who_asks_for_what_the_last_relation_leads_to(embedder: Embedder) -> Non
     assert match.path(("CHILDREN", "SPOUSE")) > match.path(("SPOUSE", "CHILDREN")) + 0.1
 
 
+def _with_ann(question: str) -> tuple[list[str], frozenset[int]]:
+    """The question's words and where its name, Ann, stands."""
+    tokens = words(question)
+    return tokens, frozenset(i for i, w in enumerate(tokens) if w == "ann")
+
+
 @pytest.mark.parametrize(
     ("question", "chain"),
     [
@@ -188,8 +194,7 @@ def test_who_asks_for_what_the_last_relation_leads_to(embedder: Embedder) -> Non
 )
 def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> None:
     """By possessives and "of", nearest the name first; other words make no chain."""
-    tokens = words(question)
-    span = frozenset(i for i, w in enumerate(tokens) if w == "ann")
+    tokens, span = _with_ann(question)
     assert chain_order(tokens, span, content_words(tokens)) == chain.split()
 
 
@@ -213,8 +218,7 @@ def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> Non
     ],
 )
 def test_a_question_may_ask_beyond_its_chain(question: str, rest: str) -> None:
-    tokens = words(question)
-    span = frozenset(i for i, w in enumerate(tokens) if w == "ann")
+    tokens, span = _with_ann(question)
     kind = asked_kind(tokens, content_words(tokens))
     assert chain_rest(tokens, span, kind) == rest
 

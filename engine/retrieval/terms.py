@@ -134,32 +134,20 @@ def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) ->
     chained, start, end = _chain(tokens, span)
     if not chained:
         return ""
-    if start < min(span):  # chained by "of"
-        if end == max(span) + 1 and _content(tokens[end : end + 2]) == 2:
-            end = len(tokens)  # the name's own noun phrase
-        if tokens[start] not in _ARTICLES:
-            start = _compound_start(tokens, start)
+    if start < min(span) and end == max(span) + 1 and _content(tokens[end : end + 2]) == 2:
+        end = len(tokens)  # chained by "of" to the name's own noun phrase
     rest = [w for i, w in enumerate(tokens) if (i < start or i >= end) and w != kind]
-    said = [w for w in rest if w not in STOPWORDS and w not in _IMPERATIVE]
-    return " ".join(rest) if said or _DO.intersection(rest) else ""
-
-
-def _compound_start(tokens: Sequence[str], start: int) -> int:
-    """Where the noun at `start` begins with up to two nouns before it ("movie co-writers")."""
-    for _ in range(2):
-        if start == 0 or not _content(tokens[start - 1 : start]):
-            break
-        start -= 1
-    return start
+    return " ".join(rest) if _content(rest) or _DO.intersection(rest) else ""
 
 
 def _content(tokens: Sequence[str]) -> int:
-    return sum(w not in STOPWORDS and w not in ASKING and w not in _IMPERATIVE for w in tokens)
+    return sum(w not in STOPWORDS and w not in _IMPERATIVE for w in tokens)
 
 
 def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int, int]:
     """The nouns chained to the name at `span`, nearest first, and the positions [start, end)
-    the chain takes, the name and an article before the chain included."""
+    the chain takes: the name, and before a noun chained by "of" up to two nouns of its own
+    ("the head office of", "movie co-writers of") and an article."""
     end = max(span) + 1
     chained: list[str] = []
     # one word a possessive: "X's wife born" is not a wife-birth
@@ -170,10 +158,8 @@ def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int,
     while start >= 2 and tokens[start - 1] == "of":
         start = start - 2
         chained.append(tokens[start])
-        # "the head office of": an article, a word, the noun
-        start -= int(
-            start >= 2 and tokens[start - 2] in _ARTICLES and tokens[start - 1] not in STOPWORDS
-        )
+        for _ in range(2):
+            start -= int(start >= 1 and _content(tokens[start - 1 : start]) == 1)
         start -= int(start >= 1 and tokens[start - 1] in _ARTICLES)
     return chained, start, end
 
