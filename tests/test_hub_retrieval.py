@@ -17,6 +17,7 @@ from engine.normalize import entity_key
 from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import PredicateScorer
+from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
 from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
@@ -144,6 +145,69 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
 def test_a_question_names_the_kind_of_thing_it_asks_for(question: str, kind: str | None) -> None:
     tokens = words(question)
     assert asked_kind(tokens, content_words(tokens)) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("where does the band of Ann come from", True),
+        ("and from where did Ann move", True),
+        ("name the city where Ann was born", False),  # a relative clause
+        ("what is the genre of Ann", False),
+    ],
+)
+def test_where_asks_for_a_place_and_names_that_kind(question: str, asks: bool) -> None:
+    query = Query.parse(question, 8)
+    assert ("where" in query.relational) is asks
+    kind = asked_kind(query.words, query.relational)
+    assert (kind == "where") is asks
+
+
+def test_where_asks_the_paths_last_relation_for_a_place(embedder: Embedder) -> None:
+    """ "where does the band of X come from": the band's hometown, not its genre, nor X's
+    own birthplace; without "where" no word asks for a place and the band alone wins."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["MEMBER_OF", "HOMETOWN", "GENRE", "INSTRUMENT", "RECORD_LABEL", "BIRTH_PLACE"]
+    paths = [
+        ("MEMBER_OF",),
+        ("MEMBER_OF", "GENRE"),
+        ("MEMBER_OF", "RECORD_LABEL"),
+        ("BIRTH_PLACE",),
+    ]
+    hometown = ("MEMBER_OF", "HOMETOWN")
+    where = scorer.match(["band", "come", "where"], predicates, kind="where", chain=["band"])
+    assert all(where.path(hometown) > where.path(p) for p in paths)
+    plain = scorer.match(["band", "come"], predicates, chain=["band"])
+    assert plain.path(("MEMBER_OF",)) > plain.path(hometown)
+
+
+def test_a_brother_is_found_through_the_parents(mem: Memory, graphs: dict[str, Graph]) -> None:
+    """A sibling shares a parent: the walk goes out and back along PARENTS, which no word
+    names (the people asked about have no children: for a parent, out and back along
+    CHILDREN, to the other parent, explains the question as well). The walk alone: "brother"
+    names no relation well, so the fused order may put X's own facts first."""
+    g = graphs[FAMILIES_USER]
+    leaves = [c for c in g.classes["child"] if not g.back.get((c, "parents"))]
+    people = [c for c in leaves if len(g.walk(c, "parents ~parents") - {c}) > 1]
+    for person in people[:4]:
+        siblings = frozenset(g.walk(person, "parents ~parents") - {person})
+        q = Question("2-hop leaf", f"who is {person}'s brother", (person,), siblings, "")
+        assert _found(mem, FAMILIES_USER, q, k=3, mode="expansion") is not None, q.text
+
+
+def test_a_cue_inside_a_name_asks_for_no_siblings(mem: Memory) -> None:
+    """ "who directed Brother Bear": its director, not the films sharing him."""
+    user = "film-cue"
+    mem.add_facts(
+        [("Brother Bear", "DIRECTED_BY", "Aaron Blaise"), ("Mulan", "DIRECTED_BY", "Aaron Blaise"),
+         ("Mulan", "DIRECTED_BY", "Tony Bancroft"), ("Brother Bear", "HAS_GENRE", "animation")],
+        user_id=user,
+    )  # fmt: skip
+    try:
+        top = mem.search("who directed Brother Bear", user_id=user, limit=3).facts[0].fact
+        assert (top.subject, top.object) == ("Brother Bear", "Aaron Blaise")
+    finally:
+        mem.delete_all(user)
 
 
 def test_the_kind_asked_for_is_explained_by_a_paths_last_relation(embedder: Embedder) -> None:
@@ -519,8 +583,10 @@ def test_a_relation_then_its_reversed_twin_goes_out_and_back(embedder: Embedder)
     assert bonus(twins) > bonus({}) + 0.05
     match = scorer.match(words, predicates, phrase)
     match.fold_twins(twins)
-    assert match.one_relation("HAS_MEMBER", "MEMBER_OF")
-    assert not match.one_relation("HAS_MEMBER", "NATIONALITY")
+    assert match.back_along("HAS_MEMBER", "MEMBER_OF")
+    assert match.back_along("NATIONALITY", "NATIONALITY")  # no twin: back the same way
+    assert not match.back_along("HAS_MEMBER", "HAS_MEMBER")  # a twin's name twice goes on
+    assert not match.back_along("HAS_MEMBER", "NATIONALITY")
     assert match.single() == scorer.match(words, predicates, phrase).single()
 
 

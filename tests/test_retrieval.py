@@ -17,7 +17,7 @@ from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
 from engine.retrieval.retriever import Mode
-from engine.retrieval.terms import fulltext_terms, words
+from engine.retrieval.terms import asks_for_siblings, fulltext_terms, words
 from engine.retrieval.terms import name_match as name_match_with
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
@@ -144,12 +144,15 @@ def test_a_sibling_question_follows_the_predicate_out_and_back(mem: Memory) -> N
         ("what is the climate of Peru", False),
         ("what is the ultimate goal of Sam", False),
         ("which teams does Gril Son play for", False),
+        ("who is Ann's brother", True),
+        ("name the sisters of Ann", True),
+        ("who are the siblings of Ann", True),
     ],
 )
 def test_words_for_someone_sharing_something_ask_for_siblings(
     question: str, siblings: bool
 ) -> None:
-    assert Query.parse(question, 64).siblings is siblings
+    assert asks_for_siblings(words(question)) is siblings
 
 
 def test_a_word_for_someone_sharing_something_is_matched_as_what_they_share() -> None:

@@ -163,7 +163,7 @@ class _Walk:
             # out and back along the anchor's relation asks for its siblings, which no word
             # may name ("the actor of X also starred in which films")
             back = len(relations) == 1 and any(
-                self.match.one_relation(relations[0], step) for step in o.via
+                self.match.back_along(relations[0], step) for step in o.via
             )
             gains = back or ahead > o.own - hop_cost + self.settings.beam_gain
             close = ahead > found - self.settings.beam_slack and ahead > joined

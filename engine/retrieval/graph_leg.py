@@ -26,6 +26,7 @@ from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.terms import (
     asked_kind,
+    asks_for_siblings,
     chain_order,
     chain_rest,
     name_span,
@@ -129,9 +130,9 @@ class GraphLeg:
         single = len(spans) == 1 and bool(spans[0])
         chain = chain_order(query.words, spans[0], unnamed) if single else []
         rest = chain_rest(query.words, spans[0], kind) if chain else ""
-        match = self.scorer.match(
-            unnamed, predicates, phrase_vector, query.siblings, kind, chain, rest
-        )
+        # a cue outside the names: "who directed Brother Bear" asks for no siblings
+        siblings = asks_for_siblings(phrase.split())
+        match = self.scorer.match(unnamed, predicates, phrase_vector, siblings, kind, chain, rest)
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)
         match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))

@@ -39,6 +39,7 @@ from engine.embedding import Embedder
 from engine.normalize import predicate_words, singular_form
 from engine.ranking import RelationParams
 from engine.retrieval.order import ChainOrder
+from engine.retrieval.terms import WHERE
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 NOTHING = -1e9  # the score of no path at all: below every path's
@@ -128,6 +129,7 @@ class PredicateScorer:
             nouns = [i for i, w in enumerate(words) if w in chain]
             sims[nouns] = np.maximum(sims[nouns], vectors[nouns] @ singular.T)
             specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
+            specificity *= [self.params.where_weight if w == WHERE else 1.0 for w in words]
         else:
             sims, specificity = np.zeros((0, len(bases))), np.zeros(0)
         centred = None
@@ -263,16 +265,18 @@ class RelationMatch:
                     if step in self._index:
                         after.setdefault(self._index[step], set()).add(subject)
 
-    def one_relation(self, a: str, b: str) -> bool:
-        """`a` and `b` are one relation: the same, or twins."""
-        return self._one[self._index[a]] == self._one[self._index[b]]
+    def back_along(self, a: str, b: str) -> bool:
+        """A step along `b` after one along `a` goes back: the same relation, or its twin (a
+        relation with a twin named twice goes on: X's parents' parents)."""
+        return self._back(self._index[a], self._index[b])
 
-    def goes_back(self, relations: Sequence[str]) -> bool:
-        """The path's last step goes back along the one before it."""
-        return len(relations) > 1 and self.one_relation(relations[-2], relations[-1])
+    def _back(self, i: int, j: int) -> bool:
+        return self._one[i] == self._one[j] and (i != j or self._one.count(self._one[i]) == 1)
 
-    def named_by(self, word: str) -> str | None:
-        """The relation `word` (one of the question's) matches best."""
+    def goes_back(self, relations: Sequence[str]) -> bool:  # its last step, along the one before
+        return len(relations) > 1 and self.back_along(relations[-2], relations[-1])
+
+    def named_by(self, word: str) -> str | None:  # the relation one of its words names best
         if word not in self._words or not self.bases:
             return None
         return self.bases[int(np.argmax(self._sims[self._words.index(word)]))]
@@ -281,8 +285,7 @@ class RelationMatch:
         index = self._of.get(predicate)
         return None if index is None else self.bases[index]
 
-    def single(self) -> dict[str, float]:
-        """Each predicate's score as a one-edge path (computed once; callers do not mutate it)."""
+    def single(self) -> dict[str, float]:  # each predicate as a one-edge path (callers keep it)
         if self._single is None:
             scores = self._scores([[i] for i in range(len(self.bases))])
             self._single = {p: float(scores[i]) for p, i in self._of.items()}
@@ -348,14 +351,12 @@ class RelationMatch:
             ends = arrived
         return True
 
-    def _top(self) -> list[int]:
-        """The relations tried as next steps: the best single ones."""
+    def _top(self) -> list[int]:  # the relations tried as next steps: the best single ones
         if self._top_cache is None:
             self._top_cache = self._ranked()[: self.params.continuations]
         return self._top_cache
 
-    def _ranked(self) -> list[int]:
-        """Every relation, the best one-edge path first."""
+    def _ranked(self) -> list[int]:  # every relation, the best one-edge path first
         singles = self._scores([[i] for i in range(len(self.bases))])
         return [int(i) for i in np.argsort(-singles, kind="stable")]
 
@@ -371,8 +372,7 @@ class RelationMatch:
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
         # X's film), nor is going on along the same relation (Alice's other likes)
-        one = self._one
-        repeats = np.array([int(len(p) > 1 and one[p[0]] == one[p[1]]) for p in paths])
+        repeats = np.array([int(len(p) > 1 and self._back(p[0], p[1])) for p in paths])
         cost = params.extra_hop_cost * (hops - 1) + repeats * (
             -params.sibling_bonus if self.siblings else params.back_cost
         )

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.retrieval.terms import (
-    asks_for_siblings,
+    WHERE,
+    asks_where,
     content_words,
     first_person,
     fulltext_terms,
@@ -25,14 +26,14 @@ class Query:
     content: list[str]  # no stopwords, no repeats, at most max_words
     fulltext: list[str]  # terms of the entity fulltext read, at most max_words
     first_person: bool  # "I", "me", "my": the user's own entity is a candidate anchor
-    siblings: bool  # "same", "together", "co-": it asks for what shares a neighbour
 
     @property
     def relational(self) -> list[str]:
         """The content words matched to predicates: no numbers ("2023", "4th"), which name no
         relation and would each be a model input of their own (every question has new ones);
-        "teammates" as the "team" its people share."""
-        return [shared_thing(w) for w in self.content if not any(ch.isdigit() for ch in w)]
+        "teammates" as the "team" its people share; "where" when it asks for a place."""
+        found = [shared_thing(w) for w in self.content if not any(ch.isdigit() for ch in w)]
+        return [*found, WHERE] if asks_where(self.words) else found
 
     @classmethod
     def parse(cls, text: str, max_words: int) -> Query:
@@ -46,5 +47,4 @@ class Query:
             content=content[:max_words],
             fulltext=fulltext_terms(text, tokens, content)[:max_words],
             first_person=first_person(text, tokens),
-            siblings=asks_for_siblings(tokens),
         )

@@ -36,11 +36,15 @@ STOPWORDS = frozenset(
 SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
 # someone sharing a team, a class, a room: the compounds by name ("climate" is not one)
 _MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell|bunk|lab)mates?")
+# ... and those sharing parents: "who is X's brother" goes out and back along PARENTS
+_KIN = re.compile(r"(brother|sister|sibling)s?")
 # words asking for a kind of thing, named next ("which genres", "what country", "who is the
 # husband of ...", "who directed ...": the thing named or done last on the way to the answer)
 ASKING = frozenset({"what", "which", "who"})
 # ... unless "do" follows: "what does the wife of X do" asks what she does, not for a wife
 _DO = frozenset({"do", "does", "did"})
+# "where" asks for a place, and names the kind itself: the relations leading to places
+WHERE = "where"
 _POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
 _ARTICLES = frozenset({"the", "a", "an"})
 _IMPERATIVE = frozenset({"name", "list", "give", "show", "find"})  # "name a sister of X"
@@ -94,21 +98,34 @@ def shared_thing(word: str) -> str:
 
 
 def asks_for_siblings(tokens: Sequence[str]) -> bool:
-    """A cue word, or a word for someone sharing something ("teammates", "classmate")."""
-    return any(w in SIBLING_CUES or _MATE.fullmatch(w) for w in tokens)
+    """A cue word, or a word for someone sharing something ("teammates", "classmate", "sister")."""
+    return any(w in SIBLING_CUES or _MATE.fullmatch(w) or _KIN.fullmatch(w) for w in tokens)
 
 
 def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
     """The kind of thing a question asks for: the first of `candidates` after an asking word
     that opens the question or follows a stopword ("were in which genres"), not one after
     a noun ("the films which X directed": a relative clause), and not "what does/did ...",
-    which asks about an act ("what does the wife of X do for a living")."""
+    which asks about an act ("what does the wife of X do for a living"); "where", itself
+    when a candidate: a place ("where does the band of X come from")."""
     for i, word in enumerate(tokens):
-        if word in ASKING and (i == 0 or tokens[i - 1] in STOPWORDS):
+        if word == WHERE and _asking(tokens, i):
+            return word if word in candidates else None
+        if word in ASKING and _asking(tokens, i):
             if tokens[i + 1 : i + 2] and tokens[i + 1] in _DO:
                 return None
             return next((t for t in tokens[i + 1 :] if t in candidates), None)
     return None
+
+
+def asks_where(tokens: Sequence[str]) -> bool:
+    """The question asks "where" (not "the city where ...", a relative clause)."""
+    return any(w == WHERE and _asking(tokens, i) for i, w in enumerate(tokens))
+
+
+def _asking(tokens: Sequence[str], i: int) -> bool:
+    """The word at `i` asks: it opens the question or follows a stopword."""
+    return i == 0 or tokens[i - 1] in STOPWORDS
 
 
 def chain_order(tokens: Sequence[str], span: frozenset[int], words: Sequence[str]) -> list[str]:
