@@ -155,6 +155,22 @@ def test_words_for_someone_sharing_something_ask_for_siblings(
     assert asks_for_siblings(words(question)) is siblings
 
 
+@pytest.mark.parametrize(
+    ("question", "name", "siblings"),
+    [
+        ("who directed Brother Bear", "brother bear", False),
+        ("who starred together with Ann", "together", True),  # the film "Together", astray
+        ("name a sister of Ann", "ann", True),
+    ],
+)
+def test_a_cue_inside_a_name_of_several_words_is_no_cue(
+    question: str, name: str, siblings: bool
+) -> None:
+    tokens = words(question)
+    span = frozenset(i for i, w in enumerate(tokens) if w in name.split())
+    assert asks_for_siblings(tokens, [span]) is siblings
+
+
 def test_a_word_for_someone_sharing_something_is_matched_as_what_they_share() -> None:
     query = Query.parse("who are the teammates of Gril Son", 64)
     assert query.relational == ["team", "gril", "son"]

@@ -130,8 +130,7 @@ class GraphLeg:
         single = len(spans) == 1 and bool(spans[0])
         chain = chain_order(query.words, spans[0], unnamed) if single else []
         rest = chain_rest(query.words, spans[0], kind) if chain else ""
-        # a cue outside the names: "who directed Brother Bear" asks for no siblings
-        siblings = asks_for_siblings(phrase.split())
+        siblings = asks_for_siblings(query.words, spans)
         match = self.scorer.match(unnamed, predicates, phrase_vector, siblings, kind, chain, rest)
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)

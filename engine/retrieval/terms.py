@@ -97,9 +97,13 @@ def shared_thing(word: str) -> str:
     return mate.group(1) if mate else word
 
 
-def asks_for_siblings(tokens: Sequence[str]) -> bool:
-    """A cue word, or a word for someone sharing something ("teammates", "classmate", "sister")."""
-    return any(w in SIBLING_CUES or _MATE.fullmatch(w) or _KIN.fullmatch(w) for w in tokens)
+def asks_for_siblings(tokens: Sequence[str], spans: Sequence[frozenset[int]] = ()) -> bool:
+    """A cue word, or a word for someone sharing something ("teammates", "classmate", "sister"),
+    outside the `spans` of names of several words ("who directed Brother Bear"); a name that is
+    the cue alone may be a stray anchor ("who starred together with X": the film "Together")."""
+    named = set().union(*(span for span in spans if len(span) > 1))
+    cues = (w for i, w in enumerate(tokens) if i not in named)
+    return any(w in SIBLING_CUES or _MATE.fullmatch(w) or _KIN.fullmatch(w) for w in cues)
 
 
 def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
