@@ -273,7 +273,7 @@ class RelationMatch:
     def _back(self, i: int, j: int) -> bool:
         return self._one[i] == self._one[j] and (i != j or self._one.count(self._one[i]) == 1)
 
-    def goes_back(self, relations: Sequence[str]) -> bool:  # its last step, along the one before
+    def goes_back(self, relations: Sequence[str]) -> bool:  # the last step goes back
         return len(relations) > 1 and self.back_along(relations[-2], relations[-1])
 
     def named_by(self, word: str) -> str | None:  # the relation one of its words names best
