@@ -331,6 +331,31 @@ def test_the_query_is_embedded_alone_and_its_new_words_only_for_the_graph(
     assert bool(new_words) == (mode == "dual")
 
 
+def test_the_words_of_a_name_the_query_holds_whole_are_not_matched_to_relations(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every question names something new: its name's words were a model pass of their own."""
+    user = "names_not_relations"
+    mem.add_facts([("Ruveask Fozoth", "MEMBER_OF", "Quorvel Society")], user_id=user)
+    calls = record_encodes(mem.embedder, monkeypatch)
+    found = mem.search("which society is Ruveask Fozoth a member of", user_id=user)
+    assert found.anchors == ["Ruveask Fozoth"]
+    assert found.facts[0].fact.object == "Quorvel Society"
+    texts = {t for call in calls for t in call}
+    assert not texts & {"ruveask", "fozoth"}
+
+
+def test_a_name_made_of_a_relation_s_words_still_asks_for_that_relation(mem: Memory) -> None:
+    """ "Band Member" (a poster's subject) in "who is a band member of The Zwelks" is the
+    relation BAND_MEMBER, not the entity."""
+    user = "relation_named"
+    facts = [("The Zwelks", "BAND_MEMBER", "Ann Qelby"), ("Tour Poster", "SHOWS", "Band Member")]
+    mem.add_facts(facts, user_id=user)
+    found = mem.search("who is a band member of The Zwelks", user_id=user)
+    assert found.anchors == ["The Zwelks"]
+    assert found.facts[0].fact.object == "Ann Qelby"
+
+
 def test_a_question_form_s_relation_phrase_is_embedded_once(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

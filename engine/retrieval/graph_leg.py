@@ -2,7 +2,8 @@
 
 Order of work, so the slow parts overlap: the name reads (fulltext) run while the query is
 embedded, the vector reads start as soon as its vector is there, and the query's new words
-are embedded while they run; the anchors settle from both reads, and only then is the relation
+are embedded while they run (not those of a name of several words it holds whole, which
+name no relation); the anchors settle from both reads, and only then is the relation
 phrase (the question without the names it mentions, see `terms.relation_phrase`) embedded,
 once.
 """
@@ -14,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from engine.models import Entity, Fact, Path
-from engine.normalize import has_cjk
+from engine.normalize import has_cjk, predicate_words
 from engine.ranking import RankingParams
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
@@ -109,9 +110,11 @@ class GraphLeg:
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
-        self.scorer.learn(words)
+        names = _name_words(query.words, name_search.by_name.result(), predicates)
+        relational = [w for w in words if w not in names]
+        self.scorer.learn(relational)
         by_vector = pending.result()
-        by_words = self.scorer.match(words, predicates)
+        by_words = self.scorer.match(relational, predicates)
         relation_words = by_words.relation_words()
         not_names = relation_words - self._values(
             user_id, name_search, by_words, relation_words, predicates
@@ -239,6 +242,24 @@ class GraphLeg:
             for nodes, uids in walks
             if all(u in facts for u in uids)
         ]
+
+
+def _name_words(
+    tokens: tuple[str, ...], by_name: list[tuple[Entity, float]], predicates: list[str]
+) -> set[str]:
+    """The words of the names of several words that the query holds whole ("Ruveask
+    Fozoth"): they name an entity, not a relation, unless a relation's name has them ("Band
+    Member"). Every question names something new, and its words were a model pass of their
+    own."""
+    found: set[str] = set()
+    for entity, _ in by_name:
+        name = tuple(words_of(entity.name))
+        n = len(name)
+        if n > 1 and any(tokens[i : i + n] == name for i in range(len(tokens) - n + 1)):
+            found.update(name)
+    if found:
+        found -= {w for p in predicates for w in words_of(predicate_words(p))}
+    return found
 
 
 def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
