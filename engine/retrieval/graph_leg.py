@@ -10,6 +10,7 @@ once.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
-from engine.retrieval.predicates import PredicateScorer, RelationMatch
+from engine.retrieval.predicates import USERS_CACHED, PredicateScorer, RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.terms import (
@@ -32,6 +33,7 @@ from engine.retrieval.terms import (
     chain_rest,
     name_span,
     relation_phrase,
+    whole_span,
 )
 from engine.retrieval.terms import words as words_of
 from engine.store.reads import Reads
@@ -253,13 +255,15 @@ def _name_words(
     own."""
     found: set[str] = set()
     for entity, _ in by_name:
-        name = tuple(words_of(entity.name))
-        n = len(name)
-        if n > 1 and any(tokens[i : i + n] == name for i in range(len(tokens) - n + 1)):
+        name = words_of(entity.name)
+        if len(name) > 1 and whole_span(name, tokens):
             found.update(name)
-    if found:
-        found -= {w for p in predicates for w in words_of(predicate_words(p))}
-    return found
+    return found - _relation_names(tuple(predicates)) if found else found
+
+
+@functools.lru_cache(maxsize=USERS_CACHED)  # a user's predicates stay from search to search
+def _relation_names(predicates: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for p in predicates for w in words_of(predicate_words(p)))
 
 
 def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:

@@ -43,7 +43,7 @@ from engine.retrieval.terms import WHERE
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 NOTHING = -1e9  # the score of no path at all: below every path's
-_USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
+USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]
 _Relations = tuple[list[str], dict[str, int], Vector, Vector]
 _NONE: Vector = np.zeros((0, 0))
@@ -153,7 +153,7 @@ class PredicateScorer:
             readable = self._vectors(names) if bases else _NONE
             singular = self._vectors([singular_form(n) for n in names]) if bases else _NONE
             found = (bases, of, readable, singular)
-            if len(self._relations_of) >= _USERS_CACHED:
+            if len(self._relations_of) >= USERS_CACHED:
                 self._relations_of.clear()
             self._relations_of[key] = found
         return found

@@ -246,10 +246,9 @@ def name_span(
     if not tokens:
         return 0.0, frozenset()
     total = sum(_size(t, params) for t in tokens)
-    n, whole = len(tokens), tuple(tokens)
-    for i in range(len(query_words) - n + 1):
-        if tuple(query_words[i : i + n]) == whole:
-            return _score(total, total, params), frozenset(range(i, i + n))
+    whole = whole_span(tokens, query_words)
+    if whole:
+        return _score(total, total, params), whole
     matched, found = 0.0, list[int]()
     for token in tokens:
         hit = _token_match(token, query_words, set(found), params)
@@ -261,6 +260,15 @@ def name_span(
     compactness = len(span) / (max(span) - min(span) + 1) if span else 1.0
     order = 1.0 if found == sorted(found) else params.shuffled
     return _score(matched, total, params) * compactness * order, span
+
+
+def whole_span(name: Sequence[str], query_words: Sequence[str]) -> frozenset[int]:
+    """The positions of the first place the query has the `name`'s words whole, in order."""
+    n, whole = len(name), tuple(name)
+    for i in range(len(query_words) - n + 1):
+        if tuple(query_words[i : i + n]) == whole:
+            return frozenset(range(i, i + n))
+    return frozenset()
 
 
 def _score(matched: float, total: int, params: NameParams) -> float:
