@@ -349,22 +349,38 @@ def test_a_chained_noun_is_one_of_what_its_relation_leads_to(embedder: Embedder)
         assert chained.path(right) > chained.path(wrong)
 
 
-def test_a_chained_noun_names_where_the_path_goes_not_the_way_back(embedder: Embedder) -> None:
-    """ "Where does the band of Ann come from": "band" names where Ann's MEMBER_OF leads, and
-    BAND_MEMBER, its twin, the way back to her bandmates; that way back explains "band" only
-    when the question asks for siblings."""
+def test_a_step_back_along_a_twin_explains_nothing_new(embedder: Embedder) -> None:
+    """ "Where does the band of Ann come from": BAND_MEMBER, the twin of Ann's MEMBER_OF,
+    goes back over the same facts to her bandmates; its name, which says "band" best, explains
+    the question's words and phrase only when the question asks for siblings."""
     scorer = PredicateScorer(embedder, RelationParams())
     content, predicates = ["band", "come"], ["MEMBER_OF", "BAND_MEMBER", "HOMETOWN", "GENRE"]
-    home, back = ("MEMBER_OF", "HOMETOWN"), ("MEMBER_OF", "BAND_MEMBER")
+    back = ("MEMBER_OF", "BAND_MEMBER")
     twins = {"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"}
-    scores = {}
-    for chain, siblings in ((["band"], False), ([], False), (["band"], True)):
-        match = scorer.match(content, predicates, siblings=siblings, chain=chain)
-        match.fold_twins(twins)
-        scores[(bool(chain), siblings)] = match.path(home) - match.path(back)
-    assert scores[(False, False)] < 0  # blind to the chain, the way back explains "band"
-    assert scores[(True, False)] > 0
-    assert scores[(True, True)] < 0
+    phrase = scorer.phrase("where does the band of come from")
+    hop = RelationParams().extra_hop_cost
+    folded = scorer.match(content, predicates, phrase)
+    folded.fold_twins(twins)
+    assert folded.path(back) == pytest.approx(folded.path(("MEMBER_OF",)) - hop)
+    unfolded = scorer.match(content, predicates, phrase)  # two relations: BAND_MEMBER is news
+    assert unfolded.path(back) > unfolded.path(("MEMBER_OF",)) - hop + 0.05
+    siblings = scorer.match(content, predicates, phrase, siblings=True)
+    siblings.fold_twins(twins)
+    bonus = RelationParams().sibling_bonus
+    assert siblings.path(back) > siblings.path(("MEMBER_OF",)) - hop + bonus + 0.05
+
+
+def test_a_chained_noun_is_a_step_before_the_asked_kind(embedder: Embedder) -> None:
+    """ "Where does the band of Ann come from": her band, then where it comes from; not the
+    members of the bands from Ann's birthplace, whose last relation names "band" best but
+    leads to no place."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["MEMBER_OF", "BAND_MEMBER", "HOMETOWN", "BIRTH_PLACE", "GENRE"]
+    right, wrong = ("MEMBER_OF", "HOMETOWN"), ("BIRTH_PLACE", "HOMETOWN", "BAND_MEMBER")
+    where = scorer.match(["band", "come", "where"], predicates, kind="where", chain=["band"])
+    where.fold_twins({"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"})
+    assert where.path(right) > where.path(wrong) + 0.05
+    assert where.path(("HOMETOWN",)) < where.path(right)  # nothing explains the band
 
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:

@@ -34,6 +34,7 @@ class ChainOrder:
         which only a path's last relation explains anyway; `rest` (one of `words`): what the
         question asks beyond the chain, which only a relation after it explains."""
         self._hops = [words.index(w) for w in chain if w in named and w != kind]
+        self._asks_kind = kind in words
         self._rest = words.index(rest) if rest in words else None
         apart = {*chain, kind, rest}
         others = [i for i, w in enumerate(words) if w in named and w not in apart]
@@ -45,6 +46,23 @@ class ChainOrder:
         """The question chains a relation word to its name: paths have an order to keep."""
         return bool(self._hops)
 
+    def before_answer(
+        self, on_path: Vector, hops: Vector, explained: Vector, steps: Vector
+    ) -> None:
+        """With a kind asked apart from the chain, a chained noun is a step on the way to the
+        answer, not the answer: only a relation before a path's last explains it ("where does
+        the band of X come from": X's band, then where it comes from; not the members of a
+        band from X's birthplace; "the profession of X's grandfather": not X's own).
+        `on_path`: each word's similarity to each hop's relation; `explained` and `steps`
+        (each word's best and which hop) are mended in place."""
+        if not self._asks_kind:
+            return
+        before = np.arange(on_path.shape[-1])[None, :] < (hops - 1)[:, None]
+        for h in self._hops:
+            on_the_way = np.where(before, on_path[h], 0.0)
+            explained[h] = on_the_way.max(axis=-1)
+            steps[h] = on_the_way.argmax(axis=-1)
+
     def lost(
         self,
         weight: Vector,
@@ -52,24 +70,13 @@ class ChainOrder:
         hops: Vector,
         steps: Vector,
         explained: Vector,
-        one: Sequence[int] | None,
     ) -> Vector:
         """What each path (`padded`, of `hops` relations) loses for explaining two ordered
         words in reverse (`steps`: the hop explaining each word; `weight * explained`: what it
-        gives), or two chained nouns by one hop: the lesser of the two words' evidence; and a
-        chained noun explained by a step going back along the one before it (`one`: each
-        relation's id, its twin's the same; None: going back is what the question asks) loses its
-        own: "the band of X" names where X's MEMBER_OF leads, not the way back from there
-        (BAND_MEMBER), which leads to X's bandmates."""
+        gives), or two chained nouns by one hop: the lesser of the two words' evidence."""
         lost = np.zeros(steps.shape[1])
         given = weight[:, None] * explained
         rows = np.arange(len(padded))
-        if one is not None:
-            relation = np.asarray(one)[padded]
-            back = np.zeros(padded.shape, dtype=bool)
-            back[:, 1:] = relation[:, 1:] == relation[:, :-1]
-            for h in self._hops:
-                lost += back[rows, steps[h]] * given[h]
         for a, b in self._ordered:
             lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
         if self._rest is not None:  # said by a relation after the chain's

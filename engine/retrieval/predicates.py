@@ -23,7 +23,8 @@ A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) a
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
 wants the path that goes out and back along one relation: with such a cue, that pair beats
 the single relation it repeats; a relation then the twin storing it reversed (MEMBER_OF, then
-HAS_MEMBER) goes out and back as well.
+HAS_MEMBER) goes out and back as well, and without such a cue the twin's name explains nothing
+there: it reads the step before's facts again.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from engine.embedding import Embedder
 from engine.normalize import predicate_words, singular_form
 from engine.ranking import RelationParams
 from engine.retrieval.order import ChainOrder
+from engine.retrieval.steps import back_along_twins, no_triple
 from engine.retrieval.terms import WHERE
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
@@ -78,8 +80,7 @@ class PredicateScorer:
 
     def embed(self, text: str) -> Vector:
         """The query's vector, alone: one text runs faster than a batch of unequal ones."""
-        vector: Vector = self._embedder.encode([text])[0]
-        return vector
+        return self._embedder.encode_one(text)
 
     def phrase(self, text: str) -> Vector:
         """A relation phrase's vector, kept with the words': a question's form comes back
@@ -323,7 +324,7 @@ class RelationMatch:
         paths = [
             p
             for p in ([*head, *t] for t in tails)
-            if _no_triple([self._one[i] for i in p]) and self._possible(p[walked:], end)
+            if no_triple([self._one[i] for i in p]) and self._possible(p[walked:], end)
         ]
         scores = self._scores(paths) if paths else np.zeros(0)
         own = self.path(prefix) if prefix else NOTHING
@@ -367,7 +368,10 @@ class RelationMatch:
         width = max(len(p) for p in paths)
         padded = np.array([p + [p[-1]] * (width - len(p)) for p in paths])
         params = self.params
-        phrase = self._phrase[padded].max(axis=1) * params.phrase_weight
+        # a step back along a twin reads the same facts again: its name explains nothing new,
+        # unless the question asks for what shares a neighbour (X's bandmates)
+        back = back_along_twins(padded, self._mutual) & (not self.siblings)
+        phrase = np.where(back, 0.0, self._phrase[padded]).max(axis=1) * params.phrase_weight
         hops = np.array([len(p) for p in paths])
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
@@ -378,12 +382,12 @@ class RelationMatch:
         )
         scores: Vector = phrase - cost
         if len(self._weight):
-            on_path = self._sims[:, padded]
+            on_path = np.where(back, -1.0, self._sims[:, padded])
             explained = on_path.max(axis=-1)
             if self._order:  # most questions chain nothing: no order to keep
                 steps = on_path.argmax(axis=-1)
-                back = None if self.siblings else self._mutual  # going back: to siblings
-                lost = self._order.lost(self._weight, padded, hops, steps, explained, back)
+                self._order.before_answer(on_path, hops, explained, steps)
+                lost = self._order.lost(self._weight, padded, hops, steps, explained)
                 scores = scores - lost * params.order_cost
             if self._kind is not None:
                 last = padded[:, -1]
@@ -393,8 +397,3 @@ class RelationMatch:
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
         return scores
-
-
-def _no_triple(path: Sequence[int]) -> bool:
-    """Out and back is one repeat; a relation three times in a row asks for nothing new."""
-    return not any(path[i] == path[i + 1] == path[i + 2] for i in range(len(path) - 2))

@@ -1,0 +1,27 @@
+"""What the steps of a path of relations do besides explaining words: repeat one relation
+three times in a row, or go back along the twin of the step before."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Vector = np.ndarray[Any, Any]
+
+
+def no_triple(path: Sequence[int]) -> bool:
+    """Out and back is one repeat; a relation three times in a row asks for nothing new."""
+    return not any(path[i] == path[i + 1] == path[i + 2] for i in range(len(path) - 2))
+
+
+def back_along_twins(padded: Vector, mutual: Sequence[int]) -> Vector:
+    """For each step of each path (`padded`: rows of relation indexes), whether it goes back
+    along the twin of the step before (`mutual`: each relation's id, the same for twins each
+    the other's only): MEMBER_OF, then BAND_MEMBER. Such a step reads the same facts again
+    under another name."""
+    relation = np.asarray(mutual)[padded]
+    back = np.zeros(padded.shape, dtype=bool)
+    back[:, 1:] = (relation[:, 1:] == relation[:, :-1]) & (padded[:, 1:] != padded[:, :-1])
+    return back
