@@ -40,7 +40,7 @@ from engine.embedding import Embedder
 from engine.normalize import predicate_words, singular_form
 from engine.ranking import RelationParams
 from engine.retrieval.order import ChainOrder
-from engine.retrieval.steps import back_along_twins, no_triple
+from engine.retrieval.steps import back_along_twins, no_triple, unless_back
 from engine.retrieval.terms import WHERE
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
@@ -192,6 +192,7 @@ class RelationMatch:
         self._index = {b: i for i, b in enumerate(bases)}
         self._one = list(range(len(bases)))  # each relation's column, or its twin's (one of two)
         self._mutual = list(range(len(bases)))  # the same, for twins each the other's only
+        self._back_uncounted = False  # a step back along such a twin explains nothing
         # (relation, at its subject end): the relations met there, each with the ends it has
         self._follows: dict[tuple[int, bool], dict[int, set[bool]]] = {}
         self._outlooks: dict[tuple[tuple[str, ...], int, bool | None], Outlook] = {}
@@ -250,6 +251,7 @@ class RelationMatch:
                 self._one[i] = self._one[j] = min(self._one[i], self._one[j])
                 if twins.get(twin) == relation:  # not a part of it (a CEO is an employee)
                     self._mutual[i] = self._mutual[j] = min(i, j)
+                    self._back_uncounted = not self.siblings
 
     def limit_steps(self, follows: Mapping[str, Mapping[bool, Iterable[tuple[str, bool]]]]) -> None:
         """What can follow each relation where it ends (`RelationEnds.follows`, per end: True
@@ -368,10 +370,9 @@ class RelationMatch:
         width = max(len(p) for p in paths)
         padded = np.array([p + [p[-1]] * (width - len(p)) for p in paths])
         params = self.params
-        # a step back along a twin reads the same facts again: its name explains nothing new,
-        # unless the question asks for what shares a neighbour (X's bandmates)
-        back = back_along_twins(padded, self._mutual) & (not self.siblings)
-        phrase = np.where(back, 0.0, self._phrase[padded]).max(axis=1) * params.phrase_weight
+        # a step back along a twin reads the same facts again, unless siblings are asked for
+        back = back_along_twins(padded, self._mutual) if self._back_uncounted else None
+        phrase = unless_back(self._phrase[padded], back, 0.0).max(axis=1) * params.phrase_weight
         hops = np.array([len(p) for p in paths])
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
@@ -382,7 +383,7 @@ class RelationMatch:
         )
         scores: Vector = phrase - cost
         if len(self._weight):
-            on_path = np.where(back, -1.0, self._sims[:, padded])
+            on_path = unless_back(self._sims[:, padded], back, -1.0)
             explained = on_path.max(axis=-1)
             if self._order:  # most questions chain nothing: no order to keep
                 steps = on_path.argmax(axis=-1)

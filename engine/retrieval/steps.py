@@ -25,3 +25,9 @@ def back_along_twins(padded: Vector, mutual: Sequence[int]) -> Vector:
     back = np.zeros(padded.shape, dtype=bool)
     back[:, 1:] = (relation[:, 1:] == relation[:, :-1]) & (padded[:, 1:] != padded[:, :-1])
     return back
+
+
+def unless_back(values: Vector, back: Vector | None, fill: float) -> Vector:
+    """`values` (per step of each path, in the last two axes) with `fill` where a step goes
+    back (`back`; None: none does)."""
+    return values if back is None else np.where(back, fill, values)
