@@ -16,10 +16,10 @@ from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.kinds import RelationEnds
-from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
+from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
@@ -126,6 +126,38 @@ def test_a_relation_phrase_finds_what_its_words_alone_cannot(embedder: Embedder)
     assert by_words["PLAYS_IN_CLUB"] == pytest.approx(by_words["PLAYS_POSITION"], abs=0.005)
     with_phrase = scorer.match(words, PLAYER_PREDICATES, phrase).single()
     assert with_phrase["PLAYS_IN_CLUB"] > with_phrase["PLAYS_POSITION"] + 0.01
+
+
+def test_paths_scored_together_score_as_each_alone(embedder: Embedder) -> None:
+    """The walk scores a hop's paths and outlooks in one pass: a path's score, and where an
+    outlook goes, must not depend on what else shares the pass (lengths differ, so rows pad)."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["MEMBER_OF", "HAS_MEMBER", "NATIONALITY", "HEADQUARTERED_IN", "CITY_OF"]
+    question = "which country hosts the head office of the society of Ann"
+    phrase = scorer.phrase("which country hosts the head office of the society of")
+
+    def match() -> Any:
+        found = scorer.match(
+            ["country", "hosts", "head", "office", "society"], predicates, phrase,
+            kind="country", chain=["society", "office"], rest="which hosts",
+        )  # fmt: skip
+        found.fold_twins({"MEMBER_OF": "HAS_MEMBER", "HAS_MEMBER": "MEMBER_OF"})
+        return found
+
+    paths = [
+        ("NATIONALITY",), ("MEMBER_OF", "HEADQUARTERED_IN"), ("MEMBER_OF", "HAS_MEMBER"),
+        ("MEMBER_OF", "HEADQUARTERED_IN", "CITY_OF"), ("HAS_MEMBER", "NATIONALITY"), ("UNKNOWN",),
+    ]  # fmt: skip
+    alone, together = match(), match()
+    assert together.paths(paths) == pytest.approx([alone.path(p) for p in paths], abs=1e-12)
+    assert len(set(together.paths(paths))) > 3, question  # scores that could tell them apart
+    prefixes = [((), None), (("MEMBER_OF",), True), (("MEMBER_OF",), False), (("CITY_OF",), None)]
+    alone, together = match(), match()
+    batch = together.outlooks(prefixes, 3)
+    for prefix, end in prefixes:
+        one = alone.outlook(prefix, 3, end)
+        assert batch[(prefix, end)].steps == one.steps
+        assert batch[(prefix, end)].via == pytest.approx(one.via, abs=1e-12)
 
 
 @pytest.mark.parametrize(

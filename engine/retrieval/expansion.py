@@ -41,6 +41,7 @@ from engine.retrieval.reach import (
     read_whole,
     through_hub,
     two_hops,
+    two_hops_ahead,
     visits,
 )
 from engine.store.base import Neighbour
@@ -129,7 +130,7 @@ class _Walk:
             walked += reached.values()
             if hop == 1 and len(anchors) > 1:
                 joined = best_join(reached, self.match)
-            found = max([found, joined, *(self.match.path(r) for r in {k[1] for k in reached})])
+            found = max([found, joined, *self.match.paths({k[1] for k in reached})])
             frontier = self._beam(reached, hop, found, joined)
             if not frontier:
                 break
@@ -149,9 +150,7 @@ class _Walk:
             return {}
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
         ends = {k: (k[1], arrived_at_subject(v.edges[-1])) for k, v in walkable.items()}
-        outlook = {
-            (r, at): self.match.outlook(r, depth, at) for r, at in dict.fromkeys(ends.values())
-        }
+        outlook = self.match.outlooks(ends.values(), depth)
         top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
         hop_cost = self.match.params.extra_hop_cost
         least = top - self.settings.beam_slack if self.match.kind_relation() else top
@@ -365,6 +364,7 @@ class _Walk:
             self.user_id, sorted(ordinary), include_invalid=self.include_invalid
         )
         value: dict[str, float] = {}
+        two_hops_ahead(self.match, {b: [met.get(n.far) for n in ns] for b, ns in sampled.items()})
         for base, found in sampled.items():
             if found:
                 value[base] = max(two_hops(self.match, base, met.get(n.far)) for n in found)

@@ -23,9 +23,10 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
-from engine.retrieval.predicates import USERS_CACHED, PredicateScorer, RelationMatch
+from engine.retrieval.predicates import RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
+from engine.retrieval.scorer import USERS_CACHED, PredicateScorer
 from engine.retrieval.terms import (
     asked_kind,
     asks_for_siblings,

@@ -36,19 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.embedding import Embedder
-from engine.normalize import predicate_words, singular_form
 from engine.ranking import RelationParams
 from engine.retrieval.order import ChainOrder
 from engine.retrieval.steps import back_along_twins, no_triple, unless_back
-from engine.retrieval.terms import WHERE
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 NOTHING = -1e9  # the score of no path at all: below every path's
-USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]
-_Relations = tuple[list[str], dict[str, int], Vector, Vector]
-_NONE: Vector = np.zeros((0, 0))
+_Prefix = tuple[tuple[str, ...], bool | None]  # a path's relations, where its last step arrived
 
 
 def base_relation(predicate: str) -> str:
@@ -67,97 +62,6 @@ class Outlook:
     own: float  # the path's own score
     steps: list[str]  # next relations, the most promising first
     via: dict[str, float]  # the best score of a continuation through each next relation
-
-
-class PredicateScorer:
-    """Caches word and relation-phrase vectors; scoring is then a small matrix product."""
-
-    def __init__(self, embedder: Embedder, params: RelationParams) -> None:
-        self._embedder = embedder
-        self.params = params
-        self._cache: dict[str, Vector] = {}
-        self._relations_of: dict[tuple[str, ...], _Relations] = {}
-
-    def embed(self, text: str) -> Vector:
-        """The query's vector, alone: one text runs faster than a batch of unequal ones."""
-        return self._embedder.encode_one(text)
-
-    def phrase(self, text: str) -> Vector:
-        """A relation phrase's vector, kept with the words': a question's form comes back
-        with other names in it ("who directed", "what languages are the films of ... in")."""
-        vector: Vector = self._vectors([text])[0]
-        return vector
-
-    def learn(self, words: Sequence[str]) -> None:
-        """Embed the `words` not yet cached (called while the database works on the reads
-        the query's vector started)."""
-        missing = [w for w in dict.fromkeys(words) if w not in self._cache]
-        if missing:
-            self._remember(missing, self._embedder.encode(missing))
-
-    def _remember(self, texts: list[str], vectors: Vector) -> None:
-        if len(self._cache) + len(texts) > self.params.cached_vectors:
-            self._cache.clear()
-        self._cache.update(zip(texts, vectors, strict=True))
-
-    def _vectors(self, texts: list[str]) -> Vector:
-        self.learn(texts)
-        return np.stack([self._cache[t] for t in texts])
-
-    def match(
-        self,
-        words: Sequence[str],
-        predicates: Sequence[str],
-        phrase: Vector | None = None,
-        siblings: bool = False,
-        kind: str | None = None,
-        chain: Sequence[str] = (),
-        rest: str = "",
-    ) -> RelationMatch:
-        """Similarities of each question word, and of the relation `phrase`, to each relation
-        of `predicates`; `siblings`: the question asks for what shares a neighbour; `kind`: the
-        word naming the kind of thing asked for ("which genres"); `chain`: the nouns the
-        question chains to its one anchor, nearest first; `rest`: what it asks beyond them."""
-        words = [*words, rest] if rest and rest not in words else list(words)
-        bases, of, readable, singular = self._relations(predicates)
-        if not bases:
-            return RelationMatch(self.params, [], bases, of, _NONE, np.zeros(0), None, siblings)
-        if words:
-            vectors = self._vectors(words)
-            sims = vectors @ readable.T
-            # a noun chained to the name is one of what the relation leads to: "X's son" is
-            # one of X's children, and the model puts "son" nearer "child" than "children"
-            nouns = [i for i, w in enumerate(words) if w in chain]
-            sims[nouns] = np.maximum(sims[nouns], vectors[nouns] @ singular.T)
-            specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
-            specificity *= [self.params.where_weight if w == WHERE else 1.0 for w in words]
-        else:
-            sims, specificity = np.zeros((0, len(bases))), np.zeros(0)
-        centred = None
-        if phrase is not None:
-            similarity = readable @ phrase
-            centred = np.clip(similarity - similarity.mean(), 0.0, None)
-        return RelationMatch(
-            self.params, words, bases, of, sims, specificity, centred, siblings, kind, chain, rest
-        )
-
-    def _relations(self, predicates: Sequence[str]) -> _Relations:
-        """The relations of `predicates`, each predicate's relation, their readable forms'
-        vectors: the same for every search of a user until a write adds a predicate."""
-        key = tuple(predicates)
-        found = self._relations_of.get(key)
-        if found is None:
-            bases = sorted({base_relation(p) for p in predicates})
-            column = {b: i for i, b in enumerate(bases)}
-            of = {p: column[base_relation(p)] for p in predicates}
-            names = [predicate_words(b) for b in bases]
-            readable = self._vectors(names) if bases else _NONE
-            singular = self._vectors([singular_form(n) for n in names]) if bases else _NONE
-            found = (bases, of, readable, singular)
-            if len(self._relations_of) >= USERS_CACHED:
-                self._relations_of.clear()
-            self._relations_of[key] = found
-        return found
 
 
 class RelationMatch:
@@ -298,24 +202,60 @@ class RelationMatch:
         """A path of relations (or predicates, folded to their relations) from the anchor out;
         one repeated back to back goes out and back (anchor -> film <- another film)."""
         key = tuple(relations)
-        cached = self._paths.get(key)
-        if cached is None:
-            columns = [self._index.get(base_relation(r)) for r in relations]
-            known = [c for c in columns if c is not None]
-            if not known or len(known) != len(relations):
-                cached = -self.params.extra_hop_cost * (len(relations) - 1)
+        if key not in self._paths:
+            self.paths([key])
+        return self._paths[key]
+
+    def paths(self, many: Iterable[Sequence[str]]) -> list[float]:
+        """`path` of each of `many`, those not scored yet together (`_scores`: a pass per path
+        length, which costs about the same for fifty paths as for one)."""
+        keys = [tuple(relations) for relations in many]
+        known: dict[tuple[str, ...], list[int]] = {}
+        for key in keys:
+            if key in self._paths or key in known:
+                continue
+            columns = [self._index.get(base_relation(r)) for r in key]
+            if key and None not in columns:
+                known[key] = [c for c in columns if c is not None]
             else:
-                cached = float(self._scores([known])[0])
-            self._paths[key] = cached
-        return cached
+                self._paths[key] = -self.params.extra_hop_cost * (len(key) - 1)
+        if known:
+            scores = self._scores(list(known.values()))
+            self._paths.update(zip(known, map(float, scores), strict=True))
+        return [self._paths[key] for key in keys]
 
     def outlook(self, prefix: tuple[str, ...], depth: int, end: bool | None = None) -> Outlook:
         """How far a path starting with `prefix` can get: the best score of it or of any
         continuation up to `depth` hops, and each next relation by the best path through it.
         `end`: where the prefix's last step arrived (True: at its relation's subject)."""
-        cached = self._outlooks.get((prefix, depth, end))
-        if cached is not None:
-            return cached
+        return self.outlooks([(prefix, end)], depth)[(prefix, end)]
+
+    def outlooks(self, wanted: Iterable[_Prefix], depth: int) -> dict[_Prefix, Outlook]:
+        """`outlook` of each (prefix, end) of `wanted`, those not known yet scored together."""
+        wanted = list(dict.fromkeys(wanted))
+        new = [(p, e) for p, e in wanted if (p, depth, e) not in self._outlooks]
+        if new:
+            self.paths(p for p, _ in new if p)
+            tried = {(p, e): self._continuations(p, depth, e) for p, e in new}
+            scores = self._scores([path for paths in tried.values() for path in paths])
+            done = 0
+            for (prefix, end), paths in tried.items():
+                ahead: dict[str, float] = {}
+                for path, score in zip(paths, scores[done : done + len(paths)], strict=True):
+                    step = self.bases[path[len(prefix)]]
+                    ahead[step] = max(ahead.get(step, NOTHING), float(score))
+                done += len(paths)
+                own = self.path(prefix) if prefix else NOTHING
+                steps = sorted(ahead, key=lambda b: -ahead[b])
+                outlook = Outlook(max([own, *ahead.values()]), own, steps, ahead)
+                self._outlooks[(prefix, depth, end)] = outlook
+        return {(p, e): self._outlooks[(p, depth, e)] for p, e in wanted}
+
+    def _continuations(
+        self, prefix: tuple[str, ...], depth: int, end: bool | None
+    ) -> list[list[int]]:
+        """The paths an outlook scores: `prefix` and up to `depth` hops of the best relations
+        after it, each step met where the one before arrived."""
         head = [self._index[b] for b in prefix]
         top = self._top()
         later = top[: self.params.later_steps]
@@ -323,21 +263,11 @@ class RelationMatch:
         for _ in range(depth - len(prefix) - 1):
             tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
         walked = max(len(head) - 1, 0)  # the steps before the last one walked are possible
-        paths = [
+        return [
             p
             for p in ([*head, *t] for t in tails)
             if no_triple([self._one[i] for i in p]) and self._possible(p[walked:], end)
         ]
-        scores = self._scores(paths) if paths else np.zeros(0)
-        own = self.path(prefix) if prefix else NOTHING
-        ahead: dict[str, float] = {}
-        for path, score in zip(paths, scores, strict=True):
-            step = self.bases[path[len(head)]]
-            ahead[step] = max(ahead.get(step, NOTHING), float(score))
-        best = max([own, *ahead.values()])
-        found = Outlook(best, own, sorted(ahead, key=lambda b: -ahead[b]), ahead)
-        self._outlooks[(prefix, depth, end)] = found
-        return found
 
     def _possible(self, path: list[int], end: bool | None) -> bool:
         """Each step of `path` is met where the one before it arrived (`end`: where its first
@@ -364,36 +294,44 @@ class RelationMatch:
         return [int(i) for i in np.argsort(-singles, kind="stable")]
 
     def _scores(self, paths: list[list[int]]) -> Vector:
-        """Word coverage plus phrase evidence minus the hop cost, for each path of indexes."""
-        if not paths:
-            return np.zeros(0)
-        width = max(len(p) for p in paths)
-        padded = np.array([p + [p[-1]] * (width - len(p)) for p in paths])
+        """Word coverage plus phrase evidence minus the hop cost, for each path of indexes;
+        the paths of each length in one pass (padded with its last step, a shorter path could
+        explain by the copy what a step going back may not)."""
+        scores = np.zeros(len(paths))
+        rows: dict[int, list[int]] = {}
+        for i, path in enumerate(paths):
+            rows.setdefault(len(path), []).append(i)
+        for same in rows.values():
+            scores[same] = self._scores_of(np.array([paths[i] for i in same]))
+        return scores
+
+    def _scores_of(self, relations: Vector) -> Vector:
+        """`_scores` of paths of one length (`relations`: a row of relation indexes each)."""
         params = self.params
         # a step back along a twin reads the same facts again, unless siblings are asked for
-        back = back_along_twins(padded, self._mutual) if self._back_uncounted else None
-        phrase = unless_back(self._phrase[padded], back, 0.0).max(axis=1) * params.phrase_weight
-        hops = np.array([len(p) for p in paths])
+        back = back_along_twins(relations, self._mutual) if self._back_uncounted else None
+        phrase = unless_back(self._phrase[relations], back, 0.0).max(axis=1) * params.phrase_weight
+        hops = np.full(len(relations), relations.shape[1])
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
         # X's film), nor is going on along the same relation (Alice's other likes)
-        repeats = np.array([int(len(p) > 1 and self._back(p[0], p[1])) for p in paths])
+        repeats = np.array([int(len(p) > 1 and self._back(p[0], p[1])) for p in relations.tolist()])
         cost = params.extra_hop_cost * (hops - 1) + repeats * (
             -params.sibling_bonus if self.siblings else params.back_cost
         )
         scores: Vector = phrase - cost
         if len(self._weight):
-            on_path = unless_back(self._sims[:, padded], back, -1.0)
+            on_path = unless_back(self._sims[:, relations], back, -1.0)
             explained = on_path.max(axis=-1)
             if self._order:  # most questions chain nothing: no order to keep
                 steps = on_path.argmax(axis=-1)
                 self._order.before_answer(on_path, hops, explained, steps)
-                lost = self._order.lost(self._weight, padded, hops, steps, explained)
+                lost = self._order.lost(self._weight, relations, hops, steps, explained)
                 scores = scores - lost * params.order_cost
             if self._kind is not None:
-                last = padded[:, -1]
+                last = relations[:, -1]
                 # out and back at the end leads to what the relation leads from
-                before = padded[np.arange(len(paths)), np.maximum(hops - 2, 0)]
+                before = relations[np.arange(len(relations)), np.maximum(hops - 2, 0)]
                 through = np.where((hops > 1) & (before == last), 0.0, self._kind_through[last])
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained

@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 from engine.retrieval.predicates import NOTHING, RelationMatch, base_relation
 from engine.store.base import Neighbour
 
+HUB_DEPTH = 2  # a hub anchor's first relation is chosen by the paths of two hops through it
+
 
 @dataclass(frozen=True, slots=True)
 class ExpandedEdge:
@@ -132,13 +134,29 @@ def two_hops(match: RelationMatch, base: str, after: Mapping[str, int] | None) -
     `base` only if it has more than the one edge the walk came by). A neighbour that is a hub
     itself (`None`: its relations are not read): what `base` can reach at best."""
     if after is None:
-        return match.outlook((base,), 2).best
+        return match.outlook((base,), HUB_DEPTH).best
     best = match.path((base,))
     for rel_type, edges in after.items():
         step = match.base(rel_type)
         if step is not None and (step != base or edges > 1):
             best = max(best, match.path((base, step)))
     return best
+
+
+def two_hops_ahead(
+    match: RelationMatch, after: Mapping[str, list[Mapping[str, int] | None]]
+) -> None:
+    """Score together every path `two_hops` will ask of `match` for the neighbours reached
+    along each relation of `after` (each neighbour's relations, or None)."""
+    steps = [
+        (base, step)
+        for base, ends in after.items()
+        for types in ends
+        for rel_type in types or {}
+        if (step := match.base(rel_type)) is not None
+    ]
+    match.paths([*((base,) for base in after), *steps])
+    match.outlooks([((base,), None) for base, ends in after.items() if None in ends], HUB_DEPTH)
 
 
 def visits(reach: Reach, node: str) -> bool:

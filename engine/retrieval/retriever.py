@@ -18,10 +18,10 @@ from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
-from engine.retrieval.predicates import PredicateScorer
 from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpansionHit
+from engine.retrieval.scorer import PredicateScorer
 from engine.store.base import Written
 from engine.store.reads import Reads
 
