@@ -41,7 +41,6 @@ from engine.retrieval.reach import (
     read_whole,
     through_hub,
     two_hops,
-    two_hops_ahead,
     visits,
 )
 from engine.store.base import Neighbour
@@ -130,16 +129,20 @@ class _Walk:
             walked += reached.values()
             if hop == 1 and len(anchors) > 1:
                 joined = best_join(reached, self.match)
-            found = max([found, joined, *self.match.paths({k[1] for k in reached})])
-            frontier = self._beam(reached, hop, found, joined)
+            top = max(self.match.paths({k[1] for k in reached}), default=NOTHING)
+            found = max(found, joined, top)
+            frontier = self._beam(reached, hop, found, joined, top)
             if not frontier:
                 break
         return walked
 
-    def _beam(self, reached: _Frontier, hop: int, found: float, joined: float) -> _Frontier:
-        """The paths worth another hop: those whose continuations can beat every path walked
-        so far (`found`, the best score), at most the `beam` most promising and none more
-        than `beam_margin` below the most promising; and the best path of this hop while a
+    def _beam(
+        self, reached: _Frontier, hop: int, found: float, joined: float, top: float
+    ) -> _Frontier:
+        """The paths worth another hop (`top`: the best score of those `reached`): those whose
+        continuations can beat every path walked so far (`found`, the best score), at most the
+        `beam` most promising and none more than `beam_margin` below the most promising; and
+        the best path of this hop while a
         continuation comes within `beam_slack` of it, beats any node joining two anchors
         (`joined`) and its next step explains something the path does not (`beam_gain`) or
         goes back along the anchor's relation; for a question asking for a kind of thing, so
@@ -151,7 +154,6 @@ class _Walk:
         walkable = {k: v for k, v in reached.items() if self._walkable(k, v)}
         ends = {k: (k[1], arrived_at_subject(v.edges[-1])) for k, v in walkable.items()}
         outlook = self.match.outlooks(ends.values(), depth)
-        top = max((self.match.path(r) for _, r, _ in reached), default=0.0)
         hop_cost = self.match.params.extra_hop_cost
         least = top - self.settings.beam_slack if self.match.kind_relation() else top
 
@@ -363,12 +365,8 @@ class _Walk:
         met = self.reads.relation_types(
             self.user_id, sorted(ordinary), include_invalid=self.include_invalid
         )
-        value: dict[str, float] = {}
-        two_hops_ahead(self.match, {b: [met.get(n.far) for n in ns] for b, ns in sampled.items()})
-        for base, found in sampled.items():
-            if found:
-                value[base] = max(two_hops(self.match, base, met.get(n.far)) for n in found)
-        value = value or self._sampled_steps(hubs, ahead)
+        after = {b: [met.get(n.far) for n in ns] for b, ns in sampled.items() if ns}
+        value = two_hops(self.match, after) or self._sampled_steps(hubs, ahead)
         top = max(value.values(), default=0.0)
         chosen = sorted(
             (b for b in value if value[b] >= self.settings.step_share * top),
@@ -382,7 +380,7 @@ class _Walk:
         started = ahead.get(self._sample(hubs))
         found = started.found.result() if started is not None else []
         bases = {b for n in found if (b := self.match.base(n.predicate)) is not None}
-        return {b: two_hops(self.match, b, None) for b in bases}
+        return two_hops(self.match, {b: [None] for b in bases})
 
     def _next_steps(self, reach: Reach) -> dict[str, float]:
         """The relations a path may go on with from where it arrived, read by type from a

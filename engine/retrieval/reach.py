@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.retrieval.predicates import NOTHING, RelationMatch, base_relation
@@ -128,35 +128,29 @@ def most_promising(
     return {node: degree[node] for node in ranked[:n]}
 
 
-def two_hops(match: RelationMatch, base: str, after: Mapping[str, int] | None) -> float:
-    """The best path of one or two hops from a hub through a neighbour reached along `base`,
-    by the relations `after` it (with their edges there): those that lead on (back along
-    `base` only if it has more than the one edge the walk came by). A neighbour that is a hub
-    itself (`None`: its relations are not read): what `base` can reach at best."""
-    if after is None:
-        return match.outlook((base,), HUB_DEPTH).best
-    best = match.path((base,))
-    for rel_type, edges in after.items():
-        step = match.base(rel_type)
-        if step is not None and (step != base or edges > 1):
-            best = max(best, match.path((base, step)))
-    return best
-
-
-def two_hops_ahead(
-    match: RelationMatch, after: Mapping[str, list[Mapping[str, int] | None]]
-) -> None:
-    """Score together every path `two_hops` will ask of `match` for the neighbours reached
-    along each relation of `after` (each neighbour's relations, or None)."""
-    steps = [
-        (base, step)
+def two_hops(
+    match: RelationMatch, after: Mapping[str, Sequence[Mapping[str, int] | None]]
+) -> dict[str, float]:
+    """For each relation of `after`, the best path of one or two hops from a hub through the
+    neighbours reached along it, by the relations met at each (with their edges there): those
+    that lead on (back along the relation only if it has more than the one edge the walk came
+    by); a neighbour that is a hub itself (None: its relations are not read) counts what the
+    relation can reach at best. Every path is scored in one pass."""
+    steps = {
+        base: [
+            (base, step)
+            for types in ends
+            for rel_type, edges in (types or {}).items()
+            if (step := match.base(rel_type)) is not None and (step != base or edges > 1)
+        ]
         for base, ends in after.items()
-        for types in ends
-        for rel_type in types or {}
-        if (step := match.base(rel_type)) is not None
-    ]
-    match.paths([*((base,) for base in after), *steps])
-    match.outlooks([((base,), None) for base, ends in after.items() if None in ends], HUB_DEPTH)
+    }
+    match.paths([(base,) for base in after] + [p for ps in steps.values() for p in ps])
+    hoped = match.outlooks([((b,), None) for b, ends in after.items() if None in ends], HUB_DEPTH)
+    value = {base: max(match.paths([(base,), *paths])) for base, paths in steps.items()}
+    for (base,), _ in hoped:
+        value[base] = max(value[base], hoped[((base,), None)].best)
+    return value
 
 
 def visits(reach: Reach, node: str) -> bool:
