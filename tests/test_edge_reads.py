@@ -60,6 +60,19 @@ def test_a_read_past_its_later_room_is_read_again_with_it() -> None:
     assert (len(found), walk.rows, walk.count, graph.totals) == (5, 10, 2, [10, 10, 5])
 
 
+def test_a_read_past_its_later_room_keeps_the_nodes_that_fit_and_reads_the_rest() -> None:
+    graph = _Graph({"a": 5, "b": 3, "c": 8, "d": 4})
+    walk = _reads(graph, 14)
+    read = EdgeRead(("b", "c", "d"), ("KNOWS",), 5, 5)
+    started = walk.start(read)  # room 14: b 3, c 5, d 4
+    walk.read(EdgeRead(("a",), ("KNOWS",), 10, 10))
+    found = walk.take(started, read)  # room 9: b 3, c 5, d 1
+    assert graph.totals == [14, 14, 1]  # d read again in the one edge b and c leave
+    alone = _Graph(graph.degree).neighbours("u", ["b", "c", "d"], scan=5, limit=5, total=9)
+    assert found == alone
+    assert (len(found), walk.rows, walk.count) == (9, 14, 2)
+
+
 def test_a_read_of_any_type_is_kept_only_when_its_caps_fit() -> None:
     graph = _Graph({"a": 5, "b": 2})
     _b_started_before_a(graph, 12, None, 4)

@@ -4,9 +4,10 @@ A walk's reads are charged in a fixed order: each may read at most what the ones
 left of the budget (its room). A read that does not depend on what the ones before it return
 can still be sent to the database with them (`start`, in the background) and charged at its
 turn (`take`): sent with the room it had then, at least the room it has at its turn. What
-came back is used only when the smaller room would have read the same edges: the per-node
-caps are the same under both rooms and the edges read all fit in the smaller one. Otherwise
-it is read again at its turn, so a walk returns the same whichever way its reads went.
+came back is used as far as the smaller room would have read the same edges: the per-node
+caps are the same under both rooms, and a typed read's nodes whose edges all fit in the
+smaller one, as they were read in order, keep theirs. The rest is read again at its turn, so
+a walk returns the same whichever way its reads went.
 """
 
 from __future__ import annotations
@@ -111,20 +112,38 @@ class EdgeReads:
         if not self._wanted(read, room):
             return []
         if not _same(started, found, room):
-            found = self._send(read, room)
+            found = self._again(started, found, room)
         return self._charge(found, room)
+
+    def _again(self, started: Started, found: list[Neighbour], room: int) -> list[Neighbour]:
+        """What `started.read` returns in the smaller `room`: its first nodes' edges as read,
+        where all of them fit (a read takes its nodes in order), and the others read again in
+        what they leave of it (twenty clubs read at a last hop: the first few kept)."""
+        read = started.read
+        if read.types is None or not _same_caps(read, started.room, room):
+            return self._send(read, room)
+        at = {n.near: n.degree for n in found}
+        degree = [at.get(node, 0) for node in read.nodes]
+        fit, used = 0, 0
+        while fit < len(degree) and used + degree[fit] <= room:
+            used += degree[fit]
+            fit += 1
+        kept = set(read.nodes[:fit])
+        rest = EdgeRead(read.nodes[fit:], read.types, read.scan, read.limit)
+        return [n for n in found if n.near in kept] + self._send(rest, room, total=room - used)
 
     def _wanted(self, read: EdgeRead, room: int) -> bool:
         return room > 0 and bool(read.nodes) and read.types != ()
 
-    def _send(self, read: EdgeRead, room: int) -> list[Neighbour]:
+    def _send(self, read: EdgeRead, room: int, total: int | None = None) -> list[Neighbour]:
+        """`read` with the caps of `room`, at most `total` edges (`room`) in all."""
         return self.reads.neighbours(
             self.user_id,
             list(read.nodes),
             predicates=None if read.types is None else list(read.types),
             scan=min(read.scan, room),
             limit=min(read.limit, room),
-            total=room,
+            total=room if total is None else total,
             include_invalid=self.include_invalid,
         )
 
@@ -140,9 +159,12 @@ def _same(started: Started, found: list[Neighbour], room: int) -> bool:
     read at the node; a read of any type may drop edges after reading them (a fact joining a
     node to itself), so only its caps bound what it read."""
     read, then = started.read, started.room
-    caps = (read.scan, read.limit)
-    if any(min(cap, then) != min(cap, room) for cap in caps):
+    if not _same_caps(read, then, room):
         return False
     if read.types is None:
         return len(read.nodes) * min(read.scan, then) <= room
     return sum({n.near: n.degree for n in found}.values()) <= room
+
+
+def _same_caps(read: EdgeRead, then: int, room: int) -> bool:
+    return all(min(cap, then) == min(cap, room) for cap in (read.scan, read.limit))
