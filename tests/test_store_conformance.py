@@ -12,7 +12,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
 from engine.store import records
-from engine.store.base import EpisodeRow, GraphStore, Neighbour, WriteBatch, Written
+from engine.store.base import EpisodeRow, GraphStore, Neighbour, Rows, WriteBatch, Written
 from engine.store.reads import Reads, delete_fact
 
 SETTINGS = Settings()
@@ -162,6 +162,29 @@ def test_vector_search_finds_k_facts_after_they_were_mentioned_again(
         _write(store, embedder, "u", facts)
     vector = as_param(embedder.encode_one("who owns a dog"))
     assert len(Reads(store).vector_facts("u", vector, 30, include_invalid=False)) == 30
+
+
+@pytest.mark.parametrize(
+    ("short_at", "asked", "scanned"), [(64, [64, 256], []), (256, [64, 256], [5])]
+)
+def test_a_short_index_answer_is_asked_wider_before_the_user_is_scanned(
+    short_at: int, asked: list[int], scanned: list[int]
+) -> None:
+    """Stale vectors crowd an index just loaded: a 4x wider answer passes over them; a user
+    still short is scanned."""
+    seen: list[int] = []
+    scans: list[int] = []
+
+    def index(n: int, k: int) -> Rows:
+        seen.append(n)
+        return [[i] for i in range(k - 2 if n <= short_at else k)]
+
+    def scan(k: int) -> Rows:
+        scans.append(k)
+        return [[i] for i in range(k)]
+
+    rows = records.nearest(lambda cap: cap, index, scan, 5)
+    assert (len(rows), seen, scans) == (5, asked, scanned)
 
 
 def test_similarities_are_in_unit_range_and_ordered(store: GraphStore, embedder: Embedder) -> None:

@@ -176,6 +176,10 @@ def test_the_decision_scans_small_users_and_falls_back_when_the_index_runs_dry()
     assert len(records.nearest(count, index, scan, 10)) == 10
     assert asked[1:] == ["index80"]
     asked.clear()
-    share = 5  # a big user who is a small part of the index: scanned, not read from its tail
+    share = 5  # a small part of the index: a read four times as wide finds it at its head
     assert len(records.nearest(count, index, scan, 10)) == 10
-    assert asked[1:] == ["index80", "scan"]
+    assert asked[1:] == ["index80", "index320"]
+    asked.clear()
+    share = 1  # a smaller part still: scanned, not read from the index's tail
+    assert len(records.nearest(count, index, scan, 10)) == 10
+    assert asked[1:] == ["index80", "index320", "scan"]
