@@ -148,8 +148,10 @@ def test_paths_scored_together_score_as_each_alone(embedder: Embedder) -> None:
         ("NATIONALITY",), ("MEMBER_OF", "HEADQUARTERED_IN"), ("MEMBER_OF", "HAS_MEMBER"),
         ("MEMBER_OF", "HEADQUARTERED_IN", "CITY_OF"), ("HAS_MEMBER", "NATIONALITY"), ("UNKNOWN",),
     ]  # fmt: skip
+    # float32 products summed in another order by a batch of another size (AVX-512): 1e-8
+    same = 1e-6
     alone, together = match(), match()
-    assert together.paths(paths) == pytest.approx([alone.path(p) for p in paths], abs=1e-12)
+    assert together.paths(paths) == pytest.approx([alone.path(p) for p in paths], abs=same)
     assert len(set(together.paths(paths))) > 3, question  # scores that could tell them apart
     prefixes = [((), None), (("MEMBER_OF",), True), (("MEMBER_OF",), False), (("CITY_OF",), None)]
     alone, together = match(), match()
@@ -157,7 +159,7 @@ def test_paths_scored_together_score_as_each_alone(embedder: Embedder) -> None:
     for prefix, end in prefixes:
         one = alone.outlook(prefix, 3, end)
         assert batch[(prefix, end)].steps == one.steps
-        assert batch[(prefix, end)].via == pytest.approx(one.via, abs=1e-12)
+        assert batch[(prefix, end)].via == pytest.approx(one.via, abs=same)
 
 
 @pytest.mark.parametrize(
