@@ -177,12 +177,12 @@ def nearest(
       HNSW index searches wider the more it is asked for). When k of them are the user's and
       pass the filters, they are the user's k nearest: they lead the index's answer, where an
       HNSW search is reliable.
-    - When fewer survive, the index is asked once more, `WIDER` times as wide: the stale
-      vectors FalkorDB keeps of a node rewritten (FalkorDB PR #2197) crowd a store's index
-      after a large load (9 of 300 MetaQA questions' entity reads came short after a
-      40k-fact load, each then a 40 ms scan; none at 4x, none after a reopen rebuilt the
-      index), and they are passed over while the user's nodes are still at the head of the
-      answer, where HNSW is reliable.
+    - When fewer survive, the index is asked once more, `WIDER` times as wide: stale vectors
+      (likely those FalkorDB keeps of a node rewritten, FalkorDB PR #2197) crowd an index
+      built while a large load wrote (9 of 300 MetaQA questions' entity reads came short
+      after a 40k-fact load, each then a 40 ms scan; none at 4x, none after a reopen rebuilt
+      the index), and they are passed over while the user's nodes are still at the head of
+      the answer, where HNSW is reliable.
     - When fewer still survive (the user's nodes are a small part of the index near the
       query, or filtered out: invalid facts), the user is scanned: slower for a large user,
       never starved. Asking the index for more is no cure: the user's nodes would come from
