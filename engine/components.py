@@ -3,12 +3,14 @@ the environment): the store, the embedder and the extractor."""
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from engine.config import Settings
 from engine.embedding import Embedder
 from engine.errors import ConfigError
 from engine.extraction.schema import Extractor
+from engine.long_lived import freeze_long_lived
 from engine.store.base import GraphStore
 
 log = logging.getLogger("graphmem")
@@ -41,7 +43,8 @@ def build_extractor(settings: Settings) -> Extractor:
         "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
         "offline (spaCy rules, English only)"
     )
-    return OfflineExtractor()
+    on_load = functools.partial(freeze_long_lived, "spacy") if settings.freeze_gc else None
+    return OfflineExtractor(on_load=on_load)
 
 
 def open_store(settings: Settings) -> GraphStore:

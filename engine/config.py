@@ -70,9 +70,10 @@ class Settings(BaseSettings):
     # the ranking is in `ranking` (engine/ranking.py: GRAPHMEM_RANKING__FUSION__RRF_K=50)
     search_limit: int = Field(default=10, ge=1)
     ranking: RankingParams = Field(default_factory=RankingParams)
-    # at the first setup, move the process's objects out of the garbage collector's view
-    # (gc.freeze, once per process): a full collection otherwise walks all ~90,000 of them
-    # (~40 ms) in a search every few seconds (see engine/memory_core.py)
+    # at the first setup, and once the offline extractor has loaded spaCy, move the process's
+    # objects out of the garbage collector's view (gc.freeze, once per process each): a full
+    # collection otherwise walks all ~100,000 of them (40-120 ms) in a search every few
+    # seconds (see engine/long_lived.py)
     freeze_gc: bool = True
 
     # resolution and conflicts

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import gc
 import threading
 from types import TracebackType
 from typing import Any, Self
@@ -14,21 +12,12 @@ from engine.components import build_embedder, build_extractor, open_store
 from engine.config import Settings, build_settings
 from engine.embedding import Embedder
 from engine.extraction.schema import Extractor
+from engine.long_lived import freeze_long_lived
 from engine.models import Stats
 from engine.normalize import check_user_id
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
-
-
-@functools.cache
-def _freeze_gc_once() -> None:
-    """Move the objects alive now (imported modules, the loaded model: ~90,000) out of the
-    garbage collector's view, once per process. A full collection walked all of them: ~40 ms,
-    in one search of every ~20 on bench-hub, one of every ~70 on LoCoMo; afterwards it walks
-    only newer objects (<1 ms). The objects frozen are never collected: those alive at the first
-    `Memory`'s setup are the process's long-lived ones."""
-    gc.freeze()
 
 
 class MemoryCore:
@@ -92,7 +81,7 @@ class MemoryCore:
                 self.store.setup(self.embedder.dimension)
                 self._ready = True
                 if self.settings.freeze_gc:
-                    _freeze_gc_once()
+                    freeze_long_lived("setup")
 
     @staticmethod
     def self_uid(user_id: str) -> str:

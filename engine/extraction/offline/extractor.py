@@ -6,7 +6,7 @@ import importlib.util
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from engine.extraction.offline.clauses import read_doc
@@ -35,8 +35,9 @@ class OfflineExtractor:
 
     name = "offline"
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(self, model: str | None = None, on_load: Callable[[], None] | None = None) -> None:
         self._models: tuple[str, ...] = (model,) if model else DEFAULT_MODELS
+        self._on_load = on_load  # called once this process has loaded the pipeline
 
     @classmethod
     def available(cls, model: str | None = None) -> bool:
@@ -58,6 +59,8 @@ class OfflineExtractor:
                 import spacy
 
                 _PIPELINES[model] = spacy.load(model)
+                if self._on_load is not None:
+                    self._on_load()
                 return _PIPELINES[model]
         raise RuntimeError(f"no English spaCy pipeline ({', '.join(self._models)}): {INSTALL_HINT}")
 
