@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import gc
-import threading
-
-_lock = threading.Lock()
-_done: set[str] = set()
 
 
+@functools.cache
 def freeze_long_lived(after: str) -> None:
     """Freeze the objects alive now, once per process for each `after` ("setup": imported
     modules, the loaded model, ~100,000 objects; "spacy": the modules and pipeline the offline
@@ -17,9 +15,5 @@ def freeze_long_lived(after: str) -> None:
     one of every ~80 on LoCoMo; afterwards it walks only newer objects. The garbage of the
     moment is collected first; what is frozen is never collected by the cycle collector (it is
     still freed when its last reference goes), and those objects are long-lived anyway."""
-    with _lock:
-        if after in _done:
-            return
-        _done.add(after)
-        gc.collect()
-        gc.freeze()
+    gc.collect()
+    gc.freeze()

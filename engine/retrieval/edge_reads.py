@@ -122,7 +122,7 @@ class EdgeReads:
         read = started.read
         if read.types is None or not _same_caps(read, started.room, room):
             return self._send(read, room)
-        at = {n.near: n.degree for n in found}
+        at = _read_at(found)
         degree = [at.get(node, 0) for node in read.nodes]
         fit, used = 0, 0
         while fit < len(degree) and used + degree[fit] <= room:
@@ -163,7 +163,12 @@ def _same(started: Started, found: list[Neighbour], room: int) -> bool:
         return False
     if read.types is None:
         return len(read.nodes) * min(read.scan, then) <= room
-    return sum({n.near: n.degree for n in found}.values()) <= room
+    return sum(_read_at(found).values()) <= room
+
+
+def _read_at(found: list[Neighbour]) -> dict[str, int]:
+    """The edges a typed read read at each node (its degree there)."""
+    return {n.near: n.degree for n in found}
 
 
 def _same_caps(read: EdgeRead, then: int, room: int) -> bool:
