@@ -101,7 +101,7 @@ def _quickstart(m: Any) -> None:
     assert result == {"message": "Memory updated successfully!"}
     assert m.get(memory_id)["memory"] == "I love India, it is my favorite country."
     by_meaning = m.graph.search("India is my favourite country", "alice", 1, mode="semantic")
-    assert by_meaning.facts[0].fact.uid == memory_id.split("@")[0]  # re-embedded
+    assert by_meaning.facts[0].fact.text == "I love India, it is my favorite country."
     history = m.history(memory_id=memory_id)
     assert [(h["event"], h["old_memory"], h["new_memory"]) for h in history] == [
         ("ADD", None, "User is planning to watch a movie tonight."),
@@ -171,12 +171,18 @@ def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
         m.add("I like tea", user_id="bob", infer=False)
     with pytest.raises(InvalidInputError, match="delete more than asked"):
         m.delete_all(user_id="bob", agent_id="food-assistant")
-    with pytest.raises(InvalidInputError, match="filters may name only"):
-        m.search("tea", filters={"user_id": "bob", "category": "food"})
+    with pytest.raises(InvalidInputError, match="filters: 'OR' is not supported"):
+        m.search("tea", filters={"user_id": "bob", "OR": [{"category": "food"}]})
+    with pytest.raises(InvalidInputError, match="only one of eq, ne, in, nin"):
+        m.search("tea", filters={"user_id": "bob", "rating": {"gte": 3}})
     with pytest.raises(InvalidInputError, match="not a memory id"):
-        m.update("892db2ae-06d9-49e5-8b3e-585ef9b85b8e", "x")
+        m.update("not-an-id", "x")
     with pytest.raises(NotFoundError):
+        m.update("892db2ae-06d9-49e5-8b3e-585ef9b85b8e", "x")
+    with pytest.raises(InvalidInputError, match="earlier graphmem"):
         m.delete(f"{'0' * 32}@bob")
+    with pytest.raises(NotFoundError):
+        m.delete(f"{'0' * 32}@bob", user_id="bob")
     with pytest.raises(InvalidInputError, match="canonical form"):
         m.get_all(user_id=" bob")
     assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was lost
