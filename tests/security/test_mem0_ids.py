@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import engine.compat.mem0 as facade
+from engine.compat.mem0_ids import MemoryIds, permute
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
@@ -123,3 +124,14 @@ def test_agent_and_run_graphs_cannot_be_named_as_users(memory: Memory) -> None:
         with pytest.raises(InvalidInputError, match="keeps 'agent:<id>' and 'run:<id>'"):
             m.delete_all(user_id=reserved)
     assert [r["memory"] for r in m.get_all(agent_id="X")["results"]] == ["USER lives in Seattle"]
+
+
+def test_the_permutation_round_trips_and_depends_on_the_key() -> None:
+    first, second = MemoryIds(b"\x01" * 32), MemoryIds(b"\x02" * 32)
+    uids = [stable_uid("user", str(i)) for i in range(500)]
+    ids = [first.of(uid) for uid in uids]
+    assert [first.uid(mid) for mid in ids] == uids
+    assert len(set(ids)) == len(uids)
+    assert not set(ids) & {str(uuid.UUID(uid)) for uid in uids}  # not the uid written as a UUID
+    assert not set(ids) & {second.of(uid) for uid in uids}
+    assert permute(b"k" * 32, bytes(16)) != bytes(16)
