@@ -101,7 +101,7 @@ def _quickstart(m: Any) -> None:
     assert result == {"message": "Memory updated successfully!"}
     assert m.get(memory_id)["memory"] == "I love India, it is my favorite country."
     by_meaning = m.graph.search("India is my favourite country", "alice", 1, mode="semantic")
-    assert by_meaning.facts[0].fact.uid == memory_id.split("@")[0]  # re-embedded
+    assert by_meaning.facts[0].fact.text == "I love India, it is my favorite country."
     history = m.history(memory_id=memory_id)
     assert [(h["event"], h["old_memory"], h["new_memory"]) for h in history] == [
         ("ADD", None, "User is planning to watch a movie tonight."),
@@ -171,12 +171,18 @@ def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
         m.add("I like tea", user_id="bob", infer=False)
     with pytest.raises(InvalidInputError, match="delete more than asked"):
         m.delete_all(user_id="bob", agent_id="food-assistant")
-    with pytest.raises(InvalidInputError, match="filters may name only"):
-        m.search("tea", filters={"user_id": "bob", "category": "food"})
+    with pytest.raises(InvalidInputError, match="filters: 'OR' is not supported"):
+        m.search("tea", filters={"user_id": "bob", "OR": [{"category": "food"}]})
+    with pytest.raises(InvalidInputError, match="only one of eq, ne, in, nin"):
+        m.search("tea", filters={"user_id": "bob", "rating": {"gte": 3}})
     with pytest.raises(InvalidInputError, match="not a memory id"):
-        m.update("892db2ae-06d9-49e5-8b3e-585ef9b85b8e", "x")
+        m.update("not-an-id", "x")
     with pytest.raises(NotFoundError):
+        m.update("892db2ae-06d9-49e5-8b3e-585ef9b85b8e", "x")
+    with pytest.raises(InvalidInputError, match="earlier graphmem"):
         m.delete(f"{'0' * 32}@bob")
+    with pytest.raises(NotFoundError):
+        m.delete(f"{'0' * 32}@bob", user_id="bob")
     with pytest.raises(InvalidInputError, match="canonical form"):
         m.get_all(user_id=" bob")
     assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was lost
@@ -238,3 +244,33 @@ def test_from_config_with_a_neo4j_graph_store_builds_a_neo4j_memory(tmp_path: Pa
         assert m.graph.settings.neo4j_uri == "bolt://localhost:7687"
     finally:
         m.close()
+
+
+def test_score_is_a_similarity_and_threshold_applies_to_it(memory: GraphMemory) -> None:
+    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Peter", "PLAYS", "chess")], user_id="alice")
+    m = facade.Memory(memory=memory)
+    everything = m.search("Where does Alice live?", user_id="alice")
+    scores = {r["memory"]: r["score"] for r in everything["results"]}
+    assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores.values())
+    kept = m.search("Where does Alice live?", user_id="alice", threshold=0.5)
+    assert [r["memory"] for r in kept["results"]] == ["Alice lives in Paris"]
+    assert kept["relations"] == [
+        {"source": "Alice", "relationship": "lives_in", "destination": "Paris"}
+    ]
+    with pytest.raises(InvalidInputError, match="threshold must be a number from 0 to 1"):
+        m.search("Where does Alice live?", user_id="alice", threshold=50)
+
+
+def test_metadata_filters_narrow_search_and_get_all(memory: GraphMemory) -> None:
+    m = facade.Memory(memory=memory)
+    m.add("I prefer Italian cuisine", user_id="bob", metadata={"category": "food"})
+    m.add("I live in Seattle", user_id="bob", metadata={"category": "home", "floor": 3})
+    food = m.search("What do I like?", user_id="bob", filters={"category": "food"})
+    assert [r["memory"] for r in food["results"]] == ["USER prefers Italian cuisine"]
+    assert food["results"][0]["metadata"] == {"category": "food"}
+    home = m.get_all(filters={"user_id": "bob", "category": {"in": ["home", "work"]}})
+    assert [r["memory"] for r in home["results"]] == ["USER lives in Seattle"]
+    assert m.get_all(user_id="bob", filters={"floor": {"ne": 3}})["results"][0]["memory"] == (
+        "USER prefers Italian cuisine"
+    )
+    assert m.search("Seattle", user_id="bob", filters={"category": "travel"})["results"] == []

@@ -81,7 +81,7 @@ const parameters = {
   at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
   dimension: 384, embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', nodes: ['u'], now: 0.0,
-  pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, skip: 0, subjects: true, target_uid: 'u', timeout_s: 300,
+  pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, secret: 's', skip: 0, subjects: true, target_uid: 'u', timeout_s: 300,
   total: 4000, uid: 'u',
   uids: ['u'], user_id: 'alice', user_key: 'gm0k',
 };
@@ -89,8 +89,8 @@ const parameters = {
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
   'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'id', 'invalid_at',
-  'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'session_id', 'source',
-  'speaker',
+  'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'secret', 'session_id',
+  'source', 'speaker',
   'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'user_key',
   'valid_at',
 ];
@@ -104,7 +104,7 @@ export const dbSchema = {
   defaultLanguage: 'CYPHER 5',
   // __LABEL__ is the placeholder the engine fills with a validated PascalCase entity type;
   // __Entity__ and __Node__ are the labels LlamaIndex's Neo4jPropertyGraphStore matches on.
-  labels: ['Entity', 'Episode', 'Fact', 'History', '__Entity__', '__LABEL__', '__Node__'],
+  labels: ['Entity', 'Episode', 'Fact', 'GraphmemKey', 'History', '__Entity__', '__LABEL__', '__Node__'],
   // __REL_TYPE__ is the placeholder the engine fills with a validated UPPER_SNAKE_CASE type.
   relationshipTypes: ['MENTIONS', 'OBJECT', 'SUBJECT', '__REL_TYPE__'],
   propertyKeys: [...propertyKeys, ...rowFields],

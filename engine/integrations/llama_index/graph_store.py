@@ -7,11 +7,15 @@ graphmem's entities carry what that store matches on: the labels `__Entity__` an
 notion of a user, and some delete by name across the whole database (`delete(entity_names=...)`
 is `MATCH (n) WHERE n.name IN $names DETACH DELETE n`). This subclass therefore:
 
-- adds the user to every read (`get`, `get_triplets`, `get_rel_map`, `vector_query`);
+- adds the user to every read (`get`, `get_triplets`, `get_rel_map`, `vector_query`), and
+  checks every name LlamaIndex splices into its Cypher text (property and filter keys,
+  relation names, the depth, filter operators) against a strict pattern first, so no key can
+  rewrite the statement (`name` = 1 OR true) and drop the user's filter;
+- refuses `structured_query`: Cypher written by a caller or an LLM cannot be held to one user
+  (text-to-Cypher and Cypher-template retrievers are not available on this store);
 - refuses every write method (`upsert_*`, `delete*`): graphmem owns the graph, write through
   `Memory`;
-- runs every statement, `structured_query` included, in a READ transaction, so the server
-  itself rejects a write that text-to-Cypher or a caller sends;
+- runs LlamaIndex's own statements in a READ transaction, so the server itself rejects a write;
 - never refreshes the schema (no APOC needed) and creates no index or constraint.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -34,9 +39,49 @@ from llama_index.core.vector_stores.types import (
 from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 
 from engine.errors import InvalidInputError
-from engine.normalize import check_user_id
+from engine.normalize import PREDICATE_PATTERN, check_user_id
 
 STRUCTURAL_RELS = ["SUBJECT", "OBJECT", "MENTIONS"]
+MAX_DEPTH = 4
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_OPERATORS = frozenset({"==", "!=", ">", "<", ">=", "<=", "in", "nin"})
+_NO_STRUCTURED_QUERY = (
+    "structured_query is refused: Cypher written by a caller or an LLM cannot be held to user "
+    "{user!r}; read with get, get_triplets, get_rel_map or vector_query (LLMSynonymRetriever "
+    "and VectorContextRetriever use only those), or search with engine.Memory"
+)
+
+
+def check_key(key: object, what: str) -> str:
+    """A property or filter key LlamaIndex writes into its Cypher text between backticks."""
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        raise InvalidInputError(f"{what} {key!r} is not a plain property name ({_KEY.pattern})")
+    return key
+
+
+def check_relation(name: object) -> str:
+    """A relation name LlamaIndex writes into its Cypher text as a relationship type."""
+    if not isinstance(name, str) or not PREDICATE_PATTERN.fullmatch(name):
+        raise InvalidInputError(
+            f"relation name {name!r} is not a relationship type of graphmem (UPPER_SNAKE_CASE)"
+        )
+    return name
+
+
+class _Statements:
+    """What LlamaIndex's own read methods see as `self`: their `structured_query` reaches the
+    read transaction, which the public `structured_query` never does. Everything else is the
+    store's."""
+
+    def __init__(self, store: GraphmemPropertyGraphStore) -> None:
+        self._store = store
+
+    def structured_query(self, query: str, param_map: dict[str, Any] | None = None) -> Any:
+        rows = self._store._read(query, param_map or {})
+        return [value_sanitize(r) for r in rows] if self._store.sanitize_query_output else rows
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
 
 
 class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
@@ -67,6 +112,7 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
             if kwargs.pop(key, False):
                 raise InvalidInputError(f"{key}=True would change graphmem's graph; leave it off")
         self.user_id = check_user_id(user_id)
+        self._run = _Statements(self)
         super().__init__(
             username, password, url, database, refresh_schema=False, create_indexes=False, **kwargs
         )
@@ -86,12 +132,21 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         return [record.data() for record in records]
 
     def structured_query(self, query: str, param_map: dict[str, Any] | None = None) -> Any:
-        rows = self._read(query, param_map or {})
-        return [value_sanitize(row) for row in rows] if self.sanitize_query_output else rows
+        """Refused (see the module docstring).
+
+        Raises:
+            InvalidInputError: always.
+        """
+        raise InvalidInputError(_NO_STRUCTURED_QUERY.format(user=self.user_id))
+
+    def refresh_schema(self) -> None:
+        raise InvalidInputError("refresh_schema would need structured_query, which is refused")
 
     # -- reads, scoped to the user --------------------------------------------------------
 
     def _scope(self, properties: dict[str, Any] | None) -> dict[str, Any]:
+        for key in properties or {}:
+            check_key(key, "property key")
         if properties and properties.get("user_id", self.user_id) != self.user_id:
             raise InvalidInputError(f"this store reads user {self.user_id!r} only")
         return {**(properties or {}), "user_id": self.user_id}
@@ -99,7 +154,8 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     def get(
         self, properties: dict[str, Any] | None = None, ids: list[str] | None = None
     ) -> list[LabelledNode]:
-        nodes: list[LabelledNode] = super().get(properties=self._scope(properties), ids=ids)
+        scoped = self._scope(properties)
+        nodes: list[LabelledNode] = Neo4jPropertyGraphStore.get(self._run, scoped, ids)
         return nodes
 
     def _own_ids(self, names: list[str] | None, ids: list[str] | None) -> list[str]:
@@ -116,16 +172,19 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         properties: dict[str, Any] | None = None,
         ids: list[str] | None = None,
     ) -> list[Triplet]:
+        relations = [check_relation(r) for r in relation_names] if relation_names else None
         if entity_names or ids:  # LlamaIndex cannot combine names or ids with properties
             if properties:
                 raise InvalidInputError("give entity_names or ids, or properties, not both")
             own = self._own_ids(entity_names, ids)
             if not own:
                 return []
-            found: list[Triplet] = super().get_triplets(relation_names=relation_names, ids=own)
+            found: list[Triplet] = Neo4jPropertyGraphStore.get_triplets(
+                self._run, relation_names=relations, ids=own
+            )
             return found
-        scoped: list[Triplet] = super().get_triplets(
-            relation_names=relation_names, properties=self._scope(properties)
+        scoped: list[Triplet] = Neo4jPropertyGraphStore.get_triplets(
+            self._run, relation_names=relations, properties=self._scope(properties)
         )
         return scoped
 
@@ -138,12 +197,16 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     ) -> list[Triplet]:
         """As LlamaIndex's, from the user's own nodes only; graphmem's structural edges
         (a fact's SUBJECT and OBJECT, which repeat the typed edge) are left out by default."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+            raise InvalidInputError(f"depth must be an integer from 1 to {MAX_DEPTH}: {depth!r}")
         own = set(self._own_ids(None, [node.id for node in graph_nodes]))
         mine = [node for node in graph_nodes if node.id in own]
         if not mine:
             return []
         ignored = STRUCTURAL_RELS if ignore_rels is None else ignore_rels
-        found: list[Triplet] = super().get_rel_map(mine, depth, limit, ignored)
+        found: list[Triplet] = Neo4jPropertyGraphStore.get_rel_map(
+            self._run, mine, depth, limit, ignored
+        )
         return found
 
     def vector_query(
@@ -158,8 +221,17 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         others = [f for f in (given.filters if given else []) if isinstance(f, MetadataFilter)]
         if given is not None and len(others) != len(given.filters):
             raise InvalidInputError("nested filters are not supported by Neo4jPropertyGraphStore")
+        for f in others:
+            check_key(f.key, "filter key")
+            if f.operator.value not in _OPERATORS:
+                raise InvalidInputError(
+                    f"filter operator {f.operator.value!r} is not supported on Neo4j here; "
+                    f"use one of {', '.join(sorted(_OPERATORS))}"
+                )
         scoped = dataclasses.replace(query, filters=MetadataFilters(filters=[*others, mine]))
-        found: tuple[list[LabelledNode], list[float]] = super().vector_query(scoped, **kwargs)
+        found: tuple[list[LabelledNode], list[float]] = Neo4jPropertyGraphStore.vector_query(
+            self._run, scoped, **kwargs
+        )
         return found
 
     # -- writes: graphmem owns this graph -------------------------------------------------

@@ -1,0 +1,148 @@
+"""Whose memories a Mem0 call reads: Mem0's `user_id` / `agent_id` / `run_id` and `filters`
+mapped onto graphmem's one graph per user.
+
+The graph is the user's (`user_id`); with only an `agent_id` it is the agent's own graph
+(`agent:<id>`), with only a `run_id` the run's (`run:<id>`). Those two prefixes are reserved:
+a `user_id` that starts with one is refused, so no user can name an agent's graph (the mapping
+is one-to-one). `agent_id`, `run_id` and metadata filters then narrow the graph to the facts
+whose messages match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import InvalidInputError
+from engine.models import Episode
+from engine.normalize import check_user_id, clean_text
+
+SCOPE_KEYS = ("user_id", "agent_id", "run_id")
+RESERVED_PREFIXES = ("agent:", "run:")
+_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": lambda have, want: have == want,
+    "ne": lambda have, want: have != want,
+    "in": lambda have, want: have in want,
+    "nin": lambda have, want: have not in want,
+}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One metadata filter: the message's `metadata[key]` compared with `value` by `op`."""
+
+    key: str
+    op: str
+    value: Any
+
+    def holds(self, metadata: Mapping[str, Any]) -> bool:
+        if self.key not in metadata:
+            return self.op in ("ne", "nin")
+        return _OPERATORS[self.op](metadata[self.key], self.value)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose graph (`user`) and which of its messages (`agent_id`, `run_id`, `where`) a call
+    reads."""
+
+    user: str
+    user_id: str | None
+    agent_id: str | None
+    run_id: str | None
+    where: tuple[Condition, ...] = ()
+
+    @property
+    def narrowed(self) -> bool:
+        return self.agent_id is not None or self.run_id is not None or bool(self.where)
+
+    def admits_episode(self, episode: Episode) -> bool:
+        return (
+            (self.agent_id is None or episode.metadata.get("agent_id") == self.agent_id)
+            and (self.run_id is None or episode.session_id == self.run_id)
+            and all(c.holds(episode.metadata) for c in self.where)
+        )
+
+    def admits(self, episodes: list[Episode]) -> bool:
+        return not self.narrowed or any(self.admits_episode(e) for e in episodes)
+
+
+def _condition(key: str, value: Any) -> Condition:
+    if not isinstance(key, str) or not key or key.upper() in ("AND", "OR", "NOT"):
+        raise InvalidInputError(
+            f"filters: {key!r} is not supported; give metadata keys with a value (or "
+            "{'eq'|'ne'|'in'|'nin': value}), all of which must hold"
+        )
+    if not isinstance(value, Mapping):
+        return Condition(key, "eq", value)
+    if len(value) != 1 or next(iter(value)) not in _OPERATORS:
+        raise InvalidInputError(
+            f"filters[{key!r}]: only one of {', '.join(_OPERATORS)} is supported, got {value!r}"
+        )
+    ((op, operand),) = value.items()
+    if op in ("in", "nin") and not isinstance(operand, list | tuple | set | frozenset):
+        raise InvalidInputError(f"filters[{key!r}][{op!r}] must be a list, got {operand!r}")
+    return Condition(key, op, operand)
+
+
+def _check_id(value: object, what: str) -> None:
+    if clean_text(value, what, 256) != value:
+        raise InvalidInputError(
+            f"{what} {value!r} is not in canonical form (NFKC, no control characters, single "
+            "inner spaces, none around)"
+        )
+
+
+def check_mem0_user_id(user_id: object) -> str:
+    """A Mem0 `user_id`, refused when it would name an agent's or a run's graph."""
+    user = check_user_id(user_id)
+    if user.startswith(RESERVED_PREFIXES):
+        raise InvalidInputError(
+            f"user_id {user!r} starts with {user.split(':')[0]!r}: the Mem0 facade keeps "
+            "'agent:<id>' and 'run:<id>' for the graphs of agent_id=<id> and run_id=<id> "
+            "(pass agent_id= or run_id= for those, or another user id)"
+        )
+    return user
+
+
+def scope_of(
+    user_id: str | None, agent_id: str | None, run_id: str | None, filters: Any = None
+) -> Scope:
+    """The scope of a call; `filters` may carry the ids too (Mem0's newer call shape) and
+    metadata conditions (equality, or one of eq/ne/in/nin), all of which must hold.
+
+    Raises:
+        InvalidInputError: no id at all, an unusable or reserved id, or a filter graphmem
+            cannot apply.
+    """
+    ids: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+    where: list[Condition] = []
+    if filters:
+        if not isinstance(filters, Mapping):
+            raise InvalidInputError(f"filters must be a dict, got {filters!r}")
+        for key, value in filters.items():
+            if key in SCOPE_KEYS:
+                ids[key] = ids[key] if ids[key] is not None else value
+            else:
+                where.append(_condition(key, value))
+    for key in ("agent_id", "run_id"):
+        if ids[key] is not None:
+            _check_id(ids[key], key)
+    if ids["user_id"] is not None:
+        user = check_mem0_user_id(ids["user_id"])
+    elif ids["agent_id"] is not None:
+        user = f"agent:{ids['agent_id']}"
+    elif ids["run_id"] is not None:
+        user = f"run:{ids['run_id']}"
+    else:
+        raise InvalidInputError("at least one of user_id, agent_id or run_id is required")
+    return Scope(check_user_id(user), ids["user_id"], ids["agent_id"], ids["run_id"], tuple(where))
+
+
+def owner_scope(user: str) -> Scope:
+    """The scope of a graph's owner: the user, or the agent or run it was made for."""
+    kind, _, rest = user.partition(":")
+    if f"{kind}:" in RESERVED_PREFIXES and rest:
+        return Scope(user, None, rest if kind == "agent" else None, rest if kind == "run" else None)
+    return Scope(user, user, None, None)
