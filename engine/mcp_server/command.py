@@ -6,7 +6,7 @@ Imports the MCP SDK only when the server runs, so `graphmem --help` works withou
 from __future__ import annotations
 
 import argparse
-import sys
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from engine.mcp_server.access import Mode, choose_mode
 from engine.memory import Memory
 
 LOOPBACK = "127.0.0.1"
+_log = logging.getLogger("graphmem.mcp")
 
 
 def add_mcp_parser(sub: Any) -> None:
@@ -80,22 +81,31 @@ def _http_runner(
         ConfigError: --no-token on an address other machines reach, or unusable tokens.
     """
     from engine.mcp_server.http_gate import is_loopback, run_http
-    from engine.mcp_server.tokens import token_table
+    from engine.mcp_server.tokens import TOKEN_FILE, token_table
 
     if not 1 <= args.port <= 65535:
         raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
+    where = f"http://{args.host}:{args.port}/mcp"
     if args.no_token:
         if not is_loopback(args.host):
             raise ConfigError(
                 f"--no-token is refused with --host {args.host}: a server reachable from "
                 "other machines needs a token (leave --no-token out)"
             )
-        print("graphmem mcp: no token: every local account can use this server", file=sys.stderr)
-        return lambda server: run_http(server, args.host, args.port, None)
+
+        def run_open(server: Any) -> None:
+            _log.warning("serving %s without a token: every local account can use it", where)
+            run_http(server, args.host, args.port, None)
+
+        return run_open
     tokens = token_table(data_dir, mode, env_token)
-    if not env_token:
-        print(f"graphmem mcp: token in {data_dir / 'mcp_tokens.json'}", file=sys.stderr)
-    return lambda server: run_http(server, args.host, args.port, tokens)
+    source = "GRAPHMEM_MCP_TOKEN" if env_token else str(data_dir / TOKEN_FILE)
+
+    def run_gated(server: Any) -> None:
+        _log.info("serving %s; bearer token from %s", where, source)
+        run_http(server, args.host, args.port, tokens)
+
+    return run_gated
 
 
 def _memory(args: argparse.Namespace) -> Memory:

@@ -91,7 +91,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         proc.wait(timeout=60)
 
 
-def _post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:  # fmt: skip
+def _post(
+    url: str, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], str]:
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode(),
