@@ -212,7 +212,7 @@ def test_export_pages_hold_the_graph_without_embeddings(scenario: dict[str, Any]
         paged = [r["uid"] for p in pages for r in p[section]]
         assert paged == [r["uid"] for r in whole[section]], section
     assert len(whole["facts"]) >= 2 and not whole["truncated"]
-    assert "\"embedding\":" not in json.dumps(pages) + json.dumps(whole)
+    assert '"embedding":' not in json.dumps(pages) + json.dumps(whole)
     assert scenario["export"]["whole_chars"] < 10_000
 
 

@@ -54,7 +54,8 @@ def add_mcp_parser(sub: Any) -> None:
 
 def cmd_mcp(args: argparse.Namespace) -> None:
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
-    mode = choose_mode(args.user or settings.mcp_user_id or None, args.any_user)
+    user = args.user or (None if args.any_user else settings.mcp_user_id or None)
+    mode = choose_mode(user, args.any_user)
     env_token = settings.mcp_token.get_secret_value() if settings.mcp_token else None
     data_dir = settings.data_dir.expanduser().absolute()
     if args.print_token:

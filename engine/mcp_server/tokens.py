@@ -25,6 +25,7 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.mcp_server.access import Mode
+from engine.normalize import check_user_id
 from engine.private_files import private_dir, write_private
 
 TOKEN_FILE = "mcp_tokens.json"
@@ -130,6 +131,8 @@ def _read(path: Path) -> dict[str, Any]:
         users = doc.setdefault("users", {})
         if not isinstance(users, dict) or not all(_valid(t) for t in users.values()):
             raise ValueError("users must map user ids to tokens")
+        for user in users:
+            check_user_id(user)
         if "any_user" in doc and not _valid(doc["any_user"]):
             raise ValueError("any_user is not a token")
     except (OSError, ValueError, AttributeError) as exc:

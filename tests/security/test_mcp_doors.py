@@ -29,6 +29,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, TextContent
 
+from engine.errors import ConfigError, InvalidInputError
+from engine.mcp_server.access import ANY_USER, act_for, choose_mode
+from engine.mcp_server.tokens import Grant, token_for, token_table
+
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 ENV.pop("GRAPHMEM_MCP_TOKEN", None)
@@ -238,3 +242,53 @@ def test_an_unusable_token_from_the_environment_is_refused(tmp_path: Path) -> No
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 1
     assert "GRAPHMEM_MCP_TOKEN must be 16 to 512" in done.stderr
+
+
+# -- the parts, without a server ---------------------------------------------------------
+
+
+def test_act_for_holds_a_bound_call_to_its_user() -> None:
+    assert act_for("alice", None) == "alice"
+    assert act_for("alice", "alice") == "alice"
+    assert act_for(ANY_USER, "bob") == "bob"
+    for binding, requested, says in [
+        ("alice", "bob", "user_id 'bob' is refused"),
+        ("alice", "alice ", "not in canonical form"),
+        (ANY_USER, None, "user_id is required"),
+    ]:
+        with pytest.raises(InvalidInputError) as caught:
+            act_for(binding, requested)
+        assert says in str(caught.value)
+
+
+def test_tokens_are_checked_whole_and_bound(tmp_path: Path) -> None:
+    alice = token_for(tmp_path, "alice")
+    table = token_table(tmp_path, choose_mode(None, True), None)
+    any_user = json.loads((tmp_path / "mcp_tokens.json").read_text())["any_user"]
+    only_alice = token_table(tmp_path, choose_mode("alice", False), None)
+    assert table.check(alice) == Grant("alice") and table.check(any_user) == Grant(None)
+    assert only_alice.check(alice) == Grant("alice") and only_alice.check(any_user) is None
+    assert table.check(alice[:-1]) is None and table.check(alice + " ") is None
+    assert token_for(tmp_path, "alice") == alice  # kept, not renewed
+
+
+@pytest.mark.parametrize(
+    ("mode", "content", "says"),
+    [
+        (0o644, None, "others may have read it"),
+        (0o600, '{"users": {"bob ": "' + "t" * 20 + '"}}', "not in canonical form"),
+        (0o600, '{"users": {"bob": "short"}}', "users must map user ids to tokens"),
+        (0o600, "[1]", "cannot read the token file"),
+    ],
+)
+def test_an_unsafe_or_broken_token_file_is_refused(
+    tmp_path: Path, mode: int, content: str | None, says: str
+) -> None:
+    path = tmp_path / "mcp_tokens.json"
+    token_for(tmp_path, "alice")
+    if content is not None:
+        path.write_text(content)
+    path.chmod(mode)
+    with pytest.raises(ConfigError) as caught:
+        token_table(tmp_path, choose_mode("alice", False), None)
+    assert says in str(caught.value)
