@@ -102,7 +102,9 @@ def ensure_token(data_dir: Path, user: str | None) -> dict[str, Any]:
         else:
             doc["users"][user] = fresh
         private_dir(data_dir)
-        write_private(path, json.dumps(doc, indent=2) + "\n")
+        partial = path.with_name(TOKEN_FILE + ".partial")
+        write_private(partial, json.dumps(doc, indent=2) + "\n")
+        os.replace(partial, path)  # a reader never sees a half-written file
     return doc
 
 
