@@ -20,10 +20,7 @@ UserId = Annotated[
     str | None,
     Field(description="whose memory; leave it out on a server bound to one user"),
 ]
-Time = Annotated[
-    str | float | None,
-    Field(description="ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset) or epoch s"),
-]
+_WHEN = "ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset) or epoch seconds"
 FactArg = Annotated[
     FactIn | list[str],
     Field(description="{subject, predicate, object, text?} or [subject, predicate, object, text?]"),
@@ -83,8 +80,12 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         query: Annotated[str, Field(description="a question or keywords, in plain language")],
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=100, description="facts to return")] = 10,
-        since: Annotated[Time, Field(description="only what was said or true from then")] = None,
-        until: Annotated[Time, Field(description="only what was said or true until then")] = None,
+        since: Annotated[
+            str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
+        ] = None,
+        until: Annotated[
+            str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
+        ] = None,
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
         connections between the things it names, the messages they came from, entities."""

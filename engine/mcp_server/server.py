@@ -30,6 +30,7 @@ try:
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import CallToolResult, TextContent
+    from mcp.types import Tool as MCPTool
 except ImportError as exc:  # pragma: no cover - exercised only without the package
     raise ConfigError(
         "graphmem mcp needs the MCP SDK: pip install 'graphmem[mcp]' (the `mcp` package)"
@@ -109,6 +110,14 @@ class GraphmemMCP(MCPServer[Any]):
     drops it silently: `time` for `ts` was lost)."""
 
     _arguments: dict[str, list[str]] | None = None
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The tools, each schema saying it takes no other argument."""
+        listed = await super().list_tools()
+        return [
+            t.model_copy(update={"input_schema": {**t.input_schema, "additionalProperties": False}})
+            for t in listed
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

@@ -112,7 +112,8 @@ def _post(
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, dict(response.headers), response.read().decode()
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read().decode()
+        with exc:  # holds the response open until closed
+            return exc.code, dict(exc.headers), exc.read().decode()
 
 
 def _raw_add_facts(url: str, headers: dict[str, str]) -> list[int]:
