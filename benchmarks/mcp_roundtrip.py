@@ -43,7 +43,7 @@ async def _tool(client: ClientSession, name: str, args: dict[str, Any]) -> None:
 async def one_run(data_dir: Path) -> dict[str, float]:
     marks = {"start": time.perf_counter()}
     params = StdioServerParameters(
-        command=GRAPHMEM, args=["--data-dir", str(data_dir), "mcp"], env=ENV
+        command=GRAPHMEM, args=["--data-dir", str(data_dir), "mcp", "--user", "bench"], env=ENV
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
         await client.initialize()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import GraphmemError, InvalidInputError
+from engine.mcp_server.command import add_mcp_parser
 from engine.memory import Memory
 from engine.private_files import write_private
 
@@ -189,29 +190,6 @@ def cmd_browse(args: argparse.Namespace) -> None:
     _print(args, hint.model_dump(), text)
 
 
-def cmd_mcp(args: argparse.Namespace) -> None:
-    from engine.config import build_settings
-    from engine.mcp_server.server import serve
-
-    default_user = args.user or build_settings().mcp_user_id
-    if args.port is not None and not 1 <= args.port <= 65535:
-        raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
-    serve(lambda: _memory(args), default_user, http_port=args.port if args.http else None)
-
-
-def _mcp_parser(sub: Any) -> None:
-    mcp = sub.add_parser(
-        "mcp",
-        help="serve memory to MCP hosts (stdio, or streamable HTTP on 127.0.0.1)",
-        description="Run graphmem as an MCP server. Over stdio by default (what MCP hosts "
-        "spawn); --http serves streamable HTTP on 127.0.0.1 only, at /mcp.",
-    )
-    mcp.add_argument("--user", help="the user tools act for when a call names none")
-    mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    mcp.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
-    mcp.set_defaults(func=cmd_mcp)
-
-
 def _exchange_parsers(sub: Any) -> None:
     export = sub.add_parser(
         "export",
@@ -287,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.set_defaults(func=cmd_stats)
     _exchange_parsers(sub)
     _ingest_parser(sub)
-    _mcp_parser(sub)
+    add_mcp_parser(sub)
     _load_parser(sub)
     return parser
 

@@ -82,8 +82,10 @@ class Settings(BaseSettings):
         default_factory=lambda: ["HAS_NAME", "LIVES_IN", "AGE", "WORKS_AT", "BORN_ON", "MARRIED_TO"]
     )
 
-    # the user MCP tools act for when a call names none (graphmem mcp --user)
+    # the one user `graphmem mcp` serves (its --user), and the bearer token of its HTTP
+    # transport (empty: the token kept in <data dir>/mcp_tokens.json)
     mcp_user_id: str | None = None
+    mcp_token: SecretStr | None = None
 
     # limits
     max_name_chars: int = Field(default=512, ge=1)

@@ -19,6 +19,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, TextContent
 
 from engine.mcp_server.render import render_search
@@ -38,7 +39,13 @@ FACTS = [
         "text": "John has a dog named Tommy",
     },
 ]
-ENV = {k: os.environ[k] for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE") if k in os.environ}
+ARRAYS = [["Frank", "lives in", "Oslo"], ["Frank", "OWNS", "Rex", "Frank has a cat named Rex"]]
+# PYTHONPATH: the server runs the engine of the tree under test, not the installed one
+ENV = {
+    k: os.environ[k]
+    for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "PYTHONPATH")
+    if k in os.environ
+}
 
 
 def _params(data_dir: Path, *extra: str) -> StdioServerParameters:
@@ -73,7 +80,7 @@ def ok(result: CallToolResult) -> dict[str, Any]:
 
 async def _scenario(data_dir: Path) -> dict[str, Any]:
     seen: dict[str, Any] = {}
-    async with session(data_dir) as client:
+    async with session(data_dir, "--any-user") as client:
         seen["tools"] = {t.name for t in (await client.list_tools()).tools}
         seen["added"] = ok(await call(client, "add_facts", facts=FACTS, user_id="alice"))
         seen["message"] = ok(
@@ -83,7 +90,7 @@ async def _scenario(data_dir: Path) -> dict[str, Any]:
                 messages="I like hiking",
                 user_id="alice",
                 speaker="Alice",
-                time="2024-05-01T09:30:00Z",
+                ts="2024-05-01T09:30:00Z",
             )
         )
         seen["hiking"] = ok(await call(client, "search_memory", query="hiking", user_id="alice"))
@@ -93,7 +100,9 @@ async def _scenario(data_dir: Path) -> dict[str, Any]:
         seen["entity"] = text(await call(client, "get_entity", name="john", user_id="alice"))
         seen["entities"] = ok(await call(client, "list_entities", user_id="alice", limit=5))
         seen["bob"] = text(await call(client, "search_memory", query="Tommy", user_id="bob"))
-        seen["export"] = ok(await call(client, "export_graph", user_id="alice"))
+        seen["export"] = await _export_pages(client)
+        seen["arrays"] = ok(await call(client, "add_facts", facts=ARRAYS, user_id="frank"))
+        seen["window"] = await _windows(client)
         seen["errors"] = await _bad_calls(client)
         uid = seen["search"]["facts"][0]["fact"]["uid"]
         seen["deleted"] = ok(await call(client, "delete_memory", fact_id=uid, user_id="alice"))
@@ -118,10 +127,45 @@ async def _bad_calls(client: ClientSession) -> dict[str, CallToolResult]:
         "unknown_fact": await call(client, "delete_memory", fact_id="nope", user_id="alice"),
         "unknown_entity": await call(client, "get_entity", name="Zed", user_id="alice"),
         "bad_time": await call(
-            client, "add_memory", messages="hi", user_id="alice", time="yesterday-ish"
+            client, "add_memory", messages="hi", user_id="alice", ts="yesterday-ish"
         ),
-        "bad_format": await call(client, "export_graph", user_id="alice", format="pdf"),
+        "bad_cursor": await call(client, "export_graph", user_id="alice", cursor="x:1"),
+        "unknown_argument": await call(
+            client, "add_memory", messages="I met Zoe", user_id="gina", time="2024-05-01"
+        ),
+        "two_unknown": await call(
+            client, "search_memory", query="Zoe", user_id="gina", limt=3, mode="semantic"
+        ),
+        "short_array": await call(client, "add_facts", user_id="alice", facts=[["A", "B"]]),
+        "bad_since": await call(client, "search_memory", query="x", user_id="a", since="soon"),
+        "gina": await call(client, "search_memory", query="Zoe", user_id="gina"),
     }
+
+
+async def _export_pages(client: ClientSession) -> dict[str, Any]:
+    """The whole graph of alice, two records a page, following the cursors."""
+    pages = [ok(await call(client, "export_graph", user_id="alice", limit=2))]
+    while pages[-1]["next_cursor"] is not None and len(pages) < 50:
+        cursor = pages[-1]["next_cursor"]
+        pages.append(
+            ok(await call(client, "export_graph", user_id="alice", limit=2, cursor=cursor))
+        )
+    one = await call(client, "export_graph", user_id="alice")
+    return {"pages": pages, "whole": ok(one), "whole_chars": len(text(one))}
+
+
+async def _windows(client: ClientSession) -> dict[str, Any]:
+    said = {"messages": "I adopted a cat named Miso", "user_id": "hal"}
+    ok(await call(client, "add_memory", **said, ts="2023-03-01T10:00:00Z"))
+    out = {}
+    for name, window in {
+        "before": {"until": "2023-01-01"},
+        "after": {"since": "2024-01-01T00:00:00Z"},
+        "around": {"since": 1672531200, "until": "2023-12-31"},
+    }.items():
+        found = ok(await call(client, "search_memory", query="cat Miso", user_id="hal", **window))
+        out[name] = [e["episode"]["text"] for e in found["episodes"]]
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -159,9 +203,36 @@ def test_users_are_separate(scenario: dict[str, Any]) -> None:
     assert scenario["bob"].startswith("No memory of user 'bob'")
 
 
-def test_export_and_delete(scenario: dict[str, Any]) -> None:
-    assert scenario["export"]["graph"]["user_id"] == "alice"
-    assert len(scenario["export"]["graph"]["facts"]) >= 2
+def test_export_pages_hold_the_graph_without_embeddings(scenario: dict[str, Any]) -> None:
+    pages, whole = scenario["export"]["pages"], scenario["export"]["whole"]
+    assert all(len(p["entities"] + p["facts"] + p["episodes"] + p["history"]) <= 2 for p in pages)
+    assert [p["truncated"] for p in pages] == [True] * (len(pages) - 1) + [False]
+    assert {p["user_id"] for p in pages} == {"alice"}
+    for section in ("entities", "facts", "episodes", "history"):
+        paged = [r["uid"] for p in pages for r in p[section]]
+        assert paged == [r["uid"] for r in whole[section]], section
+    assert len(whole["facts"]) >= 2 and not whole["truncated"]
+    assert '"embedding":' not in json.dumps(pages) + json.dumps(whole)
+    assert scenario["export"]["whole_chars"] < 10_000
+
+
+def test_facts_as_arrays_and_search_windows(scenario: dict[str, Any]) -> None:
+    assert scenario["arrays"]["facts_added"] == 2
+    assert scenario["window"]["before"] == []
+    assert scenario["window"]["after"] == []
+    assert scenario["window"]["around"] == ["I adopted a cat named Miso"]
+
+
+def test_unknown_arguments_are_refused_and_nothing_is_stored(scenario: dict[str, Any]) -> None:
+    assert "add_memory has no argument 'time'; it takes messages, user_id" in text(
+        scenario["errors"]["unknown_argument"]
+    )
+    two = text(scenario["errors"]["two_unknown"])
+    assert "no argument 'limt' (did you mean 'limit'?), 'mode'" in two
+    assert text(scenario["errors"]["gina"]).startswith("No memory of user 'gina'")
+
+
+def test_delete(scenario: dict[str, Any]) -> None:
     assert scenario["deleted"]["deleted"] == scenario["uid"]
     assert scenario["uid"] not in scenario["after_delete"]
 
@@ -176,8 +247,11 @@ def test_export_and_delete(scenario: dict[str, Any]) -> None:
         ("bad_predicate", "cannot be a relationship type"),
         ("unknown_fact", "has no fact 'nope'"),
         ("unknown_entity", "has no entity named 'Zed'"),
-        ("bad_time", "is not ISO 8601"),
-        ("bad_format", "format"),
+        ("bad_time", "ts 'yesterday-ish' is not ISO 8601"),
+        ("bad_cursor", "is not one export_graph gave"),
+        ("unknown_argument", "has no argument 'time'"),
+        ("short_array", "got 2 items"),
+        ("bad_since", "since 'soon' is not ISO 8601"),
     ],
 )
 def test_bad_arguments_get_a_clear_tool_error(
@@ -188,18 +262,41 @@ def test_bad_arguments_get_a_clear_tool_error(
     assert says in text(result)
 
 
-async def _default_user(data_dir: Path) -> tuple[str, str]:
+async def _bound(data_dir: Path) -> dict[str, CallToolResult]:
+    seen = {}
     async with session(data_dir, "--user", "carol") as client:
-        await call(client, "add_facts", facts=FACTS)
-        mine = text(await call(client, "search_memory", query="Who owns Tommy?"))
-        theirs = text(await call(client, "search_memory", query="Who owns Tommy?", user_id="dave"))
-    return mine, theirs
+        seen["added"] = await call(client, "add_facts", facts=FACTS)
+        seen["mine"] = await call(client, "search_memory", query="Who owns Tommy?")
+        seen["named"] = await call(client, "search_memory", query="Tommy", user_id="carol")
+        seen["read_dave"] = await call(client, "search_memory", query="Tommy", user_id="dave")
+        seen["write_dave"] = await call(client, "add_facts", facts=FACTS, user_id="dave")
+        seen["export_dave"] = await call(client, "export_graph", user_id="dave")
+    async with session(data_dir, "--user", "dave") as client:
+        seen["dave"] = await call(client, "search_memory", query="Who owns Tommy?")
+    return seen
 
 
-def test_the_server_default_user_applies_when_a_call_names_none(tmp_path: Path) -> None:
-    mine, theirs = anyio.run(_default_user, tmp_path)
-    assert "John has a dog named Tommy" in mine
-    assert theirs.startswith("No memory of user 'dave'")
+def test_a_server_bound_to_a_user_refuses_calls_naming_another(tmp_path: Path) -> None:
+    seen = anyio.run(_bound, tmp_path)
+    assert ok(seen["added"])["user_id"] == "carol"
+    assert "John has a dog named Tommy" in text(seen["mine"])
+    assert "John has a dog named Tommy" in text(seen["named"])
+    for refused in ("read_dave", "write_dave", "export_dave"):
+        assert seen[refused].is_error, refused
+        assert "user_id 'dave' is refused: this connection acts for user 'carol' only" in text(
+            seen[refused]
+        )
+    assert text(seen["dave"]).startswith("No memory of user 'dave'")
+
+
+def test_a_server_that_does_not_say_whom_it_serves_does_not_start(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [GRAPHMEM, "--data-dir", str(tmp_path), "mcp"],
+        env={**os.environ, **ENV}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "say whose memory this server serves: --user USER" in done.stderr
+    assert not (tmp_path / "server.json").exists()
 
 
 def _free_port() -> int:
@@ -208,19 +305,26 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def _over_http(url: str) -> tuple[set[str], str]:
-    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as client:
+async def _over_http(url: str, token: str) -> tuple[set[str], str]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as client,
+    ):
         await client.initialize()
         names = {t.name for t in (await client.list_tools()).tools}
-        ok(await call(client, "add_facts", facts=FACTS, user_id="erin"))
-        found = text(await call(client, "search_memory", query="Tommy", user_id="erin"))
+        ok(await call(client, "add_facts", facts=FACTS))
+        found = text(await call(client, "search_memory", query="Tommy"))
     return names, found
 
 
 def test_streamable_http_serves_the_same_tools_on_localhost(tmp_path: Path) -> None:
     port = _free_port()
-    args = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--http", "--port", str(port)]
-    proc = subprocess.Popen(args, env={**os.environ, **ENV}, stderr=subprocess.DEVNULL)
+    args = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--user", "erin", "--http"]
+    proc = subprocess.Popen(
+        [*args, "--port", str(port)], env={**os.environ, **ENV}, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -228,16 +332,21 @@ def test_streamable_http_serves_the_same_tools_on_localhost(tmp_path: Path) -> N
                 if sock.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        names, found = anyio.run(_over_http, f"http://127.0.0.1:{port}/mcp")
+        token = json.loads((tmp_path / "mcp_tokens.json").read_text())["users"]["erin"]
+        names, found = anyio.run(_over_http, f"http://127.0.0.1:{port}/mcp", token)
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        _, log = proc.communicate(timeout=30)
     assert names >= TOOLS
     assert "John has a dog named Tommy" in found
     # stopped by SIGTERM, the server closed its memory: the embedded database stopped too
     socket_file = Path(json.loads((tmp_path / "server.json").read_text())["socket"])
     assert not (tmp_path / "falkordb.pid").exists()
     assert not socket_file.exists()
+    # plain one-line records, not boxes drawn for a terminal; no token written to the log
+    assert log.strip() and not set("│╭╰─") & set(log), log
+    assert all(" INFO " in line or " WARNING " in line for line in log.strip().splitlines())
+    assert token not in log
 
 
 def test_render_quotes_the_messages_behind_the_answer() -> None:

@@ -1,8 +1,8 @@
 """The MCP tools as plain functions over a `Memory`: each returns text for the model and the
 same answer as structured data. No MCP types here, so they are tested like any function.
 
-Every tool takes a `user_id`, or falls back to the server's default (`graphmem mcp --user`,
-`GRAPHMEM_MCP_USER_ID`); it is validated exactly as the Python API validates it.
+Each takes the user it acts for as already decided by `engine.mcp_server.access.act_for`
+(the server wires every tool through it); arguments are named as in the Python API.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
+from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import render_search
 from engine.memory import Memory
 from engine.models import AddResult, FactInput
-from engine.normalize import check_user_id
 
-ExportFormat = Literal["json", "cypher", "graphml"]
 RankBy = Literal["salience", "frequency", "recency"]
 
 
@@ -52,30 +51,19 @@ class FactIn(BaseModel):
     object_type: str | None = Field(default=None, description="e.g. organization (optional)")
 
 
-def resolve_user(user_id: str | None, default: str | None) -> str:
-    """The user a call acts for: its own `user_id`, else the server's default.
+def parse_time(value: str | float | None, name: str = "ts") -> datetime | float | None:
+    """An ISO 8601 time ("2024-05-01T09:30:00+02:00"; UTC when no offset) or epoch seconds.
 
     Raises:
-        InvalidInputError: neither is given, or the id is not usable (see `check_user_id`).
+        InvalidInputError: naming `name`, when `value` is neither.
     """
-    chosen = user_id if user_id is not None else default
-    if chosen is None:
-        raise InvalidInputError(
-            "user_id is required: pass it, or start the server with --user "
-            "(GRAPHMEM_MCP_USER_ID) to set a default"
-        )
-    return check_user_id(chosen)
-
-
-def parse_time(value: str | float | None) -> datetime | float | None:
-    """An ISO 8601 time ("2024-05-01T09:30:00+02:00"; UTC when no offset) or epoch seconds."""
     if value is None or isinstance(value, int | float):
         return value
     try:
         parsed = datetime.fromisoformat(value.strip())
     except ValueError as exc:
         raise InvalidInputError(
-            f"time {value!r} is not ISO 8601 (e.g. 2024-05-01T09:30:00Z) or epoch seconds"
+            f"{name} {value!r} is not ISO 8601 (e.g. 2024-05-01T09:30:00Z) or epoch seconds"
         ) from exc
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
@@ -105,7 +93,7 @@ def add_memory(
     *,
     session_id: str | None = None,
     speaker: str | None = None,
-    time: str | float | None = None,
+    ts: str | float | None = None,
 ) -> ToolOutput:
     result = memory.add(
         _messages(messages),
@@ -113,22 +101,45 @@ def add_memory(
         session_id=session_id,
         source="mcp",
         speaker=speaker,
-        ts=parse_time(time),
+        ts=parse_time(ts),
     )
     count = 1 if isinstance(messages, str) else len(messages)
     return ToolOutput(_added_text(result, f"{count} message(s)"), result.model_dump(mode="json"))
 
 
-def add_facts(memory: Memory, user_id: str, facts: list[FactIn]) -> ToolOutput:
+def _fact_input(fact: FactIn | list[str]) -> FactInput:
+    if isinstance(fact, FactIn):
+        return FactInput(**fact.model_dump())
+    if len(fact) not in (3, 4):
+        raise InvalidInputError(
+            f"a fact given as an array is [subject, predicate, object] or [subject, predicate, "
+            f"object, text]; got {len(fact)} items"
+        )
+    subject, predicate, object_ = fact[:3]
+    return FactInput(subject=subject, predicate=predicate, object=object_,
+                     text=fact[3] if len(fact) == 4 else None)  # fmt: skip
+
+
+def add_facts(memory: Memory, user_id: str, facts: list[FactIn | list[str]]) -> ToolOutput:
     if not facts:
         raise InvalidInputError("facts is empty: give at least one {subject, predicate, object}")
-    inputs = [FactInput(**fact.model_dump()) for fact in facts]
+    inputs = [_fact_input(fact) for fact in facts]
     result = memory.add_facts(inputs, user_id)
     return ToolOutput(_added_text(result, f"{len(facts)} fact(s)"), result.model_dump(mode="json"))
 
 
-def search_memory(memory: Memory, user_id: str, query: str, limit: int = 10) -> ToolOutput:
-    result = memory.search(query, user_id, limit)
+def search_memory(
+    memory: Memory,
+    user_id: str,
+    query: str,
+    limit: int = 10,
+    *,
+    since: str | float | None = None,
+    until: str | float | None = None,
+) -> ToolOutput:
+    result = memory.search(
+        query, user_id, limit, since=parse_time(since, "since"), until=parse_time(until, "until")
+    )
     return ToolOutput(render_search(result), result.model_dump(mode="json"))
 
 
@@ -180,9 +191,9 @@ def delete_memory(memory: Memory, user_id: str, fact_id: str) -> ToolOutput:
     )
 
 
-def export_graph(memory: Memory, user_id: str, format: ExportFormat = "json") -> ToolOutput:
-    text = memory.export(user_id, format)
-    data: dict[str, Any] = {"user_id": user_id, "format": format, "chars": len(text)}
-    if format == "json":
-        data["graph"] = json.loads(text)
-    return ToolOutput(text, data)
+def export_graph(
+    memory: Memory, user_id: str, limit: int = 100, cursor: str | None = None
+) -> ToolOutput:
+    page = export_page(memory.store, user_id, limit, cursor)
+    data = page.model_dump(mode="json")
+    return ToolOutput(json.dumps(data, ensure_ascii=False), data)

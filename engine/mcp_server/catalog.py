@@ -1,0 +1,138 @@
+"""The MCP tools as a host sees them: names, arguments and descriptions, each forwarded to
+its plain function in `tools` through `Dispatch.call` (the one place that decides whom a call
+acts for). A new tool is one function here and one in `tools`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Protocol
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from engine.mcp_server import tools
+from engine.mcp_server.export_page import MAX_LIMIT
+from engine.mcp_server.tools import FactIn, MessageIn, RankBy, ToolOutput
+
+UserId = Annotated[
+    str | None,
+    Field(description="whose memory; leave it out on a server bound to one user"),
+]
+_WHEN = "ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset) or epoch seconds"
+FactArg = Annotated[
+    FactIn | list[str],
+    Field(description="{subject, predicate, object, text?} or [subject, predicate, object, text?]"),
+]
+
+
+class Dispatch(Protocol):
+    def call(
+        self, ctx: Context, tool: Callable[..., ToolOutput], user_id: str | None, **args: Any
+    ) -> Awaitable[CallToolResult]: ...
+
+
+def register_all(server: MCPServer[Any], dispatch: Dispatch) -> None:
+    for register in (_writing_tools, _reading_tools, _managing_tools):
+        register(server, dispatch)
+
+
+def _writing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
+    @server.tool()
+    async def add_memory(
+        ctx: Context,
+        messages: Annotated[
+            str | list[MessageIn],
+            Field(description="a message as text, or a list of {role, content, name?}"),
+        ],
+        user_id: UserId = None,
+        session_id: Annotated[
+            str | None, Field(description="the conversation it belongs to")
+        ] = None,
+        speaker: Annotated[str | None, Field(description="who said it, if not the user")] = None,
+        ts: Annotated[
+            str | float | None,
+            Field(description="when it was said: ISO 8601 or epoch seconds (default: now)"),
+        ] = None,
+    ) -> CallToolResult:
+        """Remember what was said: facts are extracted into the user's knowledge graph, and the
+        messages are kept as the memory stream."""
+        return await dispatch.call(
+            ctx, tools.add_memory, user_id,
+            messages=messages, session_id=session_id, speaker=speaker, ts=ts,
+        )  # fmt: skip
+
+    @server.tool()
+    async def add_facts(
+        ctx: Context,
+        facts: Annotated[list[FactArg], Field(description="facts as subject, predicate, object")],
+        user_id: UserId = None,
+    ) -> CallToolResult:
+        """Store facts you already know as (subject, predicate, object), without extraction."""
+        return await dispatch.call(ctx, tools.add_facts, user_id, facts=facts)
+
+
+def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
+    @server.tool()
+    async def search_memory(
+        ctx: Context,
+        query: Annotated[str, Field(description="a question or keywords, in plain language")],
+        user_id: UserId = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="facts to return")] = 10,
+        since: Annotated[
+            str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
+        ] = None,
+        until: Annotated[
+            str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
+        ] = None,
+    ) -> CallToolResult:
+        """Find what the user's memory knows about a question: facts (best first), the
+        connections between the things it names, the messages they came from, entities."""
+        return await dispatch.call(
+            ctx, tools.search_memory, user_id, query=query, limit=limit, since=since, until=until
+        )
+
+    @server.tool()
+    async def get_entity(
+        ctx: Context,
+        name: Annotated[str, Field(description="the entity's name or one of its aliases")],
+        user_id: UserId = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages")] = 50,
+    ) -> CallToolResult:
+        """Everything known about one entity: its facts and the messages that mention it."""
+        return await dispatch.call(ctx, tools.get_entity, user_id, name=name, limit=limit)
+
+    @server.tool()
+    async def list_entities(
+        ctx: Context,
+        user_id: UserId = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="entities to list")] = 20,
+        by: Annotated[RankBy, Field(description="salience, frequency or recency")] = "salience",
+    ) -> CallToolResult:
+        """The user's most important entities (people, places, things), best first."""
+        return await dispatch.call(ctx, tools.list_entities, user_id, limit=limit, by=by)
+
+
+def _managing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
+    @server.tool()
+    async def delete_memory(
+        ctx: Context,
+        fact_id: Annotated[str, Field(description="the id of a fact, as search_memory shows")],
+        user_id: UserId = None,
+    ) -> CallToolResult:
+        """Forget one fact (for example one the user says is wrong)."""
+        return await dispatch.call(ctx, tools.delete_memory, user_id, fact_id=fact_id)
+
+    @server.tool()
+    async def export_graph(
+        ctx: Context,
+        user_id: UserId = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="records in this page")] = 100,
+        cursor: Annotated[
+            str | None, Field(description="the next_cursor of the previous page")
+        ] = None,
+    ) -> CallToolResult:
+        """A page of the user's memory graph (entities, facts, messages, history) without
+        embeddings; when `truncated`, call again with `cursor` set to `next_cursor`."""
+        return await dispatch.call(ctx, tools.export_graph, user_id, limit=limit, cursor=cursor)

@@ -1,0 +1,113 @@
+"""`graphmem mcp`: its arguments and the checks made before the server starts.
+
+Imports the MCP SDK only when the server runs, so `graphmem --help` works without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine.config import build_settings
+from engine.errors import ConfigError, InvalidInputError
+from engine.mcp_server.access import Mode, choose_mode
+from engine.memory import Memory
+
+LOOPBACK = "127.0.0.1"
+_log = logging.getLogger("graphmem.mcp")
+
+
+def add_mcp_parser(sub: Any) -> None:
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve memory to MCP hosts (stdio, or streamable HTTP with a bearer token)",
+        description="Run graphmem as an MCP server, over stdio by default (what MCP hosts "
+        "spawn); --http serves streamable HTTP at /mcp, each request authenticated by a bearer "
+        "token (GRAPHMEM_MCP_TOKEN, else one kept in <data dir>/mcp_tokens.json). Say whose "
+        "memory it serves: --user USER, or --any-user.",
+    )
+    who = mcp.add_mutually_exclusive_group()
+    who.add_argument("--user", help="serve this user only (default GRAPHMEM_MCP_USER_ID)")
+    who.add_argument(
+        "--any-user",
+        action="store_true",
+        help="each call names its user_id: trusts every client with any user's memory",
+    )
+    mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    mcp.add_argument("--host", default=LOOPBACK, help="HTTP address (default 127.0.0.1)")
+    mcp.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    mcp.add_argument(
+        "--print-token",
+        action="store_true",
+        help="print the HTTP token of --user (or of --any-user), creating it, and exit",
+    )
+    mcp.add_argument(
+        "--no-token",
+        action="store_true",
+        help="HTTP without a token, on loopback only: trusts every local account",
+    )
+    mcp.set_defaults(func=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> None:
+    settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    user = args.user or (None if args.any_user else settings.mcp_user_id or None)
+    mode = choose_mode(user, args.any_user)
+    env_token = settings.mcp_token.get_secret_value() if settings.mcp_token else None
+    data_dir = settings.data_dir.expanduser().absolute()
+    if args.print_token:
+        from engine.mcp_server.tokens import token_for
+
+        print(env_token or token_for(data_dir, mode.binding))
+        return
+    from engine.mcp_server.server import serve
+
+    if not args.http:
+        serve(lambda: _memory(args), mode)
+        return
+    run = _http_runner(args, mode, data_dir, env_token or None)
+    serve(lambda: _memory(args), mode, http=run, gated=not args.no_token)
+
+
+def _http_runner(
+    args: argparse.Namespace, mode: Mode, data_dir: Path, env_token: str | None
+) -> Callable[[Any], None]:
+    """What serves HTTP once the server is built, after the checks that must pass first.
+
+    Raises:
+        InvalidInputError: a port out of range.
+        ConfigError: --no-token on an address other machines reach, or unusable tokens.
+    """
+    from engine.mcp_server.http_gate import is_loopback, run_http
+    from engine.mcp_server.tokens import TOKEN_FILE, token_table
+
+    if not 1 <= args.port <= 65535:
+        raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
+    where = f"http://{args.host}:{args.port}/mcp"
+    if args.no_token:
+        if not is_loopback(args.host):
+            raise ConfigError(
+                f"--no-token is refused with --host {args.host}: a server reachable from "
+                "other machines needs a token (leave --no-token out)"
+            )
+
+        def run_open(server: Any) -> None:
+            _log.warning("serving %s without a token: every local account can use it", where)
+            run_http(server, args.host, args.port, None)
+
+        return run_open
+    tokens = token_table(data_dir, mode, env_token)
+    source = "GRAPHMEM_MCP_TOKEN" if env_token else str(data_dir / TOKEN_FILE)
+
+    def run_gated(server: Any) -> None:
+        _log.info("serving %s; bearer token from %s", where, source)
+        run_http(server, args.host, args.port, tokens)
+
+    return run_gated
+
+
+def _memory(args: argparse.Namespace) -> Memory:
+    return Memory(**({"data_dir": args.data_dir} if args.data_dir else {}))

@@ -1,0 +1,98 @@
+"""One page of a user's graph for MCP `export_graph`: records without their embeddings, at
+most `limit` of them, and a cursor to the rest.
+
+A model reads what a tool returns: 384 floats per entity and fact are of no use to it and
+made a 7-entity graph 100,000 characters. The lossless, re-importable document (embeddings
+included) is `graphmem export` / `Memory.export`, on the machine that holds the data.
+
+The records come in one order, entities, facts, episodes, then history, each section by uid;
+the cursor `facts:200` means "from the 201st fact on". Each page reads at most `limit + 1`
+rows per section it touches, whatever the size of the graph.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine.errors import InvalidInputError
+from engine.store.base import GraphStore
+
+MAX_LIMIT = 500
+SECTIONS = {
+    "entities": "list_user_entities",
+    "facts": "list_user_facts",
+    "episodes": "list_user_episodes",
+    "history": "list_user_history",
+}
+_ORDER = list(SECTIONS)
+_CURSOR = re.compile(r"(entities|facts|episodes|history):(\d{1,12})")
+
+
+class ExportPage(BaseModel):
+    """A page of one user's graph; `next_cursor` is set when more records follow."""
+
+    user_id: str
+    entities: list[dict[str, Any]] = Field(default_factory=list)
+    facts: list[dict[str, Any]] = Field(default_factory=list)
+    episodes: list[dict[str, Any]] = Field(default_factory=list)
+    history: list[dict[str, Any]] = Field(default_factory=list)
+    truncated: bool = False
+    next_cursor: str | None = None
+    note: str = "records without embeddings; `graphmem export` writes the lossless document"
+
+
+def parse_cursor(cursor: str | None) -> tuple[int, int]:
+    """(section index, offset) of a cursor; the start for None.
+
+    Raises:
+        InvalidInputError: not a cursor `export_graph` gave.
+    """
+    if cursor is None:
+        return 0, 0
+    match = _CURSOR.fullmatch(cursor)
+    if match is None:
+        raise InvalidInputError(
+            f"cursor {cursor[:80]!r} is not one export_graph gave (next_cursor, e.g. 'facts:200')"
+        )
+    return _ORDER.index(match.group(1)), int(match.group(2))
+
+
+def export_page(store: GraphStore, user_id: str, limit: int, cursor: str | None) -> ExportPage:
+    """Up to `limit` records of `user_id`'s graph from `cursor` on (the store is set up).
+
+    Raises:
+        InvalidInputError: `limit` outside 1-500, or a bad cursor.
+    """
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+    section, offset = parse_cursor(cursor)
+    page = ExportPage(user_id=user_id)
+    room = limit
+    for index in range(section, len(_ORDER)):
+        name = _ORDER[index]
+        start = offset if index == section else 0
+        rows = _read(store, name, user_id, start, room + 1 if room else 1)
+        if room == 0:
+            if rows:
+                page.truncated, page.next_cursor = True, f"{name}:{start}"
+            return page
+        getattr(page, name).extend(rows[:room])
+        if len(rows) > room:
+            page.truncated, page.next_cursor = True, f"{name}:{start + room}"
+            return page
+        room -= len(rows)
+    return page
+
+
+def _read(
+    store: GraphStore, section: str, user_id: str, skip: int, limit: int
+) -> list[dict[str, Any]]:
+    rows = store.run(SECTIONS[section], {"user_id": user_id, "skip": skip, "limit": limit})
+    return [_without_vectors(row[0]) for row in rows]
+
+
+def _without_vectors(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key != "embedding"}

@@ -1,0 +1,137 @@
+"""The bearer-token gate in front of the streamable-HTTP MCP app, and the HTTP server.
+
+Every HTTP request passes the gate before the MCP SDK sees it (MCP specification,
+"Authorization": a bearer token in the `Authorization` header of every request, never in the
+URL):
+- a token in the URL's query is refused (400): URLs end up in logs, proxies and shell
+  history, so a token there is as good as published;
+- no token, or one this server does not accept: 401 with `WWW-Authenticate: Bearer`;
+- an accepted token: the request goes on with its `Grant` as the SDK's authenticated user,
+  so a session opened with one token cannot be used with another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+from typing import Any
+from urllib.parse import parse_qsl, unquote_plus
+
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from starlette.authentication import AuthCredentials
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from engine.mcp_server.tokens import Grant, TokenTable
+
+GRANT_CLAIM = "graphmem_user"
+_QUERY_NAMES = {"access_token", "token", "bearer", "auth", "authorization", "api_key", "apikey"}
+_IN_QUERY = (
+    "a token in the URL is refused: URLs are written to logs, proxies and shell history. "
+    "Send it in the header `Authorization: Bearer <token>` (and consider this one leaked)"
+)
+_MISSING = (
+    "authentication required: send the server's token as `Authorization: Bearer <token>` "
+    "(graphmem mcp --print-token)"
+)
+
+
+class BearerGate:
+    """ASGI middleware: only requests carrying an accepted bearer token reach `app`."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenTable) -> None:
+        self.app = app
+        self.tokens = tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # no websocket route: nothing else may pass
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if self._token_in_query(scope.get("query_string", b"").decode("latin-1")):
+            await _refuse(send, 400, "invalid_request", _IN_QUERY)
+            return
+        presented = _bearer(scope)
+        if presented is None:
+            await _refuse(send, 401, None, _MISSING)
+            return
+        grant = self.tokens.check(presented)
+        if grant is None:
+            await _refuse(send, 401, "invalid_token", "the bearer token is not valid here")
+            return
+        await self.app(_authenticated(scope, presented, grant), receive, send)
+
+    def _token_in_query(self, query: str) -> bool:
+        if not query:
+            return False
+        names = {name.lower() for name, _ in parse_qsl(query, keep_blank_values=True)}
+        return bool(names & _QUERY_NAMES) or self.tokens.appears_in(unquote_plus(query))
+
+
+def _bearer(scope: Scope) -> str | None:
+    values = [v for k, v in scope.get("headers", []) if k.lower() == b"authorization"]
+    if len(values) != 1:
+        return None
+    scheme, _, token = values[0].decode("latin-1").strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _authenticated(scope: Scope, presented: str, grant: Grant) -> Scope:
+    """`scope` with the grant as the SDK's authenticated user. The principal is a digest of
+    the token: the SDK ties each session to the principal that opened it."""
+    principal = hashlib.sha256(presented.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    access = AccessToken(
+        token="(not kept)", client_id=principal, scopes=[], claims={GRANT_CLAIM: grant.user}
+    )
+    return {**scope, "user": AuthenticatedUser(access), "auth": AuthCredentials([])}
+
+
+def grant_of(request: Any) -> Grant | None:
+    """The `Grant` the gate gave an HTTP request (None: not an HTTP request)."""
+    user = getattr(request, "scope", {}).get("user")
+    if not isinstance(user, AuthenticatedUser) or user.access_token.claims is None:
+        return None
+    return Grant(user.access_token.claims.get(GRANT_CLAIM))
+
+
+async def _refuse(send: Send, status: int, error: str | None, description: str) -> None:
+    challenge = 'Bearer realm="graphmem"'
+    if error is not None:
+        challenge += f', error="{error}", error_description="{description}"'
+    body = json.dumps({"error": error or "unauthorized", "error_description": description})
+    data = body.encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+        (b"www-authenticate", challenge.encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address) only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run_http(server: Any, host: str, port: int, tokens: TokenTable | None) -> None:
+    """Serve `server`'s streamable-HTTP app at `http://host:port/mcp` behind the gate (none
+    when `tokens` is None), until the process is stopped. No access log: a refused URL could
+    carry a token."""
+    import anyio
+    import uvicorn
+
+    app: ASGIApp = server.streamable_http_app(host=host)
+    if tokens is not None:
+        app = BearerGate(app, tokens)
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
+    anyio.run(uvicorn.Server(config).serve)

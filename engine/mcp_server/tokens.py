@@ -1,0 +1,149 @@
+"""The bearer tokens of `graphmem mcp --http`, and the user each one is bound to.
+
+A token is either `GRAPHMEM_MCP_TOKEN` (bound as the server's mode says) or one kept in
+`<data dir>/mcp_tokens.json`, a file only its owner may read, created on first start:
+
+    {"version": 1, "any_user": "<token>", "users": {"alice": "<token>"}}
+
+A `--user alice` server accepts alice's token only; an `--any-user` server accepts the
+any-user token (its calls name their user) and every user's token (held to that user).
+Tokens are compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError
+from engine.mcp_server.access import Mode
+from engine.normalize import check_user_id
+from engine.private_files import private_dir, write_private
+
+TOKEN_FILE = "mcp_tokens.json"
+_TOKEN = re.compile(r"[\x21-\x7e]{16,512}")  # visible ASCII, as a header value carries it
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a presented token allows: acting for `user`, or for any user when None."""
+
+    user: str | None
+
+
+class TokenTable:
+    """The tokens a server accepts, each with its `Grant`."""
+
+    def __init__(self, grants: dict[str, Grant]) -> None:
+        if not grants:
+            raise ConfigError("an HTTP MCP server needs at least one token")
+        self._grants = [(_digest(token), grant) for token, grant in grants.items()]
+        self._tokens = list(grants)
+
+    def check(self, presented: str) -> Grant | None:
+        """The grant of `presented`, or None; every token is compared, in constant time."""
+        digest = _digest(presented)
+        found = None
+        for known, grant in self._grants:
+            if hmac.compare_digest(digest, known):
+                found = grant
+        return found
+
+    def appears_in(self, text: str) -> bool:
+        """Whether any accepted token is written in `text` (a URL's query)."""
+        return any(token in text for token in self._tokens)
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+def token_table(data_dir: Path, mode: Mode, env_token: str | None) -> TokenTable:
+    """The tokens a server in `mode` accepts: `env_token` alone when given, else those of
+    the token file (the mode's own token created there if missing).
+
+    Raises:
+        ConfigError: `env_token` is not a usable token, or the token file is unsafe or
+            unreadable.
+    """
+    if env_token:
+        if not _TOKEN.fullmatch(env_token):
+            raise ConfigError(
+                "GRAPHMEM_MCP_TOKEN must be 16 to 512 visible ASCII characters (no spaces); "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'` makes one"
+            )
+        return TokenTable({env_token: Grant(mode.binding)})
+    doc = ensure_token(data_dir, mode.binding)
+    if not mode.any_user:
+        return TokenTable({doc["users"][mode.user]: Grant(mode.user)})
+    grants = {token: Grant(user) for user, token in doc["users"].items()}
+    grants[doc["any_user"]] = Grant(None)
+    return TokenTable(grants)
+
+
+def ensure_token(data_dir: Path, user: str | None) -> dict[str, Any]:
+    """The token file's document, with a token for `user` (None: the any-user token) added
+    when it has none; written back 0600 only when it changed."""
+    path = data_dir / TOKEN_FILE
+    doc = _read(path)
+    have = doc["users"].get(user) if user is not None else doc.get("any_user")
+    if have is None:
+        fresh = secrets.token_urlsafe(32)
+        if user is None:
+            doc["any_user"] = fresh
+        else:
+            doc["users"][user] = fresh
+        private_dir(data_dir)
+        partial = path.with_name(TOKEN_FILE + ".partial")
+        write_private(partial, json.dumps(doc, indent=2) + "\n")
+        os.replace(partial, path)  # a reader never sees a half-written file
+    return doc
+
+
+def token_for(data_dir: Path, user: str | None) -> str:
+    """The token of `user` (None: the any-user token), created if missing."""
+    doc = ensure_token(data_dir, user)
+    return str(doc["any_user"] if user is None else doc["users"][user])
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return {"version": 1, "users": {}}
+    problem = None
+    if not stat.S_ISREG(info.st_mode):
+        problem = "it is not a regular file"
+    elif info.st_uid != os.getuid():
+        problem = f"it belongs to uid {info.st_uid}, not to you"
+    elif info.st_mode & 0o077:
+        problem = f"its mode is {stat.S_IMODE(info.st_mode):04o}: others may have read it"
+    if problem is not None:
+        raise ConfigError(f"refusing the token file {str(path)!r}: {problem}. {_RENEW}")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        users = doc.setdefault("users", {})
+        if not isinstance(users, dict) or not all(_valid(t) for t in users.values()):
+            raise ValueError("users must map user ids to tokens")
+        for user in users:
+            check_user_id(user)
+        if "any_user" in doc and not _valid(doc["any_user"]):
+            raise ValueError("any_user is not a token")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"cannot read the token file {str(path)!r}: {exc}. {_RENEW}") from exc
+    return dict(doc)
+
+
+def _valid(token: object) -> bool:
+    return isinstance(token, str) and _TOKEN.fullmatch(token) is not None
+
+
+_RENEW = "Delete it to make new tokens (clients then need the new ones)."
