@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.errors import NotFoundError
 from engine.memory import Memory
-from engine.models import AddResult, Fact
+from engine.models import AddResult, Deleted, Fact
 
 COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files",
@@ -113,6 +113,8 @@ def cmd_update(args: argparse.Namespace) -> None:
 
 
 def cmd_delete(args: argparse.Namespace) -> None:
+    if args.forget and args.kind != "fact":
+        raise UsageError(f"delete: --forget is for a fact, not a {args.kind}")
     with open_memory(args) as mem:
         if args.kind == "fact" and args.forget:
             deleted = mem.forget(args.id, args.user)
@@ -124,7 +126,8 @@ def cmd_delete(args: argparse.Namespace) -> None:
         else:
             deleted = mem.delete_entity(args.id, args.user)
     if deleted is None:
-        emit(args, {"facts": [args.id], "episodes": [], "entities": []}, f"deleted fact {args.id}")
+        text = f"deleted fact {args.id} (the messages it came from stay: --forget deletes them too)"
+        emit(args, Deleted(facts=[args.id]).model_dump(), text)
         return
     text = (
         f"deleted {plural(len(deleted.facts), 'fact')}, "

@@ -371,7 +371,8 @@ class Memory(MemoryEdit):
     # -- deleting -------------------------------------------------------------------------
 
     def delete(self, uid: str, user_id: str) -> None:
-        """Delete one fact (both its forms).
+        """Delete one fact (both its forms). The messages it came from stay, and search still
+        shows them: `forget` deletes the fact with its messages.
 
         Raises:
             NotFoundError: the user has no fact with that uid.

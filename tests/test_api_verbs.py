@@ -4,13 +4,23 @@ extractor; every verb scoped by user."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from engine import Deleted, InvalidInputError, Memory, NotFoundError, UserSummary
+from engine import (
+    AsyncMemory,
+    Deleted,
+    InvalidInputError,
+    Memory,
+    NotFoundError,
+    StoreError,
+    StoreUnavailableError,
+    UserSummary,
+)
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.store.base import GraphStore
@@ -186,3 +196,57 @@ def test_merge_keeps_an_invalidated_fact_invalid(mem: Memory) -> None:
     mem.merge_entities("Bob", "Bobby", "u")
     rome = [f for f in mem.get_all("u", include_invalid=True) if f.object == "Rome"]
     assert [(f.subject, f.is_valid) for f in rome] == [("Bob", False)]
+
+
+# -- AsyncMemory ----------------------------------------------------------------------------
+
+
+def _public(cls: type) -> set[str]:
+    return {n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n))}
+
+
+def test_async_memory_has_every_public_method_of_memory() -> None:
+    lifecycle = {"close", "aclose", "from_config"}
+    assert _public(Memory) - lifecycle == _public(AsyncMemory) - lifecycle
+
+
+def test_async_memory_runs_calls_off_the_event_loop(mem: Memory) -> None:
+    async def scenario() -> tuple[list[str], int, Deleted]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.001)
+                ticks += 1
+
+        async with AsyncMemory(memory=mem) as amem:
+            clock = asyncio.create_task(ticker())
+            await amem.add_facts([("Alice", "LIVES_IN", "Paris")], user_id="alice")
+            found, users = await asyncio.gather(
+                amem.search("Where does Alice live?", user_id="alice"), amem.users()
+            )
+            clock.cancel()
+            uid = found.facts[0].fact.uid
+            gone = await amem.forget(uid, "alice")
+        with pytest.raises(StoreUnavailableError, match="closed"):
+            await amem.stats()
+        return [u.user_id for u in users], ticks, gone
+
+    users, ticks, gone = asyncio.run(scenario())
+    assert users == ["alice"] and ticks > 0  # the loop ran while the calls did
+    assert len(gone.facts) == 1
+    assert mem.get_all("alice") == []  # a Memory passed in stays open after aclose
+
+
+def test_async_memory_closes_the_memory_it_made(embedder: Embedder, tmp_path: Path) -> None:
+    async def scenario() -> AsyncMemory:
+        async with AsyncMemory(embedder=embedder, data_dir=tmp_path / "m") as amem:
+            await amem.add_facts([("Alice", "LIVES_IN", "Paris")], user_id="alice")
+            assert (await amem.stats("alice")).facts == 1
+        return amem
+
+    amem = asyncio.run(scenario())
+    assert amem._pool._shutdown  # type: ignore[attr-defined]
+    with pytest.raises(StoreError):
+        amem.memory.stats()  # its store is closed
