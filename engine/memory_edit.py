@@ -183,7 +183,7 @@ class MemoryEdit(MemoryCore):
         batch, old = merge_batch(self.reads, self.embedder, kept, gone, facts, time.time())
         self.store.write(user_id, batch)
         self.store.run("delete_facts", {"user_id": user_id, "uids": old}, read_only=False)
-        moves = {"user_id": user_id, "from_uid": gone.uid, "to_uid": kept.uid}
+        moves = {"user_id": user_id, "uid": gone.uid, "target_uid": kept.uid}
         self.store.run("move_entity_mentions", moves, read_only=False)
         self.store.run("delete_entity", {"user_id": user_id, "uid": gone.uid}, read_only=False)
         self.retriever.forget(user_id)

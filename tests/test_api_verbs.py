@@ -250,3 +250,13 @@ def test_async_memory_closes_the_memory_it_made(embedder: Embedder, tmp_path: Pa
     assert amem._pool._shutdown  # type: ignore[attr-defined]
     with pytest.raises(StoreError):
         amem.memory.stats()  # its store is closed
+
+
+def test_merge_moves_the_messages_that_mention_the_merged_entity(mem: Memory) -> None:
+    said = mem.add("Bobby owns a boat.", user_id="u")
+    mem.add_facts([("Bob", "LIKES", "tea")], user_id="u")
+    assert mem.entity("Bobby", "u").episodes
+    mem.merge_entities("Bob", "Bobby", "u")
+    view = mem.entity("Bob", "u")
+    assert [e.uid for e in view.episodes] == said.episode_uids
+    assert mem.entity("Bobby", "u").entity.uid == view.entity.uid
