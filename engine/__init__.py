@@ -1,5 +1,6 @@
 """graphmem: graph-first long-term memory for LLM agents."""
 
+from engine.async_memory import AsyncMemory
 from engine.config import Settings
 from engine.errors import (
     ConfigError,
@@ -16,6 +17,7 @@ from engine.knowledge import EntityView
 from engine.memory import Memory
 from engine.models import (
     AddResult,
+    Deleted,
     Entity,
     Episode,
     Fact,
@@ -26,12 +28,15 @@ from engine.models import (
     ScoredFact,
     SearchResult,
     Stats,
+    UserSummary,
 )
 from engine.ranking import RankingParams
 
 __all__ = [
     "AddResult",
+    "AsyncMemory",
     "ConfigError",
+    "Deleted",
     "Entity",
     "EntityView",
     "Episode",
@@ -54,4 +59,5 @@ __all__ = [
     "Stats",
     "StoreError",
     "StoreUnavailableError",
+    "UserSummary",
 ]

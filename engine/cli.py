@@ -10,10 +10,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.cli_read import register as register_reads
+from engine.cli_verbs import PartialFailure, UsageError, add_common_options
+from engine.cli_verbs import register as register_edits
 from engine.errors import GraphmemError, InvalidInputError
 from engine.mcp_server.command import add_mcp_parser
 from engine.memory import Memory
 from engine.private_files import write_private
+
+EXIT_STATUS = """exit status:
+  0    done
+  1    an operation failed, or did part of its work (the message says what), or the
+       user has no memories (read commands)
+  2    the command line is wrong (unknown command or option, missing argument)
+  130  interrupted (Ctrl-C)
+Output cut short by a closed pipe (graphmem search ... | head) is not an error."""
 
 
 def _memory(args: argparse.Namespace, **overrides: Any) -> Memory:
@@ -50,29 +61,6 @@ def cmd_demo(args: argparse.Namespace) -> None:
             f"{s.entity.name} ({s.entity.mentions})" for s in mem.top_entities(DEMO_USER, 5)
         )
         print(f"most salient entities: {top}")
-
-
-def cmd_search(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        result = mem.search(args.query, user_id=args.user, limit=args.limit, mode=args.mode)
-    lines = [
-        f"{h.score:.4f}  {h.fact.text}  [{'+'.join(h.legs)}] {h.fact.uid}" for h in result.facts
-    ]
-    _print(args, result.model_dump(mode="json"), "\n".join(lines) or "(no facts)")
-
-
-def cmd_entities(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        top = mem.top_entities(args.user, args.limit, by=args.by)
-    lines = [f"{s.score:10.3f}  {s.entity.name}  ({s.entity.mentions} mentions)" for s in top]
-    _print(args, [s.model_dump(mode="json") for s in top], "\n".join(lines) or "(no entities)")
-
-
-def cmd_stats(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        stats = mem.stats(args.user)
-    text = "\n".join(f"{k}: {v}" for k, v in stats.model_dump().items())
-    _print(args, stats.model_dump(), text)
 
 
 def cmd_ingest(args: argparse.Namespace) -> None:
@@ -238,6 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="graphmem",
         description="Graph-first long-term memory for LLM agents. The embedded store lives in "
         "~/.graphmem unless --data-dir or GRAPHMEM_HOME says otherwise.",
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data-dir", help="where the embedded database keeps its files")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -246,27 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="store a small example graph and search it")
     demo.add_argument("--limit", type=int, default=3, help="facts shown per query (default 3)")
     demo.set_defaults(func=cmd_demo)
-
-    search = sub.add_parser("search", help="search one user's memory")
-    search.add_argument("query")
-    search.add_argument("--user", required=True)
-    search.add_argument("--limit", type=int, default=10)
-    search.add_argument("--mode", choices=["dual", "expansion", "semantic"], default="dual")
-    search.set_defaults(func=cmd_search)
-
-    entities = sub.add_parser("entities", help="a user's most salient entities")
-    entities.add_argument("--user", required=True)
-    entities.add_argument("--limit", type=int, default=10)
-    entities.add_argument("--by", choices=["salience", "frequency", "recency"], default="salience")
-    entities.set_defaults(func=cmd_entities)
-
-    stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
-    stats.add_argument("--user", help="only this user")
-    stats.set_defaults(func=cmd_stats)
+    register_reads(sub)
     _exchange_parsers(sub)
     _ingest_parser(sub)
     add_mcp_parser(sub)
     _load_parser(sub)
+    register_edits(sub)
+    add_common_options(sub)
     return parser
 
 
@@ -327,11 +303,21 @@ def _ingest_parser(sub: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; return the exit status (see `EXIT_STATUS`)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2), already printed
+        return exc.code if isinstance(exc.code, int) else 2
     func: Callable[[argparse.Namespace], None] = args.func
     try:
         func(args)
-    except GraphmemError as exc:
+    except BrokenPipeError:  # `graphmem search ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except UsageError as exc:
+        print(f"graphmem: error: {exc}", file=sys.stderr)
+        return 2
+    except (GraphmemError, PartialFailure) as exc:
         print(f"graphmem: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

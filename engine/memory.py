@@ -20,7 +20,7 @@ from engine.ingest.sources import IngestInput
 from engine.knowledge import DAY_S, RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
-from engine.memory_core import MemoryCore
+from engine.memory_edit import MemoryEdit
 from engine.models import (
     AddResult,
     Fact,
@@ -41,7 +41,7 @@ from engine.transfer.snapshot import GraphSnapshot
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
 
-class Memory(MemoryCore):
+class Memory(MemoryEdit):
     """Long-term graph memory for one or many users.
 
     `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (or `GRAPHMEM_HOME`)
@@ -371,7 +371,8 @@ class Memory(MemoryCore):
     # -- deleting -------------------------------------------------------------------------
 
     def delete(self, uid: str, user_id: str) -> None:
-        """Delete one fact (both its forms).
+        """Delete one fact (both its forms). The messages it came from stay, and search still
+        shows them: `forget` deletes the fact with its messages.
 
         Raises:
             NotFoundError: the user has no fact with that uid.

@@ -285,3 +285,21 @@ class Stats(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+class UserSummary(BaseModel):
+    """One user of a store and the size of their memory (`Memory.users`)."""
+
+    user_id: str
+    entities: int = 0
+    facts: int = 0
+    valid_facts: int = 0
+    episodes: int = 0
+
+
+class Deleted(BaseModel):
+    """What a delete removed, by uid: facts, messages (episodes) and entities."""
+
+    facts: list[str] = Field(default_factory=list)
+    episodes: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)

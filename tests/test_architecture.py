@@ -23,8 +23,8 @@ LAYERS = [
     {"store"},
     {"retrieval", "knowledge", "load", "ingest"},
     {"transfer", "add"},
-    {"components", "memory_core", "memory"},
-    {"engine", "cli", "mcp_server", "integrations", "compat", "demo"},
+    {"components", "memory_core", "memory", "memory_edit", "memory_merge", "async_memory"},
+    {"engine", "cli", "cli_verbs", "cli_read", "mcp_server", "integrations", "compat", "demo"},
 ]
 PORT = ("engine.store.base", "GraphStore")
 MAX_PORT_MEMBERS = 10

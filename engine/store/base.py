@@ -64,6 +64,18 @@ class RenameRow:
 
 
 @dataclass(frozen=True, slots=True)
+class FactEndsRow:
+    """A fact's `valid_at` / `invalid_at` set by hand; `set_valid` / `set_invalid` say which
+    (None then clears it: an invalidated fact made current again)."""
+
+    uid: str
+    set_valid: bool = False
+    valid_at: float | None = None
+    set_invalid: bool = False
+    invalid_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeRow:
     uid: str
     session_id: str | None
@@ -113,6 +125,7 @@ class WriteBatch:
     facts: list[FactRow] = field(default_factory=list)
     fact_embeddings: dict[str, list[float]] = field(default_factory=dict)
     fact_texts: dict[str, str] = field(default_factory=dict)  # uid -> new sentence
+    fact_ends: list[FactEndsRow] = field(default_factory=list)  # set by hand (update, merge)
     invalidate: list[str] = field(default_factory=list)
     invalid_at: float | None = None
     episodes: list[EpisodeRow] = field(default_factory=list)
@@ -126,6 +139,7 @@ class WriteBatch:
             self.entities
             or self.facts
             or self.fact_texts
+            or self.fact_ends
             or self.invalidate
             or self.episodes
             or self.history

@@ -84,6 +84,7 @@ def write_statements(
         out.append(
             ("invalidate_facts", None, {**base, "uids": batch.invalidate, "at": batch.invalid_at})
         )
+    add("set_fact_ends", [asdict(e) for e in batch.fact_ends])
     episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
     add("merge_episodes", episodes)
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))

@@ -1,0 +1,11 @@
+// Delete one message of a user. The facts it was a source of stay, without it among their
+// sources; returns those facts and the entities the message mentioned.
+MATCH (p:Episode {user_id: $user_id, uid: $uid})
+OPTIONAL MATCH (p)-[:MENTIONS]->(e:Entity)
+WITH p, collect(DISTINCT e.uid) AS entities
+OPTIONAL MATCH (f:Fact {user_id: $user_id})
+WHERE $uid IN f.episodes
+SET f.episodes = [x IN f.episodes WHERE x <> $uid]
+WITH p, entities, collect(f.uid) AS facts
+DETACH DELETE p
+RETURN facts, entities

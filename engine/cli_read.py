@@ -1,0 +1,151 @@
+"""The `graphmem` commands that read one user's memory (`search`, `entities`, `stats`,
+`entity`, `history`) or list the store's users (`users`). Each calls one `Memory` method;
+`engine.cli` registers them (`register`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.cli_verbs import day, emit, fact_line, open_memory, plural, require_user, when
+from engine.errors import NotFoundError
+from engine.knowledge import EntityView
+from engine.models import HistoryEvent, ScoredFact, SearchResult
+
+
+def _hit_line(hit: ScoredFact) -> str:
+    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else hit.fact.first_seen)
+    legs = "+".join(hit.legs)
+    return f"  {hit.score:.4f}  [{day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+
+
+def search_text(result: SearchResult) -> str:
+    """The facts found, then the messages found (dated, with their speaker)."""
+    lines = ["facts:", *(_hit_line(h) for h in result.facts)] if result.facts else []
+    if result.episodes:
+        lines.append("messages:")
+        for hit in result.episodes:
+            lines.append(f"  {hit.score:.4f}  {hit.episode.line()}  {hit.episode.uid}")
+    return "\n".join(lines) or f"(nothing found for user {result.user_id!r})"
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        require_user(mem, args.user)
+        result = mem.search(
+            args.query,
+            user_id=args.user,
+            limit=args.limit,
+            mode=args.mode,
+            since=args.since,
+            until=args.until,
+        )
+    emit(args, result.model_dump(mode="json"), search_text(result))
+
+
+def cmd_entities(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        require_user(mem, args.user)
+        top = mem.top_entities(args.user, args.limit, by=args.by)
+    lines = [
+        f"{s.score:10.3f}  {s.entity.name}  ({plural(s.entity.mentions, 'mention')})" for s in top
+    ]
+    emit(args, [s.model_dump(mode="json") for s in top], "\n".join(lines) or "(no entities)")
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        if args.user is not None:
+            require_user(mem, args.user)
+        stats = mem.stats(args.user)
+    text = "\n".join(f"{k}: {v}" for k, v in stats.model_dump().items())
+    emit(args, stats.model_dump(), text)
+
+
+def cmd_users(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        users = mem.users()
+    rows = [f"{'user':<24} {'entities':>9} {'facts':>9} {'valid':>9} {'messages':>9}"]
+    rows += [
+        f"{u.user_id:<24} {u.entities:>9} {u.facts:>9} {u.valid_facts:>9} {u.episodes:>9}"
+        for u in users
+    ]
+    text = "\n".join(rows) if users else "(no users in this store)"
+    emit(args, [u.model_dump() for u in users], text)
+
+
+def cmd_entity(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        require_user(mem, args.user)
+        view = mem.entity(args.name, args.user, limit=args.limit)
+    emit(args, view.model_dump(mode="json"), _entity_text(view))
+
+
+def _entity_text(view: EntityView) -> str:
+    e = view.entity
+    lines = [
+        f"{e.name} ({e.type or 'no type'}) {e.uid}",
+        f"  {plural(e.mentions, 'mention')}; first seen {day(e.first_seen)}, "
+        f"last seen {day(e.last_seen)}"
+        + (f"; also known as {', '.join(e.aliases)}" if e.aliases else ""),
+        "facts:" if view.facts else "(no facts)",
+        *(f"  {fact_line(f)}  {f.uid}" for f in view.facts),
+    ]
+    if view.episodes:
+        lines.append("messages:")
+        lines += [f"  [{p.ts:%Y-%m-%d}] {p.speaker or p.role}: {p.content}" for p in view.episodes]
+    return "\n".join(lines)
+
+
+def cmd_history(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        require_user(mem, args.user)
+        events = mem.history(args.uid, args.user)
+    if not events:
+        raise NotFoundError(f"user {args.user!r} has no history for {args.uid!r}")
+    emit(args, [e.model_dump(mode="json") for e in events], "\n".join(map(_event_line, events)))
+
+
+def _event_line(event: HistoryEvent) -> str:
+    detail = f"  {event.detail}" if event.detail else ""
+    return f"{event.ts:%Y-%m-%d %H:%M:%S}  {event.event:<10}{detail}"
+
+
+# -- parsers -------------------------------------------------------------------------------
+
+
+def register(sub: Any) -> None:
+    """Add this module's commands to the `graphmem` subparsers `sub`."""
+    search = sub.add_parser("search", help="search one user's memory")
+    search.add_argument("query")
+    search.add_argument("--user", required=True)
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument(
+        "--mode", choices=["dual", "expansion", "semantic", "episodes"], default="dual"
+    )
+    search.add_argument("--since", type=when, help="only what was said or true from then on")
+    search.add_argument("--until", type=when, help="only what was said or true until then")
+    search.set_defaults(func=cmd_search)
+
+    entities = sub.add_parser("entities", help="a user's most salient entities")
+    entities.add_argument("--user", required=True)
+    entities.add_argument("--limit", type=int, default=10)
+    entities.add_argument("--by", choices=["salience", "frequency", "recency"], default="salience")
+    entities.set_defaults(func=cmd_entities)
+
+    stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
+    stats.add_argument("--user", help="only this user")
+    stats.set_defaults(func=cmd_stats)
+    users = sub.add_parser("users", help="list the users of this store with their counts")
+    users.set_defaults(func=cmd_users)
+
+    entity = sub.add_parser("entity", help="one entity with its facts and messages")
+    entity.add_argument("name", metavar="NAME")
+    entity.add_argument("--user", required=True)
+    entity.add_argument("--limit", type=int, default=20, help="facts and messages shown")
+    entity.set_defaults(func=cmd_entity)
+
+    history = sub.add_parser("history", help="the change events of a fact or entity")
+    history.add_argument("uid", metavar="UID")
+    history.add_argument("--user", required=True)
+    history.set_defaults(func=cmd_history)

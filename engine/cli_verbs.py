@@ -1,0 +1,216 @@
+"""The `graphmem` commands that change one user's memory by hand (`add`, `update`, `delete`,
+`merge`), each over one `Memory` method, and what every command shares: the common options,
+the output, the errors behind the exit status. `engine.cli` registers them (`register`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+from datetime import datetime
+from typing import Any
+
+from engine.errors import NotFoundError
+from engine.memory import Memory
+from engine.models import AddResult, Deleted, Fact
+
+COMMON_HELP = {
+    "--data-dir": "where the embedded database keeps its files",
+    "--json": "machine-readable output",
+}
+
+
+def open_memory(args: argparse.Namespace, **overrides: Any) -> Memory:
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = args.data_dir
+    return Memory(**overrides)
+
+
+def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+    print(json.dumps(payload, indent=2, default=str) if args.json else text)
+
+
+def require_user(mem: Memory, user_id: str) -> None:
+    """A read of a user the store has nothing of is an error, not an empty answer.
+
+    Raises:
+        NotFoundError: the user has no entity, fact or message.
+    """
+    stats = mem.stats(user_id)
+    if not (stats.entities or stats.facts or stats.episodes):
+        raise NotFoundError(f"no memories for user {user_id!r} (graphmem users lists them)")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 mention`, `2 mentions` (`many`: the plural when it is not `word` + s)."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def day(when: datetime | None) -> str:
+    return f"{when:%Y-%m-%d}" if when else "----------"
+
+
+def fact_line(fact: Fact) -> str:
+    """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one."""
+    until = f" (until {fact.invalid_at:%Y-%m-%d})" if fact.invalid_at else ""
+    return f"[{day(fact.valid_at or fact.first_seen)}] {fact.text}{until}"
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible (exit status 2, as argparse's)."""
+
+
+class PartialFailure(Exception):
+    """The command did part of its work; the output says what (exit status 1)."""
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def cmd_add(args: argparse.Namespace) -> None:
+    if (args.text is None) == (not args.fact):
+        raise UsageError("add: give either TEXT or --fact SUBJECT PREDICATE OBJECT")
+    with open_memory(args) as mem:
+        if args.fact:
+            result = mem.add_facts([tuple(f) for f in args.fact], user_id=args.user)
+        else:
+            result = mem.add(
+                args.text,
+                user_id=args.user,
+                session_id=args.session,
+                speaker=args.speaker,
+                ts=args.ts,
+            )
+    emit(args, result.model_dump(mode="json"), _add_text(result))
+    if result.extraction_error or result.errors:
+        raise PartialFailure(f"{plural(len(result.errors), 'problem')}: see above")
+
+
+def _add_text(result: AddResult) -> str:
+    lines = [
+        f"user {result.user_id!r}: {plural(result.facts_added, 'fact')} added, "
+        f"{result.facts_updated} updated, {result.facts_invalidated} invalidated, "
+        f"{plural(result.entities_added, 'new entity', 'new entities')}"
+        + (f"; {plural(len(result.episode_uids), 'message')} stored" if result.episode_uids else "")
+        + (f"; {result.episodes_skipped} already stored" if result.episodes_skipped else "")
+    ]
+    lines += [f"  fact {uid}" for uid in result.fact_uids]
+    lines += [f"  message {uid}" for uid in result.episode_uids]
+    lines += [f"  error: {e}" for e in result.errors]
+    return "\n".join(lines)
+
+
+def cmd_update(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        fact = mem.update(
+            args.uid,
+            args.user,
+            text=args.text,
+            valid_at=args.valid_at,
+            invalid_at=args.invalid_at,
+        )
+    emit(args, fact.model_dump(mode="json"), f"updated {fact.uid}: {fact_line(fact)}")
+
+
+def cmd_delete(args: argparse.Namespace) -> None:
+    if args.forget and args.kind != "fact":
+        raise UsageError(f"delete: --forget is for a fact, not a {args.kind}")
+    with open_memory(args) as mem:
+        if args.kind == "fact" and args.forget:
+            deleted = mem.forget(args.id, args.user)
+        elif args.kind == "fact":
+            mem.delete(args.id, args.user)
+            deleted = None
+        elif args.kind == "message":
+            deleted = mem.delete_episode(args.id, args.user)
+        else:
+            deleted = mem.delete_entity(args.id, args.user)
+    if deleted is None:
+        text = f"deleted fact {args.id} (the messages it came from stay: --forget deletes them too)"
+        emit(args, Deleted(facts=[args.id]).model_dump(), text)
+        return
+    text = (
+        f"deleted {plural(len(deleted.facts), 'fact')}, "
+        f"{plural(len(deleted.episodes), 'message')}, "
+        f"{plural(len(deleted.entities), 'entity', 'entities')}"
+    )
+    emit(args, deleted.model_dump(), text)
+
+
+def cmd_merge(args: argparse.Namespace) -> None:
+    with open_memory(args) as mem:
+        kept = mem.merge_entities(args.keep, args.merge, args.user)
+    text = f"merged {args.merge!r} into {kept.name!r} ({kept.uid}); aliases: {kept.aliases}"
+    emit(args, kept.model_dump(mode="json"), text)
+
+
+# -- parsers -------------------------------------------------------------------------------
+
+
+def register(sub: Any) -> None:
+    """Add this module's commands to the `graphmem` subparsers `sub`."""
+    add = sub.add_parser(
+        "add",
+        help="remember one message (extracted) or pre-extracted facts",
+        description="Remember TEXT as one message of the user (facts are extracted from it), "
+        "or store facts given as --fact SUBJECT PREDICATE OBJECT (repeatable).",
+    )
+    add.add_argument("text", nargs="?", metavar="TEXT", help="the message")
+    add.add_argument("--user", required=True)
+    add.add_argument("--fact", nargs=3, action="append", metavar=("SUBJECT", "PREDICATE", "OBJECT"))
+    add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
+    add.add_argument("--session", help="the conversation it belongs to")
+    add.add_argument("--ts", type=when, help="when it was written (ISO 8601 or epoch seconds)")
+    add.set_defaults(func=cmd_add)
+
+    update = sub.add_parser("update", help="change a fact's text or when it was true")
+    update.add_argument("uid", metavar="FACT_UID")
+    update.add_argument("--user", required=True)
+    update.add_argument("--text", help="the new sentence")
+    update.add_argument("--valid-at", type=when, help="since when it is true")
+    update.add_argument("--invalid-at", type=when, help="when it stopped being true")
+    update.set_defaults(func=cmd_update)
+
+    delete = sub.add_parser(
+        "delete",
+        help="delete a fact, a message or an entity",
+        description="Delete one fact (--forget: and the messages it came from, so search no "
+        "longer shows what was said), one message (its facts stay), or one entity with "
+        "every fact that names it.",
+    )
+    delete.add_argument("kind", choices=["fact", "message", "entity"])
+    delete.add_argument("id", metavar="ID", help="a uid (an entity: its name also works)")
+    delete.add_argument("--user", required=True)
+    delete.add_argument("--forget", action="store_true", help="fact: also its messages")
+    delete.set_defaults(func=cmd_delete)
+
+    merge = sub.add_parser("merge", help="merge one entity into another (KEEP absorbs MERGE)")
+    merge.add_argument("keep", metavar="KEEP")
+    merge.add_argument("merge", metavar="MERGE")
+    merge.add_argument("--user", required=True)
+    merge.set_defaults(func=cmd_merge)
+
+
+def add_common_options(sub: Any) -> None:
+    """--data-dir and --json after the command too (`graphmem search ... --json`), for every
+    command that does not define them itself."""
+    for parser in sub.choices.values():
+        for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
+            with contextlib.suppress(argparse.ArgumentError):  # the command has its own
+                parser.add_argument(
+                    flag, default=argparse.SUPPRESS, help=COMMON_HELP[flag], **extra
+                )
+
+
+def when(value: str) -> datetime | float:
+    """An ISO 8601 date or time, or epoch seconds."""
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch seconds"
+        ) from None
