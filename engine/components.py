@@ -47,6 +47,18 @@ def build_extractor(settings: Settings) -> Extractor:
     return OfflineExtractor(on_load=on_load)
 
 
+def prepare_store(settings: Settings) -> None:
+    """Check (and create) the embedded store's data directory, before anything slow starts.
+
+    Raises:
+        StoreUnavailableError: the data directory is unusable (named, with the reason).
+    """
+    if settings.store == "falkordb":
+        from engine.private_files import prepare_data_dir
+
+        prepare_data_dir(settings.data_dir)
+
+
 def open_store(settings: Settings) -> GraphStore:
     """The store the settings name: the embedded FalkorDB unless `store="neo4j"`."""
     if settings.store == "neo4j":
@@ -65,5 +77,5 @@ def open_store(settings: Settings) -> GraphStore:
     from engine.store.falkordb import FalkorDBStore
     from engine.store.falkordb_server import EmbeddedServer
 
-    server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
+    server = EmbeddedServer(settings.data_dir, settings.appendfsync)
     return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
