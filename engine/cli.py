@@ -74,6 +74,21 @@ def cmd_stats(args: argparse.Namespace) -> None:
     _print(args, stats.model_dump(), text)
 
 
+def cmd_stop(args: argparse.Namespace) -> None:
+    from engine.components import stop_server
+    from engine.config import build_settings
+
+    settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    stopped, users = stop_server(settings)
+    if users:
+        raise GraphmemError(
+            f"the server of {settings.data_dir} is in use by {', '.join(sorted(users))} "
+            "(graphmem-<pid> names a process); close those first"
+        )
+    done = "stopped the server of" if stopped else "no server was running for"
+    print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
+
+
 def cmd_ingest(args: argparse.Namespace) -> None:
     from engine.ingest.progress import for_stream
     from engine.ingest.report import summary_text
@@ -285,6 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
     stats.add_argument("--user", help="only this user")
     stats.set_defaults(func=cmd_stats)
+    stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
+    stop.set_defaults(func=cmd_stop)
     _exchange_parsers(sub)
     _ingest_parser(sub)
     _mcp_parser(sub)

@@ -79,3 +79,24 @@ def open_store(settings: Settings) -> GraphStore:
 
     server = EmbeddedServer(settings.data_dir, settings.appendfsync)
     return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
+
+
+def stop_server(settings: Settings) -> tuple[bool, list[str]]:
+    """Stop the embedded server of the settings' data directory unless another client uses
+    it (compacted first, as the last `close` does).
+
+    Returns:
+        Whether a server was stopped, and the names of the clients still using it
+        (`graphmem-<pid>`; then it was left running).
+    """
+    from engine.store.falkordb import FalkorDBStore
+    from engine.store.falkordb_server import EmbeddedServer
+
+    server = EmbeddedServer(settings.data_dir, settings.appendfsync)
+    if not server.running():
+        return False, []
+    users = server.clients()
+    if users:
+        return False, users
+    FalkorDBStore.embedded(server, settings.graph_name).close()
+    return (False, server.clients()) if server.running() else (True, [])

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -116,7 +117,7 @@ class FalkorDBStore:
         read query (FalkorDB runs write queries to completion, so a batch is never cut)."""
         socket = server.ensure_running()
         with map_falkordb_errors():
-            client = FalkorDB(unix_socket_path=str(socket))
+            client = FalkorDB(unix_socket_path=str(socket), client_name=f"graphmem-{os.getpid()}")
         return cls(client, graph_name, server, timeout_ms)
 
     # -- plumbing -------------------------------------------------------------------------

@@ -84,14 +84,41 @@ class EmbeddedServer:
             StoreUnavailableError: the data directory is unusable (named, with the reason),
                 or the server did not start (with the end of its log).
         """
+        fresh = not self.data_dir.exists()
         prepare_data_dir(self.data_dir)
-        with self._lock():
-            record = ServerRecord.read(self.data_dir)
-            if record is not None and self._reuse(record):
-                return self.socket_path
-            self._start()
-            self.started_here = True
+        try:
+            with self._lock():
+                record = ServerRecord.read(self.data_dir)
+                if record is not None and self._reuse(record):
+                    return self.socket_path
+                self._start()
+                self.started_here = True
+        except StoreUnavailableError:
+            if fresh:  # leave no trace of a data directory that never held anything
+                for name in ("server.lock", _LOG):
+                    (self.data_dir / name).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    self.data_dir.rmdir()
+            raise
         return self.socket_path
+
+    def running(self) -> bool:
+        """True when the data directory's recorded server answers (nothing is started)."""
+        record = ServerRecord.read(self.data_dir) if self.data_dir.is_dir() else None
+        if record is None:
+            return False
+        self.socket_path = Path(record.socket)
+        return self._ping()
+
+    def clients(self) -> list[str]:
+        """The names of the clients connected to the running server (graphmem's are
+        `graphmem-<pid>`), this question's own connection left out."""
+        client = single_try_client(self.socket_path, _PING_TIMEOUT_S)
+        try:
+            me = client.client_id()
+            return [c.get("name") or "?" for c in client.client_list() if c.get("id") != str(me)]
+        finally:
+            client.close()
 
     def stop_if_unused(self, before_stop: Callable[[], None] | None = None) -> bool:
         """Shut the server down when no other client is connected; return True if stopped.
