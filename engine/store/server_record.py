@@ -93,8 +93,12 @@ def is_server(record: ServerRecord, pid: int | None = None) -> bool:
     if record.started is not None and pid == record.pid and start_time(pid) != record.started:
         return False
     command = _command_line(pid) or ""
-    # redis-server sets its title to "<binary> unixsocket:<path>"
-    return "redis-server" in command and f"unixsocket:{record.socket}" in command
+    # redis-server sets its title to "<binary> unixsocket:<path>" just after it writes its pid
+    # file; until then the title is its arguments
+    names_socket = f"unixsocket:{record.socket}" in command or (
+        f"--unixsocket {record.socket} " in command
+    )
+    return "redis-server" in command and names_socket
 
 
 def alive(pid: int) -> bool:
