@@ -63,6 +63,21 @@ def cmd_demo(args: argparse.Namespace) -> None:
         print(f"most salient entities: {top}")
 
 
+def cmd_stop(args: argparse.Namespace) -> None:
+    from engine.components import stop_server
+    from engine.config import build_settings
+
+    settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    stopped, users = stop_server(settings)
+    if users:
+        raise GraphmemError(
+            f"the server of {settings.data_dir} is in use by {', '.join(sorted(users))} "
+            "(graphmem-<pid> names a process); close those first"
+        )
+    done = "stopped the server of" if stopped else "no server was running for"
+    print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
+
+
 def cmd_ingest(args: argparse.Namespace) -> None:
     from engine.ingest.progress import for_stream
     from engine.ingest.report import summary_text
@@ -237,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--limit", type=int, default=3, help="facts shown per query (default 3)")
     demo.set_defaults(func=cmd_demo)
     register_reads(sub)
+    stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
+    stop.set_defaults(func=cmd_stop)
     _exchange_parsers(sub)
     _ingest_parser(sub)
     add_mcp_parser(sub)

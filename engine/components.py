@@ -47,6 +47,18 @@ def build_extractor(settings: Settings) -> Extractor:
     return OfflineExtractor(on_load=on_load)
 
 
+def prepare_store(settings: Settings) -> None:
+    """Check (and create) the embedded store's data directory, before anything slow starts.
+
+    Raises:
+        StoreUnavailableError: the data directory is unusable (named, with the reason).
+    """
+    if settings.store == "falkordb":
+        from engine.private_files import prepare_data_dir
+
+        prepare_data_dir(settings.data_dir)
+
+
 def open_store(settings: Settings) -> GraphStore:
     """The store the settings name: the embedded FalkorDB unless `store="neo4j"`."""
     if settings.store == "neo4j":
@@ -65,5 +77,26 @@ def open_store(settings: Settings) -> GraphStore:
     from engine.store.falkordb import FalkorDBStore
     from engine.store.falkordb_server import EmbeddedServer
 
-    server = EmbeddedServer(settings.data_dir.expanduser(), settings.appendfsync)
+    server = EmbeddedServer(settings.data_dir, settings.appendfsync)
     return FalkorDBStore.embedded(server, settings.graph_name, settings.query_timeout_ms)
+
+
+def stop_server(settings: Settings) -> tuple[bool, list[str]]:
+    """Stop the embedded server of the settings' data directory unless another client uses
+    it (compacted first, as the last `close` does).
+
+    Returns:
+        Whether a server was stopped, and the names of the clients still using it
+        (`graphmem-<pid>`; then it was left running).
+    """
+    from engine.store.falkordb import FalkorDBStore
+    from engine.store.falkordb_server import EmbeddedServer
+
+    server = EmbeddedServer(settings.data_dir, settings.appendfsync)
+    if not server.running():
+        return False, []
+    users = server.clients()
+    if users:
+        return False, users
+    FalkorDBStore.embedded(server, settings.graph_name).close()
+    return (False, server.clients()) if server.running() else (True, [])

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.errors import ConfigError
@@ -96,6 +96,17 @@ class Settings(BaseSettings):
     max_import_bytes: int = Field(default=2 * 1024**3, ge=1)
     max_import_records: int = Field(default=2_000_000, ge=1)
     query_timeout_ms: int = Field(default=10_000, ge=1)
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _absolute_data_dir(cls, value: object) -> object:
+        """An absolute path (the server runs in another working directory; every process
+        must name the same directory); an empty one means the default."""
+        if value is None or str(value) == "":
+            return _default_home()
+        if isinstance(value, (str, os.PathLike)):
+            return Path(value).expanduser().resolve()
+        return value
 
     @property
     def llm_configured(self) -> bool:

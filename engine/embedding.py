@@ -325,11 +325,16 @@ class Embedder:
         """Stop the model's process, if it has one (a later call starts it again). A load
         still running in the background is waited for: a process that exits while the
         runtime compiles the model in a thread aborts."""
+        self.wait_loaded()
+        if self._process is not None:
+            self._process.close()
+
+    def wait_loaded(self) -> None:
+        """Wait for a load running in the background (and its warm-up passes) to end: the
+        interpreter aborts when it exits while the runtime compiles in a thread."""
         loader = self._loader
         if loader is not None and loader is not threading.current_thread():
             loader.join()
-        if self._process is not None:
-            self._process.close()
 
     def encode_one(self, text: str) -> Vector:
         vector: Vector = self.encode([text])[0]

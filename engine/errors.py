@@ -6,6 +6,7 @@ GraphmemError
 │   └── LimitExceededError a value is over a configured limit (message size, facts per call)
 ├── StoreError             the graph database failed or cannot be reached
 │   ├── StoreUnavailableError   cannot start or connect to the database
+│   │   └── ClosedError         the Memory (or store) was closed
 │   └── QueryError              the database rejected a query
 │       └── QueryTimeoutError   a read ran longer than `query_timeout_ms` and was stopped
 ├── NotFoundError          an id that does not exist (for this user)
@@ -37,6 +38,10 @@ class StoreError(GraphmemError):
 
 class StoreUnavailableError(StoreError):
     """The graph database cannot be started or reached."""
+
+
+class ClosedError(StoreUnavailableError):
+    """The `Memory` was closed; open a new one."""
 
 
 class QueryError(StoreError):

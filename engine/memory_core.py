@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from types import TracebackType
 from typing import Any, Self
 
 from engine.add.adder import Adder
 from engine.add.resolve import self_uid
-from engine.components import build_embedder, build_extractor, open_store
+from engine.components import build_embedder, build_extractor, open_store, prepare_store
 from engine.config import Settings, build_settings
 from engine.embedding import Embedder
+from engine.errors import ClosedError
 from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
 from engine.models import Stats
@@ -22,6 +24,10 @@ from engine.store.reads import Reads
 
 class MemoryCore:
     """The parts of a `Memory` and their lifecycle; `engine.memory.Memory` adds the verbs.
+
+    A `Memory` owns what it starts: `close()` (or the end of a `with` block) stops the
+    model's threads and process and, when no other client uses it, the embedded server. One
+    left open is closed the same way when it is garbage or the interpreter exits.
 
     Args:
         settings: the settings (default: from the environment and `overrides`).
@@ -42,10 +48,20 @@ class MemoryCore:
         self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or build_embedder(self.settings)
         self._owns_embedder = embedder is None
+        if store is None:
+            prepare_store(self.settings)  # a data dir it cannot use fails before the load
         # while the store opens (a reopen: seconds); a passed embedder not loaded yet too, so
         # its first searches do not pay for compiling the model (a no-op once it is loaded)
         self.embedder.load_in_background()
-        self.store = store or open_store(self.settings)
+        try:
+            self.store = store or open_store(self.settings)
+        except BaseException:
+            _release(self.embedder, self._owns_embedder, None)
+            raise
+        self._closed = False
+        self._finalizer = weakref.finalize(
+            self, _release, self.embedder, self._owns_embedder, self.store
+        )
         self.reads = Reads(self.store)
         self.retriever = self._retriever()
         self._ready = False
@@ -76,6 +92,8 @@ class MemoryCore:
         return cls(**config)
 
     def _setup(self) -> None:
+        if self._closed:
+            raise ClosedError("this Memory is closed: open a new one (Memory(...))")
         with self._setup_lock:
             if not self._ready:
                 self.store.setup(self.embedder.dimension)
@@ -106,12 +124,15 @@ class MemoryCore:
     # -- lifecycle ------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Release what this `Memory` started: the model's threads and process (when it
+        built the embedder), the LLM client, the store's connection and, when no other
+        client uses it, the embedded server. Calling it again does nothing; any other
+        method then raises `ClosedError`."""
+        self._closed = True
         close = getattr(self._extractor, "close", None)
         if self._owns_extractor and callable(close):
             close()
-        if self._owns_embedder:
-            self.embedder.close()
-        self.store.close()
+        self._finalizer()
 
     def __enter__(self) -> Self:
         return self
@@ -123,3 +144,14 @@ class MemoryCore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _release(embedder: Embedder, owned: bool, store: GraphStore | None) -> None:
+    """What `close` does to the embedder and the store; also run for a `Memory` left open
+    when it is garbage or at interpreter exit (it must not hold the `Memory` itself)."""
+    if owned:
+        embedder.close()
+    else:
+        embedder.wait_loaded()  # its background load was started here
+    if store is not None:
+        store.close()

@@ -7,9 +7,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from falkordb import FalkorDB
 
 from engine.memory import Memory
+from engine.store import falkordb as falkordb_store
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -26,6 +28,15 @@ def _wait_warm(store: GraphStore, timeout_s: float = 60.0) -> None:
     while store.warming() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert store.warming() == []
+
+
+def test_a_small_graph_reopens_with_its_vector_indexes_built(tmp_path: Path) -> None:
+    """A newcomer's 8-fact graph showed as warming after every CLI start."""
+    home = tmp_path / "home"
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+    with Memory(data_dir=home) as mem:
+        assert mem.stats().warming == []
 
 
 def test_search_answers_while_vector_indexes_are_built(memory: Memory) -> None:
@@ -73,12 +84,15 @@ def test_a_clean_close_leaves_no_vector_index_to_rebuild(tmp_path: Path) -> None
     assert not server.socket_path.exists()
 
 
-def test_vector_indexes_are_declared_one_after_another(memory: Memory) -> None:
+def test_vector_indexes_are_declared_one_after_another(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A declaration while FalkorDB builds another index waits for the build's batch, and
     every read waits behind it: the next index is declared only once the one before is built."""
     store = memory.store
     if not isinstance(store, FalkorDBStore):
         return
+    monkeypatch.setattr(falkordb_store, "_BUILD_NOW", 0)  # built in the background, as if large
     memory.add_facts(FACTS, user_id="u1")
     _wait_warm(store)
     for label in ("entity", "fact"):

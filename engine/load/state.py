@@ -13,6 +13,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from engine.private_files import private_dir, write_private
+
 _HEAD_BYTES = 1 << 16
 
 
@@ -50,7 +52,9 @@ def read_state(where: Path, identity: str, user_id: str, entity_chunk: int) -> L
 
 
 def save_state(where: Path, state: LoadState) -> None:
-    where.parent.mkdir(parents=True, exist_ok=True)
+    """Replace the saved state atomically; the file is 0600 in a 0700 directory (a
+    checkpoint names the file loaded and the user)."""
+    private_dir(where.parent)
     temporary = where.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(state)))
+    write_private(temporary, json.dumps(asdict(state)))
     os.replace(temporary, where)

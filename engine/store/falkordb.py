@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -61,6 +62,9 @@ _WARMING_RECHECK_S = 1.0
 # deadlocked once, every thread waiting, while declaring an index on a fresh graph: after this
 # long without an answer the embedded server is asked whether it still answers at all.
 _SCHEMA_PATIENCE_S = 10.0
+# Nodes below which a reopen builds the vector indexes before `setup` returns (a few hundred
+# milliseconds here) instead of in the background: a small graph never shows as warming.
+_BUILD_NOW = 2_000
 _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 
 
@@ -116,7 +120,7 @@ class FalkorDBStore:
         read query (FalkorDB runs write queries to completion, so a batch is never cut)."""
         socket = server.ensure_running()
         with map_falkordb_errors():
-            client = FalkorDB(unix_socket_path=str(socket))
+            client = FalkorDB(unix_socket_path=str(socket), client_name=f"graphmem-{os.getpid()}")
         return cls(client, graph_name, server, timeout_ms)
 
     # -- plumbing -------------------------------------------------------------------------
@@ -194,8 +198,9 @@ class FalkorDBStore:
         self._key_old_entities()
         built = self._vector_indexes()
         missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
-        if missing and not Reads(self).counts(None)["entities"]:
-            self._declare_all(missing, dimension)  # nothing to build: done at once
+        counts = Reads(self).counts(None) if missing else {}
+        if missing and sum(counts[k] for k in ("entities", "facts", "episodes")) < _BUILD_NOW:
+            self._declare_all(missing, dimension)  # little to build: done at once
         elif missing:
             self._warming_checked = float("-inf")
             worker = threading.Thread(

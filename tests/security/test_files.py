@@ -110,8 +110,9 @@ def shared_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def server(tmp_path: Path, shared_tmp: Path) -> Iterator[EmbeddedServer]:
-    """The server of a fresh data dir, stopped afterwards should a test start it."""
-    embedded = EmbeddedServer(tmp_path / "data")
+    """The server of a fresh data dir too deep for its socket (which then goes into the
+    socket directory), stopped afterwards should a test start it."""
+    embedded = EmbeddedServer(tmp_path / ("d" * 100))
     yield embedded
     if embedded.socket_path.exists():
         embedded.stop_if_unused()
@@ -159,7 +160,7 @@ def test_a_fresh_socket_dir_is_created_private(
     server.ensure_running()
     assert server.socket_path.parent.parent == shared_tmp
     assert stat.S_IMODE(server.socket_path.parent.stat().st_mode) == 0o700
-    assert server.socket_path == socket_path_for(tmp_path / "data")
+    assert server.socket_path == socket_path_for(server.data_dir)
 
 
 def _letter(checksum: str = "c1") -> DeadLetter:
