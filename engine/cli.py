@@ -155,18 +155,16 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from engine.transfer.document import read_bounded
     from engine.transfer.import_limits import ImportLimits
-    from engine.transfer.restore import parse_snapshot
 
-    source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
     with _memory(args) as mem:
-        snapshot = parse_snapshot(source, ImportLimits.from_settings(mem.settings))
-        if args.user is None:  # the file does not choose whose graph it writes
-            raise InvalidInputError(
-                f"{args.file} holds the graph of user {snapshot.user_id!r}; say whose graph to "
-                f"write with --user (--user {snapshot.user_id!r} for that same user)"
-            )
-        report = mem.import_(snapshot, user_id=args.user)
+        if args.file == "-":
+            limits = ImportLimits.from_settings(mem.settings)
+            source: bytes | Path = read_bounded(sys.stdin.buffer, limits, "standard input")
+        else:
+            source = Path(args.file)
+        report = mem.import_(source, user_id=args.user)
     text = (
         f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
         f"episodes, {report.history} history events of {report.source_user_id!r} "
@@ -244,8 +242,9 @@ def _exchange_parsers(sub: Any) -> None:
     imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
     imp.add_argument(
         "--user",
-        help="whose graph to write (required: the file does not choose; another user than "
-        "the file's gets a copy)",
+        required=True,
+        help="whose graph to write: the file does not choose (its own user restores it, "
+        "another gets a copy)",
     )
     imp.set_defaults(func=cmd_import)
 
