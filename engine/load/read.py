@@ -48,8 +48,9 @@ class LineError:
     line: int
     reason: str
 
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.reason}"
+    def located(self, path: Path | str) -> str:
+        """`path:line: reason`, the one style of every error about a line of a file."""
+        return f"{path}:{self.line}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +159,12 @@ def _fields(text: str, fmt: TripleFormat, sep: str) -> list[str]:
 def _json_fields(text: str) -> list[str]:
     try:
         value = json.loads(text)
+    except json.JSONDecodeError as exc:  # its own "line 1" would be a second location
+        raise InvalidInputError(f"malformed JSON at column {exc.colno}: {exc.msg}") from exc
     except ValueError as exc:
         raise InvalidInputError(f"malformed JSON ({exc})") from exc
+    except RecursionError as exc:  # json's decoder recurses once per [ or {
+        raise InvalidInputError("JSON nested too deeply (a triple is one flat object)") from exc
     if isinstance(value, list):
         fields = value
     elif isinstance(value, dict):
