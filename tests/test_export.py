@@ -21,7 +21,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
-from engine.store.base import AliasRow, EpisodeRow, WriteBatch
+from engine.store.base import AliasRow, Dialect, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
@@ -205,6 +205,14 @@ def test_the_cypher_export_passes_neo4j_s_parser(
     without_strings = _STRING.sub("''", path.read_text(encoding="utf-8"))
     assert "$" not in without_strings  # parameter-free
     assert "DETACH DELETE" not in without_strings  # the hostile names stayed inside quotes
+
+
+@pytest.mark.parametrize("dialect", ["neo4j", "falkordb"])
+def test_the_cypher_export_drops_nothing(dialect: Dialect) -> None:
+    snapshot = GraphSnapshot(user_id="alice", exported_at=0.0)
+    script = to_cypher(snapshot, dialect, embeddings=True)
+    assert "DROP" not in script.upper().replace("DROPS NOTHING", "")
+    assert "drops nothing" in script.split("\n\n")[0]  # the header says so
 
 
 def _run_script(store: FalkorDBStore, script: str) -> int:

@@ -3,10 +3,12 @@
 The import goes through `GraphStore.write` like every other write: each chunk of records is
 one batch of idempotent MERGE/SET statements (`cypher/restore_*.cypher`), so rerunning an
 import, or resuming one that broke off, changes nothing more. Records come back with their
-values exactly as exported. Every uid is derived again for the target user the way the engine
-derives it (`rekey`), even for the file's own user: a file never chooses the uids it writes,
-so the copy is indistinguishable from one the target built, and an export of a user imported
-into the same store lands on the same nodes.
+values as exported, but never take a live record back in time: the larger mentions, the later
+last_seen, the earlier first_seen and an invalidation already stored stay. Every uid is
+derived again for the target user the way the engine derives it (`rekey`), even for the
+file's own user: a file never chooses the uids it writes, so the copy is indistinguishable
+from one the target built, and an export of a user imported into the same store lands on the
+same nodes.
 
 Example:
     >>> report = import_snapshot(store, parse_snapshot(Path("alice.json")), "bob")  # doctest: +SKIP
