@@ -249,7 +249,10 @@ def _exchange_parsers(sub: Any) -> None:
         "import",
         help="read a json export into this store (idempotent)",
         description="Read a json export (`graphmem export --format json`) into the configured "
-        "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing.",
+        "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing, and it "
+        "never lowers what the user already holds.",
+        epilog="Exit status: 0 imported; 1 refused (nothing written) or the store failed; 2 "
+        "the command line was wrong.",
     )
     imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
     imp.add_argument(
