@@ -110,8 +110,7 @@ def check_text_file(path: Path) -> None:
     if b"\x00" in head:
         line = head[: head.index(b"\x00")].count(b"\n") + 1
         raise InvalidInputError(
-            f"{path.name!r} is not a text file (a NUL byte on line {line}); expected TSV, "
-            "CSV or JSONL triples"
+            f"{path}:{line}: a NUL byte: not a text file; expected TSV, CSV or JSONL triples"
         )
 
 
