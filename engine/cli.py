@@ -105,7 +105,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     _print(args, report.summary(), summary_text(report))
 
 
-def cmd_load(args: argparse.Namespace) -> None:
+def cmd_load(args: argparse.Namespace) -> int:
     from engine.load.progress import for_stream
 
     show = None if args.json else for_stream()
@@ -120,25 +120,37 @@ def cmd_load(args: argparse.Namespace) -> None:
                 chunk_size=args.chunk_size,
                 progress=show,
             )
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(
+                "what was written stays; run the same command again to resume the load"
+            ) from None
         finally:
             if show is not None:
                 show.close()
     _print(args, report.model_dump(), _load_text(report))
+    return 1 if report.error_count else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _load_text(report: Any) -> str:
     if report.already_loaded:
-        return (
+        lines = [
             f"{report.path} is already loaded for user {report.user_id!r} "
             "(--restart reads it again)"
-        )
-    lines = [
-        f"loaded {report.facts_added} facts ({report.entities_added} new entities) for user "
-        f"{report.user_id!r} in {report.seconds:.1f} s ({report.facts_per_s:.0f} facts/s)"
-        + ("; resumed" if report.resumed else ""),
-        f"{report.facts_already_stored} facts were already stored; "
-        f"{report.error_count} lines had errors",
-    ]
+        ]
+    else:
+        lines = [
+            f"loaded {report.facts_added} facts ({report.entities_added} new entities, "
+            f"{report.entities_updated} updated) for user {report.user_id!r} in "
+            f"{report.seconds:.1f} s ({report.facts_per_s:.1f} facts/s)"
+            + ("; resumed" if report.resumed else ""),
+            f"{report.facts_already_stored} facts were already stored",
+        ]
+    if report.error_count:
+        lines.append(f"{_count(report.error_count, 'bad line')}, not loaded:")
     lines += report.errors[:20]
     if report.error_count > 20:
         lines.append(f"... and {report.error_count - 20} more (--json lists the first 100)")
@@ -159,18 +171,16 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from engine.transfer.document import read_bounded
     from engine.transfer.import_limits import ImportLimits
-    from engine.transfer.restore import parse_snapshot
 
-    source: bytes | Path = sys.stdin.buffer.read() if args.file == "-" else Path(args.file)
     with _memory(args) as mem:
-        snapshot = parse_snapshot(source, ImportLimits.from_settings(mem.settings))
-        if args.user is None:  # the file does not choose whose graph it writes
-            raise InvalidInputError(
-                f"{args.file} holds the graph of user {snapshot.user_id!r}; say whose graph to "
-                f"write with --user (--user {snapshot.user_id!r} for that same user)"
-            )
-        report = mem.import_(snapshot, user_id=args.user)
+        if args.file == "-":
+            limits = ImportLimits.from_settings(mem.settings)
+            source: bytes | Path = read_bounded(sys.stdin.buffer, limits, "standard input")
+        else:
+            source = Path(args.file)
+        report = mem.import_(source, user_id=args.user)
     text = (
         f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
         f"episodes, {report.history} history events of {report.source_user_id!r} "
@@ -220,13 +230,17 @@ def _exchange_parsers(sub: Any) -> None:
         "import",
         help="read a json export into this store (idempotent)",
         description="Read a json export (`graphmem export --format json`) into the configured "
-        "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing.",
+        "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing, and it "
+        "never lowers what the user already holds.",
+        epilog="Exit status: 0 imported; 1 refused (nothing written) or the store failed; 2 "
+        "the command line was wrong.",
     )
     imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
     imp.add_argument(
         "--user",
-        help="whose graph to write (required: the file does not choose; another user than "
-        "the file's gets a copy)",
+        required=True,
+        help="whose graph to write: the file does not choose (its own user restores it, "
+        "another gets a copy)",
     )
     imp.set_defaults(func=cmd_import)
 
@@ -268,8 +282,11 @@ def _load_parser(sub: Any) -> None:
         "load",
         help="bulk-load a file of triples (resumable; loading it again adds nothing)",
         description="Load triples, one `subject, predicate, object[, text]` a line, as TSV, "
-        "CSV or JSONL (objects with those keys). Bad lines are reported by number and the "
-        "rest loads. An interrupted load resumes when run again.",
+        "CSV or JSONL (objects with those keys). Bad lines are reported as FILE:LINE: reason "
+        "and the rest loads. An interrupted load resumes when run again.",
+        epilog="Exit status: 0 every line loaded; 1 some lines were bad (the rest loaded) or "
+        "the load stopped on an error; 2 the command line was wrong; 130 interrupted (run it "
+        "again to resume).",
     )
     load.add_argument("file", metavar="FILE")
     load.add_argument("--user", required=True, help="the user whose graph receives the facts")
@@ -325,9 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed
         return exc.code if isinstance(exc.code, int) else 2
-    func: Callable[[argparse.Namespace], None] = args.func
+    func: Callable[[argparse.Namespace], int | None] = args.func
     try:
-        func(args)
+        return func(args) or 0
     except BrokenPipeError:  # `graphmem search ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -337,10 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (GraphmemError, PartialFailure) as exc:
         print(f"graphmem: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("graphmem: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a command may say how to go on (load: rerun to resume)
+        print(f"graphmem: interrupted{f'; {exc}' if str(exc) else ''}", file=sys.stderr)
         return 130
-    return 0
 
 
 if __name__ == "__main__":

@@ -93,8 +93,9 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(default=32_000, ge=1)
     max_facts_per_call: int = Field(default=10_000, ge=1)
     max_query_words: int = Field(default=64, ge=1)
-    max_import_bytes: int = Field(default=2 * 1024**3, ge=1)
-    max_import_records: int = Field(default=2_000_000, ge=1)
+    # unset: sized to the memory available (engine.transfer.import_limits.machine_limits)
+    max_import_bytes: int | None = Field(default=None, ge=1)
+    max_import_records: int | None = Field(default=None, ge=1)
     query_timeout_ms: int = Field(default=10_000, ge=1)
 
     @field_validator("data_dir", mode="before")

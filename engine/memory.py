@@ -33,10 +33,10 @@ from engine.normalize import check_user_id, clean_text, entity_key
 from engine.retrieval.retriever import MODES, Mode
 from engine.store.base import Dialect, RankBy
 from engine.store.reads import delete_fact
+from engine.transfer.document import Source, target_user
 from engine.transfer.export import FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
 from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
-from engine.transfer.snapshot import GraphSnapshot
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
@@ -349,22 +349,28 @@ class Memory(MemoryEdit):
 
     def import_(
         self,
-        source: GraphSnapshot | dict[str, Any] | str | bytes | PathLike[str],
+        source: Source,
         user_id: str | None = None,
+        *,
+        users_from_file: bool = False,
     ) -> ImportReport:
-        """Write a JSON export back (a path, JSON text, or the parsed document), for the user
-        it came from or for `user_id`; every uid is derived again for the target. Idempotent.
-        The document meets the limits `add_facts` and `add` apply (see
-        `engine.transfer.import_limits`), checked before anything is written.
+        """Write a JSON export back for `user_id` (required: the file does not choose, unless
+        an admin restoring a backup says `users_from_file=True`). Every uid is derived again
+        for the target; idempotent; live counters are never lowered. `source` is the document
+        (`str`, `bytes`, parsed) or, only as a `pathlib.Path`, a file: a `str` is never a path.
+        The limits of `add_facts` and `add` apply before anything is written.
 
         Raises:
-            InvalidInputError: unreadable, not a graphmem JSON export, an unusable user id, or
-                a record that breaks the limits (`LimitExceededError` when over one).
+            InvalidInputError: no `user_id` (nor `users_from_file`), unreadable, not a
+                graphmem JSON export, an unusable user id, or a record that breaks the
+                limits (`LimitExceededError` when over one).
         """
+        target = target_user(user_id, users_from_file)
         limits = ImportLimits.from_settings(self.settings, self.embedder.dimension)
-        snapshot = parse_snapshot(Path(source) if isinstance(source, PathLike) else source, limits)
+        snapshot = parse_snapshot(source, limits)
         self._setup()
-        report = import_snapshot(self.store, snapshot, user_id, self.embedder, limits)
+        target = target or snapshot.user_id
+        report = import_snapshot(self.store, snapshot, target, self.embedder, limits)
         self.retriever.forget(report.user_id)
         return report
 

@@ -21,7 +21,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
-from engine.store.base import AliasRow, EpisodeRow, WriteBatch
+from engine.store.base import AliasRow, Dialect, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
@@ -107,7 +107,7 @@ def test_json_round_trip_is_exact(stores: list[FalkorDBStore], embedder: Embedde
     source_reads, target_reads = Reads(source), Reads(target)
     build_graph(source, embedder, "alice")
     exported = read_snapshot(source, "alice")
-    report = import_snapshot(target, parse_snapshot(to_json(exported)))
+    report = import_snapshot(target, parse_snapshot(to_json(exported)), "alice")
     assert (report.entities, report.facts, report.episodes, report.history) == (10, 5, 1, 6)
     _same(read_snapshot(target, "alice"), exported)
     facts = source_reads.list_facts("alice", include_invalid=True, skip=0, limit=100)
@@ -131,8 +131,8 @@ def test_import_twice_changes_nothing(stores: list[FalkorDBStore], embedder: Emb
     source, target = stores
     build_graph(source, embedder, "alice")
     exported = read_snapshot(source, "alice")
-    import_snapshot(target, exported)
-    import_snapshot(target, exported)
+    import_snapshot(target, exported, "alice")
+    import_snapshot(target, exported, "alice")
     _same(read_snapshot(target, "alice"), exported)
     assert Reads(target).counts("alice") == Reads(source).counts("alice")
 
@@ -205,6 +205,14 @@ def test_the_cypher_export_passes_neo4j_s_parser(
     without_strings = _STRING.sub("''", path.read_text(encoding="utf-8"))
     assert "$" not in without_strings  # parameter-free
     assert "DETACH DELETE" not in without_strings  # the hostile names stayed inside quotes
+
+
+@pytest.mark.parametrize("dialect", ["neo4j", "falkordb"])
+def test_the_cypher_export_drops_nothing(dialect: Dialect) -> None:
+    snapshot = GraphSnapshot(user_id="alice", exported_at=0.0)
+    script = to_cypher(snapshot, dialect, embeddings=True)
+    assert "DROP" not in script.upper().replace("DROPS NOTHING", "")
+    assert "drops nothing" in script.split("\n\n")[0]  # the header says so
 
 
 def _run_script(store: FalkorDBStore, script: str) -> int:
@@ -310,10 +318,15 @@ def test_cli_import_needs_the_user_named(
     out = tmp_path / "alice.json"
     assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
     before = cli_graph_reads.counts(None)
-    assert cli.main(["import", str(out)]) == 1
-    err = capsys.readouterr().err
-    assert "holds the graph of user 'alice'" in err and "--user 'alice'" in err
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["import", str(out)])
+    assert stopped.value.code == 2  # a usage error, as argparse reports them
+    assert "the following arguments are required: --user" in capsys.readouterr().err
     assert cli_graph_reads.counts(None) == before
+    with pytest.raises(SystemExit):
+        cli.main(["import", "--help"])
+    usage = capsys.readouterr().out.split("\n\n")[0]
+    assert "--user USER" in usage and "[--user" not in usage
 
 
 def test_cli_reports_a_bad_import_in_one_line(
@@ -321,7 +334,7 @@ def test_cli_reports_a_bad_import_in_one_line(
 ) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "graphmem-graph"}', encoding="utf-8")
-    assert cli.main(["import", str(bad)]) == 1
+    assert cli.main(["import", str(bad), "--user", "alice"]) == 1
     assert capsys.readouterr().err.startswith("graphmem: error: not a valid graphmem export")
 
 

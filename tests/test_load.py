@@ -98,16 +98,16 @@ def test_each_bad_line_is_named_and_the_rest_loads(memory: Memory, tmp_path: Pat
     assert report.facts_added == 3 and report.error_count == 6
     assert (
         report.errors[0]
-        == "line 2: expected 3 or 4 columns (subject, predicate, object[, text]), got 2"
+        == f"{path}:2: expected 3 or 4 columns (subject, predicate, object[, text]), got 2"
     )
     assert (
-        report.errors[1].startswith("line 3: expected 3 or 4 columns")
+        report.errors[1].startswith(f"{path}:3: expected 3 or 4 columns")
         and "got 5" in report.errors[1]
     )
-    assert report.errors[2].startswith("line 4: ") and "predicate" in report.errors[2]
-    assert report.errors[3] == "line 5: subject has 600 characters; the limit is 512"
-    assert report.errors[4] == "line 6: object is empty or only whitespace"
-    assert report.errors[5].startswith("line 8: not UTF-8 text")
+    assert report.errors[2].startswith(f"{path}:4: ") and "predicate" in report.errors[2]
+    assert report.errors[3] == f"{path}:5: subject has 600 characters; the limit is 512"
+    assert report.errors[4] == f"{path}:6: object is empty or only whitespace"
+    assert report.errors[5].startswith(f"{path}:8: not UTF-8 text")
 
 
 def test_malformed_json_and_csv_lines(memory: Memory, tmp_path: Path) -> None:
@@ -116,18 +116,18 @@ def test_malformed_json_and_csv_lines(memory: Memory, tmp_path: Path) -> None:
         '{"subject": "a", "predicate": "p", "object": "b", "when": 1}',
         '["a", "p", 3]',
     ]
-    report = memory.load(tsv(tmp_path / "kb.jsonl", rows), "u1")
+    path = tsv(tmp_path / "kb.jsonl", rows)
+    report = memory.load(path, "u1")
     assert report.facts_added == 0
-    assert report.errors[0].startswith("line 1: malformed JSON")
+    assert report.errors[0].startswith(f"{path}:1: malformed JSON at column ")
     assert (
         report.errors[1]
-        == "line 2: unknown keys when; expected ('subject', 'predicate', 'object', 'text')"
+        == f"{path}:2: unknown keys when; expected ('subject', 'predicate', 'object', 'text')"
     )
-    assert report.errors[2] == "line 3: subject, predicate, object and text must be strings"
-    bad_csv = memory.load(
-        tsv(tmp_path / "kb.csv", ['Kismet,directed_by,"open quote', "a,b_c,d"]), "u1"
-    )
-    assert bad_csv.facts_added == 1 and bad_csv.errors[0].startswith("line 1: malformed CSV")
+    assert report.errors[2] == f"{path}:3: subject, predicate, object and text must be strings"
+    path = tsv(tmp_path / "kb.csv", ['Kismet,directed_by,"open quote', "a,b_c,d"])
+    bad_csv = memory.load(path, "u1")
+    assert bad_csv.facts_added == 1 and bad_csv.errors[0].startswith(f"{path}:1: malformed CSV")
 
 
 def test_a_file_that_is_not_text_is_refused(memory: Memory, tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_a_file_that_is_not_text_is_refused(memory: Memory, tmp_path: Path) -> N
     with pytest.raises(InvalidInputError) as refused:
         memory.load(path, "u1")
     assert str(refused.value) == (
-        "'kb.tsv' is not a text file (a NUL byte on line 2); expected TSV, CSV or JSONL triples"
+        f"{path}:2: a NUL byte: not a text file; expected TSV, CSV or JSONL triples"
     )
     assert memory.stats("u1").facts == 0
     with pytest.raises(InvalidInputError, match="cannot tell the format"):
@@ -174,13 +174,14 @@ def test_cli_load_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str
         ["--data-dir", home, "--json", "load", str(path), "--user", "cli", "--delimiter", "|"]
     )
     summary = json.loads(capsys.readouterr().out)
-    assert code == 0
+    assert code == 1  # a bad line: the rest loaded, but not everything
     assert (summary["facts_added"], summary["error_count"]) == (5, 1)
     assert summary["errors"] == [
-        "line 6: expected 3 or 4 columns (subject, predicate, object[, text]), got 2"
+        f"{path}:6: expected 3 or 4 columns (subject, predicate, object[, text]), got 2"
     ]
-    assert main(["--data-dir", home, "load", str(path), "--user", "cli", "--delimiter", "|"]) == 0
-    assert "is already loaded" in capsys.readouterr().out
+    assert main(["--data-dir", home, "load", str(path), "--user", "cli", "--delimiter", "|"]) == 1
+    out = capsys.readouterr().out
+    assert "is already loaded" in out and "1 bad line, not loaded:" in out
     assert main(["--data-dir", home, "load", str(tmp_path / "missing.tsv"), "--user", "cli"]) == 1
     assert "graphmem: error: cannot read" in capsys.readouterr().err
 

@@ -48,8 +48,9 @@ class LineError:
     line: int
     reason: str
 
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.reason}"
+    def located(self, path: Path | str) -> str:
+        """`path:line: reason`, the one style of every error about a line of a file."""
+        return f"{path}:{self.line}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +110,7 @@ def check_text_file(path: Path) -> None:
     if b"\x00" in head:
         line = head[: head.index(b"\x00")].count(b"\n") + 1
         raise InvalidInputError(
-            f"{path.name!r} is not a text file (a NUL byte on line {line}); expected TSV, "
-            "CSV or JSONL triples"
+            f"{path}:{line}: a NUL byte: not a text file; expected TSV, CSV or JSONL triples"
         )
 
 
@@ -158,8 +158,12 @@ def _fields(text: str, fmt: TripleFormat, sep: str) -> list[str]:
 def _json_fields(text: str) -> list[str]:
     try:
         value = json.loads(text)
+    except json.JSONDecodeError as exc:  # its own "line 1" would be a second location
+        raise InvalidInputError(f"malformed JSON at column {exc.colno}: {exc.msg}") from exc
     except ValueError as exc:
         raise InvalidInputError(f"malformed JSON ({exc})") from exc
+    except RecursionError as exc:  # json's decoder recurses once per [ or {
+        raise InvalidInputError("JSON nested too deeply (a triple is one flat object)") from exc
     if isinstance(value, list):
         fields = value
     elif isinstance(value, dict):

@@ -119,7 +119,7 @@ def _read(
         if isinstance(item, LineError):
             report.error_count += 1
             if len(report.errors) < MAX_REPORTED_ERRORS:
-                report.errors.append(str(item))
+                report.errors.append(item.located(path))
         else:
             triples.append(item)
     return triples

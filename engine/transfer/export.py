@@ -86,8 +86,9 @@ def to_cypher(
         f"// graphmem export (format {snapshot.format} v{snapshot.version}) for {dialect}: "
         f"{len(snapshot.entities)} entities, {len(snapshot.facts)} facts, "
         f"{len(snapshot.episodes)} episodes, {len(snapshot.history)} history events.",
-        "// Run it with cypher-shell -f FILE or paste it into Neo4j Browser. Each statement is",
-        "// an idempotent merge: running the script twice changes nothing.",
+        "// Run it with cypher-shell -f FILE or paste it into Neo4j Browser. It creates the",
+        "// indexes it needs if missing and drops nothing; each statement is an idempotent",
+        "// merge that never lowers a count already stored: running it twice changes nothing.",
     ]
     statements = cypher_statements(snapshot, dialect, embeddings=embeddings)
     return "\n".join(header) + "\n\n" + "\n\n".join(s + ";" for s in statements) + "\n"
@@ -96,11 +97,15 @@ def to_cypher(
 def cypher_statements(
     snapshot: GraphSnapshot, dialect: Dialect = "neo4j", *, embeddings: bool = False
 ) -> list[str]:
-    """The script's statements, parameter-free, without the closing semicolons."""
+    """The script's statements, parameter-free, without the closing semicolons. No DROP:
+    the schema statements that migrate graphmem's older schemas are left to graphmem."""
     named = []
     if dialect == "neo4j":
         dimension = _dimension(snapshot) if embeddings else None
-        for text in cypher.schema_statements(dialect):
+        for name in cypher.schema_names(dialect):
+            if "_drop_" in name:  # graphmem's migrations of its older schemas: not for people
+                continue
+            text = cypher.load(name, dialect)
             if "$dimension" not in text or dimension is not None:
                 named.append((text, {"dimension": dimension}))
         named.append((cypher.load("await_indexes", dialect), {"timeout_s": 300}))

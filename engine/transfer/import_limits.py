@@ -2,6 +2,8 @@
 the checks `add_facts` and `add` apply, before anything is written.
 
 - the document: at most `max_import_bytes`, at most `max_import_records` records in all;
+  unset, both are sized to the memory this machine has available (`machine_limits`), within
+  2 GiB and 2,000,000 records;
 - names (entities, aliases) and keys: `clean_text` within `max_name_chars`, as `add_facts`;
   fact sentences within `max_text_chars`, messages within `max_message_chars`; every other
   text (uids, checksums, metadata, details) has a bound too;
@@ -13,8 +15,10 @@ one it would refuse is refused with `InvalidInputError` naming the record and th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -35,6 +39,51 @@ MAX_DIMENSION = 4096
 EVENTS = frozenset({"ADD", "UPDATE", "INVALIDATE", "DELETE", "MERGE"})
 R = TypeVar("R", bound=BaseModel)
 
+CEILING_BYTES = 2 * 1024**3
+CEILING_RECORDS = 2_000_000
+FLOOR_BYTES = 1024**2
+FLOOR_RECORDS = 1_000
+# Measured: parsing, checking and re-keying an export hold ~23 bytes of memory per byte of a
+# document without vectors (~5 with them); a record the import embeds holds ~8 KiB with its
+# copies. Twice that leaves room for the process itself.
+MEMORY_PER_DOCUMENT_BYTE = 48
+MEMORY_PER_RECORD = 16 * 1024
+
+
+def available_memory() -> int | None:
+    """Bytes of memory still available here (MemAvailable, within a cgroup's limit), or None
+    when the system does not say."""
+    found = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        if limit != "max":
+            found.append(max(0, int(limit) - int(used)))
+    except (OSError, ValueError):
+        pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (OSError, ValueError, AttributeError):
+            return None
+    return min(found)
+
+
+def machine_limits(available: int | None = None) -> tuple[int, int]:
+    """(max bytes, max records) of an import this machine can hold in memory."""
+    available = available_memory() if available is None else available
+    if available is None:
+        return CEILING_BYTES, CEILING_RECORDS
+    size = min(CEILING_BYTES, max(FLOOR_BYTES, available // MEMORY_PER_DOCUMENT_BYTE))
+    records = min(CEILING_RECORDS, max(FLOOR_RECORDS, available // MEMORY_PER_RECORD))
+    return size, records
+
 
 @dataclass(frozen=True, slots=True)
 class ImportLimits:
@@ -47,19 +96,27 @@ class ImportLimits:
 
     @classmethod
     def from_settings(cls, settings: Settings, dimension: int | None = None) -> ImportLimits:
+        """The settings' limits; an unset size or record count is sized to the machine."""
+        size, records = settings.max_import_bytes, settings.max_import_records
+        if size is None or records is None:
+            fit = machine_limits()
+            size, records = size or fit[0], records or fit[1]
         return cls(
-            settings.max_import_bytes,
-            settings.max_import_records,
+            size,
+            records,
             settings.max_name_chars,
             settings.max_text_chars,
             settings.max_message_chars,
             dimension,
         )
 
-    def check_size(self, size: int, what: str) -> None:
+    def check_size(self, size: int, what: str, *, at_least: bool = False) -> None:
+        """Raises LimitExceededError when `size` (a lower bound with `at_least`) is over."""
         if size > self.max_bytes:
+            more = "more than " if at_least else ""
             raise LimitExceededError(
-                f"{what} has {size} bytes; the limit is {self.max_bytes} (max_import_bytes)"
+                f"{what} has {more}{self.max_bytes if at_least else size} bytes; the limit is "
+                f"{self.max_bytes} (max_import_bytes)"
             )
 
 

@@ -3,29 +3,27 @@
 The import goes through `GraphStore.write` like every other write: each chunk of records is
 one batch of idempotent MERGE/SET statements (`cypher/restore_*.cypher`), so rerunning an
 import, or resuming one that broke off, changes nothing more. Records come back with their
-values exactly as exported. Every uid is derived again for the target user the way the engine
-derives it (`rekey`), even for the file's own user: a file never chooses the uids it writes,
-so the copy is indistinguishable from one the target built, and an export of a user imported
-into the same store lands on the same nodes.
+values as exported, but never take a live record back in time: the larger mentions, the later
+last_seen, the earlier first_seen and an invalidation already stored stay. Every uid is
+derived again for the target user the way the engine derives it (`rekey`), even for the
+file's own user: a file never chooses the uids it writes, so the copy is indistinguishable
+from one the target built, and an export of a user imported into the same store lands on the
+same nodes.
 
 Example:
-    >>> report = import_snapshot(store, parse_snapshot("alice.json"), "bob")  # doctest: +SKIP
+    >>> report = import_snapshot(store, parse_snapshot(Path("alice.json")), "bob")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from engine.embedding import Embedder, as_param
-from engine.errors import InvalidInputError
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
+from engine.transfer.document import parse_snapshot
 from engine.transfer.export import PAGE, snapshot_batches
 from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.snapshot import (
@@ -35,6 +33,8 @@ from engine.transfer.snapshot import (
     GraphSnapshot,
     HistoryRecord,
 )
+
+__all__ = ["ImportReport", "import_snapshot", "parse_snapshot", "rekey"]
 
 # As Memory.self_uid: the user's own entity is keyed by the user, not by a name.
 _SELF = "\x00self"
@@ -51,50 +51,6 @@ class ImportReport(BaseModel):
     history: int = 0
     embedded: int = 0  # entities and facts that had no vector in the document
     remapped: int = 0  # entities that took the uid of one the target already had (same key)
-
-
-def _read(source: str | Path, limits: ImportLimits | None) -> bytes:
-    try:
-        if limits is not None:  # before reading it all into memory
-            limits.check_size(Path(source).stat().st_size, f"{str(source)!r}")
-        return Path(source).read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {str(source)!r}: {exc}") from exc
-
-
-def parse_snapshot(
-    source: GraphSnapshot | Mapping[str, Any] | str | bytes | Path,
-    limits: ImportLimits | None = None,
-) -> GraphSnapshot:
-    """A validated snapshot from a JSON export: a path, JSON text or bytes, or a mapping.
-
-    A `str` is JSON text when it starts with `{`, else a path. With `limits`, a document over
-    `max_bytes` is refused before it is parsed.
-
-    Raises:
-        InvalidInputError: the file cannot be read, is not a graphmem JSON export, or breaks
-            the document's rules (see `engine.transfer.snapshot`).
-        LimitExceededError: the document is larger than the limit.
-    """
-    if isinstance(source, GraphSnapshot):
-        return source
-    if isinstance(source, Path) or (isinstance(source, str) and source.lstrip()[:1] != "{"):
-        source = _read(source, limits)
-    if limits is not None and isinstance(source, str | bytes):
-        limits.check_size(len(source), "the export")
-    if isinstance(source, bytes) and source.lstrip()[:1] != b"{":
-        raise InvalidInputError(
-            "import reads graphmem's JSON export (graphmem export --format json); "
-            "a Cypher export runs in cypher-shell or Neo4j Browser instead"
-        )
-    try:
-        if isinstance(source, str | bytes):
-            return GraphSnapshot.model_validate_json(source)
-        return GraphSnapshot.model_validate(source)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "document"
-        raise InvalidInputError(f"not a valid graphmem export at {where}: {first['msg']}") from exc
 
 
 # -- uids ---------------------------------------------------------------------------------
@@ -262,11 +218,12 @@ def episode_vectors(snapshot: GraphSnapshot, embedder: Embedder) -> dict[str, li
 def import_snapshot(
     store: GraphStore,
     snapshot: GraphSnapshot,
-    user_id: str | None = None,
+    user_id: str,
     embedder: Embedder | None = None,
     limits: ImportLimits | None = None,
 ) -> ImportReport:
-    """Write `snapshot` into `store` for `user_id` (default: the user it was exported from).
+    """Write `snapshot` into `store` for `user_id` (the user it was exported from, or
+    another: the caller says which, the file never does).
 
     An entity the target already holds under the same key keeps its uid and takes the
     exported properties. With an `embedder`, records without a vector are embedded. With
@@ -278,7 +235,7 @@ def import_snapshot(
         StoreError: the database failed; the chunks written before stay written.
     """
     source_user = snapshot.user_id
-    target = check_user_id(source_user if user_id is None else user_id)
+    target = check_user_id(user_id)
     if limits is not None:
         snapshot = checked(snapshot, limits)
     snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target))

@@ -79,7 +79,7 @@ def test_a_bad_record_refuses_the_import_before_any_write(
     mutate, error, message = BAD[case]
     mem = _memory(store, embedder, tmp_path)
     with pytest.raises(error) as caught:
-        mem.import_(json.dumps(mutate(exported)))
+        mem.import_(json.dumps(mutate(exported)), user_id="mallory")
     assert message in str(caught.value)
     assert mem.stats("mallory").entities == 0
 
@@ -88,7 +88,7 @@ def test_a_name_is_cleaned_as_add_facts_cleans_it(
     store: GraphStore, embedder: Embedder, tmp_path: Path, exported: Doc
 ) -> None:
     mem = _memory(store, embedder, tmp_path)
-    mem.import_(json.dumps(_entity(exported, "name", "  Mal\x07\u200bcolm\n ")))
+    mem.import_(json.dumps(_entity(exported, "name", "  Mal\x07\u200bcolm\n ")), user_id="mallory")
     names = {se.entity.name for se in mem.top_entities("mallory")}
     assert "Mal \u200bcolm" in names  # control characters become spaces, ends trimmed
 
@@ -100,9 +100,9 @@ def test_a_file_over_the_size_limit_is_not_read(
     path.write_text(json.dumps(exported))
     mem = _memory(store, embedder, tmp_path, max_import_bytes=1000)
     with pytest.raises(LimitExceededError, match="bytes; the limit is 1000 \\(max_import_bytes\\)"):
-        mem.import_(path)
+        mem.import_(path, user_id="mallory")
     with pytest.raises(LimitExceededError, match="max_import_bytes"):
-        mem.import_(json.dumps(exported))
+        mem.import_(json.dumps(exported), user_id="mallory")
     assert mem.stats("mallory").entities == 0
 
 
@@ -111,5 +111,5 @@ def test_too_many_records_are_refused(
 ) -> None:
     mem = _memory(store, embedder, tmp_path, max_import_records=3)
     with pytest.raises(LimitExceededError, match="records; the limit is 3"):
-        mem.import_(json.dumps(exported))
+        mem.import_(json.dumps(exported), user_id="mallory")
     assert mem.stats("mallory").entities == 0

@@ -95,7 +95,7 @@ def test_an_imported_file_cannot_choose_its_uids(
     document["facts"][0]["uid"] = _bob_fact_uid()
     mem.delete_all(MALLORY)
 
-    report = mem.import_(json.dumps(document))
+    report = mem.import_(json.dumps(document), users_from_file=True)
     added = mem.add_facts([("Alice", "FRIEND_OF", "John")], user_id=BOB)
 
     assert report.user_id == MALLORY
