@@ -28,7 +28,8 @@ from engine.models import ScoredEpisode, SearchResult, Snippet
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 TOOLS = {
     "add_memory", "add_facts", "search_memory", "get_entity", "list_entities",
-    "delete_memory", "export_graph",
+    "delete_memory", "export_graph", "update_memory", "memory_history", "delete_message",
+    "list_users",
 }  # fmt: skip
 FACTS = [
     {"subject": "Alice", "predicate": "friend of", "object": "John", "subject_type": "person"},

@@ -32,9 +32,13 @@ class Dispatch(Protocol):
         self, ctx: Context, tool: Callable[..., ToolOutput], user_id: str | None, **args: Any
     ) -> Awaitable[CallToolResult]: ...
 
+    def call_bound(
+        self, ctx: Context, tool: Callable[..., ToolOutput], **args: Any
+    ) -> Awaitable[CallToolResult]: ...
+
 
 def register_all(server: MCPServer[Any], dispatch: Dispatch) -> None:
-    for register in (_writing_tools, _reading_tools, _managing_tools):
+    for register in (_writing_tools, _reading_tools, _managing_tools, _editing_tools):
         register(server, dispatch)
 
 
@@ -120,9 +124,16 @@ def _managing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         ctx: Context,
         fact_id: Annotated[str, Field(description="the id of a fact, as search_memory shows")],
         user_id: UserId = None,
+        with_messages: Annotated[
+            bool,
+            Field(description="also delete the messages that said it (the user wants it gone)"),
+        ] = False,
     ) -> CallToolResult:
-        """Forget one fact (for example one the user says is wrong)."""
-        return await dispatch.call(ctx, tools.delete_memory, user_id, fact_id=fact_id)
+        """Delete one fact (for example one the user says is wrong); with `with_messages`,
+        also every message it came from, so no search shows what was said."""
+        return await dispatch.call(
+            ctx, tools.delete_memory, user_id, fact_id=fact_id, with_messages=with_messages
+        )
 
     @server.tool()
     async def export_graph(
@@ -136,3 +147,48 @@ def _managing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         """A page of the user's memory graph (entities, facts, messages, history) without
         embeddings; when `truncated`, call again with `cursor` set to `next_cursor`."""
         return await dispatch.call(ctx, tools.export_graph, user_id, limit=limit, cursor=cursor)
+
+
+def _editing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
+    @server.tool()
+    async def update_memory(
+        ctx: Context,
+        fact_id: Annotated[str, Field(description="the id of a fact, as search_memory shows")],
+        user_id: UserId = None,
+        text: Annotated[str | None, Field(description="the fact's new sentence")] = None,
+        valid_at: Annotated[
+            str | float | None, Field(description=f"when it became true: {_WHEN}")
+        ] = None,
+        invalid_at: Annotated[
+            str | float | None, Field(description=f"when it stopped being true: {_WHEN}")
+        ] = None,
+    ) -> CallToolResult:
+        """Correct one fact: its sentence and/or when it was true (kept as history)."""
+        return await dispatch.call(
+            ctx, tools.update_memory, user_id,
+            fact_id=fact_id, text=text, valid_at=valid_at, invalid_at=invalid_at,
+        )  # fmt: skip
+
+    @server.tool()
+    async def memory_history(
+        ctx: Context,
+        fact_id: Annotated[str, Field(description="the id of a fact or entity")],
+        user_id: UserId = None,
+    ) -> CallToolResult:
+        """How a fact or entity changed: added, updated, invalidated, merged, oldest first."""
+        return await dispatch.call(ctx, tools.memory_history, user_id, fact_id=fact_id)
+
+    @server.tool()
+    async def delete_message(
+        ctx: Context,
+        message_id: Annotated[str, Field(description="the id of a message, as search shows")],
+        user_id: UserId = None,
+    ) -> CallToolResult:
+        """Delete one stored message; the facts it gave stay (delete_memory removes those)."""
+        return await dispatch.call(ctx, tools.delete_message, user_id, message_id=message_id)
+
+    @server.tool()
+    async def list_users(ctx: Context) -> CallToolResult:
+        """The users this connection may act for, with the size of their memory (on a server
+        bound to one user: that user only)."""
+        return await dispatch.call_bound(ctx, tools.list_users)

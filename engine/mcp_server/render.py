@@ -33,7 +33,8 @@ def _episode_line(scored: ScoredEpisode) -> str:
     where = [said.ts.strftime("%Y-%m-%d %H:%M")]
     if said.session_id:
         where.append(f"session {said.session_id}")
-    return f'- [{", ".join(where)}] {said.speaker or said.role}: "{text}"'
+    who = said.speaker or said.role
+    return f'- [{", ".join(where)}] {who}: "{text}"  (message id {said.uid})'
 
 
 def render_search(result: SearchResult) -> str:

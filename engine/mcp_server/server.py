@@ -95,8 +95,21 @@ class Dispatch:
     async def call(
         self, ctx: Context, tool: Callable[..., ToolOutput], user_id: str | None, **args: Any
     ) -> CallToolResult:
+        """Run `tool` for the user the call acts for (`act_for`)."""
+        return await self._run(lambda: act_for(self.binding(ctx), user_id), tool, args)
+
+    async def call_bound(
+        self, ctx: Context, tool: Callable[..., ToolOutput], **args: Any
+    ) -> CallToolResult:
+        """Run `tool` with the call's binding itself (None: any user), for a tool whose
+        answer depends on whom the connection may see (`list_users`)."""
+        return await self._run(lambda: self.binding(ctx), tool, args)
+
+    async def _run(
+        self, whom: Callable[[], str | None], tool: Callable[..., ToolOutput], args: Any
+    ) -> CallToolResult:
         try:
-            user = act_for(self.binding(ctx), user_id)
+            user = whom()
             out = await anyio.to_thread.run_sync(lambda: tool(self.holder.get(), user, **args))
         except GraphmemError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc

@@ -184,10 +184,64 @@ def list_entities(
     return ToolOutput(text, {"entities": [s.model_dump(mode="json") for s in top]})
 
 
-def delete_memory(memory: Memory, user_id: str, fact_id: str) -> ToolOutput:
-    memory.delete(fact_id, user_id)
+def delete_memory(
+    memory: Memory, user_id: str, fact_id: str, *, with_messages: bool = False
+) -> ToolOutput:
+    if not with_messages:
+        memory.delete(fact_id, user_id)
+        return ToolOutput(
+            f"Deleted fact {fact_id} of user {user_id!r}.",
+            {"deleted": fact_id, "user_id": user_id},
+        )
+    gone = memory.forget(fact_id, user_id)
     return ToolOutput(
-        f"Deleted fact {fact_id} of user {user_id!r}.", {"deleted": fact_id, "user_id": user_id}
+        f"Deleted fact {fact_id} of user {user_id!r} with the {len(gone.episodes)} message(s) "
+        f"it came from.",
+        {"deleted": fact_id, "user_id": user_id, **gone.model_dump()},
+    )
+
+
+def update_memory(
+    memory: Memory,
+    user_id: str,
+    fact_id: str,
+    *,
+    text: str | None = None,
+    valid_at: str | float | None = None,
+    invalid_at: str | float | None = None,
+) -> ToolOutput:
+    fact = memory.update(
+        fact_id, user_id, text=text,
+        valid_at=parse_time(valid_at, "valid_at"), invalid_at=parse_time(invalid_at, "invalid_at"),
+    )  # fmt: skip
+    ends = " (no longer true)" if fact.invalid_at else ""
+    return ToolOutput(f"Updated fact {fact.uid}: {fact.text}{ends}", fact.model_dump(mode="json"))
+
+
+def memory_history(memory: Memory, user_id: str, fact_id: str) -> ToolOutput:
+    events = memory.history(fact_id, user_id)
+    lines = [f"{e.ts:%Y-%m-%d %H:%M} {e.event} {e.detail or ''}".rstrip() for e in events]
+    text = "\n".join(lines) if lines else f"No history for {fact_id} of user {user_id!r}."
+    return ToolOutput(text, {"events": [e.model_dump(mode="json") for e in events]})
+
+
+def delete_message(memory: Memory, user_id: str, message_id: str) -> ToolOutput:
+    gone = memory.delete_episode(message_id, user_id)
+    return ToolOutput(
+        f"Deleted message {message_id} of user {user_id!r}.",
+        {"user_id": user_id, **gone.model_dump()},
+    )
+
+
+def list_users(memory: Memory, binding: str | None) -> ToolOutput:
+    """Every user on an any-user connection; on a bound one, its own user only."""
+    users = [u for u in memory.users() if binding is None or u.user_id == binding]
+    lines = [
+        f"{u.user_id}: {u.valid_facts} facts, {u.entities} entities, {u.episodes} messages"
+        for u in users
+    ]
+    return ToolOutput(
+        "\n".join(lines) or "No users yet.", {"users": [u.model_dump() for u in users]}
     )
 
 
