@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.add.facts import validate_facts
+from engine.add.failed import keep_failed
 from engine.add.messages import Messages
 from engine.add.prepare import PreparedAdd
 from engine.add.steps import AddSteps
 from engine.errors import InvalidInputError, NotFoundError
-from engine.ingest.pipeline import ProgressFn, ingest
+from engine.ingest.pipeline import DEAD_LETTERS, ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
 from engine.knowledge import DAY_S, RANKINGS, EntityView, entity_view, top_entities
@@ -174,8 +175,10 @@ class Memory(MemoryCore):
         `messages` is a string (one user message) or a list of OpenAI-format dicts
         (`{"role": "user", "content": "..."}`) or `ChatMessage`s. In a list, unusable messages
         are left out and listed in `AddResult.errors`. A failed extraction does not raise: the
-        episodes are kept as "failed" and `AddResult.extraction_error` says why. Adding the
-        same message again is a no-op (`episodes_skipped`).
+        episodes are kept as "failed", `AddResult.extraction_error` says why, and each message
+        is listed in `<data_dir>/dead_letters.jsonl`; adding it again retries it. A message
+        with a `ts` that is stored already is skipped (`episodes_skipped`); one without a
+        time is a new episode each time it is added.
 
         `speaker` names who wrote the messages that carry no `name` of their own: their "I"
         means that speaker (a participant of a group chat), not the user. `ts` (alias
@@ -200,7 +203,12 @@ class Memory(MemoryCore):
             source=source,
             speaker=speaker,
         )
-        return self.apply_add(prepared)
+        result = self.apply_add(prepared)
+        if result.extraction_error is not None:  # the episodes are kept as failed; listed too
+            path = self.settings.data_dir.expanduser() / DEAD_LETTERS
+            limit = self.settings.max_message_chars
+            result.errors += keep_failed(path, prepared, result.extraction_error, limit)
+        return result
 
     def prepare_add(
         self,

@@ -85,7 +85,7 @@ class Adder:
         timestamp: datetime | float | None = None,
         source: str | None = None,
         speaker: str | None = None,
-        replay: bool = False,
+        keyed: bool = False,
     ) -> PreparedAdd:
         """Phase one (see `engine.add.prepare.prepare`); writes nothing."""
         return prepare(
@@ -97,7 +97,7 @@ class Adder:
             timestamp=timestamp,
             source=source,
             speaker=speaker,
-            replay=replay,
+            keyed=keyed,
         )
 
     def apply(self, prepared: PreparedAdd) -> AddResult:
