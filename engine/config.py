@@ -27,6 +27,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         populate_by_name=True,
+        env_ignore_empty=True,  # OPENAI_API_KEY= (as compose files and CI pass it) is unset
     )
 
     # storage
