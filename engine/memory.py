@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from datetime import datetime
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -28,12 +27,12 @@ from engine.models import (
     HistoryEvent,
     ScoredEntity,
     SearchResult,
-    to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.retrieval.retriever import MODES, Mode
 from engine.store.base import Dialect, RankBy
 from engine.store.reads import delete_fact
+from engine.times import TimeLike, epoch
 from engine.transfer.export import FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
 from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
@@ -164,10 +163,10 @@ class Memory(MemoryCore):
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: datetime | float | None = None,
+        timestamp: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
-        ts: datetime | float | None = None,
+        ts: TimeLike = None,
     ) -> AddResult:
         """Remember a conversation: each message becomes an Episode, ONE extraction call reads
         them (seeing what is already known), and everything is written in one batch.
@@ -182,12 +181,14 @@ class Memory(MemoryCore):
 
         `speaker` names who wrote the messages that carry no `name` of their own: their "I"
         means that speaker (a participant of a group chat), not the user. `ts` (alias
-        `timestamp`: a datetime, naive meaning UTC, or epoch seconds) is when they were
-        written; it dates the episodes and is the default `valid_at` of their facts.
+        `timestamp`: a datetime, naive meaning UTC, an ISO 8601 date or time, or epoch seconds
+        or milliseconds: `engine.times`) is when they were written; it dates the episodes, is
+        the default `valid_at` of their facts and the `invalid_at` of those they contradict.
 
         Raises:
-            InvalidInputError: bad arguments, or no usable message.
-            LimitExceededError: a single message longer than `max_message_chars`.
+            InvalidInputError: bad arguments (a `ts` that is no time), or no usable message.
+            LimitExceededError: a single message longer than `max_message_chars`, or more
+                messages than `max_messages_per_add`.
             StoreError: the database failed.
 
         Example:
@@ -217,7 +218,7 @@ class Memory(MemoryCore):
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: datetime | float | None = None,
+        timestamp: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
     ) -> PreparedAdd:
@@ -249,17 +250,16 @@ class Memory(MemoryCore):
         *,
         include_invalid: bool = False,
         mode: Mode = "dual",
-        since: datetime | float | None = None,
-        until: datetime | float | None = None,
+        since: TimeLike = None,
+        until: TimeLike = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
         `search_limit` setting, 10).
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
-        fact legs) or "episodes" (the messages alone). `since` / `until` (a datetime, naive
-        meaning UTC, or epoch seconds) keep messages written, and facts that became true, in
-        that window.
+        fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
+        keep messages written, and facts that became true, in that window.
 
         Raises:
             InvalidInputError: an unknown mode, a limit outside 1-1000, or a bad user id.
@@ -279,8 +279,8 @@ class Memory(MemoryCore):
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
-            since=to_epoch(since),
-            until=to_epoch(until),
+            since=epoch(since, "since"),
+            until=epoch(until, "until"),
         )
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result

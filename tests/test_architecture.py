@@ -18,7 +18,17 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 400
 # docs/architecture.md, bottom up: a module imports only from its own layer or below
 LAYERS = [
-    {"errors", "config", "models", "normalize", "cypher", "private_files", "long_lived", "ranking"},
+    {
+        "errors",
+        "config",
+        "models",
+        "normalize",
+        "times",
+        "cypher",
+        "private_files",
+        "long_lived",
+        "ranking",
+    },
     {"embedding", "extraction"},
     {"store"},
     {"retrieval", "knowledge", "load", "ingest"},

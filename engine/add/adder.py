@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from engine.add.batch import apply
@@ -19,6 +18,7 @@ from engine.models import AddResult
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
+from engine.times import TimeLike
 
 _CHUNK = 1000  # facts per batch in `add_facts`
 
@@ -82,7 +82,7 @@ class Adder:
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: datetime | float | None = None,
+        timestamp: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
         keyed: bool = False,

@@ -163,6 +163,8 @@ def metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
         text.encode("utf-8")  # a lone surrogate cannot be stored
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise InvalidInputError(f"metadata must be JSON-serializable text: {exc}") from exc
+    except RecursionError:
+        raise InvalidInputError("metadata is nested too deeply to store") from None
     return text
 
 

@@ -24,12 +24,13 @@ from engine.embedding import Embedder, as_param
 from engine.extraction.batching import extract_in_prompts
 from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
-from engine.models import Fact, to_epoch
+from engine.models import Fact
 from engine.normalize import check_length, check_user_id, clean_text, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written
 from engine.store.reads import Reads
+from engine.times import TimeLike, epoch
 
 KNOWN_FROM_SEARCH = 20  # facts the retriever finds for the messages
 KNOWN_MAX = 30  # plus the user's own facts, up to this many in the prompt
@@ -77,7 +78,7 @@ def prepare(
     *,
     session_id: str | None = None,
     metadata: Mapping[str, Any] | None = None,
-    timestamp: datetime | float | None = None,
+    timestamp: TimeLike = None,
     source: str | None = None,
     speaker: str | None = None,
     keyed: bool = False,
@@ -103,7 +104,7 @@ def prepare(
         chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
     if metadata is not None:
         check_length(metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
-    when = to_epoch(timestamp)
+    when = epoch(timestamp, "ts")
     rows = episode_rows(user_id, chat, session_id, when, source, metadata, keyed=keyed)
     keyed = keyed or when is not None
     fresh = _fresh_keyed(ctx.reads, user_id, rows) if keyed else _retried(ctx, user_id, rows)
