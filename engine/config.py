@@ -27,6 +27,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         populate_by_name=True,
+        env_ignore_empty=True,  # OPENAI_API_KEY= (as compose files and CI pass it) is unset
     )
 
     # storage
@@ -92,6 +93,11 @@ class Settings(BaseSettings):
     max_text_chars: int = Field(default=4000, ge=1)
     max_message_chars: int = Field(default=32_000, ge=1)
     max_facts_per_call: int = Field(default=10_000, ge=1)
+    # messages one `add` takes (more are refused), and one extraction prompt reads (more are
+    # extracted a slice at a time: a long prompt dilutes the model's attention and its answer
+    # outgrows the length cap)
+    max_messages_per_add: int = Field(default=1000, ge=1)
+    max_messages_per_prompt: int = Field(default=20, ge=1)
     max_query_words: int = Field(default=64, ge=1)
     # unset: sized to the memory available (engine.transfer.import_limits.machine_limits)
     max_import_bytes: int | None = Field(default=None, ge=1)

@@ -4,44 +4,41 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from datetime import datetime
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from engine.add.facts import validate_facts
+from engine.add.failed import keep_failed
 from engine.add.messages import Messages
 from engine.add.prepare import PreparedAdd
 from engine.add.steps import AddSteps
 from engine.errors import InvalidInputError, NotFoundError
-from engine.ingest.pipeline import ProgressFn, ingest
+from engine.ingest.pipeline import DEAD_LETTERS, ProgressFn, ingest
 from engine.ingest.report import IngestReport
 from engine.ingest.sources import IngestInput
 from engine.knowledge import DAY_S, RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
 from engine.memory_edit import MemoryEdit
+from engine.memory_transfer import MemoryTransfer
 from engine.models import (
     AddResult,
     Fact,
     HistoryEvent,
     ScoredEntity,
     SearchResult,
-    to_epoch,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.retrieval.retriever import MODES, Mode
-from engine.store.base import Dialect, RankBy
+from engine.store.base import RankBy
 from engine.store.reads import delete_fact
-from engine.transfer.document import Source, target_user
-from engine.transfer.export import FORMATS, Format, read_snapshot, render
-from engine.transfer.import_limits import ImportLimits
-from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
+from engine.times import TimeLike, epoch
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
 
-class Memory(MemoryEdit):
+class Memory(MemoryEdit, MemoryTransfer):
     """Long-term graph memory for one or many users.
 
     `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (or `GRAPHMEM_HOME`)
@@ -163,10 +160,10 @@ class Memory(MemoryEdit):
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: datetime | float | None = None,
+        timestamp: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
-        ts: datetime | float | None = None,
+        ts: TimeLike = None,
     ) -> AddResult:
         """Remember a conversation: each message becomes an Episode, ONE extraction call reads
         them (seeing what is already known), and everything is written in one batch.
@@ -174,17 +171,21 @@ class Memory(MemoryEdit):
         `messages` is a string (one user message) or a list of OpenAI-format dicts
         (`{"role": "user", "content": "..."}`) or `ChatMessage`s. In a list, unusable messages
         are left out and listed in `AddResult.errors`. A failed extraction does not raise: the
-        episodes are kept as "failed" and `AddResult.extraction_error` says why. Adding the
-        same message again is a no-op (`episodes_skipped`).
+        episodes are kept as "failed", `AddResult.extraction_error` says why, and each message
+        is listed in `<data_dir>/dead_letters.jsonl`; adding it again retries it. A message
+        with a `ts` that is stored already is skipped (`episodes_skipped`); one without a
+        time is a new episode each time it is added.
 
         `speaker` names who wrote the messages that carry no `name` of their own: their "I"
         means that speaker (a participant of a group chat), not the user. `ts` (alias
-        `timestamp`: a datetime, naive meaning UTC, or epoch seconds) is when they were
-        written; it dates the episodes and is the default `valid_at` of their facts.
+        `timestamp`: a datetime, naive meaning UTC, an ISO 8601 date or time, or epoch seconds
+        or milliseconds: `engine.times`) is when they were written; it dates the episodes, is
+        the default `valid_at` of their facts and the `invalid_at` of those they contradict.
 
         Raises:
-            InvalidInputError: bad arguments, or no usable message.
-            LimitExceededError: a single message longer than `max_message_chars`.
+            InvalidInputError: bad arguments (a `ts` that is no time), or no usable message.
+            LimitExceededError: a single message longer than `max_message_chars`, or more
+                messages than `max_messages_per_add`.
             StoreError: the database failed.
 
         Example:
@@ -200,7 +201,12 @@ class Memory(MemoryEdit):
             source=source,
             speaker=speaker,
         )
-        return self.apply_add(prepared)
+        result = self.apply_add(prepared)
+        if result.extraction_error is not None:  # the episodes are kept as failed; listed too
+            path = self.settings.data_dir.expanduser() / DEAD_LETTERS
+            limit = self.settings.max_message_chars
+            result.errors += keep_failed(path, prepared, result.extraction_error, limit)
+        return result
 
     def prepare_add(
         self,
@@ -209,7 +215,7 @@ class Memory(MemoryEdit):
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: datetime | float | None = None,
+        timestamp: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
     ) -> PreparedAdd:
@@ -241,17 +247,16 @@ class Memory(MemoryEdit):
         *,
         include_invalid: bool = False,
         mode: Mode = "dual",
-        since: datetime | float | None = None,
-        until: datetime | float | None = None,
+        since: TimeLike = None,
+        until: TimeLike = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
         `search_limit` setting, 10).
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
-        fact legs) or "episodes" (the messages alone). `since` / `until` (a datetime, naive
-        meaning UTC, or epoch seconds) keep messages written, and facts that became true, in
-        that window.
+        fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
+        keep messages written, and facts that became true, in that window.
 
         Raises:
             InvalidInputError: an unknown mode, a limit outside 1-1000, or a bad user id.
@@ -271,8 +276,8 @@ class Memory(MemoryEdit):
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
-            since=to_epoch(since),
-            until=to_epoch(until),
+            since=epoch(since, "since"),
+            until=epoch(until, "until"),
         )
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result
@@ -319,60 +324,6 @@ class Memory(MemoryEdit):
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         return self.reads.history(user_id, uid)
-
-    # -- moving a graph -------------------------------------------------------------------
-
-    def export(
-        self,
-        user_id: str,
-        format: Format = "json",
-        *,
-        dialect: Dialect = "neo4j",
-        embeddings: bool = False,
-    ) -> str:
-        """One user's whole graph as text: "json" (lossless, for `import_`), "cypher" (a script
-        for Neo4j Browser or cypher-shell; `dialect`, and vectors only with `embeddings`) or
-        "graphml" (entities and facts, for graph tools).
-
-        Example:
-            >>> Path("alice.json").write_text(mem.export("alice"))  # doctest: +SKIP
-
-        Raises:
-            InvalidInputError: an unknown format, or a value with no Cypher literal.
-        """
-        if format not in FORMATS:
-            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
-        user_id = check_user_id(user_id)
-        self._setup()
-        snapshot = read_snapshot(self.store, user_id)
-        return render(snapshot, format, dialect=dialect, embeddings=embeddings)
-
-    def import_(
-        self,
-        source: Source,
-        user_id: str | None = None,
-        *,
-        users_from_file: bool = False,
-    ) -> ImportReport:
-        """Write a JSON export back for `user_id` (required: the file does not choose, unless
-        an admin restoring a backup says `users_from_file=True`). Every uid is derived again
-        for the target; idempotent; live counters are never lowered. `source` is the document
-        (`str`, `bytes`, parsed) or, only as a `pathlib.Path`, a file: a `str` is never a path.
-        The limits of `add_facts` and `add` apply before anything is written.
-
-        Raises:
-            InvalidInputError: no `user_id` (nor `users_from_file`), unreadable, not a
-                graphmem JSON export, an unusable user id, or a record that breaks the
-                limits (`LimitExceededError` when over one).
-        """
-        target = target_user(user_id, users_from_file)
-        limits = ImportLimits.from_settings(self.settings, self.embedder.dimension)
-        snapshot = parse_snapshot(source, limits)
-        self._setup()
-        target = target or snapshot.user_id
-        report = import_snapshot(self.store, snapshot, target, self.embedder, limits)
-        self.retriever.forget(report.user_id)
-        return report
 
     # -- deleting -------------------------------------------------------------------------
 

@@ -161,7 +161,8 @@ class Snippet(BaseModel):
 
     def line(self) -> str:
         who = self.speaker or self.role
-        return f"[{self.ts:%Y-%m-%d}] {who}: {self.text}"
+        text = " ".join(self.text.split())  # one line, however the message was laid out
+        return f"[{self.ts:%Y-%m-%d}] {who}: {text}"
 
 
 class ScoredFact(BaseModel):

@@ -31,20 +31,53 @@ def has_cjk(text: str) -> bool:
 def clean_text(value: object, what: str, max_chars: int) -> str:
     """Return `value` as NFKC text with control characters turned into spaces.
 
+    The raw length is checked first, so an oversized value is refused before any pass over
+    it; NFKC may lengthen a text (up to 18 times), so the result is checked again.
+
     Raises:
         InvalidInputError: `value` is not a string or is blank.
-        LimitExceededError: `value` is longer than `max_chars`.
+        LimitExceededError: `value`, raw or normalized, is longer than `max_chars`.
     """
     if not isinstance(value, str):
         raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}")
-    text = unicodedata.normalize("NFKC", value)
-    text = "".join(" " if unicodedata.category(c) in _CONTROL else c for c in text)
-    text = _SPACES.sub(" ", text).strip()
+    check_length(value, what, max_chars)  # before any work: NFKC alone costs seconds on MBs
+    text = canonical_text(value)
     if not text:
         raise InvalidInputError(f"{what} is empty or only whitespace")
-    if len(text) > max_chars:
-        raise LimitExceededError(f"{what} has {len(text)} characters; the limit is {max_chars}")
+    check_length(text, what, max_chars)
     return text
+
+
+def canonical_text(text: str) -> str:
+    """The form text is matched on (never stored in its place): NFKC, control characters as
+    spaces, whitespace runs as one space, trimmed."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(" " if unicodedata.category(c) in _CONTROL else c for c in text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def verbatim_text(value: object, what: str, max_chars: int) -> str:
+    """Return `value` exactly as given, once it is storable text (a message is kept as said).
+
+    Raises:
+        InvalidInputError: not a string, blank, or holding what no database can store (a NUL
+            character, a lone surrogate).
+        LimitExceededError: longer than `max_chars` (checked before anything else is).
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}")
+    check_length(value, what, max_chars)
+    if not canonical_text(value):
+        raise InvalidInputError(f"{what} is empty or only whitespace")
+    if "\x00" in value:
+        raise InvalidInputError(f"{what} holds a NUL character, which cannot be stored")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{what} is not valid Unicode text (a lone surrogate at {exc.start})"
+        ) from None
+    return value
 
 
 def split_text(text: str, limit: int | None) -> list[str]:
@@ -162,3 +195,10 @@ def check_user_id(user_id: object) -> str:
 def check_length(value: str, what: str, max_chars: int) -> None:
     if len(value) > max_chars:
         raise LimitExceededError(f"{what} has {len(value)} characters; the limit is {max_chars}")
+
+
+def check_length_of(parts: list[str], what: str, max_chars: int) -> None:
+    """`check_length` of the text the `parts` make together, before it is made."""
+    total = sum(len(part) for part in parts) + max(len(parts) - 1, 0)
+    if total > max_chars:
+        raise LimitExceededError(f"{what} has {total} characters; the limit is {max_chars}")

@@ -18,12 +18,23 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 400
 # docs/architecture.md, bottom up: a module imports only from its own layer or below
 LAYERS = [
-    {"errors", "config", "models", "normalize", "cypher", "private_files", "long_lived", "ranking"},
+    {
+        "errors",
+        "config",
+        "models",
+        "normalize",
+        "times",
+        "cypher",
+        "private_files",
+        "long_lived",
+        "ranking",
+    },
     {"embedding", "extraction"},
     {"store"},
     {"retrieval", "knowledge", "load", "ingest"},
     {"transfer", "add"},
-    {"components", "memory_core", "memory", "memory_edit", "memory_merge", "async_memory"},
+    {"components", "memory_core", "memory", "memory_edit", "memory_merge", "memory_transfer"}
+    | {"async_memory"},
     {"engine", "cli", "cli_verbs", "cli_read", "mcp_server", "integrations", "compat", "demo"},
 ]
 PORT = ("engine.store.base", "GraphStore")

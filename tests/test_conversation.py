@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -162,8 +161,8 @@ def chinese_answer(message: str, me: str, known: Known) -> dict[str, Any]:
             ],
         ),
     }
-    # stored (and sent) text is NFKC: the full-width comma arrives as ","
-    return answers[next(k for k in answers if unicodedata.normalize("NFKC", k) == message)]()
+    # stored (and sent) as written: the full-width comma arrives as it was typed
+    return answers[message]()
 
 
 def extraction(
@@ -423,12 +422,12 @@ def test_server_rejecting_tools_falls_back_to_json(
 # -- input handling and idempotence ----------------------------------------------------------
 
 
-def test_the_same_message_twice_is_one_episode(
+def test_the_same_message_twice_at_one_time_is_one_episode(
     llm_memory: Memory, scripted_llm: ScriptedLLM
 ) -> None:
     scripted_llm.default = responder(english_answer)
-    first = llm_memory.add(ENGLISH[0], USER)
-    again = llm_memory.add(ENGLISH[0], USER)
+    first = llm_memory.add(ENGLISH[0], USER, ts="2024-05-01T10:00:00Z")
+    again = llm_memory.add(ENGLISH[0], USER, ts="2024-05-01T10:00:00Z")
 
     assert (first.facts_added, again.facts_added, again.facts_updated) == (1, 0, 0)
     assert (again.episodes_skipped, again.llm_calls, again.episode_uids) == (1, 0, [])

@@ -194,12 +194,40 @@ def test_timeouts_give_up(scripted_llm: ScriptedLLM) -> None:
     assert outcome.llm_calls == 2
 
 
-def test_unreachable_endpoint_is_reported(scripted_llm: ScriptedLLM) -> None:
-    extractor = make_extractor(scripted_llm, max_retries=1)
+def test_unreachable_endpoint_fails_fast(scripted_llm: ScriptedLLM) -> None:
+    """Issue 48 X2: connection refused is not retried like a 5xx (it was: 4 calls, backoffs)."""
+    extractor = make_extractor(scripted_llm, max_retries=3)
     scripted_llm.close()
     outcome = extractor.extract(MESSAGES, [], user_name=None)
-    assert outcome.error is not None and outcome.error.startswith("connection:")
-    assert outcome.llm_calls == 2
+    assert outcome.error is not None and outcome.error.startswith("unreachable:"), outcome.error
+    assert "ConnectionRefusedError" in outcome.error
+    assert outcome.llm_calls == 1
+
+
+def test_an_unresolvable_host_fails_fast() -> None:
+    client = openai.OpenAI(base_url="http://no-such-host.invalid/v1", api_key="k", max_retries=0)
+    _clients.append(client)
+    extractor = LLMExtractor(client, "m", provider="generic", max_retries=3, sleep=_no_sleep)
+    outcome = extractor.extract(MESSAGES, [], user_name=None)
+    assert outcome.error is not None and outcome.error.startswith("unreachable:")
+    assert outcome.llm_calls == 1
+
+
+def _no_sleep(seconds: float) -> None:
+    raise AssertionError(f"an unreachable endpoint was waited on ({seconds:.2f}s)")
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_MODEL"])
+def test_an_empty_environment_variable_counts_as_unset(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Issue 48 X2: `OPENAI_API_KEY=` made every add wait on an unreachable endpoint."""
+    for unset in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_PROVIDER"):
+        monkeypatch.delenv(unset, raising=False)
+    monkeypatch.setenv(name, "")
+    settings = Settings()
+    assert not settings.llm_configured
+    assert settings.llm_model == "gpt-4o-mini"
 
 
 def test_other_client_errors_are_not_retried(scripted_llm: ScriptedLLM) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from engine.add.batch import apply
@@ -19,6 +18,7 @@ from engine.models import AddResult
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
+from engine.times import TimeLike
 
 _CHUNK = 1000  # facts per batch in `add_facts`
 
@@ -82,10 +82,10 @@ class Adder:
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: datetime | float | None = None,
+        timestamp: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
-        replay: bool = False,
+        keyed: bool = False,
     ) -> PreparedAdd:
         """Phase one (see `engine.add.prepare.prepare`); writes nothing."""
         return prepare(
@@ -97,7 +97,7 @@ class Adder:
             timestamp=timestamp,
             source=source,
             speaker=speaker,
-            replay=replay,
+            keyed=keyed,
         )
 
     def apply(self, prepared: PreparedAdd) -> AddResult:

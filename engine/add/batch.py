@@ -29,8 +29,10 @@ def assemble(
     now: float,
     episodes: list[EpisodeRow] | None = None,
     episode_embeddings: dict[str, list[float]] | None = None,
+    invalid_at: float | None = None,
 ) -> WriteBatch:
-    """The batch that writes a resolution, its fact changes and the episodes they came from."""
+    """The batch that writes a resolution, its fact changes and the episodes they came from;
+    the facts it ends end at `invalid_at` (default `now`)."""
     return WriteBatch(
         entities=list(resolved.entities.values()),
         entity_embeddings=resolved.embeddings,
@@ -39,7 +41,7 @@ def assemble(
         facts=list(changes.facts.values()),
         fact_embeddings=changes.embeddings,
         invalidate=list(changes.invalidate),
-        invalid_at=now,
+        invalid_at=now if invalid_at is None else invalid_at,
         episodes=episodes or [],
         episode_embeddings=episode_embeddings or {},
         history=resolved.history + changes.history,
@@ -97,7 +99,9 @@ def _build(
         single_valued=ctx.settings.single_valued_predicates,
     )
     episodes = [replace(e, entity_uids=tuple(links[e.uid])) for e in prepared.episodes]
-    batch = assemble(resolved, changes, now, episodes, prepared.episode_vectors)
+    # a contradicted fact ends when the message that ends it was written, not when it is read
+    ended = max(e.ts for e in prepared.episodes)
+    batch = assemble(resolved, changes, now, episodes, prepared.episode_vectors, ended)
     return batch, resolved, changes
 
 

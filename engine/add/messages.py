@@ -5,8 +5,13 @@ Error policy: a plain string or a single message that is unusable (empty, over
 out and reported ("message #i: ..."), the rest are kept; only when no message is usable does
 the call raise.
 
-Idempotence: an episode's checksum covers user, session, role, content, the caller's
-timestamp (if given) and source, so the same message added again is recognised and skipped.
+Messages are stored verbatim; only the keys they are matched on are normalized.
+
+Identity: an episode's checksum covers user, session, role, content (`canonical_text`), the
+caller's timestamp (if given) and source. A message with an explicit time (or an `ingest`
+record, whose file position is its `source`) is keyed by its checksum: the same one added
+again is recognised and skipped (retried if its extraction failed). A message with no time
+is said anew each time it is added ("I have a headache again"): it gets a fresh uid.
 """
 
 from __future__ import annotations
@@ -14,28 +19,40 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.errors import InvalidInputError
+from engine.errors import InvalidInputError, LimitExceededError
 from engine.extraction.schema import ChatMessage
 from engine.ingest.records import ChatRecord
 from engine.models import to_epoch
-from engine.normalize import clean_text, stable_uid
+from engine.normalize import canonical_text, check_length_of, clean_text, stable_uid, verbatim_text
 from engine.store.base import EpisodeRow
 
 Messages = str | ChatMessage | Mapping[str, Any] | Sequence[ChatMessage | Mapping[str, Any]]
 _ORDER_S = 0.001  # messages of one call are spaced 1 ms apart to keep their order
 
 
-def parse_messages(messages: Messages, max_chars: int) -> tuple[list[ChatMessage], list[str]]:
-    """Usable messages and the reasons others were left out (see the error policy)."""
+def parse_messages(
+    messages: Messages, max_chars: int, max_count: int
+) -> tuple[list[ChatMessage], list[str]]:
+    """Usable messages and the reasons others were left out (see the error policy).
+
+    Raises:
+        LimitExceededError: more than `max_count` messages (`max_messages_per_add`).
+    """
     if isinstance(messages, str):
-        return [ChatMessage(role="user", content=clean_text(messages, "message", max_chars))], []
+        return [ChatMessage(role="user", content=verbatim_text(messages, "message", max_chars))], []
     if isinstance(messages, ChatMessage | Mapping):
         return [parse_message(messages, max_chars)], []
     if not isinstance(messages, Sequence) or not messages:
         raise InvalidInputError("messages must be a string or a non-empty list of messages")
+    if len(messages) > max_count:
+        raise LimitExceededError(
+            f"{len(messages)} messages in one add; the limit is {max_count} "
+            "(max_messages_per_add): add them in several calls"
+        )
     parsed: list[ChatMessage] = []
     errors: list[str] = []
     first: InvalidInputError | None = None
@@ -62,19 +79,21 @@ def parse_message(item: object, max_chars: int) -> ChatMessage:
     if not isinstance(item, Mapping):
         raise InvalidInputError(f"a message must be a dict or a ChatMessage, got {item!r:.80}")
     role = clean_text(item.get("role", "user"), "message role", 32).casefold()
-    content = clean_text(_text_of(item.get("content")), "message content", max_chars)
+    content = verbatim_text(_text_of(item.get("content"), max_chars), "message content", max_chars)
     name = item.get("name")
     blank = name is None or (isinstance(name, str) and not name.strip())
     name = None if blank else clean_text(name, "message name", 256)
     return ChatMessage(role=role, content=content, name=name)
 
 
-def _text_of(content: object) -> object:
+def _text_of(content: object, max_chars: int) -> object:
     # OpenAI content may be a list of parts; only the text parts are memory
-    if isinstance(content, list):
-        texts = [p.get("text") for p in content if isinstance(p, Mapping)]
-        return " ".join(t for t in texts if isinstance(t, str))
-    return content
+    if not isinstance(content, list):
+        return content
+    parts = [p.get("text") for p in content if isinstance(p, Mapping)]
+    texts = [t for t in parts if isinstance(t, str)]
+    check_length_of(texts, "message content", max_chars)  # before joining them
+    return " ".join(texts)
 
 
 def checksum(
@@ -85,9 +104,11 @@ def checksum(
     ts: float | None,
     source: str | None,
 ) -> str:
-    """sha256 of what makes a message the same message (ts only when the caller gave one)."""
+    """sha256 of what makes a message the same message (ts only when the caller gave one),
+    its text in the form it is matched on (`canonical_text`: what stores before verbatim
+    messages held, so their checksums still match)."""
     stamp = repr(ts) if ts is not None else ""
-    parts = [user_id, session_id or "", role, content, stamp, source or ""]
+    parts = [user_id, session_id or "", role, canonical_text(content), stamp, source or ""]
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -98,18 +119,22 @@ def episode_rows(
     ts: float | None,
     source: str | None,
     metadata: Mapping[str, Any] | None,
+    *,
+    keyed: bool = False,
 ) -> list[EpisodeRow]:
-    """One row per message; uid = stable_uid(user_id, checksum)."""
+    """One row per message; uid = stable_uid(user_id, checksum) when the row is keyed (a `ts`
+    given, or `keyed`: see the module docstring), else a fresh random uid."""
     session = clean_text(session_id, "session_id", 256) if session_id is not None else None
     origin = clean_text(source, "source", 256) if source is not None else None
     meta = metadata_json(metadata)
     base = time.time() if ts is None else ts
+    keyed = keyed or ts is not None
     rows = []
     for index, message in enumerate(messages):
         digest = checksum(user_id, session, message.role, message.content, ts, origin)
         rows.append(
             EpisodeRow(
-                stable_uid(user_id, digest),
+                stable_uid(user_id, digest) if keyed else uuid.uuid4().hex,
                 session,
                 message.role,
                 message.content,
@@ -138,6 +163,8 @@ def metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
         text.encode("utf-8")  # a lone surrogate cannot be stored
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise InvalidInputError(f"metadata must be JSON-serializable text: {exc}") from exc
+    except RecursionError:
+        raise InvalidInputError("metadata is nested too deeply to store") from None
     return text
 
 
@@ -157,4 +184,5 @@ def record_checksum(record: ChatRecord, user_id: str, max_chars: int) -> str:
     """
     message = parse_message(record_message(record), max_chars)
     ts = to_epoch(record.ts)
-    return episode_rows(user_id, [message], record.session_id, ts, record.source, None)[0].checksum
+    rows = episode_rows(user_id, [message], record.session_id, ts, record.source, None, keyed=True)
+    return rows[0].checksum

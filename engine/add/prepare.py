@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,14 +21,16 @@ from engine.add.resolve import current_self, extracted_names, self_uid, user_nam
 from engine.add.speakers import speaker_entities
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
+from engine.extraction.batching import extract_in_prompts
 from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
-from engine.models import Fact, to_epoch
+from engine.models import Fact
 from engine.normalize import check_length, check_user_id, clean_text, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written
 from engine.store.reads import Reads
+from engine.times import TimeLike, epoch
 
 KNOWN_FROM_SEARCH = 20  # facts the retriever finds for the messages
 KNOWN_MAX = 30  # plus the user's own facts, up to this many in the prompt
@@ -76,33 +78,37 @@ def prepare(
     *,
     session_id: str | None = None,
     metadata: Mapping[str, Any] | None = None,
-    timestamp: datetime | float | None = None,
+    timestamp: TimeLike = None,
     source: str | None = None,
     speaker: str | None = None,
-    replay: bool = False,
+    keyed: bool = False,
 ) -> PreparedAdd:
-    """Phase one of an add (see the module docstring); writes nothing. With `replay` (a dead
-    letter again), an episode kept as "failed" counts as not stored: the message is extracted
-    again and its write overwrites the failed episode, whose uid is the same.
+    """Phase one of an add (see the module docstring); writes nothing.
+
+    A message with a `timestamp` (or any, with `keyed`: an ingest record, keyed by its file
+    position) that is stored already is skipped; one without is a new episode. Either way, an
+    episode of the same message kept as "failed" is extracted again, and the write turns it
+    into a good one (same uid, its first time kept).
 
     Raises:
         InvalidInputError: bad user_id, session_id, source or metadata, or no usable message.
         LimitExceededError: a single message, or the metadata as JSON, longer than
-            `max_message_chars`.
+            `max_message_chars`; more messages than `max_messages_per_add`.
     """
     started = time.perf_counter()
     user_id = check_user_id(user_id)
-    chat, errors = parse_messages(messages, ctx.settings.max_message_chars)
+    limits = ctx.settings
+    chat, errors = parse_messages(messages, limits.max_message_chars, limits.max_messages_per_add)
     if speaker is not None:
         who = clean_text(speaker, "speaker", ctx.settings.max_name_chars)
         chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
     if metadata is not None:
         check_length(metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
-    rows = episode_rows(user_id, chat, session_id, to_epoch(timestamp), source, metadata)
-    fresh = _fresh(ctx.reads, user_id, rows, replay)
-    kept = [
-        (row, _dated(msg, row)) for row, msg in zip(rows, chat, strict=True) if row.uid in fresh
-    ]
+    when = epoch(timestamp, "ts")
+    rows = episode_rows(user_id, chat, session_id, when, source, metadata, keyed=keyed)
+    keyed = keyed or when is not None
+    fresh = _fresh_keyed(ctx.reads, user_id, rows) if keyed else _retried(ctx, user_id, rows)
+    kept = [(row, _dated(chat[i], row)) for i, row in fresh.items()]
     prepared = PreparedAdd(
         user_id=user_id,
         episodes=[row for row, _ in kept],
@@ -117,7 +123,10 @@ def prepare(
         prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
         name = user_name(current_self(ctx.reads, user_id))
         prepared.known = known_facts(ctx, user_id, prepared.messages, name)
-        outcome = extractor.extract(prepared.messages, prepared.known, user_name=name)
+        per_prompt = ctx.settings.max_messages_per_prompt
+        outcome = extract_in_prompts(
+            extractor, prepared.messages, prepared.known, user_name=name, per_prompt=per_prompt
+        )
         prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
         prepared.errors += left_out
         warm_vectors(ctx, prepared.outcome, name)
@@ -130,19 +139,29 @@ def _dated(message: ChatMessage, row: EpisodeRow) -> ChatMessage:
     return message.model_copy(update={"ts": datetime.fromtimestamp(row.ts, UTC)})
 
 
-def _fresh(reads: Reads, user_id: str, rows: list[EpisodeRow], replay: bool) -> set[str]:
-    """Uids of the rows to write: not stored yet (with `replay`: not stored or failed), first
-    of their checksum in this call."""
-    checksums = sorted({r.checksum for r in rows})
-    if replay:
-        stored = ok_checksums(reads, user_id, checksums)
-    else:
-        stored = reads.existing_checksums(user_id, checksums)
-    fresh: dict[str, str] = {}
-    for row in rows:
+def _fresh_keyed(reads: Reads, user_id: str, rows: list[EpisodeRow]) -> dict[int, EpisodeRow]:
+    """The keyed rows to write, by position: not stored yet or stored as failed, first of
+    their checksum in this call."""
+    stored = ok_checksums(reads, user_id, sorted({r.checksum for r in rows}))
+    first: dict[str, int] = {}
+    for index, row in enumerate(rows):
         if row.checksum not in stored:
-            fresh.setdefault(row.checksum, row.uid)
-    return set(fresh.values())
+            first.setdefault(row.checksum, index)
+    return {index: rows[index] for index in sorted(first.values())}
+
+
+def _retried(ctx: AddContext, user_id: str, rows: list[EpisodeRow]) -> dict[int, EpisodeRow]:
+    """Every unkeyed row by position, each taking the uid of a failed episode of the same
+    message where there is one (adding it again retries it, not leaving it failed beside)."""
+    params = {"user_id": user_id, "checksums": sorted({r.checksum for r in rows})}
+    failed: dict[str, list[str]] = {}
+    for checksum, uid in ctx.store.run("find_failed_episodes", params):
+        failed.setdefault(checksum, []).append(uid)
+    out = {}
+    for index, row in enumerate(rows):
+        uids = failed.get(row.checksum)
+        out[index] = replace(row, uid=uids.pop()) if uids else row
+    return out
 
 
 def ok_checksums(reads: Reads, user_id: str, checksums: list[str]) -> set[str]:

@@ -38,7 +38,7 @@ class AddSteps:
             metadata=dict(record.metadata) or None,
             timestamp=record.ts,
             source=record.source,
-            replay=job.retry,
+            keyed=True,  # a record's file position (its source) is its identity
         )
         outcome = prepared.outcome
         return Extracted(

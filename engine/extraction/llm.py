@@ -21,6 +21,7 @@ import functools
 import json
 import logging
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -273,6 +274,8 @@ class LLMExtractor:
         except openai.APITimeoutError:
             return Fault("transient", f"timeout: no answer within {self.timeout:g}s")
         except openai.APIConnectionError as exc:
+            if unreachable(exc):  # nothing listens there: retrying only makes the add wait
+                return Fault("fatal", f"unreachable: {self.base_url}: {_root(exc)}")
             return Fault("transient", f"connection: {exc}")
         except openai.OpenAIError as exc:
             return Fault("invalid", f"invalid_output: unusable response: {exc}")
@@ -294,6 +297,23 @@ class LLMExtractor:
         if status >= 500 or status == 408:
             return Fault("transient", f"server_error: {detail}")
         return Fault("fatal", f"http_error: {detail}")
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether a connection error means no server is there (refused, or a name that does
+    not resolve), as opposed to one that broke off or timed out."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _root(exc: BaseException) -> str:
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return f"{type(exc).__name__}: {exc}"
 
 
 def build_llm_extractor(settings: Settings) -> LLMExtractor:

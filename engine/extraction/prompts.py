@@ -25,6 +25,7 @@ TOOL_DESCRIPTION = (
 )
 SELF = "USER"
 _PLAIN_NAME = re.compile(r"[\w .'-]+")
+_TAG = re.compile(r"<(\s*/?\s*conversation)", re.IGNORECASE)
 
 SYSTEM_PROMPT = f"""\
 You maintain the long-term memory of an assistant as a knowledge graph about one user.
@@ -132,7 +133,7 @@ def render_conversation(messages: list[ChatMessage], user_name: str | None) -> s
     lines = []
     for message in messages:
         when = f"[{message.ts:%Y-%m-%d %H:%M}] " if message.ts is not None else ""
-        lines.append(f"{when}{_speaker(message, user_name)}: {message.content}")
+        lines.append(f"{when}{_speaker(message, user_name)}: {shown_text(message.content)}")
     return "\n".join(lines)
 
 
@@ -141,7 +142,7 @@ def render_known(known: list[KnownFact]) -> str:
     if not known:
         return "(none)"
     return "\n".join(
-        f"[{fact.id}] {fact.text} ({fact.source} -{fact.predicate}-> {fact.target})"
+        shown_text(f"[{fact.id}] {fact.text} ({fact.source} -{fact.predicate}-> {fact.target})")
         for fact in known
     )
 
@@ -192,6 +193,13 @@ def retry_message(error: str, *, json_mode: bool) -> ChatCompletionMessageParam:
         "role": "user",
         "content": f"Your previous answer could not be used: {error}\n{ask}",
     }
+
+
+def shown_text(text: str) -> str:
+    """Text as one line of the prompt: whitespace runs (newlines too) as one space, so a
+    message cannot start a line of its own, and the conversation's tags escaped, so it
+    cannot close (or open) the block that declares it data."""
+    return _TAG.sub(r"&lt;\1", " ".join(text.split()))
 
 
 def _speaker(message: ChatMessage, user_name: str | None) -> str:

@@ -133,3 +133,48 @@ def test_a_query_over_the_time_limit_is_stopped(
         assert mem.stats(USER).entities == 20000  # nothing lost to the stopped read
     tally.cases += 2
     tally.faults += 1
+
+
+# NFKC lengthens U+FDFA 18 times: a limit checked after normalizing lets it cost the most
+_HUGE = "\ufdfa" * (2 * 1024 * 1024) + "x" * (2 * 1024 * 1024)  # 4 Mi characters
+
+
+def _cost(call: Callable[[], object]) -> tuple[float, int]:
+    """Seconds and peak bytes allocated while `call` raises LimitExceededError."""
+    import tracemalloc
+
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        with pytest.raises(LimitExceededError):
+            call()
+        return time.perf_counter() - started, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_oversized_input_is_refused_before_any_work(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, tally: Tally
+) -> None:
+    """Issue 48 M5: a 4 MB query, message or id is refused in <= 50 ms with <= 20 MB."""
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    user = "limits-cost"
+    mem.add_facts([("Ann", "KNOWS", "Bob")], user)  # set up and warm before measuring
+    cases: dict[str, Callable[[], object]] = {
+        "query": lambda: mem.search(_HUGE, user),
+        "message": lambda: mem.add(_HUGE, user),
+        "message content": lambda: mem.add([{"role": "user", "content": _HUGE}], user),
+        "content parts": lambda: mem.add(
+            [{"role": "user", "content": [{"type": "text", "text": _HUGE}] * 50}], user
+        ),
+        "speaker": lambda: mem.add("hi", user, speaker=_HUGE),
+        "session_id": lambda: mem.add("hi", user, session_id=_HUGE),
+        "user_id": lambda: mem.search("hi", _HUGE),
+        "uid": lambda: mem.history(_HUGE, user),
+        "entity name": lambda: mem.entity(_HUGE, user),
+    }
+    costs = {what: _cost(call) for what, call in cases.items()}
+    slow = {what: (round(s * 1000, 1), peak // 2**20) for what, (s, peak) in costs.items()}
+    assert all(s <= 0.05 and peak <= 20 * 2**20 for s, peak in costs.values()), slow
+    assert mem.stats(user).episodes == 0
+    tally.cases += len(cases)

@@ -13,7 +13,7 @@ from engine.extraction.offline.clauses import read_doc
 from engine.extraction.offline.collector import Collector, invalidations
 from engine.extraction.offline.vocab import USER, USER_REF, USER_ROLES, Ref
 from engine.extraction.schema import ChatMessage, Extraction, ExtractionOutcome, KnownFact
-from engine.normalize import entity_key
+from engine.normalize import canonical_text, entity_key
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -88,7 +88,8 @@ class OfflineExtractor:
         readable = [m for m in messages if _readable(m)]
         out = Collector(user_name)
         if readable:
-            docs = self.load().pipe([m.content for m in readable])
+            # the text as it was read before messages were kept verbatim: same results
+            docs = self.load().pipe([canonical_text(m.content) for m in readable])
             for message, doc in zip(readable, docs, strict=True):
                 out.speaker = speaker_ref(message, user_name)
                 out.sent_at = message.ts

@@ -1,0 +1,112 @@
+"""One reading of a point in time for every door: `add`'s `ts`, `search`'s `since` and
+`until`, and the chat-log readers (`engine.ingest.fields` may delegate here).
+
+Accepted: a datetime (naive meaning UTC) or a date (its midnight, UTC); epoch seconds or
+milliseconds as a number or numeric text, told apart by magnitude (from 1e11, about the year
+5138 in seconds and 1973 in milliseconds, a number is milliseconds); ISO 8601 text
+("2024-05-01", "2024-05-01T09:30:00+02:00", "...Z"); and dates as people write them when they
+give a full date ("29.12.2023, 22:42:04" day first, "Dec 29, 2023 10:42 PM"). Anything else,
+NaN and infinities included, is an `InvalidInputError` naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, date, datetime, time, tzinfo
+
+from dateutil import parser as dateparser
+from dateutil import tz
+
+from engine.errors import InvalidInputError
+
+TimeLike = datetime | date | float | int | str | None
+
+MS_FROM = 1e11  # a number this large or larger is epoch milliseconds
+_MAX_MS = 1e14  # ... up to about the year 5138 again
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
+_UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
+# Two defaults that differ in year, month and day: a text that leaves one of them out reads
+# differently under each, so a time without a full date is caught rather than dated today.
+_DEFAULTS = (datetime(2000, 1, 1), datetime(2001, 2, 2))
+_FORMS = (
+    "a datetime, an ISO 8601 date or time ('2024-05-01', '2024-05-01T09:30:00Z') "
+    "or epoch seconds or milliseconds"
+)
+
+
+def epoch(value: object, what: str) -> float | None:
+    """`value` (see the module docstring) as epoch seconds; None for None and blank text.
+
+    Raises:
+        InvalidInputError: not a time; the message names `what` and the accepted forms.
+    """
+    when = parse_time(value, what)
+    return when.timestamp() if when is not None else None
+
+
+def parse_time(value: object, what: str = "timestamp") -> datetime | None:
+    """`value` (see the module docstring) as an aware UTC datetime, or None.
+
+    Raises:
+        InvalidInputError: not a time; the message names `what` and the accepted forms.
+
+    >>> parse_time("29.12.2023, 22:42:04")
+    datetime.datetime(2023, 12, 29, 22, 42, 4, tzinfo=datetime.timezone.utc)
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, datetime):
+        return as_utc(value)
+    if isinstance(value, date):
+        return datetime.combine(value, time(), UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _from_number(float(value), what)
+    if isinstance(value, str) and len(value) <= 100:
+        text = value.strip()
+        if _NUMBER.fullmatch(text):
+            return _from_number(float(text), what)
+        try:
+            return as_utc(datetime.fromisoformat(text))
+        except ValueError:
+            return _from_text(text, what)
+    raise InvalidInputError(f"{what} {value!r:.80} is not a time: give {_FORMS}")
+
+
+def as_utc(value: datetime) -> datetime:
+    """`value` in UTC; a naive datetime is taken to be UTC already."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _from_number(number: float, what: str) -> datetime:
+    if not math.isfinite(number) or abs(number) >= _MAX_MS:
+        raise InvalidInputError(f"{what} {number!r} is out of range: give {_FORMS}")
+    seconds = number / 1000.0 if abs(number) >= MS_FROM else number
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError) as exc:
+        raise InvalidInputError(f"{what} {number!r} is out of range: give {_FORMS}") from exc
+
+
+def _from_text(text: str, what: str) -> datetime:
+    dayfirst = _DOTTED_DATE.search(text) is not None
+    try:
+        first, second = (
+            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=_zone) for d in _DEFAULTS
+        )
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{what} {text!r} is not a time: {exc}") from exc
+    except (ValueError, OverflowError) as exc:  # dateutil's ParserError is a ValueError
+        raise InvalidInputError(f"{what} {text!r} is not a time: give {_FORMS}") from exc
+    if first.date() != second.date():
+        raise InvalidInputError(f"{what} {text!r} is not a full date (day, month and year)")
+    return as_utc(first)
+
+
+def _zone(name: str | None, offset: int | None) -> tzinfo | None:
+    if offset is not None:
+        return tz.tzoffset(name, offset)
+    if name is None or name.upper() in _UTC_NAMES:
+        return tz.UTC if name else None
+    raise InvalidInputError(f"unknown time zone {name!r}")
