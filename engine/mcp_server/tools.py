@@ -8,7 +8,6 @@ Each takes the user it acts for as already decided by `engine.mcp_server.access.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +18,7 @@ from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import render_search
 from engine.memory import Memory
 from engine.models import AddResult, FactInput
+from engine.times import parse_time
 
 RankBy = Literal["salience", "frequency", "recency"]
 
@@ -49,23 +49,6 @@ class FactIn(BaseModel):
     text: str | None = Field(default=None, description="the fact as a sentence (optional)")
     subject_type: str | None = Field(default=None, description="e.g. person (optional)")
     object_type: str | None = Field(default=None, description="e.g. organization (optional)")
-
-
-def parse_time(value: str | float | None, name: str = "ts") -> datetime | float | None:
-    """An ISO 8601 time ("2024-05-01T09:30:00+02:00"; UTC when no offset) or epoch seconds.
-
-    Raises:
-        InvalidInputError: naming `name`, when `value` is neither.
-    """
-    if value is None or isinstance(value, int | float):
-        return value
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError as exc:
-        raise InvalidInputError(
-            f"{name} {value!r} is not ISO 8601 (e.g. 2024-05-01T09:30:00Z) or epoch seconds"
-        ) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _messages(messages: str | list[MessageIn]) -> str | list[dict[str, Any]]:
