@@ -1,5 +1,5 @@
 """Crashes: `kill -9` of the Python process, or of the embedded database server, in the middle
-of a run of large batch writes. The guarantee under test (README, "Storage and durability"):
+of a run of large batch writes. The guarantee under test (docs/storage.md):
 every acknowledged write survives either crash, and no batch is ever half visible.
 
 Extends tests/test_embedded_server.py (one small write, one kill) to many large batches, two

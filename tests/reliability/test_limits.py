@@ -1,5 +1,5 @@
 """Limits: message size, facts per call, expansion size and query time are configurable,
-enforced, and each fails with a clear error (README, "Limits")."""
+enforced, and each fails with a clear error (docs/limits.md)."""
 
 from __future__ import annotations
 
