@@ -44,9 +44,12 @@ class SourceFile:
     path: Path
     shown: str  # the path as the caller gave it, for error messages
     user_id: str | None
+    delimiter: str | None = None  # CSV only
 
     @classmethod
-    def open(cls, path: StrPath, user_id: str | None = None) -> SourceFile:
+    def open(
+        cls, path: StrPath, user_id: str | None = None, delimiter: str | None = None
+    ) -> SourceFile:
         """Check that `path` is an existing file.
 
         Raises:
@@ -57,7 +60,7 @@ class SourceFile:
             raise InvalidInputError(f"chat log {os.fspath(path)!r} does not exist")
         if not file.is_file():
             raise InvalidInputError(f"chat log {os.fspath(path)!r} is not a file")
-        return cls(file, os.fspath(path), user_id)
+        return cls(file, os.fspath(path), user_id, delimiter)
 
     @property
     def name(self) -> str:

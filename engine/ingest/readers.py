@@ -22,6 +22,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.records import ChatRecord, ReadError, ReadResult, ReadWarning
@@ -47,18 +48,6 @@ _SHAREGPT_ROLES = {
     "assistant": "assistant",
     "system": "system",
 }
-_CSV_COLUMNS = {
-    "user": "user_id",
-    "user_id": "user_id",
-    "session": "session_id",
-    "session_id": "session_id",
-    "conversation_id": "conversation_id",
-    "role": "role",
-    "content": "content",
-    "timestamp": "ts",
-    "ts": "ts",
-    "speaker": "speaker",
-}
 
 
 @dataclass(frozen=True)
@@ -71,17 +60,20 @@ class _Defaults:
     ts: datetime | None = None
 
 
-def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = None) -> ReadResult:
+def read_chat_log(
+    path: StrPath, format: str = "auto", user_id: str | None = None, delimiter: str | None = None
+) -> ReadResult:
     """Read a whole chat log into records and errors, in file order.
 
     Args:
         path: the file to read.
         format: one of `FORMATS`, or `"auto"` to detect it from the extension and content.
         user_id: if given, every record is attributed to this user, whatever the file says.
+        delimiter: the column separator of a CSV file (default a comma).
 
     Raises:
-        InvalidInputError: `path` does not exist or is not a file, `format` is unknown, or
-            `format="auto"` cannot tell the format.
+        InvalidInputError: `path` does not exist or is not a file, `format` is unknown,
+            `format="auto"` cannot tell the format, or `delimiter` is not one character.
 
     Example:
         >>> result = read_chat_log("chats.jsonl")  # doctest: +SKIP
@@ -91,7 +83,7 @@ def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = Non
     records: list[ChatRecord] = []
     errors: list[ReadError] = []
     warnings: list[ReadWarning] = []
-    for item in iter_chat_log(path, fmt, user_id):
+    for item in iter_chat_log(path, fmt, user_id, delimiter):
         if isinstance(item, ChatRecord):
             records.append(item)
         elif isinstance(item, ReadWarning):
@@ -102,14 +94,16 @@ def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = Non
 
 
 def iter_chat_log(
-    path: StrPath, format: str = "auto", user_id: str | None = None
+    path: StrPath, format: str = "auto", user_id: str | None = None, delimiter: str | None = None
 ) -> Iterator[Item]:
     """Stream a chat log as `ChatRecord`s, `ReadError`s and `ReadWarning`s in file order.
 
     Arguments and errors as for `read_chat_log`; they are checked before the first item.
     """
     fmt = resolve_format(path, format)
-    return _READERS[fmt](SourceFile.open(path, user_id))
+    if fmt == "csv":
+        check_delimiter(delimiter)
+    return _READERS[fmt](SourceFile.open(path, user_id, delimiter))
 
 
 def resolve_format(path: StrPath, format: str = "auto") -> str:
@@ -151,7 +145,7 @@ def _sniff(head: str) -> str | None:
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
     header = next(csv.reader([head.partition("\n")[0]]), [])
-    names = {_CSV_COLUMNS.get(cell.strip().lower()) for cell in header}
+    names = {COLUMNS.get(cell.strip().lower()) for cell in header}
     return "csv" if {"role", "content"} <= names else None
 
 
@@ -309,67 +303,9 @@ def _sharegpt_role(value: object) -> str:
     return role
 
 
-# -- csv ---------------------------------------------------------------------------------------
-
-
-def _read_csv(file: SourceFile) -> Iterator[Item]:
-    with file.path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        try:
-            yield from _csv_rows(file, reader)
-        except UnicodeDecodeError:
-            yield file.error(f"line {reader.line_num + 1}", "not valid UTF-8; stopped reading")
-
-
-def _csv_rows(file: SourceFile, reader: Any) -> Iterator[Item]:
-    header: list[str] | None = None
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            yield file.error(f"line {start}", f"bad CSV: {exc}")
-            continue
-        if header is None:
-            header = [_CSV_COLUMNS.get(c.strip().lower(), c.strip()) for c in row]
-            if not {"role", "content"} <= set(header):
-                yield file.error("file", "the CSV header needs 'role' and 'content' columns")
-                return
-        elif row:
-            yield from _csv_record(file, header, row, start)
-
-
-def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int) -> Iterator[Item]:
-    where = f"line {number}"
-    if len(row) != len(header):
-        yield file.error(where, f"the row has {len(row)} fields, the header {len(header)}")
-        return
-    cells = dict(zip(header, row, strict=True))
-    extra = {k: v for k, v in cells.items() if k not in _CSV_COLUMNS.values() and v}
-    notes: fields.Notes = []
-    record = fields.build_record(
-        file,
-        where,
-        lambda: ChatRecord(
-            user_id=file.user_id or cells.get("user_id") or None,
-            session_id=cells.get("session_id") or None,
-            conversation_id=cells.get("conversation_id") or None,
-            role=fields.role(cells["role"]),
-            content=fields.content(cells["content"]),
-            ts=fields.timestamp(cells.get("ts"), notes),
-            speaker=cells.get("speaker") or None,
-            source=f"{file.name}:{number}",
-            metadata=extra,
-        ),
-    )
-    yield from fields.noted(file, where, record, notes)
-
-
 _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "openai-jsonl": _read_jsonl,
     "sharegpt": _read_sharegpt,
     "locomo": read_locomo,
-    "csv": _read_csv,
+    "csv": read_csv,
 }
