@@ -24,7 +24,7 @@ LAYERS = [
     {"retrieval", "knowledge", "load", "ingest"},
     {"transfer", "add"},
     {"components", "memory_core", "memory"},
-    {"engine", "cli", "mcp_server", "integrations", "compat", "demo"},
+    {"engine", "cli", "cli_ingest", "mcp_server", "integrations", "compat", "demo"},
 ]
 PORT = ("engine.store.base", "GraphStore")
 MAX_PORT_MEMBERS = 10

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
 from engine.ingest.deadletters import DeadLetter, DeadLetters
+from engine.ingest.lane import Lane
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
 from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
@@ -43,7 +44,9 @@ class IngestOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["auto", "openai-jsonl", "sharegpt", "locomo", "csv"] = "auto"
+    delimiter: str | None = None
     user_id: str | None = None
+    users_from_file: bool = False
     concurrency: int = Field(default=4, ge=1, le=256)
     dry_run: bool = False
     retry_failed: bool = False
@@ -150,11 +153,18 @@ class Ingestor:
         self, inputs: IngestInput, letters: DeadLetters
     ) -> tuple[IngestReport, dict[str, list[Job]]]:
         opts = self.options
-        collected = collect(inputs, opts.format, opts.user_id, self.steps.key)
+        collected = collect(
+            inputs,
+            opts.format,
+            opts.user_id,
+            self.steps.key,
+            users_from_file=opts.users_from_file,
+            delimiter=opts.delimiter,
+        )
         if opts.on_error == "raise" and collected.errors:
             raise InvalidInputError(str(collected.errors[0]))
         jobs = collected.jobs
-        retried = [self._retry(letter) for letter in letters.letters()] if opts.retry_failed else []
+        retried = [self._retry(letter) for letter in self._letters(letters)]
         report = IngestReport(
             files=collected.files,
             formats=collected.formats,
@@ -171,6 +181,7 @@ class Ingestor:
             _duplicate(job, twin) for job, twin in duplicates if not twin.retry
         ]
         report.users = len(lanes)
+        report.user_ids = sorted(lanes)
         for user, lane in lanes.items():
             lanes[user] = self._unstored(user, lane, report, letters)
         pending = {user: lane for user, lane in lanes.items() if lane}
@@ -197,39 +208,16 @@ class Ingestor:
             stored |= self.steps.stored(user, chunk, ok_only=ok_only)
         return stored
 
+    def _letters(self, letters: DeadLetters) -> list[DeadLetter]:
+        """The dead letters to replay: none, every one, or (with a user) that user's."""
+        user = self.options.user_id
+        if not self.options.retry_failed:
+            return []
+        return [d for d in letters.letters() if user is None or d.user_id == user]
+
     def _retry(self, letter: DeadLetter) -> Job:
         checksum = self.steps.key(letter.record, letter.user_id)
         return Job(letter.record, letter.user_id, letter.path, checksum, retry=True)
-
-
-class _Lane:
-    """One user's jobs: prepared in any order, applied strictly in lane order.
-
-    Whichever worker finishes a prepare hands it in; the first to find the lane idle applies
-    every consecutive ready job, so applies of one user never overlap or reorder.
-    """
-
-    def __init__(self, apply: Callable[[Job, Extracted], None]) -> None:
-        self._apply = apply
-        self._lock = threading.Lock()
-        self._ready: dict[int, tuple[Job, Extracted]] = {}
-        self._next = 0
-        self._draining = False
-
-    def hand_in(self, index: int, job: Job, extracted: Extracted) -> None:
-        with self._lock:
-            self._ready[index] = (job, extracted)
-            if self._draining:
-                return
-            self._draining = True
-        while True:
-            with self._lock:
-                item = self._ready.pop(self._next, None)
-                if item is None:
-                    self._draining = False
-                    return
-                self._next += 1
-            self._apply(*item)
 
 
 class _Run:
@@ -251,7 +239,7 @@ class _Run:
 
     def execute(self, lanes: dict[str, list[Job]]) -> None:
         self._notify()
-        by_user = {user: _Lane(self._apply) for user in lanes}
+        by_user = {user: Lane(self._apply) for user in lanes}
         pool = ThreadPoolExecutor(self.options.concurrency, thread_name_prefix="graphmem-ingest")
         try:
             for index, job in interleave(lanes):
@@ -271,7 +259,7 @@ class _Run:
         if self.failure is not None:
             raise self.failure
 
-    def _prepare(self, lane: _Lane, index: int, job: Job) -> None:
+    def _prepare(self, lane: Lane[Extracted], index: int, job: Job) -> None:
         if self.stop.is_set():
             return
         began = time.perf_counter()

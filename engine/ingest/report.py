@@ -73,6 +73,7 @@ class IngestReport(BaseModel):
     files: list[str] = Field(default_factory=list)
     formats: dict[str, str] = Field(default_factory=dict, description="file -> format read")
     users: int = 0
+    user_ids: list[str] = Field(default_factory=list, description="the users written for")
     records_read: int = 0
     messages_added: int = 0
     messages_skipped: int = Field(default=0, description="already stored (same checksum)")
@@ -141,7 +142,7 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     count = report.messages_pending if report.dry_run else report.messages_added
     lines = [
         f"{report.records_read} messages read from {len(report.files)} file(s) for "
-        f"{report.users} user(s) in {report.elapsed_s:.1f} s",
+        f"{_users(report.user_ids)} in {report.elapsed_s:.1f} s",
         f"  {verb} {count}, already stored {report.messages_skipped}, "
         f"failed {report.messages_failed}",
     ]
@@ -169,6 +170,16 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     lines += _listed("errors", report.errors, max_errors)
     lines += _listed("warnings (kept or skipped as said)", report.warnings, max_errors)
     return "\n".join(lines)
+
+
+def _users(users: list[str], shown: int = 5) -> str:
+    if not users:
+        return "no user"
+    if len(users) == 1:
+        return f"user {users[0]!r}"
+    names = ", ".join(repr(u) for u in users[:shown])
+    more = f" and {len(users) - shown} more" if len(users) > shown else ""
+    return f"{len(users)} users: {names}{more}"
 
 
 def _listed(title: str, items: Sequence[object], limit: int) -> list[str]:

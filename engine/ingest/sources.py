@@ -49,21 +49,50 @@ class Collected:
     formats: dict[str, str] = field(default_factory=dict)
 
 
-def collect(inputs: IngestInput, format: str, user_id: str | None, key: KeyFn) -> Collected:
+def check_user_choice(user_id: str | None, users_from_file: bool, has_inputs: bool) -> None:
+    """The input never picks the user it is written for unless the caller says so.
+
+    Raises:
+        InvalidInputError: there is something to read, and neither a user nor the opt-in to
+            the input's own user column was given (or both were).
+    """
+    if user_id is not None and users_from_file:
+        raise InvalidInputError(
+            "give either user_id= (--user) or users_from_file=True (--users-from-file), not both"
+        )
+    if user_id is None and not users_from_file and has_inputs:
+        raise InvalidInputError(
+            "say whose memory the messages go to: user_id= (--user NAME) adds every message "
+            "for that user; users_from_file=True (--users-from-file) takes each message's user "
+            "from the input's user column (a LoCoMo file: its sample_id)"
+        )
+
+
+def collect(
+    inputs: IngestInput,
+    format: str,
+    user_id: str | None,
+    key: KeyFn,
+    *,
+    users_from_file: bool = False,
+    delimiter: str | None = None,
+) -> Collected:
     """Read every input into jobs and errors, in input order.
 
     Raises:
-        InvalidInputError: a path is missing or not a file, `format` is unknown, or the format
-            of a path cannot be told.
+        InvalidInputError: a path is missing or not a file, `format` is unknown, the format
+            of a path cannot be told, or no user was chosen (`check_user_choice`).
     """
     items: list[Any] = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
+    check_user_choice(user_id, users_from_file, bool(items))
     paths = [item for item in items if isinstance(item, str | os.PathLike)]
     out = Collected()
     for path in paths:  # all checked before any is read
         out.formats[os.fspath(path)] = resolve_format(path, format)
     for index, item in enumerate(items, start=1):
         if isinstance(item, str | os.PathLike):
-            for read in iter_chat_log(item, out.formats[os.fspath(item)], user_id):
+            fmt = out.formats[os.fspath(item)]
+            for read in iter_chat_log(item, fmt, user_id, delimiter):
                 _take(read, os.fspath(item), key, out)
         else:
             _take(_record(item, index, user_id), IN_MEMORY, key, out)

@@ -1,0 +1,98 @@
+"""`ingest` runs as a newcomer and an attacker meet them (issues 48 and 52): the input never
+picks the user, exit codes that say what happened, failed messages retried on a rerun, torn
+dead-letter lines, long messages split, directories, one error style, `| head`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.cli import main
+from engine.embedding import Embedder
+from engine.errors import InvalidInputError
+from engine.ingest.report import summary_text
+from engine.memory import Memory
+from engine.store.base import GraphStore
+from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
+from tests.scripted_llm import ScriptedLLM, http_error
+from tests.test_ingest import llm_memory, mention
+
+T0 = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def rows(user: str, texts: list[str], start: datetime = T0) -> list[dict[str, Any]]:
+    return [
+        {
+            "user_id": user,
+            "session_id": "s1",
+            "role": "user",
+            "content": text,
+            "ts": (start + timedelta(minutes=i)).isoformat(),
+        }
+        for i, text in enumerate(texts)
+    ]
+
+
+def episodes(store: GraphStore, user: str) -> int:
+    return Reads(store).counts(user)["episodes"]
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    home = tmp_path / "home"
+    yield home
+    if home.exists():
+        EmbeddedServer(home).stop_if_unused()
+
+
+# -- 48 M4: the input does not choose the tenant -----------------------------------------------
+
+
+def test_without_a_user_the_file_does_not_choose_one(
+    memory: Memory, store: GraphStore, tmp_path: Path
+) -> None:
+    path = jsonl(tmp_path / "chat.jsonl", rows("victim", ["I like tea."]))
+    with pytest.raises(InvalidInputError) as raised:
+        memory.ingest(path)
+    with pytest.raises(InvalidInputError):
+        memory.ingest(rows("victim", ["I like tea."]))  # records and dicts alike
+    assert "user_id=" in str(raised.value) and "users_from_file=True" in str(raised.value)
+    assert episodes(store, "victim") == 0
+
+
+def test_a_user_given_wins_and_the_summary_names_who_was_written(
+    memory: Memory, store: GraphStore, tmp_path: Path
+) -> None:
+    path = jsonl(tmp_path / "chat.jsonl", rows("victim", ["I like tea."]) + rows("b", ["Hi."]))
+    report = memory.ingest(path, user_id="alice")
+    assert (report.user_ids, episodes(store, "alice"), episodes(store, "victim")) == (
+        ["alice"],
+        2,
+        0,
+    )
+    assert "for user 'alice'" in summary_text(report)
+    both = memory.ingest(path, users_from_file=True, dry_run=True)
+    assert "for 2 users: 'b', 'victim'" in summary_text(both)
+
+
+def test_cli_without_a_user_is_a_usage_error_naming_both_options(
+    cli_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = jsonl(tmp_path / "chat.jsonl", rows("victim", ["I like tea."]))
+    assert main(["--data-dir", str(cli_home), "ingest", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "--user NAME" in err and "--users-from-file" in err
+    assert not cli_home.exists()  # refused before anything started
