@@ -96,3 +96,32 @@ def test_cli_without_a_user_is_a_usage_error_naming_both_options(
     err = capsys.readouterr().err
     assert "--user NAME" in err and "--users-from-file" in err
     assert not cli_home.exists()  # refused before anything started
+
+
+# -- 48 L3: a torn dead-letter line ------------------------------------------------------------
+
+
+def test_a_torn_dead_letter_line_is_skipped_with_a_warning(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.default = mention
+    mem = llm_memory(store, embedder, tmp_path, scripted_llm)
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["Hiking today.", "Chess later."]))
+    scripted_llm.script(http_error(500, "down"), http_error(500, "down"))
+    assert mem.ingest(path, user_id="u1", concurrency=1).messages_failed == 2
+    letters = tmp_path / "dead_letters.jsonl"
+    first, second = letters.read_text().splitlines()
+    # a kill mid-append of the first letter, then the second appended to what was left
+    letters.write_text(first[: len(first) // 2] + second + "\n" + "not json at all\n")
+
+    other = jsonl(tmp_path / "more.jsonl", rows("u1", ["Tennis soon."], T0 + timedelta(days=1)))
+    report = mem.ingest(other, user_id="u1")
+    assert report.messages_added == 1
+    assert [(w.path, w.location) for w in report.warnings] == [
+        (str(letters), "line 1"),
+        (str(letters), "line 2"),
+    ]
+    assert "torn letter" in report.warnings[0].reason
+    retried = mem.ingest([], retry_failed=True)
+    assert (retried.dead_letters_retried, retried.dead_letters_resolved) == (1, 1)
+    assert {f.object for f in mem.get_all("u1")} >= {"chess", "tennis"}

@@ -177,7 +177,7 @@ class Ingestor:
         )
         lanes, duplicates = plan(retried + jobs)  # a replayed dead letter wins over its twin
         report.messages_skipped = len(duplicates)
-        report.warnings = collected.warnings + [
+        report.warnings = [*_skipped(letters), *collected.warnings] + [
             _duplicate(job, twin) for job, twin in duplicates if not twin.retry
         ]
         report.users = len(lanes)
@@ -370,6 +370,11 @@ class _Run:
 def _duplicate(job: Job, twin: Job) -> IngestWarning:
     reason = f"the same message as {twin.path}: {twin.record.source} (same checksum): skipped"
     return IngestWarning(path=job.path, location=job.record.source, reason=reason)
+
+
+def _skipped(letters: DeadLetters) -> list[IngestWarning]:
+    path = str(letters.path)
+    return [IngestWarning(path=path, location=f"line {n}", reason=r) for n, r in letters.skipped]
 
 
 def _reason(exc: Exception) -> str:
