@@ -68,7 +68,7 @@ def test_an_unreadable_time_is_a_warning_and_the_message_keeps_its_place(
     assert places == {"Paris": False, "Berlin": False, "Madrid": True}  # applied in file order
     text = summary_text(report)
     assert "warnings (kept or skipped as said) (1):" in text
-    assert f"{path}: line 2: unparseable timestamp 'at tea time'" in text
+    assert f"{path}:2: unparseable timestamp 'at tea time'" in text
 
 
 def test_a_locomo_log_gives_one_entity_per_speaker(
@@ -149,7 +149,7 @@ def test_cli_summary_shows_facts_per_message_and_warnings(
     assert main(["--data-dir", str(cli_home), "ingest", str(path), "--user", "u1"]) == 0
     out = capsys.readouterr().out
     assert "facts: 2 added, 0 updated, 0 invalidated; 1.00 per message added" in out
-    assert f"{path}: line 2: unparseable timestamp 'soon'" in out
+    assert f"{path}:2: unparseable timestamp 'soon'" in out
     assert main(["--data-dir", str(cli_home), "ingest", str(path), "--user", "u1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["messages_skipped"], report["facts_per_message"]) == (2, 0.0)

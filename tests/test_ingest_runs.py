@@ -125,3 +125,53 @@ def test_a_torn_dead_letter_line_is_skipped_with_a_warning(
     retried = mem.ingest([], retry_failed=True)
     assert (retried.dead_letters_retried, retried.dead_letters_resolved) == (1, 1)
     assert {f.object for f in mem.get_all("u1")} >= {"chess", "tennis"}
+
+
+# -- 52 A7: exit codes, failed messages retried on a rerun -------------------------------------
+
+
+def test_a_rerun_extracts_failed_messages_again_and_counts_them_honestly(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.default = mention
+    mem = llm_memory(store, embedder, tmp_path, scripted_llm)
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["Hiking today.", "Chess later."]))
+    scripted_llm.script(http_error(500, "down"))
+    first = mem.ingest(path, user_id="u1", concurrency=1)
+    assert (first.messages_added, first.messages_failed) == (1, 1)
+    assert f"  {path}:1: " in summary_text(first)  # one location, not "chat.jsonl: chat.jsonl:1"
+
+    dry = mem.ingest(path, user_id="u1", dry_run=True)
+    assert (dry.messages_pending, dry.messages_skipped, dry.messages_retried) == (1, 1, 1)
+    again = mem.ingest(path, user_id="u1")
+    assert (again.messages_added, again.messages_skipped, again.messages_retried) == (1, 1, 1)
+    assert (again.llm_calls, again.dead_letters_resolved) == (1, 1)
+    assert "1 had failed in an earlier run: were extracted again" in summary_text(again)
+    assert {f.object for f in mem.get_all("u1")} == {"hiking", "chess"}
+    assert episodes(store, "u1") == 2
+    assert not (tmp_path / "dead_letters.jsonl").exists()
+
+
+def test_cli_exit_status_says_whether_anything_failed(
+    cli_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    scripted_llm: ScriptedLLM,
+) -> None:
+    good = jsonl(tmp_path / "good.jsonl", rows("u1", ["I like tea."]))
+    bad = jsonl(tmp_path / "bad.jsonl", [*rows("u1", ["I like rain."]), "{not json"])
+    base = ["--data-dir", str(cli_home), "ingest", "--user", "u1", "--concurrency", "1"]
+    assert main([*base, str(good)]) == 0
+    assert main([*base, str(bad)]) == 1  # one record could not be read; the rest went in
+    assert "bad.jsonl:2: invalid JSON" in capsys.readouterr().out
+    assert main(["--data-dir", str(cli_home), "ingest"]) == 2
+
+    scripted_llm.default = mention
+    scripted_llm.script(http_error(500, "down"))
+    monkeypatch.setenv("OPENAI_BASE_URL", scripted_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("GRAPHMEM_LLM_MAX_RETRIES", "0")
+    later = jsonl(tmp_path / "later.jsonl", rows("u1", ["Chess later."], T0 + timedelta(days=1)))
+    assert main([*base, str(later)]) == 1  # its extraction failed
+    assert main([*base, str(later)]) == 0  # extracted again, and stored

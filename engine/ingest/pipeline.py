@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -78,8 +78,12 @@ class Steps(Protocol):
         """The checksum the record's episode is stored under; InvalidInputError if unusable."""
         ...
 
-    def stored(self, user_id: str, checksums: list[str], *, ok_only: bool) -> set[str]:
-        """Which of these checksums the user's memory holds (`ok_only`: not as failed)."""
+    def stored(self, user_id: str, checksums: list[str]) -> set[str]:
+        """Which of these checksums the user's memory holds as episodes (failed ones too)."""
+        ...
+
+    def failed(self, user_id: str, checksums: list[str]) -> set[str]:
+        """Which of these checksums the user's memory holds as failed episodes."""
         ...
 
     def prepare(self, job: Job) -> Extracted:
@@ -191,22 +195,27 @@ class Ingestor:
     def _unstored(
         self, user: str, lane: list[Job], report: IngestReport, letters: DeadLetters
     ) -> list[Job]:
-        stored = self._stored(user, [j.checksum for j in lane if not j.retry], ok_only=False)
-        stored |= self._stored(user, [j.checksum for j in lane if j.retry], ok_only=True)
-        report.messages_skipped += len(stored)
+        """The lane without its messages stored as good episodes; a message stored as failed
+        (its extraction failed in an earlier run) stays, to be extracted again."""
+        stored = self._ask(self.steps.stored, user, [j.checksum for j in lane])
+        failed = self._ask(self.steps.failed, user, sorted(stored))
+        good = stored - failed
+        report.messages_skipped += len(good)
+        report.messages_retried += len(failed)
         if not self.options.dry_run:
-            # a dead letter's message may be stored as failed: only a good episode resolves it
-            lettered = [c for c in stored if c in letters]
-            good = self._stored(user, lettered, ok_only=True)
-            report.dead_letters_resolved += sum(letters.resolve(c) for c in good)
-        return [job for job in lane if job.checksum not in stored]
+            report.dead_letters_resolved += sum(letters.resolve(c) for c in good if c in letters)
+        return [
+            replace(job, retry=True) if job.checksum in failed else job
+            for job in lane
+            if job.checksum not in good
+        ]
 
-    def _stored(self, user: str, checksums: list[str], *, ok_only: bool) -> set[str]:
-        stored: set[str] = set()
-        for start in range(0, len(checksums), _CHECKSUM_CHUNK):
-            chunk = checksums[start : start + _CHECKSUM_CHUNK]
-            stored |= self.steps.stored(user, chunk, ok_only=ok_only)
-        return stored
+    @staticmethod
+    def _ask(question: Callable[[str, list[str]], set[str]], user: str, of: list[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(of), _CHECKSUM_CHUNK):
+            found |= question(user, of[start : start + _CHECKSUM_CHUNK])
+        return found
 
     def _letters(self, letters: DeadLetters) -> list[DeadLetter]:
         """The dead letters to replay: none, every one, or (with a user) that user's."""

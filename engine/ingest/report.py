@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from engine.ingest.records import located
+
 Stage = Literal["read", "extract", "apply"]
 
 
@@ -23,7 +25,7 @@ class IngestError(BaseModel):
     checksum: str | None = None
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.location}: {self.reason}"
+        return f"{located(self.path, self.location)}: {self.reason}"
 
 
 class IngestWarning(BaseModel):
@@ -34,7 +36,7 @@ class IngestWarning(BaseModel):
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.location}: {self.reason}"
+        return f"{located(self.path, self.location)}: {self.reason}"
 
 
 class IngestProgress(BaseModel):
@@ -78,6 +80,9 @@ class IngestReport(BaseModel):
     messages_added: int = 0
     messages_skipped: int = Field(default=0, description="already stored (same checksum)")
     messages_failed: int = Field(default=0, description="extract or apply failed (dead letters)")
+    messages_retried: int = Field(
+        default=0, description="stored as failed by an earlier run: extracted again in this one"
+    )
     messages_pending: int = Field(default=0, description="dry run: messages a real run would add")
     dead_letters_retried: int = 0
     dead_letters_resolved: int = 0
@@ -157,6 +162,11 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
         if report.llm_modes:
             modes = ", ".join(f"{mode} ({n})" for mode, n in sorted(report.llm_modes.items()))
             lines.append(f"  structured output: {modes}")
+    if report.messages_retried:
+        lines.append(
+            f"  {report.messages_retried} had failed in an earlier run: "
+            f"{'would be' if report.dry_run else 'were'} extracted again"
+        )
     if report.dead_letters_retried:
         lines.append(
             f"  dead letters retried {report.dead_letters_retried}, "
