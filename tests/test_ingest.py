@@ -248,7 +248,7 @@ def test_on_error_raise_stops_before_writing(
     memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     path = jsonl(tmp_path / "chat.jsonl", [*messages("u1", ["I like tea."]), "{not json"])
-    with pytest.raises(Exception, match="chat.jsonl:2: invalid JSON") as raised:
+    with pytest.raises(Exception, match=r"chat\.jsonl:2: invalid JSON") as raised:
         memory.ingest(path, on_error="raise", users_from_file=True)
     assert type(raised.value).__name__ == "InvalidInputError"
     assert episodes(store, "u1") == 0
