@@ -26,6 +26,8 @@ from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.records import ChatRecord, ReadError, ReadResult, ReadWarning
+from engine.ingest.sharegpt import read_sharegpt
+from engine.ingest.turns import Turns
 
 __all__ = [
     "FORMATS",
@@ -40,14 +42,6 @@ FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
-_SHAREGPT_ROLES = {
-    "human": "user",
-    "user": "user",
-    "gpt": "assistant",
-    "chatgpt": "assistant",
-    "assistant": "assistant",
-    "system": "system",
-}
 
 
 @dataclass(frozen=True)
@@ -160,12 +154,13 @@ def _is_json_object(text: str) -> bool:
 
 
 def _read_jsonl(file: SourceFile) -> Iterator[Item]:
+    turns = Turns()
     with file.path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            yield from _jsonl_line(file, number, raw)
+            yield from _jsonl_line(file, number, raw, turns)
 
 
-def _jsonl_line(file: SourceFile, number: int, raw: bytes) -> Iterator[Item]:
+def _jsonl_line(file: SourceFile, number: int, raw: bytes, turns: Turns) -> Iterator[Item]:
     where, source = f"line {number}", f"{file.name}:{number}"
     if not raw.strip():
         return
@@ -180,13 +175,13 @@ def _jsonl_line(file: SourceFile, number: int, raw: bytes) -> Iterator[Item]:
     if not isinstance(obj, dict):
         yield file.error(where, f"expected a JSON object, got {type(obj).__name__}")
     elif "messages" in obj:
-        yield from _jsonl_conversation(file, obj, where, source)
+        yield from _jsonl_conversation(file, obj, where, source, turns)
     else:
-        yield from _jsonl_message(file, obj, where, source, _Defaults())
+        yield from _jsonl_message(file, obj, (where, source), _Defaults(), turns)
 
 
 def _jsonl_conversation(
-    file: SourceFile, obj: dict[str, Any], where: str, source: str
+    file: SourceFile, obj: dict[str, Any], where: str, source: str, turns: Turns
 ) -> Iterator[Item]:
     messages = obj["messages"]
     if not isinstance(messages, list) or not messages:
@@ -206,7 +201,7 @@ def _jsonl_conversation(
             continue
         # Messages without their own time follow the conversation's, one second apart.
         own = replace(defaults, ts=fields.offset(defaults.ts, index))
-        yield from _jsonl_message(file, message, here, at, own)
+        yield from _jsonl_message(file, message, (here, at), own, turns)
 
 
 def _conversation_defaults(obj: dict[str, Any], notes: fields.Notes) -> _Defaults:
@@ -221,9 +216,13 @@ def _conversation_defaults(obj: dict[str, Any], notes: fields.Notes) -> _Default
 
 
 def _jsonl_message(
-    file: SourceFile, msg: dict[str, Any], where: str, source: str, defaults: _Defaults
+    file: SourceFile,
+    msg: dict[str, Any],
+    place: tuple[str, str],
+    defaults: _Defaults,
+    turns: Turns,
 ) -> Iterator[Item]:
-    notes: fields.Notes = []
+    (where, source), notes = place, list[str]()
 
     def build() -> ChatRecord:
         user = fields.text_id(fields.first(msg, "user_id", "user"), "user_id")
@@ -240,72 +239,15 @@ def _jsonl_message(
             source=source,
         )
 
-    return fields.noted(file, where, fields.build_record(file, where, build), notes)
-
-
-# -- sharegpt ----------------------------------------------------------------------------------
-
-
-def _read_sharegpt(file: SourceFile) -> Iterator[Item]:
-    data = file.load_json()
-    if isinstance(data, ReadError):
-        yield data
-        return
-    if not isinstance(data, list):
-        yield file.error(
-            "file", f"expected a JSON list of conversations, got {type(data).__name__}"
-        )
-        return
-    for number, item in enumerate(data, start=1):
-        yield from _sharegpt_conversation(file, number, item)
-
-
-def _sharegpt_conversation(file: SourceFile, number: int, item: object) -> Iterator[Item]:
-    where = f"record {number}"
-    turns = item.get("conversations") if isinstance(item, dict) else None
-    if not isinstance(item, dict) or not isinstance(turns, list) or not turns:
-        yield file.error(where, "expected an object with a non-empty 'conversations' list")
-        return
-    try:
-        conversation_id = fields.text_id(item.get("id"), "id")
-    except InvalidInputError as exc:
-        yield file.error(where, str(exc))
-        return
-    for index, turn in enumerate(turns, start=1):
-        here, source = f"{where} message {index}", f"{file.name}:{number}#{index}"
-        if not isinstance(turn, dict):
-            yield file.error(here, f"expected a JSON object, got {type(turn).__name__}")
-            continue
-        yield _sharegpt_turn(file, turn, here, source, conversation_id)
-
-
-def _sharegpt_turn(
-    file: SourceFile, turn: dict[str, Any], where: str, source: str, conversation_id: str | None
-) -> Item:
-    return fields.build_record(
-        file,
-        where,
-        lambda: ChatRecord(
-            user_id=file.user_id,
-            session_id=conversation_id,
-            conversation_id=conversation_id,
-            role=_sharegpt_role(turn.get("from")),
-            content=fields.content(turn.get("value")),
-            source=source,
-        ),
-    )
-
-
-def _sharegpt_role(value: object) -> str:
-    role = _SHAREGPT_ROLES.get(value.strip().lower()) if isinstance(value, str) else None
-    if role is None:
-        raise InvalidInputError(f"unknown role {value!r} in 'from'")
-    return role
+    record = fields.build_record(file, where, build)
+    # a time the file gives (its own or its conversation's) is what makes a repeat
+    moment = record.ts if isinstance(record, ChatRecord) else None
+    return turns.checked(file, where, record, notes, moment)
 
 
 _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "openai-jsonl": _read_jsonl,
-    "sharegpt": _read_sharegpt,
+    "sharegpt": read_sharegpt,
     "locomo": read_locomo,
     "csv": read_csv,
 }
