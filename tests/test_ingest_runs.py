@@ -175,3 +175,27 @@ def test_cli_exit_status_says_whether_anything_failed(
     later = jsonl(tmp_path / "later.jsonl", rows("u1", ["Chess later."], T0 + timedelta(days=1)))
     assert main([*base, str(later)]) == 1  # its extraction failed
     assert main([*base, str(later)]) == 0  # extracted again, and stored
+
+
+# -- 52 A15: a directory -------------------------------------------------------------------------
+
+
+def test_a_directory_means_every_chat_log_under_it(memory: Memory, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    (logs / "b").mkdir(parents=True)
+    (logs / ".git").mkdir()
+    jsonl(logs / "b" / "two.jsonl", rows("u1", ["Chess later."]))
+    (logs / "a.csv").write_text("role,content\nuser,I like tea.\n")
+    jsonl(logs / ".hidden.jsonl", rows("u1", ["secret"]))
+    jsonl(logs / ".git" / "x.jsonl", rows("u1", ["secret"]))
+    (logs / ".git" / "empty").mkdir()
+    (logs / ".git" / "empty" / ".keep").write_text("")
+    (logs / "README.md").write_text("# my logs\n")
+    report = memory.ingest(logs, user_id="u1", dry_run=True)
+    assert report.formats == {str(logs / "a.csv"): "csv", str(logs / "b/two.jsonl"): "openai-jsonl"}
+    assert report.messages_pending == 2
+    [skipped] = report.warnings
+    assert (skipped.path, skipped.location) == (str(logs / "README.md"), "file")
+    assert skipped.reason.endswith(": skipped")
+    with pytest.raises(InvalidInputError, match="no chat log in directory"):
+        memory.ingest(logs / ".git" / "empty", user_id="u1")  # only a hidden file in it

@@ -1,6 +1,7 @@
 """What `Memory.ingest` accepts, turned into records ready to schedule.
 
-Inputs: a path, or an iterable of paths, `ChatRecord`s and dicts (validated as `ChatRecord`s).
+Inputs: a path (a file, or a directory: `engine.ingest.folders`), or an iterable of paths,
+`ChatRecord`s and dicts (validated as `ChatRecord`s).
 Every path is checked (exists, format known) before anything is read, so a typo fails fast;
 records that cannot be used become `IngestError`s and the rest still ingest.
 """
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest.fields import StrPath
+from engine.ingest.folders import chat_logs
 from engine.ingest.readers import iter_chat_log, resolve_format
 from engine.ingest.records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.report import IngestError, IngestWarning
@@ -85,19 +87,32 @@ def collect(
     """
     items: list[Any] = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
     check_user_choice(user_id, users_from_file, bool(items))
-    paths = [item for item in items if isinstance(item, str | os.PathLike)]
     out = Collected()
-    for path in paths:  # all checked before any is read
-        out.formats[os.fspath(path)] = resolve_format(path, format)
+    logs = {  # every path checked before any is read
+        index: _logs(os.fspath(item), format, out)
+        for index, item in enumerate(items)
+        if isinstance(item, str | os.PathLike)
+    }
     for index, item in enumerate(items, start=1):
-        if isinstance(item, str | os.PathLike):
-            fmt = out.formats[os.fspath(item)]
-            for read in iter_chat_log(item, fmt, user_id, delimiter):
-                _take(read, os.fspath(item), key, out)
+        if index - 1 in logs:
+            for path, fmt in logs[index - 1].items():
+                for read in iter_chat_log(path, fmt, user_id, delimiter):
+                    _take(read, path, key, out)
         else:
             _take(_record(item, index, user_id), IN_MEMORY, key, out)
     out.files = list(out.formats)
     return out
+
+
+def _logs(path: str, format: str, out: Collected) -> dict[str, str]:
+    """The chat logs `path` names (itself, or those under a directory), with their formats."""
+    if os.path.isdir(path):
+        logs, skipped = chat_logs(path, format)
+        out.warnings += skipped
+    else:
+        logs = {path: resolve_format(path, format)}
+    out.formats |= logs
+    return logs
 
 
 def _record(item: object, index: int, user_id: str | None) -> ChatRecord | ReadError:
