@@ -20,6 +20,7 @@ from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
+from engine.transfer.export import read_snapshot
 from tests.scripted_llm import ScriptedLLM, http_error
 from tests.test_ingest import llm_memory, mention
 
@@ -199,3 +200,22 @@ def test_a_directory_means_every_chat_log_under_it(memory: Memory, tmp_path: Pat
     assert skipped.reason.endswith(": skipped")
     with pytest.raises(InvalidInputError, match="no chat log in directory"):
         memory.ingest(logs / ".git" / "empty", user_id="u1")  # only a hidden file in it
+
+
+# -- 52 A6: a message over the limit is split, not dropped -------------------------------------
+
+
+def test_a_long_message_is_split_into_pieces_that_fit(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path, max_message_chars=100)
+    text = " ".join(f"word{i:03d}" for i in range(30))  # 239 characters
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", [text, "I like tea."]))
+    report = mem.ingest(path, user_id="u1")
+    assert (report.messages_added, report.errors) == (4, [])
+    [warning] = report.warnings
+    assert warning.location == "chat.jsonl:1"
+    assert warning.reason.endswith("split into 3 messages")
+    kept = sorted(read_snapshot(store, "u1").episodes, key=lambda e: (e.ts, e.source or ""))
+    assert " ".join(e.content for e in kept[:3]) == text
+    assert [e.source for e in kept[:3]] == [f"chat.jsonl:1 part {i}/3" for i in (1, 2, 3)]

@@ -20,6 +20,7 @@ class AddSteps:
 
     def __init__(self, adder: Adder) -> None:
         self.adder = adder
+        self.max_message_chars = adder.settings.max_message_chars
 
     def key(self, record: ChatRecord, user_id: str) -> str:
         return record_checksum(record, user_id, self.adder.settings.max_message_chars)

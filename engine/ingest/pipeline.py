@@ -74,6 +74,8 @@ class Extracted:
 class Steps(Protocol):
     """The two halves of adding one message, as the pipeline drives them."""
 
+    max_message_chars: int  # a longer message is split into pieces that fit
+
     def key(self, record: ChatRecord, user_id: str) -> str:
         """The checksum the record's episode is stored under; InvalidInputError if unusable."""
         ...
@@ -164,6 +166,7 @@ class Ingestor:
             self.steps.key,
             users_from_file=opts.users_from_file,
             delimiter=opts.delimiter,
+            split_at=self.steps.max_message_chars,
         )
         if opts.on_error == "raise" and collected.errors:
             raise InvalidInputError(str(collected.errors[0]))

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from engine.errors import InvalidInputError
 from engine.ingest.fields import StrPath
 from engine.ingest.folders import chat_logs
+from engine.ingest.pieces import pieces
 from engine.ingest.readers import iter_chat_log, resolve_format
 from engine.ingest.records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.report import IngestError, IngestWarning
@@ -49,6 +50,7 @@ class Collected:
     warnings: list[IngestWarning] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    split_at: int | None = None  # a longer message is split (`engine.ingest.pieces`)
 
 
 def check_user_choice(user_id: str | None, users_from_file: bool, has_inputs: bool) -> None:
@@ -78,6 +80,7 @@ def collect(
     *,
     users_from_file: bool = False,
     delimiter: str | None = None,
+    split_at: int | None = None,
 ) -> Collected:
     """Read every input into jobs and errors, in input order.
 
@@ -87,7 +90,7 @@ def collect(
     """
     items: list[Any] = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
     check_user_choice(user_id, users_from_file, bool(items))
-    out = Collected()
+    out = Collected(split_at=split_at)
     logs = {  # every path checked before any is read
         index: _logs(os.fspath(item), format, out)
         for index, item in enumerate(items)
@@ -146,17 +149,24 @@ def _take(
             IngestError(path=item.path, location=item.location, reason=item.reason, stage="read")
         )
         return
-    try:
-        if item.user_id is None:
-            raise InvalidInputError("the record names no user; pass user_id= (--user)")
-        user = check_user_id(item.user_id)
-        checksum = key(item, user)
-    except InvalidInputError as exc:
-        out.errors.append(
-            IngestError(path=path, location=item.source, reason=str(exc), stage="read")
+    split = pieces(item, out.split_at)
+    if len(split) > 1:
+        reason = (
+            f"{len(item.content)} characters, over the {out.split_at} a message may have: "
+            f"split into {len(split)} messages"
         )
-        return
-    out.jobs.append(Job(item, user, path, checksum))
+        out.warnings.append(IngestWarning(path=path, location=item.source, reason=reason))
+    for piece in split:
+        try:
+            if piece.user_id is None:
+                raise InvalidInputError("the record names no user; pass user_id= (--user)")
+            user = check_user_id(piece.user_id)
+            checksum = key(piece, user)
+        except InvalidInputError as exc:
+            error = IngestError(path=path, location=piece.source, reason=str(exc), stage="read")
+            out.errors.append(error)
+            continue
+        out.jobs.append(Job(piece, user, path, checksum))
 
 
 def _brief(exc: ValidationError) -> str:
