@@ -4,7 +4,10 @@ dead-letter lines, long messages split, directories, one error style, `| head`."
 
 from __future__ import annotations
 
+import io
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,9 +15,11 @@ from typing import Any
 
 import pytest
 
+from engine import cli_ingest
 from engine.cli import main
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError
+from engine.ingest.progress import LineProgress
 from engine.ingest.report import summary_text
 from engine.memory import Memory
 from engine.store.base import GraphStore
@@ -219,3 +224,40 @@ def test_a_long_message_is_split_into_pieces_that_fit(
     kept = sorted(read_snapshot(store, "u1").episodes, key=lambda e: (e.ts, e.source or ""))
     assert " ".join(e.content for e in kept[:3]) == text
     assert [e.source for e in kept[:3]] == [f"chat.jsonl:1 part {i}/3" for i in (1, 2, 3)]
+
+
+# -- 52 cosmetic: counts, Ctrl-C, | head -------------------------------------------------------
+
+
+def test_the_progress_line_counts_as_the_summary_does(memory: Memory, tmp_path: Path) -> None:
+    stream = io.StringIO()
+    path = jsonl(tmp_path / "chat.jsonl", [*rows("u1", ["I like tea."]), "{not json"])
+    report = memory.ingest(path, user_id="u1", progress=LineProgress(stream))
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("ingest: 1/1 messages (added 1, failed 0),")
+    assert "  added 1, already stored 0, failed 0" in summary_text(report)
+    assert "errors" not in last  # the read error is the summary's, not a failed message
+
+
+def test_ctrl_c_says_how_to_resume(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def interrupted(args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_ingest, "_run", interrupted)
+    assert main(["ingest", str(tmp_path / "chat.jsonl"), "--user", "u1"]) == 130
+    assert "Run the same command again to resume" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_gives_no_traceback() -> None:
+    code = "from engine.cli_ingest import _write; _write('summary line\\n' * 200000)"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(10)
+    process.stdout.close()  # what `| head` does
+    with process.stderr:
+        err = process.stderr.read()
+    assert (process.wait(timeout=60), err) == (0, b"")
