@@ -156,7 +156,7 @@ def _percentiles(latency: dict[str, list[float]]) -> dict[str, Any]:
 
 
 def ingest(mem: Memory, records: list[ChatRecord], concurrency: int) -> dict[str, Any]:
-    report = mem.ingest(records, concurrency=concurrency)
+    report = mem.ingest(records, concurrency=concurrency, users_from_file=True)
     return {
         "messages": report.messages_added,
         "failed": report.messages_failed,

@@ -85,7 +85,7 @@ def run_one(
     embedder.encode(["warm up"])
     try:
         with Memory(embedder=embedder, **overrides) as mem:
-            report = mem.ingest(records, concurrency=concurrency)
+            report = mem.ingest(records, concurrency=concurrency, users_from_file=True)
             ingested = {f"{r.user_id}/{r.source}" for r in records}
             recall = evidence_recall(mem, recall_data, ingested) if recall_data else None
     finally:

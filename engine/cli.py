@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.cli_ingest import ingest_parser
 from engine.cli_read import register as register_reads
 from engine.cli_verbs import PartialFailure, UsageError, add_common_options
 from engine.cli_verbs import register as register_edits
@@ -76,33 +77,6 @@ def cmd_stop(args: argparse.Namespace) -> None:
         )
     done = "stopped the server of" if stopped else "no server was running for"
     print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
-
-
-def cmd_ingest(args: argparse.Namespace) -> None:
-    from engine.ingest.progress import for_stream
-    from engine.ingest.report import summary_text
-
-    if not args.paths and not args.retry_failed:
-        raise InvalidInputError("nothing to ingest: give at least one PATH (or --retry-failed)")
-    show = None if args.json else for_stream()
-    extra = {}
-    if args.concurrency > 1 and "GRAPHMEM_EMBEDDING_PROCESS" not in os.environ:
-        extra["embedding_process"] = True  # a batch job: the model's passes skip the GIL
-    with _memory(args, **extra) as mem:
-        try:
-            report = mem.ingest(
-                args.paths,
-                user_id=args.user,
-                format=args.format,
-                concurrency=args.concurrency,
-                dry_run=args.dry_run,
-                retry_failed=args.retry_failed,
-                progress=show,
-            )
-        finally:
-            if show is not None:
-                show.close()
-    _print(args, report.summary(), summary_text(report))
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -269,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
     stop.set_defaults(func=cmd_stop)
     _exchange_parsers(sub)
-    _ingest_parser(sub)
+    ingest_parser(sub)
     add_mcp_parser(sub)
     _load_parser(sub)
     register_edits(sub)
@@ -301,39 +275,6 @@ def _load_parser(sub: Any) -> None:
         help="print the report as JSON (no progress bar)",
     )
     load.set_defaults(func=cmd_load)
-
-
-def _ingest_parser(sub: Any) -> None:
-    from engine.ingest import FORMATS
-
-    ingest = sub.add_parser(
-        "ingest",
-        help="add chat logs in bulk (resumable; rerunning adds nothing twice)",
-        description="Add chat logs in bulk. Messages already stored are skipped, so an "
-        "interrupted run resumes when run again. Messages that fail are appended to "
-        "<data dir>/dead_letters.jsonl; --retry-failed replays them.",
-    )
-    ingest.add_argument("paths", nargs="*", metavar="PATH", help="chat log files")
-    ingest.add_argument("--user", help="add every message for this user, whatever the file says")
-    ingest.add_argument("--format", choices=["auto", *FORMATS], default="auto")
-    ingest.add_argument(
-        "--concurrency", type=int, default=4, help="extractions in flight at once (default 4)"
-    )
-    ingest.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="read and count what would be added; no LLM call, no write",
-    )
-    ingest.add_argument(
-        "--retry-failed", action="store_true", help="also replay the dead letters of earlier runs"
-    )
-    ingest.add_argument(
-        "--json",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="print the report as JSON (no progress bar)",
-    )
-    ingest.set_defaults(func=cmd_ingest)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -112,7 +112,9 @@ class Memory(MemoryEdit, MemoryTransfer):
         paths_or_iterable: IngestInput,
         user_id: str | None = None,
         *,
+        users_from_file: bool = False,
         format: str = "auto",
+        delimiter: str | None = None,
         concurrency: int = 4,
         dry_run: bool = False,
         retry_failed: bool = False,
@@ -120,22 +122,23 @@ class Memory(MemoryEdit, MemoryTransfer):
         on_error: str = "skip",
         progress: ProgressFn | None = None,
     ) -> IngestReport:
-        """Add chat logs in bulk: files (`format` "auto", "openai-jsonl", "sharegpt", "locomo",
-        "csv"), `ChatRecord`s or dicts; one `add` per message, extracted `concurrency` at a
-        time, each user's messages applied in timestamp order.
-
-        Rerunning adds nothing twice (message checksums), so an interrupted run resumes.
-        Messages that fail go to `dead_letter_path` (default `<data_dir>/dead_letters.jsonl`)
-        and the report; `retry_failed=True` replays them. `user_id` overrides the files' users.
-        `progress` gets an `IngestProgress` after every message.
+        """Add chat logs in bulk (see docs/ingest.md): files or directories (`format`, and
+        `delimiter` for CSV), `ChatRecord`s or dicts; extracted `concurrency` at a time, each
+        user's messages applied in timestamp order. `user_id` adds every message for that
+        user; `users_from_file=True` takes each one's user from the input: one of the two is
+        required (only `retry_failed=True` alone needs neither). Rerunning adds nothing twice
+        and retries failed extractions; messages that fail go to `dead_letter_path` (default
+        `<data_dir>/dead_letters.jsonl`), which `retry_failed=True` replays (with `user_id`,
+        only that user's). `progress` gets an `IngestProgress` after every message.
 
         Raises:
-            InvalidInputError: a path is missing or its format unknown, an option is invalid;
-                with `on_error="raise"`, also the first unreadable record (nothing written).
+            InvalidInputError: a path is missing or its format unknown, an option is invalid,
+                no user was chosen; with `on_error="raise"`, also the first unreadable record
+                (nothing written).
             ExtractionError: with `on_error="raise"`, the first message that failed.
 
         Example:
-            >>> report = mem.ingest("chats.jsonl", concurrency=8)  # doctest: +SKIP
+            >>> report = mem.ingest("chats.jsonl", user_id="alice")  # doctest: +SKIP
             >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
         """
         self._setup()
@@ -145,7 +148,9 @@ class Memory(MemoryEdit, MemoryTransfer):
             progress,
             self.settings.data_dir,
             user_id=user_id,
+            users_from_file=users_from_file,
             format=format,
+            delimiter=delimiter,
             concurrency=concurrency,
             dry_run=dry_run,
             retry_failed=retry_failed,

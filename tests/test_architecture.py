@@ -35,7 +35,17 @@ LAYERS = [
     {"transfer", "add"},
     {"components", "memory_core", "memory", "memory_edit", "memory_merge", "memory_transfer"}
     | {"async_memory"},
-    {"engine", "cli", "cli_verbs", "cli_read", "mcp_server", "integrations", "compat", "demo"},
+    {
+        "engine",
+        "cli",
+        "cli_verbs",
+        "cli_read",
+        "cli_ingest",
+        "mcp_server",
+        "integrations",
+        "compat",
+        "demo",
+    },
 ]
 PORT = ("engine.store.base", "GraphStore")
 MAX_PORT_MEMBERS = 10

@@ -58,7 +58,7 @@ def test_an_unreadable_time_is_a_warning_and_the_message_keeps_its_place(
         {"user_id": "u1", "role": "user", "content": "I live in Madrid.", "ts": "2024-03-01T10:02"},
     ]
     path = jsonl(tmp_path / "chat.jsonl", rows)
-    report = mem.ingest(path, concurrency=1)
+    report = mem.ingest(path, concurrency=1, users_from_file=True)
 
     assert (report.messages_added, report.errors) == (3, [])
     [warning] = report.warnings
@@ -68,7 +68,7 @@ def test_an_unreadable_time_is_a_warning_and_the_message_keeps_its_place(
     assert places == {"Paris": False, "Berlin": False, "Madrid": True}  # applied in file order
     text = summary_text(report)
     assert "warnings (kept or skipped as said) (1):" in text
-    assert f"{path}: line 2: unparseable timestamp 'at tea time'" in text
+    assert f"{path}:2: unparseable timestamp 'at tea time'" in text
 
 
 def test_a_locomo_log_gives_one_entity_per_speaker(
@@ -79,7 +79,7 @@ def test_a_locomo_log_gives_one_entity_per_speaker(
         {"speaker": "Bob", "dia_id": "D1:2", "text": "I love hiking."},
         {"speaker": "Ann", "dia_id": "D1:3", "text": "I went to Lisbon yesterday."},
     ]
-    report = mem.ingest(locomo(tmp_path / "lc.json", turns))
+    report = mem.ingest(locomo(tmp_path / "lc.json", turns), users_from_file=True)
     assert (report.messages_added, report.warnings) == (3, [])
     facts = {(f.subject, f.predicate, f.object): f for f in mem.get_all("conv-q")}
     assert set(facts) >= {("Ann", "ADOPTS", "Rex"), ("Bob", "LOVES", "hiking")}
@@ -101,7 +101,7 @@ def test_bad_turns_are_kept_or_reported_through_ingest(
         {"speaker": "Bob", "dia_id": "D1:6", "text": "J'adore Lisbonne, and I love Porto."},
         {"speaker": "Bob", "dia_id": "D1:6", "text": "J'adore Lisbonne, and I love Porto."},
     ]
-    report = mem.ingest(locomo(tmp_path / "lc.json", turns))
+    report = mem.ingest(locomo(tmp_path / "lc.json", turns), users_from_file=True)
 
     assert report.messages_added == 5
     assert [(e.location, e.reason) for e in report.errors] == [("conv-q D1:2", "content is empty")]
@@ -123,7 +123,7 @@ def test_bad_turns_are_kept_or_reported_through_ingest(
 
 def test_the_same_file_twice_warns_about_each_duplicate(mem: Memory, tmp_path: Path) -> None:
     path = jsonl(tmp_path / "chat.jsonl", [{"user_id": "u1", "role": "user", "content": "Hi."}])
-    report = mem.ingest([path, path])
+    report = mem.ingest([path, path], users_from_file=True)
     [warning] = report.warnings
     assert (report.messages_added, report.messages_skipped) == (1, 1)
     assert warning.reason == f"the same message as {path}: chat.jsonl:1 (same checksum): skipped"
@@ -146,11 +146,11 @@ def test_cli_summary_shows_facts_per_message_and_warnings(
         {"user_id": "u1", "role": "user", "content": "Hello there.", "ts": "soon"},
     ]
     path = jsonl(tmp_path / "chat.jsonl", rows)
-    assert main(["--data-dir", str(cli_home), "ingest", str(path)]) == 0
+    assert main(["--data-dir", str(cli_home), "ingest", str(path), "--user", "u1"]) == 0
     out = capsys.readouterr().out
     assert "facts: 2 added, 0 updated, 0 invalidated; 1.00 per message added" in out
-    assert f"{path}: line 2: unparseable timestamp 'soon'" in out
-    assert main(["--data-dir", str(cli_home), "ingest", str(path), "--json"]) == 0
+    assert f"{path}:2: unparseable timestamp 'soon'" in out
+    assert main(["--data-dir", str(cli_home), "ingest", str(path), "--user", "u1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["messages_skipped"], report["facts_per_message"]) == (2, 0.0)
     assert [w["location"] for w in report["warnings"]] == ["line 2"]

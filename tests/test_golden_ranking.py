@@ -108,7 +108,7 @@ def test_metaqa_rankings_are_the_golden_ones(golden_memory: Memory) -> None:
 @pytest.mark.skipif(not OfflineExtractor.available(), reason="needs spaCy")
 def test_locomo_rankings_are_the_golden_ones(golden_memory: Memory) -> None:
     path = GOLDEN / "locomo_conv1.json"
-    report = golden_memory.ingest(path, format="locomo", concurrency=1)
+    report = golden_memory.ingest(path, format="locomo", concurrency=1, users_from_file=True)
     assert report.messages_added == 58 and not report.errors
     found = {
         q.question: _ranking(golden_memory.search(q.question, user_id=q.sample_id))

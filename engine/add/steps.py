@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.add.adder import Adder
 from engine.add.messages import record_checksum, record_message
-from engine.add.prepare import PreparedAdd, ok_checksums
+from engine.add.prepare import PreparedAdd
 from engine.ingest.pipeline import Extracted
 from engine.ingest.records import ChatRecord
 from engine.ingest.sources import Job
@@ -20,14 +20,16 @@ class AddSteps:
 
     def __init__(self, adder: Adder) -> None:
         self.adder = adder
+        self.max_message_chars = adder.settings.max_message_chars
 
     def key(self, record: ChatRecord, user_id: str) -> str:
         return record_checksum(record, user_id, self.adder.settings.max_message_chars)
 
-    def stored(self, user_id: str, checksums: list[str], *, ok_only: bool) -> set[str]:
-        if not ok_only:
-            return self.adder.reads.existing_checksums(user_id, checksums)
-        return ok_checksums(self.adder.reads, user_id, checksums)
+    def stored(self, user_id: str, checksums: list[str]) -> set[str]:
+        return self.adder.reads.existing_checksums(user_id, checksums)
+
+    def failed(self, user_id: str, checksums: list[str]) -> set[str]:
+        return self.adder.reads.failed_checksums(user_id, checksums)
 
     def prepare(self, job: Job) -> Extracted:
         record = job.record

@@ -7,7 +7,6 @@ since been stored, and `close` rewrites the file atomically when anything was dr
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable
@@ -17,10 +16,11 @@ from typing import IO
 
 from pydantic import BaseModel, Field, ValidationError
 
-from engine.errors import InvalidInputError
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import Stage
 from engine.private_files import open_private, private_dir
+
+_START = '{"record":'  # how every line `add` writes begins (model_dump_json, field order)
 
 
 class DeadLetter(BaseModel):
@@ -39,15 +39,16 @@ class DeadLetter(BaseModel):
 class DeadLetters:
     """The dead letters of one data directory. Thread-safe.
 
-    Raises:
-        InvalidInputError: the file exists but a line is not a dead letter (nothing is lost:
-            the file is left as it is).
+    A line that is not a dead letter is skipped and listed in `skipped`; it is left in the
+    file until the file is next rewritten (when a letter is resolved).
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._letters = _load(path)
+        #: `(line, reason)` for each line of the file that was not a dead letter
+        self.skipped: list[tuple[int, str]] = []
+        self._letters = _load(path, self.skipped)
         self._dirty = False
         self._handle: IO[str] | None = None
 
@@ -90,36 +91,38 @@ class DeadLetters:
                 self._dirty = False
 
 
-def _load(path: Path) -> dict[str, DeadLetter]:
+def _load(path: Path, warnings: list[tuple[int, str]]) -> dict[str, DeadLetter]:
+    """The letters of the file, the latest failure of each message winning. A line that is not
+    a dead letter (what a kill mid-append leaves, with the next letter appended to it) is
+    skipped with a warning `(line, reason)`; a whole letter after the torn part is kept."""
     letters: dict[str, DeadLetter] = {}
     if not path.is_file():
         return letters
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            try:
-                letter = DeadLetter.model_validate_json(line)
-            except ValidationError as exc:
-                # A torn last line is what a kill -9 mid-write leaves; anything else is not ours.
-                if _is_torn(line):
-                    continue
-                raise InvalidInputError(
-                    f"dead-letter file {str(path)!r}: line {number} is not a dead letter: "
-                    f"{exc.errors()[0]['msg']}"
-                ) from exc
-            letters[letter.checksum] = letter
+            letter, reason = _parse(line)
+            if reason is not None:
+                warnings.append((number, reason))
+            if letter is not None:
+                letters[letter.checksum] = letter
     return letters
 
 
-def _is_torn(line: str) -> bool:
-    if line.endswith("\n"):
-        return False
+def _parse(line: str) -> tuple[DeadLetter | None, str | None]:
     try:
-        json.loads(line)
-    except ValueError:
-        return True
-    return False
+        return DeadLetter.model_validate_json(line), None
+    except ValidationError as exc:
+        reason = f"not a dead letter ({exc.errors()[0]['msg']}): skipped"
+    tail = line.rfind(_START, 1)
+    if tail > 0:
+        try:
+            letter = DeadLetter.model_validate_json(line[tail:])
+        except ValidationError:
+            return None, reason
+        return letter, f"a torn letter of {tail} characters before this one: skipped"
+    return None, reason
 
 
 def _rewrite(path: Path, letters: list[DeadLetter]) -> None:

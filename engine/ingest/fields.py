@@ -26,11 +26,12 @@ from engine.ingest.records import ROLES, ChatRecord, ReadError, ReadWarning, as_
 
 Item = ChatRecord | ReadError | ReadWarning
 StrPath = str | os.PathLike[str]
-TS_KEYS = ("timestamp", "ts", "created_at")
+TS_KEYS = ("timestamp", "ts", "created_at", "create_time")
 Notes = list[str]  # warnings met while building one record
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
+_SLASH_DATE = re.compile(r"\b(\d{1,2})/\d{1,2}/\d{2,4}\b")  # 12/29/2023: month first
 _UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
 # Two defaults that differ in year, month and day: a text that leaves one of them out reads
 # differently under each, so a time without a full date is caught rather than dated today.
@@ -44,9 +45,12 @@ class SourceFile:
     path: Path
     shown: str  # the path as the caller gave it, for error messages
     user_id: str | None
+    delimiter: str | None = None  # CSV only
 
     @classmethod
-    def open(cls, path: StrPath, user_id: str | None = None) -> SourceFile:
+    def open(
+        cls, path: StrPath, user_id: str | None = None, delimiter: str | None = None
+    ) -> SourceFile:
         """Check that `path` is an existing file.
 
         Raises:
@@ -57,7 +61,7 @@ class SourceFile:
             raise InvalidInputError(f"chat log {os.fspath(path)!r} does not exist")
         if not file.is_file():
             raise InvalidInputError(f"chat log {os.fspath(path)!r} is not a file")
-        return cls(file, os.fspath(path), user_id)
+        return cls(file, os.fspath(path), user_id, delimiter)
 
     @property
     def name(self) -> str:
@@ -114,8 +118,10 @@ def _explain(error: Any) -> str:
 def parse_timestamp(value: object) -> datetime | None:
     """A UTC datetime from a timestamp as chat logs write it, or None.
 
-    Epoch seconds (a number or numeric text), ISO 8601, and dates as people write them, read
-    with python-dateutil: "29.12.2023, 22:42:04" (a dotted date is day first),
+    Epoch seconds, milliseconds, microseconds or nanoseconds (a number or numeric text, the
+    unit told by its magnitude: from 1e11 on, milliseconds, i.e. dates after 1973), ISO 8601,
+    and dates as people write them, read with python-dateutil: "29.12.2023, 22:42:04" (a
+    dotted date is day first; a slash date is month first, "03/04/2023" is March 4),
     "1:56 pm on 8 May, 2023", "Dec 29, 2023 10:42 PM", "Mon, 08 May 2023 13:56:00 GMT".
     The text must give a full date (day, month, year); the time may be left out (midnight).
     Naive times are UTC; a zone is an offset or UTC/GMT. None and blank text mean "no
@@ -146,6 +152,13 @@ def parse_timestamp(value: object) -> datetime | None:
 
 def _from_text(text: str) -> datetime:
     dayfirst = _DOTTED_DATE.search(text) is not None
+    slash = _SLASH_DATE.search(text)
+    if slash is not None and int(slash[1]) > 12:
+        # dateutil would silently read this one day first and its neighbours month first
+        raise InvalidInputError(
+            f"unparseable timestamp {text!r}: a slash date is month first (03/04/2023 is "
+            "March 4); write the day first with dots (31.12.2023) or use ISO 8601"
+        )
     try:
         first, second = (
             dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=_zone) for d in _DEFAULTS
@@ -167,11 +180,17 @@ def _zone(name: str | None, offset: int | None) -> tzinfo | None:
     raise InvalidInputError(f"unknown time zone {name!r}")
 
 
-def _from_epoch(seconds: float) -> datetime:
+# Epoch numbers told apart by magnitude: 1e11 s is the year 5138, while 1e11 ms is 1973.
+_EPOCH_UNITS = ((1e17, 1e9), (1e14, 1e6), (1e11, 1e3))  # (at least, per second): ns, us, ms
+
+
+def _from_epoch(number: float) -> datetime:
+    value = float(number)
+    per_second = next((unit for least, unit in _EPOCH_UNITS if abs(value) >= least), 1.0)
     try:
-        return datetime.fromtimestamp(float(seconds), UTC)
+        return datetime.fromtimestamp(value / per_second, UTC)
     except (OverflowError, OSError, ValueError) as exc:
-        raise InvalidInputError(f"timestamp {seconds!r} is out of range") from exc
+        raise InvalidInputError(f"timestamp {number!r} is out of range") from exc
 
 
 def offset(start: datetime | None, seconds: int) -> datetime | None:

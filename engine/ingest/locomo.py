@@ -6,7 +6,8 @@ whose turns all carry role `user`, the turn's speaker, and the `dia_id` as `sour
 What a turn can do without is a warning and the turn is kept: a session date that cannot be
 read (its turns are undated, in file order), a missing or unknown speaker, no text beside a
 shared image (the caption is the text, "[image: a dog on a beach]"). A turn given twice (same
-dia_id, speaker and text) is read once, with a warning; a turn with no text at all is an error.
+dia_id, speaker and text: `engine.ingest.turns`) is read once, with a warning; a turn with no
+text at all is an error.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from engine.errors import InvalidInputError
 from engine.ingest import fields
 from engine.ingest.fields import Item, SourceFile, StrPath
 from engine.ingest.records import ChatRecord, LocomoQuestion, ReadError
+from engine.ingest.turns import Turns, repeated
 
 _SESSION_KEY = re.compile(r"session_(\d+)")
 
@@ -59,7 +61,7 @@ class _Session:
     sample_id: str
     key: str
     speakers: tuple[str, ...]  # speaker_a, speaker_b as the sample names them
-    seen: dict[tuple[str, str | None, str], str] = field(default_factory=dict)
+    turns: Turns = field(default_factory=Turns)
 
 
 def _session(
@@ -105,12 +107,10 @@ def _turn(session: _Session, turn: object, ts: datetime | None, number: int) -> 
         ),
     )
     if isinstance(record, ChatRecord):
-        same = (dia_id, record.speaker, record.content)
-        if same in session.seen:
-            why = f"the same turn as {session.seen[same]} (dia_id, speaker, text): skipped"
-            yield file.warning(where, why)
+        first = session.turns.repeat(record, dia_id, f"turn {number} of {session.key}")
+        if first is not None:
+            yield file.warning(where, repeated(first, "dia_id"))
             return
-        session.seen[same] = f"turn {number} of {session.key}"
     yield from fields.noted(file, where, record, notes)
 
 

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
 from engine.ingest.deadletters import DeadLetter, DeadLetters
+from engine.ingest.lane import Lane
 from engine.ingest.records import ChatRecord
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
 from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
@@ -43,7 +44,9 @@ class IngestOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["auto", "openai-jsonl", "sharegpt", "locomo", "csv"] = "auto"
+    delimiter: str | None = None
     user_id: str | None = None
+    users_from_file: bool = False
     concurrency: int = Field(default=4, ge=1, le=256)
     dry_run: bool = False
     retry_failed: bool = False
@@ -71,12 +74,18 @@ class Extracted:
 class Steps(Protocol):
     """The two halves of adding one message, as the pipeline drives them."""
 
+    max_message_chars: int  # a longer message is split into pieces that fit
+
     def key(self, record: ChatRecord, user_id: str) -> str:
         """The checksum the record's episode is stored under; InvalidInputError if unusable."""
         ...
 
-    def stored(self, user_id: str, checksums: list[str], *, ok_only: bool) -> set[str]:
-        """Which of these checksums the user's memory holds (`ok_only`: not as failed)."""
+    def stored(self, user_id: str, checksums: list[str]) -> set[str]:
+        """Which of these checksums the user's memory holds as episodes (failed ones too)."""
+        ...
+
+    def failed(self, user_id: str, checksums: list[str]) -> set[str]:
+        """Which of these checksums the user's memory holds as failed episodes."""
         ...
 
     def prepare(self, job: Job) -> Extracted:
@@ -150,11 +159,19 @@ class Ingestor:
         self, inputs: IngestInput, letters: DeadLetters
     ) -> tuple[IngestReport, dict[str, list[Job]]]:
         opts = self.options
-        collected = collect(inputs, opts.format, opts.user_id, self.steps.key)
+        collected = collect(
+            inputs,
+            opts.format,
+            opts.user_id,
+            self.steps.key,
+            users_from_file=opts.users_from_file,
+            delimiter=opts.delimiter,
+            split_at=self.steps.max_message_chars,
+        )
         if opts.on_error == "raise" and collected.errors:
             raise InvalidInputError(str(collected.errors[0]))
         jobs = collected.jobs
-        retried = [self._retry(letter) for letter in letters.letters()] if opts.retry_failed else []
+        retried = [self._retry(letter) for letter in self._letters(letters)]
         report = IngestReport(
             files=collected.files,
             formats=collected.formats,
@@ -167,10 +184,11 @@ class Ingestor:
         )
         lanes, duplicates = plan(retried + jobs)  # a replayed dead letter wins over its twin
         report.messages_skipped = len(duplicates)
-        report.warnings = collected.warnings + [
+        report.warnings = [*_skipped(letters), *collected.warnings] + [
             _duplicate(job, twin) for job, twin in duplicates if not twin.retry
         ]
         report.users = len(lanes)
+        report.user_ids = sorted(lanes)
         for user, lane in lanes.items():
             lanes[user] = self._unstored(user, lane, report, letters)
         pending = {user: lane for user, lane in lanes.items() if lane}
@@ -180,56 +198,38 @@ class Ingestor:
     def _unstored(
         self, user: str, lane: list[Job], report: IngestReport, letters: DeadLetters
     ) -> list[Job]:
-        stored = self._stored(user, [j.checksum for j in lane if not j.retry], ok_only=False)
-        stored |= self._stored(user, [j.checksum for j in lane if j.retry], ok_only=True)
-        report.messages_skipped += len(stored)
+        """The lane without its messages stored as good episodes; a message stored as failed
+        (its extraction failed in an earlier run) stays, to be extracted again."""
+        stored = self._ask(self.steps.stored, user, [j.checksum for j in lane])
+        failed = self._ask(self.steps.failed, user, sorted(stored))
+        good = stored - failed
+        report.messages_skipped += len(good)
+        report.messages_retried += len(failed)
         if not self.options.dry_run:
-            # a dead letter's message may be stored as failed: only a good episode resolves it
-            lettered = [c for c in stored if c in letters]
-            good = self._stored(user, lettered, ok_only=True)
-            report.dead_letters_resolved += sum(letters.resolve(c) for c in good)
-        return [job for job in lane if job.checksum not in stored]
+            report.dead_letters_resolved += sum(letters.resolve(c) for c in good if c in letters)
+        return [
+            replace(job, retry=True) if job.checksum in failed else job
+            for job in lane
+            if job.checksum not in good
+        ]
 
-    def _stored(self, user: str, checksums: list[str], *, ok_only: bool) -> set[str]:
-        stored: set[str] = set()
-        for start in range(0, len(checksums), _CHECKSUM_CHUNK):
-            chunk = checksums[start : start + _CHECKSUM_CHUNK]
-            stored |= self.steps.stored(user, chunk, ok_only=ok_only)
-        return stored
+    @staticmethod
+    def _ask(question: Callable[[str, list[str]], set[str]], user: str, of: list[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(of), _CHECKSUM_CHUNK):
+            found |= question(user, of[start : start + _CHECKSUM_CHUNK])
+        return found
+
+    def _letters(self, letters: DeadLetters) -> list[DeadLetter]:
+        """The dead letters to replay: none, every one, or (with a user) that user's."""
+        user = self.options.user_id
+        if not self.options.retry_failed:
+            return []
+        return [d for d in letters.letters() if user is None or d.user_id == user]
 
     def _retry(self, letter: DeadLetter) -> Job:
         checksum = self.steps.key(letter.record, letter.user_id)
         return Job(letter.record, letter.user_id, letter.path, checksum, retry=True)
-
-
-class _Lane:
-    """One user's jobs: prepared in any order, applied strictly in lane order.
-
-    Whichever worker finishes a prepare hands it in; the first to find the lane idle applies
-    every consecutive ready job, so applies of one user never overlap or reorder.
-    """
-
-    def __init__(self, apply: Callable[[Job, Extracted], None]) -> None:
-        self._apply = apply
-        self._lock = threading.Lock()
-        self._ready: dict[int, tuple[Job, Extracted]] = {}
-        self._next = 0
-        self._draining = False
-
-    def hand_in(self, index: int, job: Job, extracted: Extracted) -> None:
-        with self._lock:
-            self._ready[index] = (job, extracted)
-            if self._draining:
-                return
-            self._draining = True
-        while True:
-            with self._lock:
-                item = self._ready.pop(self._next, None)
-                if item is None:
-                    self._draining = False
-                    return
-                self._next += 1
-            self._apply(*item)
 
 
 class _Run:
@@ -251,7 +251,7 @@ class _Run:
 
     def execute(self, lanes: dict[str, list[Job]]) -> None:
         self._notify()
-        by_user = {user: _Lane(self._apply) for user in lanes}
+        by_user = {user: Lane(self._apply) for user in lanes}
         pool = ThreadPoolExecutor(self.options.concurrency, thread_name_prefix="graphmem-ingest")
         try:
             for index, job in interleave(lanes):
@@ -271,7 +271,7 @@ class _Run:
         if self.failure is not None:
             raise self.failure
 
-    def _prepare(self, lane: _Lane, index: int, job: Job) -> None:
+    def _prepare(self, lane: Lane[Extracted], index: int, job: Job) -> None:
         if self.stop.is_set():
             return
         began = time.perf_counter()
@@ -382,6 +382,11 @@ class _Run:
 def _duplicate(job: Job, twin: Job) -> IngestWarning:
     reason = f"the same message as {twin.path}: {twin.record.source} (same checksum): skipped"
     return IngestWarning(path=job.path, location=job.record.source, reason=reason)
+
+
+def _skipped(letters: DeadLetters) -> list[IngestWarning]:
+    path = str(letters.path)
+    return [IngestWarning(path=path, location=f"line {n}", reason=r) for n, r in letters.skipped]
 
 
 def _reason(exc: Exception) -> str:

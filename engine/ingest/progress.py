@@ -10,7 +10,14 @@ from engine.ingest.report import IngestProgress
 
 
 def _postfix(p: IngestProgress) -> dict[str, Any]:
-    return {"facts": p.facts, "llm": p.llm_calls, "tokens": p.tokens, "errors": p.errors}
+    # the counts the summary ends with: added and failed messages, not read errors
+    return {
+        "added": p.messages_added,
+        "failed": p.messages_failed,
+        "facts": p.facts,
+        "llm": p.llm_calls,
+        "tokens": p.tokens,
+    }
 
 
 class BarProgress:
@@ -58,12 +65,13 @@ class LineProgress:
 
 
 def line(p: IngestProgress) -> str:
-    """`ingest: 120/300 messages, 40 facts, 120 LLM calls, 31k tokens, 0 errors, 12.1 msg/s,
-    ETA 15s`."""
+    """`ingest: 120/300 messages (added 118, failed 2), 40 facts, 120 LLM calls, 31k tokens,
+    12.1 msg/s, ETA 15s`: added and failed as the summary counts them."""
     eta = f"{p.eta_s:.0f}s" if p.eta_s is not None else "?"
     return (
-        f"ingest: {p.done}/{p.total} messages, {p.facts} facts, {p.llm_calls} LLM calls, "
-        f"{_short(p.tokens)} tokens, {p.errors} errors, {p.rate:.1f} msg/s, ETA {eta}"
+        f"ingest: {p.done}/{p.total} messages (added {p.messages_added}, failed "
+        f"{p.messages_failed}), {p.facts} facts, {p.llm_calls} LLM calls, "
+        f"{_short(p.tokens)} tokens, {p.rate:.1f} msg/s, ETA {eta}"
     )
 
 

@@ -22,9 +22,12 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.records import ChatRecord, ReadError, ReadResult, ReadWarning
+from engine.ingest.sharegpt import read_sharegpt
+from engine.ingest.turns import Turns
 
 __all__ = [
     "FORMATS",
@@ -39,26 +42,6 @@ FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
-_SHAREGPT_ROLES = {
-    "human": "user",
-    "user": "user",
-    "gpt": "assistant",
-    "chatgpt": "assistant",
-    "assistant": "assistant",
-    "system": "system",
-}
-_CSV_COLUMNS = {
-    "user": "user_id",
-    "user_id": "user_id",
-    "session": "session_id",
-    "session_id": "session_id",
-    "conversation_id": "conversation_id",
-    "role": "role",
-    "content": "content",
-    "timestamp": "ts",
-    "ts": "ts",
-    "speaker": "speaker",
-}
 
 
 @dataclass(frozen=True)
@@ -71,17 +54,20 @@ class _Defaults:
     ts: datetime | None = None
 
 
-def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = None) -> ReadResult:
+def read_chat_log(
+    path: StrPath, format: str = "auto", user_id: str | None = None, delimiter: str | None = None
+) -> ReadResult:
     """Read a whole chat log into records and errors, in file order.
 
     Args:
         path: the file to read.
         format: one of `FORMATS`, or `"auto"` to detect it from the extension and content.
         user_id: if given, every record is attributed to this user, whatever the file says.
+        delimiter: the column separator of a CSV file (default a comma).
 
     Raises:
-        InvalidInputError: `path` does not exist or is not a file, `format` is unknown, or
-            `format="auto"` cannot tell the format.
+        InvalidInputError: `path` does not exist or is not a file, `format` is unknown,
+            `format="auto"` cannot tell the format, or `delimiter` is not one character.
 
     Example:
         >>> result = read_chat_log("chats.jsonl")  # doctest: +SKIP
@@ -91,7 +77,7 @@ def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = Non
     records: list[ChatRecord] = []
     errors: list[ReadError] = []
     warnings: list[ReadWarning] = []
-    for item in iter_chat_log(path, fmt, user_id):
+    for item in iter_chat_log(path, fmt, user_id, delimiter):
         if isinstance(item, ChatRecord):
             records.append(item)
         elif isinstance(item, ReadWarning):
@@ -102,14 +88,16 @@ def read_chat_log(path: StrPath, format: str = "auto", user_id: str | None = Non
 
 
 def iter_chat_log(
-    path: StrPath, format: str = "auto", user_id: str | None = None
+    path: StrPath, format: str = "auto", user_id: str | None = None, delimiter: str | None = None
 ) -> Iterator[Item]:
     """Stream a chat log as `ChatRecord`s, `ReadError`s and `ReadWarning`s in file order.
 
     Arguments and errors as for `read_chat_log`; they are checked before the first item.
     """
     fmt = resolve_format(path, format)
-    return _READERS[fmt](SourceFile.open(path, user_id))
+    if fmt == "csv":
+        check_delimiter(delimiter)
+    return _READERS[fmt](SourceFile.open(path, user_id, delimiter))
 
 
 def resolve_format(path: StrPath, format: str = "auto") -> str:
@@ -151,7 +139,7 @@ def _sniff(head: str) -> str | None:
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
     header = next(csv.reader([head.partition("\n")[0]]), [])
-    names = {_CSV_COLUMNS.get(cell.strip().lower()) for cell in header}
+    names = {COLUMNS.get(cell.strip().lower()) for cell in header}
     return "csv" if {"role", "content"} <= names else None
 
 
@@ -166,12 +154,13 @@ def _is_json_object(text: str) -> bool:
 
 
 def _read_jsonl(file: SourceFile) -> Iterator[Item]:
+    turns = Turns()
     with file.path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            yield from _jsonl_line(file, number, raw)
+            yield from _jsonl_line(file, number, raw, turns)
 
 
-def _jsonl_line(file: SourceFile, number: int, raw: bytes) -> Iterator[Item]:
+def _jsonl_line(file: SourceFile, number: int, raw: bytes, turns: Turns) -> Iterator[Item]:
     where, source = f"line {number}", f"{file.name}:{number}"
     if not raw.strip():
         return
@@ -186,13 +175,13 @@ def _jsonl_line(file: SourceFile, number: int, raw: bytes) -> Iterator[Item]:
     if not isinstance(obj, dict):
         yield file.error(where, f"expected a JSON object, got {type(obj).__name__}")
     elif "messages" in obj:
-        yield from _jsonl_conversation(file, obj, where, source)
+        yield from _jsonl_conversation(file, obj, where, source, turns)
     else:
-        yield from _jsonl_message(file, obj, where, source, _Defaults())
+        yield from _jsonl_message(file, obj, (where, source), _Defaults(), turns)
 
 
 def _jsonl_conversation(
-    file: SourceFile, obj: dict[str, Any], where: str, source: str
+    file: SourceFile, obj: dict[str, Any], where: str, source: str, turns: Turns
 ) -> Iterator[Item]:
     messages = obj["messages"]
     if not isinstance(messages, list) or not messages:
@@ -212,7 +201,7 @@ def _jsonl_conversation(
             continue
         # Messages without their own time follow the conversation's, one second apart.
         own = replace(defaults, ts=fields.offset(defaults.ts, index))
-        yield from _jsonl_message(file, message, here, at, own)
+        yield from _jsonl_message(file, message, (here, at), own, turns)
 
 
 def _conversation_defaults(obj: dict[str, Any], notes: fields.Notes) -> _Defaults:
@@ -227,9 +216,13 @@ def _conversation_defaults(obj: dict[str, Any], notes: fields.Notes) -> _Default
 
 
 def _jsonl_message(
-    file: SourceFile, msg: dict[str, Any], where: str, source: str, defaults: _Defaults
+    file: SourceFile,
+    msg: dict[str, Any],
+    place: tuple[str, str],
+    defaults: _Defaults,
+    turns: Turns,
 ) -> Iterator[Item]:
-    notes: fields.Notes = []
+    (where, source), notes = place, list[str]()
 
     def build() -> ChatRecord:
         user = fields.text_id(fields.first(msg, "user_id", "user"), "user_id")
@@ -246,130 +239,15 @@ def _jsonl_message(
             source=source,
         )
 
-    return fields.noted(file, where, fields.build_record(file, where, build), notes)
-
-
-# -- sharegpt ----------------------------------------------------------------------------------
-
-
-def _read_sharegpt(file: SourceFile) -> Iterator[Item]:
-    data = file.load_json()
-    if isinstance(data, ReadError):
-        yield data
-        return
-    if not isinstance(data, list):
-        yield file.error(
-            "file", f"expected a JSON list of conversations, got {type(data).__name__}"
-        )
-        return
-    for number, item in enumerate(data, start=1):
-        yield from _sharegpt_conversation(file, number, item)
-
-
-def _sharegpt_conversation(file: SourceFile, number: int, item: object) -> Iterator[Item]:
-    where = f"record {number}"
-    turns = item.get("conversations") if isinstance(item, dict) else None
-    if not isinstance(item, dict) or not isinstance(turns, list) or not turns:
-        yield file.error(where, "expected an object with a non-empty 'conversations' list")
-        return
-    try:
-        conversation_id = fields.text_id(item.get("id"), "id")
-    except InvalidInputError as exc:
-        yield file.error(where, str(exc))
-        return
-    for index, turn in enumerate(turns, start=1):
-        here, source = f"{where} message {index}", f"{file.name}:{number}#{index}"
-        if not isinstance(turn, dict):
-            yield file.error(here, f"expected a JSON object, got {type(turn).__name__}")
-            continue
-        yield _sharegpt_turn(file, turn, here, source, conversation_id)
-
-
-def _sharegpt_turn(
-    file: SourceFile, turn: dict[str, Any], where: str, source: str, conversation_id: str | None
-) -> Item:
-    return fields.build_record(
-        file,
-        where,
-        lambda: ChatRecord(
-            user_id=file.user_id,
-            session_id=conversation_id,
-            conversation_id=conversation_id,
-            role=_sharegpt_role(turn.get("from")),
-            content=fields.content(turn.get("value")),
-            source=source,
-        ),
-    )
-
-
-def _sharegpt_role(value: object) -> str:
-    role = _SHAREGPT_ROLES.get(value.strip().lower()) if isinstance(value, str) else None
-    if role is None:
-        raise InvalidInputError(f"unknown role {value!r} in 'from'")
-    return role
-
-
-# -- csv ---------------------------------------------------------------------------------------
-
-
-def _read_csv(file: SourceFile) -> Iterator[Item]:
-    with file.path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        try:
-            yield from _csv_rows(file, reader)
-        except UnicodeDecodeError:
-            yield file.error(f"line {reader.line_num + 1}", "not valid UTF-8; stopped reading")
-
-
-def _csv_rows(file: SourceFile, reader: Any) -> Iterator[Item]:
-    header: list[str] | None = None
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            yield file.error(f"line {start}", f"bad CSV: {exc}")
-            continue
-        if header is None:
-            header = [_CSV_COLUMNS.get(c.strip().lower(), c.strip()) for c in row]
-            if not {"role", "content"} <= set(header):
-                yield file.error("file", "the CSV header needs 'role' and 'content' columns")
-                return
-        elif row:
-            yield from _csv_record(file, header, row, start)
-
-
-def _csv_record(file: SourceFile, header: list[str], row: list[str], number: int) -> Iterator[Item]:
-    where = f"line {number}"
-    if len(row) != len(header):
-        yield file.error(where, f"the row has {len(row)} fields, the header {len(header)}")
-        return
-    cells = dict(zip(header, row, strict=True))
-    extra = {k: v for k, v in cells.items() if k not in _CSV_COLUMNS.values() and v}
-    notes: fields.Notes = []
-    record = fields.build_record(
-        file,
-        where,
-        lambda: ChatRecord(
-            user_id=file.user_id or cells.get("user_id") or None,
-            session_id=cells.get("session_id") or None,
-            conversation_id=cells.get("conversation_id") or None,
-            role=fields.role(cells["role"]),
-            content=fields.content(cells["content"]),
-            ts=fields.timestamp(cells.get("ts"), notes),
-            speaker=cells.get("speaker") or None,
-            source=f"{file.name}:{number}",
-            metadata=extra,
-        ),
-    )
-    yield from fields.noted(file, where, record, notes)
+    record = fields.build_record(file, where, build)
+    # a time the file gives (its own or its conversation's) is what makes a repeat
+    moment = record.ts if isinstance(record, ChatRecord) else None
+    return turns.checked(file, where, record, notes, moment)
 
 
 _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "openai-jsonl": _read_jsonl,
-    "sharegpt": _read_sharegpt,
+    "sharegpt": read_sharegpt,
     "locomo": read_locomo,
-    "csv": _read_csv,
+    "csv": read_csv,
 }

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -79,7 +80,24 @@ class _ReadNote(BaseModel):
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.location}: {self.reason}"
+        return f"{located(self.path, self.location)}: {self.reason}"
+
+
+def located(path: str, location: str) -> str:
+    """`path` and `location` in one `file:line` style: `chat.jsonl:7`, `chat.json:3#2`,
+    `chat.jsonl:3 message 2`; a location that is no line is kept apart (`lc.json: conv D1:2`).
+
+    >>> located("logs/chat.jsonl", "line 7"), located("logs/chat.jsonl", "chat.jsonl:7")
+    ('logs/chat.jsonl:7', 'logs/chat.jsonl:7')
+    """
+    if location == "file":
+        return path
+    if location.startswith("line "):
+        return f"{path}:{location.removeprefix('line ')}"
+    name = PurePath(path).name
+    if name and location.startswith(f"{name}:"):
+        return f"{path}{location[len(name) :]}"
+    return f"{path}: {location}"
 
 
 class ReadError(_ReadNote):

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from engine.ingest.records import located
+
 Stage = Literal["read", "extract", "apply"]
 
 
@@ -23,7 +25,7 @@ class IngestError(BaseModel):
     checksum: str | None = None
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.location}: {self.reason}"
+        return f"{located(self.path, self.location)}: {self.reason}"
 
 
 class IngestWarning(BaseModel):
@@ -34,7 +36,7 @@ class IngestWarning(BaseModel):
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.location}: {self.reason}"
+        return f"{located(self.path, self.location)}: {self.reason}"
 
 
 class IngestProgress(BaseModel):
@@ -73,10 +75,14 @@ class IngestReport(BaseModel):
     files: list[str] = Field(default_factory=list)
     formats: dict[str, str] = Field(default_factory=dict, description="file -> format read")
     users: int = 0
+    user_ids: list[str] = Field(default_factory=list, description="the users written for")
     records_read: int = 0
     messages_added: int = 0
     messages_skipped: int = Field(default=0, description="already stored (same checksum)")
     messages_failed: int = Field(default=0, description="extract or apply failed (dead letters)")
+    messages_retried: int = Field(
+        default=0, description="stored as failed by an earlier run: extracted again in this one"
+    )
     messages_pending: int = Field(default=0, description="dry run: messages a real run would add")
     dead_letters_retried: int = 0
     dead_letters_resolved: int = 0
@@ -141,7 +147,7 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     count = report.messages_pending if report.dry_run else report.messages_added
     lines = [
         f"{report.records_read} messages read from {len(report.files)} file(s) for "
-        f"{report.users} user(s) in {report.elapsed_s:.1f} s",
+        f"{_users(report.user_ids)} in {report.elapsed_s:.1f} s",
         f"  {verb} {count}, already stored {report.messages_skipped}, "
         f"failed {report.messages_failed}",
     ]
@@ -156,6 +162,11 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
         if report.llm_modes:
             modes = ", ".join(f"{mode} ({n})" for mode, n in sorted(report.llm_modes.items()))
             lines.append(f"  structured output: {modes}")
+    if report.messages_retried:
+        lines.append(
+            f"  {report.messages_retried} had failed in an earlier run: "
+            f"{'would be' if report.dry_run else 'were'} extracted again"
+        )
     if report.dead_letters_retried:
         lines.append(
             f"  dead letters retried {report.dead_letters_retried}, "
@@ -169,6 +180,16 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     lines += _listed("errors", report.errors, max_errors)
     lines += _listed("warnings (kept or skipped as said)", report.warnings, max_errors)
     return "\n".join(lines)
+
+
+def _users(users: list[str], shown: int = 5) -> str:
+    if not users:
+        return "no user"
+    if len(users) == 1:
+        return f"user {users[0]!r}"
+    names = ", ".join(repr(u) for u in users[:shown])
+    more = f" and {len(users) - shown} more" if len(users) > shown else ""
+    return f"{len(users)} users: {names}{more}"
 
 
 def _listed(title: str, items: Sequence[object], limit: int) -> list[str]:

@@ -1,6 +1,7 @@
 """What `Memory.ingest` accepts, turned into records ready to schedule.
 
-Inputs: a path, or an iterable of paths, `ChatRecord`s and dicts (validated as `ChatRecord`s).
+Inputs: a path (a file, or a directory: `engine.ingest.folders`), or an iterable of paths,
+`ChatRecord`s and dicts (validated as `ChatRecord`s).
 Every path is checked (exists, format known) before anything is read, so a typo fails fast;
 records that cannot be used become `IngestError`s and the rest still ingest.
 """
@@ -16,6 +17,8 @@ from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest.fields import StrPath
+from engine.ingest.folders import chat_logs
+from engine.ingest.pieces import pieces
 from engine.ingest.readers import iter_chat_log, resolve_format
 from engine.ingest.records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.report import IngestError, IngestWarning
@@ -47,28 +50,72 @@ class Collected:
     warnings: list[IngestWarning] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    split_at: int | None = None  # a longer message is split (`engine.ingest.pieces`)
 
 
-def collect(inputs: IngestInput, format: str, user_id: str | None, key: KeyFn) -> Collected:
+def check_user_choice(user_id: str | None, users_from_file: bool, has_inputs: bool) -> None:
+    """The input never picks the user it is written for unless the caller says so.
+
+    Raises:
+        InvalidInputError: there is something to read, and neither a user nor the opt-in to
+            the input's own user column was given (or both were).
+    """
+    if user_id is not None and users_from_file:
+        raise InvalidInputError(
+            "give either user_id= (--user) or users_from_file=True (--users-from-file), not both"
+        )
+    if user_id is None and not users_from_file and has_inputs:
+        raise InvalidInputError(
+            "say whose memory the messages go to: user_id= (--user NAME) adds every message "
+            "for that user; users_from_file=True (--users-from-file) takes each message's user "
+            "from the input's user column (a LoCoMo file: its sample_id)"
+        )
+
+
+def collect(
+    inputs: IngestInput,
+    format: str,
+    user_id: str | None,
+    key: KeyFn,
+    *,
+    users_from_file: bool = False,
+    delimiter: str | None = None,
+    split_at: int | None = None,
+) -> Collected:
     """Read every input into jobs and errors, in input order.
 
     Raises:
-        InvalidInputError: a path is missing or not a file, `format` is unknown, or the format
-            of a path cannot be told.
+        InvalidInputError: a path is missing or not a file, `format` is unknown, the format
+            of a path cannot be told, or no user was chosen (`check_user_choice`).
     """
     items: list[Any] = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
-    paths = [item for item in items if isinstance(item, str | os.PathLike)]
-    out = Collected()
-    for path in paths:  # all checked before any is read
-        out.formats[os.fspath(path)] = resolve_format(path, format)
+    check_user_choice(user_id, users_from_file, bool(items))
+    out = Collected(split_at=split_at)
+    logs = {  # every path checked before any is read
+        index: _logs(os.fspath(item), format, out)
+        for index, item in enumerate(items)
+        if isinstance(item, str | os.PathLike)
+    }
     for index, item in enumerate(items, start=1):
-        if isinstance(item, str | os.PathLike):
-            for read in iter_chat_log(item, out.formats[os.fspath(item)], user_id):
-                _take(read, os.fspath(item), key, out)
+        if index - 1 in logs:
+            for path, fmt in logs[index - 1].items():
+                for read in iter_chat_log(path, fmt, user_id, delimiter):
+                    _take(read, path, key, out)
         else:
             _take(_record(item, index, user_id), IN_MEMORY, key, out)
     out.files = list(out.formats)
     return out
+
+
+def _logs(path: str, format: str, out: Collected) -> dict[str, str]:
+    """The chat logs `path` names (itself, or those under a directory), with their formats."""
+    if os.path.isdir(path):
+        logs, skipped = chat_logs(path, format)
+        out.warnings += skipped
+    else:
+        logs = {path: resolve_format(path, format)}
+    out.formats |= logs
+    return logs
 
 
 def _record(item: object, index: int, user_id: str | None) -> ChatRecord | ReadError:
@@ -102,17 +149,24 @@ def _take(
             IngestError(path=item.path, location=item.location, reason=item.reason, stage="read")
         )
         return
-    try:
-        if item.user_id is None:
-            raise InvalidInputError("the record names no user; pass user_id= (--user)")
-        user = check_user_id(item.user_id)
-        checksum = key(item, user)
-    except InvalidInputError as exc:
-        out.errors.append(
-            IngestError(path=path, location=item.source, reason=str(exc), stage="read")
+    split = pieces(item, out.split_at)
+    if len(split) > 1:
+        reason = (
+            f"{len(item.content)} characters, over the {out.split_at} a message may have: "
+            f"split into {len(split)} messages"
         )
-        return
-    out.jobs.append(Job(item, user, path, checksum))
+        out.warnings.append(IngestWarning(path=path, location=item.source, reason=reason))
+    for piece in split:
+        try:
+            if piece.user_id is None:
+                raise InvalidInputError("the record names no user; pass user_id= (--user)")
+            user = check_user_id(piece.user_id)
+            checksum = key(piece, user)
+        except InvalidInputError as exc:
+            error = IngestError(path=path, location=piece.source, reason=str(exc), stage="read")
+            out.errors.append(error)
+            continue
+        out.jobs.append(Job(piece, user, path, checksum))
 
 
 def _brief(exc: ValidationError) -> str:

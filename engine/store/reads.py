@@ -301,6 +301,11 @@ class Reads:
         params = {"user_id": user_id, "checksums": checksums}
         return {row[0] for row in self.store.run("find_episode_checksums", params)}
 
+    def failed_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
+        """Which of these checksums the user holds as failed episodes (extraction failed)."""
+        params = {"user_id": user_id, "checksums": checksums}
+        return {row[0] for row in self.store.run("find_failed_episode_checksums", params)}
+
     def counts(self, user_id: str | None) -> dict[str, int]:
         """Users, entities, facts, valid facts and episodes: of `user_id`, or of the store."""
         row = self.store.run("count_nodes", {"user_id": user_id})[0]

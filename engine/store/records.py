@@ -155,7 +155,8 @@ def statement_texts(
 # One vector index per label spans every user, and it picks nearest neighbours before the user
 # filter applies: beside a user with 6,000 facts near the query, one with 3 got none of them.
 # `nearest` decides, for any vector-indexed label, between that index and an exact scan of the
-# user's own nodes (benchmarks/multitenant.py measured both; docs/storage.md "Many users in one store").
+# user's own nodes (benchmarks/multitenant.py measured both; docs/storage.md, "Many users in
+# one store").
 
 SCAN_MAX = 5_000  # a user with at most this many nodes of a label is scanned: ~8 ms on FalkorDB
 NEIGHBOURS_PER_RESULT = 8

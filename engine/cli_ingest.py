@@ -1,0 +1,138 @@
+"""`graphmem ingest`: chat logs in bulk, through `Memory.ingest`.
+
+Exit status: 0 when everything read is stored (added now or before), 1 when some records or
+messages failed (the rest went in; the summary lists them) or an error stopped the run, 2 for
+a usage error (no PATH, no user chosen), 130 when interrupted (run it again to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from engine.errors import InvalidInputError
+from engine.ingest.report import IngestReport, summary_text
+from engine.ingest.sources import check_user_choice
+
+OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
+RESUME_HINT = (
+    "graphmem: interrupted; what was added stays added. Run the same command again to resume "
+    "(messages already stored are skipped)."
+)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Run one ingest and print its summary; the exit status as the module docstring says."""
+    try:
+        _check_usage(args)
+    except InvalidInputError as exc:
+        print(f"graphmem: error: {exc}", file=sys.stderr)
+        return USAGE
+    try:
+        report = _run(args)
+    except KeyboardInterrupt:
+        print(RESUME_HINT, file=sys.stderr)
+        return INTERRUPTED
+    _write(_summary(args, report))
+    return FAILED if report.errors or report.messages_failed else OK
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    if not args.paths and not args.retry_failed:
+        raise InvalidInputError("nothing to ingest: give at least one PATH (or --retry-failed)")
+    check_user_choice(args.user, args.users_from_file, bool(args.paths))
+
+
+def _run(args: argparse.Namespace) -> IngestReport:
+    from engine.ingest.progress import for_stream
+    from engine.memory import Memory
+
+    show = None if args.json else for_stream()
+    options: dict[str, Any] = {}
+    if args.data_dir:
+        options["data_dir"] = args.data_dir
+    if args.concurrency > 1 and not os.environ.get("GRAPHMEM_EMBEDDING_PROCESS"):
+        options["embedding_process"] = True  # a batch job: the model's passes skip the GIL
+    with Memory(**options) as mem:
+        try:
+            return mem.ingest(
+                args.paths,
+                user_id=args.user,
+                users_from_file=args.users_from_file,
+                format=args.format,
+                delimiter=args.delimiter,
+                concurrency=args.concurrency,
+                dry_run=args.dry_run,
+                retry_failed=args.retry_failed,
+                progress=show,
+            )
+        finally:
+            if show is not None:
+                show.close()
+
+
+def _summary(args: argparse.Namespace, report: IngestReport) -> str:
+    if args.json:
+        return json.dumps(report.summary(), indent=2, default=str)
+    return summary_text(report)
+
+
+def _write(text: str) -> None:
+    """Print `text`; a reader that stopped early (`| head`) is not an error of the ingest."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # what is left in the buffer would fail again when Python flushes it at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def ingest_parser(sub: Any) -> None:
+    """Add the `ingest` command to the subparsers `sub`."""
+    from engine.ingest import FORMATS
+
+    ingest = sub.add_parser(
+        "ingest",
+        help="add chat logs in bulk (resumable; rerunning adds nothing twice)",
+        description="Add chat logs in bulk, for --user, or for the users the files name with "
+        "--users-from-file. A directory means every chat log under it. Messages already stored "
+        "are skipped, so an interrupted run resumes when run again; messages whose extraction "
+        "failed are retried. Messages that fail are appended to <data dir>/dead_letters.jsonl; "
+        "--retry-failed replays them. Exit status: 0 all stored, 1 some records or messages "
+        "failed, 2 usage error.",
+    )
+    ingest.add_argument("paths", nargs="*", metavar="PATH", help="chat log files or directories")
+    who = ingest.add_mutually_exclusive_group()
+    who.add_argument("--user", help="add every message for this user, whatever the file says")
+    who.add_argument(
+        "--users-from-file",
+        action="store_true",
+        help="take each message's user from the file (its user column; LoCoMo: the sample_id)",
+    )
+    ingest.add_argument("--format", choices=["auto", *FORMATS], default="auto")
+    ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")
+    ingest.add_argument(
+        "--concurrency", type=int, default=4, help="extractions in flight at once (default 4)"
+    )
+    ingest.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="read and count what would be added; no LLM call, no write",
+    )
+    ingest.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="also replay the dead letters of earlier runs (with --user: that user's)",
+    )
+    ingest.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the report as JSON (no progress bar)",
+    )
+    ingest.set_defaults(func=cmd_ingest)
