@@ -284,9 +284,10 @@ class Reads:
         params = {"user_id": user_id, "embedding": embedding}
         return [(row[0], _unit(row[1])) for row in self.store.nearest(EPISODE_VECTORS, params, k)]
 
-    def episode_texts(self, user_id: str, skip: int, limit: int) -> list[EpisodeText]:
+    def episode_texts(self, user_id: str, after: str, limit: int) -> list[EpisodeText]:
+        """The user's next `limit` messages by uid after the uid `after` ("" for the first)."""
         rows = self.store.run(
-            "list_episode_texts", {"user_id": user_id, "skip": skip, "limit": limit}
+            "list_episode_texts", {"user_id": user_id, "after": after, "limit": limit}
         )
         return [
             EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6])
