@@ -54,6 +54,13 @@ class Reads:
                 found.setdefault(key, entity)
         return found
 
+    def entity_by_loose_key(self, user_id: str, loose: str, dropped: list[str]) -> Entity | None:
+        """The user's most mentioned entity whose key or an alias key equals `loose` once
+        every string of `dropped` is taken out of it; None when none does."""
+        params = {"user_id": user_id, "loose": loose, "dropped": dropped}
+        rows = self.store.run("get_entities_by_loose_key", params)
+        return Entity.from_props(rows[0][0]) if rows else None
+
     def entities_by_uids(self, user_id: str, uids: list[str]) -> list[Entity]:
         rows = self.store.run("get_entities_by_uids", {"user_id": user_id, "uids": uids})
         return [Entity.from_props(row[0]) for row in rows]
