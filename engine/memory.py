@@ -243,6 +243,8 @@ class Memory(MemoryCore):
         mode: Mode = "dual",
         since: datetime | float | None = None,
         until: datetime | float | None = None,
+        min_similarity: float | None = None,
+        explain: bool = False,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
@@ -251,10 +253,15 @@ class Memory(MemoryCore):
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (a datetime, naive
         meaning UTC, or epoch seconds) keep messages written, and facts that became true, in
-        that window.
+        that window. `min_similarity` (default the `search_min_similarity` setting, None:
+        off) keeps only hits whose cosine similarity to the query (`similarity`, -1 to 1) is
+        at least that: "Where does Bob live?" then finds nothing about Peter. `explain=True`
+        gives each hit an `explanation`: each leg's rank and score, and the path and fusion
+        that ranked it.
 
         Raises:
-            InvalidInputError: an unknown mode, a limit outside 1-1000, or a bad user id.
+            InvalidInputError: an unknown mode, a limit outside 1-1000, a `min_similarity`
+                outside -1 to 1, or a bad user id.
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -263,6 +270,11 @@ class Memory(MemoryCore):
             raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+        floor = self.settings.search_min_similarity if min_similarity is None else min_similarity
+        if floor is not None and (
+            isinstance(floor, bool) or not isinstance(floor, int | float) or not -1 <= floor <= 1
+        ):
+            raise InvalidInputError(f"min_similarity must be between -1 and 1, got {floor}")
         self._setup()
         result = self.retriever.search(
             query,
@@ -273,6 +285,8 @@ class Memory(MemoryCore):
             self_uid=self.self_uid(user_id),
             since=to_epoch(since),
             until=to_epoch(until),
+            min_similarity=floor,
+            explain=explain,
         )
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result

@@ -170,6 +170,9 @@ class ScoredFact(BaseModel):
     hop: int | None = None
     legs: list[Leg] = Field(default_factory=list)
     sources: list[Snippet] = Field(default_factory=list)  # the messages it came from
+    # cosine of the query and the fact's sentence: known when the semantic leg read it, and
+    # read for every hit when the search has a `min_similarity` or `explain`
+    similarity: float | None = None
 
 
 class ScoredEpisode(BaseModel):
@@ -178,6 +181,8 @@ class ScoredEpisode(BaseModel):
     episode: Snippet
     score: float
     legs: list[Leg] = Field(default_factory=list)
+    # cosine of the query and the message: as `ScoredFact.similarity`
+    similarity: float | None = None
 
 
 class ScoredEntity(BaseModel):

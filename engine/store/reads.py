@@ -7,7 +7,7 @@ where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
@@ -290,6 +290,19 @@ class Reads:
         """Uids and similarities of the user's k episodes nearest to `embedding`."""
         params = {"user_id": user_id, "embedding": embedding}
         return [(row[0], _unit(row[1])) for row in self.store.nearest(EPISODE_VECTORS, params, k)]
+
+    def similarities(
+        self,
+        kind: Literal["fact", "episode"],
+        user_id: str,
+        uids: list[str],
+        embedding: list[float],
+    ) -> dict[str, float]:
+        """The cosine similarity of `embedding` to each of the user's facts (or messages) of
+        `uids` that has an embedding."""
+        params = {"user_id": user_id, "uids": uids, "embedding": embedding}
+        rows = self.store.run(f"score_{kind}_vectors", params)
+        return {row[0]: 2.0 * _unit(row[1]) - 1.0 for row in rows}
 
     def episode_texts(self, user_id: str, after: str, limit: int) -> list[EpisodeText]:
         """The user's next `limit` messages by uid after the uid `after` ("" for the first)."""
