@@ -15,6 +15,7 @@ from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.blas import one_blas_thread
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
+from engine.retrieval.explain import Found, explain
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
@@ -184,6 +185,8 @@ class DualRetriever:
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
         found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
         found, episodes = found[:limit], episodes[:limit]
+        if ask.explain:
+            explain(found, episodes, self._found(limit, legs, ranked))
         read = ask.embedding if ask.min_similarity is not None or ask.explain else None
         cosines = (known([(f.uid, s) for f, s in legs.semantic]), known(legs.nearest))
         fill(self.reads, user_id, read, found, episodes, cosines)
@@ -195,6 +198,19 @@ class DualRetriever:
             entities=_entities(legs.graph.anchors),
             anchors=[a.entity.name for a in legs.graph.anchors],
             paths=self.graph_leg.paths(legs.graph, walks, facts),
+        )
+
+    def _found(self, limit: int, legs: _Legs, ranked: dict[str, float]) -> Found:
+        """What `explain` reads: the legs' orders as the fusion saw them."""
+        params = self.params
+        return Found(
+            expansion=legs.graph.hits[: self._pool(limit)],
+            semantic=legs.semantic,
+            episodes=legs.episodes,
+            anchors=legs.graph.anchors,
+            fused=ranked,
+            confidence=_confidence(legs.graph.hits, params.fusion),
+            episode_vote=params.episodes.episode_vote,
         )
 
     def _ranked(self, limit: int, legs: _Legs) -> dict[str, float]:
