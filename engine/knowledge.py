@@ -68,8 +68,16 @@ def entity_view(reads: Reads, user_id: str, key: str, limit: int) -> EntityView 
 
 
 def top_entities(
-    reads: Reads, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+    reads: Reads,
+    user_id: str,
+    k: int,
+    by: RankBy,
+    now: float,
+    half_life_s: float,
+    window: tuple[float | None, float | None] = (None, None),
 ) -> list[ScoredEntity]:
-    """The user's `k` entities of highest salience (or mentions, or last mention time)."""
-    rows = reads.top_entities(user_id, k, by, now, half_life_s)
+    """The user's `k` entities of highest salience (or mentions, or last mention time), of
+    those written in `window` (since, until: epoch seconds or None; last seen at or after
+    since, first seen at or before until)."""
+    rows = reads.top_entities(user_id, k, by, now, half_life_s, window)
     return [ScoredEntity(entity=e, score=s) for e, s in rows]

@@ -31,6 +31,7 @@ from engine.models import (
 )
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.retrieval.retriever import MODES, Mode
+from engine.retrieval.similarity import checked_floor
 from engine.store.base import Dialect, RankBy
 from engine.store.reads import delete_fact
 from engine.transfer.export import FORMATS, Format, read_snapshot, render
@@ -253,15 +254,13 @@ class Memory(MemoryCore):
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (a datetime, naive
         meaning UTC, or epoch seconds) keep messages written, and facts that became true, in
-        that window. `min_similarity` (default the `search_min_similarity` setting, None:
-        off) keeps only hits whose cosine similarity to the query (`similarity`, -1 to 1) is
-        at least that: "Where does Bob live?" then finds nothing about Peter. `explain=True`
-        gives each hit an `explanation`: each leg's rank and score, and the path and fusion
-        that ranked it.
+        that window. `min_similarity` (default: the `search_min_similarity` setting, off)
+        keeps hits at least that similar to the query (`similarity`, a cosine). `explain`:
+        each hit's `explanation` (its legs' ranks and scores, path and fusion).
 
         Raises:
-            InvalidInputError: an unknown mode, a limit outside 1-1000, a `min_similarity`
-                outside -1 to 1, or a bad user id.
+            InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id or
+                `min_similarity`.
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -270,11 +269,7 @@ class Memory(MemoryCore):
             raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
-        floor = self.settings.search_min_similarity if min_similarity is None else min_similarity
-        if floor is not None and (
-            isinstance(floor, bool) or not isinstance(floor, int | float) or not -1 <= floor <= 1
-        ):
-            raise InvalidInputError(f"min_similarity must be between -1 and 1, got {floor}")
+        floor = checked_floor(min_similarity, self.settings.search_min_similarity)
         self._setup()
         result = self.retriever.search(
             query,

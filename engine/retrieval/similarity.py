@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, TypeVar
 
+from engine.errors import InvalidInputError
 from engine.models import ScoredEpisode, ScoredFact
 from engine.store.reads import Reads
 
@@ -41,6 +42,20 @@ def fill(
         fact.similarity = of_facts.get(fact.fact.uid)
     for episode in episodes:
         episode.similarity = of_episodes.get(episode.episode.uid)
+
+
+def checked_floor(value: object, default: float | None) -> float | None:
+    """`value` (or `default` when None) as a similarity floor.
+
+    Raises:
+        InvalidInputError: it is not a number from -1 to 1.
+    """
+    floor = default if value is None else value
+    if floor is None:
+        return None
+    if isinstance(floor, bool) or not isinstance(floor, int | float) or not -1 <= floor <= 1:
+        raise InvalidInputError(f"min_similarity must be a number from -1 to 1, got {floor!r}")
+    return float(floor)
 
 
 def above(hits: list[H], floor: float | None) -> list[H]:

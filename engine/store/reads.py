@@ -70,13 +70,23 @@ class Reads:
         return [fact_from_row(row) for row in rows]
 
     def list_facts(
-        self, user_id: str, *, include_invalid: bool, skip: int, limit: int
+        self,
+        user_id: str,
+        *,
+        include_invalid: bool,
+        skip: int,
+        limit: int,
+        window: tuple[float | None, float | None] = (None, None),
     ) -> list[Fact]:
+        """A page of the user's facts, oldest first; those that became true in `window`
+        (since, until: epoch seconds or None)."""
         params = {
             "user_id": user_id,
             "include_invalid": include_invalid,
             "skip": skip,
             "limit": limit,
+            "since": window[0],
+            "until": window[1],
         }
         return [fact_from_row(row) for row in self.store.run("list_facts", params)]
 
@@ -263,9 +273,16 @@ class Reads:
         return [row[0] for row in self.store.run("list_predicates", {"user_id": user_id})]
 
     def top_entities(
-        self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+        self,
+        user_id: str,
+        k: int,
+        by: RankBy,
+        now: float,
+        half_life_s: float,
+        window: tuple[float | None, float | None] = (None, None),
     ) -> list[tuple[Entity, float]]:
         params = {"user_id": user_id, "k": k, "by": by, "now": now, "half_life": half_life_s}
+        params |= {"since": window[0], "until": window[1]}
         return [
             (Entity.from_props(r[0]), float(r[1])) for r in self.store.run("top_entities", params)
         ]
