@@ -1,6 +1,9 @@
-// A page of a user's messages as the episode leg's lexical index reads them.
+// A page of a user's messages as the episode leg's lexical index reads them: the next
+// $limit by uid after $after (a cursor on the (user_id, uid) index, not SKIP, which rereads
+// every earlier page).
 MATCH (p:Episode {user_id: $user_id})
+WHERE p.uid > $after
 RETURN p.uid AS uid, p.session_id AS session_id, p.speaker AS speaker, p.role AS role,
        p.content AS content, p.ts AS ts, p.source AS source
 ORDER BY p.uid
-SKIP $skip LIMIT $limit
+LIMIT $limit

@@ -1,6 +1,9 @@
-// A page of a user's facts, oldest first.
+// A page of a user's facts, oldest first; with $since / $until (epoch seconds, or null),
+// those that became true (valid_at, else first_seen) in that window.
 MATCH (f:Fact {user_id: $user_id})-[:SUBJECT]->(s:Entity)
-WHERE $include_invalid OR f.invalid_at IS NULL
+WHERE ($include_invalid OR f.invalid_at IS NULL)
+  AND ($since IS NULL OR coalesce(f.valid_at, f.first_seen) >= $since)
+  AND ($until IS NULL OR coalesce(f.valid_at, f.first_seen) <= $until)
 MATCH (f)-[:OBJECT]->(o:Entity)
 RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, .first_seen,
           .last_seen, .episodes, .confidence} AS fact,

@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     # retrieval: facts and messages a search returns by default; every number that shapes
     # the ranking is in `ranking` (engine/ranking.py: GRAPHMEM_RANKING__FUSION__RRF_K=50)
     search_limit: int = Field(default=10, ge=1)
+    # the least cosine similarity to the query a hit needs (None: no floor); off by default:
+    # any fixed floor drops right answers phrased unlike their question
+    search_min_similarity: float | None = Field(default=None, ge=-1, le=1)
     ranking: RankingParams = Field(default_factory=RankingParams)
     # at the first setup, and once the offline extractor has loaded spaCy, move the process's
     # objects out of the garbage collector's view (gc.freeze, once per process each): a full

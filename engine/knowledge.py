@@ -24,6 +24,16 @@ from engine.store.reads import Reads
 
 RANKINGS: tuple[RankBy, ...] = ("salience", "frequency", "recency")
 DAY_S = 86400.0
+# what a name lookup may leave out when no key matches exactly ("Spider-Man", "spider man",
+# "spiderman"); not "+", "#" or "&", which tell "C++", "C#" and "AT&T" from "C" and "ATT"
+LOOSE_DROPPED = tuple(" -\u2010\u2011\u2013\u2014_.,'\u2019`\"/:!?")
+
+
+def loose_key(key: str) -> str:
+    """`key` without the characters of `LOOSE_DROPPED`."""
+    for char in LOOSE_DROPPED:
+        key = key.replace(char, "")
+    return key
 
 
 def salience(mentions: int, most: int, age: float | None, half_life: float) -> float:
@@ -44,8 +54,12 @@ class EntityView(BaseModel):
 
 def entity_view(reads: Reads, user_id: str, key: str, limit: int) -> EntityView | None:
     """The entity of that key or alias key with up to `limit` facts (valid or not) and
-    episodes; None when the user has none."""
+    episodes; when none has it, the entity whose key reads the same without spaces, hyphens
+    and punctuation (`loose_key`: "spiderman" finds "Spider-Man"); None when the user has
+    neither."""
     found = reads.entities_by_keys(user_id, [key]).get(key)
+    if found is None and loose_key(key):
+        found = reads.entity_by_loose_key(user_id, loose_key(key), list(LOOSE_DROPPED))
     if found is None:
         return None
     facts = reads.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
@@ -54,8 +68,16 @@ def entity_view(reads: Reads, user_id: str, key: str, limit: int) -> EntityView 
 
 
 def top_entities(
-    reads: Reads, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+    reads: Reads,
+    user_id: str,
+    k: int,
+    by: RankBy,
+    now: float,
+    half_life_s: float,
+    window: tuple[float | None, float | None] = (None, None),
 ) -> list[ScoredEntity]:
-    """The user's `k` entities of highest salience (or mentions, or last mention time)."""
-    rows = reads.top_entities(user_id, k, by, now, half_life_s)
+    """The user's `k` entities of highest salience (or mentions, or last mention time), of
+    those written in `window` (since, until: epoch seconds or None; last seen at or after
+    since, first seen at or before until)."""
+    rows = reads.top_entities(user_id, k, by, now, half_life_s, window)
     return [ScoredEntity(entity=e, score=s) for e, s in rows]

@@ -31,6 +31,7 @@ from engine.models import (
 )
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.retrieval.retriever import MODES, Mode
+from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.reads import delete_fact
 from engine.times import TimeLike, epoch
@@ -254,6 +255,8 @@ class Memory(MemoryEdit, MemoryTransfer):
         mode: Mode = "dual",
         since: TimeLike = None,
         until: TimeLike = None,
+        min_similarity: float | None = None,
+        explain: bool = False,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
@@ -261,10 +264,14 @@ class Memory(MemoryEdit, MemoryTransfer):
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
-        keep messages written, and facts that became true, in that window.
+        keep messages written, and facts that became true, in that window. `min_similarity`
+        (default: the `search_min_similarity` setting, off) keeps hits at least that similar to
+        the query (`similarity`, a cosine). `explain`: each hit's `explanation` (its legs'
+        ranks and scores, path and fusion).
 
         Raises:
-            InvalidInputError: an unknown mode, a limit outside 1-1000, or a bad user id.
+            InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id or
+                `min_similarity`.
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -273,6 +280,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+        floor = checked_floor(min_similarity, self.settings.search_min_similarity)
         self._setup()
         result = self.retriever.search(
             query,
@@ -283,6 +291,8 @@ class Memory(MemoryEdit, MemoryTransfer):
             self_uid=self.self_uid(user_id),
             since=epoch(since, "since"),
             until=epoch(until, "until"),
+            min_similarity=floor,
+            explain=explain,
         )
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result

@@ -165,12 +165,42 @@ class Snippet(BaseModel):
         return f"[{self.ts:%Y-%m-%d}] {who}: {text}"
 
 
+class LegRank(BaseModel):
+    """A hit's place in one leg: its rank there (from 1) and the leg's own score (the
+    expansion's path score, the semantic leg's cosine, the episode leg's words and meaning)."""
+
+    rank: int
+    score: float
+
+
+class Explanation(BaseModel):
+    """How a hit was found and ranked (`Memory.search(..., explain=True)`)."""
+
+    legs: dict[str, LegRank] = Field(default_factory=dict)  # each leg that found it
+    # facts: the reciprocal-rank fusion of the legs, before the boosts
+    fused: float | None = None
+    # facts: how well the expansion's best path explains the query, in [0, 1]: the weight of
+    # the expansion's vote in the fusion
+    confidence: float | None = None
+    anchor: str | None = None  # facts the expansion reached: the entity it started from
+    relations: list[str] = Field(default_factory=list)  # ... and the relation path it took
+    paths: int | None = None  # ... and how many paths reached it
+    boost: float | None = None  # facts: the factor for mentions and recency
+    # facts: the factor from their messages the episode leg found; messages: what the fact
+    # legs added for the facts they back
+    provenance: float | None = None
+
+
 class ScoredFact(BaseModel):
     fact: Fact
     score: float
     hop: int | None = None
     legs: list[Leg] = Field(default_factory=list)
     sources: list[Snippet] = Field(default_factory=list)  # the messages it came from
+    # cosine of the query and the fact's sentence: known when the semantic leg read it, and
+    # read for every hit when the search has a `min_similarity` or `explain`
+    similarity: float | None = None
+    explanation: Explanation | None = None  # with `explain=True`
 
 
 class ScoredEpisode(BaseModel):
@@ -179,6 +209,9 @@ class ScoredEpisode(BaseModel):
     episode: Snippet
     score: float
     legs: list[Leg] = Field(default_factory=list)
+    # cosine of the query and the message: as `ScoredFact.similarity`
+    similarity: float | None = None
+    explanation: Explanation | None = None  # with `explain=True`
 
 
 class ScoredEntity(BaseModel):

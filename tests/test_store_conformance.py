@@ -527,7 +527,7 @@ def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder:
     reads = Reads(store)
     uids = _messages(store, embedder, "u", ["I went kayaking", "My bike is blue"])
     _messages(store, embedder, "other", ["I went kayaking too"])
-    texts = reads.episode_texts("u", 0, 10)
+    texts = reads.episode_texts("u", "", 10)
     assert sorted(t.uid for t in texts) == sorted(uids)
     assert {(t.speaker, t.session_id, t.source) for t in texts} == {
         ("Maria", "s1", "line 0"),

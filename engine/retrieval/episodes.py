@@ -10,11 +10,12 @@ question).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,57 +35,109 @@ class EpisodeHit:
     episode: EpisodeText
 
 
+@dataclass(slots=True)
+class _Slot:
+    """One user's message index, and the lock held while it is loaded or checked."""
+
+    loading: threading.Lock = field(default_factory=threading.Lock)
+    index: LexicalIndex | None = None
+    checked: float = -math.inf  # when the index was last loaded or checked (monotonic)
+    written: list[EpisodeText] | None = None  # messages noted while a load runs
+
+
 class EpisodeLeg:
-    """Ranks one user's messages for a query; indexes are kept per user (LRU)."""
+    """Ranks one user's messages for a query; indexes are kept per user (LRU).
+
+    Loading a user's index takes that user's lock only: other users' searches go on, and
+    searches of the same user wait for the one load (or, when an index is there and only
+    being checked against the store, use it).
+    """
 
     def __init__(self, reads: Reads, params: EpisodeParams) -> None:
         self.reads = reads
         self.params = params
-        self._indexes: OrderedDict[str, tuple[float, LexicalIndex]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._slots: OrderedDict[str, _Slot] = OrderedDict()
+        self._lock = threading.Lock()  # the slots table; never held across a database read
 
     def note(self, user_id: str, rows: Iterable[EpisodeRow]) -> None:
-        """Called after writes: index the written messages, if the user's index is loaded."""
+        """Called after writes: index the written messages, if the user's index is loaded
+        (or being loaded: then once the load ends)."""
+        texts = [_text(row) for row in rows]
         with self._lock:
-            cached = self._indexes.get(user_id)
-            if cached is not None:
-                cached[1].add([_text(row) for row in rows])
+            slot = self._slots.get(user_id)
+            if slot is None:
+                return
+            if slot.written is not None:
+                slot.written.extend(texts)
+            if slot.index is not None:
+                slot.index.add(texts)
 
     def forget(self, user_id: str | None = None) -> None:
         """Called after deletes: drop the user's index (every index when `user_id` is None)."""
         with self._lock:
             if user_id is None:
-                self._indexes.clear()
+                self._slots.clear()
             else:
-                self._indexes.pop(user_id, None)
+                self._slots.pop(user_id, None)
 
     def index(self, user_id: str) -> LexicalIndex:
         """The user's message index, loaded or refreshed from the store when needed."""
+        slot = self._slot(user_id)
+        index = slot.index
+        if index is not None and time.monotonic() - slot.checked < self.params.refresh_s:
+            return index
+        if index is not None and not slot.loading.acquire(blocking=False):
+            return index  # another search is checking it against the store
+        if index is None:
+            slot.loading.acquire()
+        try:
+            return self._refresh(user_id, slot)
+        finally:
+            slot.loading.release()
+
+    def _slot(self, user_id: str) -> _Slot:
         with self._lock:
-            cached = self._indexes.get(user_id)
-            now = time.monotonic()
-            if cached is not None and now - cached[0] < self.params.refresh_s:
-                self._indexes.move_to_end(user_id)
-                return cached[1]
-            if cached is None or self.reads.count_episodes(user_id) != len(cached[1]):
-                cached = (now, self._load(user_id))
-            else:
-                cached = (now, cached[1])
-            self._indexes[user_id] = cached
-            self._indexes.move_to_end(user_id)
-            while len(self._indexes) > self.params.max_users:
-                self._indexes.popitem(last=False)
-            return cached[1]
+            slot = self._slots.get(user_id)
+            if slot is None:
+                slot = self._slots[user_id] = _Slot()
+            self._slots.move_to_end(user_id)
+            while len(self._slots) > self.params.max_users:
+                self._slots.popitem(last=False)
+            return slot
+
+    def _refresh(self, user_id: str, slot: _Slot) -> LexicalIndex:
+        """Under the slot's lock: the index as it is when fresh (loaded while this search
+        waited) or when the store holds as many messages, else loaded again."""
+        index = slot.index
+        if index is not None:
+            if time.monotonic() - slot.checked < self.params.refresh_s:
+                return index
+            if self.reads.count_episodes(user_id) == len(index):
+                slot.checked = time.monotonic()
+                return index
+        with self._lock:
+            slot.written = []
+        try:
+            index = self._load(user_id)
+        except BaseException:
+            with self._lock:
+                slot.written = None
+            raise
+        with self._lock:
+            index.add(slot.written or [])
+            slot.index, slot.checked, slot.written = index, time.monotonic(), None
+        return index
 
     def _load(self, user_id: str) -> LexicalIndex:
+        """Every message of the user, read a page at a time by uid (a cursor, not SKIP)."""
         index = LexicalIndex()
-        skip = 0
+        after = ""
         while True:
-            page = self.reads.episode_texts(user_id, skip, _PAGE)
+            page = self.reads.episode_texts(user_id, after, _PAGE)
             index.add(page)
-            skip += len(page)
             if len(page) < _PAGE:
                 return index
+            after = page[-1].uid
 
     def rank(
         self,

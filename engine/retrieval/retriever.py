@@ -15,6 +15,7 @@ from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.blas import one_blas_thread
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
+from engine.retrieval.explain import Found, explain
 from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
@@ -22,6 +23,7 @@ from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpansionHit
 from engine.retrieval.scorer import PredicateScorer
+from engine.retrieval.similarity import above, fill, known
 from engine.store.base import Written
 from engine.store.reads import Reads
 
@@ -90,11 +92,15 @@ class DualRetriever:
         rank_relations: bool = True,
         since: float | None = None,
         until: float | None = None,
+        min_similarity: float | None = None,
+        explain: bool = False,
     ) -> SearchResult:
         """`rank_relations=False` skips matching the query's words to predicates and the
         episode leg (one embedding instead of one per new word): enough when any fact about
         the named entities will do. `since` / `until` (epoch seconds) keep the messages
-        written, and the facts that became true, in that window."""
+        written, and the facts that became true, in that window. `min_similarity` keeps the
+        hits whose cosine similarity to the query is at least that (each hit's is read);
+        `explain` says how each hit was found (`ScoredFact.explanation`)."""
         watch = _Stopwatch()
         parsed = Query.parse(query, self.max_query_words)
         facts_wanted = mode in FACT_MODES
@@ -122,11 +128,13 @@ class DualRetriever:
         legs.index = messages.result() if messages is not None else None
         if legs.index is not None and nearest is not None:
             pool = self.params.episodes.pool
+            legs.nearest = nearest.result()
             legs.episodes = self.episode_leg.rank(
-                legs.index, parsed, nearest.result(), pool, since, until
+                legs.index, parsed, legs.nearest, pool, since, until
             )
         watch.lap("episodes")
-        result = self._fuse(query, user_id, limit, legs, facts_wanted, (since, until))
+        ask = _Ask((since, until), min_similarity, explain, param)
+        result = self._fuse(query, user_id, limit, legs, facts_wanted, ask)
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
@@ -167,23 +175,42 @@ class DualRetriever:
         limit: int,
         legs: _Legs,
         facts_wanted: bool,
-        window: tuple[float | None, float | None],
+        ask: _Ask,
     ) -> SearchResult:
         """The legs fused; the facts the ranking and the paths need are read in one go."""
         ranked = self._ranked(limit, legs) if facts_wanted else {}
         walks = self.graph_leg.walks(legs.graph)
         facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
         scored = self._scored(limit, ranked, facts, legs)
-        scored = [s for s in scored if _in_window(s.fact, window)]
+        scored = [s for s in scored if _in_window(s.fact, ask.window)]
         found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
+        found, episodes = found[:limit], episodes[:limit]
+        if ask.explain:
+            explain(found, episodes, self._found(limit, legs, ranked))
+        read = ask.embedding if ask.min_similarity is not None or ask.explain else None
+        cosines = (known([(f.uid, s) for f, s in legs.semantic]), known(legs.nearest))
+        fill(self.reads, user_id, read, found, episodes, cosines)
         return SearchResult(
             query=query,
             user_id=user_id,
-            facts=found[:limit],
-            episodes=episodes[:limit],
+            facts=above(found, ask.min_similarity),
+            episodes=above(episodes, ask.min_similarity),
             entities=_entities(legs.graph.anchors),
             anchors=[a.entity.name for a in legs.graph.anchors],
             paths=self.graph_leg.paths(legs.graph, walks, facts),
+        )
+
+    def _found(self, limit: int, legs: _Legs, ranked: dict[str, float]) -> Found:
+        """What `explain` reads: the legs' orders as the fusion saw them."""
+        params = self.params
+        return Found(
+            expansion=legs.graph.hits[: self._pool(limit)],
+            semantic=legs.semantic,
+            episodes=legs.episodes,
+            anchors=legs.graph.anchors,
+            fused=ranked,
+            confidence=_confidence(legs.graph.hits, params.fusion),
+            episode_vote=params.episodes.episode_vote,
         )
 
     def _ranked(self, limit: int, legs: _Legs) -> dict[str, float]:
@@ -251,6 +278,17 @@ class _Legs:
     semantic: list[tuple[Fact, float]] = field(default_factory=list)
     episodes: list[EpisodeHit] = field(default_factory=list)
     index: LexicalIndex | None = None
+    nearest: list[tuple[str, float]] = field(default_factory=list)  # the messages' vector read
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What a search asks beyond its query: a time window, a similarity floor, explanations."""
+
+    window: tuple[float | None, float | None]
+    min_similarity: float | None
+    explain: bool
+    embedding: list[float]  # the query's
 
 
 def _none(messages: Future[LexicalIndex]) -> bool:

@@ -7,7 +7,7 @@ where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
@@ -54,6 +54,13 @@ class Reads:
                 found.setdefault(key, entity)
         return found
 
+    def entity_by_loose_key(self, user_id: str, loose: str, dropped: list[str]) -> Entity | None:
+        """The user's most mentioned entity whose key or an alias key equals `loose` once
+        every string of `dropped` is taken out of it; None when none does."""
+        params = {"user_id": user_id, "loose": loose, "dropped": dropped}
+        rows = self.store.run("get_entities_by_loose_key", params)
+        return Entity.from_props(rows[0][0]) if rows else None
+
     def entities_by_uids(self, user_id: str, uids: list[str]) -> list[Entity]:
         rows = self.store.run("get_entities_by_uids", {"user_id": user_id, "uids": uids})
         return [Entity.from_props(row[0]) for row in rows]
@@ -63,13 +70,23 @@ class Reads:
         return [fact_from_row(row) for row in rows]
 
     def list_facts(
-        self, user_id: str, *, include_invalid: bool, skip: int, limit: int
+        self,
+        user_id: str,
+        *,
+        include_invalid: bool,
+        skip: int,
+        limit: int,
+        window: tuple[float | None, float | None] = (None, None),
     ) -> list[Fact]:
+        """A page of the user's facts, oldest first; those that became true in `window`
+        (since, until: epoch seconds or None)."""
         params = {
             "user_id": user_id,
             "include_invalid": include_invalid,
             "skip": skip,
             "limit": limit,
+            "since": window[0],
+            "until": window[1],
         }
         return [fact_from_row(row) for row in self.store.run("list_facts", params)]
 
@@ -256,9 +273,16 @@ class Reads:
         return [row[0] for row in self.store.run("list_predicates", {"user_id": user_id})]
 
     def top_entities(
-        self, user_id: str, k: int, by: RankBy, now: float, half_life_s: float
+        self,
+        user_id: str,
+        k: int,
+        by: RankBy,
+        now: float,
+        half_life_s: float,
+        window: tuple[float | None, float | None] = (None, None),
     ) -> list[tuple[Entity, float]]:
         params = {"user_id": user_id, "k": k, "by": by, "now": now, "half_life": half_life_s}
+        params |= {"since": window[0], "until": window[1]}
         return [
             (Entity.from_props(r[0]), float(r[1])) for r in self.store.run("top_entities", params)
         ]
@@ -284,9 +308,23 @@ class Reads:
         params = {"user_id": user_id, "embedding": embedding}
         return [(row[0], _unit(row[1])) for row in self.store.nearest(EPISODE_VECTORS, params, k)]
 
-    def episode_texts(self, user_id: str, skip: int, limit: int) -> list[EpisodeText]:
+    def similarities(
+        self,
+        kind: Literal["fact", "episode"],
+        user_id: str,
+        uids: list[str],
+        embedding: list[float],
+    ) -> dict[str, float]:
+        """The cosine similarity of `embedding` to each of the user's facts (or messages) of
+        `uids` that has an embedding."""
+        params = {"user_id": user_id, "uids": uids, "embedding": embedding}
+        rows = self.store.run(f"score_{kind}_vectors", params)
+        return {row[0]: 2.0 * _unit(row[1]) - 1.0 for row in rows}
+
+    def episode_texts(self, user_id: str, after: str, limit: int) -> list[EpisodeText]:
+        """The user's next `limit` messages by uid after the uid `after` ("" for the first)."""
         rows = self.store.run(
-            "list_episode_texts", {"user_id": user_id, "skip": skip, "limit": limit}
+            "list_episode_texts", {"user_id": user_id, "after": after, "limit": limit}
         )
         return [
             EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6])

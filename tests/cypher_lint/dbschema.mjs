@@ -49,6 +49,7 @@ const functions = [
   fn('labels', [arg('input', 'NODE')], 'LIST<STRING>'),
   fn('size', [arg('input', ANY)], 'INTEGER'),
   fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),
+  fn('replace', [arg('original', 'STRING'), arg('search', 'STRING'), arg('replace', 'STRING')], 'STRING'),
   fn('relationships', [arg('input', 'PATH')], 'LIST<RELATIONSHIP>'),
   fn('startNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
   fn('timestamp', [], 'INTEGER'),
@@ -78,11 +79,12 @@ const byName = (items) => Object.fromEntries(items.map((item) => [item.name, ite
 // Representative values: the semantic analysis only needs each parameter's type.
 const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
 const parameters = {
-  at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
-  dimension: 384, embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
-  include_invalid: false, k: 10, keys: ['k'], limit: 10, name: 'Alice', nodes: ['u'], now: 0.0,
-  pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, secret: 's', skip: 0, subjects: true, target_uid: 'u', timeout_s: 300,
-  total: 4000, uid: 'u',
+  after: 'u', at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
+  dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
+  include_invalid: false, k: 10, keys: ['k'], limit: 10, loose: 'k', name: 'Alice', nodes: ['u'],
+  now: 0.0, pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, secret: 's',
+  since: 0.0, skip: 0, subjects: true, target_uid: 'u', timeout_s: 300, total: 4000, uid: 'u',
+  until: 0.0,
   uids: ['u'], user_id: 'alice', user_key: 'gm0k',
 };
 

@@ -1,0 +1,37 @@
+"""`Memory.entity` by name: the exact key or alias first, then the same name written without
+spaces, hyphens or punctuation ("spiderman" finds "Spider-Man"), only among the user's own."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import NotFoundError
+from engine.memory import Memory
+
+
+def test_a_name_written_without_its_hyphen_finds_the_entity(memory: Memory) -> None:
+    memory.add_facts([("Spider-Man", "LIVES_IN", "New York")], user_id="fan")
+    for name in ("spiderman", "Spider Man", "SPIDER-MAN", "spider_man"):
+        assert memory.entity(name, user_id="fan").entity.name == "Spider-Man"
+    assert memory.entity("newyork", user_id="fan").entity.name == "New York"
+
+
+def test_the_loose_lookup_stays_inside_the_user(memory: Memory) -> None:
+    memory.add_facts([("Spider-Man", "LIVES_IN", "New York")], user_id="fan")
+    memory.add_facts([("Peter", "LIVES_IN", "Queens")], user_id="other")
+    with pytest.raises(NotFoundError, match="spiderman"):
+        memory.entity("spiderman", user_id="other")
+
+
+def test_an_exact_name_wins_and_signs_that_tell_names_apart_are_kept(memory: Memory) -> None:
+    memory.add_facts(
+        [("C++", "IS_A", "language"), ("C", "IS_A", "language"), ("Spider Man", "IS_A", "film")],
+        user_id="dev",
+    )
+    memory.add_facts([("Spider-Man", "IS_A", "hero")] * 3, user_id="dev")
+    assert memory.entity("c", user_id="dev").entity.name == "C"
+    assert memory.entity("c++", user_id="dev").entity.name == "C++"
+    assert memory.entity("spider man", user_id="dev").entity.name == "Spider Man"  # exact
+    assert memory.entity("spiderman", user_id="dev").entity.name == "Spider-Man"  # more said
+    with pytest.raises(NotFoundError):
+        memory.entity("c#", user_id="dev")

@@ -1,0 +1,49 @@
+"""`since` / `until` beyond search (issue 52, M4): the reads behind `get_all` and
+`top_entities` keep what became true (facts) or was mentioned (entities) in a window."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from engine.knowledge import top_entities
+from engine.memory import Memory
+
+MAY = datetime(2023, 5, 1, tzinfo=UTC).timestamp()
+JUNE = datetime(2023, 6, 1, tzinfo=UTC).timestamp()
+JULY = datetime(2023, 7, 1, tzinfo=UTC).timestamp()
+
+
+def _said(memory: Memory) -> None:
+    memory.add("Maria adopted a puppy called Biscuit.", user_id="u", ts=MAY)
+    memory.add("John bought a red kayak.", user_id="u", ts=JULY)
+
+
+def test_facts_of_a_window(memory: Memory) -> None:
+    _said(memory)
+    reads = memory.reads
+
+    def texts(since: float | None, until: float | None) -> set[str]:
+        page = reads.list_facts("u", include_invalid=False, skip=0, limit=50, window=(since, until))
+        return {f.text for f in page}
+
+    every = texts(None, None)
+    later, earlier = texts(JUNE, None), texts(None, JUNE)
+    assert later and earlier and later | earlier == every and not later & earlier
+    assert all("kayak" in t for t in later) and all("kayak" not in t for t in earlier)
+    assert texts(JUNE, JUNE + 1) == set()
+
+
+def test_entities_of_a_window(memory: Memory) -> None:
+    """Entities are seen when written (first_seen / last_seen), whatever the message's time."""
+    memory.add("Maria adopted a puppy called Biscuit.", user_id="u", ts=MAY)
+    between = time.time()
+    time.sleep(0.05)
+    memory.add("John bought a red kayak.", user_id="u", ts=JULY)
+
+    def names(since: float | None, until: float | None) -> set[str]:
+        found = top_entities(memory.reads, "u", 20, "frequency", JULY, 86400.0, (since, until))
+        return {s.entity.name for s in found}
+
+    assert "Biscuit" in names(None, between) and "Biscuit" not in names(between, None)
+    assert "John" in names(between, None) and "John" not in names(None, between)
