@@ -43,7 +43,6 @@ QUERIES = [n for n in FALKORDB if not n.startswith("schema_") and n not in FALKO
 NEO4J_ONLY = {
     "await_indexes.cypher": "Neo4j populates new indexes in the background; FalkorDB does not",
     "delete_all_nodes.cypher": "batched: a Neo4j transaction holds every change in memory",
-    "delete_user_nodes.cypher": "batched, for the same reason",
 }
 _ALIAS = re.compile(r"\bAS\s+(\w+)")
 

@@ -293,7 +293,7 @@ class FalkorDBStore:
     def delete_user(self, user_id: str) -> int:
         rows = self.run("delete_user_nodes", {"user_id": user_id}, read_only=False)
         self._sizes.forget(user_id)
-        return int(rows[0][0]) if rows else 0
+        return sum(int(row[0]) for row in rows)
 
     def reset(self) -> None:
         self.run("delete_all_nodes", {}, read_only=False)

@@ -1,0 +1,44 @@
+"""`delete_all` reads its user's nodes through the user_id indexes, never every node of the
+store (a store of many users paid for all of them)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from engine import cypher
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+_graphs = itertools.count()
+
+
+@pytest.fixture
+def store(falkordb_server: EmbeddedServer) -> FalkorDBStore:
+    store = FalkorDBStore.embedded(falkordb_server, f"delete_cost{next(_graphs)}")
+    store.setup(4)
+    return store
+
+
+def test_a_users_delete_reads_only_that_users_nodes(store: FalkorDBStore) -> None:
+    graph = store._graph
+    plan = graph.explain(cypher.load("delete_user_nodes", "falkordb"), {"user_id": "u1"})
+
+    steps = str(plan)
+    assert "All Node Scan" not in steps
+    assert steps.count("Node By Index Scan") == 4
+
+
+def test_a_users_delete_removes_every_kind_and_nothing_else(store: FalkorDBStore) -> None:
+    graph = store._graph
+    graph.query(
+        "UNWIND ['u1', 'u2'] AS u CREATE (:Entity {user_id: u, uid: u}), (:Fact {user_id: u}),"
+        " (:Episode {user_id: u}), (:History {user_id: u})"
+    )
+
+    deleted = store.delete_user("u1")
+
+    left = graph.query("MATCH (n) RETURN n.user_id, count(*)").result_set
+    assert deleted == 4
+    assert left == [["u2", 4]]
