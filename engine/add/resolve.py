@@ -2,10 +2,10 @@
 
 In order, a name is:
 1. a self-reference ('USER', I/me/my/我, the user id, or the user's current name or alias) ->
-   the user's own entity (named after the user id until a name is known; an old store's 'USER'
-   entity still is it), uid `self_uid(user_id)`; a HAS_NAME fact about it renames it (the old name stays an
-   alias, the new name's key becomes an alias key; its own `key` never changes, so the unique
-   `(user_id, key)` cannot clash);
+   the user's own entity, uid `self_uid(user_id)` (named after the user id until a name is
+   known; an old store's entity named 'USER' still is it); a HAS_NAME fact about it renames it
+   (the old name stays an alias, the new name's key becomes an alias key; its own `key` never
+   changes, so the unique `(user_id, key)` cannot clash);
 2. an alias the extraction gives for another entity of the same batch -> that entity;
 3. a stored entity's normalized key or alias key -> that entity;
 4. close in meaning to a stored entity of the same type (cosine of the name embeddings at least
@@ -153,7 +153,9 @@ class Resolver:
             taken = user_keyed is not None and user_keyed.uid != out.self_uid
             key = "user (self)" if taken else entity_key(SELF_NAME)
             name = out.user_id  # readable until the user gives a name (`_rename_self`)
-            out.entities[out.self_uid] = EntityRow(out.self_uid, key, name, SELF_TYPE, now, mentions)
+            out.entities[out.self_uid] = EntityRow(
+                out.self_uid, key, name, SELF_TYPE, now, mentions
+            )
             out.embeddings[out.self_uid] = as_param(self.embedder.encode_one(name))
             out.new.append(out.self_uid)
         for key in names:
