@@ -84,7 +84,7 @@ def _quickstart(m: Any) -> None:
     all_memories = m.get_all(user_id="alice")
     assert len(all_memories["results"]) == 3
     assert {r["user_id"] for r in all_memories["results"]} == {"alice"}
-    assert {"source": "USER", "relationship": "loves", "target": "sci-fi movies"} in all_memories[
+    assert {"source": "alice", "relationship": "loves", "target": "sci-fi movies"} in all_memories[
         "relations"
     ]
     specific_memory = m.get(memory_id)
