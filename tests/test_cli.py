@@ -68,7 +68,7 @@ def test_search_prints_dated_facts_and_the_matching_messages(home: Path, capsys:
     code, out, _ = run(home, capsys, "search", "password hint", "--user", "u")
     assert code == 0
     facts, messages = out.split("messages:\n")
-    assert "[2024-03-05] USER's password hint is cat" in facts
+    assert "[2024-03-05] u's password hint is cat" in facts
     assert f"[2024-03-05] user: {SECRET}" in messages
 
 

@@ -84,7 +84,7 @@ def _quickstart(m: Any) -> None:
     all_memories = m.get_all(user_id="alice")
     assert len(all_memories["results"]) == 3
     assert {r["user_id"] for r in all_memories["results"]} == {"alice"}
-    assert {"source": "USER", "relationship": "loves", "target": "sci-fi movies"} in all_memories[
+    assert {"source": "alice", "relationship": "loves", "target": "sci-fi movies"} in all_memories[
         "relations"
     ]
     specific_memory = m.get(memory_id)
@@ -154,11 +154,11 @@ def test_memories_of_several_agents_are_told_apart(memory: GraphMemory) -> None:
     food = m.search("What food do I like?", user_id="bob", agent_id="food-assistant")
     health = m.get_all(user_id="bob", agent_id="health-assistant")
     everywhere = m.search("Where do I live?", user_id="bob")
-    assert [r["memory"] for r in food["results"]] == ["USER prefers Italian cuisine"]
+    assert [r["memory"] for r in food["results"]] == ["bob prefers Italian cuisine"]
     assert food["results"][0]["agent_id"] == "food-assistant"
-    assert [r["memory"] for r in health["results"]] == ["USER is allergic"]
+    assert [r["memory"] for r in health["results"]] == ["bob is allergic"]
     assert len(everywhere["results"]) == 3
-    assert everywhere["results"][0]["memory"] == "USER lives in Seattle"
+    assert everywhere["results"][0]["memory"] == "bob lives in Seattle"
     assert m.get_all(agent_id="food-assistant")["results"] == []  # bob's, not the agent's own
 
 
@@ -266,11 +266,11 @@ def test_metadata_filters_narrow_search_and_get_all(memory: GraphMemory) -> None
     m.add("I prefer Italian cuisine", user_id="bob", metadata={"category": "food"})
     m.add("I live in Seattle", user_id="bob", metadata={"category": "home", "floor": 3})
     food = m.search("What do I like?", user_id="bob", filters={"category": "food"})
-    assert [r["memory"] for r in food["results"]] == ["USER prefers Italian cuisine"]
+    assert [r["memory"] for r in food["results"]] == ["bob prefers Italian cuisine"]
     assert food["results"][0]["metadata"] == {"category": "food"}
     home = m.get_all(filters={"user_id": "bob", "category": {"in": ["home", "work"]}})
-    assert [r["memory"] for r in home["results"]] == ["USER lives in Seattle"]
+    assert [r["memory"] for r in home["results"]] == ["bob lives in Seattle"]
     assert m.get_all(user_id="bob", filters={"floor": {"ne": 3}})["results"][0]["memory"] == (
-        "USER prefers Italian cuisine"
+        "bob prefers Italian cuisine"
     )
     assert m.search("Seattle", user_id="bob", filters={"category": "travel"})["results"] == []

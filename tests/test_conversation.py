@@ -221,7 +221,7 @@ def test_seed_scenario_through_the_llm(llm_memory: Memory, scripted_llm: Scripte
     assert len(scripted_llm.requests) == 7
     assert all(r.errors == [] and r.prompt_tokens > 0 for r in results)
     prompts = [body["messages"][-1]["content"] for body in scripted_llm.requests]
-    assert "USER likes playing badminton" in prompts[2]  # known, so it can be invalidated
+    assert "alice123 likes playing badminton" in prompts[2]  # known, so it can be invalidated
     assert "The user's name is Alice." in prompts[5]
     assert "John has a dog named Tommy" in prompts[5]
     assert results[2].facts_invalidated == 1
@@ -252,9 +252,9 @@ def test_seed_scenario_keeps_history_and_provenance(
     assert events == [("ADD", added), ("INVALIDATE", ended)]
     me = llm_memory.entity("alice", USER)
     assert me.entity.uid == Memory.self_uid(USER)
-    assert "USER" in me.entity.aliases
+    assert USER in me.entity.aliases  # it went by its user id before
     renamed = [h.detail for h in llm_memory.history(me.entity.uid, USER) if h.event == "UPDATE"]
-    assert renamed == ["name: USER -> Alice"]
+    assert renamed == [f"name: {USER} -> Alice"]
     john = llm_memory.entity("John", USER)
     assert {e.content for e in john.episodes} == {ENGLISH[3], ENGLISH[5]}
     assert results[3].episode_uids[0] in one(john.facts, "HAS_PET", "Tommy").episodes
@@ -449,7 +449,7 @@ def test_a_bad_message_in_a_list_is_reported_and_the_rest_kept(
 
     assert len(result.episode_uids) == 2
     assert len(result.errors) == 1 and result.errors[0].startswith("message #0 left out")
-    lines = r"\[[-\d :]+\] USER: I like tea\n\[[-\d :]+\] ASSISTANT: Noted, tea\."
+    lines = rf"\[[-\d :]+\] {USER}: I like tea\n\[[-\d :]+\] ASSISTANT: Noted, tea\."
     assert re.search(lines, scripted_llm.requests[0]["messages"][-1]["content"])
     episodes = llm_memory.reads.episodes_by_uids(USER, result.episode_uids)
     assert {(e.role, e.session_id, e.metadata["app"]) for e in episodes} == {

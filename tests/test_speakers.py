@@ -110,6 +110,26 @@ def test_a_speaker_named_as_the_user_is_the_user(mem: Memory) -> None:
     assert {e.entity.name for e in mem.top_entities(USER, 20)} == {"Alice", "hiking", "rain", "tea"}
 
 
+def test_the_user_goes_by_their_id_and_a_speaker_of_that_name_is_them(mem: Memory) -> None:
+    mem.add("My friend is John", "maria")
+    mem.add([said("Maria", "I like hiking."), said(None, "I like tea.")], "maria")
+
+    texts = {f.text for f in mem.get_all("maria")}
+    assert "USER" not in " ".join(texts)
+    assert any("maria" in t and "John" in t for t in texts), texts
+    assert "USER" not in mem.search("who is John?", "maria").context()
+    me = mem.entity("maria", "maria")
+    assert me.entity.uid == Memory.self_uid("maria")
+    assert me.entity.name == "maria"
+    assert {(f.predicate, f.object) for f in me.facts} >= {
+        ("LIKES", "hiking"),
+        ("LIKES", "tea"),
+    }
+    names = [e.entity.name.casefold() for e in mem.top_entities("maria", 20)]
+    assert names.count("maria") == 1, names
+    assert "user" not in names
+
+
 def test_the_speaker_argument_names_messages_without_a_name(mem: Memory) -> None:
     mem.add(
         [said(None, "I adopted a cat named Luna."), said("Bob", "I like jazz.")],

@@ -135,7 +135,9 @@ def _text(fact: ExtractedFact, predicate: str, speaker: str | None, limit: int) 
     if not speaker:
         return text
     replaced = _SELF_WORD.sub(speaker, text)
-    return replaced[:1].upper() + replaced[1:] if text.startswith(SELF_NAME) else replaced
+    if text.startswith(SELF_NAME) and speaker == "the user":
+        return replaced[:1].upper() + replaced[1:]
+    return replaced  # a name or user id stays as written
 
 
 def settle(

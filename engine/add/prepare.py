@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.add.changes import likely_texts
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
-from engine.add.resolve import current_self, extracted_names, self_uid, user_name
+from engine.add.resolve import current_self, extracted_names, self_uid, shown_self
 from engine.add.speakers import speaker_entities
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
@@ -121,7 +121,7 @@ def prepare(
     if kept:
         extractor = ctx.extractor()
         prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
-        name = user_name(current_self(ctx.reads, user_id))
+        name = shown_self(current_self(ctx.reads, user_id), user_id)
         prepared.known = known_facts(ctx, user_id, prepared.messages, name)
         per_prompt = ctx.settings.max_messages_per_prompt
         outcome = extract_in_prompts(

@@ -1,10 +1,11 @@
 """Entity resolution: the names an extraction uses -> the user's entities.
 
 In order, a name is:
-1. a self-reference ('USER', I/me/my/我, or the user's current name or alias) -> the user's own
-   entity, uid `self_uid(user_id)`; a HAS_NAME fact about it renames it (the old name stays an
-   alias, the new name's key becomes an alias key; its own `key` never changes, so the unique
-   `(user_id, key)` cannot clash);
+1. a self-reference ('USER', I/me/my/我, the user id, or the user's current name or alias) ->
+   the user's own entity, uid `self_uid(user_id)` (named after the user id until a name is
+   known; an old store's entity named 'USER' still is it); a HAS_NAME fact about it renames it
+   (the old name stays an alias, the new name's key becomes an alias key; its own `key` never
+   changes, so the unique `(user_id, key)` cannot clash);
 2. an alias the extraction gives for another entity of the same batch -> that entity;
 3. a stored entity's normalized key or alias key -> that entity;
 4. close in meaning to a stored entity of the same type (cosine of the name embeddings at least
@@ -66,7 +67,8 @@ class Resolved:
     merged: list[str] = field(default_factory=list)
     surfaces: dict[str, set[str]] = field(default_factory=dict)  # uid -> casefolded names
     self_uid: str = ""
-    self_name: str | None = None  # the user's name after this batch, if known
+    self_name: str | None = None  # the user's name after this batch, else the user id
+    user_id: str = ""
 
     def uid(self, name: str) -> str | None:
         return self.uid_of.get(entity_key(name))
@@ -83,6 +85,11 @@ def user_name(entity: Entity | None) -> str | None:
     if entity is None or entity_key(entity.name) == entity_key(SELF_NAME):
         return None
     return entity.name
+
+
+def shown_self(entity: Entity | None, user_id: str) -> str:
+    """The name the user goes by in fact texts and prompts: their known name, else their id."""
+    return user_name(entity) or user_id
 
 
 class Resolver:
@@ -104,8 +111,10 @@ class Resolver:
     ) -> Resolved:
         names, counts = _collect(extraction)
         me = current_self(self.reads, user_id)
-        out = Resolved(self_uid=self_uid(user_id), self_name=user_name(me))
-        self_keys = _self_keys(me, extraction)
+        out = Resolved(
+            self_uid=self_uid(user_id), self_name=shown_self(me, user_id), user_id=user_id
+        )
+        self_keys = _self_keys(me, extraction) | {entity_key(user_id)}
         canonical = _alias_targets(extraction, set(names))
         others = [k for k in names if k not in self_keys and k not in canonical]
         known = self.reads.entities_by_keys(user_id, [*others, entity_key(SELF_NAME)])
@@ -143,10 +152,11 @@ class Resolver:
             # 'user' may already name someone else (add_facts with "USER"): keep keys unique
             taken = user_keyed is not None and user_keyed.uid != out.self_uid
             key = "user (self)" if taken else entity_key(SELF_NAME)
+            name = out.user_id  # readable until the user gives a name (`_rename_self`)
             out.entities[out.self_uid] = EntityRow(
-                out.self_uid, key, SELF_NAME, SELF_TYPE, now, mentions
+                out.self_uid, key, name, SELF_TYPE, now, mentions
             )
-            out.embeddings[out.self_uid] = as_param(self.embedder.encode_one(SELF_NAME))
+            out.embeddings[out.self_uid] = as_param(self.embedder.encode_one(name))
             out.new.append(out.self_uid)
         for key in names:
             if key in self_keys:
@@ -156,7 +166,7 @@ class Resolver:
     def _rename_self(
         self, out: Resolved, me: Entity | None, name: str, episode: str | None, now: float
     ) -> None:
-        old = me.name if me is not None else SELF_NAME
+        old = me.name if me is not None else out.user_id
         if out.self_uid not in out.entities or entity_key(old) == entity_key(name):
             return
         out.renames.append(RenameRow(out.self_uid, name, entity_key(name)))

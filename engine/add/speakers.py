@@ -2,8 +2,9 @@
 
 A message with a name (OpenAI's `name`, a chat log's speaker) speaks for that participant, an
 entity of that name: a two-person or group log gives one entity per participant. A message
-without a name, or named 'USER' or the user's own known name, speaks for the user: the user's
-own entity (`engine.add.resolve.self_uid`).
+without a name, or named 'USER', the user id or the user's own known name (compared as entity
+keys: "Maria" is user `maria`), speaks for the user: the user's own entity
+(`engine.add.resolve.self_uid`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from engine.normalize import entity_key
 from engine.store.reads import Reads
 
 
-def speaks_for_user(name: str | None, user_name: str | None) -> bool:
+def speaks_for_user(name: str | None, user_name: str | None, user_id: str = "") -> bool:
     """Whether a message named `name` speaks for the user (see the module docstring)."""
     key = entity_key(name or "")
-    return not key or key in SELF_KEYS or (user_name is not None and key == entity_key(user_name))
+    own = {entity_key(n) for n in (user_name, user_id) if n}
+    return not key or key in SELF_KEYS or key in own
 
 
 def speaker_entities(
@@ -27,7 +29,7 @@ def speaker_entities(
 ) -> list[str]:
     """The stored entities the messages' self-references mean: the user's own (when a message
     speaks for them) and each named speaker's, in message order."""
-    named = [m.name for m in messages if m.name and not speaks_for_user(m.name, user_name)]
+    named = [m.name for m in messages if m.name and not speaks_for_user(m.name, user_name, user_id)]
     uids = [] if len(named) == len(messages) else [self_uid(user_id)]
     keys = list(dict.fromkeys(entity_key(name) for name in named))
     found = reads.entities_by_keys(user_id, keys) if keys else {}
@@ -37,7 +39,7 @@ def speaker_entities(
 def speaker_uid(message: ChatMessage, resolved: Resolved) -> str | None:
     """The entity of one message's speaker in a resolved batch; None when the extraction
     never names that speaker."""
-    if speaks_for_user(message.name, resolved.self_name):
+    if speaks_for_user(message.name, resolved.self_name, resolved.user_id):
         return resolved.self_uid
     assert message.name is not None  # only the user speaks without a name
     return resolved.uid(message.name)
