@@ -318,13 +318,10 @@ def test_cli_import_needs_the_user_named(
     out = tmp_path / "alice.json"
     assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
     before = cli_graph_reads.counts(None)
-    with pytest.raises(SystemExit) as stopped:
-        cli.main(["import", str(out)])
-    assert stopped.value.code == 2  # a usage error, as argparse reports them
+    assert cli.main(["import", str(out)]) == 2  # a usage error, as argparse reports them
     assert "the following arguments are required: --user" in capsys.readouterr().err
     assert cli_graph_reads.counts(None) == before
-    with pytest.raises(SystemExit):
-        cli.main(["import", "--help"])
+    assert cli.main(["import", "--help"]) == 0
     usage = capsys.readouterr().out.split("\n\n")[0]
     assert "--user USER" in usage and "[--user" not in usage
 

@@ -84,7 +84,7 @@ def add_memory(
         session_id=session_id,
         source="mcp",
         speaker=speaker,
-        ts=parse_time(ts),
+        ts=parse_time(ts, "ts"),
     )
     count = 1 if isinstance(messages, str) else len(messages)
     return ToolOutput(_added_text(result, f"{count} message(s)"), result.model_dump(mode="json"))
