@@ -298,13 +298,22 @@ class Memory(MemoryEdit, MemoryTransfer):
         return result
 
     def get_all(
-        self, user_id: str, *, include_invalid: bool = False, limit: int = 1000, offset: int = 0
+        self,
+        user_id: str,
+        *,
+        include_invalid: bool = False,
+        limit: int = 1000,
+        offset: int = 0,
+        since: TimeLike = None,
+        until: TimeLike = None,
     ) -> list[Fact]:
-        """A page of the user's facts, oldest first."""
+        """A page of the user's facts, oldest first; with `since` / `until` (as `add`'s `ts`),
+        those that became true in that window (`valid_at`, else when first stored)."""
         user_id = check_user_id(user_id)
+        window = (epoch(since, "since"), epoch(until, "until"))
         self._setup()
         return self.reads.list_facts(
-            user_id, include_invalid=include_invalid, skip=offset, limit=limit
+            user_id, include_invalid=include_invalid, skip=offset, limit=limit, window=window
         )
 
     def entity(self, name: str, user_id: str, *, limit: int = 100) -> EntityView:
@@ -322,16 +331,23 @@ class Memory(MemoryEdit, MemoryTransfer):
         return view
 
     def top_entities(
-        self, user_id: str, k: int = 10, by: RankBy = "salience"
+        self,
+        user_id: str,
+        k: int = 10,
+        by: RankBy = "salience",
+        *,
+        since: TimeLike = None,
+        until: TimeLike = None,
     ) -> list[ScoredEntity]:
         """The user's most salient (or frequent, or recent) entities, best first (salience:
-        see `engine.knowledge`)."""
+        see `engine.knowledge`); with `since` / `until`, those seen in that window."""
         if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
+        window = (epoch(since, "since"), epoch(until, "until"))
         self._setup()
         half_life = self.settings.ranking.fusion.half_life_days * DAY_S
-        return top_entities(self.reads, user_id, k, by, time.time(), half_life)
+        return top_entities(self.reads, user_id, k, by, time.time(), half_life, window)
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
         """The change events of a fact or entity, oldest first."""

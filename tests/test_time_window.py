@@ -47,3 +47,15 @@ def test_entities_of_a_window(memory: Memory) -> None:
 
     assert "Biscuit" in names(None, between) and "Biscuit" not in names(between, None)
     assert "John" in names(between, None) and "John" not in names(None, between)
+
+
+def test_get_all_and_top_entities_take_the_window(memory: Memory) -> None:
+    _said(memory)
+
+    later = memory.get_all("u", since="2023-06-01")
+    earlier = memory.get_all("u", until="2023-06-01")
+    named = {s.entity.name for s in memory.top_entities("u", 20, since=time.time() + 60)}
+
+    assert later and all("kayak" in f.text for f in later)
+    assert earlier and all("kayak" not in f.text for f in earlier)
+    assert named == set()
