@@ -59,8 +59,15 @@ class MemoryCore:
             _release(self.embedder, self._owns_embedder, None)
             raise
         self._closed = False
+        # left open, it closes what it opened; a store it was given stays its owner's (a test's
+        # or an app's shared store must not be closed under another user of it by a collection)
+        self._owns_store = store is None
         self._finalizer = weakref.finalize(
-            self, _release, self.embedder, self._owns_embedder, self.store
+            self,
+            _release,
+            self.embedder,
+            self._owns_embedder,
+            self.store if store is None else None,
         )
         self.reads = Reads(self.store)
         self.retriever = self._retriever()
@@ -128,11 +135,15 @@ class MemoryCore:
         built the embedder), the LLM client, the store's connection and, when no other
         client uses it, the embedded server. Calling it again does nothing; any other
         method then raises `ClosedError`."""
+        if self._closed:
+            return
         self._closed = True
         close = getattr(self._extractor, "close", None)
         if self._owns_extractor and callable(close):
             close()
         self._finalizer()
+        if not self._owns_store:
+            self.store.close()
 
     def __enter__(self) -> Self:
         return self

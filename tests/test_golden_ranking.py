@@ -85,7 +85,11 @@ def _check(section: str, found: dict[str, Any]) -> None:
         EXPECTED.write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n")
     expected = golden.get(section)
     assert expected is not None, f"no golden {section}: run with GRAPHMEM_UPDATE_GOLDEN=1"
-    changed = [q for q in expected if found.get(q) != expected[q]]
+    # A ranking the same code gives on another CPU (float sums in another order move a near
+    # tie), recorded by hand with the CPU that gives it: on an Intel Xeon with AMX, f40adee
+    # and its successors rank one LoCoMo question this way, on AMD EPYCs as `expected`.
+    alternates = golden.get(f"{section}_alternates", {})
+    changed = [q for q in expected if found.get(q) not in (expected[q], alternates.get(q))]
     details = {q: {"expected": expected[q], "found": found.get(q)} for q in changed[:3]}
     assert not changed, f"{len(changed)} rankings changed, e.g. {json.dumps(details, indent=1)}"
     assert found.keys() == expected.keys()
