@@ -39,7 +39,7 @@ def test_reset_deletes_graphmem_s_nodes_only(
 
 
 def test_compose_publishes_its_ports_on_loopback_only() -> None:
-    text = (ROOT / "docker" / "docker-compose.yml").read_text()
+    text = (ROOT / "docker" / "docker-compose.yml").read_text(encoding="utf-8")
     block = text[text.index("ports:") : text.index("environment:")]
     mappings = re.findall(r'-\s*"([^"]+)"', block)
     assert len(mappings) == 2
@@ -47,17 +47,17 @@ def test_compose_publishes_its_ports_on_loopback_only() -> None:
 
 
 def test_no_password_is_shared_through_the_repository() -> None:
-    assert "docker/.env" in (ROOT / ".gitignore").read_text().split()
-    example = (ROOT / "docker" / ".env.example").read_text()
+    assert "docker/.env" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    example = (ROOT / "docker" / ".env.example").read_text(encoding="utf-8")
     assert re.search(r"^NEO4J_AUTH=$", example, re.MULTILINE)
-    compose = (ROOT / "docker" / "docker-compose.yml").read_text()
+    compose = (ROOT / "docker" / "docker-compose.yml").read_text(encoding="utf-8")
     assert "${NEO4J_AUTH:?" in compose  # no fallback: compose refuses to start without one
     literal = re.compile(
         r"NEO4J_PASSWORD=[^\s\"$]|NEO4J_AUTH=neo4j/[A-Za-z0-9]|cypher-shell[^\n]* -p [A-Za-z0-9]"
     )
     for doc in DOCS:
-        assert not literal.findall(doc.read_text()), doc.name
-        assert "change-me" not in doc.read_text(), doc.name
+        assert not literal.findall(doc.read_text(encoding="utf-8")), doc.name
+        assert "change-me" not in doc.read_text(encoding="utf-8"), doc.name
 
 
 def _minimum(text: str) -> tuple[int, int]:
@@ -67,8 +67,9 @@ def _minimum(text: str) -> tuple[int, int]:
 
 def test_the_docs_state_the_neo4j_version_the_cypher_needs() -> None:
     scoped_call = any(
-        re.search(r"CALL \(", p.read_text()) for p in (ROOT / "cypher" / "neo4j").glob("*.cypher")
+        re.search(r"CALL \(", p.read_text(encoding="utf-8"))
+        for p in (ROOT / "cypher" / "neo4j").glob("*.cypher")
     )
     needed = (5, 23) if scoped_call else (5, 18)  # CALL (vars) { }: 5.23; vector.similarity: 5.18
     for doc in (ROOT / "README.md", ROOT / "docker" / "README.md"):
-        assert _minimum(doc.read_text()) == needed, doc.name
+        assert _minimum(doc.read_text(encoding="utf-8")) == needed, doc.name
