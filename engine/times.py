@@ -24,12 +24,12 @@ TimeLike = datetime | date | float | int | str | None
 
 MS_FROM = 1e11  # a number this large or larger is epoch milliseconds
 _MAX_MS = 1e14  # ... up to about the year 5138 again
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
 _UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
 # Two defaults that differ in year, month and day: a text that leaves one of them out reads
 # differently under each, so a time without a full date is caught rather than dated today.
-_DEFAULTS = (datetime(2000, 1, 1), datetime(2001, 2, 2))
+FULL_DATE_DEFAULTS = (datetime(2000, 1, 1), datetime(2001, 2, 2))
 _FORMS = (
     "a datetime, an ISO 8601 date or time ('2024-05-01', '2024-05-01T09:30:00Z') "
     "or epoch seconds or milliseconds"
@@ -65,7 +65,7 @@ def parse_time(value: object, what: str = "timestamp") -> datetime | None:
         return _from_number(float(value), what)
     if isinstance(value, str) and len(value) <= 100:
         text = value.strip()
-        if _NUMBER.fullmatch(text):
+        if NUMBER.fullmatch(text):
             return _from_number(float(text), what)
         try:
             return as_utc(datetime.fromisoformat(text))
@@ -90,10 +90,11 @@ def _from_number(number: float, what: str) -> datetime:
 
 
 def _from_text(text: str, what: str) -> datetime:
-    dayfirst = _DOTTED_DATE.search(text) is not None
+    dayfirst = DOTTED_DATE.search(text) is not None
     try:
         first, second = (
-            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=_zone) for d in _DEFAULTS
+            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=tz_of)
+            for d in FULL_DATE_DEFAULTS
         )
     except InvalidInputError as exc:
         raise InvalidInputError(f"{what} {text!r} is not a time: {exc}") from exc
@@ -104,7 +105,7 @@ def _from_text(text: str, what: str) -> datetime:
     return as_utc(first)
 
 
-def _zone(name: str | None, offset: int | None) -> tzinfo | None:
+def tz_of(name: str | None, offset: int | None) -> tzinfo | None:
     if offset is not None:
         return tz.tzoffset(name, offset)
     if name is None or name.upper() in _UTC_NAMES:

@@ -13,29 +13,23 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from dateutil import parser as dateparser
-from dateutil import tz
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest.records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
+from engine.times import DOTTED_DATE, FULL_DATE_DEFAULTS, NUMBER, tz_of
 
 Item = ChatRecord | ReadError | ReadWarning
 StrPath = str | os.PathLike[str]
 TS_KEYS = ("timestamp", "ts", "created_at", "create_time")
 Notes = list[str]  # warnings met while building one record
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/\d{1,2}/\d{2,4}\b")  # 12/29/2023: month first
-_UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
-# Two defaults that differ in year, month and day: a text that leaves one of them out reads
-# differently under each, so a time without a full date is caught rather than dated today.
-_DEFAULTS = (datetime(2000, 1, 1), datetime(2001, 2, 2))
 
 
 @dataclass(frozen=True)
@@ -141,7 +135,7 @@ def parse_timestamp(value: object) -> datetime | None:
         return _from_epoch(value)
     if isinstance(value, str):
         text = value.strip()
-        if _NUMBER.fullmatch(text):
+        if NUMBER.fullmatch(text):
             return _from_epoch(float(text))
         try:
             return as_utc(datetime.fromisoformat(text))
@@ -151,7 +145,7 @@ def parse_timestamp(value: object) -> datetime | None:
 
 
 def _from_text(text: str) -> datetime:
-    dayfirst = _DOTTED_DATE.search(text) is not None
+    dayfirst = DOTTED_DATE.search(text) is not None
     slash = _SLASH_DATE.search(text)
     if slash is not None and int(slash[1]) > 12:
         # dateutil would silently read this one day first and its neighbours month first
@@ -161,7 +155,8 @@ def _from_text(text: str) -> datetime:
         )
     try:
         first, second = (
-            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=_zone) for d in _DEFAULTS
+            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=tz_of)
+            for d in FULL_DATE_DEFAULTS
         )
     except InvalidInputError as exc:
         raise InvalidInputError(f"unparseable timestamp {text!r}: {exc}") from exc
@@ -170,14 +165,6 @@ def _from_text(text: str) -> datetime:
     if first.date() != second.date():
         raise InvalidInputError(f"unparseable timestamp {text!r}: no full date (day month year)")
     return as_utc(first)
-
-
-def _zone(name: str | None, offset: int | None) -> tzinfo | None:
-    if offset is not None:
-        return tz.tzoffset(name, offset)
-    if name is None or name.upper() in _UTC_NAMES:
-        return tz.UTC if name else None
-    raise InvalidInputError(f"unknown time zone {name!r}")
 
 
 # Epoch numbers told apart by magnitude: 1e11 s is the year 5138, while 1e11 ms is 1973.
