@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from engine.memory import Memory
-from engine.store import falkordb as falkordb_store
+from engine.store import falkordb_schema
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
 
@@ -153,7 +153,7 @@ def test_a_server_silent_during_setup_is_restarted(
 ) -> None:
     """FalkorDB deadlocked once declaring an index on a fresh graph; setup must not wait
     forever on a server that answers nothing (here: one stopped with SIGSTOP)."""
-    monkeypatch.setattr(falkordb_store, "_SCHEMA_PATIENCE_S", 1.0)
+    monkeypatch.setattr(falkordb_schema, "SCHEMA_PATIENCE_S", 1.0)
     server = EmbeddedServer(tmp_path)
     store = FalkorDBStore.embedded(server)
     frozen = int(server.pid_file.read_text())
