@@ -119,6 +119,8 @@ class FalkorDBStore:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)
             else:
                 result = self._graph.query(text, params, timeout=self._timeout_ms)
+                if self._server is not None:
+                    self._server.wait_appended(self._db.connection)
         return list(result.result_set)
 
     def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
@@ -159,6 +161,8 @@ class FalkorDBStore:
         try:
             with self._write_lock, across, map_falkordb_errors():
                 rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
+                if self._server is not None:
+                    self._server.wait_appended(self._db.connection)
         finally:
             self._sizes.forget(user_id)
         return written(batch, names, rows[0])
