@@ -29,6 +29,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 QUERY = "who directed Kismet"
+# the engine the reopened process imports: this tree, or another (a base to compare with)
+ENGINE = os.environ.get("GRAPHMEM_BENCH_ENGINE", str(REPO))
 SCRIPT = """
 import sys, time, json
 started = float(sys.argv[2])
@@ -58,7 +60,7 @@ def run_once(data_dir: Path, user_id: str = "metaqa") -> dict[str, Any]:
     started = time.time()
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(data_dir), repr(started), QUERY, user_id],
-        capture_output=True, text=True, check=True, env=os.environ | {"PYTHONPATH": str(REPO)},
+        capture_output=True, text=True, check=True, env=os.environ | {"PYTHONPATH": ENGINE},
     )  # fmt: skip
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     result["server"] = server_log(data_dir)

@@ -27,7 +27,6 @@ from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavai
 from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
-from engine.store.reads import Reads
 from engine.store.records import (
     UserSizes,
     composed_batch,
@@ -147,11 +146,7 @@ class FalkorDBStore:
     def setup(self, dimension: int) -> None:
         """Declare every index (`FalkorDBSchema.setup`)."""
 
-        def nodes() -> int:
-            counts = Reads(self).counts(None)
-            return sum(counts[k] for k in ("entities", "facts", "episodes"))
-
-        self.schema.setup(dimension, nodes)
+        self.schema.setup(dimension, lambda: int(self.run("count_all_nodes", {})[0][0]))
 
     def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         if batch.is_empty():

@@ -51,8 +51,9 @@ _WARMING_RECHECK_S = 1.0
 # deadlocked once, every thread waiting, while declaring an index on a fresh graph: after this
 # long without an answer the embedded server is asked whether it still answers at all.
 SCHEMA_PATIENCE_S = 10.0
-# Nodes below which a reopen builds the vector indexes before `setup` returns (a few hundred
-# milliseconds here) instead of in the background: a small graph never shows as warming.
+# Nodes (of every label) below which a reopen builds the vector indexes before `setup` returns
+# (a few hundred milliseconds here) instead of in the background: a small graph never shows as
+# warming.
 BUILD_NOW = 2_000
 DIALECT: Dialect = "falkordb"
 
