@@ -4,11 +4,14 @@ Loads `kb_reconstructed.txt` (subject|predicate|object) into a fresh data dir (-
 emptied first: give it a directory of its own) for the user
 `metaqa` (the user benchmarks/metaqa.py asks), reports facts/s end to end (embeddings
 included), where the time went, the peak memory of this process and of the database server,
-then stops the server and measures, in a new process, how long a reopen takes to its first
-answered search (process start included). The data dir is left ready for
-`python benchmarks/metaqa.py --data-dir DIR` (a marker file says it is loaded).
+then stops the server and measures, in new processes, how long a reopen takes to its first
+answered search (process start included), stage by stage, against a cold start on an empty
+store run back to back (`reopen_stages.py`). The data dir is left ready for
+`python benchmarks/metaqa.py --data-dir DIR` (a marker file says it is loaded);
+`--reopen-only` measures the reopen of such a dir again without loading it.
 
     python benchmarks/load_metaqa.py --data-dir ~/.graphmem-bench-load
+    python benchmarks/load_metaqa.py --data-dir ~/.graphmem-bench-load --reopen-only --rounds 3
 """
 
 from __future__ import annotations
@@ -18,29 +21,19 @@ import json
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reopen_stages import paired
 
 from engine import Memory
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_KB = REPO.parent / "shared" / "data" / "metaqa" / "kb_reconstructed.txt"
 USER = "metaqa"
-REOPEN = """
-import sys, time, json
-started = float(sys.argv[2])
-from engine import Memory
-mem = Memory(data_dir=sys.argv[1])
-result = mem.search("who directed Kismet", user_id="metaqa")
-answered = time.time() - started
-stats = mem.stats("metaqa")
-print(json.dumps({"reopen_to_first_search_s": answered, "facts": stats.facts,
-                  "warming": result.warming, "top": [h.fact.text for h in result.facts[:3]]}))
-mem.close()
-"""
 
 
 def server_peak_kb(data_dir: Path) -> int | None:
@@ -66,16 +59,6 @@ def server_cpu_s(data_dir: Path) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def reopen(data_dir: Path) -> dict[str, Any]:
-    """A new process opens the stopped store and searches; seconds from its start."""
-    started = time.time()
-    done = subprocess.run(
-        [sys.executable, "-c", REOPEN, str(data_dir), repr(started)],
-        capture_output=True, text=True, check=True, env=os.environ | {"PYTHONPATH": str(REPO)},
-    )  # fmt: skip
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -85,7 +68,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-size", type=int, default=2000)
     parser.add_argument("--limit", type=int, default=0, help="first N lines only (0 = all)")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "load.json")
+    parser.add_argument("--rounds", type=int, default=1, help="reopens (each with a cold start)")
+    parser.add_argument(
+        "--reopen-only", action="store_true", help="measure the reopen of a loaded --data-dir"
+    )
     args = parser.parse_args(argv)
+    if args.reopen_only:
+        if not (args.data_dir / "metaqa.loaded").exists():
+            parser.error(f"{args.data_dir} was not loaded by this benchmark")
+        return write(args.out, {"data_dir": str(args.data_dir), **measure_reopen(args)})
     source = args.kb
     if args.limit:
         source = Path(args.data_dir.parent / f"kb-first-{args.limit}.txt")
@@ -124,12 +115,21 @@ def main(argv: list[str] | None = None) -> int:
         },
         "close_s": round(close_s, 1),
         "loadavg_before": load_before,
-        "reopen": reopen(args.data_dir),
     }
+    return write(args.out, result | measure_reopen(args))
+
+
+def measure_reopen(args: argparse.Namespace) -> dict[str, Any]:
     with open("/proc/loadavg") as handle:
-        result["loadavg_after"] = handle.read().split()[:3]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
+        load_before = handle.read().split()[:3]
+    reopen = paired(args.data_dir, args.rounds)
+    with open("/proc/loadavg") as handle:
+        return {"reopen": reopen, "reopen_loadavg": [load_before, handle.read().split()[:3]]}
+
+
+def write(out: Path, result: dict[str, Any]) -> int:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
     return 0
 

@@ -23,6 +23,7 @@ FALKORDB_ONLY = {
         "drop_fact_vector_index.cypher",
         "drop_episode_vector_index.cypher",
         "list_indexes.cypher",
+        "count_all_nodes.cypher",
     )
 } | {
     name: "FalkorDB's name search asks its shared fulltext index for the user's key "

@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from engine.memory import Memory
-from engine.store import falkordb as falkordb_store
+from engine.store import falkordb_schema
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
 
@@ -106,6 +106,23 @@ def test_kill_9_of_the_server_recovers_from_the_append_only_file(tmp_path: Path)
         assert int(server.pid_file.read_text()) != pid
 
 
+def test_an_acknowledged_write_has_left_the_server_on_a_busy_disk(tmp_path: Path) -> None:
+    """With appendfsync everysec, redis answers a write before it writes it to the append-only
+    file while a background fsync runs (a busy disk): the write waits in the server's memory,
+    where a kill -9 of the server loses it. graphmem acknowledges a write only once the
+    server's AOF buffer is empty."""
+    with Memory(data_dir=tmp_path) as mem:
+        client = redis.Redis(unix_socket_path=str(socket_path_for(tmp_path)))
+        blob = os.urandom(1 << 20)
+        held = 0
+        for i in range(120):
+            client.set(f"blob{i % 20}", blob)  # keeps the server's background fsync busy
+            mem.add_facts([(f"Person {i}", "KNOWS", "Bob")], user_id="u")
+            held += int(client.info("persistence")["aof_buffer_length"] > 0)
+        client.close()
+    assert held == 0
+
+
 def test_the_server_keeps_many_statements_compiled(tmp_path: Path) -> None:
     """Each set of relationship types a typed read names is a statement of its own."""
     with Memory(data_dir=tmp_path):
@@ -153,7 +170,7 @@ def test_a_server_silent_during_setup_is_restarted(
 ) -> None:
     """FalkorDB deadlocked once declaring an index on a fresh graph; setup must not wait
     forever on a server that answers nothing (here: one stopped with SIGSTOP)."""
-    monkeypatch.setattr(falkordb_store, "_SCHEMA_PATIENCE_S", 1.0)
+    monkeypatch.setattr(falkordb_schema, "SCHEMA_PATIENCE_S", 1.0)
     server = EmbeddedServer(tmp_path)
     store = FalkorDBStore.embedded(server)
     frozen = int(server.pid_file.read_text())

@@ -11,7 +11,7 @@ import pytest
 from falkordb import FalkorDB
 
 from engine.memory import Memory
-from engine.store import falkordb as falkordb_store
+from engine.store import falkordb_schema
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -92,14 +92,14 @@ def test_vector_indexes_are_declared_one_after_another(
     store = memory.store
     if not isinstance(store, FalkorDBStore):
         return
-    monkeypatch.setattr(falkordb_store, "_BUILD_NOW", 0)  # built in the background, as if large
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 0)  # built in the background, as if large
     memory.add_facts(FACTS, user_id="u1")
     _wait_warm(store)
     for label in ("entity", "fact"):
         store.run(f"drop_{label}_vector_index", {}, read_only=False)
     built = threading.Event()  # until set, the Entity index counts as still being built
-    real = store._warming_now
-    store._warming_now = lambda even_when_built=False: (  # type: ignore[method-assign]
+    real = store.schema.warming_now
+    store.schema.warming_now = lambda even_when_built=False: (  # type: ignore[method-assign]
         real(even_when_built) | (set() if built.is_set() else {"Entity"})
     )
     store.setup(384)

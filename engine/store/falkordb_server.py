@@ -24,7 +24,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from engine.errors import GraphmemError, StoreUnavailableError
+from engine.errors import GraphmemError, StoreError, StoreUnavailableError
 from engine.private_files import check_private_dir, open_private, prepare_data_dir
 from engine.store.server_record import RECORD, ServerRecord, is_server, kill_server
 
@@ -37,6 +37,9 @@ _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hun
 # predicates per user, 25 keeps almost none of them, and their churn pushes out the fixed
 # statements too. A read compiled afresh costs 0.6 ms more (LoCoMo: 0.77 -> 0.17 ms).
 _PLAN_CACHE = 2048
+# An acknowledged write waits at most this long for the server to hand it to the OS (redis
+# postpones that write while a background fsync runs, two seconds at most, then forces it).
+_APPEND_PATIENCE_S = 10.0
 _SOCKET_PATH_MAX = 108  # bytes, with the terminating NUL (sun_path)
 _LOG = "falkordb.log"
 
@@ -283,6 +286,30 @@ class EmbeddedServer:
         deadline = time.monotonic() + _START_TIMEOUT_S
         while is_server(record, pid) and time.monotonic() < deadline:
             time.sleep(0.05)
+
+    def wait_appended(self, client: redis.Redis) -> None:
+        """Return once every write the server acknowledged reached the operating system.
+
+        With `appendfsync everysec` redis answers a write before it wrote it to the
+        append-only file when a background fsync is still running (a busy disk): the write
+        waits in the server's memory, up to two seconds, and a `kill -9` of the server then
+        loses it. Called after each write batch, under `writing()`; one INFO when the buffer
+        is empty (`always` writes and fsyncs before it answers: nothing to wait for).
+
+        Raises:
+            StoreError: the server kept the write in memory for `_APPEND_PATIENCE_S`.
+        """
+        if self.appendfsync == "always":
+            return
+        deadline = time.monotonic() + _APPEND_PATIENCE_S
+        while int(client.info("persistence").get("aof_buffer_length", 0)) > 0:
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"the embedded FalkorDB of {self.data_dir} kept an acknowledged write out "
+                    f"of its append-only file for {_APPEND_PATIENCE_S:.0f} s (disk full or "
+                    f"failing? see {self.data_dir / _LOG})"
+                )
+            time.sleep(0.005)
 
     def writing(self) -> contextlib.AbstractContextManager[None]:
         """Held around each write batch: one writer at a time across every process using this

@@ -76,9 +76,9 @@ def test_entities_of_an_older_store_get_their_key_at_setup(
     # is dropped before the keys are set, and declared again
     assert ran.index("drop_entity_vector_index") < ran.index("set_entity_user_keys")
     deadline = time.monotonic() + 30  # declared again in the background
-    while "Entity" not in store._vector_indexes() and time.monotonic() < deadline:
+    while "Entity" not in store.schema.vector_indexes() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "Entity" in store._vector_indexes()
+    assert "Entity" in store.schema.vector_indexes()
 
 
 def test_a_name_with_more_of_the_query_s_words_ranks_above_names_with_one(

@@ -1,0 +1,220 @@
+"""The index life cycle of one FalkorDB graph: declaring the schema, the vector indexes a
+reopen builds again in the background, which labels are still warming, and a migration.
+
+Vector indexes and reopening: FalkorDB keeps no vector index on disk; a snapshot that
+declares one is rebuilt before the server answers anything (measured: 95% of a 66-second
+reopen at 19k facts, ~3 minutes at 128k). So the last process to close drops this graph's
+vector indexes (`drop_vector_indexes`) and the adapter compacts the append-only file before
+the server stops; the next `setup` declares them again and FalkorDB builds them in the
+background while every other index answers. Until a label's vector index is built its vector
+reads scan the user's nodes (exact, slower for a large user) and `warming()` names it; search
+and stats say so. After a crash the old way applies: the snapshot still declares them and the
+reopen waits for the rebuild.
+
+FalkorDB builds an index over existing nodes in batches of 10,000, each under the graph's read
+lock (a few seconds each for vectors), and its lock prefers writers: a write that arrives
+during a batch waits for the batch to end, and every read that comes after it waits behind
+that write. Declaring the next vector index is such a write (measured at 128k facts: reads
+waited 2.8 s, then 5.7 s, while the Fact and Episode indexes were declared during the Entity
+and Fact builds). So the indexes are declared one at a time, each once the previous one is
+built; a write of the user's own during a build still waits for the batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+import redis
+from falkordb import Graph
+
+from engine import cypher
+from engine.errors import QueryError
+from engine.store.base import Dialect, Rows
+from engine.store.falkordb_server import EmbeddedServer, single_try_client
+from engine.store.fulltext import user_key
+
+log = logging.getLogger("graphmem")
+# vector statement -> label whose vector index it reads
+VECTOR_LABELS = {
+    "search_entity_vectors": "Entity",
+    "search_fact_vectors": "Fact",
+    "search_episode_vectors": "Episode",
+}
+_WARMING_RECHECK_S = 1.0
+# A schema statement takes milliseconds, or waits its turn behind an index build. FalkorDB
+# deadlocked once, every thread waiting, while declaring an index on a fresh graph: after this
+# long without an answer the embedded server is asked whether it still answers at all.
+SCHEMA_PATIENCE_S = 10.0
+# Nodes (of every label) below which a reopen builds the vector indexes before `setup` returns
+# (a few hundred milliseconds here) instead of in the background: a small graph never shows as
+# warming.
+BUILD_NOW = 2_000
+DIALECT: Dialect = "falkordb"
+
+
+class Runner(Protocol):
+    """The adapter's `run` (looked up at each call, so a test's wrapper of it sees these)."""
+
+    def __call__(self, name: str, params: dict[str, Any], *, read_only: bool = True) -> Rows: ...
+
+
+class FalkorDBSchema:
+    """Declares a graph's indexes and follows its vector indexes' builds.
+
+    `query` runs a schema statement on the adapter's connection, `errors` translates the
+    client's exceptions into graphmem's; `on_restart` is called after the watchdog restarted a
+    silent embedded server (the adapter drops its old sockets)."""
+
+    def __init__(
+        self,
+        run: Runner,
+        query: Callable[[str, dict[str, Any]], object],
+        errors: Callable[[], AbstractContextManager[None]],
+        graph_name: str,
+        server: EmbeddedServer | None,
+        on_restart: Callable[[], None],
+    ) -> None:
+        self._run = run
+        self._query = query
+        self._errors = errors
+        self._graph_name = graph_name
+        self._server = server
+        self._on_restart = on_restart
+        self.closed = False
+        self.declaring = threading.Lock()  # no vector index declared while they are dropped
+        self._warming: set[str] = set(VECTOR_LABELS.values())  # until db.indexes() says
+        self._checked = float("-inf")
+
+    # -- which vector indexes are built ---------------------------------------------------
+
+    def warming(self) -> list[str]:
+        """Labels whose vector index is still being built, e.g. `["Entity", "Fact"]`."""
+        return sorted(self.warming_now(even_when_built=True))
+
+    def warming_now(self, even_when_built: bool = False) -> set[str]:
+        """Looked up again at most once a second; by the vector reads only while some index
+        is not built (they learn of a dropped one from the error the index procedure gives)."""
+        recent = time.monotonic() - self._checked < _WARMING_RECHECK_S
+        if recent or not (self._warming or even_when_built):
+            return self._warming
+        ready = {
+            label
+            for label, types, status in self._run("list_indexes", {})
+            if status == "OPERATIONAL" and "VECTOR" in types.get("embedding", [])
+        }
+        self._warming = set(VECTOR_LABELS.values()) - ready
+        self._checked = time.monotonic()
+        return self._warming
+
+    def dropped(self, label: str) -> None:
+        """A vector read found `label`'s index gone (another process closed the store)."""
+        self._warming.add(label)
+        self._checked = time.monotonic()
+
+    def vector_indexes(self) -> set[str]:
+        """Labels with a declared vector index (built or being built)."""
+        return {
+            label
+            for label, types, _ in self._run("list_indexes", {})
+            if "VECTOR" in types.get("embedding", [])
+        }
+
+    # -- declaring ------------------------------------------------------------------------
+
+    def setup(self, dimension: int, nodes: Callable[[], int]) -> None:
+        """Declare every index. A missing vector index (after a reopen) is declared in a
+        thread when the graph holds `BUILD_NOW` `nodes()` or more: while FalkorDB builds one,
+        each further schema statement waits its turn for the graph (15-30 s each at 128k
+        facts), and nothing here needs the index built."""
+        vectors = []
+        for name in cypher.schema_names(DIALECT):
+            if "_vector" in name:
+                vectors.append(name)
+            else:
+                self.declare(name, dimension)
+        self._key_old_entities()
+        built = self.vector_indexes()
+        missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
+        if missing and nodes() < BUILD_NOW:
+            self._declare_all(missing, dimension)  # little to build: done at once
+        elif missing:
+            self._checked = float("-inf")
+            worker = threading.Thread(
+                target=self._declare_all, args=(missing, dimension), daemon=True
+            )
+            worker.start()
+
+    def drop_vector_indexes(self) -> None:
+        """Drop the graph's vector indexes (before a compaction: see the module docstring)."""
+        with self.declaring:
+            for label in VECTOR_LABELS.values():
+                with contextlib.suppress(QueryError):  # not declared (a store never set up)
+                    self._run(f"drop_{label.lower()}_vector_index", {}, read_only=False)
+            self._warming = set(VECTOR_LABELS.values())
+
+    def _key_old_entities(self) -> None:
+        """Entities written before entities carried their user's key get it, once: the name
+        search asks the fulltext index for the user's key (`fulltext.py`). Setting a property
+        inserts the node into its label's vector index again, beside its old entry (FalkorDB
+        PR #2197): 120,000 entities lost 0.09 of their recall@10. So that index is dropped
+        first, and `setup` builds it again (in the background, reads scanning meanwhile)."""
+        users = self._run("list_users_without_user_key", {})
+        if users:
+            with contextlib.suppress(QueryError):  # not declared
+                self._run("drop_entity_vector_index", {}, read_only=False)
+        for (user_id,) in users:
+            params = {"user_id": user_id, "user_key": user_key(user_id)}
+            self._run("set_entity_user_keys", params, read_only=False)
+
+    def declare(self, name: str, dimension: int) -> None:
+        """Run schema statement `name`; "already indexed" is the expected answer on every
+        run after the first."""
+        statement, params = cypher.load(name, DIALECT), {"dimension": dimension}
+        with contextlib.suppress(QueryError), self._errors():
+            if self._server is None or not self._answered_in_time(statement, params):
+                self._query(statement, params)
+
+    def _answered_in_time(self, statement: str, params: dict[str, Any]) -> bool:
+        """Run a schema statement on the embedded server with `SCHEMA_PATIENCE_S`; past it,
+        a server that no longer answers anything is restarted. False: run it again, waiting."""
+        assert self._server is not None
+        watched = single_try_client(self._server.socket_path, SCHEMA_PATIENCE_S)
+        try:
+            Graph(watched, self._graph_name).query(statement, params)
+            return True
+        except redis.TimeoutError:
+            if not self._server.answers():
+                self._server.restart()
+                self._on_restart()
+            return False
+        finally:
+            watched.close()
+
+    def _declare_all(self, names: list[str], dimension: int) -> None:
+        """Declare each vector index once the one before it is built (see the module
+        docstring: a declaration during a build makes every read wait for a batch)."""
+        try:
+            for name in names:
+                with self.declaring:
+                    if self.closed:
+                        return
+                    self.declare(name, dimension)
+                self._wait_built(name)
+        except Exception as exc:  # best effort in a thread: the next setup declares again
+            log.debug("graphmem: vector index not declared: %s", exc)
+
+    def _wait_built(self, name: str) -> None:
+        label = next(label for label in VECTOR_LABELS.values() if f"_{label.lower()}_" in name)
+        pause = 0.01  # an index on an empty graph is built at once; a large one takes minutes
+        while not self.closed:
+            self._checked = float("-inf")
+            if label not in self.warming_now(even_when_built=True):
+                return
+            time.sleep(pause)
+            pause = min(2 * pause, _WARMING_RECHECK_S)
