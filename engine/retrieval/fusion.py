@@ -10,8 +10,8 @@ from collections.abc import Set as AbstractSet
 from engine.knowledge import DAY_S, salience
 from engine.models import Fact, ScoredFact
 from engine.normalize import entity_key
-from engine.ranking import FusionParams
 from engine.retrieval.predicates import base_relation
+from engine.retrieval.tuning import FusionParams
 
 
 def fuse_legs(

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 from engine.models import Entity, Fact, Path
 from engine.normalize import has_cjk, predicate_words
-from engine.ranking import RankingParams
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
@@ -37,6 +36,7 @@ from engine.retrieval.terms import (
     whole_span,
 )
 from engine.retrieval.terms import words as words_of
+from engine.retrieval.tuning import Tuning
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
@@ -75,7 +75,7 @@ class GraphLeg:
         self,
         reads: Reads,
         scorer: PredicateScorer,
-        params: RankingParams,
+        params: Tuning,
     ) -> None:
         self.reads = reads
         self.scorer = scorer
@@ -267,7 +267,7 @@ def _relation_names(predicates: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for p in predicates for w in words_of(predicate_words(p)))
 
 
-def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
+def _spans(query: Query, anchors: list[Anchor], params: Tuning) -> list[frozenset[int]]:
     """The query words each anchor's name takes (found again for an anchor found by vector)."""
     return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
 

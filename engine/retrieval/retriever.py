@@ -10,7 +10,6 @@ from typing import Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
-from engine.ranking import FusionParams, RankingParams
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.blas import one_blas_thread
@@ -24,6 +23,7 @@ from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpansionHit
 from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.similarity import above, fill, known
+from engine.retrieval.tuning import FusionParams, Tuning
 from engine.store.base import Written
 from engine.store.reads import Reads
 
@@ -45,7 +45,7 @@ class DualRetriever:
     """
 
     def __init__(
-        self, reads: Reads, embedder: Embedder, params: RankingParams, max_query_words: int
+        self, reads: Reads, embedder: Embedder, params: Tuning, max_query_words: int
     ) -> None:
         self.reads = reads
         self.embedder = embedder
