@@ -181,6 +181,8 @@ def _env_name(setting: str) -> str:
 
 def _problem(loc: tuple[int | str, ...], kind: str, message: str) -> str:
     name = ".".join(str(part) for part in loc) or "settings"
+    if kind == "unexpected_keyword_argument" and name.startswith("ranking."):
+        return f"{name} is not one of the public ranking numbers (docs/retrieval.md lists them)"
     if kind != "extra_forbidden":
         return f"{name}: {message}"
     if name in _MOVED:
