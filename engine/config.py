@@ -13,6 +13,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from engine.errors import ConfigError
 from engine.ranking import RankingParams
 
+# a search's caches (see `Settings`); engine.retrieval.tuning reads the same defaults
+SEARCH_REFRESH_S = 30.0
+SEARCH_CACHED_VECTORS = 50_000
+SEARCH_CACHED_USERS = 64
+
 
 def _default_home() -> Path:
     return Path.home() / ".graphmem"
@@ -67,13 +72,20 @@ class Settings(BaseSettings):
     llm_temperature: float = Field(default=0.0, ge=0, le=2)
     llm_max_retries: int = Field(default=3, ge=0)
 
-    # retrieval: facts and messages a search returns by default; every number that shapes
-    # the ranking is in `ranking` (engine/ranking.py: GRAPHMEM_RANKING__FUSION__RRF_K=50)
+    # retrieval: facts and messages a search returns by default; the numbers of the ranking
+    # a user can set are in `ranking` (engine/ranking.py: GRAPHMEM_RANKING__FUSION__RRF_K=50)
     search_limit: int = Field(default=10, ge=1)
     # the least cosine similarity to the query a hit needs (None: no floor); off by default:
     # any fixed floor drops right answers phrased unlike their question
     search_min_similarity: float | None = Field(default=None, ge=-1, le=1)
     ranking: RankingParams = Field(default_factory=RankingParams)
+    # what a search caches: the user's predicate list, relation samples and message index are
+    # read again after this many seconds (how stale another process's writes may look; this
+    # process's own writes are seen at once) ...
+    search_refresh_s: float = Field(default=SEARCH_REFRESH_S, ge=0)
+    # ... word and relation vectors kept in memory, and users whose message index is kept
+    search_cached_vectors: int = Field(default=SEARCH_CACHED_VECTORS, ge=1)
+    search_cached_users: int = Field(default=SEARCH_CACHED_USERS, ge=1)
     # at the first setup, and once the offline extractor has loaded spaCy, move the process's
     # objects out of the garbage collector's view (gc.freeze, once per process each): a full
     # collection otherwise walks all ~100,000 of them (40-120 ms) in a search every few
@@ -130,7 +142,6 @@ class Settings(BaseSettings):
 # retrieval settings that moved into `ranking` (engine/ranking.py): the old name says where
 _MOVED = {
     "anchor_limit": "ranking.anchors.limit",
-    "anchor_min_score": "ranking.anchors.min_score",
     "expansion_depth": "ranking.expansion.depth",
     "expansion_fanout": "ranking.expansion.fanout",
     "expansion_max_edges": "ranking.expansion.max_edges",
@@ -170,6 +181,8 @@ def _env_name(setting: str) -> str:
 
 def _problem(loc: tuple[int | str, ...], kind: str, message: str) -> str:
     name = ".".join(str(part) for part in loc) or "settings"
+    if kind == "unexpected_keyword_argument" and name.startswith("ranking."):
+        return f"{name} is not one of the public ranking numbers (docs/retrieval.md lists them)"
     if kind != "extra_forbidden":
         return f"{name}: {message}"
     if name in _MOVED:

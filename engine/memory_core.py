@@ -18,6 +18,7 @@ from engine.long_lived import freeze_long_lived
 from engine.models import Stats
 from engine.normalize import check_user_id
 from engine.retrieval.retriever import DualRetriever
+from engine.retrieval.tuning import Tuning
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
 
@@ -81,8 +82,8 @@ class MemoryCore:
         )
 
     def _retriever(self) -> DualRetriever:
-        ranking, max_words = self.settings.ranking, self.settings.max_query_words
-        return DualRetriever(self.reads, self.embedder, ranking, max_words)
+        tuning, max_words = Tuning.of(self.settings), self.settings.max_query_words
+        return DualRetriever(self.reads, self.embedder, tuning, max_words)
 
     @property
     def extractor(self) -> Extractor:

@@ -1,6 +1,7 @@
 """The layering of docs/architecture.md, kept true: no import cycles in engine/, every import
 goes down (or sideways within a layer), no module is over 400 lines, the store port stays
-narrow, and the ranking's numbers stay in `engine/ranking.py`.
+narrow, the ranking's numbers stay in `engine/ranking.py` (public, a few) and
+`engine/retrieval/tuning.py` (private).
 
 Every import counts, wherever it stands (inside a function, under `TYPE_CHECKING`): a lazy
 import is still a dependency. `from engine.x import name` depends on `engine.x.name` when
@@ -10,6 +11,8 @@ that is a module, else on `engine.x`.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import typing
 from pathlib import Path
 
 import pytest
@@ -50,6 +53,7 @@ LAYERS = [
 PORT = ("engine.store.base", "GraphStore")
 MAX_PORT_MEMBERS = 10
 MAX_RETRIEVAL_LITERALS = 12  # issue 18: 82 before RankingParams
+MAX_PUBLIC_RANKING = 12  # issue 49: 86 before engine/retrieval/tuning.py
 
 
 def _modules() -> dict[str, Path]:
@@ -203,15 +207,40 @@ def _bare_numbers(tree: ast.AST) -> list[ast.Constant]:
 
 
 def test_ranking_numbers_live_in_the_parameters_module() -> None:
-    """Every number that shapes a search is a field of `engine.ranking.RankingParams`, with
-    its reason; what is left in engine/retrieval are units, bounds of the machinery and the
-    like (named constants, a few at most)."""
+    """Every number that shapes a search is a field of `engine.ranking.RankingParams` or of
+    `engine.retrieval.tuning`, with its reason; what is left in engine/retrieval are units,
+    bounds of the machinery and the like (named constants, a few at most)."""
     found = [
         f"{path.name}:{node.lineno} {node.value!r}"
         for path in sorted((ROOT / "engine" / "retrieval").glob("*.py"))
+        if path.name != "tuning.py"
         for node in _bare_numbers(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert len(found) <= MAX_RETRIEVAL_LITERALS, found
+
+
+def _public_numbers(cls: type, prefix: str = "") -> list[str]:
+    """The leaves of a parameters dataclass, by their dotted names."""
+    found = []
+    for field in dataclasses.fields(cls):
+        kind = (
+            field.type if isinstance(field.type, type) else typing.get_type_hints(cls)[field.name]
+        )
+        if dataclasses.is_dataclass(kind):
+            found += _public_numbers(kind, f"{prefix}{field.name}.")
+        else:
+            found.append(prefix + field.name)
+    return found
+
+
+def test_the_public_ranking_surface_stays_small() -> None:
+    """A user reasons about a dozen numbers at most (depth, read limits, leg weights,
+    salience, half-life); the rest are private in `engine.retrieval.tuning`."""
+    from engine.ranking import RankingParams
+
+    public = _public_numbers(RankingParams)
+    assert "fusion.rrf_k" in public and "expansion.depth" in public
+    assert len(public) <= MAX_PUBLIC_RANKING, public
 
 
 def test_the_literal_count_sees_a_number() -> None:

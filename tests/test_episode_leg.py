@@ -12,8 +12,8 @@ import pytest
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
-from engine.ranking import BM25
 from engine.retrieval.lexical import LexicalIndex, index_terms, stem
+from engine.retrieval.tuning import BM25
 from engine.store.base import EpisodeText
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer

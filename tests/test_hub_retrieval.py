@@ -14,13 +14,13 @@ import pytest
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
-from engine.ranking import RankingParams, RelationParams
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
 from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
+from engine.retrieval.tuning import RelationParams, Tuning
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -928,7 +928,7 @@ def test_two_anchors_are_joined_whatever_relation_joins_them(mem: Memory) -> Non
     question = "which player of FC Brek is from Dreteam"
     answers = graph.back[("FC Brek", "PLAYS_IN_CLUB")] & graph.back[("Dreteam", "IS_IN_COUNTRY")]
     leg = mem.retriever.graph_leg
-    params, leg.params = leg.params, RankingParams()
+    params, leg.params = leg.params, Tuning()
     try:
         result = mem.search(question, user_id="bench_football", limit=3)
     finally:

@@ -12,13 +12,13 @@ from engine.demo import DEMO_FACTS
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.models import Fact
-from engine.ranking import AnchorParams, FusionParams, NameParams
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.query import Query
 from engine.retrieval.retriever import Mode
 from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.terms import asks_for_siblings, fulltext_terms, words
 from engine.retrieval.terms import name_match as name_match_with
+from engine.retrieval.tuning import AnchorParams, FusionParams, NameParams
 from engine.store.base import WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer

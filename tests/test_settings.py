@@ -36,3 +36,14 @@ def test_a_setting_that_moved_into_ranking_says_where(monkeypatch: pytest.Monkey
     with pytest.raises(ConfigError) as from_env:
         build_settings()
     assert "GRAPHMEM_RRF_K is now GRAPHMEM_RANKING__FUSION__RRF_K" in str(from_env.value)
+
+
+def test_a_private_ranking_number_is_refused_by_name() -> None:
+    """Only the public numbers of `RankingParams` are settings; the private ones (in
+    engine/retrieval/tuning.py) are refused with their name."""
+    with pytest.raises(ConfigError) as caught:
+        build_settings(ranking={"relations": {"order_cost": 0.5}})
+    assert "ranking.relations is not one of the public ranking numbers" in str(caught.value)
+    with pytest.raises(ConfigError) as fusion:
+        build_settings(ranking={"fusion": {"tail_vote": 0.2}})
+    assert "ranking.fusion.tail_vote is not one of the public" in str(fusion.value)

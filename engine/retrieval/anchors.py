@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.models import Entity
-from engine.ranking import AnchorParams, NameParams
 from engine.retrieval.query import Query
 from engine.retrieval.terms import name_match, name_span, words
+from engine.retrieval.tuning import AnchorParams, NameParams
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.ranking import EpisodeParams
 from engine.retrieval.lexical import LexicalIndex, stems
 from engine.retrieval.query import Query
+from engine.retrieval.tuning import EpisodeParams
 from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
 

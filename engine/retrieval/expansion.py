@@ -22,7 +22,6 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.ranking import ExpansionParams
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.edge_reads import EdgeRead, EdgeReads, Started
 from engine.retrieval.paths import best_join
@@ -43,6 +42,7 @@ from engine.retrieval.reach import (
     two_hops,
     visits,
 )
+from engine.retrieval.tuning import ExpansionParams
 from engine.store.base import Neighbour
 from engine.store.reads import Reads
 

@@ -1,5 +1,15 @@
-"""Reciprocal-rank fusion of the legs, then boosts from the entity knowledge store
-(`engine.knowledge`)."""
+"""The fusion of the fact legs, its steps in order:
+
+1. `confidence` and `trusted`: how far the expansion's best path explains the question, and
+   how many of its hits it vouches for;
+2. `ranked`: reciprocal-rank fusion of the expansion's and the semantic leg's orders
+   (`fuse_legs`), the best `pool_size` kept;
+3. `scored`: each fused fact boosted by its salience (`knowledge_boost`), best first, each
+   relation between two entities once (`without_twins`).
+
+The retriever then keeps the facts in the asked time window and ranks them with the episode
+leg's messages by provenance (`retrieval.provenance`).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +18,86 @@ from collections import defaultdict
 from collections.abc import Set as AbstractSet
 
 from engine.knowledge import DAY_S, salience
-from engine.models import Fact, ScoredFact
+from engine.models import Fact, Leg, ScoredFact
 from engine.normalize import entity_key
-from engine.ranking import FusionParams
 from engine.retrieval.predicates import base_relation
+from engine.retrieval.reach import ExpansionHit
+from engine.retrieval.tuning import FusionParams
+
+Semantic = list[tuple[Fact, float]]  # the semantic leg's facts, nearest first, with (1 + cos) / 2
+
+
+def pool_size(limit: int, params: FusionParams) -> int:
+    """Facts fused for a result of `limit`."""
+    return max(limit * params.pool_per_result, params.min_pool)
+
+
+def confidence(hits: list[ExpansionHit], params: FusionParams) -> float:
+    """How well the expansion's best path explains the question's words, and by how many ways
+    its answers are reached, in [0, 1]: when no predicate matches them ("what pet ..." against
+    LIKES, OWNS), its order is only the anchor's neighbourhood, and its vote counts for little."""
+    top = max((h.support for h in hits), default=0.0)
+    return min(1.0, max(0.0, top / params.confident_path))
+
+
+def trusted(hits: list[ExpansionHit], params: FusionParams) -> int:
+    """How many of the expansion's hits it fully vouches for: when its best path clearly
+    explains the question, those within `trusted_share` of it (the rest are mere neighbours
+    of the anchor); otherwise all of them, whose vote then carries little weight anyway."""
+    if confidence(hits, params) < 1.0:
+        return len(hits)
+    return sum(1 for h in hits if h.score >= params.trusted_share * hits[0].score)
+
+
+def ranked(
+    limit: int,
+    hits: list[ExpansionHit],
+    semantic: Semantic,
+    bridges: AbstractSet[str],
+    params: FusionParams,
+) -> dict[str, float]:
+    """The fact legs fused: the best uids and their scores, best first."""
+    pool = pool_size(limit, params)
+    fused = fuse_legs(
+        [h.uid for h in hits[:pool]],
+        [f.uid for f, _ in semantic],
+        {h.uid for h in hits},
+        confidence(hits, params),
+        params,
+        trusted=trusted(hits, params),
+        bridges=bridges,
+    )
+    return {u: fused[u] for u in sorted(fused, key=lambda u: -fused[u])[:pool]}
+
+
+def scored(
+    limit: int,
+    fused: dict[str, float],
+    facts: dict[str, Fact],
+    hits: list[ExpansionHit],
+    semantic: Semantic,
+    params: FusionParams,
+) -> list[ScoredFact]:
+    """The `fused` facts with knowledge boosts (salience against the most mentioned of the
+    legs' facts), best first, each relation once."""
+    near = {f.uid for f, _ in semantic}
+    legs_facts = [facts[u] for u in near | fused.keys() if u in facts]
+    max_mentions = max((f.mentions for f in legs_facts), default=1)
+    in_leg: dict[Leg, set[str]] = {
+        "expansion": {h.uid for h in hits[: pool_size(limit, params)]},
+        "semantic": near,
+    }
+    hop = {h.uid: h.edge.hop for h in hits}
+    out = []
+    for uid, score in fused.items():
+        fact = facts.get(uid)
+        if fact is None:
+            continue
+        boost = knowledge_boost(fact, max_mentions, params)
+        which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
+        out.append(ScoredFact(fact=fact, score=score * boost, hop=hop.get(uid), legs=which))
+    out.sort(key=lambda s: -s.score)
+    return without_twins(out)
 
 
 def fuse_legs(

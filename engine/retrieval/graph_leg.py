@@ -16,8 +16,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from engine.models import Entity, Fact, Path
-from engine.normalize import has_cjk, predicate_words
-from engine.ranking import RankingParams
+from engine.normalize import predicate_words
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
@@ -25,18 +24,12 @@ from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
 from engine.retrieval.predicates import RelationMatch
 from engine.retrieval.query import Query
+from engine.retrieval.question import Question
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.scorer import USERS_CACHED, PredicateScorer
-from engine.retrieval.terms import (
-    asked_kind,
-    asks_for_siblings,
-    chain_order,
-    chain_rest,
-    name_span,
-    relation_phrase,
-    whole_span,
-)
+from engine.retrieval.terms import whole_span
 from engine.retrieval.terms import words as words_of
+from engine.retrieval.tuning import Tuning
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
@@ -75,7 +68,7 @@ class GraphLeg:
         self,
         reads: Reads,
         scorer: PredicateScorer,
-        params: RankingParams,
+        params: Tuning,
     ) -> None:
         self.reads = reads
         self.scorer = scorer
@@ -123,21 +116,18 @@ class GraphLeg:
             user_id, name_search, by_words, relation_words, predicates
         )
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
-        spans = _spans(query, found.anchors, self.params)
-        phrase = relation_phrase(query.words, spans)
-        phrase_vector = self.scorer.phrase(phrase) if phrase else None
+        question = Question.of(query, words, found.anchors, relation_words, self.params.names)
+        phrase_vector = self.scorer.phrase(question.phrase) if question.phrase else None
         lap("anchors")
-        named = {w for a in found.anchors for w in words_of(a.entity.name)}
-        unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
-        kind = asked_kind(query.words, unnamed)
-        if kind not in relation_words:
-            kind = None  # "what are the primary languages": "primary" names no relation
-        # the words chained to the one name a question starts from, in their order
-        single = len(spans) == 1 and bool(spans[0])
-        chain = chain_order(query.words, spans[0], unnamed) if single else []
-        rest = chain_rest(query.words, spans[0], kind) if chain else ""
-        siblings = asks_for_siblings(query.words, spans)
-        match = self.scorer.match(unnamed, predicates, phrase_vector, siblings, kind, chain, rest)
+        match = self.scorer.match(
+            list(question.unnamed),
+            predicates,
+            phrase_vector,
+            question.siblings,
+            question.kind,
+            list(question.chain),
+            question.rest,
+        )
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = match.best_relations(self.params.relations.kind_relations)
         match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))
@@ -265,11 +255,6 @@ def _name_words(
 @functools.lru_cache(maxsize=USERS_CACHED)  # a user's predicates stay from search to search
 def _relation_names(predicates: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for p in predicates for w in words_of(predicate_words(p)))
-
-
-def _spans(query: Query, anchors: list[Anchor], params: RankingParams) -> list[frozenset[int]]:
-    """The query words each anchor's name takes (found again for an anchor found by vector)."""
-    return [a.span or name_span(a.entity.name, query.words, params.names)[1] for a in anchors]
 
 
 def _joins_first(

@@ -26,8 +26,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.normalize import predicate_words
-from engine.ranking import RelationParams
 from engine.retrieval.predicates import RelationMatch, base_relation
+from engine.retrieval.tuning import RelationParams
 from engine.store.reads import Met, Reads
 
 # per end of a relation (True: its subjects), the relations met there, each with whether the

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.ranking import BM25
 from engine.retrieval.terms import STOPWORDS, words
+from engine.retrieval.tuning import BM25
 from engine.store.base import EpisodeText
 
 _SUFFIXES = ("ing", "ed", "es", "s")

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.ranking import RelationParams
 from engine.retrieval.order import ChainOrder
 from engine.retrieval.steps import back_along_twins, no_triple, unless_back
+from engine.retrieval.tuning import RelationParams
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 NOTHING = -1e9  # the score of no path at all: below every path's
@@ -316,9 +316,9 @@ class RelationMatch:
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
         # X's film), nor is going on along the same relation (Alice's other likes)
         repeats = np.array([int(len(p) > 1 and self._back(p[0], p[1])) for p in relations.tolist()])
-        cost = params.extra_hop_cost * (hops - 1) + repeats * (
-            -params.sibling_bonus if self.siblings else params.back_cost
-        )
+        cost = params.extra_hop_cost * (hops - 1)
+        if self.siblings:
+            cost = cost - repeats * params.sibling_bonus
         scores: Vector = phrase - cost
         if len(self._weight):
             on_path = unless_back(self._sims[:, relations], back, -1.0)
@@ -327,7 +327,7 @@ class RelationMatch:
                 steps = on_path.argmax(axis=-1)
                 self._order.before_answer(on_path, hops, explained, steps)
                 lost = self._order.lost(self._weight, relations, hops, steps, explained)
-                scores = scores - lost * params.order_cost
+                scores = scores - lost  # a word explained out of order is not explained
             if self._kind is not None:
                 last = relations[:, -1]
                 # out and back at the end leads to what the relation leads from

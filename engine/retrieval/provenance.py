@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from engine.models import Leg, ScoredEpisode, ScoredFact, Snippet, from_epoch
-from engine.ranking import EpisodeParams
 from engine.retrieval.episodes import EpisodeHit
 from engine.retrieval.lexical import LexicalIndex
+from engine.retrieval.tuning import EpisodeParams
 
 
 def fuse_provenance(

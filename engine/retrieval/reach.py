@@ -36,7 +36,7 @@ class ExpansionHit:
     score: float
     edge: ExpandedEdge
     # its score counting every way that leads to it, the path's best way included: an answer
-    # many paths arrive at makes the expansion surer (`retriever._confidence`)
+    # many paths arrive at makes the expansion surer (`fusion.confidence`)
     support: float
     paths: int = 1  # how many paths reached the node this fact leads to
     relations: tuple[str, ...] = ()  # the relation path it ends

@@ -9,27 +9,31 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.embedding import Embedder, as_param
-from engine.models import Fact, Leg, ScoredEntity, ScoredFact, SearchResult
-from engine.ranking import FusionParams, RankingParams
+from engine.models import Fact, ScoredEntity, SearchResult
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.blas import one_blas_thread
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
 from engine.retrieval.explain import Found, explain
-from engine.retrieval.fusion import fuse_legs, knowledge_boost, without_twins
+from engine.retrieval.fusion import confidence, pool_size
+from engine.retrieval.fusion import ranked as fused
+from engine.retrieval.fusion import scored as boosted
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.query import Query
-from engine.retrieval.reach import ExpansionHit
 from engine.retrieval.scorer import PredicateScorer
+from engine.retrieval.semantic import SemanticLeg
+from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
+from engine.retrieval.tuning import Tuning
 from engine.store.base import Written
 from engine.store.reads import Reads
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
 MODES: tuple[Mode, ...] = ("dual", "expansion", "semantic", "episodes")
 FACT_MODES = ("dual", "expansion", "semantic")
+Window = tuple[float | None, float | None]  # since, until (epoch seconds)
 _MS = 1000.0
 
 
@@ -45,7 +49,7 @@ class DualRetriever:
     """
 
     def __init__(
-        self, reads: Reads, embedder: Embedder, params: RankingParams, max_query_words: int
+        self, reads: Reads, embedder: Embedder, params: Tuning, max_query_words: int
     ) -> None:
         self.reads = reads
         self.embedder = embedder
@@ -54,6 +58,7 @@ class DualRetriever:
         self.scorer = PredicateScorer(embedder, params.relations)
         self.graph_leg = GraphLeg(reads, self.scorer, params)
         self.episode_leg = EpisodeLeg(reads, params.episodes)
+        self.semantic_leg = SemanticLeg(reads, params.fusion)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
     def forget(self, user_id: str) -> None:
@@ -103,70 +108,80 @@ class DualRetriever:
         `explain` says how each hit was found (`ScoredFact.explanation`)."""
         watch = _Stopwatch()
         parsed = Query.parse(query, self.max_query_words)
-        facts_wanted = mode in FACT_MODES
-        name_search = (
-            self.graph_leg.start(parsed, user_id, self_uid) if mode in _EXPANDING else None
-        )
-        messages = self._start_index(user_id) if rank_relations else None
-        words = parsed.relational if rank_relations else []
-        param = as_param(self.scorer.embed(query))
+        started = self._start(parsed, user_id, self_uid, mode, rank_relations)
+        vector = as_param(self.scorer.embed(query))
         watch.lap("embed")
-        if name_search is not None:
-            self.graph_leg.read_vectors(name_search, user_id, param)
-        semantic_read = self._start_vector_facts(user_id, param, include_invalid, mode)
-        nearest = None
-        if messages is not None and mode in ("dual", "episodes") and not _none(messages):
-            k = self.params.episodes.dense_k
-            nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, param, k)
+        self._start_vector_reads(started, user_id, vector, include_invalid, mode)
         legs = _Legs()
-        if name_search is not None:
-            legs.graph = self._graph(
-                parsed, user_id, words, param, name_search, include_invalid, watch
+        if started.names is not None:
+            words = parsed.relational if rank_relations else []
+            legs.graph = self._finish_graph(
+                started.names, parsed, user_id, words, vector, include_invalid, watch
             )
-        legs.semantic = semantic_read.result() if semantic_read is not None else []
+        legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
-        legs.index = messages.result() if messages is not None else None
-        if legs.index is not None and nearest is not None:
-            pool = self.params.episodes.pool
-            legs.nearest = nearest.result()
-            legs.episodes = self.episode_leg.rank(
-                legs.index, parsed, legs.nearest, pool, since, until
-            )
+        self._finish_episodes(started, legs, parsed, (since, until))
         watch.lap("episodes")
-        ask = _Ask((since, until), min_similarity, explain, param)
-        result = self._fuse(query, user_id, limit, legs, facts_wanted, ask)
+        ask = _Ask((since, until), min_similarity, explain, vector)
+        result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
 
-    def _graph(
+    def _start(
+        self, query: Query, user_id: str, self_uid: str | None, mode: Mode, rank_relations: bool
+    ) -> _Started:
+        """The reads that need no vector: they run while the query is embedded."""
+        started = _Started()
+        if mode in _EXPANDING:
+            started.names = self.graph_leg.start(query, user_id, self_uid)
+        if rank_relations:
+            started.index = BACKGROUND.submit(self.episode_leg.index, user_id)
+        return started
+
+    def _finish_graph(
         self,
+        names: NameReads,
         query: Query,
         user_id: str,
         words: list[str],
-        param: list[float],
-        name_search: NameReads,
+        vector: list[float],
         include_invalid: bool,
         watch: _Stopwatch,
     ) -> GraphFound:
+        """The graph leg: anchors, the question's relations, the walk, the joins."""
         predicates = self._user_predicates(user_id)
         return self.graph_leg.search(
-            query, user_id, words, param, name_search, predicates, include_invalid, watch.lap
+            query, user_id, words, vector, names, predicates, include_invalid, watch.lap
         )
 
-    def _start_vector_facts(
-        self, user_id: str, param: list[float], include_invalid: bool, mode: Mode
-    ) -> Future[list[tuple[Fact, float]]] | None:
-        if mode not in ("dual", "semantic"):
-            return None
-        k = self.params.fusion.semantic_k
-        return BACKGROUND.submit(
-            self.reads.vector_facts, user_id, param, k, include_invalid=include_invalid
-        )
+    def _start_vector_reads(
+        self, started: _Started, user_id: str, vector: list[float], invalid: bool, mode: Mode
+    ) -> None:
+        """The reads that need the query's vector, the anchors' first: the database would
+        otherwise serve the other legs' first while the anchors wait."""
+        if started.names is not None:
+            self.graph_leg.read_vectors(started.names, user_id, vector)
+        if mode in ("dual", "semantic"):
+            started.semantic = self.semantic_leg.start(user_id, vector, invalid)
+        index = started.index
+        if index is not None and mode in ("dual", "episodes") and not _none(index):
+            k = self.params.episodes.dense_k
+            started.nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, vector, k)
 
-    def _start_index(self, user_id: str) -> Future[LexicalIndex]:
-        return BACKGROUND.submit(self.episode_leg.index, user_id)
+    def _finish_episodes(
+        self, started: _Started, legs: _Legs, query: Query, window: Window
+    ) -> None:
+        """The episode leg: the message index and the messages nearest the query, ranked."""
+        legs.index = started.index.result() if started.index is not None else None
+        if legs.index is not None and started.nearest is not None:
+            legs.nearest = started.nearest.result()
+            since, until = window
+            pool = self.params.episodes.pool
+            legs.episodes = self.episode_leg.rank(
+                legs.index, query, legs.nearest, pool, since, until
+            )
 
     def _fuse(
         self,
@@ -178,10 +193,13 @@ class DualRetriever:
         ask: _Ask,
     ) -> SearchResult:
         """The legs fused; the facts the ranking and the paths need are read in one go."""
-        ranked = self._ranked(limit, legs) if facts_wanted else {}
+        fusion, hits = self.params.fusion, legs.graph.hits
+        ranked = (
+            fused(limit, hits, legs.semantic, legs.graph.bridges, fusion) if facts_wanted else {}
+        )
         walks = self.graph_leg.walks(legs.graph)
         facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
-        scored = self._scored(limit, ranked, facts, legs)
+        scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion)
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
         found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
         found, episodes = found[:limit], episodes[:limit]
@@ -204,31 +222,14 @@ class DualRetriever:
         """What `explain` reads: the legs' orders as the fusion saw them."""
         params = self.params
         return Found(
-            expansion=legs.graph.hits[: self._pool(limit)],
+            expansion=legs.graph.hits[: pool_size(limit, params.fusion)],
             semantic=legs.semantic,
             episodes=legs.episodes,
             anchors=legs.graph.anchors,
             fused=ranked,
-            confidence=_confidence(legs.graph.hits, params.fusion),
+            confidence=confidence(legs.graph.hits, params.fusion),
             episode_vote=params.episodes.episode_vote,
         )
-
-    def _ranked(self, limit: int, legs: _Legs) -> dict[str, float]:
-        """The fact legs (expansion, semantic) fused: the best uids and their scores, best
-        first."""
-        hits, semantic = legs.graph.hits, legs.semantic
-        params = self.params.fusion
-        pool = self._pool(limit)
-        fused = fuse_legs(
-            [h.uid for h in hits[:pool]],
-            [f.uid for f, _ in semantic],
-            {h.uid for h in hits},
-            _confidence(hits, params),
-            params,
-            trusted=_trusted(hits, params),
-            bridges=legs.graph.bridges,
-        )
-        return {u: fused[u] for u in sorted(fused, key=lambda u: -fused[u])[:pool]}
 
     def _facts(self, user_id: str, uids: list[str], legs: _Legs) -> dict[str, Fact]:
         """The facts of `uids`: those the semantic leg read, the others read by uid."""
@@ -238,36 +239,19 @@ class DualRetriever:
             facts.update({f.uid: f for f in self.reads.facts_by_uids(user_id, missing)})
         return facts
 
-    def _pool(self, limit: int) -> int:
-        """Facts fused for a result of `limit`."""
-        return max(limit * self.params.fusion.pool_per_result, self.params.fusion.min_pool)
-
-    def _scored(
-        self, limit: int, ranked: dict[str, float], facts: dict[str, Fact], legs: _Legs
-    ) -> list[ScoredFact]:
-        """The fused facts with knowledge boosts (salience against the most mentioned of the
-        legs' facts), best first, each relation once."""
-        hits, semantic = legs.graph.hits, {f.uid for f, _ in legs.semantic}
-        legs_facts = [facts[u] for u in semantic | ranked.keys() if u in facts]
-        max_mentions = max((f.mentions for f in legs_facts), default=1)
-        in_leg: dict[Leg, set[str]] = {
-            "expansion": {h.uid for h in hits[: self._pool(limit)]},
-            "semantic": semantic,
-        }
-        hop = {h.uid: h.edge.hop for h in hits}
-        scored = []
-        for uid, score in ranked.items():
-            fact = facts.get(uid)
-            if fact is None:
-                continue
-            boost = knowledge_boost(fact, max_mentions, self.params.fusion)
-            which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
-            scored.append(ScoredFact(fact=fact, score=score * boost, hop=hop.get(uid), legs=which))
-        scored.sort(key=lambda s: -s.score)
-        return without_twins(scored)
-
 
 _EXPANDING = ("dual", "expansion")
+
+
+@dataclass(slots=True)
+class _Started:
+    """The reads a search started, each finished by its leg: the graph leg's name reads, the
+    message index, the vector reads of facts and messages."""
+
+    names: NameReads | None = None
+    index: Future[LexicalIndex] | None = None
+    semantic: SemanticStarted | None = None
+    nearest: Future[list[tuple[str, float]]] | None = None
 
 
 @dataclass(slots=True)
@@ -305,23 +289,6 @@ def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
         return False
     stamp = when.timestamp()
     return (since is None or stamp >= since) and (until is None or stamp <= until)
-
-
-def _confidence(hits: list[ExpansionHit], params: FusionParams) -> float:
-    """How well the expansion's best path explains the question's words, and by how many ways
-    its answers are reached, in [0, 1]: when no predicate matches them ("what pet ..." against
-    LIKES, OWNS), its order is only the anchor's neighbourhood, and its vote counts for little."""
-    top = max((h.support for h in hits), default=0.0)
-    return min(1.0, max(0.0, top / params.confident_path))
-
-
-def _trusted(hits: list[ExpansionHit], params: FusionParams) -> int:
-    """How many of the expansion's hits it fully vouches for: when its best path clearly
-    explains the question, those within `trusted_share` of it (the rest are mere neighbours
-    of the anchor); otherwise all of them, whose vote then carries little weight anyway."""
-    if _confidence(hits, params) < 1.0:
-        return len(hits)
-    return sum(1 for h in hits if h.score >= params.trusted_share * hits[0].score)
 
 
 def _entities(anchors: list[Anchor]) -> list[ScoredEntity]:

@@ -11,9 +11,9 @@ import numpy as np
 
 from engine.embedding import Embedder
 from engine.normalize import predicate_words, singular_form
-from engine.ranking import RelationParams
 from engine.retrieval.predicates import RelationMatch, base_relation
 from engine.retrieval.terms import WHERE
+from engine.retrieval.tuning import RelationParams
 
 USERS_CACHED = 64  # predicate lists whose relations are kept (one per recent user)
 Vector = np.ndarray[Any, Any]

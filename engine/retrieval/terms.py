@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Indel
 
 from engine.normalize import CJK_CHARS
-from engine.ranking import NameParams
+from engine.retrieval.tuning import NameParams
 
 # CJK text has no spaces: each ideograph, kana or hangul syllable is a word of its own
 

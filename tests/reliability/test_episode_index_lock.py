@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from engine.memory import Memory
-from engine.ranking import EpisodeParams
 from engine.retrieval import episodes
 from engine.retrieval.episodes import EpisodeLeg
+from engine.retrieval.tuning import EpisodeParams
 from engine.store.base import EpisodeRow, EpisodeText
 
 WAIT_S = 10.0
