@@ -8,8 +8,8 @@ sweep was run. `Settings.ranking` holds one, so a user can change any of them:
     Memory(ranking={"fusion": {"rrf_k": 50}})
     GRAPHMEM_RANKING__FUSION__RRF_K=50
 
-A change of a default must keep tests/test_golden_ranking.py passing or update its golden file
-on purpose (`GRAPHMEM_UPDATE_GOLDEN=1`).
+A change of a default must keep tests/integration/test_golden_ranking.py passing or update its
+golden file on purpose (`GRAPHMEM_UPDATE_GOLDEN=1`).
 """
 
 from __future__ import annotations
