@@ -38,7 +38,7 @@ demo: setup
 test: setup setup-lint
 	$(BIN)/pytest -q
 
-# the fast loop: no store, no model, no node (a hash encoder and the scripted LLM server)
+# the fast loop: no store, no model, no node (a hash embedder and the scripted LLM server)
 test-unit: setup
 	$(BIN)/pytest -q tests/unit
 

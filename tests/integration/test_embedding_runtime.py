@@ -28,6 +28,9 @@ MODEL_DIR = Path(resolve_model_path("all-MiniLM-L6-v2"))
 
 def test_auto_runs_the_packaged_model_on_openvino(embedder: Embedder) -> None:
     assert isinstance(embedder.model, OpenVINOEncoder)
+    (vector,) = embedder.model.encode(["where was Ann born"], 1)
+    assert vector.shape == (embedder.model.dimension,)
+    assert float(np.linalg.norm(vector)) == pytest.approx(1.0, abs=1e-3)
 
 
 def test_openvino_vectors_agree_with_pytorch(embedder: Embedder) -> None:

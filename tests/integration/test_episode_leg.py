@@ -12,9 +12,6 @@ import pytest
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
-from engine.ranking import BM25
-from engine.retrieval.lexical import LexicalIndex, index_terms, stem
-from engine.store.base import EpisodeText
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
@@ -28,10 +25,6 @@ CHAT = [  # (session, when, speaker, text)
     ("s2", JUNE_1, "Maria", "Yes! I made a blue bowl for my mother."),
     ("s2", JUNE_1, "John", "My sister Lena just adopted a puppy called Biscuit."),
 ]
-
-
-def doc(uid: str, content: str, session: str = "s", ts: float = 0.0) -> EpisodeText:
-    return EpisodeText(uid, session, None, "user", content, ts)
 
 
 @pytest.fixture(scope="module")
@@ -51,32 +44,6 @@ def chat(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[Memory
     yield memory
     memory.reset()
     store.close()
-
-
-def test_bm25_prefers_rare_words_and_short_messages() -> None:
-    index = LexicalIndex()
-    index.add(
-        [
-            doc("a", "the lake was cold and the lake was deep and the weather was grey today"),
-            doc("b", "kayaking on the lake"),
-            doc("c", "lake"),
-        ]
-    )
-    scores = index.scores(index_terms("kayaking lake"), BM25())
-    assert scores.argmax() == 1  # the only message with the rare word
-    assert scores[2] > scores[0]  # the same word counts more in a short message
-
-
-def test_neighbours_stay_inside_a_session_in_time_order() -> None:
-    index = LexicalIndex()
-    index.add(
-        [doc("x2", "two", "s", 2.0), doc("y1", "other", "t", 1.0), doc("x1", "one", "s", 1.0)]
-    )
-    index.add([doc("x3", "three", "s", 3.0)])  # a later write links in place
-    at = index.position
-    assert index.prev[at["x2"]] == at["x1"] and index.next[at["x2"]] == at["x3"]
-    assert index.prev[at["y1"]] == -1 and index.next[at["y1"]] == -1
-    assert stem("kayaking") == stem("kayaks") == "kayak"
 
 
 def test_a_message_is_found_by_its_words_with_speaker_time_and_session(chat: Memory) -> None:

@@ -21,7 +21,7 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
-from engine.store.base import AliasRow, Dialect, EpisodeRow, WriteBatch
+from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
@@ -207,14 +207,6 @@ def test_the_cypher_export_passes_neo4j_s_parser(
     assert "DETACH DELETE" not in without_strings  # the hostile names stayed inside quotes
 
 
-@pytest.mark.parametrize("dialect", ["neo4j", "falkordb"])
-def test_the_cypher_export_drops_nothing(dialect: Dialect) -> None:
-    snapshot = GraphSnapshot(user_id="alice", exported_at=0.0)
-    script = to_cypher(snapshot, dialect, embeddings=True)
-    assert "DROP" not in script.upper().replace("DROPS NOTHING", "")
-    assert "drops nothing" in script.split("\n\n")[0]  # the header says so
-
-
 def _run_script(store: FalkorDBStore, script: str) -> int:
     statements = [s.strip() for s in script.split(";\n") if s.strip()]
     bodies = ["\n".join(ln for ln in s.splitlines() if not ln.startswith("//")) for s in statements]
@@ -259,15 +251,6 @@ def test_a_bad_document_is_refused(
     with pytest.raises(InvalidInputError) as caught:
         parse_snapshot(document)
     assert message in str(caught.value) or message in str(caught.value.__cause__)
-
-
-def test_a_cypher_file_is_not_importable(tmp_path: Path) -> None:
-    path = tmp_path / "x.cypher"
-    path.write_text("MERGE (n:Entity) RETURN n;", encoding="utf-8")
-    with pytest.raises(InvalidInputError, match="JSON export"):
-        parse_snapshot(path)
-    with pytest.raises(InvalidInputError, match="cannot read"):
-        parse_snapshot(tmp_path / "missing.json")
 
 
 # -- CLI ------------------------------------------------------------------------------------
@@ -333,19 +316,6 @@ def test_cli_reports_a_bad_import_in_one_line(
     bad.write_text('{"format": "graphmem-graph"}', encoding="utf-8")
     assert cli.main(["import", str(bad), "--user", "alice"]) == 1
     assert capsys.readouterr().err.startswith("graphmem: error: not a valid graphmem export")
-
-
-def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.delenv("NEO4J_URI", raising=False)
-    assert cli.main(["browse", "--user", "alice"]) == 0
-    out = capsys.readouterr().out
-    assert "http://localhost:7474/browser/?cmd=edit&arg=MATCH%20%28a%3AEntity" in out
-    assert "MATCH (a:Entity {user_id: 'alice'})" in out
-    monkeypatch.setenv("NEO4J_URI", "neo4j+s://db.example.com")
-    assert cli.main(["browse", "--user", "alice", "--entity", "O'Brien"]) == 0
-    out = capsys.readouterr().out
-    assert "https://db.example.com:7473/browser/" in out
-    assert "WHERE e.name = 'O\\'Brien'" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out
 
 
 def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:

@@ -1,10 +1,11 @@
 """The fast loop's rule, checked: a test under tests/unit opens no store and loads no model.
 
 While a unit test runs (its fixtures' setup and teardown too), the calls that load the
-embedding model, start its process or the embedded FalkorDB server, or connect to FalkorDB
-(a redis client) or Neo4j (a driver's session or query) raise `StoreOrModelInUnitTest`, and the test fails even
-when it catches that error: such a test belongs in tests/integration. An adapter over a fake
-client or driver is fine. Unit tests embed with `engine.testing.HashEmbedder` and talk to
+embedding model or the offline extractor's spaCy pipeline, start the model's process or the
+embedded FalkorDB server, or connect to FalkorDB (a redis client) or Neo4j (a driver's session
+or query) raise `StoreOrModelInUnitTest`, and the test fails even when it catches that error:
+such a test belongs in tests/integration. An adapter over a fake client or driver is fine.
+Unit tests embed with `engine.testing.HashEmbedder` and talk to
 `engine.testing.ScriptedLLM`. (tests/unit/test_architecture.py checks the same statically: a unit
 test imports nothing that starts a store or loads the model.)
 """
@@ -22,6 +23,7 @@ import redis
 from engine import embedding, embedding_runtime
 from engine.embedding import Embedder
 from engine.embedding_worker import ModelProcess
+from engine.extraction.offline import OfflineExtractor
 from engine.store.falkordb_server import EmbeddedServer
 from engine.testing import HashEmbedder
 
@@ -48,6 +50,7 @@ def refusing_stores_and_models() -> Iterator[list[str]]:
     patch.setattr(embedding, "load_encoder", loads)
     patch.setattr(embedding_runtime, "load_encoder", loads)
     patch.setattr(ModelProcess, "__init__", _refuse("starts the model's process", seen))
+    patch.setattr(OfflineExtractor, "load", _refuse("loads the spaCy pipeline", seen))
     patch.setattr(EmbeddedServer, "ensure_running", _refuse("starts FalkorDB", seen))
     patch.setattr(redis.Redis, "__init__", _refuse("connects to FalkorDB", seen))
     for opens_a_connection in ("session", "execute_query", "verify_connectivity"):

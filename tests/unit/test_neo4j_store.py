@@ -6,6 +6,7 @@ What needs a live Neo4j (the queries' results) is covered by the conformance sui
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -106,7 +107,14 @@ def _batch() -> WriteBatch:
 
 
 def test_store_satisfies_the_protocol() -> None:
-    assert isinstance(make_store(FakeDriver()), GraphStore)
+    """Every member of the port, with the port's parameters (isinstance checks names only)."""
+    store = make_store(FakeDriver())
+    assert isinstance(store, GraphStore)
+    for name, member in vars(GraphStore).items():
+        if name.startswith("_") or not callable(member):
+            continue
+        wanted = list(inspect.signature(member).parameters)
+        assert list(inspect.signature(getattr(Neo4jStore, name)).parameters) == wanted, name
 
 
 def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> None:

@@ -740,8 +740,27 @@ def test_jsonl_reader_never_raises(rows: list[Any]) -> None:
         path = Path(folder) / "any.jsonl"
         path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
         items = list(iter_chat_log(path))
+    _every_item_names_its_line_in_order(items, len(rows))
+    checksums = [item.checksum for item in items if isinstance(item, ChatRecord)]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", c) for c in checksums)
+    assert len(set(checksums)) == len(checksums)  # each record has its own source
+
+
+def _line_of(item: ChatRecord | ReadError | ReadWarning) -> int | None:
+    """The file line `item` comes from (None: the whole file)."""
+    where = item.source if isinstance(item, ChatRecord) else item.location
+    if where == "file":
+        return None
+    found = re.match(r"(?:any\.jsonl:|line )(\d+)", where)
+    assert found, where
+    return int(found[1])
+
+
+def _every_item_names_its_line_in_order(items: list[Any], line_count: int) -> None:
     assert all(isinstance(item, ChatRecord | ReadError | ReadWarning) for item in items)
-    assert all(isinstance(item.checksum, str) for item in items if isinstance(item, ChatRecord))
+    lines = [line for item in items if (line := _line_of(item)) is not None]
+    assert lines == sorted(lines)
+    assert all(1 <= line <= line_count for line in lines)
 
 
 @settings(max_examples=100, deadline=None)
@@ -749,6 +768,8 @@ def test_jsonl_reader_never_raises(rows: list[Any]) -> None:
 def test_jsonl_reader_never_raises_on_bytes(rows: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "any.jsonl"
-        path.write_bytes(b"\n".join(rows))
+        data = b"\n".join(rows)
+        path.write_bytes(data)
         items = list(iter_chat_log(path))
-    assert all(isinstance(item, ChatRecord | ReadError) for item in items)
+    _every_item_names_its_line_in_order(items, data.count(b"\n") + data.count(b"\r") + 1)
+    assert not any(isinstance(item, ReadWarning) for item in items)
