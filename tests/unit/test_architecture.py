@@ -281,7 +281,7 @@ def _reaches_a_store_or_model(names: set[str]) -> list[str]:
 
 
 UNIT = ROOT / "tests" / "unit"
-UNIT_FILES = sorted(p for p in UNIT.rglob("*.py") if p.name != "conftest.py")
+UNIT_FILES = sorted(p for p in UNIT.rglob("test_*.py"))
 
 
 @pytest.mark.parametrize("path", UNIT_FILES, ids=lambda p: str(p.relative_to(UNIT)))
