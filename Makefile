@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load clean
+.PHONY: setup setup-lint demo test test-unit test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load clean
 
 setup: $(VENV)/.installed
 
@@ -34,8 +34,13 @@ tests/cypher_lint/node_modules/.installed: tests/cypher_lint/package-lock.json
 demo: setup
 	$(BIN)/graphmem demo
 
+# tests/unit and tests/integration (the real FalkorDB, model and Cypher lint); docs/contributing.md
 test: setup setup-lint
 	$(BIN)/pytest -q
+
+# the fast loop: no store, no model, no node (a hash embedder and the scripted LLM server)
+test-unit: setup
+	$(BIN)/pytest -q tests/unit
 
 # a password of this machine's own, readable by its owner only (docker/.env is not in git)
 docker/.env:

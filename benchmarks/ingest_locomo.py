@@ -38,7 +38,7 @@ from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import ChatRecord, load_locomo_qa, read_chat_log  # noqa: E402
 from engine.ingest.report import IngestReport  # noqa: E402
 from engine.memory import Memory  # noqa: E402
-from tests.scripted_llm import ScriptedLLMProcess, ToolCall  # noqa: E402
+from engine.testing.scripted_llm import ScriptedLLMProcess, ToolCall  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo10.json"
 _WORD = re.compile(r"[A-Za-z]{4,}")

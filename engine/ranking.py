@@ -10,8 +10,9 @@ size, reciprocal-rank fusion's k, the graph leg's weight, salience and its half-
 
 Every other number (costs, shares, samples, latency bounds) is private and frozen in
 `engine.retrieval.tuning`, with the reason for its value; `Tuning.of(settings)` puts these
-twelve in their places there. A change of a default must keep tests/test_golden_ranking.py
-passing or update its golden file on purpose (`GRAPHMEM_UPDATE_GOLDEN=1`).
+twelve in their places there. A change of a default must keep
+tests/integration/test_golden_ranking.py passing or update its golden file on purpose
+(`GRAPHMEM_UPDATE_GOLDEN=1`).
 """
 
 from __future__ import annotations

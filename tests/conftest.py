@@ -1,4 +1,8 @@
-"""Shared fixtures: the real embedded FalkorDB (started here), the real embedding model."""
+"""What every test gets: an offline model hub and the `scripted_llm` fixture.
+
+The real store and model fixtures are in tests/integration/conftest.py; tests/unit/conftest.py
+refuses them (a unit test opens no store and loads no model).
+"""
 
 from __future__ import annotations
 
@@ -8,66 +12,4 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import itertools
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-import redis
-
-from engine.embedding import Embedder
-from engine.memory import Memory
-from engine.store.base import GraphStore
-from engine.store.falkordb import FalkorDBStore
-from engine.store.falkordb_server import EmbeddedServer
-
-pytest_plugins = ["tests.conftest_llm"]
-
-_graph_ids = itertools.count()
-
-
-@pytest.fixture(scope="session")
-def embedder() -> Embedder:
-    model = Embedder()
-    model.encode(["warm up"])
-    return model
-
-
-@pytest.fixture(scope="session")
-def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    server = EmbeddedServer(tmp_path_factory.mktemp("falkordb"))
-    # the session holds a connection, so a test closing the last store of its own does not
-    # stop the shared server (the last client out stops it: engine/store/falkordb_server.py)
-    keeper = redis.Redis(unix_socket_path=str(server.ensure_running()))
-    keeper.ping()
-    yield server
-    keeper.close()
-    server.stop_if_unused()
-
-
-def _falkordb_store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:
-    store = FalkorDBStore.embedded(server, f"test{next(_graph_ids)}")
-    store.setup(dimension)
-    return store
-
-
-@pytest.fixture(params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def store(
-    request: pytest.FixtureRequest, falkordb_server: EmbeddedServer, embedder: Embedder
-) -> Iterator[GraphStore]:
-    """A fresh, set-up graph on every adapter that can run here."""
-    if request.param == "neo4j":
-        from tests.neo4j_fixture import neo4j_store_or_skip
-
-        adapter: GraphStore = neo4j_store_or_skip(embedder.dimension)
-    else:
-        adapter = _falkordb_store(falkordb_server, embedder.dimension)
-    yield adapter
-    adapter.reset()
-    adapter.close()
-
-
-@pytest.fixture
-def memory(store: GraphStore, embedder: Embedder, tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
-    yield mem
+pytest_plugins = ["tests.conftest_llm", "pytester"]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.scripted_llm import ScriptedLLM
+from engine.testing.scripted_llm import ScriptedLLM
 
 
 @pytest.fixture

@@ -115,7 +115,7 @@ export const dbSchema = {
   procedures: { 'CYPHER 5': byName(procedures) },
 };
 
-// LlamaIndex's Neo4jPropertyGraphStore reading graphmem's graph (tests/test_llama_index_graph.py):
+// LlamaIndex's Neo4jPropertyGraphStore reading graphmem's graph (tests/integration/test_llama_index_graph.py):
 // the functions and parameters of its read statements on top of graphmem's own schema.
 export const llamaIndexSchema = {
   ...dbSchema,

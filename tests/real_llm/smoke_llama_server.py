@@ -7,7 +7,7 @@ wire and the bookkeeping: the provider detected once, every request a json_schem
 length cap and alternating roles, every complete answer valid against the schema, at most one
 call per message plus the bounded retries, every failure kept as a failed episode, nothing
 lost, and the time per message. Three short checks show the faults that a real server exposes
-and the scripted one reproduces (tests/test_llm_endpoints.py).
+and the scripted one reproduces (tests/unit/test_llm_endpoints.py).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from engine.memory import Memory
 from engine.models import AddResult
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.testing.scripted_llm import roles_alternate
 from tests.real_llm.llama_server import (
     CACHE,
     GEMMA_TEMPLATE,
@@ -40,10 +41,9 @@ from tests.real_llm.llama_server import (
     RecordingProxy,
     model_path,
 )
-from tests.scripted_llm import roles_alternate
 
 USER = "alice123"
-SEED = [  # the seed conversation (tests/test_conversation.py)
+SEED = [  # the seed conversation (tests/integration/test_conversation.py)
     "I like hiking",
     "I like playing badminton",
     "I hate playing badminton",

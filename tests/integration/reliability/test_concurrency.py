@@ -1,0 +1,175 @@
+"""Concurrency: threads and processes adding overlapping facts for one user at once leave one
+node per entity key, exact mention counts and every fact."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.embedding import Embedder
+from engine.memory import Memory
+from engine.normalize import entity_key
+from engine.store.base import GraphStore
+from engine.testing.scripted_llm import Reply, ScriptedLLM, ToolCall
+from tests.integration.reliability.conftest import Tally
+from tests.integration.reliability.graph_checks import duplicate_keys, half_written
+from tests.integration.reliability.helpers import extraction, llm_memory
+
+THREADS, ROUNDS, USER = 8, 4, "crowd"
+Triple = tuple[str, str, str]
+
+
+def calls_of(worker: int) -> list[list[Triple]]:
+    """The add_facts calls one worker makes: shared facts every round, plus its own."""
+    shared = [("Hub", "KNOWS", f"Person {j}") for j in range(6)]
+    return [
+        [*shared, (f"Worker {worker}", "LIKES", f"Person {(worker + r) % 6}")]
+        for r in range(ROUNDS)
+    ]
+
+
+def expected(workers: range) -> tuple[Counter[str], Counter[Triple]]:
+    """Entity mentions by key and fact mentions by triple, over every call of `workers`."""
+    entities: Counter[str] = Counter()
+    facts: Counter[Triple] = Counter()
+    for worker in workers:
+        for call in calls_of(worker):
+            for s, p, o in call:
+                entities[entity_key(s)] += 1
+                entities[entity_key(o)] += 1
+                facts[(s, p, o)] += 1
+    return entities, facts
+
+
+def assert_exact(mem: Memory, workers: range) -> int:
+    """Every fact stored once with its exact mention count; one node per key. Returns the
+    number of acknowledged facts missing (must be 0)."""
+    entities, facts = expected(workers)
+    stored = {(f.subject, f.predicate, f.object): f.mentions for f in mem.get_all(USER)}
+    lost = sum(1 for triple in facts if triple not in stored)
+    assert stored == dict(facts)
+    counts = {se.entity.key: se.entity.mentions for se in mem.top_entities(USER, 1000)}
+    assert counts == dict(entities)
+    assert duplicate_keys(mem.store, USER) == [] and half_written(mem.store, USER) == []
+    return lost
+
+
+def run_threads(target: Any, count: int) -> None:
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(count)
+
+    def work(i: int) -> None:
+        try:
+            barrier.wait()
+            target(i)
+        except BaseException as exc:  # re-raised below, in the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+
+
+def test_eight_threads_add_overlapping_facts(memory: Memory, tally: Tally) -> None:
+    def worker(i: int) -> None:
+        for call in calls_of(i):
+            memory.add_facts(call, USER)
+
+    run_threads(worker, THREADS)
+    tally.cases += THREADS * ROUNDS
+    tally.lost += assert_exact(memory, range(THREADS))
+
+
+def _responder(body: dict[str, Any]) -> Reply:
+    found = re.findall(r"<<(.+?)\|(\w+)\|(.+?)>>", json.dumps(body["messages"]))
+    return ToolCall(extraction([(s, p, o) for s, p, o in found[-1:]]))
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM(default=_responder) as server:
+        yield server
+
+
+def test_eight_threads_add_overlapping_conversations(
+    shared_store: GraphStore, embedder: Embedder, llm: ScriptedLLM, tmp_path: Path, tally: Tally
+) -> None:
+    store = shared_store
+    said = [("Hub", "KNOWS", f"Person {j % 3}") for j in range(THREADS * 2)]
+
+    with llm_memory(store, embedder, llm, tmp_path) as mem:
+
+        def worker(i: int) -> None:
+            for r in range(2):
+                s, p, o = said[i * 2 + r]
+                result = mem.add(f"thread {i} round {r}: <<{s}|{p}|{o}>>", USER)
+                assert result.extraction_error is None and not result.errors
+
+        run_threads(worker, THREADS)
+        facts = {(f.subject, f.predicate, f.object): f.mentions for f in mem.get_all(USER)}
+        assert facts == dict(Counter(said))
+        hub = mem.entity("Hub", USER).entity
+        assert hub.mentions == len(said)
+        assert duplicate_keys(store, USER) == [] and half_written(store, USER) == []
+        assert mem.stats(USER).episodes == len(said)
+    tally.cases += len(said)
+
+
+PROCESS = textwrap.dedent(
+    """
+    import sys, threading, time
+    from pathlib import Path
+    from engine import Memory
+    from tests.integration.reliability.test_concurrency import calls_of, USER
+    data_dir, first = sys.argv[1], int(sys.argv[2])
+    mem = Memory(data_dir=data_dir)
+    mem.add_facts([("Warm", "UP", f"process {first}")], "warmup")
+    print("ready", flush=True)
+    while not (Path(data_dir) / "go").exists():
+        time.sleep(0.01)
+    def work(i):
+        for call in calls_of(i):
+            mem.add_facts(call, USER)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(first, first + 4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    print("done", flush=True)
+    mem.close()
+    """
+)
+
+
+def test_two_processes_of_four_threads_add_overlapping_facts(tmp_path: Path, tally: Tally) -> None:
+    root = str(Path(__file__).resolve().parents[3])
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", PROCESS, str(tmp_path), str(first)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=root,
+        )
+        for first in (0, 4)
+    ]
+    for proc in procs:  # both loaded and connected: start them together
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    (tmp_path / "go").touch()
+    for proc in procs:
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0 and "done" in out, err
+    with Memory(data_dir=tmp_path) as mem:
+        tally.lost += assert_exact(mem, range(THREADS))
+    tally.cases += THREADS * ROUNDS

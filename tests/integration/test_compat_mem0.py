@@ -1,0 +1,233 @@
+"""`engine.compat.mem0.Memory` runs Mem0's documented examples (quick start, graph memory,
+multiple agents) as written, with `mem0` resolving to graphmem's facade."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine.compat.mem0 as facade
+from engine.errors import InvalidInputError, NotFoundError
+from engine.memory import Memory as GraphMemory
+from engine.testing.scripted_llm import ScriptedLLM, tool_call
+
+MOVIE_CHAT = [
+    {"role": "user", "content": "I'm planning to watch a movie tonight. Any recommendations?"},
+    {"role": "assistant", "content": "How about a thriller movies? They can be quite engaging."},
+    {"role": "user", "content": "I'm not a big fan of thriller movies but I love sci-fi movies."},
+    {"role": "assistant",
+     "content": "Got it! I'll avoid thriller recommendations and suggest sci-fi movies."},
+]  # fmt: skip
+MOVIE_EXTRACTION = {
+    "entities": [
+        {"name": "USER", "type": "Person"},
+        {"name": "movie night", "type": "Activity"},
+        {"name": "thriller movies", "type": "Thing"},
+        {"name": "sci-fi movies", "type": "Thing"},
+    ],
+    "facts": [
+        {"source": "USER", "predicate": "PLANS", "target": "movie night",
+         "fact": "User is planning to watch a movie tonight."},
+        {"source": "USER", "predicate": "DISLIKES", "target": "thriller movies",
+         "fact": "User is not a big fan of thriller movies."},
+        {"source": "USER", "predicate": "LOVES", "target": "sci-fi movies",
+         "fact": "User loves sci-fi movies."},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture
+def mem0_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """`import mem0` gives graphmem's facade; its store lives in a temporary data dir."""
+    monkeypatch.setitem(sys.modules, "mem0", facade)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
+def test_the_python_quickstart_runs_as_documented(
+    mem0_module: None, scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from mem0 import Memory  # type: ignore[import-not-found]
+
+    monkeypatch.setenv("OPENAI_BASE_URL", scripted_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "")  # restored after the test, as the doc's line is not
+    os.environ["OPENAI_API_KEY"] = "your-api-key"
+    scripted_llm.script(tool_call(MOVIE_EXTRACTION))
+    m = Memory()
+    try:
+        _quickstart(m)
+    finally:
+        m.close()
+
+
+def _quickstart(m: Any) -> None:
+    result = m.add(MOVIE_CHAT, user_id="alice", metadata={"category": "movie_recommendations"})
+    added = {r["memory"]: r for r in result["results"]}
+    assert set(added) == {
+        "User is planning to watch a movie tonight.",
+        "User is not a big fan of thriller movies.",
+        "User loves sci-fi movies.",
+    }
+    assert {r["event"] for r in added.values()} == {"ADD"}
+    assert all(r["metadata"] == {"category": "movie_recommendations"} for r in added.values())
+    memory_id = added["User is planning to watch a movie tonight."]["id"]
+
+    all_memories = m.get_all(user_id="alice")
+    assert len(all_memories["results"]) == 3
+    assert {r["user_id"] for r in all_memories["results"]} == {"alice"}
+    assert {"source": "alice", "relationship": "loves", "target": "sci-fi movies"} in all_memories[
+        "relations"
+    ]
+    specific_memory = m.get(memory_id)
+    assert specific_memory["memory"] == "User is planning to watch a movie tonight."
+    assert m.get("892db2ae-06d9-49e5-8b3e-585ef9b85b8e") is None  # an id of another store
+
+    related_memories = m.search(query="What do you know about me?", user_id="alice")
+    assert len(related_memories["results"]) == 3
+    assert all(r["score"] > 0.0 for r in related_memories["results"])
+    newer = m.search("What movies does the user love?", filters={"user_id": "alice"}, limit=1)
+    assert [r["memory"] for r in newer["results"]] == ["User loves sci-fi movies."]
+
+    result = m.update(memory_id=memory_id, data="I love India, it is my favorite country.")
+    assert result == {"message": "Memory updated successfully!"}
+    assert m.get(memory_id)["memory"] == "I love India, it is my favorite country."
+    by_meaning = m.graph.search("India is my favourite country", "alice", 1, mode="semantic")
+    assert by_meaning.facts[0].fact.text == "I love India, it is my favorite country."
+    history = m.history(memory_id=memory_id)
+    assert [(h["event"], h["old_memory"], h["new_memory"]) for h in history] == [
+        ("ADD", None, "User is planning to watch a movie tonight."),
+        ("UPDATE", "User is planning to watch a movie tonight.",
+         "I love India, it is my favorite country."),
+    ]  # fmt: skip
+
+    m.delete(memory_id=memory_id)
+    assert m.get(memory_id) is None
+    m.delete_all(user_id="alice")
+    assert m.get_all(user_id="alice")["results"] == []
+    m.reset()
+
+
+GRAPH_DOC_MESSAGES = [
+    "I like going to hikes",
+    "I love to play badminton",
+    "I hate playing badminton",
+    "My friend name is john and john has a dog named tommy",
+    "My name is Alice",
+    "John loves to hike and Harry loves to hike as well",
+    "My friend peter is the spiderman",
+]
+
+
+def test_the_graph_memory_walkthrough_runs_as_documented(mem0_module: None) -> None:
+    from mem0 import Memory
+
+    m = Memory()
+    try:
+        added = [m.add(text, user_id="alice123") for text in GRAPH_DOC_MESSAGES]
+        name = m.search("What is my name?", user_id="alice123")
+        spiderman = m.search("Who is spiderman?", user_id="alice123")
+        everything = m.get_all(user_id="alice123")
+    finally:
+        m.close()
+    assert sum(len(a["results"]) for a in added) >= len(GRAPH_DOC_MESSAGES)
+    assert name["relations"]
+    assert {"source": "peter", "relationship": "is", "destination": "spiderman"} in spiderman[
+        "relations"
+    ]
+    assert {r["source"] for r in everything["relations"]} >= {"Alice", "peter"}
+
+
+def test_memories_of_several_agents_are_told_apart(memory: GraphMemory) -> None:
+    m = facade.Memory(memory=memory)
+    m.add("I prefer Italian cuisine", user_id="bob", agent_id="food-assistant")
+    m.add("I'm allergic to peanuts", user_id="bob", agent_id="health-assistant")
+    m.add("I live in Seattle", user_id="bob")
+    food = m.search("What food do I like?", user_id="bob", agent_id="food-assistant")
+    health = m.get_all(user_id="bob", agent_id="health-assistant")
+    everywhere = m.search("Where do I live?", user_id="bob")
+    assert [r["memory"] for r in food["results"]] == ["bob prefers Italian cuisine"]
+    assert food["results"][0]["agent_id"] == "food-assistant"
+    assert [r["memory"] for r in health["results"]] == ["bob is allergic"]
+    assert len(everywhere["results"]) == 3
+    assert everywhere["results"][0]["memory"] == "bob lives in Seattle"
+    assert m.get_all(agent_id="food-assistant")["results"] == []  # bob's, not the agent's own
+
+
+def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
+    m = facade.Memory(memory=memory)
+    m.add("I live in Seattle", user_id="bob")
+    with pytest.raises(InvalidInputError, match="at least one of user_id"):
+        m.add("I like tea")
+    with pytest.raises(InvalidInputError, match="infer=False"):
+        m.add("I like tea", user_id="bob", infer=False)
+    with pytest.raises(InvalidInputError, match="delete more than asked"):
+        m.delete_all(user_id="bob", agent_id="food-assistant")
+    with pytest.raises(InvalidInputError, match="filters: 'OR' is not supported"):
+        m.search("tea", filters={"user_id": "bob", "OR": [{"category": "food"}]})
+    with pytest.raises(InvalidInputError, match="only one of eq, ne, in, nin"):
+        m.search("tea", filters={"user_id": "bob", "rating": {"gte": 3}})
+    with pytest.raises(InvalidInputError, match="not a memory id"):
+        m.update("not-an-id", "x")
+    with pytest.raises(NotFoundError):
+        m.update("892db2ae-06d9-49e5-8b3e-585ef9b85b8e", "x")
+    with pytest.raises(InvalidInputError, match="earlier graphmem"):
+        m.delete(f"{'0' * 32}@bob")
+    with pytest.raises(NotFoundError):
+        m.delete(f"{'0' * 32}@bob", user_id="bob")
+    with pytest.raises(InvalidInputError, match="canonical form"):
+        m.get_all(user_id=" bob")
+    assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was lost
+
+
+def test_from_config_with_a_neo4j_graph_store_builds_a_neo4j_memory(tmp_path: Path) -> None:
+    config = {
+        "graph_store": {
+            "provider": "neo4j",
+            "config": {"url": "bolt://localhost:7687", "username": "neo4j", "password": "pw"},
+        },
+        "graphmem": {"data_dir": str(tmp_path)},
+    }
+    m = facade.Memory.from_config(config_dict=config)  # the driver connects on first use
+    try:
+        assert m.graph.store.dialect == "neo4j"
+        assert m.graph.settings.neo4j_uri == "bolt://localhost:7687"
+    finally:
+        m.close()
+
+
+def test_score_is_a_similarity_and_threshold_applies_to_it(memory: GraphMemory) -> None:
+    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Peter", "PLAYS", "chess")], user_id="alice")
+    m = facade.Memory(memory=memory)
+    everything = m.search("Where does Alice live?", user_id="alice")
+    scores = {r["memory"]: r["score"] for r in everything["results"]}
+    assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores.values())
+    kept = m.search("Where does Alice live?", user_id="alice", threshold=0.5)
+    assert [r["memory"] for r in kept["results"]] == ["Alice lives in Paris"]
+    assert kept["relations"] == [
+        {"source": "Alice", "relationship": "lives_in", "destination": "Paris"}
+    ]
+    with pytest.raises(InvalidInputError, match="threshold must be a number from 0 to 1"):
+        m.search("Where does Alice live?", user_id="alice", threshold=50)
+
+
+def test_metadata_filters_narrow_search_and_get_all(memory: GraphMemory) -> None:
+    m = facade.Memory(memory=memory)
+    m.add("I prefer Italian cuisine", user_id="bob", metadata={"category": "food"})
+    m.add("I live in Seattle", user_id="bob", metadata={"category": "home", "floor": 3})
+    food = m.search("What do I like?", user_id="bob", filters={"category": "food"})
+    assert [r["memory"] for r in food["results"]] == ["bob prefers Italian cuisine"]
+    assert food["results"][0]["metadata"] == {"category": "food"}
+    home = m.get_all(filters={"user_id": "bob", "category": {"in": ["home", "work"]}})
+    assert [r["memory"] for r in home["results"]] == ["bob lives in Seattle"]
+    assert m.get_all(user_id="bob", filters={"floor": {"ne": 3}})["results"][0]["memory"] == (
+        "bob prefers Italian cuisine"
+    )
+    assert m.search("Seattle", user_id="bob", filters={"category": "travel"})["results"] == []

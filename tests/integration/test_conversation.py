@@ -1,0 +1,465 @@
+"""`Memory.add` end to end: the real embedded FalkorDB, the real embedder, and the real openai
+client talking to a scripted OpenAI-compatible server (or the offline extractor)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from engine.embedding import Embedder
+from engine.errors import LimitExceededError
+from engine.extraction.llm import LLMExtractor
+from engine.extraction.offline import OfflineExtractor
+from engine.extraction.prompts import extraction_json_schema
+from engine.memory import Memory
+from engine.models import Fact
+from engine.store.base import GraphStore
+from engine.testing.scripted_llm import (
+    Reply,
+    ScriptedLLM,
+    content,
+    delay,
+    http_error,
+    tool_call,
+)
+
+USER = "alice123"
+ENGLISH = [
+    "I like hiking",
+    "I like playing badminton",
+    "I hate playing badminton",
+    "My friend is called John, and John has a dog named Tommy",
+    "My name is Alice",
+    "John likes hiking, and Harry likes hiking too",
+    "My friend Peter is Spider-Man",
+]
+CHINESE = [
+    "我喜欢去徒步旅行",
+    "我喜欢打羽毛球",
+    "我讨厌打羽毛球",
+    "我的朋友叫约翰，约翰有一只叫汤米的狗",  # noqa: RUF001 (real Chinese punctuation)
+    "我叫爱丽丝",
+    "约翰喜欢徒步旅行，哈利也喜欢徒步旅行",  # noqa: RUF001
+    "我的朋友彼得是蜘蛛侠",
+]
+_KNOWN = re.compile(r"^\[([0-9a-f]+)\] (.*) \((.+?) -([A-Z0-9_]+)-> (.+)\)$", re.M)
+Known = list[tuple[str, str, str, str, str]]  # id, text, source, predicate, target
+
+
+# -- a plausible LLM: reads the prompt, answers with the tool call a model would make ------------
+
+
+def ent(name: str, kind: str) -> dict[str, Any]:
+    return {"name": name, "type": kind, "aliases": []}
+
+
+def fact(source: str, predicate: str, target: str, text: str) -> dict[str, Any]:
+    return {"source": source, "predicate": predicate, "target": target, "fact": text}
+
+
+def find(known: Known, predicate: str, target: str) -> str:
+    return next(k[0] for k in known if k[3] == predicate and k[4] == target)
+
+
+def parse_prompt(body: dict[str, Any]) -> tuple[str, str, Known]:
+    """(the new message, the self entity's name, the KNOWN facts) from an extraction request."""
+    prompt = body["messages"][-1]["content"]
+    conversation = prompt.split("<conversation>\n")[1].split("\n</conversation>")[0]
+    me = re.search(r"map to the entity '(.+?)'", prompt)
+    assert me is not None
+    return conversation.split(": ", 1)[1], me.group(1), _KNOWN.findall(prompt)
+
+
+def english_answer(message: str, me: str, known: Known) -> dict[str, Any]:
+    answers: dict[str, Callable[[], dict[str, Any]]] = {
+        ENGLISH[0]: lambda: extraction(
+            [ent(me, "Person"), ent("hiking", "Activity")],
+            [fact(me, "LIKES", "hiking", f"{me} likes hiking")],
+        ),
+        ENGLISH[1]: lambda: extraction(
+            [ent(me, "Person"), ent("badminton", "Activity")],
+            [fact(me, "LIKES", "badminton", f"{me} likes playing badminton")],
+        ),
+        ENGLISH[2]: lambda: extraction(
+            [ent(me, "Person"), ent("badminton", "Activity")],
+            [fact(me, "HATES", "badminton", f"{me} hates playing badminton")],
+            [{"fact_id": find(known, "LIKES", "badminton"), "reason": "now hates it"}],
+        ),
+        ENGLISH[3]: lambda: extraction(
+            [ent(me, "Person"), ent("John", "Person"), ent("Tommy", "Animal")],
+            [
+                fact(me, "FRIEND_OF", "John", f"John is {me}'s friend"),
+                fact("John", "HAS_PET", "Tommy", "John has a dog named Tommy"),
+            ],
+        ),
+        ENGLISH[4]: lambda: extraction(
+            [ent(me, "Person"), ent("Alice", "Person")],
+            [fact(me, "HAS_NAME", "Alice", "The user's name is Alice")],
+        ),
+        ENGLISH[5]: lambda: extraction(
+            [ent("John", "Person"), ent("Harry", "Person"), ent("hiking", "Activity")],
+            [
+                fact("John", "LIKES", "hiking", "John likes hiking"),
+                fact("Harry", "LIKES", "hiking", "Harry likes hiking"),
+            ],
+        ),
+        ENGLISH[6]: lambda: extraction(
+            [ent(me, "Person"), ent("Peter", "Person"), ent("Spider-Man", "Character")],
+            [
+                fact(me, "FRIEND_OF", "Peter", f"Peter is {me}'s friend"),
+                fact("Peter", "IS", "Spider-Man", "Peter is Spider-Man"),
+            ],
+        ),
+    }
+    return answers[message]()
+
+
+def chinese_answer(message: str, me: str, known: Known) -> dict[str, Any]:
+    answers: dict[str, Callable[[], dict[str, Any]]] = {
+        CHINESE[0]: lambda: extraction(
+            [ent(me, "Person"), ent("徒步旅行", "Activity")],
+            [fact(me, "LIKES", "徒步旅行", "用户喜欢徒步旅行")],
+        ),
+        CHINESE[1]: lambda: extraction(
+            [ent(me, "Person"), ent("羽毛球", "Activity")],
+            [fact(me, "LIKES", "羽毛球", "用户喜欢打羽毛球")],
+        ),
+        CHINESE[2]: lambda: extraction(
+            [ent(me, "Person"), ent("羽毛球", "Activity")],
+            [fact(me, "HATES", "羽毛球", "用户讨厌打羽毛球")],
+            [{"fact_id": find(known, "LIKES", "羽毛球"), "reason": "现在讨厌羽毛球"}],
+        ),
+        CHINESE[3]: lambda: extraction(
+            [ent(me, "Person"), ent("约翰", "Person"), ent("汤米", "Animal")],
+            [
+                fact(me, "FRIEND_OF", "约翰", "约翰是用户的朋友"),
+                fact("约翰", "HAS_PET", "汤米", "约翰有一只叫汤米的狗"),
+            ],
+        ),
+        CHINESE[4]: lambda: extraction(
+            [ent(me, "Person")], [fact(me, "HAS_NAME", "爱丽丝", "用户的名字是爱丽丝")]
+        ),
+        CHINESE[5]: lambda: extraction(
+            [ent("约翰", "Person"), ent("哈利", "Person"), ent("徒步旅行", "Activity")],
+            [
+                fact("约翰", "LIKES", "徒步旅行", "约翰喜欢徒步旅行"),
+                fact("哈利", "LIKES", "徒步旅行", "哈利喜欢徒步旅行"),
+            ],
+        ),
+        CHINESE[6]: lambda: extraction(
+            [ent(me, "Person"), ent("彼得", "Person"), ent("蜘蛛侠", "Character")],
+            [
+                fact(me, "FRIEND_OF", "彼得", f"彼得是{me}的朋友"),
+                fact("彼得", "IS", "蜘蛛侠", "彼得是蜘蛛侠"),
+            ],
+        ),
+    }
+    # stored (and sent) as written: the full-width comma arrives as it was typed
+    return answers[message]()
+
+
+def extraction(
+    entities: list[dict[str, Any]],
+    facts: list[dict[str, Any]],
+    invalidations: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    return {"entities": entities, "facts": facts, "invalidations": invalidations or []}
+
+
+def responder(answer: Callable[[str, str, Known], dict[str, Any]]) -> Callable[..., Reply]:
+    def respond(body: dict[str, Any]) -> Reply:
+        return tool_call(answer(*parse_prompt(body)))
+
+    return respond
+
+
+# -- fixtures --------------------------------------------------------------------------------
+
+
+def llm_extractor(server: ScriptedLLM, **options: Any) -> LLMExtractor:
+    client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+    return LLMExtractor(client, "scripted", sleep=lambda _: None, **options)
+
+
+@pytest.fixture
+def llm_memory(
+    store: GraphStore, embedder: Embedder, scripted_llm: ScriptedLLM, tmp_path: Path
+) -> Iterator[Memory]:
+    extractor = llm_extractor(scripted_llm, max_retries=2, timeout=5.0)
+    yield Memory(store=store, embedder=embedder, extractor=extractor, data_dir=tmp_path)
+
+
+def named(mem: Memory, name: str) -> list[str]:
+    return [e.entity.uid for e in mem.top_entities(USER, 100, "frequency") if e.entity.name == name]
+
+
+def all_facts(mem: Memory) -> list[Fact]:
+    return mem.get_all(USER, include_invalid=True)
+
+
+def one(facts: list[Fact], predicate: str, target: str) -> Fact:
+    found = [f for f in facts if f.predicate == predicate and f.object == target]
+    assert len(found) == 1, (predicate, target, [f.triple for f in facts])
+    return found[0]
+
+
+# -- the seed scenario -----------------------------------------------------------------------
+
+
+def test_seed_scenario_through_the_llm(llm_memory: Memory, scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.default = responder(english_answer)
+    results = [llm_memory.add(message, USER) for message in ENGLISH]
+
+    assert [r.llm_calls for r in results] == [1] * 7
+    assert len(scripted_llm.requests) == 7
+    assert all(r.errors == [] and r.prompt_tokens > 0 for r in results)
+    prompts = [body["messages"][-1]["content"] for body in scripted_llm.requests]
+    assert "alice123 likes playing badminton" in prompts[2]  # known, so it can be invalidated
+    assert "The user's name is Alice." in prompts[5]
+    assert "John has a dog named Tommy" in prompts[5]
+    assert results[2].facts_invalidated == 1
+
+    name = llm_memory.search("What is my name?", USER).facts[0].fact
+    assert (name.predicate, name.object) == ("HAS_NAME", "Alice")
+    spider = llm_memory.search("Who is Spider-Man?", USER).facts[0].fact
+    assert spider.text == "Peter is Spider-Man"
+
+    facts = all_facts(llm_memory)
+    assert one(facts, "LIKES", "badminton").invalid_at is not None
+    assert one(facts, "HATES", "badminton").invalid_at is None
+    assert named(llm_memory, "Alice") == [Memory.self_uid(USER)]
+    assert len(named(llm_memory, "John")) == 1
+    assert len(named(llm_memory, "hiking")) == 1
+    assert one(facts, "FRIEND_OF", "Peter").subject == "Alice"
+
+
+def test_seed_scenario_keeps_history_and_provenance(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.default = responder(english_answer)
+    results = [llm_memory.add(message, USER) for message in ENGLISH]
+
+    likes = one(all_facts(llm_memory), "LIKES", "badminton")
+    events = [(h.event, h.episode_uid) for h in llm_memory.history(likes.uid, USER)]
+    added, ended = results[1].episode_uids[0], results[2].episode_uids[0]
+    assert events == [("ADD", added), ("INVALIDATE", ended)]
+    me = llm_memory.entity("alice", USER)
+    assert me.entity.uid == Memory.self_uid(USER)
+    assert USER in me.entity.aliases  # it went by its user id before
+    renamed = [h.detail for h in llm_memory.history(me.entity.uid, USER) if h.event == "UPDATE"]
+    assert renamed == [f"name: {USER} -> Alice"]
+    john = llm_memory.entity("John", USER)
+    assert {e.content for e in john.episodes} == {ENGLISH[3], ENGLISH[5]}
+    assert results[3].episode_uids[0] in one(john.facts, "HAS_PET", "Tommy").episodes
+
+
+def test_seed_scenario_in_chinese(llm_memory: Memory, scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.default = responder(chinese_answer)
+    results = [llm_memory.add(message, USER) for message in CHINESE]
+
+    assert [r.llm_calls for r in results] == [1] * 7
+    assert all(r.errors == [] for r in results)
+    prompts = [body["messages"][-1]["content"] for body in scripted_llm.requests]
+    assert "用户喜欢打羽毛球" in prompts[2]
+    assert "'爱丽丝'" in prompts[6]
+    facts = all_facts(llm_memory)
+    assert one(facts, "LIKES", "羽毛球").invalid_at is not None
+    assert one(facts, "HATES", "羽毛球").invalid_at is None
+    assert named(llm_memory, "爱丽丝") == [Memory.self_uid(USER)]
+    assert len(named(llm_memory, "约翰")) == 1
+    assert len(named(llm_memory, "徒步旅行")) == 1
+    assert one(facts, "FRIEND_OF", "彼得").subject == "爱丽丝"
+    assert one(facts, "IS", "蜘蛛侠").subject == "彼得"
+
+
+def test_seed_scenario_offline(
+    store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    with caplog.at_level(logging.WARNING, logger="graphmem"):
+        results = [mem.add(message, USER) for message in ENGLISH]
+
+    assert isinstance(mem.extractor, OfflineExtractor)
+    offline = [r for r in caplog.records if "extraction is offline" in r.getMessage()]
+    assert len(offline) == 1
+    assert {r.extractor for r in results} == {"offline"}
+    assert sum(r.llm_calls for r in results) == 0
+    facts = all_facts(mem)
+    assert one(facts, "LIKES", "playing badminton").invalid_at is not None
+    assert one(facts, "HATES", "playing badminton").invalid_at is None
+    assert named(mem, "Alice") == [Memory.self_uid(USER)]
+    assert len(named(mem, "John")) == 1
+    assert len(named(mem, "hiking")) == 1
+    name = mem.search("What is my name?", USER).facts[0].fact
+    assert (name.predicate, name.object, name.text) == (
+        "HAS_NAME",
+        "Alice",
+        "The user's name is Alice",
+    )
+    assert one(facts, "FRIEND_OF", "Peter").text == "Peter is Alice's friend"
+
+
+# -- resolution and conflicts ----------------------------------------------------------------
+
+
+def test_similar_names_of_one_type_are_one_entity(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.script(
+        tool_call(extraction([ent("hiking", "Activity")], [fact("USER", "LIKES", "hiking", "x")])),
+        tool_call(
+            extraction(
+                [ent("going hiking", "Activity"), ent("Bob", "Person")],
+                [fact("Bob", "LIKES", "going hiking", "Bob likes going hiking")],
+            )
+        ),
+    )
+    llm_memory.add("I like hiking", USER)
+    result = llm_memory.add("Bob likes going hiking", USER)
+
+    assert (result.entities_merged, result.entities_added) == (1, 1)
+    hiking = llm_memory.entity("going hiking", USER)
+    assert hiking.entity.name == "hiking"
+    merges = [h for h in llm_memory.history(hiking.entity.uid, USER) if h.event == "MERGE"]
+    assert len(merges) == 1 and "going hiking" in (merges[0].detail or "")
+
+
+def test_single_valued_predicate_replaces_the_old_value(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.script(
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Paris", "USER lives in Paris")])),
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Berlin", "USER lives in Berlin")])),
+    )
+    llm_memory.add("I live in Paris", USER)
+    result = llm_memory.add("I moved to Berlin", USER)
+
+    facts = all_facts(llm_memory)
+    assert one(facts, "LIVES_IN", "Paris").invalid_at is not None
+    assert one(facts, "LIVES_IN", "Berlin").invalid_at is None
+    assert result.invalidated_uids == [one(facts, "LIVES_IN", "Paris").uid]
+    shown = [f.fact.object for f in llm_memory.search("Where do I live?", USER).facts]
+    assert "Paris" not in shown
+
+
+# -- faults: reported, never raised, the episode kept ---------------------------------------
+
+BAD_SCHEMA = {"facts": [{"source": "USER"}], "entities": "none"}
+
+
+@pytest.mark.parametrize(
+    ("replies", "reason"),
+    [
+        ([tool_call('{"entities": [')] * 3, "invalid_output"),
+        ([tool_call(BAD_SCHEMA)] * 3, "does not match the schema"),
+        ([content("You like hiking!")] * 3, "no record_memory tool call"),
+        ([http_error(400, "model not found")], "http_error"),
+        ([tool_call(extraction_json_schema(strict=True))] * 3, "a JSON schema"),
+        ([tool_call({})] * 3, "missing entities, facts and invalidations"),
+    ],
+    ids=["malformed-json", "wrong-schema", "no-tool-call", "fatal-400", "schema-echo", "empty"],
+)
+def test_faults_keep_the_episode_as_failed(
+    llm_memory: Memory, scripted_llm: ScriptedLLM, replies: list[Reply], reason: str
+) -> None:
+    scripted_llm.script(*replies)
+    result = llm_memory.add("I like hiking", USER)
+
+    assert result.extraction_error is not None and reason in result.extraction_error
+    assert result.llm_calls == len(replies)
+    assert result.facts_added == 0 and llm_memory.get_all(USER) == []
+    [episode] = llm_memory.reads.episodes_by_uids(USER, result.episode_uids)
+    assert (episode.status, episode.content) == ("failed", "I like hiking")
+    assert episode.error == result.extraction_error
+
+
+def test_timeout_is_reported(
+    store: GraphStore, embedder: Embedder, scripted_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    extractor = llm_extractor(scripted_llm, max_retries=0, timeout=0.3)
+    mem = Memory(store=store, embedder=embedder, extractor=extractor, data_dir=tmp_path)
+    scripted_llm.script(delay(1.0))
+    result = mem.add("I like hiking", USER)
+
+    assert result.extraction_error is not None and "timeout" in result.extraction_error
+    assert mem.stats(USER).episodes == 1
+
+
+def test_rate_limit_then_success(llm_memory: Memory, scripted_llm: ScriptedLLM) -> None:
+    good = extraction([], [fact("USER", "LIKES", "hiking", "USER likes hiking")])
+    scripted_llm.script(http_error(429, "slow down"), tool_call(good))
+    result = llm_memory.add("I like hiking", USER)
+
+    assert (result.llm_calls, result.facts_added, result.extraction_error) == (2, 1, None)
+    assert llm_memory.stats().llm_calls == 2
+
+
+def test_server_rejecting_tools_falls_back_to_json(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.reject_tools = True
+    good = extraction([], [fact("USER", "LIKES", "tea", "USER likes tea")])
+    scripted_llm.default = lambda body: content(json.dumps(good))
+    result = llm_memory.add("I like tea", USER)
+
+    assert (result.llm_calls, result.facts_added, result.extraction_error) == (2, 1, None)
+    assert "tools" not in scripted_llm.requests[-1]
+
+
+# -- input handling and idempotence ----------------------------------------------------------
+
+
+def test_the_same_message_twice_at_one_time_is_one_episode(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.default = responder(english_answer)
+    first = llm_memory.add(ENGLISH[0], USER, ts="2024-05-01T10:00:00Z")
+    again = llm_memory.add(ENGLISH[0], USER, ts="2024-05-01T10:00:00Z")
+
+    assert (first.facts_added, again.facts_added, again.facts_updated) == (1, 0, 0)
+    assert (again.episodes_skipped, again.llm_calls, again.episode_uids) == (1, 0, [])
+    assert len(scripted_llm.requests) == 1
+    assert llm_memory.stats(USER).episodes == 1
+    assert one(all_facts(llm_memory), "LIKES", "hiking").mentions == 1
+
+
+def test_a_bad_message_in_a_list_is_reported_and_the_rest_kept(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    too_long = "x" * (llm_memory.settings.max_message_chars + 1)
+    messages = [
+        {"role": "user", "content": too_long},
+        {"role": "user", "content": "I like tea"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Noted, tea."}]},
+    ]
+    result = llm_memory.add(messages, USER, session_id="s1", metadata={"app": "test"})
+
+    assert len(result.episode_uids) == 2
+    assert len(result.errors) == 1 and result.errors[0].startswith("message #0 left out")
+    lines = rf"\[[-\d :]+\] {USER}: I like tea\n\[[-\d :]+\] ASSISTANT: Noted, tea\."
+    assert re.search(lines, scripted_llm.requests[0]["messages"][-1]["content"])
+    episodes = llm_memory.reads.episodes_by_uids(USER, result.episode_uids)
+    assert {(e.role, e.session_id, e.metadata["app"]) for e in episodes} == {
+        ("user", "s1", "test"),
+        ("assistant", "s1", "test"),
+    }
+
+
+def test_a_single_message_over_the_limit_raises_before_writing(llm_memory: Memory) -> None:
+    too_long = "x" * (llm_memory.settings.max_message_chars + 1)
+    with pytest.raises(LimitExceededError):
+        llm_memory.add(too_long, USER)
+    assert llm_memory.stats(USER).episodes == 0

@@ -1,0 +1,102 @@
+"""The episode leg: messages found by their words and meaning, with speakers, times, sessions,
+and the facts behind them; on the real embedded store and the real embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from engine.embedding import Embedder
+from engine.extraction.offline import OfflineExtractor
+from engine.memory import Memory
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+MAY_1 = datetime(2023, 5, 1, 10, 0, tzinfo=UTC)
+JUNE_1 = datetime(2023, 6, 1, 10, 0, tzinfo=UTC)
+CHAT = [  # (session, when, speaker, text)
+    ("s1", MAY_1, "Maria", "Hey John! How was your weekend?"),
+    ("s1", MAY_1, "John", "Great, I went kayaking on the lake with my brother."),
+    ("s1", MAY_1, "Maria", "Nice. I donated my old bike to the community shelter."),
+    ("s2", JUNE_1, "John", "Did you finish the pottery class?"),
+    ("s2", JUNE_1, "Maria", "Yes! I made a blue bowl for my mother."),
+    ("s2", JUNE_1, "John", "My sister Lena just adopted a puppy called Biscuit."),
+]
+
+
+@pytest.fixture(scope="module")
+def chat(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[Memory]:
+    store = FalkorDBStore.embedded(falkordb_server, "episode_leg_tests")
+    memory = Memory(store=store, embedder=embedder, extractor=OfflineExtractor())
+    memory.reset()
+    for index, (session, when, speaker, text) in enumerate(CHAT):
+        memory.add(
+            [{"role": "user", "content": text, "name": speaker}],
+            user_id="pair",
+            session_id=session,
+            ts=when.timestamp() + index,
+            source=f"turn{index}",
+        )
+    memory.add("I collect old maps of Lisbon", user_id="other")
+    yield memory
+    memory.reset()
+    store.close()
+
+
+def test_a_message_is_found_by_its_words_with_speaker_time_and_session(chat: Memory) -> None:
+    result = chat.search("What did Maria donate to the shelter?", user_id="pair")
+    top = result.episodes[0].episode
+    assert top.text == CHAT[2][3]
+    assert (top.speaker, top.session_id, top.source) == ("Maria", "s1", "turn2")
+    assert top.ts.date() == MAY_1.date()
+    assert "episodes" in result.episodes[0].legs
+
+
+def test_facts_carry_the_messages_they_came_from(chat: Memory) -> None:
+    result = chat.search("Who adopted a puppy?", user_id="pair")
+    with_sources = [hit for hit in result.facts if hit.sources]
+    assert with_sources, [h.fact.text for h in result.facts]
+    assert all(s.source and s.source.startswith("turn") for h in with_sources for s in h.sources)
+
+
+def test_since_and_until_keep_messages_of_that_window(chat: Memory) -> None:
+    later = chat.search("bowl pottery kayaking", user_id="pair", since=JUNE_1)
+    assert later.episodes and all(e.episode.ts >= JUNE_1 for e in later.episodes)
+    earlier = chat.search("bowl pottery kayaking", user_id="pair", until=JUNE_1)
+    assert earlier.episodes and all(e.episode.ts < JUNE_1 for e in earlier.episodes)
+    assert all(
+        (h.fact.valid_at or h.fact.first_seen) < JUNE_1  # type: ignore[operator]
+        for h in earlier.facts
+    )
+
+
+def test_episodes_mode_and_context_with_dates(chat: Memory) -> None:
+    result = chat.search("kayaking on the lake", user_id="pair", mode="episodes")
+    assert result.facts == [] and result.episodes[0].episode.source == "turn1"
+    context = chat.search("kayaking on the lake", user_id="pair").context(max_tokens=400)
+    assert "From the conversation:" in context
+    assert "[2023-05-01] John: Great, I went kayaking" in context
+
+
+def test_no_user_sees_another_users_messages(chat: Memory) -> None:
+    assert all(e.episode.source != "turn2" for e in chat.search("bike", user_id="other").episodes)
+    found = chat.search("maps of Lisbon", user_id="pair").episodes
+    assert all("Lisbon" not in e.episode.text for e in found)
+
+
+def test_another_process_writes_are_seen_after_the_refresh(
+    chat: Memory, embedder: Embedder
+) -> None:
+    leg = chat.retriever.episode_leg
+    assert chat.search("telescope", user_id="late").episodes == []
+    writer = Memory(store=chat.store, embedder=embedder, extractor=OfflineExtractor())
+    writer.add("I bought a telescope for stargazing", user_id="late")
+    assert chat.search("telescope", user_id="late").episodes == []  # within refresh_s
+    leg.params = replace(leg.params, refresh_s=0.0)
+    try:
+        assert chat.search("telescope", user_id="late").episodes
+    finally:
+        leg.params = replace(leg.params, refresh_s=30.0)

@@ -1,0 +1,347 @@
+"""Export and import: a user's graph leaves the embedded store and comes back exactly."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from falkordb import FalkorDB
+
+from engine import cli
+from engine.add.facts import facts_batch, validate_facts
+from engine.add.resolve import history_row
+from engine.config import Settings
+from engine.embedding import Embedder, as_param
+from engine.errors import InvalidInputError
+from engine.memory import Memory
+from engine.normalize import entity_key, stable_uid
+from engine.store.base import AliasRow, EpisodeRow, WriteBatch
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
+from engine.transfer.export import read_snapshot, to_cypher, to_graphml, to_json
+from engine.transfer.restore import import_snapshot, parse_snapshot
+from engine.transfer.snapshot import GraphSnapshot
+from tests.integration.test_cypher_lint import lint, problems
+
+SETTINGS = Settings()
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+_names = itertools.count()
+
+HOSTILE_FACTS = [
+    ('O\'Brien "the" \\ man', "FRIEND_OF", "`backtick` Bob"),
+    ("'}) DETACH DELETE n //", "OWNS", '"}) MATCH (x) DETACH DELETE x RETURN 1 //'),
+    ("Zoë 😀 李雷 \u202eevil", "LIVES_IN", "Berlin"),
+    ("Alice", "LIVES_IN", "Paris"),
+    ("nul\x00byte", "KNOWS", "tab\there", "it's $user_id \\ `x` '}) DETACH DELETE n //"),
+]
+EPISODE_TEXT = "line one\nline 'two' \\ `three`\r\n'}) DETACH DELETE n //\t😀"
+
+
+def _store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:
+    client = FalkorDB(unix_socket_path=str(server.socket_path))
+    store = FalkorDBStore(client, f"export{next(_names)}")
+    store.setup(dimension)
+    return store
+
+
+@pytest.fixture
+def stores(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[list[FalkorDBStore]]:
+    made = [_store(falkordb_server, embedder.dimension) for _ in range(2)]
+    yield made
+    for store in made:
+        store.reset()
+        store.close()
+
+
+def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
+    """Facts with hostile names, an alias, an episode with MENTIONS, an invalidated fact.
+    Episode and history uids are derived as the engine derives them (an import re-derives
+    every uid, so only such uids survive a round trip unchanged)."""
+    episode = stable_uid(user, "chk-1")
+    facts = validate_facts(HOSTILE_FACTS, SETTINGS)
+    batch, _ = facts_batch(
+        Reads(store), embedder, user, facts, episode=episode, now=1_700_000_000.125
+    )
+    store.write(user, batch)
+    alice = Reads(store).entities_by_keys(user, ["alice"])["alice"]
+    paris = next(f for f in batch.facts if f.predicate == "LIVES_IN" and "Paris" in f.text)
+    extra = WriteBatch(
+        aliases=[AliasRow(alice.uid, "Al 'the' Ace", entity_key("Al 'the' Ace"))],
+        episodes=[
+            EpisodeRow(
+                episode,
+                "s'1",
+                "user",
+                EPISODE_TEXT,
+                1_700_000_000.5,
+                'src"x',
+                "chk-1",
+                entity_uids=(alice.uid, paris.object_uid),
+            )
+        ],
+        invalidate=[paris.uid],
+        invalid_at=1_700_000_100.25,
+        history=[history_row(paris.uid, "INVALIDATE", 1_700_000_100.25, episode, "x")],
+    )
+    store.write(user, extra)
+
+
+def _same(a: GraphSnapshot, b: GraphSnapshot) -> None:
+    """Equal but for the export time; a failure names the first record that differs."""
+    left, right = a.model_dump(exclude={"exported_at"}), b.model_dump(exclude={"exported_at"})
+    for part in ("entities", "facts", "episodes", "history"):
+        for x, y in zip(left[part], right[part], strict=True):
+            assert {k: v for k, v in x.items() if y[k] != v} == {}, (part, x["uid"])
+    assert left == right
+
+
+def test_json_round_trip_is_exact(stores: list[FalkorDBStore], embedder: Embedder) -> None:
+    source, target = stores
+    source_reads, target_reads = Reads(source), Reads(target)
+    build_graph(source, embedder, "alice")
+    exported = read_snapshot(source, "alice")
+    report = import_snapshot(target, parse_snapshot(to_json(exported)), "alice")
+    assert (report.entities, report.facts, report.episodes, report.history) == (10, 5, 1, 6)
+    _same(read_snapshot(target, "alice"), exported)
+    facts = source_reads.list_facts("alice", include_invalid=True, skip=0, limit=100)
+    assert target_reads.list_facts("alice", include_invalid=True, skip=0, limit=100) == facts
+    assert sum(not f.is_valid for f in facts) == 1
+    (alice,) = target_reads.entities_by_uids(
+        "alice", [e.uid for e in exported.entities if e.key == "alice"]
+    )
+    assert alice.aliases == ["Al 'the' Ace"]
+    assert [p.content for p in target_reads.entity_episodes("alice", alice.uid, 10)] == [
+        EPISODE_TEXT
+    ]
+    invalidated = next(f for f in facts if not f.is_valid)
+    assert target_reads.history("alice", invalidated.uid) == source_reads.history(
+        "alice", invalidated.uid
+    )
+    assert exported.entities[0].embedding is not None
+
+
+def test_import_twice_changes_nothing(stores: list[FalkorDBStore], embedder: Embedder) -> None:
+    source, target = stores
+    build_graph(source, embedder, "alice")
+    exported = read_snapshot(source, "alice")
+    import_snapshot(target, exported, "alice")
+    import_snapshot(target, exported, "alice")
+    _same(read_snapshot(target, "alice"), exported)
+    assert Reads(target).counts("alice") == Reads(source).counts("alice")
+
+
+def test_import_as_another_user_rekeys_every_uid(
+    stores: list[FalkorDBStore], embedder: Embedder
+) -> None:
+    store = stores[0]
+    build_graph(store, embedder, "alice")
+    exported = read_snapshot(store, "alice")
+    report = import_snapshot(store, exported, "bob")
+    copy = read_snapshot(store, "bob")
+    assert report.user_id == "bob" and report.source_user_id == "alice"
+    _same(read_snapshot(store, "alice"), exported)  # the original is untouched
+    assert {e.uid for e in copy.entities} == {stable_uid("bob", e.key) for e in copy.entities}
+    for f in copy.facts:
+        assert f.uid == stable_uid("bob", f.subject_uid, f.predicate, f.object_uid)
+    assert not {e.uid for e in copy.entities} & {e.uid for e in exported.entities}
+    keyed = {e.uid: e.key for e in copy.entities}
+    original = {e.uid: e.key for e in exported.entities}
+    assert sorted((keyed[f.subject_uid], f.text, f.mentions) for f in copy.facts) == sorted(
+        (original[f.subject_uid], f.text, f.mentions) for f in exported.facts
+    )
+    (episode,) = copy.episodes
+    assert episode.uid == stable_uid("bob", "chk-1")
+    assert {keyed[u] for u in episode.entity_uids} == {"alice", "paris"}
+    fact_uids = {f.uid for f in copy.facts} | {e.uid for e in copy.entities}
+    assert all(h.target_uid in fact_uids for h in copy.history)
+
+
+def test_search_finds_imported_facts(
+    stores: list[FalkorDBStore], embedder: Embedder, tmp_path: Path
+) -> None:
+    source, target = stores
+    build_graph(source, embedder, "alice")
+    mem = Memory(store=target, embedder=embedder, data_dir=tmp_path)
+    mem.import_(to_json(read_snapshot(source, "alice")), user_id="carol")
+    hits = mem.search("where does Zoë live?", user_id="carol").facts
+    assert any(h.fact.object == "Berlin" for h in hits)
+
+
+def test_graphml_is_read_by_networkx(stores: list[FalkorDBStore], embedder: Embedder) -> None:
+    build_graph(stores[0], embedder, "alice")
+    snapshot = read_snapshot(stores[0], "alice")
+    graph = nx.read_graphml(io.StringIO(to_graphml(snapshot)), force_multigraph=True)
+    assert graph.number_of_nodes() == len(snapshot.entities) == 10
+    assert graph.number_of_edges() == len(snapshot.facts) == 5
+    names = {data["name"] for _, data in graph.nodes(data=True)}
+    assert {"'}) DETACH DELETE n //", 'O\'Brien "the" \\ man', "Zoë 😀 李雷 \u202eevil"} <= names
+    assert sorted(d["valid"] for _, _, d in graph.edges(data=True)) == [
+        False,
+        True,
+        True,
+        True,
+        True,
+    ]
+
+
+def test_the_cypher_export_passes_neo4j_s_parser(
+    stores: list[FalkorDBStore], embedder: Embedder, tmp_path: Path
+) -> None:
+    build_graph(stores[0], embedder, "alice")
+    snapshot = read_snapshot(stores[0], "alice")
+    path = tmp_path / "alice.cypher"
+    path.write_text(to_cypher(snapshot, "neo4j", embeddings=True), encoding="utf-8")
+    types = {f.predicate for f in snapshot.facts}
+    unknown_type = tuple(f"Relationship type {t} is not present" for t in types)
+    diagnostics = lint([path])[str(path)]
+    assert [p for p in problems(diagnostics) if not any(u in p for u in unknown_type)] == []
+    without_strings = _STRING.sub("''", path.read_text(encoding="utf-8"))
+    assert "$" not in without_strings  # parameter-free
+    assert "DETACH DELETE" not in without_strings  # the hostile names stayed inside quotes
+
+
+def _run_script(store: FalkorDBStore, script: str) -> int:
+    statements = [s.strip() for s in script.split(";\n") if s.strip()]
+    bodies = ["\n".join(ln for ln in s.splitlines() if not ln.startswith("//")) for s in statements]
+    for body in bodies:
+        store._graph.query(body)
+    return len(bodies)
+
+
+def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
+    stores: list[FalkorDBStore], embedder: Embedder
+) -> None:
+    source, target = stores
+    build_graph(source, embedder, "alice")
+    build_graph(target, embedder, "mallory")  # must survive the hostile names below
+    before = read_snapshot(target, "mallory")
+    snapshot = read_snapshot(source, "alice")
+    script = to_cypher(snapshot, "falkordb", embeddings=True)
+    assert _run_script(target, script) >= 5
+    _same(read_snapshot(target, "alice"), snapshot)
+    _same(read_snapshot(target, "mallory"), before)
+    assert _run_script(target, script) and Reads(target).counts("alice") == Reads(source).counts(
+        "alice"
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["entities"][0].update(name="a\x00b"), "NUL"),
+        (lambda d: d["facts"][0].update(predicate="X` DETACH DELETE"), "relationship type"),
+        (lambda d: d["facts"][0].update(subject_uid="nobody"), "missing"),
+        (lambda d: d.update(version=2), "version"),
+        (lambda d: d["entities"][0].update(mentions=float("nan")), "mentions"),
+    ],
+)
+def test_a_bad_document_is_refused(
+    stores: list[FalkorDBStore], embedder: Embedder, change: object, message: str
+) -> None:
+    build_graph(stores[0], embedder, "alice")
+    document = json.loads(to_json(read_snapshot(stores[0], "alice")))
+    change(document)  # type: ignore[operator]
+    with pytest.raises(InvalidInputError) as caught:
+        parse_snapshot(document)
+    assert message in str(caught.value) or message in str(caught.value.__cause__)
+
+
+# -- CLI ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_graph(
+    falkordb_server: EmbeddedServer,
+    embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> Iterator[FalkorDBStore]:
+    store = _store(falkordb_server, embedder.dimension)
+    build_graph(store, embedder, "alice")
+    graph_name = store._graph.name
+
+    def memory(args: object) -> Memory:
+        client = FalkorDB(unix_socket_path=str(falkordb_server.socket_path))
+        return Memory(store=FalkorDBStore(client, graph_name), embedder=embedder, data_dir=tmp_path)
+
+    monkeypatch.setattr(cli, "_memory", memory)
+    yield store
+    store.reset()
+    store.close()
+
+
+def test_cli_export_import_round_trip(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli_graph_reads = Reads(cli_graph)
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
+    assert cli.main(["import", str(out), "--user", "dave"]) == 0
+    assert "into user 'dave'" in capsys.readouterr().out
+    assert cli_graph_reads.counts("dave") == cli_graph_reads.counts("alice")
+    assert cli.main(["--json", "import", str(out), "--user", "alice"]) == 0
+    assert json.loads(capsys.readouterr().out)["user_id"] == "alice"
+    assert cli.main(["export", "--user", "alice", "--format", "cypher"]) == 0
+    assert "MERGE (e:Entity {user_id: 'alice', key: row.key})" in capsys.readouterr().out
+    assert cli.main(["export", "--user", "alice", "--format", "graphml"]) == 0
+    assert capsys.readouterr().out.startswith("<?xml")
+
+
+def test_cli_import_needs_the_user_named(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli_graph_reads = Reads(cli_graph)
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "--format", "json", "-o", str(out)]) == 0
+    before = cli_graph_reads.counts(None)
+    assert cli.main(["import", str(out)]) == 2  # a usage error, as argparse reports them
+    assert "the following arguments are required: --user" in capsys.readouterr().err
+    assert cli_graph_reads.counts(None) == before
+    assert cli.main(["import", "--help"]) == 0
+    usage = capsys.readouterr().out.split("\n\n")[0]
+    assert "--user USER" in usage and "[--user" not in usage
+
+
+def test_cli_reports_a_bad_import_in_one_line(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "graphmem-graph"}', encoding="utf-8")
+    assert cli.main(["import", str(bad), "--user", "alice"]) == 1
+    assert capsys.readouterr().err.startswith("graphmem: error: not a valid graphmem export")
+
+
+def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:
+    from engine.transfer.browse import browse_hint
+    from tests.integration.test_cypher_lint import lint, problems
+
+    hints = [browse_hint(None, "o'brien \\ x"), browse_hint(None, "alice", "John")]
+    paths = []
+    for i, hint in enumerate(hints):
+        assert "$" not in hint.statement and ":param" not in hint.statement
+        paths.append(tmp_path / f"browse_{i}.cypher")
+        paths[-1].write_text(hint.statement, encoding="utf-8")
+    report = lint(paths)
+    assert [problems(report[str(p)]) for p in paths] == [[], []]
+
+
+def test_an_imported_message_is_found_by_its_meaning(
+    stores: list[FalkorDBStore], embedder: Embedder, tmp_path: Path
+) -> None:
+    source, target = stores
+    Memory(store=source, embedder=embedder, data_dir=tmp_path).add(
+        "I adopted a grey kitten named Miso last week.", user_id="alice"
+    )
+    exported = read_snapshot(source, "alice")
+    (episode,) = exported.episodes
+    import_snapshot(target, exported, "bob", embedder=embedder)
+    query = as_param(embedder.encode_one("a new pet cat"))
+    (nearest,) = Reads(target).vector_episodes("bob", query, 5)
+    assert nearest[0] == stable_uid("bob", episode.checksum)

@@ -1,0 +1,263 @@
+"""`ingest` runs as a newcomer and an attacker meet them (issues 48 and 52): the input never
+picks the user, exit codes that say what happened, failed messages retried on a rerun, torn
+dead-letter lines, long messages split, directories, one error style, `| head`."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import cli_ingest
+from engine.cli import main
+from engine.embedding import Embedder
+from engine.errors import InvalidInputError
+from engine.ingest.progress import LineProgress
+from engine.ingest.report import summary_text
+from engine.memory import Memory
+from engine.store.base import GraphStore
+from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
+from engine.testing.scripted_llm import ScriptedLLM, http_error
+from engine.transfer.export import read_snapshot
+from tests.integration.test_ingest import llm_memory, mention
+
+T0 = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def rows(user: str, texts: list[str], start: datetime = T0) -> list[dict[str, Any]]:
+    return [
+        {
+            "user_id": user,
+            "session_id": "s1",
+            "role": "user",
+            "content": text,
+            "ts": (start + timedelta(minutes=i)).isoformat(),
+        }
+        for i, text in enumerate(texts)
+    ]
+
+
+def episodes(store: GraphStore, user: str) -> int:
+    return Reads(store).counts(user)["episodes"]
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    home = tmp_path / "home"
+    yield home
+    if home.exists():
+        EmbeddedServer(home).stop_if_unused()
+
+
+# -- 48 M4: the input does not choose the tenant -----------------------------------------------
+
+
+def test_without_a_user_the_file_does_not_choose_one(
+    memory: Memory, store: GraphStore, tmp_path: Path
+) -> None:
+    path = jsonl(tmp_path / "chat.jsonl", rows("victim", ["I like tea."]))
+    with pytest.raises(InvalidInputError) as raised:
+        memory.ingest(path)
+    with pytest.raises(InvalidInputError):
+        memory.ingest(rows("victim", ["I like tea."]))  # records and dicts alike
+    assert "user_id=" in str(raised.value) and "users_from_file=True" in str(raised.value)
+    assert episodes(store, "victim") == 0
+
+
+def test_a_user_given_wins_and_the_summary_names_who_was_written(
+    memory: Memory, store: GraphStore, tmp_path: Path
+) -> None:
+    path = jsonl(tmp_path / "chat.jsonl", rows("victim", ["I like tea."]) + rows("b", ["Hi."]))
+    report = memory.ingest(path, user_id="alice")
+    assert (report.user_ids, episodes(store, "alice"), episodes(store, "victim")) == (
+        ["alice"],
+        2,
+        0,
+    )
+    assert "for user 'alice'" in summary_text(report)
+    both = memory.ingest(path, users_from_file=True, dry_run=True)
+    assert "for 2 users: 'b', 'victim'" in summary_text(both)
+
+
+def test_cli_without_a_user_is_a_usage_error_naming_both_options(
+    cli_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = jsonl(tmp_path / "chat.jsonl", rows("victim", ["I like tea."]))
+    assert main(["--data-dir", str(cli_home), "ingest", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "--user NAME" in err and "--users-from-file" in err
+    assert not cli_home.exists()  # refused before anything started
+
+
+# -- 48 L3: a torn dead-letter line ------------------------------------------------------------
+
+
+def test_a_torn_dead_letter_line_is_skipped_with_a_warning(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.default = mention
+    mem = llm_memory(store, embedder, tmp_path, scripted_llm)
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["Hiking today.", "Chess later."]))
+    scripted_llm.script(http_error(500, "down"), http_error(500, "down"))
+    assert mem.ingest(path, user_id="u1", concurrency=1).messages_failed == 2
+    letters = tmp_path / "dead_letters.jsonl"
+    first, second = letters.read_text().splitlines()
+    # a kill mid-append of the first letter, then the second appended to what was left
+    letters.write_text(first[: len(first) // 2] + second + "\n" + "not json at all\n")
+
+    other = jsonl(tmp_path / "more.jsonl", rows("u1", ["Tennis soon."], T0 + timedelta(days=1)))
+    report = mem.ingest(other, user_id="u1")
+    assert report.messages_added == 1
+    assert [(w.path, w.location) for w in report.warnings] == [
+        (str(letters), "line 1"),
+        (str(letters), "line 2"),
+    ]
+    assert "torn letter" in report.warnings[0].reason
+    retried = mem.ingest([], retry_failed=True)
+    assert (retried.dead_letters_retried, retried.dead_letters_resolved) == (1, 1)
+    assert {f.object for f in mem.get_all("u1")} >= {"chess", "tennis"}
+
+
+# -- 52 A7: exit codes, failed messages retried on a rerun -------------------------------------
+
+
+def test_a_rerun_extracts_failed_messages_again_and_counts_them_honestly(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
+) -> None:
+    scripted_llm.default = mention
+    mem = llm_memory(store, embedder, tmp_path, scripted_llm)
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["Hiking today.", "Chess later."]))
+    scripted_llm.script(http_error(500, "down"))
+    first = mem.ingest(path, user_id="u1", concurrency=1)
+    assert (first.messages_added, first.messages_failed) == (1, 1)
+    assert f"  {path}:1: " in summary_text(first)  # one location, not "chat.jsonl: chat.jsonl:1"
+
+    dry = mem.ingest(path, user_id="u1", dry_run=True)
+    assert (dry.messages_pending, dry.messages_skipped, dry.messages_retried) == (1, 1, 1)
+    again = mem.ingest(path, user_id="u1")
+    assert (again.messages_added, again.messages_skipped, again.messages_retried) == (1, 1, 1)
+    assert (again.llm_calls, again.dead_letters_resolved) == (1, 1)
+    assert "1 had failed in an earlier run: were extracted again" in summary_text(again)
+    assert {f.object for f in mem.get_all("u1")} == {"hiking", "chess"}
+    assert episodes(store, "u1") == 2
+    assert not (tmp_path / "dead_letters.jsonl").exists()
+
+
+def test_cli_exit_status_says_whether_anything_failed(
+    cli_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    scripted_llm: ScriptedLLM,
+) -> None:
+    good = jsonl(tmp_path / "good.jsonl", rows("u1", ["I like tea."]))
+    bad = jsonl(tmp_path / "bad.jsonl", [*rows("u1", ["I like rain."]), "{not json"])
+    base = ["--data-dir", str(cli_home), "ingest", "--user", "u1", "--concurrency", "1"]
+    assert main([*base, str(good)]) == 0
+    assert main([*base, str(bad)]) == 1  # one record could not be read; the rest went in
+    assert "bad.jsonl:2: invalid JSON" in capsys.readouterr().out
+    assert main(["--data-dir", str(cli_home), "ingest"]) == 2
+
+    scripted_llm.default = mention
+    scripted_llm.script(http_error(500, "down"))
+    monkeypatch.setenv("OPENAI_BASE_URL", scripted_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("GRAPHMEM_LLM_MAX_RETRIES", "0")
+    later = jsonl(tmp_path / "later.jsonl", rows("u1", ["Chess later."], T0 + timedelta(days=1)))
+    assert main([*base, str(later)]) == 1  # its extraction failed
+    assert main([*base, str(later)]) == 0  # extracted again, and stored
+
+
+# -- 52 A15: a directory -------------------------------------------------------------------------
+
+
+def test_a_directory_means_every_chat_log_under_it(memory: Memory, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    (logs / "b").mkdir(parents=True)
+    (logs / ".git").mkdir()
+    jsonl(logs / "b" / "two.jsonl", rows("u1", ["Chess later."]))
+    (logs / "a.csv").write_text("role,content\nuser,I like tea.\n")
+    jsonl(logs / ".hidden.jsonl", rows("u1", ["secret"]))
+    jsonl(logs / ".git" / "x.jsonl", rows("u1", ["secret"]))
+    (logs / ".git" / "empty").mkdir()
+    (logs / ".git" / "empty" / ".keep").write_text("")
+    (logs / "README.md").write_text("# my logs\n")
+    report = memory.ingest(logs, user_id="u1", dry_run=True)
+    assert report.formats == {str(logs / "a.csv"): "csv", str(logs / "b/two.jsonl"): "openai-jsonl"}
+    assert report.messages_pending == 2
+    [skipped] = report.warnings
+    assert (skipped.path, skipped.location) == (str(logs / "README.md"), "file")
+    assert skipped.reason.endswith(": skipped")
+    with pytest.raises(InvalidInputError, match="no chat log in directory"):
+        memory.ingest(logs / ".git" / "empty", user_id="u1")  # only a hidden file in it
+
+
+# -- 52 A6: a message over the limit is split, not dropped -------------------------------------
+
+
+def test_a_long_message_is_split_into_pieces_that_fit(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path, max_message_chars=100)
+    text = " ".join(f"word{i:03d}" for i in range(30))  # 239 characters
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", [text, "I like tea."]))
+    report = mem.ingest(path, user_id="u1")
+    assert (report.messages_added, report.errors) == (4, [])
+    [warning] = report.warnings
+    assert warning.location == "chat.jsonl:1"
+    assert warning.reason.endswith("split into 3 messages")
+    kept = sorted(read_snapshot(store, "u1").episodes, key=lambda e: (e.ts, e.source or ""))
+    assert " ".join(e.content for e in kept[:3]) == text
+    assert [e.source for e in kept[:3]] == [f"chat.jsonl:1 part {i}/3" for i in (1, 2, 3)]
+
+
+# -- 52 cosmetic: counts, Ctrl-C, | head -------------------------------------------------------
+
+
+def test_the_progress_line_counts_as_the_summary_does(memory: Memory, tmp_path: Path) -> None:
+    stream = io.StringIO()
+    path = jsonl(tmp_path / "chat.jsonl", [*rows("u1", ["I like tea."]), "{not json"])
+    report = memory.ingest(path, user_id="u1", progress=LineProgress(stream))
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("ingest: 1/1 messages (added 1, failed 0),")
+    assert "  added 1, already stored 0, failed 0" in summary_text(report)
+    assert "errors" not in last  # the read error is the summary's, not a failed message
+
+
+def test_ctrl_c_says_how_to_resume(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def interrupted(args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_ingest, "_run", interrupted)
+    assert main(["ingest", str(tmp_path / "chat.jsonl"), "--user", "u1"]) == 130
+    assert "Run the same command again to resume" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_gives_no_traceback() -> None:
+    code = "from engine.cli_ingest import _write; _write('summary line\\n' * 200000)"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(10)
+    process.stdout.close()  # what `| head` does
+    with process.stderr:
+        err = process.stderr.read()
+    assert (process.wait(timeout=60), err) == (0, b"")

@@ -1,0 +1,197 @@
+"""LlamaIndex's `Neo4jPropertyGraphStore` reading graphmem's graph in place, through
+`GraphmemPropertyGraphStore` (one user, read-only).
+
+No Neo4j server runs here, so LlamaIndex's own statements are (1) checked by Neo4j's parser
+(tests/cypher_lint) and (2) run on the embedded FalkorDB: `get` verbatim; `get_triplets` and
+`get_rel_map` with the two spellings FalkorDB lacks replaced by their equivalents (a scoped
+subquery `CALL (e) {` as `CALL {`, whose body starts `WITH e` anyway; `LIMIT toInteger($limit)`
+as `LIMIT $limit`, the parameter being an integer). `vector_query` uses Neo4j's
+`vector.similarity.cosine`, which FalkorDB has not: lint only. The `neo4j`-marked test runs all
+of it verbatim on Neo4j when NEO4J_URI is set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llama_index.core.graph_stores.types import EntityNode
+from llama_index.core.vector_stores.types import (
+    FilterCondition,
+    MetadataFilter,
+    MetadataFilters,
+    VectorStoreQuery,
+)
+
+from engine.errors import InvalidInputError
+from engine.integrations.llama_index.graph_store import GraphmemPropertyGraphStore
+from engine.memory import Memory
+from engine.models import FactInput
+from tests.integration.test_cypher_lint import lint, problems
+
+FACTS = [
+    FactInput(subject="Alice", predicate="FRIEND_OF", object="John", subject_type="person"),
+    FactInput(
+        subject="John",
+        predicate="OWNS",
+        object="Tommy",
+        text="John has a dog named Tommy",
+        subject_type="person",
+        object_type="animal",
+    ),
+]
+REWRITES = [("CALL (e) {", "CALL {"), ("LIMIT toInteger($limit)", "LIMIT $limit")]
+
+
+@pytest.fixture(autouse=True)
+def closed_stores(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every store a test opens is closed after it (its driver never connected)."""
+    opened: list[GraphmemPropertyGraphStore] = []
+    original = GraphmemPropertyGraphStore.__init__
+
+    def tracked(self: GraphmemPropertyGraphStore, *args: Any, **kwargs: Any) -> None:
+        opened.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(GraphmemPropertyGraphStore, "__init__", tracked)
+    yield
+    for store in opened:
+        store.close()
+
+
+class OnEmbeddedStore(GraphmemPropertyGraphStore):
+    """The Bolt transport swapped for the embedded FalkorDB; everything above it is real."""
+
+    def __init__(self, graph: Any, user_id: str, *, record: bool = False) -> None:
+        self._falkordb, self.sent, self._record = graph, [], record
+        super().__init__("neo4j", "unused", "bolt://127.0.0.1:9", user_id)
+
+    def verify_version(self) -> None:  # `CALL dbms.components()` is Neo4j's
+        self._supports_vector_index = True
+
+    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        self.sent.append((query, params))
+        if self._record:
+            return []
+        for neo4j_form, falkordb_form in REWRITES:
+            query = query.replace(neo4j_form, falkordb_form)
+        result = self._falkordb.ro_query(query, params)
+        names = [column[1] for column in result.header]
+        return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+
+@pytest.fixture
+def graph(memory: Memory) -> Any:
+    if memory.store.dialect != "falkordb":
+        pytest.skip("the embedded-store half; test_on_neo4j covers Neo4j")
+    memory.add_facts(FACTS, user_id="alice")
+    memory.add_facts([("John", "OWNS", "Rex"), ("Bob", "FRIEND_OF", "John")], user_id="bob")
+    return memory.store._graph  # type: ignore[attr-defined]
+
+
+def test_get_returns_the_users_entities_only(graph: Any, memory: Memory) -> None:
+    pg = OnEmbeddedStore(graph, "alice")
+    nodes = pg.get()
+    assert {n.properties["name"] for n in nodes} == {"Alice", "John", "Tommy"}
+    john = memory.entity("John", "alice").entity
+    assert [n.id for n in pg.get(ids=[john.uid])] == [john.uid]
+    bobs_john = memory.entity("John", "bob").entity
+    assert pg.get(ids=[bobs_john.uid]) == []
+    assert all(isinstance(n, EntityNode) for n in nodes)
+
+
+def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
+    pg = OnEmbeddedStore(graph, "alice")
+    triplets = pg.get_triplets(entity_names=["John"])
+    seen = {(s.name, r.label, t.name) for s, r, t in triplets}
+    assert seen == {("Alice", "FRIEND_OF", "John"), ("John", "OWNS", "Tommy")}
+    assert all(r.properties["user_id"] == "alice" for _, r, _ in triplets)
+    assert pg.get_triplets(entity_names=["Rex"]) == []  # bob's dog
+    everything = pg.get_triplets()
+    assert {r.label for _, r, _ in everything} == {"FRIEND_OF", "OWNS"}
+
+
+def test_get_rel_map_walks_typed_edges_of_the_users_nodes(graph: Any, memory: Memory) -> None:
+    pg = OnEmbeddedStore(graph, "alice")
+    alice = pg.get(properties={"name": "Alice"})
+    triplets = pg.get_rel_map(alice, depth=2, limit=30)
+    assert {r.label for _, r, _ in triplets} == {"FRIEND_OF", "OWNS"}
+    uids = {memory.entity(n, "alice").entity.uid for n in ("Alice", "John", "Tommy")}
+    assert {s.id for s, _, _ in triplets} | {t.id for _, _, t in triplets} == uids
+    bobs = pg.get_rel_map([EntityNode(name=memory.entity("Bob", "bob").entity.uid)])
+    assert bobs == []
+
+
+def test_nothing_llama_index_calls_can_write(graph: Any, memory: Memory) -> None:
+    pg = OnEmbeddedStore(graph, "alice")
+    for call in (
+        lambda: pg.delete(entity_names=["John"]),
+        lambda: pg.delete(ids=["x"]),
+        lambda: pg.upsert_nodes([EntityNode(name="Eve")]),
+        lambda: pg.upsert_relations([]),
+        lambda: pg.delete_llama_nodes(node_ids=["x"]),
+    ):
+        with pytest.raises(InvalidInputError, match="read-only"):
+            call()
+    with pytest.raises(InvalidInputError, match="reads user 'alice' only"):
+        pg.get(properties={"user_id": "bob"})
+    with pytest.raises(InvalidInputError, match="refresh_schema"):
+        GraphmemPropertyGraphStore("neo4j", "x", "bolt://127.0.0.1:9", "alice", refresh_schema=True)
+    assert memory.entity("John", "bob").entity.name == "John"
+
+
+def test_vector_query_always_filters_by_the_user() -> None:
+    pg = OnEmbeddedStore(None, "alice", record=True)
+    pg.vector_query(VectorStoreQuery(query_embedding=[0.1] * 384, similarity_top_k=5))
+    query, params = pg.sent[-1]
+    assert "vector.similarity.cosine" in query and "e.`user_id` = $param_0" in query
+    assert params["param_0"] == "alice"
+    either = MetadataFilters(
+        filters=[MetadataFilter(key="name", value="a"), MetadataFilter(key="name", value="b")],
+        condition=FilterCondition.OR,
+    )
+    with pytest.raises(InvalidInputError, match="only AND filters"):
+        pg.vector_query(VectorStoreQuery(query_embedding=[0.1], filters=either))
+
+
+def test_llama_index_read_queries_pass_neo4js_parser(tmp_path: Path) -> None:
+    pg = OnEmbeddedStore(None, "alice", record=True)
+    pg.get(ids=["u"])
+    pg.get_triplets()
+    pg._own_ids = lambda names, ids: ["u"]  # type: ignore[method-assign]
+    pg.get_triplets(entity_names=["John"], relation_names=["OWNS"])
+    pg.get_rel_map([EntityNode(name="u")], depth=2)
+    pg.vector_query(VectorStoreQuery(query_embedding=[0.1] * 384, similarity_top_k=5))
+    paths = []
+    for i, (query, _) in enumerate(pg.sent):
+        paths.append(tmp_path / f"llama_index_{i}.cypher")
+        paths[-1].write_text(query, encoding="utf-8")
+    report = lint(paths, schema="llama_index")
+    assert len(paths) == 5
+    assert {str(p.name): problems(report[str(p)]) for p in paths} == {p.name: [] for p in paths}
+
+
+@pytest.mark.neo4j
+def test_on_neo4j(store: Any, memory: Memory) -> None:
+    if store.dialect != "neo4j":
+        pytest.skip("Neo4j only")
+    memory.add_facts(FACTS, user_id="alice")
+    memory.add_facts([("John", "OWNS", "Rex")], user_id="bob")
+    pg = GraphmemPropertyGraphStore(
+        os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""),
+        os.environ["NEO4J_URI"], "alice", database=os.environ.get("NEO4J_DATABASE", "neo4j"),
+    )  # fmt: skip
+    try:
+        seen = {(s.name, r.label, t.name) for s, r, t in pg.get_triplets(entity_names=["John"])}
+        assert seen == {("Alice", "FRIEND_OF", "John"), ("John", "OWNS", "Tommy")}
+        query = memory.embedder.encode(["John"])[0].tolist()
+        nodes, _ = pg.vector_query(VectorStoreQuery(query_embedding=query, similarity_top_k=3))
+        assert nodes and all(n.properties["user_id"] == "alice" for n in nodes)
+        assert pg.get_rel_map(nodes[:1])
+        with pytest.raises(InvalidInputError, match="structured_query is refused"):
+            pg.structured_query("MATCH (n {name: 'John'}) DETACH DELETE n")
+    finally:
+        pg.close()
+    assert memory.entity("John", "bob").entity.name == "John"

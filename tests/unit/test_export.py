@@ -1,0 +1,44 @@
+"""Export and import: a user's graph leaves the embedded store and comes back exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import cli
+from engine.errors import InvalidInputError
+from engine.store.base import Dialect
+from engine.transfer.export import to_cypher
+from engine.transfer.restore import parse_snapshot
+from engine.transfer.snapshot import GraphSnapshot
+
+
+@pytest.mark.parametrize("dialect", ["neo4j", "falkordb"])
+def test_the_cypher_export_drops_nothing(dialect: Dialect) -> None:
+    snapshot = GraphSnapshot(user_id="alice", exported_at=0.0)
+    script = to_cypher(snapshot, dialect, embeddings=True)
+    assert "DROP" not in script.upper().replace("DROPS NOTHING", "")
+    assert "drops nothing" in script.split("\n\n")[0]  # the header says so
+
+
+def test_a_cypher_file_is_not_importable(tmp_path: Path) -> None:
+    path = tmp_path / "x.cypher"
+    path.write_text("MERGE (n:Entity) RETURN n;", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="JSON export"):
+        parse_snapshot(path)
+    with pytest.raises(InvalidInputError, match="cannot read"):
+        parse_snapshot(tmp_path / "missing.json")
+
+
+def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    assert cli.main(["browse", "--user", "alice"]) == 0
+    out = capsys.readouterr().out
+    assert "http://localhost:7474/browser/?cmd=edit&arg=MATCH%20%28a%3AEntity" in out
+    assert "MATCH (a:Entity {user_id: 'alice'})" in out
+    monkeypatch.setenv("NEO4J_URI", "neo4j+s://db.example.com")
+    assert cli.main(["browse", "--user", "alice", "--entity", "O'Brien"]) == 0
+    out = capsys.readouterr().out
+    assert "https://db.example.com:7473/browser/" in out
+    assert "WHERE e.name = 'O\\'Brien'" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out

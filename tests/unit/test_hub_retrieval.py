@@ -1,0 +1,167 @@
+"""Knowledge-graph retrieval that generalizes: relation phrases, hubs read by relationship type,
+answers aggregated over paths, two anchors, three hops, inverse twins, bounded bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.retrieval.query import Query
+from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
+from engine.retrieval.reach import rank as rank_reaches
+from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
+from engine.store.base import Neighbour
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("what genres do the films starring Ann fall under", "genres"),
+        ("the films that share actors with Heat were in which genres", "genres"),
+        ("what is the nationality of the founder of Acme", "nationality"),
+        ("the films which Ann directed were released when", None),  # a relative clause
+        ("who directed Heat", "directed"),
+        ("who is the husband of Ann's daughter", "husband"),
+        ("the actor who directed Heat", None),  # a relative clause
+        ("what does the wife of Bob do for a living", None),  # asks what she does
+        ("which country does Bob come from", "country"),
+    ],
+)
+def test_a_question_names_the_kind_of_thing_it_asks_for(question: str, kind: str | None) -> None:
+    tokens = words(question)
+    assert asked_kind(tokens, content_words(tokens)) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("where does the band of Ann come from", True),
+        ("and from where did Ann move", True),
+        ("name the city where Ann was born", False),  # a relative clause
+        ("what is the genre of Ann", False),
+    ],
+)
+def test_where_asks_for_a_place_and_names_that_kind(question: str, asks: bool) -> None:
+    query = Query.parse(question, 8)
+    assert ("where" in query.relational) is asks
+    kind = asked_kind(query.words, query.relational)
+    assert (kind == "where") is asks
+
+
+def _with_ann(question: str) -> tuple[list[str], frozenset[int]]:
+    """The question's words and where its name, Ann, stands."""
+    tokens = words(question)
+    return tokens, frozenset(i for i, w in enumerate(tokens) if w == "ann")
+
+
+@pytest.mark.parametrize(
+    ("question", "chain"),
+    [
+        ("what is the nationality of Ann's wife's father", "wife father nationality"),
+        ("which country is the father of the wife of Ann from", "wife father"),
+        ("who is the husband of Ann's daughter", "daughter husband"),
+        ("who did Ann's son marry", "son"),
+        ("in which country is the city where the club of Ann is based", "club"),
+        ("the films starring Ann were released in which years", ""),
+        ("the films that share actors with the film Ann are directed by who", ""),
+    ],
+)
+def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> None:
+    """By possessives and "of", nearest the name first; other words make no chain."""
+    tokens, span = _with_ann(question)
+    assert chain_order(tokens, span, content_words(tokens)) == chain.split()
+
+
+@pytest.mark.parametrize(
+    ("question", "rest"),
+    [
+        ("what does Ann's daughter do for a living", "what does do for a living"),
+        ("what does the husband of Ann's daughter do", "what does do"),
+        ("where does the band of Ann come from", "where does come from"),
+        ("which country hosts the head office of the society of Ann", "which hosts"),
+        ("who is the husband of Ann's daughter", ""),  # the chain's last noun is the answer
+        ("name a sister of Ann", ""),
+        ("what is the job of Ann's son", ""),
+        ("which actor is Ann's husband", ""),  # the kind asked, nothing more
+        ("where was Ann born", ""),  # no chain
+        # the name's own noun phrase, and a noun before the chained one, are no rest
+        ("who is the screenwriter of Ann directed movies", ""),
+        ("who are movie co-writers of Ann", ""),
+        ("where did the singer of Ann come from", "where did come from"),
+        ("which ideology inspires Ann's party", "which inspires"),
+    ],
+)
+def test_a_question_may_ask_beyond_its_chain(question: str, rest: str) -> None:
+    tokens, span = _with_ann(question)
+    kind = asked_kind(tokens, content_words(tokens))
+    assert chain_rest(tokens, span, kind) == rest
+
+
+def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
+    def edge(i: int, predicate: str) -> Neighbour:
+        return Neighbour("hub", f"r{i}", predicate, True, f"m{i}", f"M{i}", 1, 1, degree=400)
+
+    read = [edge(i, "MEMBER_OF") for i in range(30)] + [edge(30 + i, "LIVES_IN") for i in range(10)]
+    degrees = {n.predicate: n.degree for n in degree_by_relation(read, lambda p: p)}
+    assert degrees == {"MEMBER_OF": 300, "LIVES_IN": 100}
+
+
+class _Scores:
+    """A stand-in for `RelationMatch`: fixed scores per relation path."""
+
+    def __init__(self, scores: dict[tuple[str, ...], float]) -> None:
+        self.scores = scores
+
+    def path(self, relations: tuple[str, ...]) -> float:
+        return self.scores[relations]
+
+
+def _edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
+    return ExpandedEdge("p", uid, "R", hop, near, far, far, 1, True)
+
+
+def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> None:
+    """ "Which club does P play for": P's teammates' positions are reached by many paths, all
+    through P's one club; they must not outrank (or pass over, as a bridge) the club itself."""
+    club = _edge("club", "p", "c", 1)
+    chain = (club, _edge("mate", "c", "m", 2), _edge("pos", "m", "defender", 3))
+    one_club = [
+        Reach("p", ("IN_CLUB",), (club,), starts=frozenset({"c"})),
+        Reach("p", ("IN_CLUB", "IN_CLUB", "POSITION"), chain, paths=12, starts=frozenset({"c"})),
+    ]
+    scores = {("IN_CLUB",): 0.65, ("IN_CLUB", "IN_CLUB", "POSITION"): 0.6}
+    hits = rank_reaches(one_club, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == ["club", "pos"]
+
+
+def test_many_paths_order_the_answers_of_a_path_not_the_paths() -> None:
+    """The clubs of many players from a country come before those of few, reached through
+    different players; a path the question's relations explain better still comes first,
+    however few ways lead along it (a society's founder against its hundred members)."""
+    players = [f"player{i}" for i in range(12)]
+    big = Reach("p", ("FROM", "IN_CLUB"), (_edge("b", "x", "big", 2),), starts=frozenset(players))
+    small = Reach("p", ("FROM", "IN_CLUB"), (_edge("s", "y", "small", 2),), starts=frozenset("y"))
+    founder = Reach("p", ("FOUNDED_BY",), (_edge("f", "p", "f", 1),), starts=frozenset("f"))
+    scores = {("FROM", "IN_CLUB"): 0.6, ("FOUNDED_BY",): 0.62}
+    hits = rank_reaches([small, big, founder], _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == ["f", "b", "s"]
+    assert hits[1].support > hits[0].score  # the many ways still make the leg surer
+
+
+def test_one_path_leaves_room_for_the_next_paths_best() -> None:
+    """Fifty players of a country must not fill a ten-fact result: after a path's first
+    `per_path` hits, the best of the path behind it when nearly as good; a mere neighbour of
+    the anchor stays behind them."""
+    many = [
+        Reach("p", ("FROM",), (_edge(f"m{i}", "p", f"n{i}", 1),), starts=frozenset({f"n{i}"}))
+        for i in range(8)
+    ]
+    other = Reach("p", ("BASED_IN",), (_edge("o", "p", "city", 1),), starts=frozenset({"city"}))
+    reaches = [*many, other]
+    scores = {("FROM",): 0.9, ("BASED_IN",): 0.7}
+    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits].index("o") == 5
+    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 8, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits].index("o") == 8
+    scores[("BASED_IN",)] = 0.5
+    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits].index("o") == 8
