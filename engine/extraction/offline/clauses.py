@@ -19,12 +19,19 @@ from engine.extraction.offline.phrases import (
     text_phrase,
     value_ref,
 )
+from engine.extraction.offline.speech import (
+    clause_words,
+    dropped_subject,
+    object_noun,
+    prep_words,
+)
 from engine.extraction.offline.verbs import article, negation_of, possessive, verb_words
 from engine.extraction.offline.vocab import (
     CLAUSE_DEPS,
     FIRST_PERSON,
     NAMING_VERBS,
     NER_TYPES,
+    OWN_PREPOSITIONS,
     PLACE_PREPOSITIONS,
     PLACE_TYPES,
     RELATIVE_PRONOUNS,
@@ -57,7 +64,9 @@ def _clause(verb: Token, out: Collector) -> None:
     if lemma == "be":
         _copula(verb, out)
     subjects = [r for r in (resolve(s, out) for s in _subjects(verb)) if r is not None]
-    args = _arguments(verb, *verb_words(verb))
+    if not subjects and dropped_subject(verb):
+        subjects = [out.speaker]
+    args = _arguments(verb, *clause_words(verb))
     when = clause_date(verb, out.sent_at) if subjects and args else None
     for arg in args:
         target = resolve(arg.target, out)
@@ -92,14 +101,37 @@ def _coordinated(tok: Token) -> list[Token]:
 
 def _arguments(verb: Token, predicate: str, verb_text: str) -> list[Arg]:
     args: list[Arg] = []
+    thing = object_noun(verb)
     for child in verb.children:
         if child.dep_ == "dobj":
             args += [Arg(predicate, verb_text, t) for t in _coordinated(child)]
             args += _place_arguments(predicate, verb_text, child)
+            args += _object_prep_arguments(predicate, verb_text, child)
         elif child.dep_ == "xcomp":
             args += _xcomp_arguments(predicate, verb_text, child)
+        elif child.dep_ == "acomp":  # "passionate about dancing": the adjective's own object
+            preps = [c for c in child.children if c.dep_ == "prep"]
+            args += [a for prep in preps for a in _prep_arguments(predicate, verb_text, prep)]
+        elif child.dep_ in ("prep", "agent") and thing is not None:
+            # "lost my job at Door Dash": where the job was lost, not where Kate lost
+            args += _prep_arguments(
+                f"{predicate}_{thing.lemma_}", f"{verb_text} {thing.lemma_}", child
+            )
         elif child.dep_ in ("prep", "agent"):
             args += _prep_arguments(predicate, verb_text, child)
+    return args
+
+
+def _object_prep_arguments(predicate: str, verb_text: str, noun: Token) -> list[Arg]:
+    """A common noun object's own preposition: "lost my job as a banker" -> LOSES_JOB_AS."""
+    if noun.pos_ != "NOUN":
+        return []
+    args = []
+    for prep in noun.children:
+        if prep.dep_ == "prep" and prep.lower_ not in OWN_PREPOSITIONS | PLACE_PREPOSITIONS:
+            args += _prep_arguments(
+                f"{predicate}_{noun.lemma_}", f"{verb_text} {noun.lemma_}", prep
+            )
     return args
 
 
@@ -113,13 +145,9 @@ def _xcomp_arguments(predicate: str, verb_text: str, xcomp: Token) -> list[Arg]:
 
 
 def _prep_arguments(predicate: str, verb_text: str, prep: Token) -> list[Arg]:
-    word = prep.lower_
-    objects = [c for c in prep.children if c.dep_ == "pobj"]
-    args = [
-        Arg(f"{predicate}_{word}", f"{verb_text} {word}", t)
-        for obj in objects
-        for t in _coordinated(obj)
-    ]
+    pred, text = prep_words(predicate, verb_text, prep.lower_)
+    objects = [c for c in prep.children if c.dep_ in ("pobj", "pcomp")]
+    args = [Arg(pred, text, t) for obj in objects for t in _coordinated(obj)]
     return args + [a for obj in objects for a in _place_arguments(predicate, verb_text, obj)]
 
 
@@ -171,11 +199,21 @@ def _copula_fact(verb: Token, subject: Token, value: Token, out: Collector) -> N
     if not negated and unnamed_owned and role_type(subject) is None:
         _owned_attribute(subject, value, out)
         return
+    if not negated and _owned_value(subject, value) and is_value(subject):
+        _owned_attribute(value, subject, out)  # "Paris is my favorite city"
+        return
     source, target = resolve(subject, out), resolve(value, out)
     if source is not None and target is not None:
         pred, words = verb_words(verb)
         text = f"{source.name} {words} {text_phrase(value)}"
         out.add(source, pred, target, text, clause_date(verb, out.sent_at))
+
+
+def _owned_value(subject: Token, value: Token) -> bool:
+    """`value` is someone's attribute and `subject` a thing ("Paris is my favorite city")."""
+    if owner_token(subject) is not None or value.pos_ != "NOUN" or role_type(value) is not None:
+        return False
+    return owner_token(value) is not None and name_token(value) is None
 
 
 def _owned_attribute(subject: Token, value: Token, out: Collector) -> None:
