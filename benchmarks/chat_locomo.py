@@ -45,7 +45,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO))  # after PYTHONPATH: another checkout's engine can be measured
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from raw_turns import Turns, build_turns  # noqa: E402

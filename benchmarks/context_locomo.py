@@ -40,12 +40,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO))  # after PYTHONPATH: another checkout's engine can be measured
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from chat_locomo import CATEGORIES, DEFAULT_DATA, ingest, turns_walked  # noqa: E402
 from raw_turns import Turns, answered, build_turns, pack  # noqa: E402
 
+import engine  # noqa: E402
 from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import ChatRecord, LocomoQuestion, load_locomo_qa, read_chat_log  # noqa: E402
 from engine.memory import Memory  # noqa: E402
@@ -59,8 +60,9 @@ Scores = dict[str, dict[int, dict[str, list[float]]]]  # budget/"recall" -> cate
 def store_dir(root: Path, data: Path, user: str) -> Path:
     """The data directory for one conversation and this extraction code."""
     digest = hashlib.sha256(f"{data.resolve()}|{user}".encode())
-    for folder in ("engine/extraction", "engine/add"):
-        for path in sorted((REPO / folder).rglob("*.py")):
+    package = Path(engine.__file__ or "").parent  # the engine imported, this tree's or not
+    for folder in ("extraction", "add"):
+        for path in sorted((package / folder).rglob("*.py")):
             digest.update(path.read_bytes())
     return root / f"locomo-{user}-{digest.hexdigest()[:12]}"
 

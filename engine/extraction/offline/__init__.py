@@ -22,6 +22,10 @@ What it reads, clause by clause, from the dependency parse (`clauses`, `phrases`
 - negation (`don't like` -> DOES_NOT_LIKE) and opposites (LIKES/LOVES vs HATES/DISLIKES):
   a new fact that contradicts a known fact about the same subject and object invalidates it
   (`collector`);
+- chat as written (`speech`): a sentence that opens with a past verb and no subject is the
+  speaker's ("Lost my job yesterday"), "wanna/gonna/gotta" spelled out, `have been to Paris`
+  -> VISITS, `I'm passionate about dancing` -> IS_PASSIONATE_ABOUT, `Paris is my favorite
+  city` -> HAS_FAVORITE_CITY, `lost my job at Door Dash` -> LOSES_JOB_AT;
 - when: a date the clause gives ("yesterday", "last week", "in May", "on Monday", "two days
   ago", "in June 2022") read against the message's time into the fact's `valid_at` (`dates`).
 
