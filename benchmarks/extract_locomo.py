@@ -147,6 +147,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON file")
     parser.add_argument("--conversations", type=int, default=0, help="the first N (0: all)")
+    parser.add_argument("--users", nargs="+", help="only these sample ids (e.g. conv-41)")
     parser.add_argument("--extractor", choices=["offline", "llm", "auto"], default="offline")
     parser.add_argument("--cover", type=float, default=0.6, help="share of words that covers")
     parser.add_argument("--out", type=Path, help="JSON file to write (default: none)")
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     records = read_chat_log(args.data, format="locomo").records
     users = list(dict.fromkeys(r.user_id or "" for r in records))
     users = users[: args.conversations] if args.conversations else users
+    users = [u for u in users if u in args.users] if args.users else users
     records = [r for r in records if r.user_id in users]
     extractor = pick_extractor(args.extractor)
     extractor.extract([ChatMessage(content="I like tea.")], [], user_name=None)  # load it
@@ -166,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         "when": datetime.now(UTC).isoformat(),
         "engine": str(Path(sys.modules["engine"].__file__ or "").parent),
         "extractor": extractor.name,
-        "conversations": len(users),
+        "conversations": users,
         "turns": len(records),
         "cover": args.cover,
         "messages_per_s": round(len(records) / seconds, 1),
