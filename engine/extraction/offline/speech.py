@@ -49,7 +49,7 @@ def mend_past_forms(doc: Doc, lemmatize: Callable[[Token], list[str]] | None) ->
         if any(c.dep_ in _SUBJECTS for c in verb.children):
             continue
         verb.tag_ = "VBD"
-        verb.set_morph("Tense=Past|VerbForm=Fin")
+        verb.set_morph("Tense=Past|VerbForm=Fin")  # type: ignore[attr-defined]  # not in stubs
         if lemmatize is not None:
             verb.lemma_ = next(iter(lemmatize(verb)), verb.lemma_)
 
