@@ -9,7 +9,7 @@ TORCH_INDEX ?=
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: setup setup-lint demo test test-unit test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load clean
+.PHONY: setup setup-lint demo test test-unit test-neo4j test-llm lint bench bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-context bench-extract bench-multitenant bench-load clean
 
 setup: $(VENV)/.installed
 
@@ -68,7 +68,7 @@ lint: setup
 	$(BIN)/ruff format --check engine tests benchmarks
 	$(BIN)/mypy engine benchmarks
 
-bench: bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-multitenant bench-load
+bench: bench-foundation bench-metaqa bench-metaqa3 bench-hub bench-ingest bench-chat bench-context bench-extract bench-multitenant bench-load
 
 bench-foundation: setup
 	$(BIN)/python benchmarks/foundation.py
@@ -89,6 +89,17 @@ bench-ingest: setup
 
 bench-chat: setup
 	$(BIN)/python benchmarks/chat_locomo.py
+
+# answer-in-context at 150-1200 tokens, graphmem against raw turns (the graphs are kept in
+# ~/.cache/graphmem/bench per conversation and extractor code: a rerun only searches)
+bench-context: setup
+	$(BIN)/python benchmarks/context_locomo.py
+
+# extracted facts against LoCoMo's per-turn observations; EXTRACTOR=llm with an LLM configured
+EXTRACTOR ?= offline
+bench-extract: setup
+	$(BIN)/python benchmarks/extract_locomo.py --extractor $(EXTRACTOR) \
+	  --out benchmarks/results/extract_locomo_$(EXTRACTOR).json
 
 # one store, 1,000 users x 100 facts beside one user with 100,000 (about 30 minutes)
 bench-multitenant: setup

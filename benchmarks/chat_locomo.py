@@ -8,8 +8,9 @@ question's evidence turns among them. Modes:
   source messages;
 - episodes / semantic / expansion: one leg alone (`mode=...`), the fact legs through their
   facts' source messages;
-- raw turns: the baseline, measured in the same run: every turn embedded as "Speaker: text"
-  with the same model, cosine top-10 within the conversation.
+- raw turns: the baselines, measured in the same run: every turn embedded as "Speaker: text"
+  with the same model, cosine top-10 within the conversation ("raw"), and that ranking fused
+  with BM25 over the turns' words by reciprocal-rank fusion ("raw_bm25", `raw_turns.py`).
 Also reports ingest messages/s and search latency (p50/p95 per mode). JSON goes to
 benchmarks/results/, a markdown table to stdout.
 
@@ -44,7 +45,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO))  # after PYTHONPATH: another checkout's engine can be measured
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from raw_turns import Turns, build_turns  # noqa: E402
 
 from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import ChatRecord, LocomoQuestion, load_locomo_qa, read_chat_log  # noqa: E402
@@ -69,18 +73,9 @@ def turns_walked(result: SearchResult, budget: int = BUDGET) -> list[str]:
     return list(walked)
 
 
-def raw_turn_ranker(records: list[ChatRecord], embedder: Embedder) -> dict[str, Any]:
-    """The baseline's turns per conversation: their sources and vectors ("Speaker: text")."""
-    by_user: dict[str, list[ChatRecord]] = defaultdict(list)
-    for record in records:
-        by_user[record.user_id or ""].append(record)
-    texts = [f"{r.speaker}: {r.content}" if r.speaker else r.content for r in records]
-    vectors = embedder.encode(texts, show_progress=True)
-    at = {id(r): i for i, r in enumerate(records)}
-    return {
-        user: ([r.source for r in turns], vectors[[at[id(r)] for r in turns]])
-        for user, turns in by_user.items()
-    }
+def raw_turn_ranker(records: list[ChatRecord], embedder: Embedder) -> dict[str, Turns]:
+    """The baselines' turns per conversation: sources, lines, vectors, a BM25 index."""
+    return build_turns(records, embedder)
 
 
 def as_agent_history(
@@ -114,8 +109,9 @@ def recall(found: list[str], question: LocomoQuestion) -> float:
     return len(wanted & set(found)) / len(wanted)
 
 
-def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Any]) -> dict[str, Any]:
-    scores: dict[str, dict[int, list[float]]] = {m: defaultdict(list) for m in (*MODES, "raw")}
+def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Turns]) -> dict[str, Any]:
+    modes = (*MODES, "raw", "raw_bm25")
+    scores: dict[str, dict[int, list[float]]] = {m: defaultdict(list) for m in modes}
     latency: dict[str, list[float]] = defaultdict(list)
     for question in questions:
         for mode in MODES:
@@ -123,10 +119,14 @@ def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Any]) 
             result = mem.search(question.question, user_id=question.sample_id, mode=mode)
             latency[mode].append((time.perf_counter() - started) * 1000.0)
             scores[mode][question.category].append(recall(turns_walked(result), question))
-        sources, vectors = raw[question.sample_id]
+        turns = raw[question.sample_id]
         query = mem.embedder.encode([question.question])[0]
-        top = np.argsort(-(vectors @ query))[:BUDGET]
-        scores["raw"][question.category].append(recall([sources[i] for i in top], question))
+        top = turns.by_embedding(query)[:BUDGET]
+        scores["raw"][question.category].append(recall([turns.sources[i] for i in top], question))
+        fused = turns.fused(question.question, query)[:BUDGET]
+        scores["raw_bm25"][question.category].append(
+            recall([turns.sources[i] for i in fused], question)
+        )
     return {"recall": _summary(scores), "latency_ms": _percentiles(latency)}
 
 
@@ -180,7 +180,9 @@ def markdown(payload: dict[str, Any]) -> str:
     for mode, row in recall_by_mode.items():
         cells = [f"{row.get(c, 0.0):.3f}" for c in columns]
         times = payload["latency_ms"].get(mode, {"p50": "-", "p95": "-"})
-        label = "raw turns (baseline)" if mode == "raw" else mode
+        label = {"raw": "raw turns (baseline)", "raw_bm25": "raw turns, BM25 + embedding"}.get(
+            mode, mode
+        )
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {times['p50']} | {times['p95']} |")
     ingest_row = payload["ingest"]
     lines += [
