@@ -17,6 +17,7 @@ from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
 from engine.models import Stats
 from engine.normalize import check_user_id
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
@@ -53,6 +54,7 @@ class MemoryCore:
         # while the store opens (a reopen: seconds); a passed embedder not loaded yet too, so
         # its first searches do not pay for compiling the model (a no-op once it is loaded)
         self.embedder.load_in_background()
+        BACKGROUND.hold()  # the search threads, stopped when the last Memory closes
         try:
             self.store = store or open_store(self.settings)
         except BaseException:
@@ -82,7 +84,8 @@ class MemoryCore:
 
     def _retriever(self) -> DualRetriever:
         ranking, max_words = self.settings.ranking, self.settings.max_query_words
-        return DualRetriever(self.reads, self.embedder, ranking, max_words)
+        blas = self.settings.search_blas_threads
+        return DualRetriever(self.reads, self.embedder, ranking, max_words, blas)
 
     @property
     def extractor(self) -> Extractor:
@@ -160,6 +163,7 @@ class MemoryCore:
 def _release(embedder: Embedder, owned: bool, store: GraphStore | None) -> None:
     """What `close` does to the embedder and the store; also run for a `Memory` left open
     when it is garbage or at interpreter exit (it must not hold the `Memory` itself)."""
+    BACKGROUND.release()  # the reads in flight end before the store closes
     if owned:
         embedder.close()
     else:
