@@ -1,8 +1,8 @@
 """Embedding runtimes compared on MetaQA fact sentences: sentences/s and cosine to PyTorch.
 
 PyTorch (sentence-transformers) is the reference. OpenVINO runs the export graphmem makes
-(engine/embedding/openvino_encoder.py) in its default precision (bfloat16 where the CPU has the units)
-and in float32. With `onnxruntime` and `onnx` installed (not graphmem dependencies) it also
+(engine/embedding/openvino_encoder.py) in its default precision (bfloat16 where the CPU has
+the units) and in float32. With `onnxruntime` and `onnx` installed (not graphmem dependencies) it also
 times ONNX Runtime in float32 and with dynamic int8 quantization. One thread each, texts sorted
 by length, `--rounds` alternating rounds (the best round counts: the machine is shared).
 
