@@ -2,9 +2,10 @@
 
 PyTorch (sentence-transformers) is the reference. OpenVINO runs the export graphmem makes
 (engine/embedding/openvino_encoder.py) in its default precision (bfloat16 where the CPU has
-the units) and in float32. With `onnxruntime` and `onnx` installed (not graphmem dependencies) it also
-times ONNX Runtime in float32 and with dynamic int8 quantization. One thread each, texts sorted
-by length, `--rounds` alternating rounds (the best round counts: the machine is shared).
+the units) and in float32. With `onnxruntime` and `onnx` installed (not graphmem
+dependencies) it also times ONNX Runtime in float32 and with dynamic int8 quantization. One
+thread each, texts sorted by length, `--rounds` alternating rounds (the best round counts:
+the machine is shared).
 
     python benchmarks/embedding_runtimes.py --sentences 3000
 """
