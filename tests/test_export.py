@@ -17,11 +17,12 @@ from engine import cli
 from engine.add.facts import facts_batch, validate_facts
 from engine.add.resolve import history_row
 from engine.config import Settings
+from engine.cypher import Dialect
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
-from engine.store.base import AliasRow, Dialect, EpisodeRow, WriteBatch
+from engine.store.base import AliasRow, EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads

@@ -37,18 +37,14 @@ import redis
 from falkordb import FalkorDB, Graph
 
 from engine import cypher
+from engine.cypher import Dialect
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
+from engine.store.base import RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_server import EmbeddedServer, single_try_client
 from engine.store.fulltext import user_key
+from engine.store.nearest import UserSizes, nearest_rows
 from engine.store.reads import Reads
-from engine.store.records import (
-    UserSizes,
-    composed_batch,
-    nearest_rows,
-    pack_vector,
-    written,
-)
+from engine.store.statements import composed_batch, pack_vector, written
 
 log = logging.getLogger("graphmem")
 # vector statement -> label whose vector index it reads
