@@ -32,8 +32,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.chat_locomo import DEFAULT_DATA, ingest  # noqa: E402
-from benchmarks.loadavg import LoadSampler  # noqa: E402
+from chat_locomo import DEFAULT_DATA, ingest  # noqa: E402
+from loadavg import LoadSampler  # noqa: E402
+
 from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import LocomoQuestion, load_locomo_qa, read_chat_log  # noqa: E402
 from engine.memory import Memory  # noqa: E402

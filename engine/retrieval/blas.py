@@ -71,7 +71,7 @@ def blas_limited(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate
     """`method` runs with at most `self.blas_threads` BLAS threads; None leaves the
     process's BLAS alone (see the module's note)."""
 
-    def limited(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
+    def limited(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         if self.blas_threads is None:
             return method(self, *args, **kwargs)
         with _BLAS.limit(self.blas_threads):
