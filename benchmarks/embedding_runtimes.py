@@ -1,10 +1,11 @@
 """Embedding runtimes compared on MetaQA fact sentences: sentences/s and cosine to PyTorch.
 
 PyTorch (sentence-transformers) is the reference. OpenVINO runs the export graphmem makes
-(engine/embedding_openvino.py) in its default precision (bfloat16 where the CPU has the units)
-and in float32. With `onnxruntime` and `onnx` installed (not graphmem dependencies) it also
-times ONNX Runtime in float32 and with dynamic int8 quantization. One thread each, texts sorted
-by length, `--rounds` alternating rounds (the best round counts: the machine is shared).
+(engine/embedding/openvino_encoder.py) in its default precision (bfloat16 where the CPU has
+the units) and in float32. With `onnxruntime` and `onnx` installed (not graphmem
+dependencies) it also times ONNX Runtime in float32 and with dynamic int8 quantization. One
+thread each, texts sorted by length, `--rounds` alternating rounds (the best round counts:
+the machine is shared).
 
     python benchmarks/embedding_runtimes.py --sentences 3000
 """
@@ -25,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from engine.embedding import Embedder
-from engine.embedding_openvino import OpenVINOEncoder, exported_model
-from engine.embedding_runtime import default_cache_dir, resolve_model_path
+from engine.embedding.openvino_encoder import OpenVINOEncoder, exported_model
+from engine.embedding.runtime import default_cache_dir, resolve_model_path
 from engine.normalize import predicate_words
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def onnx_encoders(batch: int) -> dict[str, Encode]:
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from engine.embedding_openvino import _quiet_tracer
+    from engine.embedding.openvino_encoder import _quiet_tracer
 
     folder = Path(tempfile.mkdtemp(prefix="graphmem-onnx-"))
     model_dir = Path(resolve_model_path("all-MiniLM-L6-v2"))

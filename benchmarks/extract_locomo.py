@@ -49,7 +49,7 @@ from engine.config import Settings  # noqa: E402
 from engine.extraction.offline import OfflineExtractor  # noqa: E402
 from engine.extraction.schema import ChatMessage, ExtractedFact, Extractor  # noqa: E402
 from engine.ingest import ChatRecord, read_chat_log  # noqa: E402
-from engine.ingest.records import normalize_evidence  # noqa: E402
+from engine.ingest.chat_records import normalize_evidence  # noqa: E402
 from engine.normalize import predicate_words  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo10.json"

@@ -50,7 +50,7 @@ from foundation import synthetic_facts
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key, predicate_words
-from engine.store import records
+from engine.store import nearest as vector_reads
 from engine.store.base import EntityRow, FactRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -208,7 +208,7 @@ class Bench:
         for j in random.Random(len(self.big.fact_uids)).sample(range(len(self.corpus.texts)), 20):
             q = self.corpus.text_vectors[j].tolist()
             params = {"user_id": "big", "embedding": q, "include_invalid": False, "limit": 10}
-            index = {**params, "k": 10 * records.NEIGHBOURS_PER_RESULT}
+            index = {**params, "k": 10 * vector_reads.NEIGHBOURS_PER_RESULT}
             scans.append(timed(partial(store.run, "scan_fact_vectors", params))[1])
             reads.append(timed(partial(store.run, "search_fact_vectors", index))[1])
         client = redis.Redis(unix_socket_path=str(self.socket))
@@ -238,7 +238,7 @@ class Bench:
         }
         if self.memory is not None:  # the shared layout: also what the index alone gives
             wide = {"user_id": user.name, "embedding": q.tolist(), "include_invalid": False}
-            wide |= {"k": records.MAX_VECTOR_K, "limit": 10}
+            wide |= {"k": vector_reads.MAX_VECTOR_K, "limit": 10}
             rows = store.run("search_fact_vectors", wide)
             found = [row[0]["uid"] for row in rows]
             out["index_only_recall"] = recall(found, user.fact_uids, user.fact_vectors, q)
@@ -266,7 +266,7 @@ class Bench:
             "users": self.args.users,
             "facts_per_user": self.args.facts_per_user,
             "big_facts": self.args.big,
-            "scan_max": records.SCAN_MAX,
+            "scan_max": vector_reads.SCAN_MAX,
             "load_s": load_s,
             "reused_store": self.reused,
             "load_average_before_after": [load, os.getloadavg()],

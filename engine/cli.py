@@ -80,7 +80,7 @@ def cmd_stop(args: argparse.Namespace) -> None:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from engine.load.progress import for_stream
+    from engine.load.load_bar import for_stream
 
     show = None if args.json else for_stream()
     with _memory(args) as mem:

@@ -94,7 +94,7 @@ def _write(text: str) -> None:
 
 def ingest_parser(sub: Any) -> None:
     """Add the `ingest` command to the subparsers `sub`."""
-    from engine.ingest import FORMATS
+    from engine.ingest import CHAT_FORMATS
 
     ingest = sub.add_parser(
         "ingest",
@@ -114,7 +114,7 @@ def ingest_parser(sub: Any) -> None:
         action="store_true",
         help="take each message's user from the file (its user column; LoCoMo: the sample_id)",
     )
-    ingest.add_argument("--format", choices=["auto", *FORMATS], default="auto")
+    ingest.add_argument("--format", choices=["auto", *CHAT_FORMATS], default="auto")
     ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")
     ingest.add_argument(
         "--concurrency", type=int, default=4, help="extractions in flight at once (default 4)"

@@ -86,11 +86,14 @@ class Settings(BaseSettings):
     # ... word and relation vectors kept in memory, and users whose message index is kept
     search_cached_vectors: int = Field(default=SEARCH_CACHED_VECTORS, ge=1)
     search_cached_users: int = Field(default=SEARCH_CACHED_USERS, ge=1)
-    # at the first setup, and once the offline extractor has loaded spaCy, move the process's
-    # objects out of the garbage collector's view (gc.freeze, once per process each): a full
-    # collection otherwise walks all ~100,000 of them (40-120 ms) in a search every few
-    # seconds (see engine/long_lived.py)
-    freeze_gc: bool = True
+    # process-wide changes a host may ask for, none made by default (docs/performance.md
+    # measures what each saves): at the first setup, and once the offline extractor has
+    # loaded spaCy, move the process's objects out of the garbage collector's view
+    # (gc.freeze, once per process each; see engine/long_lived.py)
+    freeze_gc: bool = False
+    # the BLAS threads of the whole process while a search runs (None: left alone; see
+    # engine/retrieval/blas.py)
+    search_blas_threads: int | None = Field(default=None, ge=1)
 
     # resolution and conflicts
     resolve_threshold: float = Field(default=0.9, ge=0, le=1)

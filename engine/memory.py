@@ -10,9 +10,9 @@ from typing import Any
 
 from engine.add.facts import validate_facts
 from engine.add.failed import keep_failed
+from engine.add.ingest_steps import AddSteps
 from engine.add.messages import Messages
 from engine.add.prepare import PreparedAdd
-from engine.add.steps import AddSteps
 from engine.errors import InvalidInputError, NotFoundError
 from engine.ingest.pipeline import DEAD_LETTERS, ProgressFn, ingest
 from engine.ingest.report import IngestReport

@@ -17,6 +17,7 @@ from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
 from engine.models import Stats
 from engine.normalize import check_user_id
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.tuning import Tuning
 from engine.store.base import GraphStore
@@ -54,6 +55,7 @@ class MemoryCore:
         # while the store opens (a reopen: seconds); a passed embedder not loaded yet too, so
         # its first searches do not pay for compiling the model (a no-op once it is loaded)
         self.embedder.load_in_background()
+        BACKGROUND.hold()  # the search threads, stopped when the last Memory closes
         try:
             self.store = store or open_store(self.settings)
         except BaseException:
@@ -83,7 +85,8 @@ class MemoryCore:
 
     def _retriever(self) -> DualRetriever:
         tuning, max_words = Tuning.of(self.settings), self.settings.max_query_words
-        return DualRetriever(self.reads, self.embedder, tuning, max_words)
+        blas = self.settings.search_blas_threads
+        return DualRetriever(self.reads, self.embedder, tuning, max_words, blas)
 
     @property
     def extractor(self) -> Extractor:
@@ -161,6 +164,7 @@ class MemoryCore:
 def _release(embedder: Embedder, owned: bool, store: GraphStore | None) -> None:
     """What `close` does to the embedder and the store; also run for a `Memory` left open
     when it is garbage or at interpreter exit (it must not hold the `Memory` itself)."""
+    BACKGROUND.release()  # the reads in flight end before the store closes
     if owned:
         embedder.close()
     else:

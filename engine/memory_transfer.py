@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from engine.cypher import Dialect
 from engine.errors import InvalidInputError
 from engine.memory_core import MemoryCore
 from engine.normalize import check_user_id
-from engine.store.base import Dialect
 from engine.transfer.document import Source, target_user
-from engine.transfer.export import FORMATS, Format, read_snapshot, render
+from engine.transfer.export import EXPORT_FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
 from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
 
@@ -33,8 +33,10 @@ class MemoryTransfer(MemoryCore):
         Raises:
             InvalidInputError: an unknown format, or a value with no Cypher literal.
         """
-        if format not in FORMATS:
-            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+        if format not in EXPORT_FORMATS:
+            raise InvalidInputError(
+                f"format must be one of {', '.join(EXPORT_FORMATS)}; got {format!r}"
+            )
         user_id = check_user_id(user_id)
         self._setup()
         snapshot = read_snapshot(self.store, user_id)

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from engine.add.messages import record_checksum
 from engine.add.prepare import PreparedAdd
 from engine.errors import InvalidInputError
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import DeadLetter, DeadLetters
-from engine.ingest.records import ChatRecord
 
 WHERE = "add"  # the dead letter's `path`: what the message came through
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.extraction.schema import ChatMessage
-from engine.ingest.records import ChatRecord
+from engine.ingest.chat_records import ChatRecord
 from engine.models import to_epoch
 from engine.normalize import canonical_text, check_length_of, clean_text, stable_uid, verbatim_text
 from engine.store.base import EpisodeRow

@@ -1,15 +1,15 @@
 """Batch ingestion: readers that turn chat logs on disk into records to add to memory."""
 
+from engine.ingest.chat_records import ChatRecord, LocomoQuestion, ReadError, ReadResult
 from engine.ingest.readers import (
-    FORMATS,
+    CHAT_FORMATS,
     iter_chat_log,
     load_locomo_qa,
     read_chat_log,
 )
-from engine.ingest.records import ChatRecord, LocomoQuestion, ReadError, ReadResult
 
 __all__ = [
-    "FORMATS",
+    "CHAT_FORMATS",
     "ChatRecord",
     "LocomoQuestion",
     "ReadError",

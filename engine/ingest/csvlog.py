@@ -15,8 +15,8 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.fields import Item, SourceFile
-from engine.ingest.records import ChatRecord
 from engine.ingest.turns import Turns
 
 COLUMNS = {

@@ -16,7 +16,7 @@ from typing import IO
 
 from pydantic import BaseModel, Field, ValidationError
 
-from engine.ingest.records import ChatRecord
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.report import Stage
 from engine.private_files import open_private, private_dir
 

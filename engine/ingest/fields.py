@@ -21,7 +21,7 @@ from dateutil import parser as dateparser
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
-from engine.ingest.records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
+from engine.ingest.chat_records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
 from engine.times import DOTTED_DATE, FULL_DATE_DEFAULTS, NUMBER, tz_of
 
 Item = ChatRecord | ReadError | ReadWarning

@@ -22,8 +22,8 @@ from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord, LocomoQuestion, ReadError
 from engine.ingest.fields import Item, SourceFile, StrPath
-from engine.ingest.records import ChatRecord, LocomoQuestion, ReadError
 from engine.ingest.turns import Turns, repeated
 
 _SESSION_KEY = re.compile(r"session_(\d+)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from engine.ingest.records import ChatRecord
+from engine.ingest.chat_records import ChatRecord
 from engine.normalize import split_text
 
 _APART = timedelta(milliseconds=1)  # pieces of one message keep their order in time

@@ -25,9 +25,9 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.lane import Lane
-from engine.ingest.records import ChatRecord
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
 from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
 from engine.models import AddResult

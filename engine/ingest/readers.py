@@ -22,15 +22,15 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord, ReadError, ReadResult, ReadWarning
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
-from engine.ingest.records import ChatRecord, ReadError, ReadResult, ReadWarning
 from engine.ingest.sharegpt import read_sharegpt
 from engine.ingest.turns import Turns
 
 __all__ = [
-    "FORMATS",
+    "CHAT_FORMATS",
     "iter_chat_log",
     "load_locomo_qa",
     "parse_timestamp",
@@ -38,7 +38,7 @@ __all__ = [
     "resolve_format",
 ]
 
-FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
+CHAT_FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
@@ -61,7 +61,7 @@ def read_chat_log(
 
     Args:
         path: the file to read.
-        format: one of `FORMATS`, or `"auto"` to detect it from the extension and content.
+        format: one of `CHAT_FORMATS`, or `"auto"` to detect it from the extension and content.
         user_id: if given, every record is attributed to this user, whatever the file says.
         delimiter: the column separator of a CSV file (default a comma).
 
@@ -110,14 +110,14 @@ def resolve_format(path: StrPath, format: str = "auto") -> str:
             of `path` cannot be told.
     """
     file = SourceFile.open(path)
-    if format in FORMATS:
+    if format in CHAT_FORMATS:
         return format
     if format != "auto":
-        raise InvalidInputError(f"unknown chat-log format {format!r}; use one of {FORMATS}")
+        raise InvalidInputError(f"unknown chat-log format {format!r}; use one of {CHAT_FORMATS}")
     detected = _EXTENSIONS.get(file.path.suffix.lower()) or _sniff(_peek(file))
     if detected is None:
         raise InvalidInputError(
-            f"cannot tell the chat-log format of {file.shown!r}; pass format= one of {FORMATS}"
+            f"cannot tell the chat-log format of {file.shown!r}; pass format= one of {CHAT_FORMATS}"
         )
     return detected
 

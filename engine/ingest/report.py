@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from engine.ingest.records import located
+from engine.ingest.chat_records import located
 
 Stage = Literal["read", "extract", "apply"]
 

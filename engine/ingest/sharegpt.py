@@ -14,8 +14,8 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord, ReadError
 from engine.ingest.fields import Item, SourceFile
-from engine.ingest.records import ChatRecord, ReadError
 from engine.ingest.turns import Turns
 
 _ROLES = {

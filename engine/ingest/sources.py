@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
+from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.fields import StrPath
 from engine.ingest.folders import chat_logs
 from engine.ingest.pieces import pieces
 from engine.ingest.readers import iter_chat_log, resolve_format
-from engine.ingest.records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.report import IngestError, IngestWarning
 from engine.normalize import check_user_id
 

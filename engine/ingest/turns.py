@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.fields import Item, SourceFile
-from engine.ingest.records import ChatRecord
 
 Moment = datetime | str | None
 _Key = tuple[str | None, str | None, str, str | None, str, str]

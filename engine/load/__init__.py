@@ -1,10 +1,10 @@
 """Bulk loading of triples (`graphmem load`): read, plan, embed and write in a pipeline."""
 
-from engine.load.read import FORMATS, Limits, triple_format
+from engine.load.read import TRIPLE_FORMATS, Limits, triple_format
 from engine.load.run import LoadJob, LoadProgress, LoadReport, load_file
 
 __all__ = [
-    "FORMATS",
+    "TRIPLE_FORMATS",
     "Limits",
     "LoadJob",
     "LoadProgress",

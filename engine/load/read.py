@@ -18,7 +18,7 @@ from engine.errors import InvalidInputError
 from engine.normalize import clean_text, normalize_predicate, predicate_words
 
 TripleFormat = Literal["tsv", "csv", "jsonl"]
-FORMATS: tuple[TripleFormat, ...] = ("tsv", "csv", "jsonl")
+TRIPLE_FORMATS: tuple[TripleFormat, ...] = ("tsv", "csv", "jsonl")
 _BY_SUFFIX: dict[str, TripleFormat] = {
     ".tsv": "tsv",
     ".tab": "tsv",
@@ -65,15 +65,15 @@ def triple_format(path: Path, given: str = "auto") -> TripleFormat:
     Raises:
         InvalidInputError: an unknown format, or a suffix that says none.
     """
-    if given in FORMATS:
+    if given in TRIPLE_FORMATS:
         return given  # type: ignore[return-value]
     if given != "auto":
-        raise InvalidInputError(f"format must be auto, {', '.join(FORMATS)}; got {given!r}")
+        raise InvalidInputError(f"format must be auto, {', '.join(TRIPLE_FORMATS)}; got {given!r}")
     found = _BY_SUFFIX.get(path.suffix.lower())
     if found is None:
         raise InvalidInputError(
             f"cannot tell the format of {path.name!r} from its suffix; pass --format "
-            f"({', '.join(FORMATS)})"
+            f"({', '.join(TRIPLE_FORMATS)})"
         )
     return found
 

@@ -12,7 +12,7 @@ from engine.embedding import Embedder, as_param
 from engine.models import Fact, ScoredEntity, SearchResult
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.blas import one_blas_thread
+from engine.retrieval.blas import blas_limited
 from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
 from engine.retrieval.explain import Found, explain
 from engine.retrieval.fusion import confidence, pool_size
@@ -46,12 +46,20 @@ class DualRetriever:
         params: every number that shapes the ranking.
         max_query_words: words of a query matched to predicates and searched by name: each
             new one is a model input, and a 32,000-character query has thousands.
+        blas_threads: the BLAS threads a search runs with (None: the process's setting,
+            untouched; see engine/retrieval/blas.py).
     """
 
     def __init__(
-        self, reads: Reads, embedder: Embedder, params: Tuning, max_query_words: int
+        self,
+        reads: Reads,
+        embedder: Embedder,
+        params: Tuning,
+        max_query_words: int,
+        blas_threads: int | None = None,
     ) -> None:
         self.reads = reads
+        self.blas_threads = blas_threads
         self.embedder = embedder
         self.params = params
         self.max_query_words = max_query_words
@@ -84,7 +92,7 @@ class DualRetriever:
             self._predicates[user_id] = cached
         return cached[1]
 
-    @one_blas_thread
+    @blas_limited
     def search(
         self,
         query: str,

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-Dialect = Literal["falkordb", "neo4j"]
+from engine.cypher import Dialect
+
 RankBy = Literal["salience", "frequency", "recency"]
 Rows = list[list[Any]]
 

@@ -23,17 +23,13 @@ import redis
 from falkordb import FalkorDB
 
 from engine import cypher
+from engine.cypher import Dialect
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
+from engine.store.base import RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
-from engine.store.records import (
-    UserSizes,
-    composed_batch,
-    nearest_rows,
-    pack_vector,
-    written,
-)
+from engine.store.nearest import UserSizes, nearest_rows
+from engine.store.statements import composed_batch, pack_vector, written
 
 _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 

@@ -34,8 +34,9 @@ import redis
 from falkordb import Graph
 
 from engine import cypher
+from engine.cypher import Dialect
 from engine.errors import QueryError
-from engine.store.base import Dialect, Rows
+from engine.store.base import Rows
 from engine.store.falkordb_server import EmbeddedServer, single_try_client
 from engine.store.fulltext import user_key
 

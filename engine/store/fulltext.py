@@ -14,8 +14,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from engine.cypher import Dialect
 from engine.normalize import has_cjk
-from engine.store.base import Dialect
 
 _REDISEARCH_SPECIAL = re.compile(r"([^\w])", re.UNICODE)
 _LUCENE_QUOTED_SPECIALS = re.compile(r'(["\\])')

@@ -15,6 +15,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from engine import cypher
+from engine.cypher import Dialect
 from engine.errors import (
     ConfigError,
     QueryError,
@@ -22,14 +23,9 @@ from engine.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from engine.store.base import Dialect, RestoreBatch, Rows, VectorRead, WriteBatch, Written
-from engine.store.records import (
-    UserSizes,
-    batch_statements,
-    nearest_rows,
-    statement_texts,
-    written,
-)
+from engine.store.base import RestoreBatch, Rows, VectorRead, WriteBatch, Written
+from engine.store.nearest import UserSizes, nearest_rows
+from engine.store.statements import batch_statements, statement_texts, written
 
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 _DELETE_BATCH = 10_000

@@ -13,7 +13,7 @@ from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, VectorRead
 from engine.store.fulltext import fulltext_query
-from engine.store.records import (
+from engine.store.rows import (
     entity_pairs,
     fact_from_row,
     history_from_row,

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from engine.embedding import Embedder
-from engine.embedding_runtime import Encoder
+from engine.embedding.runtime import Encoder
 
 Vector = np.ndarray[Any, Any]
 _WORD = re.compile(r"\w+")
@@ -36,7 +36,7 @@ def _slot(feature: str, dimension: int) -> tuple[int, float]:
 
 
 class HashEncoder:
-    """The `engine.embedding_runtime.Encoder` a `HashEmbedder` runs: deterministic unit
+    """The `engine.embedding.runtime.Encoder` a `HashEmbedder` runs: deterministic unit
     vectors of `dimension` floats; a text with no word gets the first unit vector."""
 
     batch_size = 64

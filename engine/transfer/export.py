@@ -28,9 +28,10 @@ import networkx as nx
 from pydantic import BaseModel
 
 from engine import cypher
+from engine.cypher import Dialect
 from engine.errors import InvalidInputError
-from engine.store.base import Dialect, GraphStore, HistoryRow, RestoreBatch, WriteBatch
-from engine.store.records import batch_statements, pack_vector, statement_texts
+from engine.store.base import GraphStore, HistoryRow, RestoreBatch, WriteBatch
+from engine.store.statements import batch_statements, pack_vector, statement_texts
 from engine.transfer.cypher_literal import inline_parameters
 from engine.transfer.snapshot import (
     EntityRecord,
@@ -41,7 +42,7 @@ from engine.transfer.snapshot import (
 )
 
 Format = Literal["json", "cypher", "graphml"]
-FORMATS: tuple[Format, ...] = ("json", "cypher", "graphml")
+EXPORT_FORMATS: tuple[Format, ...] = ("json", "cypher", "graphml")
 PAGE = 1000  # rows per read while exporting
 CHUNK = 200  # records per write (and per statement in the Cypher script)
 
@@ -165,7 +166,7 @@ def render(
         return to_cypher(snapshot, dialect, embeddings=embeddings)
     if fmt == "graphml":
         return to_graphml(snapshot)
-    raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    raise InvalidInputError(f"format must be one of {', '.join(EXPORT_FORMATS)}; got {fmt!r}")
 
 
 # -- writing back -------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.embedding import Embedder, length_groups
+from engine.embedding.embedder import Embedder, length_groups
 from engine.errors import ConfigError
 
 TEXTS = [
@@ -191,7 +191,7 @@ def test_a_model_loading_in_the_background_is_loaded_once(
         time.sleep(0.3)
         return embedder.model
 
-    monkeypatch.setattr("engine.embedding.load_encoder", slow_load)
+    monkeypatch.setattr("engine.embedding.embedder.load_encoder", slow_load)
     fresh = Embedder()
     fresh.load_in_background()
     assert fresh.model is embedder.model  # waited for the thread's load

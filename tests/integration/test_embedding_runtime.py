@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from engine.embedding import Embedder
-from engine.embedding_openvino import OpenVINOEncoder, exportable, exported_model
-from engine.embedding_runtime import TorchEncoder, load_encoder, resolve_model_path
+from engine.embedding.openvino_encoder import OpenVINOEncoder, exportable, exported_model
+from engine.embedding.runtime import TorchEncoder, load_encoder, resolve_model_path
 from engine.errors import ConfigError
 
 SENTENCES = [

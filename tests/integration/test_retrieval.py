@@ -195,10 +195,12 @@ def test_a_second_hop_its_words_barely_ask_for_is_still_walked(mem: Memory) -> N
     assert "John Fawcett" in {h.fact.object for h in result.facts}
 
 
-def test_a_search_runs_with_one_blas_thread_and_gives_the_caller_s_back(
+def test_a_search_asked_for_one_blas_thread_runs_with_one_and_gives_the_caller_s_back(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """OpenBLAS's idle workers spin after each product: a search's small products use one."""
+    """OpenBLAS's idle workers spin after each product: with `search_blas_threads=1` a
+    search's small products use one (by default BLAS is left alone: test_host_process.py)."""
+    monkeypatch.setattr(mem.retriever, "blas_threads", 1)
     controller = ThreadpoolController()
     seen: list[int] = []
     match = PredicateScorer.match

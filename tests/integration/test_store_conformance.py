@@ -11,7 +11,7 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
-from engine.store import records
+from engine.store import nearest as vector_reads
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, Rows, WriteBatch, Written
 from engine.store.reads import Reads, delete_fact
 
@@ -132,7 +132,7 @@ def test_a_user_s_size_is_counted_again_only_after_a_write_for_that_user(
 ) -> None:
     """The count that decides scan or index is a round trip: kept until the adapter writes
     for the user, so a user who grows large is then read through the index."""
-    monkeypatch.setattr(records, "SCAN_MAX", 5)
+    monkeypatch.setattr(vector_reads, "SCAN_MAX", 5)
     asked: list[str] = []
     run = store.run
     monkeypatch.setattr(
@@ -183,7 +183,7 @@ def test_a_short_index_answer_is_asked_wider_before_the_user_is_scanned(
         scans.append(k)
         return [[i] for i in range(k)]
 
-    rows = records.nearest(lambda cap: cap, index, scan, 5)
+    rows = vector_reads.nearest(lambda cap: cap, index, scan, 5)
     assert (len(rows), seen, scans) == (5, asked, scanned)
 
 

@@ -20,9 +20,10 @@ import neo4j
 import pytest
 import redis
 
-from engine import embedding, embedding_runtime
 from engine.embedding import Embedder
-from engine.embedding_worker import ModelProcess
+from engine.embedding import embedder as embedding
+from engine.embedding import runtime as embedding_runtime
+from engine.embedding.worker import ModelProcess
 from engine.extraction.offline import OfflineExtractor
 from engine.store.falkordb_server import EmbeddedServer
 from engine.testing import HashEmbedder

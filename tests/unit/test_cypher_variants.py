@@ -10,7 +10,7 @@ import pytest
 
 from engine import cypher
 from engine.store.base import EntityRow, FactRow, WriteBatch
-from engine.store.records import batch_statements
+from engine.store.statements import batch_statements
 
 CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 FALKORDB = sorted(p.name for p in (CYPHER / "falkordb").glob("*.cypher"))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from engine import cli
+from engine.cypher import Dialect
 from engine.errors import InvalidInputError
-from engine.store.base import Dialect
 from engine.transfer.export import to_cypher
 from engine.transfer.restore import parse_snapshot
 from engine.transfer.snapshot import GraphSnapshot

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from engine.errors import InvalidInputError
 from engine.ingest import ChatRecord, ReadError, iter_chat_log, load_locomo_qa, read_chat_log
+from engine.ingest.chat_records import ReadResult, ReadWarning, normalize_evidence
 from engine.ingest.readers import parse_timestamp, resolve_format
-from engine.ingest.records import ReadResult, ReadWarning, normalize_evidence
 
 LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
 needs_locomo = pytest.mark.skipif(not LOCOMO.is_file(), reason=f"{LOCOMO} is not present")

@@ -20,9 +20,9 @@ from pydantic import ConfigDict, Field
 
 from engine.add.messages import record_checksum
 from engine.errors import GraphmemError
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import keep_messages
 from engine.ingest.pipeline import DEAD_LETTERS
-from engine.ingest.records import ChatRecord
 from engine.memory import Memory
 from engine.normalize import split_text
 

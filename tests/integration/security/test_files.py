@@ -15,8 +15,8 @@ import pytest
 from engine import cli
 from engine.embedding import Embedder
 from engine.errors import StoreUnavailableError
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import DeadLetter, DeadLetters
-from engine.ingest.records import ChatRecord
 from engine.memory import Memory
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
 

@@ -13,14 +13,14 @@ import pytest
 
 from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.store import records
+from engine.store import nearest as vector_reads
 from engine.store.base import EntityRow, EpisodeRow, FactRow, GraphStore, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
 
 QUERY = "which pets does the family own"
-CROWD = 6_000  # more than the index's widest read (records.MAX_VECTOR_K)
+CROWD = 6_000  # more than the index's widest read (vector_reads.MAX_VECTOR_K)
 _rng = np.random.default_rng(15)
 
 
@@ -136,7 +136,7 @@ def test_a_small_user_gets_its_exact_top_k(crowd: Crowd) -> None:
 
 
 def test_a_big_user_reads_the_index_and_gets_its_top_k(crowd: Crowd) -> None:
-    assert len(crowd.bob) // 3 > records.SCAN_MAX  # so bob is read through the index
+    assert len(crowd.bob) // 3 > vector_reads.SCAN_MAX  # so bob is read through the index
     assert set(_fact_uids(crowd, "bob", 10)) == set(crowd.truth(crowd.bob, "f", 10))
     assert set(_entity_uids(crowd, "bob", 10)) == set(crowd.truth(crowd.bob, "e", 10))
     assert set(_episode_uids(crowd, "bob", 10)) == set(crowd.truth(crowd.bob, "p", 10))
@@ -147,7 +147,7 @@ def test_when_the_index_runs_dry_the_user_is_scanned(
 ) -> None:
     """dave is made to count as large: the index, crowded by bob, yields too few of his
     facts, and the scan still finds his exact top 10."""
-    monkeypatch.setattr(records, "SCAN_MAX", 20)
+    monkeypatch.setattr(vector_reads, "SCAN_MAX", 20)
     assert _fact_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "f", 10)
     assert _entity_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "e", 10)
     assert _episode_uids(crowd, "dave", 10) == crowd.truth(crowd.dave, "p", 10)
@@ -169,17 +169,17 @@ def test_the_decision_scans_small_users_and_falls_back_when_the_index_runs_dry()
         return [[0]] * min(keep, size)
 
     size, share = 3, 0
-    assert records.nearest(count, index, scan, 10) == [[0]] * 3
-    assert asked == [f"count<{records.SCAN_MAX + 1}", "scan"]
+    assert vector_reads.nearest(count, index, scan, 10) == [[0]] * 3
+    assert asked == [f"count<{vector_reads.SCAN_MAX + 1}", "scan"]
     asked.clear()
     size, share = 100_000, 50  # half the index is this user's: one read suffices
-    assert len(records.nearest(count, index, scan, 10)) == 10
+    assert len(vector_reads.nearest(count, index, scan, 10)) == 10
     assert asked[1:] == ["index80"]
     asked.clear()
     share = 5  # a small part of the index: a read four times as wide finds it at its head
-    assert len(records.nearest(count, index, scan, 10)) == 10
+    assert len(vector_reads.nearest(count, index, scan, 10)) == 10
     assert asked[1:] == ["index80", "index320"]
     asked.clear()
     share = 1  # a smaller part still: scanned, not read from the index's tail
-    assert len(records.nearest(count, index, scan, 10)) == 10
+    assert len(vector_reads.nearest(count, index, scan, 10)) == 10
     assert asked[1:] == ["index80", "index320", "scan"]

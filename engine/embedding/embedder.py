@@ -20,8 +20,8 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from engine.embedding_runtime import Encoder, Runtime, load_encoder
-from engine.embedding_worker import ModelProcess
+from engine.embedding.runtime import Encoder, Runtime, load_encoder
+from engine.embedding.worker import ModelProcess
 
 _CACHED_CHARS = 256  # names and fact sentences; longer texts (queries) rarely come back
 _PADDING_CHARS = 128  # padding that costs about as much as one more forward pass
@@ -165,10 +165,10 @@ class Embedder:
             other, and a pass on a busy 2-core machine takes many times longer.
         short_threads: OpenVINO's threads for a single text or a few short ones (a search's
             query and words; 0: one per core). A search waits on those passes alone.
-        process: run the model in a child process (`engine.embedding_child`), for batch
+        process: run the model in a child process (`engine.embedding.child`), for batch
             ingests with many threads; `close()` stops it.
         runtime: "auto" (OpenVINO where it can run the model, else PyTorch), "openvino" or
-            "torch" (see `engine.embedding_runtime`).
+            "torch" (see `engine.embedding.runtime`).
         cache_dir: where an exported model is kept (default `~/.cache/graphmem`).
     """
 
@@ -207,7 +207,7 @@ class Embedder:
         """The loaded model on its runtime.
 
         Raises:
-            ConfigError: the model cannot load (see `engine.embedding_runtime.load_encoder`).
+            ConfigError: the model cannot load (see `engine.embedding.runtime.load_encoder`).
         """
         loader = self._loader
         if loader is not None and loader is not threading.current_thread():

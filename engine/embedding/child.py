@@ -1,12 +1,12 @@
 """The embedding model's child process (`Embedder(process=True)`): `python -m` runs it.
 
-See `engine.embedding_worker` for the protocol; this module only joins the two halves.
+See `engine.embedding.worker` for the protocol; this module only joins the two halves.
 """
 
 from __future__ import annotations
 
-from engine.embedding import Embedder
-from engine.embedding_worker import serve
+from engine.embedding.embedder import Embedder
+from engine.embedding.worker import serve
 
 if __name__ == "__main__":
     serve(Embedder)

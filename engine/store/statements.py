@@ -1,35 +1,25 @@
-"""Mapping shared by the adapters: batches to named statements, result rows to models."""
+"""A write batch as the named statements that apply it, shared by the adapters (result rows
+become models in rows.py; the vector reads' choice of index or scan is nearest.py)."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
 from engine import cypher
-from engine.models import Entity, Fact, HistoryEvent
+from engine.cypher import Dialect
 from engine.normalize import is_type_label
-from engine.store.base import (
-    Dialect,
-    Neighbour,
-    RestoreBatch,
-    Rows,
-    VectorRead,
-    WriteBatch,
-    Written,
-)
+from engine.store.base import RestoreBatch, WriteBatch, Written
 from engine.store.fulltext import user_key
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
 NamedStatement = tuple[str, str | None, dict[str, Any]]
 VectorParam = Callable[[list[float]], Any]
-Run = Callable[[str, dict[str, Any]], Rows]  # a read-only `GraphStore.run`
 
 
 VECTOR_SCALE = 100_000  # packed vectors: integers in units of 1e-5 (error <= 5e-6 a component)
@@ -151,106 +141,6 @@ def statement_texts(
     return out
 
 
-# -- vector reads ---------------------------------------------------------------------------
-# One vector index per label spans every user, and it picks nearest neighbours before the user
-# filter applies: beside a user with 6,000 facts near the query, one with 3 got none of them.
-# `nearest` decides, for any vector-indexed label, between that index and an exact scan of the
-# user's own nodes (benchmarks/multitenant.py measured both; docs/storage.md, "Many users in
-# one store").
-
-SCAN_MAX = 5_000  # a user with at most this many nodes of a label is scanned: ~8 ms on FalkorDB
-NEIGHBOURS_PER_RESULT = 8
-MAX_VECTOR_K = 4096
-WIDER = 4  # a short answer of the index is asked again this many times as wide
-
-
-def nearest(
-    count: Callable[[int], int],
-    index: Callable[[int, int], Rows],
-    scan: Callable[[int], Rows],
-    k: int,
-) -> Rows:
-    """The user's k nearest nodes of one label, from `count(cap)`, `index(n, k)` and
-    `scan(k)` (the statements of a `VectorRead`).
-
-    - A user with at most `SCAN_MAX` nodes is scanned: exact, and about as cheap as the index
-      (about 1.6 us a node on FalkorDB), whatever other users hold.
-    - A larger user asks the shared index for n = `NEIGHBOURS_PER_RESULT` * k neighbours (an
-      HNSW index searches wider the more it is asked for). When k of them are the user's and
-      pass the filters, they are the user's k nearest: they lead the index's answer, where an
-      HNSW search is reliable.
-    - When fewer survive, the index is asked once more, `WIDER` times as wide: stale vectors
-      (likely those FalkorDB keeps of a node rewritten, FalkorDB PR #2197) crowd an index
-      built while a large load wrote (9 of 300 MetaQA questions' entity reads came short
-      after a 40k-fact load, each then a 40 ms scan; none at 4x, none after a reopen rebuilt
-      the index), and they are passed over while the user's nodes are still at the head of
-      the answer, where HNSW is reliable.
-    - When fewer still survive (the user's nodes are a small part of the index near the
-      query, or filtered out: invalid facts), the user is scanned: slower for a large user,
-      never starved. Asking the index for more is no cure: the user's nodes would come from
-      the tail of its answer, where HNSW misses neighbours (measured: a user whose nodes
-      ranked beyond the first few thousand got a wrong top 10).
-    """
-    if count(SCAN_MAX + 1) <= SCAN_MAX:
-        return scan(k)
-    n = min(MAX_VECTOR_K, max(64, k * NEIGHBOURS_PER_RESULT))
-    rows = index(n, k)
-    if len(rows) < k and n < MAX_VECTOR_K:
-        rows = index(min(MAX_VECTOR_K, n * WIDER), k)
-    return rows[:k] if len(rows) >= k else scan(k)
-
-
-_SIZES_KEPT = 30_000  # users x labels whose sizes are kept: a service with many users stays small
-
-
-class UserSizes:
-    """How many nodes of each vector-indexed label a user has, as last counted: the count
-    decides between scan and index (`nearest`) and was a round trip on every vector read,
-    three a search. A stale size never gives a wrong answer, only a slower one (a user grown
-    large is scanned; one shrunk reads the index, then is scanned). The adapter forgets a
-    user's sizes when it writes for that user; another process's writes wait out `ttl_s`."""
-
-    def __init__(self, ttl_s: float = 30.0) -> None:
-        self._ttl_s = ttl_s
-        self._lock = threading.Lock()
-        self._sizes: dict[tuple[str, str, int], tuple[float, int]] = {}
-
-    def count(self, key: tuple[str, str, int], fresh: Callable[[], int]) -> int:
-        """The size under `key` (statement, user, cap), counted by `fresh` when not known."""
-        with self._lock:
-            known = self._sizes.get(key)
-        if known is not None and time.monotonic() - known[0] < self._ttl_s:
-            return known[1]
-        size = fresh()
-        with self._lock:
-            if len(self._sizes) >= _SIZES_KEPT:
-                self._sizes.clear()
-            self._sizes[key] = (time.monotonic(), size)
-        return size
-
-    def forget(self, user_id: str | None = None) -> None:
-        """Forget one user's sizes (None: everyone's)."""
-        with self._lock:
-            for key in [k for k in self._sizes if user_id is None or k[1] == user_id]:
-                del self._sizes[key]
-
-
-def nearest_rows(
-    run: Run, read: VectorRead, params: dict[str, Any], k: int, sizes: UserSizes
-) -> Rows:
-    """`nearest` by the statements of `read`, each run by `run`; the user's size from `sizes`."""
-    user = {"user_id": params["user_id"]}
-    return nearest(
-        lambda cap: sizes.count(
-            (read.count, user["user_id"], cap),
-            lambda: int(run(read.count, {**user, "cap": cap})[0][0]),
-        ),
-        lambda n, keep: run(read.index, {**params, "k": n, "limit": keep}),
-        lambda keep: run(read.scan, {**params, "limit": keep}),
-        k,
-    )
-
-
 def composed_batch(
     user_id: str,
     batch: WriteBatch | RestoreBatch,
@@ -276,44 +166,3 @@ def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any]) 
         return Written(mentions, frozenset(fact["predicate"] for fact in batch.facts))
     predicates = frozenset(fact.predicate for fact in batch.facts)
     return Written(mentions, predicates, tuple(batch.episodes))
-
-
-def entity_pairs(rows: Iterable[list[Any]]) -> list[tuple[str, Entity]]:
-    return [(row[0], Entity.from_props(row[1])) for row in rows]
-
-
-def fact_from_row(row: list[Any]) -> Fact:
-    return Fact.from_props(row[0], row[1], row[2])
-
-
-def history_from_row(props: dict[str, Any]) -> HistoryEvent:
-    return HistoryEvent(
-        uid=props["uid"],
-        target_uid=props["target_uid"],
-        user_id=props["user_id"],
-        event=props["event"],
-        ts=datetime.fromtimestamp(float(props["ts"]), tz=UTC),
-        episode_uid=props.get("episode_uid"),
-        detail=props.get("detail"),
-    )
-
-
-def neighbours_from_rows(rows: Iterable[list[Any]]) -> list[Neighbour]:
-    """Flatten `expand_typed` / `expand_any` rows (a node with the edges read from it)."""
-    out = []
-    for near, edges, degree in rows:
-        for uid, predicate, outgoing, far, far_name, far_mentions, mentions in edges:
-            out.append(
-                Neighbour(
-                    near=near,
-                    uid=uid,
-                    predicate=predicate,
-                    outgoing=bool(outgoing),
-                    far=far,
-                    far_name=far_name,
-                    far_mentions=int(far_mentions or 0),
-                    mentions=int(mentions or 0),
-                    degree=int(degree or 0),
-                )
-            )
-    return out

@@ -105,7 +105,7 @@ def load_encoder(
     if runtime != "torch":
         reason = _openvino_unusable(Path(path), device)
         if reason is None:
-            from engine.embedding_openvino import OpenVINOEncoder
+            from engine.embedding.openvino_encoder import OpenVINOEncoder
 
             cache = cache_dir or default_cache_dir()
             return OpenVINOEncoder(Path(path), cache, threads, short_threads)
@@ -116,7 +116,7 @@ def load_encoder(
 
 
 def _openvino_unusable(path: Path, device: str) -> str | None:
-    from engine.embedding_openvino import exportable
+    from engine.embedding.openvino_encoder import exportable
 
     if device != "cpu":
         return f"device {device!r}: OpenVINO runs here on the CPU only"

@@ -4,7 +4,7 @@ A torch forward pass takes the GIL back between its operations. In a busy batch 
 engine's other threads hold it most of the time, and a pass then lasts several times its CPU
 time while a core stays idle. In a child process the passes run at full speed.
 
-The child is `python -m engine.embedding_child` (which builds the `Embedder` and calls `serve`
+The child is `python -m engine.embedding.child` (which builds the `Embedder` and calls `serve`
 here, so this module never imports its parent); requests and replies are length-prefixed
 pickles on its stdin and stdout, between `ModelProcess` and `serve` only. The first request
 holds the `Embedder` arguments; then each request is `(operation, argument)` and each reply
@@ -74,7 +74,7 @@ class ModelProcess:
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._child is None:
-            command = [sys.executable, "-m", "engine.embedding_child"]
+            command = [sys.executable, "-m", "engine.embedding.child"]
             child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             assert child.stdin is not None  # a pipe
             _send(child.stdin, self._arguments)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from engine.add.adder import Adder
 from engine.add.messages import record_checksum, record_message
 from engine.add.prepare import PreparedAdd
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.pipeline import Extracted
-from engine.ingest.records import ChatRecord
 from engine.ingest.sources import Job
 from engine.models import AddResult
 

@@ -23,7 +23,7 @@ from redis.exceptions import ResponseError
 from engine.cypher import without_comments
 from engine.store.falkordb_server import EmbeddedServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted([*ROOT.glob("cypher/*.cypher"), *ROOT.glob("cypher/falkordb/*.cypher")])
 GRAPH = "cypher_lint"
 # Every parameter the statements take, with a value of the type the engine sends.

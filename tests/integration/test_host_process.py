@@ -1,0 +1,83 @@
+"""A library leaves its host process alone: importing graphmem, or opening and closing a
+`Memory` with the default settings, changes nothing process-wide (garbage collector, BLAS
+threads, threads left running). Each case runs in a fresh interpreter: the state it checks
+belongs to the whole process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+IMPORT = """
+    import gc, json, threading
+    from threadpoolctl import ThreadpoolController
+    import numpy  # the host's BLAS, loaded before graphmem
+    def state():
+        blas = [lib["num_threads"] for lib in ThreadpoolController().info()
+                if lib["user_api"] == "blas"]
+        return {"frozen": gc.get_freeze_count(), "gc": [gc.isenabled(), *gc.get_threshold()],
+                "threads": sorted(t.name for t in threading.enumerate()), "blas": blas}
+    before = state()
+    import engine, engine.memory, engine.retrieval.retriever, engine.cli, engine.async_memory
+    print(json.dumps([before, state()]))
+"""
+
+OPEN_CLOSE = """
+    import gc, json, sys, threading
+    import openvino  # its import starts a telemetry thread of OpenVINO's, not graphmem's
+    from threadpoolctl import ThreadpoolController
+    from engine import Memory
+    from engine.retrieval.scorer import PredicateScorer
+    controller = ThreadpoolController()
+    def blas():
+        return sorted({lib["num_threads"] for lib in controller.info()
+                       if lib["user_api"] == "blas"})
+    during = []
+    match = PredicateScorer.match
+    def watched(self, *args, **kwargs):
+        during.extend(blas())
+        return match(self, *args, **kwargs)
+    PredicateScorer.match = watched
+    threads = {t.name for t in threading.enumerate()}
+    with controller.limit(limits=2, user_api="blas"):  # the host's own setting
+        with Memory(data_dir=sys.argv[1]) as mem:
+            mem.add_facts([("Alice", "KNOWS", "Bob")], user_id="a")
+            hits = len(mem.search("who does Alice know?", user_id="a").facts)
+            searching = sorted(t.name for t in threading.enumerate())
+        left = sorted(t.name for t in threading.enumerate() if t.name not in threads)
+        print(json.dumps({"hits": hits, "searching": searching, "left": left,
+                          "during": sorted(set(during)), "after": blas(),
+                          "frozen": gc.get_freeze_count()}))
+"""
+
+
+def _run(script: str, *args: str) -> Any:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *args],
+        capture_output=True, text=True, timeout=300, check=False, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_importing_graphmem_changes_no_process_state() -> None:
+    before, after = _run(IMPORT)
+    assert before["blas"]  # numpy's BLAS is there to be changed
+    assert after == before
+
+
+def test_a_memory_opened_and_closed_leaves_the_process_as_it_found_it(tmp_path: Path) -> None:
+    """The search threads stop at close, a search runs with the host's BLAS threads, and
+    no object is frozen out of the garbage collector's view."""
+    seen = _run(OPEN_CLOSE, str(tmp_path / "data"))
+    assert seen["hits"] >= 1
+    assert any(name.startswith("graphmem-search") for name in seen["searching"])
+    assert seen["left"] == []
+    assert seen["during"] == [2] and seen["after"] == [2]
+    assert seen["frozen"] == 0
