@@ -5,7 +5,7 @@ salience, half-life) and the caches of `Settings`; `Tuning.of` puts them in thei
 beside the numbers no user can reason about (costs, shares, samples, latency bounds). What
 chose a value is named ("by hand", "bench-hub", "bench-metaqa", "bench-chat": see
 benchmarks/README.md); the measured effects live in benchmarks/results/, not here. A change of a
-default must keep tests/test_golden_ranking.py passing or update its golden file on purpose.
+default must keep tests/integration/test_golden_ranking.py passing or update its golden file on purpose.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Every Cypher file FalkorDB runs is checked by FalkorDB's own parser and planner.
 
-tests/test_cypher_lint.py checks the shared files and cypher/neo4j/ with Neo4j's parser; this
+tests/integration/test_cypher_lint.py checks the shared files and cypher/neo4j/ with Neo4j's parser; this
 test asks the embedded FalkorDB to plan (`GRAPH.EXPLAIN`, which runs nothing) each file of
 cypher/falkordb/ and each shared file, with every parameter given a value of the type the
 engine sends. It finds syntax errors, unknown functions and procedures, undefined variables,
