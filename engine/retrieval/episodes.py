@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.ranking import EpisodeParams
-from engine.retrieval.lexical import LexicalIndex, stems
+from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems, stored_terms
 from engine.retrieval.query import Query
 from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
@@ -129,12 +129,22 @@ class EpisodeLeg:
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
-        """Every message of the user, read a page at a time by uid (a cursor, not SKIP)."""
+        """Every message of the user, read a page at a time by uid (a cursor, not SKIP),
+        with the terms stored with each; those stored without them (an older store) get
+        them computed here and stored, so the next load only reads."""
         index = LexicalIndex()
         after = ""
         while True:
-            page = self.reads.episode_texts(user_id, after, _PAGE)
-            index.add(page)
+            page, terms = self.reads.episode_texts(user_id, after, _PAGE, TERMS_VERSION)
+            missing = {
+                e.uid: stored_terms(e.speaker, e.content)
+                for e, t in zip(page, terms, strict=True)
+                if t is None
+            }
+            if missing:
+                terms = [missing.get(e.uid, t) for e, t in zip(page, terms, strict=True)]
+                self.reads.set_episode_terms(user_id, missing, TERMS_VERSION)
+            index.add(page, terms)
             if len(page) < _PAGE:
                 return index
             after = page[-1].uid

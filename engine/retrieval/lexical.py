@@ -3,7 +3,10 @@
 FalkorDB's fulltext ranking is not BM25 (on LoCoMo's questions it found 0.08 of the evidence
 turns that BM25 finds 0.61 of), and conversational evidence sits next to what matches: an
 answer follows its question. So the episode leg scores words here, in process, over an index
-fed from the store, and knows each message's neighbours in its session.
+fed from the store, and knows each message's neighbours in its session. Each message's terms
+are computed once, when it is written, and stored with it (`stored_terms`, tagged with
+`TERMS_VERSION`): a load reads and counts them; a message stored without them (an older store)
+or under another version has them computed here.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from engine.retrieval.terms import STOPWORDS, words
 from engine.store.base import EpisodeText
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+# What `stored_terms` computes; change it whenever `words`, `STOPWORDS` or `stem` change, and
+# stored terms of another version are computed again on load (never trusted).
+TERMS_VERSION = 1
 
 
 def stem(word: str) -> str:
@@ -40,6 +46,12 @@ def episode_text(speaker: str | None, content: str) -> str:
 def index_terms(text: str) -> list[str]:
     """The stemmed content words of `text`, repeats kept (term frequency counts them)."""
     return stems(words(text))
+
+
+def stored_terms(speaker: str | None, content: str) -> str:
+    """A message's index terms as stored with it: `index_terms` joined by spaces (a word
+    token holds no whitespace, so `str.split` gives them back)."""
+    return " ".join(index_terms(episode_text(speaker, content)))
 
 
 def stems(tokens: Sequence[str]) -> list[str]:
@@ -69,12 +81,17 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.docs)
 
-    def add(self, episodes: list[EpisodeText]) -> None:
-        """Index `episodes` (those already indexed are left as they are)."""
-        for episode in episodes:
-            if episode.uid not in self.position:
-                text = episode_text(episode.speaker, episode.content)
-                self._add_one(episode, index_terms(text))
+    def add(self, episodes: list[EpisodeText], terms: Sequence[str | None] = ()) -> None:
+        """Index `episodes` (those already indexed are left as they are). `terms`, when
+        given, holds each episode's `stored_terms` as read from the store (None: not stored
+        under `TERMS_VERSION`, computed here)."""
+        for at, episode in enumerate(episodes):
+            if episode.uid in self.position:
+                continue
+            stored = terms[at] if at < len(terms) else None
+            if stored is None:
+                stored = stored_terms(episode.speaker, episode.content)
+            self._add_one(episode, stored.split())
 
     def _add_one(self, episode: EpisodeText, terms: list[str]) -> None:
         doc = len(self.docs)

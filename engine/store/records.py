@@ -15,6 +15,7 @@ import numpy as np
 from engine import cypher
 from engine.models import Entity, Fact, HistoryEvent
 from engine.normalize import is_type_label
+from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import (
     Dialect,
     Neighbour,
@@ -85,7 +86,10 @@ def write_statements(
             ("invalidate_facts", None, {**base, "uids": batch.invalidate, "at": batch.invalid_at})
         )
     add("set_fact_ends", [asdict(e) for e in batch.fact_ends])
-    episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
+    episodes = [
+        {**asdict(e), "entity_uids": list(e.entity_uids), **_terms(e.speaker, e.content)}
+        for e in batch.episodes
+    ]
     add("merge_episodes", episodes)
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     add("create_history", [asdict(h) for h in batch.history])
@@ -131,9 +135,15 @@ def restore_statements(
     for rel_type in sorted(by_type):
         add("restore_fact_relationships", by_type[rel_type], rel_type)
     add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
-    add("restore_episodes", batch.episodes)
+    episodes = [{**row, **_terms(row.get("speaker"), row["content"])} for row in batch.episodes]
+    add("restore_episodes", episodes)
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     return out
+
+
+def _terms(speaker: str | None, content: str) -> dict[str, Any]:
+    """The episode leg's index terms of a message, stored with it so a load only reads them."""
+    return {"terms": stored_terms(speaker, content), "terms_v": TERMS_VERSION}
 
 
 def _vector_rows(vectors: dict[str, list[float]], param: VectorParam) -> list[dict[str, Any]]:
