@@ -5,15 +5,19 @@ On the real embedded store and the real embedding model."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
+from engine.ranking import BM25
 from engine.retrieval.episodes import EpisodeLeg
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stored_terms
+from engine.store.base import EpisodeText
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
@@ -60,6 +64,46 @@ def _tokenized(index: LexicalIndex) -> LexicalIndex:
     return out
 
 
+def _postings(index: LexicalIndex) -> dict[str, list[tuple[int, int]]]:
+    terms = {*index.postings, *(t for block in index.blocks for t in block.spans)}
+    return {
+        term: sorted(
+            (int(d), int(c))
+            for docs, tf in index.term_postings(term)
+            for d, c in zip(docs, tf, strict=True)
+        )
+        for term in terms
+    }
+
+
+def test_a_batch_is_indexed_as_one_at_a_time_with_the_same_scores() -> None:
+    rng = random.Random(3)
+    vocabulary = [f"w{i}" for i in range(300)] + ["lake", "kayaking", "bowls"]
+    docs = [
+        EpisodeText(
+            f"u{i:03}",
+            f"s{i % 7}",
+            None,
+            "user",
+            " ".join(rng.choices(vocabulary, k=rng.randint(1, 40))),
+            float(i % 13),
+        )
+        for i in range(500)
+    ]
+    batch, single = LexicalIndex(), LexicalIndex()
+    batch.add(docs[:200])
+    batch.add(docs[200:])
+    for doc in docs:
+        single.add([doc])
+    assert len(batch.blocks) == 2 and not single.blocks
+    assert _postings(batch) == _postings(single)
+    assert batch.prev == single.prev and batch.next == single.next
+    assert batch.lengths == single.lengths
+    for query in (["lake"], ["kayak", "bowl", "w7"], ["w1", "w2", "w3", "w300", "absent"]):
+        assert np.array_equal(batch.scores(query, BM25()), single.scores(query, BM25()))
+        assert batch.scores(query, BM25()).any()
+
+
 def test_a_written_message_carries_its_terms(memory: Memory) -> None:
     texts, terms = memory.retriever.reads.episode_texts("terms", "", 100, TERMS_VERSION)
     assert len(texts) == len(MESSAGES)
@@ -71,7 +115,7 @@ def test_a_written_message_carries_its_terms(memory: Memory) -> None:
 def test_an_index_loaded_from_stored_terms_is_the_tokenized_one(memory: Memory) -> None:
     loaded = _fresh(memory.retriever.episode_leg, "terms")
     again = _tokenized(loaded)
-    assert dict(loaded.postings) == dict(again.postings)
+    assert _postings(loaded) == _postings(again)
     assert loaded.lengths == again.lengths and loaded.total_length == again.total_length
     assert loaded.prev == again.prev and loaded.next == again.next
 
@@ -95,7 +139,7 @@ def test_terms_of_another_version_are_not_trusted(memory: Memory) -> None:
     texts, _ = reads.episode_texts("terms", "", 100, TERMS_VERSION)
     reads.set_episode_terms("terms", {t.uid: "zebra" for t in texts}, TERMS_VERSION - 1)
     index = _fresh(memory.retriever.episode_leg, "terms")
-    assert "zebra" not in index.postings and "kayak" in index.postings
+    assert "zebra" not in _postings(index) and "kayak" in _postings(index)
     assert set(_stored(memory, "terms")) != {None}
 
 
@@ -104,4 +148,4 @@ def test_storing_terms_touches_no_other_user(memory: Memory) -> None:
     neighbour, _ = reads.episode_texts("neighbour", "", 100, TERMS_VERSION)
     reads.set_episode_terms("terms", {neighbour[0].uid: "zebra"}, TERMS_VERSION)
     assert _stored(memory, "neighbour") == [stored_terms(None, neighbour[0].content)]
-    assert "zebra" not in _fresh(memory.retriever.episode_leg, "neighbour").postings
+    assert "zebra" not in _postings(_fresh(memory.retriever.episode_leg, "neighbour"))
