@@ -23,7 +23,6 @@ import contextlib
 import json
 import random
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -164,4 +163,4 @@ def run(args: argparse.Namespace, data_dir: Path) -> list[dict[str, float]]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -21,7 +21,6 @@ import contextlib
 import json
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -71,7 +70,9 @@ def timed(memory: Memory, user_id: str, mode: str, query: str) -> float:
     return time.perf_counter() - start
 
 
-def measure(memory: Memory, users: list[str], modes: list[str], warm: int) -> dict[str, list]:
+def measure(
+    memory: Memory, users: list[str], modes: list[str], warm: int
+) -> dict[str, list[tuple[float, float]]]:
     """Per mode, one (first, warm median) pair per user; modes and users in turn."""
     out: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
     for round_ in range(len(users)):
@@ -124,7 +125,7 @@ def main() -> None:
         )
 
 
-def run(args: argparse.Namespace, data_dir: Path) -> dict[str, list]:
+def run(args: argparse.Namespace, data_dir: Path) -> dict[str, list[tuple[float, float]]]:
     embedder = Embedder()
     store = FalkorDBStore.embedded(EmbeddedServer(data_dir), "first_search")
     memory = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=data_dir)
@@ -145,4 +146,4 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, list]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
