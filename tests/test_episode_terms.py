@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from engine.embedding import Embedder
+from engine.errors import QueryError
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.ranking import BM25
@@ -149,3 +150,18 @@ def test_storing_terms_touches_no_other_user(memory: Memory) -> None:
     reads.set_episode_terms("terms", {neighbour[0].uid: "zebra"}, TERMS_VERSION)
     assert _stored(memory, "neighbour") == [stored_terms(None, neighbour[0].content)]
     assert "zebra" not in _postings(_fresh(memory.retriever.episode_leg, "neighbour"))
+
+
+def test_a_store_that_refuses_the_terms_still_answers(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = memory.retriever.reads
+
+    def refused(*_: object) -> None:
+        raise QueryError("Write queries are not allowed for this account")
+
+    _strip_terms(memory, "terms")
+    monkeypatch.setattr(reads, "set_episode_terms", refused)
+    index = _fresh(memory.retriever.episode_leg, "terms")
+    assert "kayak" in _postings(index) and len(index) == len(MESSAGES)
+    assert set(_stored(memory, "terms")) == {None}  # computed again by the next load
