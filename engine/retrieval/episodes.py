@@ -10,7 +10,6 @@ question).
 
 from __future__ import annotations
 
-import logging
 import math
 import threading
 import time
@@ -20,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.errors import QueryError
 from engine.ranking import EpisodeParams
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems, stored_terms
 from engine.retrieval.query import Query
@@ -28,7 +26,6 @@ from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
 
 _PAGE = 5000
-_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,33 +131,25 @@ class EpisodeLeg:
     def _load(self, user_id: str) -> LexicalIndex:
         """Every message of the user, read a page at a time by uid (a cursor, not SKIP),
         with the terms stored with each; those stored without them (an older store) get
-        them computed here and stored, so the next load only reads."""
+        them computed here."""
         index = LexicalIndex()
         after = ""
         while True:
             page, terms = self.reads.episode_texts(user_id, after, _PAGE, TERMS_VERSION)
-            index.add(page, self._completed(user_id, page, terms))
+            index.add(page, self._completed(page, terms))
             if len(page) < _PAGE:
                 return index
             after = page[-1].uid
 
-    def _completed(
-        self, user_id: str, page: list[EpisodeText], terms: list[str | None]
-    ) -> list[str | None]:
-        """`terms` with those missing computed, and stored when the store lets us (a failed
-        write costs only the next load the same work)."""
-        missing = {
-            e.uid: stored_terms(e.speaker, e.content)
-            for e, t in zip(page, terms, strict=True)
-            if t is None
-        }
-        if not missing:
+    def _completed(self, page: list[EpisodeText], terms: list[str | None]) -> list[str | None]:
+        """`terms` with those missing (an older store's messages) computed here. They are not
+        written back: on FalkorDB that write cost far more than it saves (see the report)."""
+        if all(t is not None for t in terms):
             return terms
-        try:
-            self.reads.set_episode_terms(user_id, missing, TERMS_VERSION)
-        except QueryError as exc:  # e.g. an account that may only read
-            _log.warning("index terms of %d messages not stored: %s", len(missing), exc)
-        return [missing.get(e.uid, t) for e, t in zip(page, terms, strict=True)]
+        return [
+            stored_terms(e.speaker, e.content) if t is None else t
+            for e, t in zip(page, terms, strict=True)
+        ]
 
     def rank(
         self,

@@ -6,7 +6,7 @@ answer follows its question. So the episode leg scores words here, in process, o
 fed from the store, and knows each message's neighbours in its session. Each message's terms
 are computed once, when it is written, and stored with it (`stored_terms`, tagged with
 `TERMS_VERSION`): a load reads and counts them; a message stored without them (an older store)
-or under another version has them computed here.
+or under another version has them computed here, on every load.
 """
 
 from __future__ import annotations
