@@ -28,6 +28,7 @@ from engine.extraction.schema import ChatMessage
 from engine.ingest.chat_records import ChatRecord
 from engine.models import to_epoch
 from engine.normalize import canonical_text, check_length_of, clean_text, stable_uid, verbatim_text
+from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import EpisodeRow
 
 Messages = str | ChatMessage | Mapping[str, Any] | Sequence[ChatMessage | Mapping[str, Any]]
@@ -143,6 +144,8 @@ def episode_rows(
                 digest,
                 metadata=meta,
                 speaker=message.name,
+                terms=stored_terms(message.name, message.content),
+                terms_v=TERMS_VERSION,
             )
         )
     return rows

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.retrieval.lexical import LexicalIndex, stems
+from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems, stored_terms
 from engine.retrieval.query import Query
 from engine.retrieval.tuning import EpisodeParams
 from engine.store.base import EpisodeRow, EpisodeText
@@ -129,15 +129,27 @@ class EpisodeLeg:
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
-        """Every message of the user, read a page at a time by uid (a cursor, not SKIP)."""
+        """Every message of the user, read a page at a time by uid (a cursor, not SKIP),
+        with the terms stored with each; those stored without them (an older store) get
+        them computed here."""
         index = LexicalIndex()
         after = ""
         while True:
-            page = self.reads.episode_texts(user_id, after, _PAGE)
-            index.add(page)
+            page, terms = self.reads.episode_texts(user_id, after, _PAGE, TERMS_VERSION)
+            index.add(page, self._completed(page, terms))
             if len(page) < _PAGE:
                 return index
             after = page[-1].uid
+
+    def _completed(self, page: list[EpisodeText], terms: list[str | None]) -> list[str | None]:
+        """`terms` with those missing (an older store's messages) computed here. They are not
+        written back: on FalkorDB that write cost far more than it saves (see the report)."""
+        if all(t is not None for t in terms):
+            return terms
+        return [
+            stored_terms(e.speaker, e.content) if t is None else t
+            for e, t in zip(page, terms, strict=True)
+        ]
 
     def rank(
         self,

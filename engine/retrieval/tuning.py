@@ -4,8 +4,9 @@ A user sets the few numbers of `engine.ranking.RankingParams` (depth, read limit
 salience, half-life) and the caches of `Settings`; `Tuning.of` puts them in their places here,
 beside the numbers no user can reason about (costs, shares, samples, latency bounds). What
 chose a value is named ("by hand", "bench-hub", "bench-metaqa", "bench-chat": see
-benchmarks/README.md); the measured effects live in benchmarks/results/, not here. A change of a
-default must keep tests/integration/test_golden_ranking.py passing or update its golden file on purpose.
+benchmarks/README.md); the measured effects live in benchmarks/results/, not here. A change of
+a default must keep tests/integration/test_golden_ranking.py passing or update its golden
+file on purpose.
 """
 
 from __future__ import annotations
@@ -175,6 +176,11 @@ class FusionParams:
     min_pool: int = 30  # ... and at least this many
     salience_weight: float = _PUBLIC.fusion.salience_weight
     half_life_days: float = _PUBLIC.fusion.half_life_days
+
+
+# messages added together that are counted as one numpy block (a load's pages); fewer (a
+# write's) are indexed term by term; the scores are the same either way
+INDEX_BLOCK_MIN = 64
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,8 @@ class EpisodeRow:
     error: str | None = None
     metadata: str | None = None  # JSON text: graph properties cannot hold maps
     speaker: str | None = None  # who wrote it: whom "I" means in it
+    terms: str | None = None  # the episode leg's index terms, stored so a load only reads them
+    terms_v: int | None = None  # the version of `terms` (engine.retrieval.lexical.TERMS_VERSION)
 
 
 @dataclass(frozen=True, slots=True)

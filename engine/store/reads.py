@@ -2,7 +2,7 @@
 `cypher/` per call (two for `entities_by_keys` when a key is an alias; a vector read is the
 adapter's `nearest`) and maps its rows to models. The statements differ by dialect only
 where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.fulltext` does.
-`delete_fact` is the one shared statement that writes.
+`delete_fact` and `set_episode_terms` are the shared statements that write.
 """
 
 from __future__ import annotations
@@ -321,15 +321,25 @@ class Reads:
         rows = self.store.run(f"score_{kind}_vectors", params)
         return {row[0]: 2.0 * _unit(row[1]) - 1.0 for row in rows}
 
-    def episode_texts(self, user_id: str, after: str, limit: int) -> list[EpisodeText]:
-        """The user's next `limit` messages by uid after the uid `after` ("" for the first)."""
-        rows = self.store.run(
-            "list_episode_texts", {"user_id": user_id, "after": after, "limit": limit}
-        )
-        return [
+    def episode_texts(
+        self, user_id: str, after: str, limit: int, terms_v: int
+    ) -> tuple[list[EpisodeText], list[str | None]]:
+        """The user's next `limit` messages by uid after the uid `after` ("" for the first),
+        and the index terms stored with each under version `terms_v` (None where not)."""
+        params = {"user_id": user_id, "after": after, "limit": limit, "terms_v": terms_v}
+        rows = self.store.run("list_episode_texts", params)
+        texts = [
             EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6])
             for r in rows
         ]
+        return texts, [r[7] for r in rows]
+
+    def set_episode_terms(self, user_id: str, terms: dict[str, str], terms_v: int) -> None:
+        """Store the index terms of the user's messages of these uids (computed for messages
+        stored without them), under version `terms_v`."""
+        rows = [{"uid": uid, "terms": text} for uid, text in terms.items()]
+        params = {"user_id": user_id, "rows": rows, "terms_v": terms_v}
+        self.store.run("set_episode_terms", params, read_only=False)
 
     def count_episodes(self, user_id: str) -> int:
         rows = self.store.run("count_user_episodes", {"user_id": user_id})

@@ -121,7 +121,7 @@ def restore_statements(
     for rel_type in sorted(by_type):
         add("restore_fact_relationships", by_type[rel_type], rel_type)
     add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
-    add("restore_episodes", batch.episodes)
+    add("restore_episodes", [{"terms": None, "terms_v": None, **row} for row in batch.episodes])
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     return out
 

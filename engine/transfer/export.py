@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from engine import cypher
 from engine.cypher import Dialect
 from engine.errors import InvalidInputError
+from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import GraphStore, HistoryRow, RestoreBatch, WriteBatch
 from engine.store.statements import batch_statements, pack_vector, statement_texts
 from engine.transfer.cypher_literal import inline_parameters
@@ -197,9 +198,15 @@ def snapshot_batches(
         yield RestoreBatch(facts=records, fact_embeddings=vectors)
     for episodes in _chunks(snapshot.episodes, chunk):
         vectors = {p.uid: episode_vectors[p.uid] for p in episodes if p.uid in episode_vectors}
-        yield RestoreBatch(episodes=[p.model_dump() for p in episodes], episode_embeddings=vectors)
+        rows = [{**p.model_dump(), **_terms(p.speaker, p.content)} for p in episodes]
+        yield RestoreBatch(episodes=rows, episode_embeddings=vectors)
     for events in _chunks(snapshot.history, chunk):
         rows = [
             HistoryRow(h.uid, h.target_uid, h.event, h.ts, h.episode_uid, h.detail) for h in events
         ]
         yield WriteBatch(history=rows)
+
+
+def _terms(speaker: str | None, content: str) -> dict[str, Any]:
+    """The episode leg's index terms of a message, stored with it so a load only reads them."""
+    return {"terms": stored_terms(speaker, content), "terms_v": TERMS_VERSION}

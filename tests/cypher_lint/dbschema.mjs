@@ -83,8 +83,8 @@ const parameters = {
   dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, loose: 'k', name: 'Alice', nodes: ['u'],
   now: 0.0, pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, secret: 's',
-  since: 0.0, skip: 0, subjects: true, target_uid: 'u', timeout_s: 300, total: 4000, uid: 'u',
-  until: 0.0,
+  since: 0.0, skip: 0, subjects: true, target_uid: 'u', terms_v: 1, timeout_s: 300, total: 4000,
+  uid: 'u', until: 0.0,
   uids: ['u'], user_id: 'alice', user_key: 'gm0k',
 };
 
@@ -93,7 +93,7 @@ const propertyKeys = [
   'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'id', 'invalid_at',
   'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'secret', 'session_id',
   'source', 'speaker',
-  'status', 'target_uid', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'user_key',
+  'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'user_key',
   'valid_at',
 ];
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map

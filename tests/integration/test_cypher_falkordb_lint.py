@@ -1,11 +1,11 @@
 """Every Cypher file FalkorDB runs is checked by FalkorDB's own parser and planner.
 
-tests/integration/test_cypher_lint.py checks the shared files and cypher/neo4j/ with Neo4j's parser; this
-test asks the embedded FalkorDB to plan (`GRAPH.EXPLAIN`, which runs nothing) each file of
-cypher/falkordb/ and each shared file, with every parameter given a value of the type the
-engine sends. It finds syntax errors, unknown functions and procedures, undefined variables,
-duplicate columns and type mismatches the planner sees. It does not check index options or
-label, type and property names (FalkorDB has no schema to check them against).
+tests/integration/test_cypher_lint.py checks the shared files and cypher/neo4j/ with Neo4j's
+parser; this test asks the embedded FalkorDB to plan (`GRAPH.EXPLAIN`, which runs nothing)
+each file of cypher/falkordb/ and each shared file, with every parameter given a value of the
+type the engine sends. It finds syntax errors, unknown functions and procedures, undefined
+variables, duplicate columns and type mismatches the planner sees. It does not check index
+options or label, type and property names (FalkorDB has no schema to check them against).
 """
 
 from __future__ import annotations

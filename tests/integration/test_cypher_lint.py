@@ -2,8 +2,9 @@
 
 The linter is the npm package `@neo4j-cypher/language-support` (see tests/cypher_lint/). It
 checks the shared statements, the Neo4j variants and the Browser queries; cypher/falkordb/ is
-FalkorDB's dialect, planned by FalkorDB itself in tests/integration/test_cypher_falkordb_lint.py. Missing
-node or npm packages fail these tests: CI installs them with `make setup-lint`.
+FalkorDB's dialect, planned by FalkorDB itself in
+tests/integration/test_cypher_falkordb_lint.py. Missing node or npm packages fail these tests:
+CI installs them with `make setup-lint`.
 
 Errors and warnings both fail. The warnings this linter gives are typos in labels, types or
 property keys against tests/cypher_lint/dbschema.mjs, and deprecations (which the next Neo4j

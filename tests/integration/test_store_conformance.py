@@ -11,6 +11,7 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
+from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store import nearest as vector_reads
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, Rows, WriteBatch, Written
 from engine.store.reads import Reads, delete_fact
@@ -515,6 +516,8 @@ def _messages(store: GraphStore, embedder: Embedder, user: str, texts: list[str]
             f"line {i}",
             f"{user}{i}",
             speaker="Maria",
+            terms=stored_terms("Maria", text),
+            terms_v=TERMS_VERSION,
         )
         for i, text in enumerate(texts)
     ]
@@ -527,8 +530,12 @@ def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder:
     reads = Reads(store)
     uids = _messages(store, embedder, "u", ["I went kayaking", "My bike is blue"])
     _messages(store, embedder, "other", ["I went kayaking too"])
-    texts = reads.episode_texts("u", "", 10)
+    texts, terms = reads.episode_texts("u", "", 10, TERMS_VERSION)
     assert sorted(t.uid for t in texts) == sorted(uids)
+    assert terms == [stored_terms(t.speaker, t.content) for t in texts]  # as written
+    reads.set_episode_terms("u", {texts[0].uid: "zebra"}, TERMS_VERSION + 1)
+    assert reads.episode_texts("u", "", 10, TERMS_VERSION)[1][0] is None  # another version
+    assert reads.episode_texts("other", "", 10, TERMS_VERSION)[1] != [None]
     assert {(t.speaker, t.session_id, t.source) for t in texts} == {
         ("Maria", "s1", "line 0"),
         ("Maria", "s1", "line 1"),
