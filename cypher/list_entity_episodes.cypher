@@ -2,6 +2,6 @@
 MATCH (p:Episode)-[:MENTIONS]->(e:Entity {user_id: $user_id, uid: $uid})
 WHERE p.user_id = $user_id
 RETURN p {.uid, .user_id, .session_id, .role, .speaker, .content, .ts, .source, .checksum, .status, .error,
-          .metadata} AS episode
+          .metadata, .undated} AS episode
 ORDER BY p.ts DESC
 LIMIT $limit

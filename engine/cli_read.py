@@ -10,11 +10,11 @@ from typing import Any
 from engine.cli_verbs import day, emit, fact_line, open_memory, plural, require_user, when
 from engine.errors import NotFoundError
 from engine.knowledge import EntityView
-from engine.models import HistoryEvent, ScoredFact, SearchResult
+from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
 
 
 def _hit_line(hit: ScoredFact) -> str:
-    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else hit.fact.first_seen)
+    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
     legs = "+".join(hit.legs)
     return f"  {hit.score:.4f}  [{day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
 
@@ -93,7 +93,7 @@ def _entity_text(view: EntityView) -> str:
     ]
     if view.episodes:
         lines.append("messages:")
-        lines += [f"  [{p.ts:%Y-%m-%d}] {p.speaker or p.role}: {p.content}" for p in view.episodes]
+        lines += [f"  [{said_day(p.ts)}] {p.speaker or p.role}: {p.content}" for p in view.episodes]
     return "\n".join(lines)
 
 

@@ -327,7 +327,9 @@ class Reads:
             "list_episode_texts", {"user_id": user_id, "after": after, "limit": limit}
         )
         return [
-            EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6])
+            EpisodeText(
+                r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6], bool(r[7])
+            )
             for r in rows
         ]
 
