@@ -77,7 +77,9 @@ def cmd_users(args: argparse.Namespace) -> None:
 def cmd_entity(args: argparse.Namespace) -> None:
     with open_memory(args) as mem:
         require_user(mem, args.user)
-        view = mem.entity(args.name, args.user, limit=args.limit)
+        view = mem.entity(
+            args.name, args.user, limit=args.limit, since=args.since, until=args.until
+        )
     emit(args, view.model_dump(mode="json"), _entity_text(view))
 
 
@@ -143,6 +145,8 @@ def register(sub: Any) -> None:
     entity.add_argument("name", metavar="NAME")
     entity.add_argument("--user", required=True)
     entity.add_argument("--limit", type=int, default=20, help="facts and messages shown")
+    entity.add_argument("--since", type=when, help="only what was said or true from then on")
+    entity.add_argument("--until", type=when, help="only what was said or true until then")
     entity.set_defaults(func=cmd_entity)
 
     history = sub.add_parser("history", help="the change events of a fact or entity")

@@ -316,8 +316,17 @@ class Memory(MemoryEdit, MemoryTransfer):
             user_id, include_invalid=include_invalid, skip=offset, limit=limit, window=window
         )
 
-    def entity(self, name: str, user_id: str, *, limit: int = 100) -> EntityView:
-        """An entity by name or alias with its facts and timeline.
+    def entity(
+        self,
+        name: str,
+        user_id: str,
+        *,
+        limit: int = 100,
+        since: TimeLike = None,
+        until: TimeLike = None,
+    ) -> EntityView:
+        """An entity by name or alias with its facts and timeline; with `since` / `until` (as
+        `add`'s `ts`), the facts that became true and the messages said in that window.
 
         Raises:
             NotFoundError: the user has no entity of that name.
@@ -325,7 +334,8 @@ class Memory(MemoryEdit, MemoryTransfer):
         user_id = check_user_id(user_id)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
-        view = entity_view(self.reads, user_id, key, limit)
+        window = (epoch(since, "since"), epoch(until, "until"))
+        view = entity_view(self.reads, user_id, key, limit, window)
         if view is None:
             raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
         return view

@@ -103,9 +103,17 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         name: Annotated[str, Field(description="the entity's name or one of its aliases")],
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages")] = 50,
+        since: Annotated[
+            str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
+        ] = None,
+        until: Annotated[
+            str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
+        ] = None,
     ) -> CallToolResult:
         """Everything known about one entity: its facts and the messages that mention it."""
-        return await dispatch.call(ctx, tools.get_entity, user_id, name=name, limit=limit)
+        return await dispatch.call(
+            ctx, tools.get_entity, user_id, name=name, limit=limit, since=since, until=until
+        )
 
     @server.tool()
     async def list_entities(

@@ -143,8 +143,17 @@ def _entity_text(view: EntityView) -> str:
     return "\n".join(lines)
 
 
-def get_entity(memory: Memory, user_id: str, name: str, limit: int = 50) -> ToolOutput:
-    view = memory.entity(name, user_id, limit=limit)
+def get_entity(
+    memory: Memory,
+    user_id: str,
+    name: str,
+    limit: int = 50,
+    *,
+    since: str | float | None = None,
+    until: str | float | None = None,
+) -> ToolOutput:
+    window = {"since": parse_time(since, "since"), "until": parse_time(until, "until")}
+    view = memory.entity(name, user_id, limit=limit, **window)
     return ToolOutput(_entity_text(view), view.model_dump(mode="json"))
 
 
