@@ -80,7 +80,8 @@ def metaqa_pairs(folder: Path, sample: int, seed: int) -> list[tuple[str, str]]:
         question, answers = row.split("\t")
         topic = re.search(r"\[(.+?)\]", question)
         wanted = set(answers.split("|"))
-        found = [text for other, text in links.get(topic[1], []) if other in wanted] if topic else []
+        near = links.get(topic[1], []) if topic else []
+        found = [text for other, text in near if other in wanted]
         if found:
             pairs.append((question.replace("[", "").replace("]", ""), found[0]))
     return pairs

@@ -69,9 +69,7 @@ def entity_view(
         found = reads.entity_by_loose_key(user_id, loose_key(key), list(LOOSE_DROPPED))
     if found is None:
         return None
-    facts = reads.entity_facts(
-        user_id, found.uid, include_invalid=True, limit=limit, window=window
-    )
+    facts = reads.entity_facts(user_id, found.uid, include_invalid=True, limit=limit, window=window)
     episodes = reads.entity_episodes(user_id, found.uid, limit, window)
     return EntityView(entity=found, facts=facts, episodes=episodes)
 
