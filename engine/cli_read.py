@@ -5,12 +5,24 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from engine.cli_verbs import day, emit, fact_line, open_memory, plural, require_user, when
 from engine.errors import NotFoundError
 from engine.knowledge import EntityView
 from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
+
+
+def metadata_filter(text: str) -> tuple[str, Any]:
+    """`KEY=VALUE`, the value read as JSON when it is (`n=3`, `ok=true`), else as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
 
 
 def _hit_line(hit: ScoredFact) -> str:
@@ -39,6 +51,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             mode=args.mode,
             since=args.since,
             until=args.until,
+            filters=dict(args.filter) if args.filter else None,
         )
     emit(args, result.model_dump(mode="json"), search_text(result))
 
@@ -127,6 +140,13 @@ def register(sub: Any) -> None:
     )
     search.add_argument("--since", type=when, help="only what was said or true from then on")
     search.add_argument("--until", type=when, help="only what was said or true until then")
+    search.add_argument(
+        "--filter",
+        action="append",
+        type=metadata_filter,
+        metavar="KEY=VALUE",
+        help="only what messages with this metadata said (repeatable, all must hold)",
+    )
     search.set_defaults(func=cmd_search)
 
     entities = sub.add_parser("entities", help="a user's most salient entities")

@@ -90,11 +90,19 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         until: Annotated[
             str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
         ] = None,
+        filters: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="only what messages with this metadata said: {key: value} or "
+                '{key: {"eq"|"ne"|"in"|"nin": value}}, all must hold'
+            ),
+        ] = None,
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
         connections between the things it names, the messages they came from, entities."""
+        window = {"since": since, "until": until}
         return await dispatch.call(
-            ctx, tools.search_memory, user_id, query=query, limit=limit, since=since, until=until
+            ctx, tools.search_memory, user_id, query=query, limit=limit, filters=filters, **window
         )
 
     @server.tool()

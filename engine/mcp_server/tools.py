@@ -119,10 +119,10 @@ def search_memory(
     *,
     since: str | float | None = None,
     until: str | float | None = None,
+    filters: dict[str, Any] | None = None,
 ) -> ToolOutput:
-    result = memory.search(
-        query, user_id, limit, since=parse_time(since, "since"), until=parse_time(until, "until")
-    )
+    window = {"since": parse_time(since, "since"), "until": parse_time(until, "until")}
+    result = memory.search(query, user_id, limit, filters=filters, **window)
     return ToolOutput(render_search(result), result.model_dump(mode="json"))
 
 
