@@ -31,7 +31,7 @@ def quiet_model_loading() -> Iterator[None]:
     with _lock:
         if _depth == 0:
             _host_wanted_bars = hf_logging.is_progress_bar_enabled()
-            hf_logging.disable_progress_bar()
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         _depth += 1
     try:
         yield
@@ -39,4 +39,4 @@ def quiet_model_loading() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _host_wanted_bars:
-                hf_logging.enable_progress_bar()
+                hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
