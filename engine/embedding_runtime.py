@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from engine.embedding_quiet import quiet_model_loading
 from engine.errors import ConfigError
-from engine.quiet_loading import quiet_model_loading
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
