@@ -121,8 +121,8 @@ def search_memory(
     until: str | float | None = None,
     filters: dict[str, Any] | None = None,
 ) -> ToolOutput:
-    window = {"since": parse_time(since, "since"), "until": parse_time(until, "until")}
-    result = memory.search(query, user_id, limit, filters=filters, **window)
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    result = memory.search(query, user_id, limit, since=start, until=end, filters=filters)
     return ToolOutput(render_search(result), result.model_dump(mode="json"))
 
 
@@ -152,8 +152,8 @@ def get_entity(
     since: str | float | None = None,
     until: str | float | None = None,
 ) -> ToolOutput:
-    window = {"since": parse_time(since, "since"), "until": parse_time(until, "until")}
-    view = memory.entity(name, user_id, limit=limit, **window)
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    view = memory.entity(name, user_id, limit=limit, since=start, until=end)
     return ToolOutput(_entity_text(view), view.model_dump(mode="json"))
 
 
