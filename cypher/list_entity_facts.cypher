@@ -1,6 +1,9 @@
-// Every fact that names one entity, as subject or object.
+// Every fact that names one entity, as subject or object; with $since / $until (epoch
+// seconds, or null), those that became true (valid_at, else first_seen) in that window.
 MATCH (e:Entity {user_id: $user_id, uid: $uid})<-[:SUBJECT|OBJECT]-(f:Fact)
-WHERE $include_invalid OR f.invalid_at IS NULL
+WHERE ($include_invalid OR f.invalid_at IS NULL)
+  AND ($since IS NULL OR coalesce(f.valid_at, f.first_seen) >= $since)
+  AND ($until IS NULL OR coalesce(f.valid_at, f.first_seen) <= $until)
 MATCH (f)-[:SUBJECT]->(s:Entity)
 MATCH (f)-[:OBJECT]->(o:Entity)
 RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, .first_seen,

@@ -3,6 +3,6 @@ MATCH (p:Episode {user_id: $user_id})
 OPTIONAL MATCH (p)-[:MENTIONS]->(e:Entity)
 WITH p, collect(e.uid) AS entity_uids
 RETURN p {.uid, .session_id, .role, .speaker, .content, .ts, .source, .checksum, .status, .error,
-          .metadata, .created_at, entity_uids: entity_uids} AS episode
+          .metadata, .created_at, .undated, entity_uids: entity_uids} AS episode
 ORDER BY p.uid
 SKIP $skip LIMIT $limit

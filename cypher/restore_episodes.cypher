@@ -4,7 +4,8 @@ MERGE (p:Episode {user_id: $user_id, uid: row.uid})
 SET p.session_id = row.session_id, p.role = row.role, p.speaker = row.speaker, p.content = row.content, p.ts = row.ts,
     p.source = row.source, p.checksum = row.checksum, p.status = row.status,
     p.error = row.error, p.metadata = row.metadata,
-    p.created_at = row.created_at, p.terms = row.terms, p.terms_v = row.terms_v
+    p.created_at = row.created_at, p.terms = row.terms, p.terms_v = row.terms_v,
+    p.undated = CASE WHEN row.undated THEN true END
 WITH p, row
 UNWIND row.entity_uids AS entity_uid
 MATCH (e:Entity {user_id: $user_id, uid: entity_uid})

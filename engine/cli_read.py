@@ -5,16 +5,28 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from engine.cli_verbs import day, emit, fact_line, open_memory, plural, require_user, when
 from engine.errors import NotFoundError
 from engine.knowledge import EntityView
-from engine.models import HistoryEvent, ScoredFact, SearchResult
+from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
+
+
+def metadata_filter(text: str) -> tuple[str, Any]:
+    """`KEY=VALUE`, the value read as JSON when it is (`n=3`, `ok=true`), else as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
 
 
 def _hit_line(hit: ScoredFact) -> str:
-    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else hit.fact.first_seen)
+    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
     legs = "+".join(hit.legs)
     return f"  {hit.score:.4f}  [{day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
 
@@ -39,6 +51,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             mode=args.mode,
             since=args.since,
             until=args.until,
+            filters=dict(args.filter) if args.filter else None,
         )
     emit(args, result.model_dump(mode="json"), search_text(result))
 
@@ -77,7 +90,9 @@ def cmd_users(args: argparse.Namespace) -> None:
 def cmd_entity(args: argparse.Namespace) -> None:
     with open_memory(args) as mem:
         require_user(mem, args.user)
-        view = mem.entity(args.name, args.user, limit=args.limit)
+        view = mem.entity(
+            args.name, args.user, limit=args.limit, since=args.since, until=args.until
+        )
     emit(args, view.model_dump(mode="json"), _entity_text(view))
 
 
@@ -93,7 +108,7 @@ def _entity_text(view: EntityView) -> str:
     ]
     if view.episodes:
         lines.append("messages:")
-        lines += [f"  [{p.ts:%Y-%m-%d}] {p.speaker or p.role}: {p.content}" for p in view.episodes]
+        lines += [f"  [{said_day(p.ts)}] {p.speaker or p.role}: {p.content}" for p in view.episodes]
     return "\n".join(lines)
 
 
@@ -125,6 +140,13 @@ def register(sub: Any) -> None:
     )
     search.add_argument("--since", type=when, help="only what was said or true from then on")
     search.add_argument("--until", type=when, help="only what was said or true until then")
+    search.add_argument(
+        "--filter",
+        action="append",
+        type=metadata_filter,
+        metavar="KEY=VALUE",
+        help="only what messages with this metadata said (repeatable, all must hold)",
+    )
     search.set_defaults(func=cmd_search)
 
     entities = sub.add_parser("entities", help="a user's most salient entities")
@@ -143,6 +165,8 @@ def register(sub: Any) -> None:
     entity.add_argument("name", metavar="NAME")
     entity.add_argument("--user", required=True)
     entity.add_argument("--limit", type=int, default=20, help="facts and messages shown")
+    entity.add_argument("--since", type=when, help="only what was said or true from then on")
+    entity.add_argument("--until", type=when, help="only what was said or true until then")
     entity.set_defaults(func=cmd_entity)
 
     history = sub.add_parser("history", help="the change events of a fact or entity")

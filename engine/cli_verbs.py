@@ -51,9 +51,11 @@ def day(when: datetime | None) -> str:
 
 
 def fact_line(fact: Fact) -> str:
-    """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one."""
+    """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one;
+    a fact with no known start (said in an undated message) shows no date, not when it was
+    stored."""
     until = f" (until {fact.invalid_at:%Y-%m-%d})" if fact.invalid_at else ""
-    return f"[{day(fact.valid_at or fact.first_seen)}] {fact.text}{until}"
+    return f"[{day(fact.valid_at)}] {fact.text}{until}"
 
 
 class UsageError(Exception):

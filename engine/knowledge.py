@@ -52,18 +52,25 @@ class EntityView(BaseModel):
     episodes: list[Episode] = Field(default_factory=list)
 
 
-def entity_view(reads: Reads, user_id: str, key: str, limit: int) -> EntityView | None:
+def entity_view(
+    reads: Reads,
+    user_id: str,
+    key: str,
+    limit: int,
+    window: tuple[float | None, float | None] = (None, None),
+) -> EntityView | None:
     """The entity of that key or alias key with up to `limit` facts (valid or not) and
-    episodes; when none has it, the entity whose key reads the same without spaces, hyphens
-    and punctuation (`loose_key`: "spiderman" finds "Spider-Man"); None when the user has
-    neither."""
+    episodes, those of `window` (since, until: epoch seconds or None; facts by when they
+    became true, messages by when they were said, an undated one in no window); when none
+    has it, the entity whose key reads the same without spaces, hyphens and punctuation
+    (`loose_key`: "spiderman" finds "Spider-Man"); None when the user has neither."""
     found = reads.entities_by_keys(user_id, [key]).get(key)
     if found is None and loose_key(key):
         found = reads.entity_by_loose_key(user_id, loose_key(key), list(LOOSE_DROPPED))
     if found is None:
         return None
-    facts = reads.entity_facts(user_id, found.uid, include_invalid=True, limit=limit)
-    episodes = reads.entity_episodes(user_id, found.uid, limit)
+    facts = reads.entity_facts(user_id, found.uid, include_invalid=True, limit=limit, window=window)
+    episodes = reads.entity_episodes(user_id, found.uid, limit, window)
     return EntityView(entity=found, facts=facts, episodes=episodes)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
 from engine.memory_edit import MemoryEdit
 from engine.memory_transfer import MemoryTransfer
+from engine.metadata_filter import OVER_FETCH, keep_matching, parse_filters
 from engine.models import (
     AddResult,
     Fact,
@@ -257,6 +258,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         until: TimeLike = None,
         min_similarity: float | None = None,
         explain: bool = False,
+        filters: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
@@ -267,11 +269,13 @@ class Memory(MemoryEdit, MemoryTransfer):
         keep messages written, and facts that became true, in that window. `min_similarity`
         (default: the `search_min_similarity` setting, off) keeps hits at least that similar to
         the query (`similarity`, a cosine). `explain`: each hit's `explanation` (its legs'
-        ranks and scores, path and fusion).
+        ranks and scores, path and fusion). `filters` ({key: value} or {key: {"eq"|"ne"|"in"|
+        "nin": value}}) keeps the hits whose messages' metadata match them all
+        (`engine.metadata_filter`).
 
         Raises:
-            InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id or
-                `min_similarity`.
+            InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id,
+                `min_similarity` or `filters`.
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -281,11 +285,12 @@ class Memory(MemoryEdit, MemoryTransfer):
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
+        where = parse_filters(filters)
         self._setup()
         result = self.retriever.search(
             query,
             user_id,
-            limit,
+            min(1000, limit * OVER_FETCH) if where else limit,
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
@@ -294,6 +299,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             min_similarity=floor,
             explain=explain,
         )
+        result = keep_matching(result, where, self.reads, limit)
         result.warming = self.store.warming()  # vector legs that scanned instead
         return result
 
@@ -316,8 +322,17 @@ class Memory(MemoryEdit, MemoryTransfer):
             user_id, include_invalid=include_invalid, skip=offset, limit=limit, window=window
         )
 
-    def entity(self, name: str, user_id: str, *, limit: int = 100) -> EntityView:
-        """An entity by name or alias with its facts and timeline.
+    def entity(
+        self,
+        name: str,
+        user_id: str,
+        *,
+        limit: int = 100,
+        since: TimeLike = None,
+        until: TimeLike = None,
+    ) -> EntityView:
+        """An entity by name or alias with its facts and timeline; with `since` / `until` (as
+        `add`'s `ts`), the facts that became true and the messages said in that window.
 
         Raises:
             NotFoundError: the user has no entity of that name.
@@ -325,7 +340,8 @@ class Memory(MemoryEdit, MemoryTransfer):
         user_id = check_user_id(user_id)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
-        view = entity_view(self.reads, user_id, key, limit)
+        window = (epoch(since, "since"), epoch(until, "until"))
+        view = entity_view(self.reads, user_id, key, limit, window)
         if view is None:
             raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
         return view

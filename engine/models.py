@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts"]
+UNDATED = "undated"  # how a message said at an unknown time shows where a date would
 
 
 def to_epoch(value: datetime | float | None) -> float | None:
@@ -123,7 +124,8 @@ class Episode(BaseModel):
     role: str
     speaker: str | None = None
     content: str
-    ts: datetime
+    # when it was said; None for a message read without a time (an undated chat-log record)
+    ts: datetime | None
     source: str | None = None
     checksum: str
     status: str = "ok"
@@ -139,7 +141,7 @@ class Episode(BaseModel):
             role=props["role"],
             speaker=props.get("speaker"),
             content=props["content"],
-            ts=from_epoch(props["ts"]) or datetime.now(UTC),
+            ts=None if props.get("undated") else from_epoch(props.get("ts")),
             source=props.get("source"),
             checksum=props["checksum"],
             status=props.get("status") or "ok",
@@ -154,7 +156,7 @@ class Snippet(BaseModel):
     uid: str
     speaker: str | None = None
     role: str
-    ts: datetime
+    ts: datetime | None  # None: said at an unknown time (see `Episode.ts`)
     session_id: str | None = None
     source: str | None = None  # where it came from: a file and line, a LoCoMo turn id
     text: str
@@ -162,7 +164,7 @@ class Snippet(BaseModel):
     def line(self) -> str:
         who = self.speaker or self.role
         text = " ".join(self.text.split())  # one line, however the message was laid out
-        return f"[{self.ts:%Y-%m-%d}] {who}: {text}"
+        return f"[{said_day(self.ts)}] {who}: {text}"
 
 
 class LegRank(BaseModel):
@@ -265,6 +267,11 @@ class SearchResult(BaseModel):
             kept.append(line)
             budget -= cost
         return "\n".join(kept)
+
+
+def said_day(when: datetime | None) -> str:
+    """A time as its date (2024-05-01), or "undated" when it is not known."""
+    return f"{when:%Y-%m-%d}" if when is not None else UNDATED
 
 
 def _dated(hit: ScoredFact) -> str:

@@ -86,7 +86,7 @@ def _build(
         either = [e for e, uids in links.items() if subject in uids or obj in uids]
         return (both or either or [last])[-1]
 
-    times = {e.uid: e.ts for e in prepared.episodes}
+    times = {e.uid: e.ts for e in prepared.episodes if not e.undated}
     facts = FactContext(
         prepared.user_id, resolved, episode_of, ctx.settings.max_text_chars, now, times
     )
@@ -100,7 +100,7 @@ def _build(
     )
     episodes = [replace(e, entity_uids=tuple(links[e.uid])) for e in prepared.episodes]
     # a contradicted fact ends when the message that ends it was written, not when it is read
-    ended = max(e.ts for e in prepared.episodes)
+    ended = max(times.values(), default=now)
     batch = assemble(resolved, changes, now, episodes, prepared.episode_vectors, ended)
     return batch, resolved, changes
 

@@ -38,7 +38,7 @@ def keep_failed(path: Path, prepared: PreparedAdd, reason: str, max_chars: int) 
                     session_id=row.session_id,
                     role=row.role,
                     content=row.content,
-                    ts=datetime.fromtimestamp(row.ts, UTC),
+                    ts=None if row.undated else datetime.fromtimestamp(row.ts, UTC),
                     speaker=row.speaker,
                     source=row.source or f"{WHERE}:{row.uid}",
                 )

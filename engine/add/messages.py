@@ -124,11 +124,14 @@ def episode_rows(
     keyed: bool = False,
 ) -> list[EpisodeRow]:
     """One row per message; uid = stable_uid(user_id, checksum) when the row is keyed (a `ts`
-    given, or `keyed`: see the module docstring), else a fresh random uid."""
+    given, or `keyed`: see the module docstring), else a fresh random uid. A `keyed` row
+    without a `ts` (a chat-log record that had no time) is undated: its `ts` is the time it
+    is stored, which only orders it."""
     session = clean_text(session_id, "session_id", 256) if session_id is not None else None
     origin = clean_text(source, "source", 256) if source is not None else None
     meta = metadata_json(metadata)
     base = time.time() if ts is None else ts
+    undated = keyed and ts is None
     keyed = keyed or ts is not None
     rows = []
     for index, message in enumerate(messages):
@@ -146,6 +149,7 @@ def episode_rows(
                 speaker=message.name,
                 terms=stored_terms(message.name, message.content),
                 terms_v=TERMS_VERSION,
+                undated=undated,
             )
         )
     return rows

@@ -136,7 +136,8 @@ def prepare(
 
 def _dated(message: ChatMessage, row: EpisodeRow) -> ChatMessage:
     """The message with its episode's time, which relative dates in it are read against."""
-    return message.model_copy(update={"ts": datetime.fromtimestamp(row.ts, UTC)})
+    when = None if row.undated else datetime.fromtimestamp(row.ts, UTC)
+    return message.model_copy(update={"ts": when})
 
 
 def _fresh_keyed(reads: Reads, user_id: str, rows: list[EpisodeRow]) -> dict[int, EpisodeRow]:

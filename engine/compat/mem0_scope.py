@@ -10,36 +10,17 @@ whose messages match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInputError
+from engine.metadata_filter import Condition, condition
 from engine.models import Episode
 from engine.normalize import check_user_id, clean_text
 
 SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 RESERVED_PREFIXES = ("agent:", "run:")
-_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
-    "eq": lambda have, want: have == want,
-    "ne": lambda have, want: have != want,
-    "in": lambda have, want: have in want,
-    "nin": lambda have, want: have not in want,
-}
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One metadata filter: the message's `metadata[key]` compared with `value` by `op`."""
-
-    key: str
-    op: str
-    value: Any
-
-    def holds(self, metadata: Mapping[str, Any]) -> bool:
-        if self.key not in metadata:
-            return self.op in ("ne", "nin")
-        return _OPERATORS[self.op](metadata[self.key], self.value)
 
 
 @dataclass(frozen=True)
@@ -66,24 +47,6 @@ class Scope:
 
     def admits(self, episodes: list[Episode]) -> bool:
         return not self.narrowed or any(self.admits_episode(e) for e in episodes)
-
-
-def _condition(key: str, value: Any) -> Condition:
-    if not isinstance(key, str) or not key or key.upper() in ("AND", "OR", "NOT"):
-        raise InvalidInputError(
-            f"filters: {key!r} is not supported; give metadata keys with a value (or "
-            "{'eq'|'ne'|'in'|'nin': value}), all of which must hold"
-        )
-    if not isinstance(value, Mapping):
-        return Condition(key, "eq", value)
-    if len(value) != 1 or next(iter(value)) not in _OPERATORS:
-        raise InvalidInputError(
-            f"filters[{key!r}]: only one of {', '.join(_OPERATORS)} is supported, got {value!r}"
-        )
-    ((op, operand),) = value.items()
-    if op in ("in", "nin") and not isinstance(operand, list | tuple | set | frozenset):
-        raise InvalidInputError(f"filters[{key!r}][{op!r}] must be a list, got {operand!r}")
-    return Condition(key, op, operand)
 
 
 def _check_id(value: object, what: str) -> None:
@@ -125,7 +88,7 @@ def scope_of(
             if key in SCOPE_KEYS:
                 ids[key] = ids[key] if ids[key] is not None else value
             else:
-                where.append(_condition(key, value))
+                where.append(condition(key, value))
     for key in ("agent_id", "run_id"):
         if ids[key] is not None:
             _check_id(ids[key], key)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from engine.embedding.quiet import quiet_model_loading
 from engine.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -101,6 +102,18 @@ def load_encoder(
     if runtime not in RUNTIMES:
         choices = ", ".join(RUNTIMES)
         raise ConfigError(f"embedding runtime must be one of {choices}; got {runtime!r}")
+    with quiet_model_loading():  # no "Loading weights" bar on a host's terminal
+        return _load(model_name, device, threads, runtime, cache_dir, short_threads)
+
+
+def _load(
+    model_name: str,
+    device: str,
+    threads: int,
+    runtime: Runtime,
+    cache_dir: Path | None,
+    short_threads: int,
+) -> Encoder:
     path = resolve_model_path(model_name)
     if runtime != "torch":
         reason = _openvino_unusable(Path(path), device)

@@ -90,11 +90,19 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         until: Annotated[
             str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
         ] = None,
+        filters: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="only what messages with this metadata said: {key: value} or "
+                '{key: {"eq"|"ne"|"in"|"nin": value}}, all must hold'
+            ),
+        ] = None,
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
         connections between the things it names, the messages they came from, entities."""
+        window = {"since": since, "until": until}
         return await dispatch.call(
-            ctx, tools.search_memory, user_id, query=query, limit=limit, since=since, until=until
+            ctx, tools.search_memory, user_id, query=query, limit=limit, filters=filters, **window
         )
 
     @server.tool()
@@ -103,9 +111,17 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         name: Annotated[str, Field(description="the entity's name or one of its aliases")],
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages")] = 50,
+        since: Annotated[
+            str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
+        ] = None,
+        until: Annotated[
+            str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
+        ] = None,
     ) -> CallToolResult:
         """Everything known about one entity: its facts and the messages that mention it."""
-        return await dispatch.call(ctx, tools.get_entity, user_id, name=name, limit=limit)
+        return await dispatch.call(
+            ctx, tools.get_entity, user_id, name=name, limit=limit, since=since, until=until
+        )
 
     @server.tool()
     async def list_entities(

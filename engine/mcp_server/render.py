@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine.models import ScoredEpisode, ScoredFact, SearchResult
+from engine.models import UNDATED, ScoredEpisode, ScoredFact, SearchResult
 
 _SNIPPET_CHARS = 300
 
@@ -30,7 +30,7 @@ def _episode_line(scored: ScoredEpisode) -> str:
     text = said.text
     if len(text) > _SNIPPET_CHARS:
         text = text[: _SNIPPET_CHARS - 3].rstrip() + "..."
-    where = [said.ts.strftime("%Y-%m-%d %H:%M")]
+    where = [said.ts.strftime("%Y-%m-%d %H:%M") if said.ts else UNDATED]
     if said.session_id:
         where.append(f"session {said.session_id}")
     who = said.speaker or said.role

@@ -17,7 +17,7 @@ from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import render_search
 from engine.memory import Memory
-from engine.models import AddResult, FactInput
+from engine.models import AddResult, FactInput, said_day
 from engine.times import parse_time
 
 RankBy = Literal["salience", "frequency", "recency"]
@@ -119,10 +119,10 @@ def search_memory(
     *,
     since: str | float | None = None,
     until: str | float | None = None,
+    filters: dict[str, Any] | None = None,
 ) -> ToolOutput:
-    result = memory.search(
-        query, user_id, limit, since=parse_time(since, "since"), until=parse_time(until, "until")
-    )
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    result = memory.search(query, user_id, limit, since=start, until=end, filters=filters)
     return ToolOutput(render_search(result), result.model_dump(mode="json"))
 
 
@@ -139,12 +139,21 @@ def _entity_text(view: EntityView) -> str:
     ]
     if view.episodes:
         lines.append("Messages that mention it, newest first:")
-        lines += [f"- [{e.ts:%Y-%m-%d}] {e.role}: {e.content[:200]}" for e in view.episodes]
+        lines += [f"- [{said_day(e.ts)}] {e.role}: {e.content[:200]}" for e in view.episodes]
     return "\n".join(lines)
 
 
-def get_entity(memory: Memory, user_id: str, name: str, limit: int = 50) -> ToolOutput:
-    view = memory.entity(name, user_id, limit=limit)
+def get_entity(
+    memory: Memory,
+    user_id: str,
+    name: str,
+    limit: int = 50,
+    *,
+    since: str | float | None = None,
+    until: str | float | None = None,
+) -> ToolOutput:
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    view = memory.entity(name, user_id, limit=limit, since=start, until=end)
     return ToolOutput(_entity_text(view), view.model_dump(mode="json"))
 
 

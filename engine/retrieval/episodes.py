@@ -176,7 +176,7 @@ class EpisodeLeg:
 
 def _text(row: EpisodeRow) -> EpisodeText:
     return EpisodeText(
-        row.uid, row.session_id, row.speaker, row.role, row.content, row.ts, row.source
+        row.uid, row.session_id, row.speaker, row.role, row.content, row.ts, row.source, row.undated
     )
 
 
@@ -198,7 +198,7 @@ def _dense(index: LexicalIndex, nearest: list[tuple[str, float]]) -> np.ndarray:
 
 def _in_window(index: LexicalIndex, since: float | None, until: float | None) -> np.ndarray:
     ts = np.asarray([d.ts for d in index.docs], dtype=np.float64)
-    keep = np.ones(len(ts), dtype=bool)
+    keep = np.asarray([not d.undated for d in index.docs], dtype=bool)  # never known inside
     if since is not None:
         keep &= ts >= since
     if until is not None:

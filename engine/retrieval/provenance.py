@@ -92,13 +92,11 @@ def _has(index: LexicalIndex | None, uid: str) -> bool:
 def _snippet(index: LexicalIndex | None, uid: str) -> Snippet:
     assert index is not None  # callers check `_has` first
     doc = index.docs[index.position[uid]]
-    ts = from_epoch(doc.ts)
-    assert ts is not None
     return Snippet(
         uid=doc.uid,
         speaker=doc.speaker,
         role=doc.role,
-        ts=ts,
+        ts=None if doc.undated else from_epoch(doc.ts),
         session_id=doc.session_id,
         source=doc.source,
         text=doc.content,

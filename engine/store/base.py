@@ -90,6 +90,9 @@ class EpisodeRow:
     error: str | None = None
     metadata: str | None = None  # JSON text: graph properties cannot hold maps
     speaker: str | None = None  # who wrote it: whom "I" means in it
+    # no time was known for it (a chat-log record without one): `ts` is then only the time it
+    # was stored, its place in the order, never shown as when it was said
+    undated: bool = False
     terms: str | None = None  # the episode leg's index terms, stored so a load only reads them
     terms_v: int | None = None  # the version of `terms` (engine.retrieval.lexical.TERMS_VERSION)
 
@@ -105,6 +108,7 @@ class EpisodeText:
     content: str
     ts: float
     source: str | None = None
+    undated: bool = False  # as `EpisodeRow.undated`
 
 
 @dataclass(frozen=True, slots=True)

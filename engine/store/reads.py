@@ -30,6 +30,7 @@ EPISODE_VECTORS = VectorRead(
 # 4-7 1.28 -> 1.14, 8-15 1.60 -> 1.02, 16+ 6.5 -> 2.2
 BATCHED_TYPED_READ_NODES = 4
 Met = tuple[str, bool]  # a predicate met at a node, and whether the node is its subject
+Window = tuple[float | None, float | None]  # since, until: epoch seconds, None for open
 
 
 class Reads:
@@ -91,13 +92,22 @@ class Reads:
         return [fact_from_row(row) for row in self.store.run("list_facts", params)]
 
     def entity_facts(
-        self, user_id: str, uid: str, *, include_invalid: bool, limit: int
+        self,
+        user_id: str,
+        uid: str,
+        *,
+        include_invalid: bool,
+        limit: int,
+        window: Window = (None, None),
     ) -> list[Fact]:
+        """The facts naming the entity, oldest first; those that became true in `window`."""
         params = {
             "user_id": user_id,
             "uid": uid,
             "include_invalid": include_invalid,
             "limit": limit,
+            "since": window[0],
+            "until": window[1],
         }
         return [fact_from_row(row) for row in self.store.run("list_entity_facts", params)]
 
@@ -295,8 +305,12 @@ class Reads:
         rows = self.store.run("get_episodes_by_uids", {"user_id": user_id, "uids": uids})
         return [Episode.from_props(row[0]) for row in rows]
 
-    def entity_episodes(self, user_id: str, uid: str, limit: int) -> list[Episode]:
+    def entity_episodes(
+        self, user_id: str, uid: str, limit: int, window: Window = (None, None)
+    ) -> list[Episode]:
+        """The messages that mention the entity, newest first; those said in `window`."""
         params = {"user_id": user_id, "uid": uid, "limit": limit}
+        params |= {"since": window[0], "until": window[1]}
         return [
             Episode.from_props(row[0]) for row in self.store.run("list_entity_episodes", params)
         ]
@@ -329,10 +343,12 @@ class Reads:
         params = {"user_id": user_id, "after": after, "limit": limit, "terms_v": terms_v}
         rows = self.store.run("list_episode_texts", params)
         texts = [
-            EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6])
+            EpisodeText(
+                r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6], bool(r[7])
+            )
             for r in rows
         ]
-        return texts, [r[7] for r in rows]
+        return texts, [r[8] for r in rows]
 
     def set_episode_terms(self, user_id: str, terms: dict[str, str], terms_v: int) -> None:
         """Store the index terms of the user's messages of these uids (computed for messages

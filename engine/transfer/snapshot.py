@@ -117,6 +117,7 @@ class EpisodeRecord(_Record):
     error: str | None = None
     metadata: str | None = None  # JSON text, as stored
     created_at: float | None = None
+    undated: bool | None = None  # true: no time known, `ts` only orders it (see `Episode.ts`)
     entity_uids: list[str] = Field(default_factory=list)  # a set: kept sorted
 
     @field_validator("entity_uids")

@@ -93,7 +93,8 @@ const propertyKeys = [
   'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen', 'id', 'invalid_at',
   'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'secret', 'session_id',
   'source', 'speaker',
-  'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'updated_at', 'user_id', 'user_key',
+  'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'undated', 'updated_at',
+  'user_id', 'user_key',
   'valid_at',
 ];
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map

@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+from engine.cli import build_parser
 from engine.knowledge import top_entities
+from engine.mcp_server import tools as mcp_tools
 from engine.memory import Memory
 
 MAY = datetime(2023, 5, 1, tzinfo=UTC).timestamp()
@@ -59,3 +61,22 @@ def test_get_all_and_top_entities_take_the_window(memory: Memory) -> None:
     assert later and all("kayak" in f.text for f in later)
     assert earlier and all("kayak" not in f.text for f in earlier)
     assert named == set()
+
+
+def test_entity_takes_the_window(memory: Memory) -> None:
+    """`entity()` (Python, MCP `get_entity`, CLI `entity`) keeps the facts that became true
+    and the messages said in the window (M4)."""
+    memory.add("Maria adopted a puppy called Biscuit.", user_id="u", ts=MAY)
+    memory.add("Maria bought a red kayak.", user_id="u", ts=JULY)
+
+    every = memory.entity("Maria", "u")
+    later = memory.entity("Maria", "u", since="2023-06-01")
+    earlier = mcp_tools.get_entity(memory, "u", "Maria", until="2023-06-01").data
+    parsed = build_parser().parse_args(["entity", "Maria", "--user", "u", "--since", "2023-06-01"])
+
+    assert len(every.facts) > len(later.facts) > 0 and len(every.episodes) == 2
+    assert all("kayak" in f.text for f in later.facts)
+    assert [e.content for e in later.episodes] == ["Maria bought a red kayak."]
+    assert [e["content"] for e in earlier["episodes"]] == ["Maria adopted a puppy called Biscuit."]
+    assert all("kayak" not in f["text"] for f in earlier["facts"])
+    assert parsed.since == datetime(2023, 6, 1) and parsed.until is None

@@ -35,7 +35,7 @@ LAYERS = [
     },
     {"embedding", "extraction"},
     {"store"},
-    {"retrieval", "knowledge", "load", "ingest"},
+    {"retrieval", "knowledge", "metadata_filter", "load", "ingest"},
     {"transfer", "add"},
     {"components", "memory_core", "memory", "memory_edit", "memory_merge", "memory_transfer"}
     | {"async_memory"},
