@@ -198,8 +198,8 @@ def snapshot_batches(
         yield RestoreBatch(facts=records, fact_embeddings=vectors)
     for episodes in _chunks(snapshot.episodes, chunk):
         vectors = {p.uid: episode_vectors[p.uid] for p in episodes if p.uid in episode_vectors}
-        rows = [{**p.model_dump(), **_terms(p.speaker, p.content)} for p in episodes]
-        yield RestoreBatch(episodes=rows, episode_embeddings=vectors)
+        records = [{**p.model_dump(), **_terms(p.speaker, p.content)} for p in episodes]
+        yield RestoreBatch(episodes=records, episode_embeddings=vectors)
     for events in _chunks(snapshot.history, chunk):
         rows = [
             HistoryRow(h.uid, h.target_uid, h.event, h.ts, h.episode_uid, h.detail) for h in events
