@@ -21,6 +21,12 @@ UserId = Annotated[
     Field(description="whose memory; leave it out on a server bound to one user"),
 ]
 _WHEN = "ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset) or epoch seconds"
+Since = Annotated[
+    str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
+]
+Until = Annotated[
+    str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
+]
 FactArg = Annotated[
     FactIn | list[str],
     Field(description="{subject, predicate, object, text?} or [subject, predicate, object, text?]"),
@@ -84,12 +90,8 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         query: Annotated[str, Field(description="a question or keywords, in plain language")],
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=100, description="facts to return")] = 10,
-        since: Annotated[
-            str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
-        ] = None,
-        until: Annotated[
-            str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
-        ] = None,
+        since: Since = None,
+        until: Until = None,
         filters: Annotated[
             dict[str, Any] | None,
             Field(
@@ -111,12 +113,8 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         name: Annotated[str, Field(description="the entity's name or one of its aliases")],
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages")] = 50,
-        since: Annotated[
-            str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
-        ] = None,
-        until: Annotated[
-            str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
-        ] = None,
+        since: Since = None,
+        until: Until = None,
     ) -> CallToolResult:
         """Everything known about one entity: its facts and the messages that mention it."""
         return await dispatch.call(
