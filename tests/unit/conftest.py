@@ -81,7 +81,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
+def pytest_runtest_teardown(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    if nextitem is None:  # the session's own fixtures (an integration server) stop here too
+        return (yield)
     return (yield from _guarded("teardown"))
 
 

@@ -28,9 +28,11 @@ def test_the_index_is_read_by_uid_cursor_on_the_store(
     pages: list[str] = []
     read = memory.reads.episode_texts
 
-    def recording(user_id: str, after: str, limit: int) -> list[EpisodeText]:
+    def recording(
+        user_id: str, after: str, limit: int, terms_v: int
+    ) -> tuple[list[EpisodeText], list[str | None]]:
         pages.append(after)
-        return read(user_id, after, limit)
+        return read(user_id, after, limit, terms_v)
 
     monkeypatch.setattr(memory.reads, "episode_texts", recording)
     index = EpisodeLeg(memory.reads, EpisodeParams()).index("u")

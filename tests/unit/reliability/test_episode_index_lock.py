@@ -35,12 +35,15 @@ class HeldReads:
         self.release = threading.Event()
         self.pages: Counter[str] = Counter()
 
-    def episode_texts(self, user_id: str, after: str, limit: int) -> list[EpisodeText]:
+    def episode_texts(
+        self, user_id: str, after: str, limit: int, terms_v: int
+    ) -> tuple[list[EpisodeText], list[str | None]]:
         self.pages[user_id] += 1
         if user_id == self.held:
             self.started.set()
             assert self.release.wait(WAIT_S)
-        return [d for d in self.docs[user_id] if d.uid > after][:limit]
+        page = [d for d in self.docs[user_id] if d.uid > after][:limit]
+        return page, [None] * len(page)  # no stored terms: the leg computes them
 
     def count_episodes(self, user_id: str) -> int:
         return len(self.docs[user_id])
