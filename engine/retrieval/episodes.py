@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems, stored_terms
+from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
 from engine.retrieval.tuning import EpisodeParams
 from engine.store.base import EpisodeRow, EpisodeText
@@ -42,7 +42,8 @@ class _Slot:
     loading: threading.Lock = field(default_factory=threading.Lock)
     index: LexicalIndex | None = None
     checked: float = -math.inf  # when the index was last loaded or checked (monotonic)
-    written: list[EpisodeText] | None = None  # messages noted while a load runs
+    # messages noted while a load runs, with their stored terms
+    written: list[tuple[EpisodeText, str | None]] | None = None
 
 
 class EpisodeLeg:
@@ -63,14 +64,15 @@ class EpisodeLeg:
         """Called after writes: index the written messages, if the user's index is loaded
         (or being loaded: then once the load ends)."""
         texts = [_text(row) for row in rows]
+        terms = [row.terms if row.terms_v == TERMS_VERSION else None for row in rows]
         with self._lock:
             slot = self._slots.get(user_id)
             if slot is None:
                 return
             if slot.written is not None:
-                slot.written.extend(texts)
+                slot.written.extend(zip(texts, terms, strict=True))
             if slot.index is not None:
-                slot.index.add(texts)
+                slot.index.add(texts, terms)
 
     def forget(self, user_id: str | None = None) -> None:
         """Called after deletes: drop the user's index (every index when `user_id` is None)."""
@@ -124,32 +126,23 @@ class EpisodeLeg:
                 slot.written = None
             raise
         with self._lock:
-            index.add(slot.written or [])
+            written = slot.written or []
+            index.add([text for text, _ in written], [terms for _, terms in written])
             slot.index, slot.checked, slot.written = index, time.monotonic(), None
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
         """Every message of the user, read a page at a time by uid (a cursor, not SKIP),
-        with the terms stored with each; those stored without them (an older store) get
-        them computed here."""
+        with the terms stored with each; the index computes those stored without them (an
+        older store's messages; they are not written back)."""
         index = LexicalIndex()
         after = ""
         while True:
             page, terms = self.reads.episode_texts(user_id, after, _PAGE, TERMS_VERSION)
-            index.add(page, self._completed(page, terms))
+            index.add(page, terms)
             if len(page) < _PAGE:
                 return index
             after = page[-1].uid
-
-    def _completed(self, page: list[EpisodeText], terms: list[str | None]) -> list[str | None]:
-        """`terms` with those missing (an older store's messages) computed here. They are not
-        written back: on FalkorDB that write cost far more than it saves (see the report)."""
-        if all(t is not None for t in terms):
-            return terms
-        return [
-            stored_terms(e.speaker, e.content) if t is None else t
-            for e, t in zip(page, terms, strict=True)
-        ]
 
     def rank(
         self,
