@@ -90,18 +90,40 @@ def _from_number(number: float, what: str) -> datetime:
 
 
 def _from_text(text: str, what: str) -> datetime:
+    try:
+        return full_date(text)
+    except UnreadableTime as exc:
+        if exc.partial:
+            message = f"{what} {text!r} is not a full date (day, month and year)"
+            raise InvalidInputError(message) from exc
+        reason = exc.zone or f"give {_FORMS}"
+        raise InvalidInputError(f"{what} {text!r} is not a time: {reason}") from exc
+
+
+class UnreadableTime(ValueError):
+    """`full_date` could not read a text: `partial` when it names no full date (day, month
+    and year), `zone` when its time zone is unknown (what is wrong with it)."""
+
+    def __init__(self, *, partial: bool = False, zone: str | None = None) -> None:
+        super().__init__(zone or ("no full date" if partial else "not a time"))
+        self.partial, self.zone = partial, zone
+
+
+def full_date(text: str) -> datetime:
+    """`text` read by dateutil as a point in time with its full date, in UTC (naive: UTC;
+    dotted dates day first). Raises UnreadableTime."""
     dayfirst = DOTTED_DATE.search(text) is not None
     try:
         first, second = (
             dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=tz_of)
             for d in FULL_DATE_DEFAULTS
         )
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"{what} {text!r} is not a time: {exc}") from exc
+    except InvalidInputError as exc:  # tz_of: a zone it does not know
+        raise UnreadableTime(zone=str(exc)) from exc
     except (ValueError, OverflowError) as exc:  # dateutil's ParserError is a ValueError
-        raise InvalidInputError(f"{what} {text!r} is not a time: give {_FORMS}") from exc
-    if first.date() != second.date():
-        raise InvalidInputError(f"{what} {text!r} is not a full date (day, month and year)")
+        raise UnreadableTime() from exc
+    if first.date() != second.date():  # a part missing was filled from each default
+        raise UnreadableTime(partial=True)
     return as_utc(first)
 
 

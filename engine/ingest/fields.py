@@ -17,12 +17,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from dateutil import parser as dateparser
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest.chat_records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
-from engine.times import DOTTED_DATE, FULL_DATE_DEFAULTS, NUMBER, tz_of
+from engine.times import NUMBER, UnreadableTime, full_date
 
 Item = ChatRecord | ReadError | ReadWarning
 StrPath = str | os.PathLike[str]
@@ -145,7 +144,6 @@ def parse_timestamp(value: object) -> datetime | None:
 
 
 def _from_text(text: str) -> datetime:
-    dayfirst = DOTTED_DATE.search(text) is not None
     slash = _SLASH_DATE.search(text)
     if slash is not None and int(slash[1]) > 12:
         # dateutil would silently read this one day first and its neighbours month first
@@ -154,17 +152,11 @@ def _from_text(text: str) -> datetime:
             "March 4); write the day first with dots (31.12.2023) or use ISO 8601"
         )
     try:
-        first, second = (
-            dateparser.parse(text, dayfirst=dayfirst, default=d, tzinfos=tz_of)
-            for d in FULL_DATE_DEFAULTS
-        )
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"unparseable timestamp {text!r}: {exc}") from exc
-    except (ValueError, OverflowError) as exc:  # dateutil's ParserError is a ValueError
-        raise InvalidInputError(f"unparseable timestamp {text!r}") from exc
-    if first.date() != second.date():
-        raise InvalidInputError(f"unparseable timestamp {text!r}: no full date (day month year)")
-    return as_utc(first)
+        return full_date(text)
+    except UnreadableTime as exc:
+        reason = ": no full date (day month year)" if exc.partial else f": {exc.zone}"
+        detail = reason if exc.partial or exc.zone else ""
+        raise InvalidInputError(f"unparseable timestamp {text!r}{detail}") from exc
 
 
 # Epoch numbers told apart by magnitude: 1e11 s is the year 5138, while 1e11 ms is 1973.
