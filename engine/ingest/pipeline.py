@@ -242,7 +242,7 @@ class _Run:
         self.report, self.letters, self.started = report, letters, started
         self.lock = threading.Lock()
         self.stop = threading.Event()
-        self.failure: GraphmemError | None = None
+        self.failure: BaseException | None = None
         self.done = 0
         self.total = report.messages_pending
         self.all_done = threading.Event()
@@ -272,6 +272,14 @@ class _Run:
             raise self.failure
 
     def _prepare(self, lane: Lane[Extracted], index: int, job: Job) -> None:
+        try:
+            self._prepare_and_hand_in(lane, index, job)
+        except BaseException as exc:  # not a message's failure (a bug, a dead store): stop
+            with self.lock:
+                self.failure = self.failure or exc
+            self.stop.set()
+
+    def _prepare_and_hand_in(self, lane: Lane[Extracted], index: int, job: Job) -> None:
         if self.stop.is_set():
             return
         began = time.perf_counter()

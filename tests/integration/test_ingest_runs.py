@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -261,3 +262,26 @@ def test_a_reader_that_stops_early_gives_no_traceback() -> None:
     with process.stderr:
         err = process.stderr.read()
     assert (process.wait(timeout=60), err) == (0, b"")
+
+
+def test_an_unexpected_error_in_a_worker_ends_the_run_with_that_error(
+    memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: object, checksum: str) -> bool:
+        raise RuntimeError("the dead-letter disk went away")
+
+    monkeypatch.setattr("engine.ingest.deadletters.DeadLetters.resolve", broken)
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["I like tea.", "I like chess."]))
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            memory.ingest(path, user_id="u1", concurrency=2)
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)  # a hang must not hold the test session
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "ingest kept waiting for a worker that had died"
+    assert [str(e) for e in raised] == ["the dead-letter disk went away"]
