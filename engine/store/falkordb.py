@@ -21,6 +21,8 @@ from typing import Any
 
 import redis
 from falkordb import FalkorDB
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 from engine import cypher
 from engine.cypher import Dialect
@@ -32,6 +34,9 @@ from engine.store.nearest import UserSizes, nearest_rows
 from engine.store.statements import composed_batch, pack_vector, written
 
 _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
+# How long the embedded server may take to answer beyond a read's own timeout. Past it, a
+# server that answers nothing else either (a deadlock inside FalkorDB) is restarted.
+REPLY_PATIENCE_S = 300.0
 
 
 @contextlib.contextmanager
@@ -89,8 +94,16 @@ class FalkorDBStore:
         """Start (or reuse) the embedded server and connect to it. `timeout_ms` bounds each
         read query (FalkorDB runs write queries to completion, so a batch is never cut)."""
         socket = server.ensure_running()
+        patience = REPLY_PATIENCE_S + (timeout_ms or 0) / 1000
+        # a command that timed out is not sent again: a write may have been applied
+        retry = Retry(ExponentialWithJitterBackoff(1, 0.01), 10, (redis.ConnectionError,))
         with map_falkordb_errors():
-            client = FalkorDB(unix_socket_path=str(socket), client_name=f"graphmem-{os.getpid()}")
+            client = FalkorDB(
+                unix_socket_path=str(socket),
+                client_name=f"graphmem-{os.getpid()}",
+                socket_timeout=patience,
+                retry=retry,
+            )
         return cls(client, graph_name, server, timeout_ms)
 
     # -- plumbing -------------------------------------------------------------------------
@@ -109,7 +122,7 @@ class FalkorDBStore:
             text = cypher.with_rel_types(text, rel_types)
         if rel_type_groups is not None:
             text = cypher.with_rel_type_groups(text, rel_type_groups)
-        with map_falkordb_errors(self._timeout_ms):
+        with map_falkordb_errors(self._timeout_ms), self._restarting_if_hung():
             if read_only:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)
             else:
@@ -117,6 +130,24 @@ class FalkorDBStore:
                 if self._server is not None:
                     self._server.wait_appended(self._db.connection)
         return list(result.result_set)
+
+    @contextlib.contextmanager
+    def _restarting_if_hung(self) -> Iterator[None]:
+        """A reply that did not come in time: if the embedded server answers nothing at all,
+        it is hung; restart it (it replays its append-only file) and say so."""
+        try:
+            yield
+        except redis.TimeoutError as exc:
+            server = self._server
+            if server is None or server.answers():
+                raise
+            server.restart()
+            self._db.connection.connection_pool.disconnect()
+            raise StoreUnavailableError(
+                f"the embedded FalkorDB of {server.data_dir} stopped answering and was "
+                "restarted; this call was cut off (a write in it may or may not be stored): "
+                "run it again"
+            ) from exc
 
     def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
         """As `records.nearest`, but while the label's index is being built the user's nodes
@@ -150,7 +181,7 @@ class FalkorDBStore:
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         across = self._server.writing() if self._server else contextlib.nullcontext()
         try:
-            with self._write_lock, across, map_falkordb_errors():
+            with self._write_lock, across, map_falkordb_errors(), self._restarting_if_hung():
                 rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
                 if self._server is not None:
                     self._server.wait_appended(self._db.connection)

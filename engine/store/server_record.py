@@ -60,6 +60,15 @@ def start_time(pid: int) -> str | None:
     return _ps(pid, "lstart=")
 
 
+def cpu_ticks(pid: int) -> int | None:
+    """The CPU time process `pid` has used (clock ticks; Linux), or None if unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime (fields 14 and 15)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _command_line(pid: int) -> str | None:
     try:
         return (

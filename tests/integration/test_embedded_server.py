@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 import redis
 
+from engine.errors import StoreUnavailableError
 from engine.memory import Memory
-from engine.store import falkordb_schema
+from engine.store import falkordb as falkordb_module
+from engine.store import falkordb_schema, falkordb_server
+from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
 
@@ -185,3 +188,48 @@ def test_a_server_silent_during_setup_is_restarted(
         with contextlib.suppress(ProcessLookupError):
             os.kill(frozen, signal.SIGKILL)
         store.close()
+
+
+def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply that never comes (FalkorDB deadlocked; here SIGSTOP) ends in an error naming
+    the restart, not a wait without end; what was stored before is there after it."""
+    monkeypatch.setattr(falkordb_module, "REPLY_PATIENCE_S", 1.0)
+    server = EmbeddedServer(tmp_path)
+    store = FalkorDBStore.embedded(server)
+    store.setup(8)
+    rows = [EpisodeRow(uid, "s1", "user", "I like tea.", 1.0, None, uid) for uid in ("e1", "e2")]
+    store.write("u1", WriteBatch(episodes=rows))
+    frozen = int(server.pid_file.read_text())
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        with pytest.raises(StoreUnavailableError, match="stopped answering and was restarted"):
+            store.run("count_all_nodes", {})
+        assert int(server.pid_file.read_text()) != frozen
+        assert store.run("count_all_nodes", {})[0][0] == 2
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(frozen, signal.SIGKILL)
+        store.close()
+
+
+def test_a_server_that_hangs_while_it_loads_is_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that neither answers nor uses CPU is hung, however long loads may take
+    (FalkorDB once deadlocked after decoding a graph on reopen): not waited on for 30 min."""
+    monkeypatch.setattr(falkordb_server, "_STALL_S", 1.0)
+    _run(tmp_path, "alice", 0, 2)
+    first = EmbeddedServer(tmp_path)
+    first.ensure_running()
+    frozen = int(first.pid_file.read_text())
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        EmbeddedServer(tmp_path).ensure_running()
+        assert int(first.pid_file.read_text()) != frozen
+        assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(frozen, signal.SIGKILL)
+        EmbeddedServer(tmp_path).stop_if_unused()
