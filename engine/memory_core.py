@@ -67,7 +67,7 @@ class MemoryCore:
         self._owns_store = store is None
         self._finalizer = weakref.finalize(
             self,
-            _release,
+            _release_collected,
             self.embedder,
             self._owns_embedder,
             self.store if store is None else None,
@@ -145,7 +145,9 @@ class MemoryCore:
         close = getattr(self._extractor, "close", None)
         if self._owns_extractor and callable(close):
             close()
-        self._finalizer()
+        left = self._finalizer.detach()
+        if left is not None:
+            _release(*left[2])
         if not self._owns_store:
             self.store.close()
 
@@ -159,6 +161,17 @@ class MemoryCore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _release_collected(embedder: Embedder, owned: bool, store: GraphStore | None) -> None:
+    """`_release` for a `Memory` left open. A collection runs in whichever thread allocates,
+    holding whatever locks it holds (the search pool's while it starts a thread): release in
+    a thread of its own, unless the interpreter is exiting (its main thread is done)."""
+    if not threading.main_thread().is_alive():
+        _release(embedder, owned, store)
+        return
+    args = (embedder, owned, store)
+    threading.Thread(target=_release, args=args, name="graphmem-release").start()
 
 
 def _release(embedder: Embedder, owned: bool, store: GraphStore | None) -> None:

@@ -272,14 +272,6 @@ class _Run:
             raise self.failure
 
     def _prepare(self, lane: Lane[Extracted], index: int, job: Job) -> None:
-        try:
-            self._prepare_and_hand_in(lane, index, job)
-        except BaseException as exc:  # not a message's failure (a bug, a dead store): stop
-            with self.lock:
-                self.failure = self.failure or exc
-            self.stop.set()
-
-    def _prepare_and_hand_in(self, lane: Lane[Extracted], index: int, job: Job) -> None:
         if self.stop.is_set():
             return
         began = time.perf_counter()
@@ -287,9 +279,13 @@ class _Run:
             extracted = self.steps.prepare(job)
         except Exception as exc:  # the batch policy: one message never stops the others
             extracted = Extracted(error=_reason(exc))
-        with self.lock:
-            self.report.extract_s += time.perf_counter() - began
-        lane.hand_in(index, job, extracted)
+        try:
+            with self.lock:
+                self.report.extract_s += time.perf_counter() - began
+            lane.hand_in(index, job, extracted)
+        except BaseException as exc:  # not a message's failure (a bug, a dead store): stop
+            self.failure = self.failure or exc
+            self.stop.set()
 
     def _apply(self, job: Job, extracted: Extracted) -> None:
         if self.stop.is_set():

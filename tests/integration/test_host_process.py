@@ -1,17 +1,25 @@
 """A library leaves its host process alone: importing graphmem, or opening and closing a
 `Memory` with the default settings, changes nothing process-wide (garbage collector, BLAS
-threads, threads left running). Each case runs in a fresh interpreter: the state it checks
-belongs to the whole process."""
+threads, threads left running). The cases that check process-wide state run in a fresh interpreter;
+a `Memory` left open is released without taking a lock its collector's thread may hold."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 from typing import Any
+
+from engine.embedding import Embedder
+from engine.memory import Memory
+from engine.retrieval.background import BACKGROUND
+from engine.store.base import GraphStore
 
 IMPORT = """
     import gc, json, threading
@@ -81,3 +89,28 @@ def test_a_memory_opened_and_closed_leaves_the_process_as_it_found_it(tmp_path: 
     assert seen["left"] == []
     assert seen["during"] == [2] and seen["after"] == [2]
     assert seen["frozen"] == 0
+
+
+def test_a_memory_collected_inside_graphmems_own_lock_is_released_without_a_deadlock(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """The cycle collector runs inside whichever thread allocates: once it collected an
+    unclosed `Memory` while that thread was starting a search thread under the pool's lock,
+    and the release waited for that lock forever (a whole CI run hung)."""
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    mem.cycle = mem  # type: ignore[attr-defined]  # garbage only the cycle collector finds
+    holders = BACKGROUND._holders
+    del mem
+
+    def collect_holding_the_lock() -> None:
+        with BACKGROUND._lock:
+            gc.collect()
+
+    worker = threading.Thread(target=collect_holding_the_lock, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "the collected Memory's release waited for a lock its thread held"
+    deadline = time.monotonic() + 30
+    while BACKGROUND._holders != holders - 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert BACKGROUND._holders == holders - 1
