@@ -33,6 +33,7 @@ import numpy as np
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
+from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -52,7 +53,9 @@ _SMALL = [
 ]
 
 
-def build(memory: Memory, store: FalkorDBStore, big: int, dimension: int, seed: int) -> None:
+def build(
+    memory: Memory, store: FalkorDBStore, big: int, dimension: int, seed: int, old_store: bool
+) -> None:
     """Write `big` messages for "big" in bulk and a few real ones for "small"."""
     rng = random.Random(seed)
     vectors = np.random.default_rng(seed)
@@ -63,7 +66,21 @@ def build(memory: Memory, store: FalkorDBStore, big: int, dimension: int, seed: 
             session += i % 20 == 0
             text = " ".join(rng.choice(_WORDS) for _ in range(12))
             uid = f"{rng.getrandbits(128):032x}"
-            rows.append(EpisodeRow(uid, f"s{session}", "user", text, float(i), None, uid))
+            terms = None if old_store else stored_terms(None, text)  # as graphmem writes them
+            version = None if old_store else TERMS_VERSION
+            rows.append(
+                EpisodeRow(
+                    uid,
+                    f"s{session}",
+                    "user",
+                    text,
+                    float(i),
+                    None,
+                    uid,
+                    terms=terms,
+                    terms_v=version,
+                )
+            )
         vecs = vectors.standard_normal((len(rows), dimension)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         embeddings = {row.uid: vec.tolist() for row, vec in zip(rows, vecs, strict=True)}
@@ -107,6 +124,11 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.3, help="s between the two searches")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
+        "--old-store",
+        action="store_true",
+        help="write the messages without their index terms (a store from before they were stored)",
+    )
+    parser.add_argument(
         "--data-dir", type=Path, help="keep the store here (reused when it holds the users)"
     )
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
@@ -136,7 +158,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> list[dict[str, float]]:
         if memory.stats("big").episodes != args.big:
             memory.reset()
             start = time.perf_counter()
-            build(memory, store, args.big, embedder.dimension, args.seed)
+            build(memory, store, args.big, embedder.dimension, args.seed, args.old_store)
             print(f"built in {time.perf_counter() - start:.1f} s", flush=True)
         if not memory.stats("small").episodes:  # a build stopped before its last step
             add_small(memory)

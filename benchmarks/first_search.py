@@ -30,10 +30,12 @@ import numpy as np
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
+from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
+_OLD_STORE = "write the messages without their index terms (a store from before they were stored)"
 _QUERIES = ["what did I say about the harbour trip", "when did we talk about my sister"]
 
 
@@ -44,7 +46,7 @@ def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
 
 def build(store: FalkorDBStore, args: argparse.Namespace, dimension: int) -> list[str]:
     """Write every user's messages in bulk; the user ids."""
-    rng = random.Random(args.seed)
+    rng, old_store = random.Random(args.seed), args.old_store
     words = vocabulary(rng) + "harbour trip sister lake market went said talk".split()
     vectors = np.random.default_rng(args.seed)
     users = [f"user{u}" for u in range(args.users)]
@@ -56,7 +58,21 @@ def build(store: FalkorDBStore, args: argparse.Namespace, dimension: int) -> lis
             )
             uid = f"{rng.getrandbits(128):032x}"
             role = "user" if i % 2 == 0 else "assistant"
-            rows.append(EpisodeRow(uid, f"s{i // 20}", role, text, float(i), None, uid))
+            terms = None if old_store else stored_terms(None, text)  # as graphmem writes them
+            version = None if old_store else TERMS_VERSION
+            rows.append(
+                EpisodeRow(
+                    uid,
+                    f"s{i // 20}",
+                    role,
+                    text,
+                    float(i),
+                    None,
+                    uid,
+                    terms=terms,
+                    terms_v=version,
+                )
+            )
         vecs = vectors.standard_normal((len(rows), dimension)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         embeddings = {row.uid: vec.tolist() for row, vec in zip(rows, vecs, strict=True)}
@@ -95,6 +111,7 @@ def main() -> None:
     parser.add_argument("--warm", type=int, default=5, help="warm searches per user (median)")
     parser.add_argument("--modes", nargs="+", default=["episodes", "dual"])
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--old-store", action="store_true", help=_OLD_STORE)
     parser.add_argument("--data-dir", type=Path, help="keep the store here")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args()
