@@ -11,6 +11,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.errors import ConfigError
+from engine.graph_types import GraphTypes
 from engine.ranking import RankingParams
 
 # a search's caches (see `Settings`); engine.retrieval.tuning reads the same defaults
@@ -100,6 +101,10 @@ class Settings(BaseSettings):
     single_valued_predicates: list[str] = Field(
         default_factory=lambda: ["HAS_NAME", "LIVES_IN", "AGE", "WORKS_AT", "BORN_ON", "MARRIED_TO"]
     )
+
+    # the entity types and relations extraction is asked to use (engine.graph_types); in the
+    # environment as JSON: GRAPHMEM_GRAPH_TYPES='{"entities": {"Company": "a business"}}'
+    graph_types: GraphTypes = Field(default_factory=GraphTypes)
 
     # the one user `graphmem mcp` serves (its --user), and the bearer token of its HTTP
     # transport (empty: the token kept in <data dir>/mcp_tokens.json)

@@ -5,10 +5,14 @@ points do for callers: names and aliases are cleaned like `add_facts` names (NFK
 characters and NUL bytes turned into spaces, at most `max_name_chars`), invalidation reasons
 are cleaned and cut to `max_text_chars`, and an extraction with more facts (or entities, or
 invalidations) than `max_facts_per_call` is refused whole, so the episode is kept as failed
-rather than half-written. An unusable entity, alias or fact is left out and reported.
+rather than half-written. An unusable entity, alias or fact is left out and reported. The
+user's declared types apply here (`engine.graph_types`): an undeclared entity type becomes
+Thing, a fact under an undeclared relation is left out when only declared ones are wanted.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from engine.config import Settings
 from engine.errors import InvalidInputError
@@ -19,7 +23,7 @@ from engine.extraction.schema import (
     ExtractionOutcome,
     Invalidation,
 )
-from engine.normalize import clean_text
+from engine.normalize import clean_text, normalize_predicate
 
 
 def guard_outcome(
@@ -67,7 +71,7 @@ def _entity(
             aliases.append(clean_text(alias, "alias", settings.max_name_chars))
         except InvalidInputError as exc:
             errors.append(f"an alias of extracted entity #{index} ({name:.80}) left out: {exc}")
-    kind = _cut(entity.type, settings.max_name_chars) or "Thing"
+    kind = settings.graph_types.entity_type(_cut(entity.type, settings.max_name_chars)) or "Thing"
     return entity.model_copy(update={"name": name, "aliases": aliases, "type": kind})
 
 
@@ -82,6 +86,13 @@ def _fact(
         return None
     # the predicate and the sentence are checked where they are used (changes.fact_row)
     predicate = fact.predicate[:256]
+    with contextlib.suppress(InvalidInputError):  # reported where it is used
+        if not settings.graph_types.allows(normalize_predicate(predicate)):
+            errors.append(
+                f"extracted fact #{index} left out: its relation {predicate!r} is not declared "
+                "(graph_types.only_declared_relations)"
+            )
+            return None
     return fact.model_copy(update={"source": source, "target": target, "predicate": predicate})
 
 

@@ -45,6 +45,7 @@ from engine.extraction.endpoint import (
 )
 from engine.extraction.reply import Fault, parse
 from engine.extraction.schema import ChatMessage, Extraction, ExtractionOutcome, KnownFact
+from engine.graph_types import GraphTypes
 
 log = logging.getLogger("graphmem")
 
@@ -126,6 +127,7 @@ class LLMExtractor:
         backoff_base_s: float = 0.5,
         backoff_max_s: float = 8.0,
         sleep: Callable[[float], None] = time.sleep,
+        graph_types: GraphTypes | None = None,
     ) -> None:
         self._client = client
         self.model = model
@@ -136,6 +138,7 @@ class LLMExtractor:
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self._sleep = sleep
+        self.graph_types = graph_types or GraphTypes()
         self.base_url = str(client.base_url).rstrip("/")
         self._endpoint = Endpoint(provider or provider_for_url(self.base_url), output)
         self._detecting = threading.Lock()
@@ -161,6 +164,7 @@ class LLMExtractor:
             "temperature": settings.llm_temperature,
             "max_retries": settings.llm_max_retries,
             "timeout": settings.llm_timeout_s,
+            "graph_types": settings.graph_types,
         }
         extractor = cls(client, settings.llm_model, **(options | overrides))
         extractor._owns_client = True
@@ -258,7 +262,7 @@ class LLMExtractor:
     ) -> Extraction | Fault:
         caps = self._endpoint.capabilities
         tally.mode = caps.output
-        chat = _chat(messages, known, user_name, feedback, caps.output)
+        chat = _chat(messages, known, user_name, feedback, caps.output, self.graph_types)
         max_tokens = self.max_tokens or default_max_tokens(len(messages))
         tally.calls += 1
         try:
@@ -327,10 +331,13 @@ def _chat(
     user_name: str | None,
     feedback: str | None,
     output: OutputMode,
+    types: GraphTypes,
 ) -> list[ChatCompletionMessageParam]:
     json_mode = output != "tools"
     schema = prompts.extraction_json_schema(strict=False) if json_mode else None
-    chat = prompts.build_messages(messages, known, user_name=user_name, json_schema=schema)
+    chat = prompts.build_messages(
+        messages, known, user_name=user_name, json_schema=schema, types=types
+    )
     if feedback is not None:
         # One user turn, not a second one after it: templates that enforce user/assistant
         # alternation (Gemma, Mistral, Llama 2) refuse two user messages in a row.

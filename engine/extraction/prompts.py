@@ -17,6 +17,7 @@ from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolPara
 from openai.types.shared_params import FunctionDefinition
 
 from engine.extraction.schema import ChatMessage, Extraction, KnownFact
+from engine.graph_types import GraphTypes
 
 TOOL_NAME = "record_memory"
 TOOL_DESCRIPTION = (
@@ -118,9 +119,17 @@ def self_name(user_name: str | None) -> str:
     return user_name.strip() if user_name and user_name.strip() else SELF
 
 
-def system_prompt(user_name: str | None, json_schema: dict[str, Any] | None = None) -> str:
-    """The system prompt; with `json_schema` it also asks for that JSON object (JSON mode)."""
+def system_prompt(
+    user_name: str | None,
+    json_schema: dict[str, Any] | None = None,
+    types: GraphTypes | None = None,
+) -> str:
+    """The system prompt, with the user's declared types when there are any; with
+    `json_schema` it also asks for that JSON object (JSON mode)."""
     text = SYSTEM_PROMPT.replace("{self_name}", repr(self_name(user_name)))
+    declared = types.prompt_section() if types is not None else ""
+    if declared:
+        text += f"\n{declared}\n"
     if json_schema is not None:
         schema = json.dumps(json_schema, ensure_ascii=False)
         text += JSON_MODE_SUFFIX.format(tool=TOOL_NAME, schema=schema)
@@ -168,6 +177,7 @@ def build_messages(
     *,
     user_name: str | None,
     json_schema: dict[str, Any] | None = None,
+    types: GraphTypes | None = None,
 ) -> list[ChatCompletionMessageParam]:
     """The chat messages for one extraction call.
 
@@ -176,9 +186,10 @@ def build_messages(
         known: facts already stored about the entities involved; they may be invalidated.
         user_name: the user's name if known; otherwise the speaker is 'USER'.
         json_schema: set in JSON mode (endpoints without tools): the schema to answer with.
+        types: the entity types and relations the user declared, if any.
     """
     return [
-        {"role": "system", "content": system_prompt(user_name, json_schema)},
+        {"role": "system", "content": system_prompt(user_name, json_schema, types)},
         {
             "role": "user",
             "content": user_prompt(messages, known, user_name, json_mode=json_schema is not None),

@@ -32,6 +32,7 @@ LAYERS = [
         "private_files",
         "long_lived",
         "ranking",
+        "graph_types",
     },
     {"embedding", "extraction"},
     {"store"},
@@ -285,7 +286,7 @@ def test_the_literal_count_sees_a_number() -> None:
 def test_the_checker_sees_a_cycle() -> None:
     GRAPH["engine.errors"].add("engine.config")
     try:
-        assert ["engine.config", "engine.errors"] in _cycles()
+        assert any({"engine.config", "engine.errors"} <= set(cycle) for cycle in _cycles())
     finally:
         GRAPH["engine.errors"].discard("engine.config")
 

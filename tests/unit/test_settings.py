@@ -47,3 +47,29 @@ def test_a_private_ranking_number_is_refused_by_name() -> None:
     with pytest.raises(ConfigError) as fusion:
         build_settings(ranking={"fusion": {"tail_vote": 0.2}})
     assert "ranking.fusion.tail_vote is not one of the public" in str(fusion.value)
+
+
+@pytest.mark.parametrize(
+    ("types", "named"),
+    [
+        ({"entities": {"company": "lower case"}}, "'company' cannot be a label"),
+        ({"entities": {"Entity": "graphmem's own"}}, "'Entity' cannot be a label"),
+        ({"relations": {"works at": "not snake"}}, "(e.g. WORKS_AT)"),
+        ({"entities": {"Company": "x" * 301}}, "at most 300"),
+        ({"kinds": {}}, "kinds"),
+    ],
+)
+def test_a_bad_type_declaration_is_refused_naming_it(types: dict[str, object], named: str) -> None:
+    with pytest.raises(ConfigError, match="graph_types") as raised:
+        build_settings(graph_types=types)
+    assert named in str(raised.value)
+
+
+def test_declared_types_are_read_from_the_environment_as_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    declared = '{"entities": {"Company": "a business"}, "only_declared_relations": true}'
+    monkeypatch.setenv("GRAPHMEM_GRAPH_TYPES", declared)
+    types = build_settings().graph_types
+    assert (types.entities, types.only_declared_relations) == ({"Company": "a business"}, True)
+    assert types.entity_type("company") == "Company" and types.entity_type("City") is None
