@@ -24,8 +24,9 @@ from engine.retrieval.query import Query
 from engine.retrieval.tuning import EpisodeParams
 from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
+from engine.store.uids import uid_ranges
 
-_PAGE = 5000
+_PAGE = 5000  # a read holds about this many messages or fewer (a larger user: uid ranges)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,17 +133,14 @@ class EpisodeLeg:
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
-        """Every message of the user, read a page at a time by uid (a cursor, not SKIP),
-        with the terms stored with each; the index computes those stored without them (an
-        older store's messages; they are not written back)."""
+        """Every message of the user, with the terms stored with each, read a range of uids
+        at a time (about `_PAGE` messages each); the index computes the terms of those stored
+        without them (an older store's messages; they are not written back)."""
         index = LexicalIndex()
-        after = ""
-        while True:
-            page, terms = self.reads.episode_texts(user_id, after, _PAGE, TERMS_VERSION)
+        for uids in uid_ranges(self.reads.count_episodes(user_id), _PAGE):
+            page, terms = self.reads.episode_texts(user_id, TERMS_VERSION, uids)
             index.add(page, terms)
-            if len(page) < _PAGE:
-                return index
-            after = page[-1].uid
+        return index
 
     def rank(
         self,

@@ -19,6 +19,7 @@ from engine.store.rows import (
     history_from_row,
     neighbours_from_rows,
 )
+from engine.store.uids import ALL_UIDS
 
 ENTITY_VECTORS = VectorRead("count_entity_vectors", "search_entity_vectors", "scan_entity_vectors")
 FACT_VECTORS = VectorRead("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
@@ -336,11 +337,11 @@ class Reads:
         return {row[0]: 2.0 * _unit(row[1]) - 1.0 for row in rows}
 
     def episode_texts(
-        self, user_id: str, after: str, limit: int, terms_v: int
+        self, user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS
     ) -> tuple[list[EpisodeText], list[str | None]]:
-        """The user's next `limit` messages by uid after the uid `after` ("" for the first),
-        and the index terms stored with each under version `terms_v` (None where not)."""
-        params = {"user_id": user_id, "after": after, "limit": limit, "terms_v": terms_v}
+        """The user's messages whose uid is in `[uids[0], uids[1])` (by default all), in uid
+        order, and the index terms stored with each under version `terms_v` (None where not)."""
+        params = {"user_id": user_id, "lo": uids[0], "hi": uids[1], "terms_v": terms_v}
         rows = self.store.run("list_episode_texts", params)
         texts = [
             EpisodeText(

@@ -29,7 +29,7 @@ GRAPH = "cypher_lint"
 # Every parameter the statements take, with a value of the type the engine sends.
 PARAMETERS: dict[str, Any] = {
     "user_id": "alice", "user_key": "alice", "uid": "u1", "target_uid": "u2", "name": "n",
-    "query": "john", "secret": "s", "after": "u0", "by": "salience", "loose": "john",
+    "query": "john", "secret": "s", "lo": "", "hi": "f", "by": "salience", "loose": "john",
     "k": 10, "limit": 10, "terms_v": 1, "skip": 0, "cap": 100, "dimension": 384, "total": 100,
     "scan": 10,
     "now": 1.7e9, "at": 1.7e9, "since": 1.6e9, "until": 1.8e9, "half_life": 30.0,

@@ -43,7 +43,7 @@ def memory(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[Memo
 
 
 def _stored(memory: Memory, user_id: str, version: int = TERMS_VERSION) -> list[str | None]:
-    return memory.retriever.reads.episode_texts(user_id, "", 100, version)[1]
+    return memory.retriever.reads.episode_texts(user_id, version)[1]
 
 
 def _strip_terms(memory: Memory, user_id: str) -> None:
@@ -105,7 +105,7 @@ def test_a_batch_is_indexed_as_one_at_a_time_with_the_same_scores() -> None:
 
 
 def test_a_written_message_carries_its_terms(memory: Memory) -> None:
-    texts, terms = memory.retriever.reads.episode_texts("terms", "", 100, TERMS_VERSION)
+    texts, terms = memory.retriever.reads.episode_texts("terms", TERMS_VERSION)
     assert len(texts) == len(MESSAGES)
     assert terms == [stored_terms(t.speaker, t.content) for t in texts]
     assert "kayak" in " ".join(t or "" for t in terms).split()
@@ -137,7 +137,7 @@ def test_messages_of_an_older_store_are_found_and_are_indexed_from_their_text(
 
 def test_terms_of_another_version_are_not_trusted(memory: Memory) -> None:
     reads = memory.retriever.reads
-    texts, _ = reads.episode_texts("terms", "", 100, TERMS_VERSION)
+    texts, _ = reads.episode_texts("terms", TERMS_VERSION)
     reads.set_episode_terms("terms", {t.uid: "zebra" for t in texts}, TERMS_VERSION - 1)
     index = _fresh(memory.retriever.episode_leg, "terms")
     assert "zebra" not in _postings(index) and "kayak" in _postings(index)
@@ -145,7 +145,7 @@ def test_terms_of_another_version_are_not_trusted(memory: Memory) -> None:
 
 def test_storing_terms_touches_no_other_user(memory: Memory) -> None:
     reads = memory.retriever.reads
-    neighbour, _ = reads.episode_texts("neighbour", "", 100, TERMS_VERSION)
+    neighbour, _ = reads.episode_texts("neighbour", TERMS_VERSION)
     reads.set_episode_terms("terms", {neighbour[0].uid: "zebra"}, TERMS_VERSION)
     assert _stored(memory, "neighbour") == [stored_terms(None, neighbour[0].content)]
     assert "zebra" not in _postings(_fresh(memory.retriever.episode_leg, "neighbour"))

@@ -530,12 +530,12 @@ def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder:
     reads = Reads(store)
     uids = _messages(store, embedder, "u", ["I went kayaking", "My bike is blue"])
     _messages(store, embedder, "other", ["I went kayaking too"])
-    texts, terms = reads.episode_texts("u", "", 10, TERMS_VERSION)
+    texts, terms = reads.episode_texts("u", TERMS_VERSION)
     assert sorted(t.uid for t in texts) == sorted(uids)
     assert terms == [stored_terms(t.speaker, t.content) for t in texts]  # as written
     reads.set_episode_terms("u", {texts[0].uid: "zebra"}, TERMS_VERSION + 1)
-    assert reads.episode_texts("u", "", 10, TERMS_VERSION)[1][0] is None  # another version
-    assert reads.episode_texts("other", "", 10, TERMS_VERSION)[1] != [None]
+    assert reads.episode_texts("u", TERMS_VERSION)[1][0] is None  # another version
+    assert reads.episode_texts("other", TERMS_VERSION)[1] != [None]
     assert {(t.speaker, t.session_id, t.source) for t in texts} == {
         ("Maria", "s1", "line 0"),
         ("Maria", "s1", "line 1"),

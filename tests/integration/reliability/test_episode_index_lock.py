@@ -8,16 +8,20 @@ a message written during the load is indexed. The cursor paging is checked on th
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from engine.memory import Memory
 from engine.retrieval import episodes
 from engine.retrieval.episodes import EpisodeLeg
+from engine.retrieval.lexical import TERMS_VERSION
 from engine.retrieval.tuning import EpisodeParams
 from engine.store.base import EpisodeText
+from engine.store.uids import ALL_UIDS, LAST_UID, uid_ranges
 
 
-def test_the_index_is_read_by_uid_cursor_on_the_store(
+def test_a_large_users_index_is_read_by_uid_range_on_the_store(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory.add_facts([("Alice", "LIKES", "tea")], user_id="other")
@@ -25,17 +29,28 @@ def test_the_index_is_read_by_uid_cursor_on_the_store(
         memory.add(f"I went kayaking on lake number {i}", user_id="u", ts=1000.0 + i)
     memory.add("kayaking is for the other user", user_id="other")
     monkeypatch.setattr(episodes, "_PAGE", 2)
-    pages: list[str] = []
+    ranges: list[tuple[str, str]] = []
     read = memory.reads.episode_texts
 
     def recording(
-        user_id: str, after: str, limit: int, terms_v: int
+        user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS
     ) -> tuple[list[EpisodeText], list[str | None]]:
-        pages.append(after)
-        return read(user_id, after, limit, terms_v)
+        ranges.append(uids)
+        return read(user_id, terms_v, uids)
 
     monkeypatch.setattr(memory.reads, "episode_texts", recording)
     index = EpisodeLeg(memory.reads, EpisodeParams()).index("u")
-    uids = sorted(d.uid for d in index.docs)
+    uids = [d.uid for d in index.docs]
     assert len(uids) == 5 and all("kayaking on lake" in d.content for d in index.docs)
-    assert pages == ["", uids[1], uids[3]]  # each page starts after the last uid read
+    assert uids == sorted(uids)  # in uid order, as one read of all of them gives
+    assert ranges == uid_ranges(5, 2) and len(ranges) == 16  # one read per leading hex digit
+    assert read("u", TERMS_VERSION, ("", "0"))[0] == []
+    assert read("u", TERMS_VERSION, ("", LAST_UID))[0] == read("u", TERMS_VERSION)[0]
+
+
+def test_uid_ranges_cover_every_string_once() -> None:
+    for count, parts in ((0, 1), (5000, 1), (5001, 16), (80_001, 256)):
+        ranges = uid_ranges(count, 5000)
+        assert len(ranges) == parts
+        assert ranges[0][0] == "" and ranges[-1][1] == LAST_UID
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))

@@ -3,7 +3,7 @@
 The episode leg loads a user's messages into an in-process index on the user's first search.
 Against a store whose reads of one user are held back (a 150k-message user, in slow
 motion), another user's index still loads, two searches of the held user share one load, and
-a message written during the load is indexed. The cursor paging is checked on the real store.
+a message written during the load is indexed. The uid ranges are checked on the real store.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ class HeldReads:
         self.pages: Counter[str] = Counter()
 
     def episode_texts(
-        self, user_id: str, after: str, limit: int, terms_v: int
+        self, user_id: str, terms_v: int, uids: tuple[str, str]
     ) -> tuple[list[EpisodeText], list[str | None]]:
         self.pages[user_id] += 1
         if user_id == self.held:
             self.started.set()
             assert self.release.wait(WAIT_S)
-        page = [d for d in self.docs[user_id] if d.uid > after][:limit]
+        page = [d for d in self.docs[user_id] if uids[0] <= d.uid < uids[1]]
         return page, [None] * len(page)  # no stored terms: the leg computes them
 
     def count_episodes(self, user_id: str) -> int:
