@@ -11,7 +11,7 @@ from typing import Any
 from engine.cli_verbs import day, emit, fact_line, open_memory, plural, require_user, when
 from engine.errors import NotFoundError
 from engine.knowledge import EntityView
-from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
+from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day
 
 
 def metadata_filter(text: str) -> tuple[str, Any]:
@@ -34,6 +34,8 @@ def _hit_line(hit: ScoredFact) -> str:
 def search_text(result: SearchResult) -> str:
     """The facts found, then the messages found (dated, with their speaker)."""
     lines = ["facts:", *(_hit_line(h) for h in result.facts)] if result.facts else []
+    if result.unknown_names:
+        lines.insert(0, nothing_about(result.unknown_names, bool(result.facts or result.episodes)))
     if result.episodes:
         lines.append("messages:")
         for hit in result.episodes:

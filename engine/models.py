@@ -228,6 +228,12 @@ class Path(BaseModel):
     facts: list[Fact]
 
 
+def nothing_about(names: list[str], others_follow: bool) -> str:
+    """The line that says a query's names are unknown to the memory."""
+    said = f"Nothing stored mentions {' or '.join(names)}"
+    return f"{said}; the memories below are about others." if others_follow else f"{said}."
+
+
 class SearchResult(BaseModel):
     query: str
     user_id: str
@@ -240,6 +246,8 @@ class SearchResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     # vector indexes still being built after a reopen: their legs scanned the user's nodes
     warming: list[str] = Field(default_factory=list)
+    # names the query asks about that nothing stored holds: its hits are about others
+    unknown_names: list[str] = Field(default_factory=list)
 
     def context(self, max_tokens: int = 512) -> str:
         """A compact block for a prompt: facts first, then paths and entities, cut to budget.
@@ -247,6 +255,9 @@ class SearchResult(BaseModel):
         Tokens are estimated as words * 4/3, the usual rule of thumb for English BPE.
         """
         lines: list[str] = []
+        if self.unknown_names:
+            found = bool(self.facts or self.episodes or self.paths)
+            lines.append(nothing_about(self.unknown_names, found))
         if self.facts:
             lines.append("Known facts:")
             lines += [f"- {_dated(sf)}" for sf in self.facts]

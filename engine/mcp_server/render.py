@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine.models import UNDATED, ScoredEpisode, ScoredFact, SearchResult
+from engine.models import UNDATED, ScoredEpisode, ScoredFact, SearchResult, nothing_about
 
 _SNIPPET_CHARS = 300
 
@@ -45,6 +45,8 @@ def render_search(result: SearchResult) -> str:
     if not (result.facts or result.paths or episodes):
         return f"No memory of user {result.user_id!r} matches {result.query!r}."
     lines = [f"Memory of user {result.user_id!r} for {result.query!r}:"]
+    if result.unknown_names:
+        lines.append(nothing_about(result.unknown_names, others_follow=True))
     if result.facts:
         lines.append("Facts, best first:")
         lines += [_fact_line(i, hit) for i, hit in enumerate(result.facts, start=1)]

@@ -27,6 +27,7 @@ from engine.retrieval.semantic import SemanticLeg
 from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.tuning import Tuning
+from engine.retrieval.unknown import unknown_names
 from engine.store.base import Written
 from engine.store.reads import Reads
 
@@ -224,6 +225,7 @@ class DualRetriever:
             entities=_entities(legs.graph.anchors),
             anchors=[a.entity.name for a in legs.graph.anchors],
             paths=self.graph_leg.paths(legs.graph, walks, facts),
+            unknown_names=unknown_names(query, legs.index, _names(legs.graph.anchors)),
         )
 
     def _found(self, limit: int, legs: _Legs, ranked: dict[str, float]) -> Found:
@@ -249,6 +251,10 @@ class DualRetriever:
 
 
 _EXPANDING = ("dual", "expansion")
+
+
+def _names(anchors: list[Anchor]) -> list[str]:
+    return [name for a in anchors for name in (a.entity.name, *a.entity.aliases)]
 
 
 @dataclass(slots=True)

@@ -1,0 +1,47 @@
+"""Names a query asks about that nothing stored for the user holds.
+
+A search returns its best matches; when the query names someone the memory has never heard of
+("Where does Bob live?" with no Bob), those matches are about others ("Peter lives in New
+York"). No similarity floor tells them from answers (benchmarks/results/relevance_floor.md),
+so the result says it instead: `SearchResult.unknown_names`, and `context()` opens with it.
+
+A name is a capitalized word of two letters or more, not the first of its sentence, that no
+anchored entity's name or alias holds and no message of the user's (its text or speaker)
+contains. Words a message index never keeps (stopwords: "Will") and the names of days and
+months ("May", "Aug") are never judged.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.retrieval.lexical import LexicalIndex, stem
+from engine.retrieval.terms import STOPWORDS, words
+
+_TOKEN = re.compile(r"[^\W\d_]\w*")
+_SENTENCE_END = re.compile(r"[.!?:;]\s")
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december mon tue tues wed thu thur thurs "
+    "fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
+def unknown_names(text: str, index: LexicalIndex | None, anchors: list[str]) -> list[str]:
+    """The names in `text` that nothing of the user's holds; none when the user's messages
+    were not read (a search without the episode leg cannot tell)."""
+    if index is None:
+        return []
+    known = {word for name in anchors for word in words(name)}
+    unknown: dict[str, None] = {}
+    names = [n for sentence in _SENTENCE_END.split(text) for n in _TOKEN.findall(sentence)[1:]]
+    for name in names:
+        tokens = words(name)  # as the message index reads a word
+        if not name[0].isupper() or len(name) < 2 or len(tokens) != 1:
+            continue
+        word = tokens[0]
+        if word in STOPWORDS or word in _CALENDAR or word in known:
+            continue
+        if not index.term_postings(stem(word)):
+            unknown[name] = None
+    return list(unknown)

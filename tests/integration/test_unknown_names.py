@@ -1,0 +1,35 @@
+"""A query naming someone nothing stored holds says so (issue 52, A17): "Where does Bob live?"
+with no Bob returns what it finds about others, and the result and its context say whose."""
+
+from __future__ import annotations
+
+from engine.memory import Memory
+
+
+def test_a_name_nothing_holds_is_named_and_the_context_says_the_hits_are_about_others(
+    memory: Memory,
+) -> None:
+    memory.add("Peter lives in New York.", user_id="u", ts="2024-05-01")
+    found = memory.search("Where does Bob live?", user_id="u")
+    assert found.unknown_names == ["Bob"]
+    assert found.context().startswith(
+        "Nothing stored mentions Bob; the memories below are about others.\n"
+    )
+    assert "Peter" in found.context()  # still there: the agent decides what it is worth
+    assert memory.search("Where does Peter live?", user_id="u").unknown_names == []
+
+
+def test_names_held_by_a_message_an_entity_or_an_alias_are_known(memory: Memory) -> None:
+    memory.add("Lunch with Dana was lovely.", user_id="u", ts="2024-05-01")
+    memory.add_facts([("Zed", "LIKES", "tea")], user_id="u")
+    for query in ("What did Dana eat?", "What does Zed like?", "what does dana like?"):
+        assert memory.search(query, user_id="u").unknown_names == [], query
+
+
+def test_days_months_stopwords_and_the_first_word_are_never_judged(memory: Memory) -> None:
+    memory.add("I went hiking.", user_id="u", ts="2024-05-01")
+    for query in ("What did I do on Monday?", "Will I go in May?", "Hiking with whom?"):
+        assert memory.search(query, user_id="u").unknown_names == [], query
+    both = memory.search("Did Bob meet Carol?", user_id="u")
+    assert both.unknown_names == ["Bob", "Carol"]
+    assert both.context().startswith("Nothing stored mentions Bob or Carol")
