@@ -233,3 +233,35 @@ def test_a_server_that_hangs_while_it_loads_is_started_again(
         with contextlib.suppress(ProcessLookupError):
             os.kill(frozen, signal.SIGKILL)
         EmbeddedServer(tmp_path).stop_if_unused()
+
+
+def test_a_start_that_hangs_is_tried_once_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh server that hangs while it loads is killed and started again (here the first
+    one is taken to answer nothing and to use no CPU)."""
+    monkeypatch.setattr(falkordb_server, "_STALL_S", 0.5)
+    monkeypatch.setattr(falkordb_server, "cpu_ticks", lambda pid: 7)
+    answers = EmbeddedServer._state
+    hung: list[int | None] = []
+
+    def state(server: EmbeddedServer) -> str:
+        hung.append(hung[0] if hung else server._read_pid())
+        return "down" if server._read_pid() == hung[0] else answers(server)
+
+    monkeypatch.setattr(EmbeddedServer, "_state", state)
+    server = EmbeddedServer(tmp_path)
+    try:
+        server.ensure_running()
+        assert hung[0] is not None and server._read_pid() not in (None, hung[0])
+        assert _gone(hung[0])  # the hung one was killed
+    finally:
+        server.stop_if_unused()
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its exit status is left (a zombie nobody reaped yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
