@@ -21,12 +21,10 @@ import numpy as np
 
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
-from engine.retrieval.tuning import EpisodeParams
+from engine.retrieval.tuning import LOAD_BLOCK, LOAD_ONCE, LOAD_READ, EpisodeParams
 from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.reads import Reads
-from engine.store.uids import uid_ranges
-
-_PAGE = 5000  # a read holds about this many messages or fewer (a larger user: uid ranges)
+from engine.store.uids import ALL_UIDS, uid_ranges
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,13 +131,18 @@ class EpisodeLeg:
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
-        """Every message of the user, with the terms stored with each, read a range of uids
-        at a time (about `_PAGE` messages each); the index computes the terms of those stored
-        without them (an older store's messages; they are not written back)."""
+        """Every message of the user, with the terms stored with each, in short steps
+        (`tuning.LOAD_READ`); the index computes the terms of those stored without them (an
+        older store's messages; they are not written back)."""
         index = LexicalIndex()
-        for uids in uid_ranges(self.reads.count_episodes(user_id), _PAGE):
-            page, terms = self.reads.episode_texts(user_id, TERMS_VERSION, uids)
-            index.add(page, terms)
+        count = self.reads.count_episodes(user_id)
+        for uids in uid_ranges(count, LOAD_READ) if count > LOAD_ONCE else [ALL_UIDS]:
+            index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION, uids))
+            if len(index.unsealed) >= LOAD_BLOCK:
+                index.seal()
+        if len(index) < count:  # uids that are no hex digests: once more, all at once
+            index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION))
+        index.seal()
         return index
 
     def rank(
@@ -162,7 +165,7 @@ class EpisodeLeg:
         if since is not None or until is not None:
             scores[~_in_window(index, since, until)] = 0.0
         top = _top(scores, limit)
-        return [EpisodeHit(index.docs[d].uid, float(scores[d]), index.docs[d]) for d in top]
+        return [EpisodeHit(index.uids[d], float(scores[d]), index.doc(d)) for d in top]
 
 
 def _text(row: EpisodeRow) -> EpisodeText:
@@ -188,8 +191,8 @@ def _dense(index: LexicalIndex, nearest: list[tuple[str, float]]) -> np.ndarray:
 
 
 def _in_window(index: LexicalIndex, since: float | None, until: float | None) -> np.ndarray:
-    ts = np.asarray([d.ts for d in index.docs], dtype=np.float64)
-    keep = np.asarray([not d.undated for d in index.docs], dtype=bool)  # never known inside
+    ts = np.asarray(index.times, dtype=np.float64)
+    keep = ~np.asarray(index.undated, dtype=bool)  # an undated message is never known inside
     if since is not None:
         keep &= ts >= since
     if until is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,35 +61,43 @@ def stems(tokens: Sequence[str]) -> list[str]:
     return [stem(w) for w in tokens if w not in STOPWORDS]
 
 
+def term_count(terms: str) -> int:
+    """How many terms a `stored_terms` text holds (single spaces between them)."""
+    return terms.count(" ") + 1 if terms else 0
+
+
 @dataclass(frozen=True, slots=True)
 class _Block:
     """The postings of documents indexed together (a load's page): each term's documents,
-    ascending, and counts are `docs[start:end]`, `counts[start:end]` for its `spans` entry."""
+    ascending, and counts are `docs[start:end]`, `counts[start:end]` for the `starts` and
+    `ends` entry its `spans` number names (numbers, not tuples: nothing for the collector)."""
 
-    spans: dict[str, tuple[int, int]]
+    spans: dict[str, int]
+    starts: np.ndarray
+    ends: np.ndarray
     docs: np.ndarray
     counts: np.ndarray
 
     @staticmethod
-    def of(term_lists: list[list[str]], first: int) -> _Block:
-        """The block of documents numbered from `first`, one list of terms each: counted by
-        numpy and C-level iteration, with no Python step per term."""
-        n = len(term_lists)
+    def of(term_texts: list[str], first: int) -> _Block:
+        """The block of documents numbered from `first`, each given as its `stored_terms`:
+        counted by numpy and C-level iteration, with no Python step per term."""
+        n = len(term_texts)
         vocabulary: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        tokens = itertools.chain.from_iterable(term_lists)
-        ids = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64)
-        lengths = np.fromiter(map(len, term_lists), dtype=np.int64, count=n)
+        tokens = " ".join(term_texts).split()
+        ids = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        lengths = np.fromiter(map(term_count, term_texts), dtype=np.int64, count=n)
         keys, counts = np.unique(ids * n + np.repeat(np.arange(n), lengths), return_counts=True)
         starts = np.searchsorted(keys // n, np.arange(len(vocabulary)))
         ends = np.append(starts[1:], len(keys))
-        spans = dict(zip(vocabulary, zip(starts.tolist(), ends.tolist(), strict=True), strict=True))
-        return _Block(spans, keys % n + first, counts.astype(np.float32))
+        return _Block(dict(vocabulary), starts, ends, keys % n + first, counts.astype(np.float32))
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        span = self.spans.get(term)
-        return (
-            None if span is None else (self.docs[span[0] : span[1]], self.counts[span[0] : span[1]])
-        )
+        at = self.spans.get(term)
+        if at is None:
+            return None
+        start, end = self.starts[at], self.ends[at]
+        return self.docs[start:end], self.counts[start:end]
 
 
 @dataclass(slots=True)
@@ -98,65 +107,111 @@ class LexicalIndex:
     Documents keep the number they were added under; `prev` / `next` give the message before
     and after each one in its session by time (-1 at a session's edge). A batch of at least
     `INDEX_BLOCK_MIN` documents (a load) is indexed as one `_Block`; smaller ones (a write's)
-    go to the per-term lists of `postings`.
+    go to the per-term lists of `postings`. A document's fields are kept in columns of plain
+    values (`doc` builds its `EpisodeText`): a 150k-message index then adds no objects for
+    the garbage collector to walk, whose full collections otherwise held every thread of the
+    process for 100 ms and more while a large user loaded.
     """
 
-    docs: list[EpisodeText] = field(default_factory=list)
+    uids: list[str] = field(default_factory=list)
+    session_ids: list[str | None] = field(default_factory=list)
+    speakers: list[str | None] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    contents: list[str] = field(default_factory=list)
+    times: array[float] = field(default_factory=lambda: array("d"))
+    sources: list[str | None] = field(default_factory=list)
+    undated: array[int] = field(default_factory=lambda: array("b"))
     position: dict[str, int] = field(default_factory=dict)
     postings: dict[str, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
     blocks: list[_Block] = field(default_factory=list)
-    lengths: list[int] = field(default_factory=list)
-    prev: list[int] = field(default_factory=list)
-    next: list[int] = field(default_factory=list)
-    sessions: dict[str | None, list[tuple[float, str, int]]] = field(
-        default_factory=lambda: defaultdict(list)
-    )
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+    prev: array[int] = field(default_factory=lambda: array("q"))
+    next: array[int] = field(default_factory=lambda: array("q"))
+    sessions: dict[str | None, list[int]] = field(default_factory=lambda: defaultdict(list))
     total_length: int = 0
+    # documents placed whose terms are not in `postings` or `blocks` yet (`extend`, `seal`)
+    unsealed: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.docs)
+        return len(self.uids)
+
+    def doc(self, d: int) -> EpisodeText:
+        """Document `d` as the message it is."""
+        return EpisodeText(
+            self.uids[d],
+            self.session_ids[d],
+            self.speakers[d],
+            self.roles[d],
+            self.contents[d],
+            self.times[d],
+            self.sources[d],
+            bool(self.undated[d]),
+        )
 
     def add(self, episodes: list[EpisodeText], terms: Sequence[str | None] = ()) -> None:
         """Index `episodes` (those already indexed are left as they are). `terms`, when
         given, holds each episode's `stored_terms` as read from the store (None: not stored
         under `TERMS_VERSION`, computed here)."""
-        fresh: dict[str, tuple[EpisodeText, list[str]]] = {}
+        self.extend(episodes, terms)
+        self.seal()
+
+    def extend(self, episodes: list[EpisodeText], terms: Sequence[str | None] = ()) -> None:
+        """Place `episodes` as `add` does, their terms kept for the next `seal` (a load
+        reads in small steps and counts their terms a block at a time). Keeps only plain
+        values: nothing a load holds on to gives the garbage collector more to walk."""
         for at, episode in enumerate(episodes):
-            if episode.uid in self.position or episode.uid in fresh:
+            if episode.uid in self.position:
                 continue
             stored = terms[at] if at < len(terms) else None
             if stored is None:
                 stored = stored_terms(episode.speaker, episode.content)
-            fresh[episode.uid] = (episode, stored.split())
-        if len(fresh) >= INDEX_BLOCK_MIN:
-            self.blocks.append(_Block.of([t for _, t in fresh.values()], len(self.docs)))
-        for episode, doc_terms in fresh.values():
-            if len(fresh) < INDEX_BLOCK_MIN:
-                for term, count in Counter(doc_terms).items():
-                    self.postings[term].append((len(self.docs), count))
-            self._place(episode, len(doc_terms))
+            self.unsealed.append(stored)
+            self._place(episode, term_count(stored))
+
+    def seal(self) -> None:
+        """Count the terms of the documents placed since the last seal: as one `_Block`
+        when they are at least `INDEX_BLOCK_MIN`, else term by term into `postings`."""
+        pending, first = self.unsealed, len(self) - len(self.unsealed)
+        self.unsealed = []
+        if len(pending) >= INDEX_BLOCK_MIN:
+            self.blocks.append(_Block.of(pending, first))
+            return
+        for doc, text in enumerate(pending, start=first):
+            for term, count in Counter(text.split()).items():
+                self.postings[term].append((doc, count))
 
     def _place(self, episode: EpisodeText, length: int) -> None:
-        doc = len(self.docs)
-        self.docs.append(episode)
+        doc = len(self)
+        self.uids.append(episode.uid)
+        self.session_ids.append(episode.session_id)
+        self.speakers.append(episode.speaker)
+        self.roles.append(episode.role)
+        self.contents.append(episode.content)
+        self.times.append(episode.ts)
+        self.sources.append(episode.source)
+        self.undated.append(int(episode.undated))
         self.position[episode.uid] = doc
         self.lengths.append(length)
         self.total_length += length
         self.prev.append(-1)
         self.next.append(-1)
-        self._link(doc, episode)
+        self._link(doc, episode.session_id)
 
-    def _link(self, doc: int, episode: EpisodeText) -> None:
-        order = self.sessions[episode.session_id]
-        at = bisect.bisect(order, (episode.ts, episode.uid, doc))
-        order.insert(at, (episode.ts, episode.uid, doc))
-        before = order[at - 1][2] if at > 0 else -1
-        after = order[at + 1][2] if at + 1 < len(order) else -1
+    def _link(self, doc: int, session_id: str | None) -> None:
+        order = self.sessions[session_id]
+        at = bisect.bisect(order, self._order_key(doc), key=self._order_key)
+        order.insert(at, doc)
+        before = order[at - 1] if at > 0 else -1
+        after = order[at + 1] if at + 1 < len(order) else -1
         self.prev[doc], self.next[doc] = before, after
         if before >= 0:
             self.next[before] = doc
         if after >= 0:
             self.prev[after] = doc
+
+    def _order_key(self, doc: int) -> tuple[float, str, int]:
+        """A message's place in its session: by time, then uid (then when it was added)."""
+        return self.times[doc], self.uids[doc], doc
 
     def term_postings(self, term: str) -> list[tuple[np.ndarray, np.ndarray]]:
         """The documents holding `term` and its count in each, in parts (no document twice)."""
@@ -170,32 +225,32 @@ class LexicalIndex:
 
     def scores(self, terms: list[str], bm25: BM25) -> np.ndarray:
         """BM25 of every document for the query `terms` (stemmed, each counted once)."""
-        out = np.zeros(len(self.docs), dtype=np.float32)
-        if not self.docs:
+        out = np.zeros(len(self), dtype=np.float32)
+        if not len(self):
             return out
-        lengths = np.asarray(self.lengths, dtype=np.float32)
+        lengths = np.frombuffer(self.lengths, dtype=np.int64).astype(np.float32)
         norm = bm25.k1 * (1.0 - bm25.b + bm25.b * lengths / max(1.0, self.mean_length))
-        n = len(self.docs)
+        n = len(self)
         for term in dict.fromkeys(terms):
             parts = self.term_postings(term)
-            df = sum(len(docs) for docs, _ in parts)
-            if not df:
+            if not parts:
                 continue
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            for docs, tf in parts:
-                out[docs] += idf * tf * (bm25.k1 + 1.0) / (tf + norm[docs])
+            docs = np.concatenate([d for d, _ in parts])  # a large user's load: many blocks
+            tf = np.concatenate([t for _, t in parts])
+            idf = math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            out[docs] += idf * tf * (bm25.k1 + 1.0) / (tf + norm[docs])
         return out
 
     @property
     def mean_length(self) -> float:
-        return self.total_length / len(self.docs) if self.docs else 0.0
+        return self.total_length / len(self) if len(self) else 0.0
 
     def with_neighbours(self, scores: np.ndarray, share: float) -> np.ndarray:
         """Each message's score plus `share` of its session neighbours' scores."""
         if not len(scores) or share <= 0:
             return scores
-        prev = np.asarray(self.prev)
-        nxt = np.asarray(self.next)
+        prev = np.frombuffer(self.prev, dtype=np.int64)
+        nxt = np.frombuffer(self.next, dtype=np.int64)
         padded = np.append(scores, np.float32(0.0))  # index -1: no neighbour
         smoothed: np.ndarray = scores + share * (padded[prev] + padded[nxt])
         return smoothed

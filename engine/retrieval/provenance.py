@@ -91,7 +91,7 @@ def _has(index: LexicalIndex | None, uid: str) -> bool:
 
 def _snippet(index: LexicalIndex | None, uid: str) -> Snippet:
     assert index is not None  # callers check `_has` first
-    doc = index.docs[index.position[uid]]
+    doc = index.doc(index.position[uid])
     return Snippet(
         uid=doc.uid,
         speaker=doc.speaker,

@@ -181,6 +181,13 @@ class FusionParams:
 # messages added together that are counted as one numpy block (a load's pages); fewer (a
 # write's) are indexed term by term; the scores are the same either way
 INDEX_BLOCK_MIN = 64
+# A user's message index load: up to LOAD_ONCE messages in one read; a larger user a range of
+# uids of about LOAD_READ messages a read, indexed LOAD_BLOCK at a time. Short steps, each
+# read a wait on the database: the loading thread never holds the interpreter for long, so
+# the searches of other users in the process wait little for it (issue 48, M6).
+LOAD_ONCE = 5000
+LOAD_READ = 200
+LOAD_BLOCK = 1000
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,13 +9,15 @@ ALL_UIDS = ("", LAST_UID)
 
 
 def uid_ranges(count: int, page: int) -> list[tuple[str, str]]:
-    """Ranges of uids that together hold every uid, for reading `count` records about
-    `page` at a time: split on leading hex digits (a uid is a hex digest, so the ranges hold
-    about as many each)."""
+    """Ranges of uids, one per hex prefix of one length, that together hold every hex uid,
+    for reading `count` records about `page` at a time (a uid is a hex digest, so the ranges
+    hold about as many each). Each range is [prefix, prefix + DEL): FalkorDB's index compares
+    a string range on a prefix of the stored values as long as the lower bound and one more
+    character, so ("", "01") returned every uid starting "0" and ("00f", "010") ten times its
+    share. A reader checks the count read against the count stored."""
     width = 0
     while count > page * 16**width and width < 4:
         width += 1
     if width == 0:
         return [ALL_UIDS]
-    bounds = [f"{i:0{width}x}" for i in range(1, 16**width)]
-    return list(zip(["", *bounds], [*bounds, LAST_UID], strict=True))
+    return [(prefix, prefix + LAST_UID) for prefix in (f"{i:0{width}x}" for i in range(16**width))]

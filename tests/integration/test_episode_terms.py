@@ -60,7 +60,7 @@ def _fresh(leg: EpisodeLeg, user_id: str) -> LexicalIndex:
 def _tokenized(index: LexicalIndex) -> LexicalIndex:
     """The same messages indexed from their text in process (what a load did before)."""
     out = LexicalIndex()
-    out.add(list(index.docs))
+    out.add([index.doc(d) for d in range(len(index))])
     return out
 
 
