@@ -108,9 +108,9 @@ class LexicalIndex:
     and after each one in its session by time (-1 at a session's edge). A batch of at least
     `INDEX_BLOCK_MIN` documents (a load) is indexed as one `_Block`; smaller ones (a write's)
     go to the per-term lists of `postings`. A document's fields are kept in columns of plain
-    values (`doc` builds its `EpisodeText`): a 150k-message index then adds no objects for
-    the garbage collector to walk, whose full collections otherwise held every thread of the
-    process for 100 ms and more while a large user loaded.
+    values (`doc` builds its `EpisodeText`): a 150k-message index then adds no object per
+    message for the garbage collector, whose full collections otherwise held every thread of
+    the process for 100 ms and more while a large user loaded.
     """
 
     uids: list[str] = field(default_factory=list)
@@ -158,7 +158,7 @@ class LexicalIndex:
     def extend(self, episodes: list[EpisodeText], terms: Sequence[str | None] = ()) -> None:
         """Place `episodes` as `add` does, their terms kept for the next `seal` (a load
         reads in small steps and counts their terms a block at a time). Keeps only plain
-        values: nothing a load holds on to gives the garbage collector more to walk."""
+        values: no object per message outlives the call."""
         for at, episode in enumerate(episodes):
             if episode.uid in self.position:
                 continue
