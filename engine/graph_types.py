@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.errors import InvalidInputError
 from engine.normalize import normalize_label, normalize_predicate
 
 _DESCRIPTION_CHARS = 300
@@ -43,10 +44,12 @@ class GraphTypes(BaseModel):
     @classmethod
     def _predicates(cls, relations: dict[str, str]) -> dict[str, str]:
         for name, description in relations.items():
-            if normalize_predicate(name) != name:
-                raise ValueError(
-                    f"relation {name!r} is not UPPER_SNAKE_CASE (e.g. {normalize_predicate(name)})"
-                )
+            try:
+                snake = normalize_predicate(name)
+            except InvalidInputError as exc:
+                raise ValueError(str(exc)) from None
+            if snake != name:
+                raise ValueError(f"relation {name!r} is not UPPER_SNAKE_CASE (e.g. {snake})")
             _check_description(name, description)
         return relations
 

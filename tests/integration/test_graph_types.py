@@ -9,6 +9,7 @@ from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.testing.scripted_llm import ScriptedLLM, ToolCall
+from tests.integration.test_ingest import llm_memory
 from tests.integration.test_type_labels import labels_by_name
 
 TYPES = {
@@ -44,15 +45,7 @@ REPLY = ToolCall(
 def typed_memory(
     store: GraphStore, embedder: Embedder, tmp_path: Path, llm: ScriptedLLM, **types: object
 ) -> Memory:
-    return Memory(
-        store=store,
-        embedder=embedder,
-        data_dir=tmp_path,
-        openai_base_url=llm.base_url,
-        openai_api_key="test",
-        llm_max_retries=0,
-        graph_types=TYPES | types,
-    )
+    return llm_memory(store, embedder, tmp_path, llm, graph_types=TYPES | types)
 
 
 def test_declared_types_reach_the_prompt_and_become_labels(

@@ -75,7 +75,9 @@ def mention(body: dict[str, Any]) -> Reply:
     return extraction(fact("USER", "MENTIONED", words[0].lower()))
 
 
-def llm_memory(store: GraphStore, embedder: Embedder, tmp_path: Path, llm: ScriptedLLM) -> Memory:
+def llm_memory(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, llm: ScriptedLLM, **settings: Any
+) -> Memory:
     return Memory(
         store=store,
         embedder=embedder,
@@ -83,6 +85,7 @@ def llm_memory(store: GraphStore, embedder: Embedder, tmp_path: Path, llm: Scrip
         openai_base_url=llm.base_url,
         openai_api_key="test",
         llm_max_retries=0,
+        **settings,
     )
 
 

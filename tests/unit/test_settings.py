@@ -55,6 +55,7 @@ def test_a_private_ranking_number_is_refused_by_name() -> None:
         ({"entities": {"company": "lower case"}}, "'company' cannot be a label"),
         ({"entities": {"Entity": "graphmem's own"}}, "'Entity' cannot be a label"),
         ({"relations": {"works at": "not snake"}}, "(e.g. WORKS_AT)"),
+        ({"relations": {"9LIVES": "a digit first"}}, "must start with a letter"),
         ({"entities": {"Company": "x" * 301}}, "at most 300"),
         ({"kinds": {}}, "kinds"),
     ],
