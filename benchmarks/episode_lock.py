@@ -29,12 +29,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bulk_messages import OLD_STORE_HELP, message_row, write_messages
 
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
-from engine.retrieval.lexical import TERMS_VERSION, stored_terms
-from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
@@ -66,25 +65,10 @@ def build(
             session += i % 20 == 0
             text = " ".join(rng.choice(_WORDS) for _ in range(12))
             uid = f"{rng.getrandbits(128):032x}"
-            terms = None if old_store else stored_terms(None, text)  # as graphmem writes them
-            version = None if old_store else TERMS_VERSION
             rows.append(
-                EpisodeRow(
-                    uid,
-                    f"s{session}",
-                    "user",
-                    text,
-                    float(i),
-                    None,
-                    uid,
-                    terms=terms,
-                    terms_v=version,
-                )
+                message_row(uid, f"s{session}", "user", text, float(i), old_store=old_store)
             )
-        vecs = vectors.standard_normal((len(rows), dimension)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        embeddings = {row.uid: vec.tolist() for row, vec in zip(rows, vecs, strict=True)}
-        store.write("big", WriteBatch(episodes=rows, episode_embeddings=embeddings))
+        write_messages(store, "big", rows, vectors, dimension)
     add_small(memory)
 
 
@@ -126,7 +110,7 @@ def main() -> None:
     parser.add_argument(
         "--old-store",
         action="store_true",
-        help="write the messages without their index terms (a store from before they were stored)",
+        help=OLD_STORE_HELP,
     )
     parser.add_argument(
         "--data-dir", type=Path, help="keep the store here (reused when it holds the users)"

@@ -26,16 +26,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bulk_messages import OLD_STORE_HELP, message_row, write_messages
 
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
-from engine.retrieval.lexical import TERMS_VERSION, stored_terms
-from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
-_OLD_STORE = "write the messages without their index terms (a store from before they were stored)"
 _QUERIES = ["what did I say about the harbour trip", "when did we talk about my sister"]
 
 
@@ -58,25 +56,8 @@ def build(store: FalkorDBStore, args: argparse.Namespace, dimension: int) -> lis
             )
             uid = f"{rng.getrandbits(128):032x}"
             role = "user" if i % 2 == 0 else "assistant"
-            terms = None if old_store else stored_terms(None, text)  # as graphmem writes them
-            version = None if old_store else TERMS_VERSION
-            rows.append(
-                EpisodeRow(
-                    uid,
-                    f"s{i // 20}",
-                    role,
-                    text,
-                    float(i),
-                    None,
-                    uid,
-                    terms=terms,
-                    terms_v=version,
-                )
-            )
-        vecs = vectors.standard_normal((len(rows), dimension)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        embeddings = {row.uid: vec.tolist() for row, vec in zip(rows, vecs, strict=True)}
-        store.write(user, WriteBatch(episodes=rows, episode_embeddings=embeddings))
+            rows.append(message_row(uid, f"s{i // 20}", role, text, float(i), old_store=old_store))
+        write_messages(store, user, rows, vectors, dimension)
     return users
 
 
@@ -111,7 +92,7 @@ def main() -> None:
     parser.add_argument("--warm", type=int, default=5, help="warm searches per user (median)")
     parser.add_argument("--modes", nargs="+", default=["episodes", "dual"])
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--old-store", action="store_true", help=_OLD_STORE)
+    parser.add_argument("--old-store", action="store_true", help=OLD_STORE_HELP)
     parser.add_argument("--data-dir", type=Path, help="keep the store here")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args()
