@@ -1,4 +1,4 @@
-// A user's messages whose uid is in [$lo, $hi), as the episode leg's lexical index reads them
+// A user's first $limit messages by uid in [$lo, $hi), as the episode leg's lexical index reads them
 // (a large user is read a uid range at a time: each read scans only its range of the
 // (user_id, uid) index, where a cursor with ORDER BY ... LIMIT sorted every later message
 // for each page), with the index terms stored with each one when they were computed under
@@ -9,3 +9,4 @@ RETURN p.uid AS uid, p.session_id AS session_id, p.speaker AS speaker, p.role AS
        p.content AS content, p.ts AS ts, p.source AS source, p.undated AS undated,
        CASE WHEN p.terms_v = $terms_v THEN p.terms ELSE null END AS terms
 ORDER BY p.uid
+LIMIT $limit

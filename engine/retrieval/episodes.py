@@ -131,17 +131,19 @@ class EpisodeLeg:
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
-        """Every message of the user, with the terms stored with each, in short steps
-        (`tuning.LOAD_READ`); the index computes the terms of those stored without them (an
-        older store's messages; they are not written back)."""
+        """Every message of the user, with the terms stored with each: in one read, or for a
+        large user in short steps (`tuning.LOAD_READ`); the index computes the terms of those
+        stored without them (an older store's messages; they are not written back)."""
         index = LexicalIndex()
-        count = self.reads.count_episodes(user_id)
-        for uids in uid_ranges(count, LOAD_READ) if count > LOAD_ONCE else [ALL_UIDS]:
-            index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION, uids))
-            if len(index.unsealed) >= LOAD_BLOCK:
-                index.seal()
-        if len(index) < count:  # uids that are no hex digests: once more, all at once
-            index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION))
+        index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION, ALL_UIDS, LOAD_ONCE + 1))
+        if len(index) > LOAD_ONCE:  # a large user: all of it, a range at a time
+            count = self.reads.count_episodes(user_id)
+            for uids in uid_ranges(count, LOAD_READ):
+                index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION, uids))
+                if len(index.unsealed) >= LOAD_BLOCK:
+                    index.seal()
+            if len(index) < count:  # uids that are no hex digests: once more, all at once
+                index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION))
         index.seal()
         return index
 

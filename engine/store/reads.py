@@ -337,11 +337,12 @@ class Reads:
         return {row[0]: 2.0 * _unit(row[1]) - 1.0 for row in rows}
 
     def episode_texts(
-        self, user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS
+        self, user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS, limit: int = 2**31
     ) -> tuple[list[EpisodeText], list[str | None]]:
-        """The user's messages whose uid is in `[uids[0], uids[1])` (by default all), in uid
-        order, and the index terms stored with each under version `terms_v` (None where not)."""
+        """The user's first `limit` messages by uid in `[uids[0], uids[1])` (by default all),
+        and the index terms stored with each under version `terms_v` (None where not)."""
         params = {"user_id": user_id, "lo": uids[0], "hi": uids[1], "terms_v": terms_v}
+        params["limit"] = limit
         rows = self.store.run("list_episode_texts", params)
         texts = [
             EpisodeText(

@@ -32,17 +32,18 @@ def test_a_large_users_index_is_read_by_uid_range_on_the_store(
     read = memory.reads.episode_texts
 
     def recording(
-        user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS
+        user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS, limit: int = 2**31
     ) -> tuple[list[EpisodeText], list[str | None]]:
         ranges.append(uids)
-        return read(user_id, terms_v, uids)
+        return read(user_id, terms_v, uids, limit)
 
     monkeypatch.setattr(memory.reads, "episode_texts", recording)
     index = EpisodeLeg(memory.reads, EpisodeParams()).index("u")
     uids = index.uids
     assert len(uids) == 5 and all("kayaking on lake" in text for text in index.contents)
     assert uids == sorted(uids)  # in uid order, as one read of all of them gives
-    assert ranges == uid_ranges(5, 2) and len(ranges) == 16  # one read per leading hex digit
+    # the first 3 in one read: more than LOAD_ONCE, so all, one leading hex digit at a time
+    assert ranges == [ALL_UIDS, *uid_ranges(5, 2)] and len(ranges) == 17
     assert read("u", TERMS_VERSION, ("", "0"))[0] == []
     assert read("u", TERMS_VERSION, ("", LAST_UID))[0] == read("u", TERMS_VERSION)[0]
 

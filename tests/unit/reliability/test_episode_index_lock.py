@@ -36,13 +36,13 @@ class HeldReads:
         self.pages: Counter[str] = Counter()
 
     def episode_texts(
-        self, user_id: str, terms_v: int, uids: tuple[str, str]
+        self, user_id: str, terms_v: int, uids: tuple[str, str], limit: int = 2**31
     ) -> tuple[list[EpisodeText], list[str | None]]:
         self.pages[user_id] += 1
         if user_id == self.held:
             self.started.set()
             assert self.release.wait(WAIT_S)
-        page = [d for d in self.docs[user_id] if uids[0] <= d.uid < uids[1]]
+        page = [d for d in self.docs[user_id] if uids[0] <= d.uid < uids[1]][:limit]
         return page, [None] * len(page)  # no stored terms: the leg computes them
 
     def count_episodes(self, user_id: str) -> int:
