@@ -62,8 +62,14 @@ class GraphTypes(BaseModel):
         return None
 
     def allows(self, predicate: str) -> bool:
-        """Whether a fact under `predicate` (normalized) may be stored."""
-        return not self.only_declared_relations or predicate in self.relations
+        """Whether a fact under `predicate` (as extracted) may be stored; one that is no
+        relationship type is refused later, where it is used."""
+        if not self.only_declared_relations:
+            return True
+        try:
+            return normalize_predicate(predicate) in self.relations
+        except InvalidInputError:
+            return True
 
     def prompt_section(self) -> str:
         """What the extraction prompt adds: the declared types and relations, described."""

@@ -12,8 +12,6 @@ Thing, a fact under an undeclared relation is left out when only declared ones a
 
 from __future__ import annotations
 
-import contextlib
-
 from engine.config import Settings
 from engine.errors import InvalidInputError
 from engine.extraction.schema import (
@@ -23,7 +21,7 @@ from engine.extraction.schema import (
     ExtractionOutcome,
     Invalidation,
 )
-from engine.normalize import clean_text, normalize_predicate
+from engine.normalize import clean_text
 
 
 def guard_outcome(
@@ -86,13 +84,12 @@ def _fact(
         return None
     # the predicate and the sentence are checked where they are used (changes.fact_row)
     predicate = fact.predicate[:256]
-    with contextlib.suppress(InvalidInputError):  # reported where it is used
-        if not settings.graph_types.allows(normalize_predicate(predicate)):
-            errors.append(
-                f"extracted fact #{index} left out: its relation {predicate!r} is not declared "
-                "(graph_types.only_declared_relations)"
-            )
-            return None
+    if not settings.graph_types.allows(predicate):
+        errors.append(
+            f"extracted fact #{index} left out: its relation {predicate!r} is not declared "
+            "(graph_types.only_declared_relations)"
+        )
+        return None
     return fact.model_copy(update={"source": source, "target": target, "predicate": predicate})
 
 

@@ -46,12 +46,18 @@ class ServerRecord:
         return ServerRecord(self.socket, pid, start_time(pid))
 
 
+def _stat_fields(pid: int) -> list[str]:
+    """Fields 3 on of `/proc/<pid>/stat` (field N is at N - 3). Raises OSError (gone, or not
+    Linux)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    # the command name (field 2) may hold spaces and parentheses: count after the last ")"
+    return stat.rsplit(")", 1)[1].split()
+
+
 def start_time(pid: int) -> str | None:
     """When process `pid` started (clock ticks since boot on Linux), or None if it is gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        # the command name (field 2) may hold spaces and parentheses: count after the last ")"
-        return stat.rsplit(")", 1)[1].split()[19]
+        return _stat_fields(pid)[19]
     except FileNotFoundError:
         if Path("/proc/self/stat").exists():
             return None  # Linux, and the process is gone
@@ -63,7 +69,7 @@ def start_time(pid: int) -> str | None:
 def cpu_ticks(pid: int) -> int | None:
     """The CPU time process `pid` has used (clock ticks; Linux), or None if unknown."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = _stat_fields(pid)
         return int(fields[11]) + int(fields[12])  # utime + stime (fields 14 and 15)
     except (OSError, IndexError, ValueError):
         return None
