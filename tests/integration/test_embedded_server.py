@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -178,16 +179,10 @@ def test_a_server_silent_during_setup_is_restarted(
     monkeypatch.setattr(falkordb_schema, "SCHEMA_PATIENCE_S", 1.0)
     server = EmbeddedServer(tmp_path)
     store = FalkorDBStore.embedded(server)
-    frozen = int(server.pid_file.read_text())
-    os.kill(frozen, signal.SIGSTOP)
-    try:
+    with _frozen(server) as frozen, contextlib.closing(store):
         store.setup(384)
         assert int(server.pid_file.read_text()) != frozen
         assert store.run("list_indexes", {})  # the new server has the indexes
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(frozen, signal.SIGKILL)
-        store.close()
 
 
 def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
@@ -201,17 +196,11 @@ def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
     store.setup(8)
     rows = [EpisodeRow(uid, "s1", "user", "I like tea.", 1.0, None, uid) for uid in ("e1", "e2")]
     store.write("u1", WriteBatch(episodes=rows))
-    frozen = int(server.pid_file.read_text())
-    os.kill(frozen, signal.SIGSTOP)
-    try:
+    with _frozen(server) as frozen, contextlib.closing(store):
         with pytest.raises(StoreUnavailableError, match="stopped answering and was restarted"):
             store.run("count_all_nodes", {})
         assert int(server.pid_file.read_text()) != frozen
         assert store.run("count_all_nodes", {})[0][0] == 2
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(frozen, signal.SIGKILL)
-        store.close()
 
 
 def test_a_server_that_hangs_while_it_loads_is_started_again(
@@ -223,15 +212,12 @@ def test_a_server_that_hangs_while_it_loads_is_started_again(
     _run(tmp_path, "alice", 0, 2)
     first = EmbeddedServer(tmp_path)
     first.ensure_running()
-    frozen = int(first.pid_file.read_text())
-    os.kill(frozen, signal.SIGSTOP)
     try:
-        EmbeddedServer(tmp_path).ensure_running()
-        assert int(first.pid_file.read_text()) != frozen
-        assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
+        with _frozen(first) as frozen:
+            EmbeddedServer(tmp_path).ensure_running()
+            assert int(first.pid_file.read_text()) != frozen
+            assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(frozen, signal.SIGKILL)
         EmbeddedServer(tmp_path).stop_if_unused()
 
 
@@ -265,3 +251,16 @@ def _gone(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except FileNotFoundError:
         return True
+
+
+@contextlib.contextmanager
+def _frozen(server: EmbeddedServer) -> Iterator[int]:
+    """The server stopped with SIGSTOP (it answers nothing, uses no CPU: as hung), its pid;
+    killed afterwards, whatever graphmem did about it."""
+    pid = int(server.pid_file.read_text())
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield pid
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
