@@ -33,3 +33,12 @@ def test_days_months_stopwords_and_the_first_word_are_never_judged(memory: Memor
     both = memory.search("Did Bob meet Carol?", user_id="u")
     assert both.unknown_names == ["Bob", "Carol"]
     assert both.context().startswith("Nothing stored mentions Bob or Carol")
+
+
+def test_another_users_names_do_not_make_a_name_known(memory: Memory) -> None:
+    """No oracle across users: Bob in another user's memory leaves him unknown to this one."""
+    memory.add("Bob lives in Lisbon.", user_id="other", ts="2024-05-01")
+    memory.add_facts([("Bob", "WORKS_AT", "Acme")], user_id="other")
+    memory.add("Peter lives in New York.", user_id="u", ts="2024-05-01")
+    assert memory.search("Where does Bob live?", user_id="u").unknown_names == ["Bob"]
+    assert memory.search("Where does Bob live?", user_id="other").unknown_names == []
