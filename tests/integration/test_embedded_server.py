@@ -229,17 +229,20 @@ def test_a_start_that_hangs_is_tried_once_more(
     monkeypatch.setattr(falkordb_server, "_STALL_S", 0.5)
     monkeypatch.setattr(falkordb_server, "cpu_ticks", lambda pid: 7)
     answers = EmbeddedServer._state
-    hung: list[int | None] = []
+    hung: list[int] = []  # the first server's pid, once its pid file is written
 
     def state(server: EmbeddedServer) -> str:
-        hung.append(hung[0] if hung else server._read_pid())
-        return "down" if server._read_pid() == hung[0] else answers(server)
+        pid = server._read_pid()
+        if pid is None:  # the daemon has not written its pid file yet
+            return "down"
+        hung.append(hung[0] if hung else pid)
+        return "down" if pid == hung[0] else answers(server)
 
     monkeypatch.setattr(EmbeddedServer, "_state", state)
     server = EmbeddedServer(tmp_path)
     try:
         server.ensure_running()
-        assert hung[0] is not None and server._read_pid() not in (None, hung[0])
+        assert hung and server._read_pid() not in (None, hung[0])
         assert _gone(hung[0])  # the hung one was killed
     finally:
         server.stop_if_unused()
