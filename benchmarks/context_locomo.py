@@ -2,7 +2,8 @@
 
 For every question with evidence, three blocks at each budget (150 / 300 / 600 / 1200 tokens,
 estimated as words x 4/3):
-- graphmem: `search(question).context(B)` as an agent calls it (offline extractor, no LLM);
+- graphmem: `search(question, max_tokens=B).context()` as an agent calls it (offline
+  extractor, no LLM);
 - raw turns, embedding: the conversation's turns ranked by cosine to the question;
 - raw turns, BM25 + embedding: the two rankings joined by reciprocal-rank fusion;
 the raw turns printed as graphmem prints a message, "[date] Speaker: text", and packed under
@@ -86,8 +87,12 @@ def blocks(
     result = mem.search(question.question, user_id=question.sample_id)
     by_embedding = turns.by_embedding(query)
     fused = turns.fused(question.question, query)
+    def graphmem(budget: int) -> str:
+        ask = question.question
+        return mem.search(ask, user_id=question.sample_id, max_tokens=budget).context()
+
     packers: dict[str, Callable[[int], str]] = {
-        "graphmem": result.context,
+        "graphmem": graphmem,
         "raw embedding": lambda b: pack([turns.lines[i] for i in by_embedding], b),
         "raw BM25 + embedding": lambda b: pack([turns.lines[i] for i in fused], b),
     }

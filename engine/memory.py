@@ -31,6 +31,7 @@ from engine.models import (
     SearchResult,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
+from engine.prompt_block import MAX_LIMIT, check_budget, hits_for
 from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
@@ -259,10 +260,12 @@ class Memory(MemoryEdit, MemoryTransfer):
         min_similarity: float | None = None,
         explain: bool = False,
         filters: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
-        `search_limit` setting, 10).
+        `search_limit` setting, 10). `max_tokens`: the size of the prompt block the result's
+        `context()` renders, and as many hits as fill it (at least `limit`).
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
@@ -275,13 +278,15 @@ class Memory(MemoryEdit, MemoryTransfer):
 
         Raises:
             InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id,
-                `min_similarity` or `filters`.
+                `min_similarity`, `filters` or `max_tokens` (below 1).
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
         limit = self.settings.search_limit if limit is None else limit
-        if not 1 <= limit <= 1000:
-            raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+        if max_tokens is not None:
+            limit = hits_for(check_budget(max_tokens), limit)
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
@@ -290,7 +295,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         result = self.retriever.search(
             query,
             user_id,
-            min(1000, limit * OVER_FETCH) if where else limit,
+            min(MAX_LIMIT, limit * OVER_FETCH) if where else limit,
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
@@ -301,6 +306,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         )
         result = keep_matching(result, where, self.reads, limit)
         result.warming = self.store.warming()  # vector legs that scanned instead
+        result.max_tokens = max_tokens
         return result
 
     def get_all(

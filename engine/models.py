@@ -248,46 +248,24 @@ class SearchResult(BaseModel):
     warming: list[str] = Field(default_factory=list)
     # names the query asks about that nothing stored holds: its hits are about others
     unknown_names: list[str] = Field(default_factory=list)
+    # the budget `search(max_tokens=)` retrieved for: `context()`'s default
+    max_tokens: int | None = None
 
-    def context(self, max_tokens: int = 512) -> str:
-        """A compact block for a prompt: facts first, then paths and entities, cut to budget.
-
-        Tokens are estimated as words * 4/3, the usual rule of thumb for English BPE.
+    def context(self, max_tokens: int | None = None) -> str:
+        """A block for a prompt of at most `max_tokens` (default: the search's `max_tokens`,
+        else 512): facts, connections and messages in one order of answer per token, a fact
+        left out when its message is in, an entity's facts on one line, everything dated
+        (`engine.prompt_block`). Tokens are estimated as words * 4/3.
         """
-        lines: list[str] = []
-        if self.unknown_names:
-            found = bool(self.facts or self.episodes or self.paths)
-            lines.append(nothing_about(self.unknown_names, found))
-        if self.facts:
-            lines.append("Known facts:")
-            lines += [f"- {_dated(sf)}" for sf in self.facts]
-        if self.episodes:
-            lines.append("From the conversation:")
-            lines += [f"- {se.episode.line()}" for se in self.episodes]
-        if self.paths:
-            lines.append("Connections:")
-            lines += [f"- {' -> '.join(f.text for f in p.facts)}" for p in self.paths]
-        if self.entities:
-            lines.append("Relevant entities: " + ", ".join(se.entity.name for se in self.entities))
-        kept: list[str] = []
-        budget = max_tokens
-        for line in lines:
-            cost = max(1, round(len(line.split()) * 4 / 3))
-            if cost > budget:
-                break
-            kept.append(line)
-            budget -= cost
-        return "\n".join(kept)
+        from engine.prompt_block import check_budget, render  # it reads these models
+
+        budget = max_tokens if max_tokens is not None else self.max_tokens or 512
+        return render(self, check_budget(budget))
 
 
 def said_day(when: datetime | None) -> str:
     """A time as its date (2024-05-01), or "undated" when it is not known."""
     return f"{when:%Y-%m-%d}" if when is not None else UNDATED
-
-
-def _dated(hit: ScoredFact) -> str:
-    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
-    return f"[{when:%Y-%m-%d}] {hit.fact.text}" if when else hit.fact.text
 
 
 class AddResult(BaseModel):

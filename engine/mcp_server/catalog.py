@@ -99,12 +99,28 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
                 '{key: {"eq"|"ne"|"in"|"nin": value}}, all must hold'
             ),
         ] = None,
+        max_tokens: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=100_000,
+                description="answer as one block for a prompt of at most this many tokens "
+                "(facts and messages in one order, dated) instead of the ranked lists",
+            ),
+        ] = None,
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
         connections between the things it names, the messages they came from, entities."""
         window = {"since": since, "until": until}
         return await dispatch.call(
-            ctx, tools.search_memory, user_id, query=query, limit=limit, filters=filters, **window
+            ctx,
+            tools.search_memory,
+            user_id,
+            query=query,
+            limit=limit,
+            filters=filters,
+            max_tokens=max_tokens,
+            **window,
         )
 
     @server.tool()

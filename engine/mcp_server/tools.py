@@ -120,10 +120,16 @@ def search_memory(
     since: str | float | None = None,
     until: str | float | None = None,
     filters: dict[str, Any] | None = None,
+    max_tokens: int | None = None,
 ) -> ToolOutput:
+    """The ranked lists, or with `max_tokens` the prompt block `SearchResult.context` packs."""
     start, end = parse_time(since, "since"), parse_time(until, "until")
-    result = memory.search(query, user_id, limit, since=start, until=end, filters=filters)
-    return ToolOutput(render_search(result), result.model_dump(mode="json"))
+    result = memory.search(
+        query, user_id, limit, since=start, until=end, filters=filters, max_tokens=max_tokens
+    )
+    found = result.facts or result.episodes or result.paths
+    text = result.context() if max_tokens is not None and found else render_search(result)
+    return ToolOutput(text, result.model_dump(mode="json"))
 
 
 def _entity_text(view: EntityView) -> str:

@@ -77,8 +77,19 @@ def test_episodes_mode_and_context_with_dates(chat: Memory) -> None:
     result = chat.search("kayaking on the lake", user_id="pair", mode="episodes")
     assert result.facts == [] and result.episodes[0].episode.source == "turn1"
     context = chat.search("kayaking on the lake", user_id="pair").context(max_tokens=400)
-    assert "From the conversation:" in context
+    assert "Messages:" in context
     assert "[2023-05-01] John: Great, I went kayaking" in context
+
+
+def test_a_budget_asks_for_the_hits_that_fill_it(chat: Memory) -> None:
+    """`max_tokens` on search: more hits than `limit` when the budget holds them, and the
+    result's block fits it; nothing of another user comes with the larger search."""
+    small = chat.search("family", user_id="pair", limit=2)
+    large = chat.search("family", user_id="pair", limit=2, max_tokens=200)
+    assert len(small.episodes) == 2 and len(large.episodes) == len(CHAT)
+    block = large.context()
+    assert sum(max(1, round(len(line.split()) * 4 / 3)) for line in block.splitlines()) <= 200
+    assert "Lisbon" not in block and large.max_tokens == 200
 
 
 def test_no_user_sees_another_users_messages(chat: Memory) -> None:

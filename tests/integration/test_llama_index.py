@@ -107,8 +107,11 @@ def test_block_answers_for_the_latest_user_message(memory: Memory) -> None:
         ChatMessage(role="user", content="Who owns Tommy?"),
     ]
     context = asyncio.run(block.aget(messages))
-    assert context.startswith("Known facts:")
-    assert context.splitlines()[1] == "- John owns a dog named Tommy"
+    assert context.startswith("Facts:")
+    assert context.splitlines()[1].endswith("] John owns a dog named Tommy")
+    cost = sum(max(1, round(len(line.split()) * 4 / 3)) for line in context.splitlines())
+    shorter = asyncio.run(block.atruncate(context, cost // 2)) or ""
+    assert "John owns a dog named Tommy" in shorter and len(shorter) < len(context)  # repacked
     assert asyncio.run(block.aget([ChatMessage(role="assistant", content="hi")])) == ""
 
 
@@ -126,8 +129,8 @@ def test_block_is_empty_for_a_user_with_no_memory(
 
 def test_block_truncates_from_the_end(memory: Memory) -> None:
     block = GraphMemoryBlock(memory=memory, user_id="alice")
-    content = "Known facts:\n- John owns a dog named Tommy\n- Alice likes hiking"
-    assert asyncio.run(block.atruncate(content, 3)) == "Known facts:\n- John owns a dog named Tommy"
+    content = "Facts:\nJohn owns a dog named Tommy\nAlice likes hiking"
+    assert asyncio.run(block.atruncate(content, 3)) == "Facts:\nJohn owns a dog named Tommy"
     assert asyncio.run(block.atruncate(content, 100)) is None
 
 

@@ -98,6 +98,8 @@ async def _scenario(data_dir: Path) -> dict[str, Any]:
         question = "What pet does Alice's friend have?"
         found = await call(client, "search_memory", query=question, user_id="alice")
         seen["search"], seen["search_text"] = ok(found), text(found)
+        block = await call(client, "search_memory", query=question, user_id="alice", max_tokens=40)
+        seen["block"] = text(block)
         seen["entity"] = text(await call(client, "get_entity", name="john", user_id="alice"))
         seen["entities"] = ok(await call(client, "list_entities", user_id="alice", limit=5))
         seen["bob"] = text(await call(client, "search_memory", query="Tommy", user_id="bob"))
@@ -118,6 +120,7 @@ async def _bad_calls(client: ClientSession) -> dict[str, CallToolResult]:
         "no_user": await call(client, "search_memory", query="Tommy"),
         "spaced_user": await call(client, "search_memory", query="Tommy", user_id=" alice"),
         "limit": await call(client, "search_memory", query="Tommy", user_id="alice", limit=0),
+        "budget": await call(client, "search_memory", query="Tommy", user_id="alice", max_tokens=0),
         "no_query": await call(client, "search_memory", user_id="alice"),
         "bad_predicate": await call(
             client,
@@ -193,6 +196,12 @@ def test_search_answers_as_text_and_as_data(scenario: dict[str, Any]) -> None:
     assert scenario["search"]["facts"][0]["fact"]["uid"] in scenario["search_text"]
 
 
+def test_a_budget_answers_with_one_prompt_block(scenario: dict[str, Any]) -> None:
+    block = scenario["block"]
+    assert block.startswith("Facts:") and "John has a dog named Tommy" in block
+    assert sum(max(1, round(len(line.split()) * 4 / 3)) for line in block.splitlines()) <= 40
+
+
 def test_entities_read_back(scenario: dict[str, Any]) -> None:
     assert scenario["entity"].startswith("John")
     assert "John has a dog named Tommy" in scenario["entity"]
@@ -244,6 +253,7 @@ def test_delete(scenario: dict[str, Any]) -> None:
         ("no_user", "user_id is required"),
         ("spaced_user", "not in canonical form"),
         ("limit", "limit"),
+        ("budget", "max_tokens"),
         ("no_query", "query"),
         ("bad_predicate", "cannot be a relationship type"),
         ("unknown_fact", "has no fact 'nope'"),

@@ -16,7 +16,7 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import BaseMemoryBlock
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from engine.add.messages import record_checksum
 from engine.errors import GraphmemError
@@ -24,7 +24,9 @@ from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import keep_messages
 from engine.ingest.pipeline import DEAD_LETTERS
 from engine.memory import Memory
+from engine.models import SearchResult
 from engine.normalize import split_text
+from engine.prompt_block import estimate_tokens
 
 log = logging.getLogger("graphmem")
 
@@ -64,13 +66,14 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
 
     `aput` (called with the messages `Memory` flushes from its short-term buffer) ingests them
     with `Memory.add` for `user_id`; `aget` searches graphmem with the latest user message and
-    returns `SearchResult.context(max_tokens)`, or "" when nothing is known. Blocking graphmem
+    returns `search(..., max_tokens=max_tokens).context()` (facts and messages), or "" when
+    nothing is known. Blocking graphmem
     calls run in a worker thread so the event loop stays free.
 
     Args:
         memory: the graphmem `Memory` to read and write.
         user_id: whose graph this block reads and writes (fixed per block).
-        limit: facts per search.
+        limit: facts and messages per search at least (more when `max_tokens` holds more).
         max_tokens: the budget of the context string.
     """
 
@@ -82,6 +85,7 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
     user_id: str = Field(min_length=1, description="The user whose graph is read and written.")
     limit: int = Field(default=10, ge=1, le=1000)
     max_tokens: int = Field(default=256, ge=1)
+    _last: tuple[str, SearchResult] | None = PrivateAttr(default=None)  # the block it gave
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         query = latest_user_text(messages)
@@ -90,11 +94,17 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
         # an oversized message is searched by its end, where a question usually is
         query = unicodedata.normalize("NFKC", query)[-self.memory.settings.max_message_chars :]
         try:
-            result = await asyncio.to_thread(self.memory.search, query, self.user_id, self.limit)
+            result = await asyncio.to_thread(
+                self.memory.search, query, self.user_id, self.limit, max_tokens=self.max_tokens
+            )
         except GraphmemError as exc:  # the agent's turn goes on without long-term memory
             log.warning("graphmem: the memory block has no context this turn: %s", exc)
             return ""
-        return result.context(self.max_tokens) if result.facts else ""
+        if not (result.facts or result.episodes):
+            return ""
+        block = result.context()
+        self._last = (block, result)
+        return block
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """LlamaIndex has archived `messages` already: whatever graphmem cannot store now is
@@ -120,8 +130,14 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
         return record_checksum(record, self.user_id, len(record.content))
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
-        """Drop context lines from the end (least relevant first) until enough is cut."""
+        """The block packed again into fewer tokens (the least relevant hits go), or for other
+        content its lines dropped from the end until enough is cut."""
         lines = content.splitlines()
+        if self._last is not None and self._last[0] == content:
+            budget = sum(estimate_tokens(line) for line in lines) - tokens_to_truncate
+            if budget < 1:
+                return None
+            return self._last[1].context(budget) or None
         while lines and tokens_to_truncate > 0:
-            tokens_to_truncate -= max(1, round(len(lines.pop().split()) * 4 / 3))
+            tokens_to_truncate -= estimate_tokens(lines.pop())
         return "\n".join(lines) or None

@@ -1,0 +1,101 @@
+"""The prompt block `SearchResult.context` packs: within budget, one order, nothing said twice."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from engine.errors import InvalidInputError
+from engine.models import Fact, ScoredEpisode, ScoredFact, SearchResult, Snippet
+from engine.prompt_block import estimate_tokens, hits_for
+
+MAY = datetime(2023, 5, 7, tzinfo=UTC)
+
+
+def _message(uid: str, text: str, when: datetime | None = MAY) -> ScoredEpisode:
+    return ScoredEpisode(
+        episode=Snippet(uid=uid, speaker="Kate", role="user", ts=when, text=text), score=1.0
+    )
+
+
+def _fact(
+    uid: str, subject: str, rest: str, source: str, when: datetime | None = MAY
+) -> ScoredFact:
+    fact = Fact(
+        uid=uid, user_id="u", subject=subject, predicate="P", object="o", subject_uid="s",
+        object_uid="o", text=f"{subject} {rest}", valid_at=when, episodes=[source],
+    )  # fmt: skip
+    return ScoredFact(fact=fact, score=1.0)
+
+
+def _result(facts: list[ScoredFact], messages: list[ScoredEpisode]) -> SearchResult:
+    return SearchResult(query="q", user_id="u", facts=facts, episodes=messages)
+
+
+def _cost(block: str) -> int:
+    return sum(estimate_tokens(line) for line in block.splitlines())
+
+
+LONG = "I went to the lake with my sister on Sunday and we talked for hours about everything. " * 3
+RESULT = _result(
+    [_fact(f"f{i}", "Kate", f"likes thing{i}", f"m{i + 20}") for i in range(12)],
+    [_message(f"m{i}", f"{LONG} number {i}") for i in range(12)],
+)
+
+
+@pytest.mark.parametrize("budget", [1, 5, 20, 60, 150, 300, 600, 1200, 100_000])
+def test_a_block_never_exceeds_its_budget(budget: int) -> None:
+    assert _cost(RESULT.context(budget)) <= budget
+
+
+def test_a_small_budget_is_not_all_facts_and_a_line_too_long_is_skipped_not_the_end() -> None:
+    block = RESULT.context(150)
+    assert "Messages:" in block and "Facts:" in block  # the lists taken in turn
+    assert "thing11" in RESULT.context(_cost(RESULT.context(10_000)) - 60)  # after a long message
+
+
+def test_a_fact_is_left_out_when_its_message_is_in_the_block() -> None:
+    said = _message("m1", "I love cooking and skiing.")
+    restated = _fact("f1", "Kate", "loves cooking", "m1")
+    other = _fact("f2", "Kate", "works at UCLA", "m9")
+    block = _result([restated, other], [said]).context(200)
+    assert "I love cooking and skiing." in block and "works at UCLA" in block
+    assert "loves cooking" not in block
+
+
+def test_a_fact_already_in_is_taken_out_when_its_message_comes_in() -> None:
+    facts = [_fact("f1", "Kate", "loves cooking", "m2"), _fact("f2", "Ann", "is a nurse", "m9")]
+    messages = [_message("m1", "Hello there."), _message("m2", "I love cooking.")]
+    block = _result(facts, messages).context(200)  # order: m1, f1, m2 (f1 goes), f2
+    assert "I love cooking." in block and "loves cooking" not in block
+    assert "is a nurse" in block
+
+
+def test_an_entitys_facts_share_a_dated_line() -> None:
+    facts = [
+        _fact("f1", "Kate", "likes cooking", "m1"),
+        _fact("f2", "Kate", "works at UCLA", "m2", datetime(2023, 12, 1, tzinfo=UTC)),
+        _fact("f3", "Ann", "is a nurse", "m3", None),
+    ]
+    block = _result(facts, []).context(200)
+    assert "Kate: likes cooking [2023-05-07]; works at UCLA [2023-12-01]" in block
+    assert "[undated] Ann is a nurse" in block
+
+
+def test_every_message_is_dated() -> None:
+    block = _result([], [_message("m1", "Hi.", None), _message("m2", "Yo.")]).context(100)
+    assert "[undated] Kate: Hi." in block and "[2023-05-07] Kate: Yo." in block
+
+
+def test_the_searchs_budget_is_the_default_and_a_bad_budget_is_named() -> None:
+    budgeted = RESULT.model_copy(update={"max_tokens": 60})
+    assert budgeted.context() == RESULT.context(60) != RESULT.context()
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(InvalidInputError, match="max_tokens"):
+            RESULT.context(bad)  # type: ignore[arg-type]
+
+
+def test_a_budget_asks_for_as_many_hits_as_it_holds() -> None:
+    assert hits_for(150, 10) == 10 and hits_for(1200, 10) == 48 and hits_for(1200, 60) == 60
+    assert hits_for(100_000, 10) == 1000
