@@ -15,7 +15,7 @@ estimate `benchmarks/raw_turns.py` packs its baselines with).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.errors import InvalidInputError
@@ -48,71 +48,113 @@ def estimate_tokens(line: str) -> int:
 @dataclass
 class _Candidate:
     rank: int  # in its own list, from 1
-    kind: str  # "fact", "path" or "message"
     item: ScoredFact | ScoredEpisode | Path
     sources: frozenset[str]  # the messages it came from (its own uid for a message)
 
 
 @dataclass
+class _Group:
+    """An entity's facts in the block: one line, its words counted as it grows."""
+
+    subject: str
+    hits: list[ScoredFact] = field(default_factory=list)
+    parts: int = 0  # words of the hits as parts of a shared line ("likes cooking [date];")
+
+    def words(self, extra: ScoredFact | None = None) -> int:
+        hits = [*self.hits, extra] if extra is not None else self.hits
+        if len(hits) == 1:
+            return 1 + len(hits[0].fact.text.split())
+        added = self._part(extra) if extra is not None else 0
+        return len(self.subject.split()) + self.parts + added
+
+    def add(self, hit: ScoredFact) -> None:
+        self.hits.append(hit)
+        self.parts += self._part(hit)
+
+    def remove(self, hit: ScoredFact) -> None:
+        self.hits.remove(hit)
+        self.parts -= self._part(hit)
+
+    def _part(self, hit: ScoredFact) -> int:
+        return len(_said(hit, self.subject).split()) + 1
+
+
+@dataclass
 class _Block:
-    """What is in the block so far, rendered the way it will print, and its cost."""
+    """What is in the block so far and its cost in tokens, kept as it grows."""
 
     budget: int
     head: list[str] = field(default_factory=list)
-    facts: dict[str, list[ScoredFact]] = field(default_factory=dict)  # by subject
+    facts: dict[str, _Group] = field(default_factory=dict)  # by subject
     paths: list[Path] = field(default_factory=list)
     messages: list[ScoredEpisode] = field(default_factory=list)
+    shown: set[str] = field(default_factory=set)  # the messages' uids
+    behind: dict[str, list[ScoredFact]] = field(default_factory=dict)  # facts by source
+    spent: int = 0
 
     def lines(self) -> list[str]:
         lines = list(self.head)
         if self.facts:
-            lines += [_FACTS, *(_fact_line(group) for group in self.facts.values())]
+            lines += [_FACTS, *(_fact_line(group.hits) for group in self.facts.values())]
         if self.paths:
             lines += [_PATHS, *(_path_line(p) for p in self.paths)]
         if self.messages:
             lines += [_MESSAGES, *(m.episode.line() for m in self.messages)]
         return lines
 
-    def cost(self) -> int:
-        return sum(estimate_tokens(line) for line in self.lines())
-
-    def shown(self) -> set[str]:
-        return {m.episode.uid for m in self.messages}
+    def add_head(self, line: str) -> None:
+        if self.spent + estimate_tokens(line) <= self.budget:
+            self.head.append(line)
+            self.spent += estimate_tokens(line)
 
     def try_add(self, candidate: _Candidate) -> None:
         """Add the candidate if the block still fits its budget with it."""
-        if candidate.kind == "fact" and candidate.sources & self.shown():
-            return  # a message it came from is here already
-        undo = self._add(candidate)
-        if self.cost() > self.budget:
-            undo()
-        elif candidate.kind == "message":
-            self._drop_restated()
-
-    def _add(self, candidate: _Candidate) -> Callable[[], object]:
-        """Put the candidate in; return what takes it out again."""
         item = candidate.item
         if isinstance(item, ScoredFact):
-            self.facts.setdefault(item.fact.subject, []).append(item)
-            return lambda: self._remove_fact(item)
-        if isinstance(item, Path):
-            self.paths.append(item)
-            return self.paths.pop
-        self.messages.append(item)
-        return self.messages.pop
+            if not candidate.sources & self.shown:  # else a message it came from is here
+                self._try_fact(item, candidate.sources)
+        elif isinstance(item, Path):
+            if self._fits(bool(self.paths), _path_line(item)):
+                self.paths.append(item)
+        elif self._fits(bool(self.messages), item.episode.line()):
+            self.messages.append(item)
+            self.shown.add(item.episode.uid)
+            for hit in self.behind.pop(item.episode.uid, []):
+                self._remove_fact(hit)  # the message says it, with its speaker and date
+
+    def _fits(self, headed: bool, line: str) -> bool:
+        extra = estimate_tokens(line) + (0 if headed else 1)
+        if self.spent + extra > self.budget:
+            return False
+        self.spent += extra
+        return True
+
+    def _try_fact(self, hit: ScoredFact, sources: frozenset[str]) -> None:
+        group = self.facts.get(hit.fact.subject) or _Group(hit.fact.subject)
+        before = _tokens(group.words()) if group.hits else 0
+        extra = _tokens(group.words(hit)) - before + (0 if self.facts else 1)
+        if self.spent + extra > self.budget:
+            return
+        self.spent += extra
+        group.add(hit)
+        self.facts[group.subject] = group
+        for uid in sources:
+            self.behind.setdefault(uid, []).append(hit)
 
     def _remove_fact(self, hit: ScoredFact) -> None:
-        group = self.facts[hit.fact.subject]
+        group = self.facts.get(hit.fact.subject)
+        if group is None or hit not in group.hits:
+            return  # gone already, by another of its messages
+        before = _tokens(group.words())
         group.remove(hit)
-        if not group:
-            del self.facts[hit.fact.subject]
+        self.spent -= before - (_tokens(group.words()) if group.hits else 0)
+        if not group.hits:
+            del self.facts[group.subject]
+            self.spent -= 0 if self.facts else 1  # the header goes with the last fact
 
-    def _drop_restated(self) -> None:
-        shown = self.shown()
-        for group in list(self.facts.values()):
-            for hit in list(group):
-                if shown.intersection(hit.fact.episodes):
-                    self._remove_fact(hit)
+
+def _tokens(words: int) -> int:
+    return max(1, round(words * 4 / 3))
 
 
 def render(result: SearchResult, max_tokens: int) -> str:
@@ -120,15 +162,13 @@ def render(result: SearchResult, max_tokens: int) -> str:
     block = _Block(max_tokens)
     if result.unknown_names:
         found = bool(result.facts or result.episodes or result.paths)
-        block.head.append(nothing_about(result.unknown_names, found))
-        if block.cost() > max_tokens:
-            block.head.clear()
+        block.add_head(nothing_about(result.unknown_names, found))
     for candidate in sorted(_candidates(result), key=lambda c: c.rank):  # stable: kinds in turn
         block.try_add(candidate)
     lines = block.lines()
     if result.entities:
         entities = "Relevant entities: " + ", ".join(se.entity.name for se in result.entities)
-        if block.cost() + estimate_tokens(entities) <= max_tokens:
+        if block.spent + estimate_tokens(entities) <= max_tokens:
             lines.append(entities)
     return "\n".join(lines)
 
@@ -136,11 +176,11 @@ def render(result: SearchResult, max_tokens: int) -> str:
 def _candidates(result: SearchResult) -> Iterable[_Candidate]:
     """Every hit, at equal rank a message first: on chat the messages are the evidence."""
     for rank, scored in enumerate(result.episodes, start=1):
-        yield _Candidate(rank, "message", scored, frozenset({scored.episode.uid}))
+        yield _Candidate(rank, scored, frozenset({scored.episode.uid}))
     for rank, hit in enumerate(result.facts, start=1):
-        yield _Candidate(rank, "fact", hit, frozenset(hit.fact.episodes))
+        yield _Candidate(rank, hit, frozenset(hit.fact.episodes))
     for rank, path in enumerate(result.paths, start=1):
-        yield _Candidate(rank, "path", path, frozenset())
+        yield _Candidate(rank, path, frozenset())
 
 
 def _fact_line(group: list[ScoredFact]) -> str:

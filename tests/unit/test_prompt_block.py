@@ -39,7 +39,7 @@ def _cost(block: str) -> int:
 
 LONG = "I went to the lake with my sister on Sunday and we talked for hours about everything. " * 3
 RESULT = _result(
-    [_fact(f"f{i}", "Kate", f"likes thing{i}", f"m{i + 20}") for i in range(12)],
+    [_fact(f"f{i}", "Kate", f"likes thing{i}", f"m{i + 20 * (i % 2 == 0)}") for i in range(12)],
     [_message(f"m{i}", f"{LONG} number {i}") for i in range(12)],
 )
 
