@@ -87,6 +87,7 @@ def blocks(
     result = mem.search(question.question, user_id=question.sample_id)
     by_embedding = turns.by_embedding(query)
     fused = turns.fused(question.question, query)
+
     def graphmem(budget: int) -> str:
         ask = question.question
         return mem.search(ask, user_id=question.sample_id, max_tokens=budget).context()
