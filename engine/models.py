@@ -253,8 +253,8 @@ class SearchResult(BaseModel):
 
     def context(self, max_tokens: int | None = None) -> str:
         """A block for a prompt of at most `max_tokens` (default: the search's `max_tokens`,
-        else 512): facts, connections and messages in one order of answer per token, a fact
-        left out when its message is in, an entity's facts on one line, everything dated
+        else 512): facts, connections and messages taken in turn by rank, a fact left out
+        when its message is in, an entity's facts on one line, everything dated
         (`engine.prompt_block`). Tokens are estimated as words * 4/3.
         """
         from engine.prompt_block import check_budget, render  # it reads these models

@@ -67,8 +67,8 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
     `aput` (called with the messages `Memory` flushes from its short-term buffer) ingests them
     with `Memory.add` for `user_id`; `aget` searches graphmem with the latest user message and
     returns `search(..., max_tokens=max_tokens).context()` (facts and messages), or "" when
-    nothing is known. Blocking graphmem
-    calls run in a worker thread so the event loop stays free.
+    nothing is known. Blocking graphmem calls run in a worker thread so the event loop stays
+    free.
 
     Args:
         memory: the graphmem `Memory` to read and write.
