@@ -3,8 +3,9 @@
 `SearchResult.context(max_tokens)` fills the budget in one order: the lists taken in turn by
 rank (the first message, the first fact, the first connection, the second message, ...), so
 neither kind crowds the other out of a small budget. On the way:
-- a fact is left out when a message it came from is in the block, and taken out again when
-  such a message comes in later: the message says it, with its speaker and date;
+- a fact is left out when a message it came from is in the block with the fact's date, and
+  taken out again when such a message comes in later: the message says it, with its speaker
+  and date (a fact dated otherwise, "yesterday" resolved, says when, which the message does not);
 - what does not fit is skipped, not the end: a shorter line further down may still fit;
 - facts about one entity share a line ("Kate: likes cooking [2023-05-07]; works at UCLA");
 - every fact and message carries its date ("undated" when the time is not known).
@@ -88,7 +89,7 @@ class _Block:
     facts: dict[str, _Group] = field(default_factory=dict)  # by subject
     paths: list[Path] = field(default_factory=list)
     messages: list[ScoredEpisode] = field(default_factory=list)
-    shown: set[str] = field(default_factory=set)  # the messages' uids
+    shown: dict[str, str] = field(default_factory=dict)  # the messages' uids: their days
     behind: dict[str, list[ScoredFact]] = field(default_factory=dict)  # facts by source
     spent: int = 0
 
@@ -111,16 +112,23 @@ class _Block:
         """Add the candidate if the block still fits its budget with it."""
         item = candidate.item
         if isinstance(item, ScoredFact):
-            if not candidate.sources & self.shown:  # else a message it came from is here
+            if not self._restates(item, candidate.sources):
                 self._try_fact(item, candidate.sources)
         elif isinstance(item, Path):
             if self._fits(bool(self.paths), _path_line(item)):
                 self.paths.append(item)
         elif self._fits(bool(self.messages), item.episode.line()):
             self.messages.append(item)
-            self.shown.add(item.episode.uid)
+            day = self.shown[item.episode.uid] = said_day(item.episode.ts)
             for hit in self.behind.pop(item.episode.uid, []):
-                self._remove_fact(hit)  # the message says it, with its speaker and date
+                if _fact_day(hit) == day:
+                    self._remove_fact(hit)  # the message says it, with its speaker and date
+
+    def _restates(self, hit: ScoredFact, sources: frozenset[str]) -> bool:
+        """A message it came from is in, of its day: a fact dated otherwise ("yesterday"
+        resolved) says when, which the message does not."""
+        day = _fact_day(hit)
+        return any(self.shown.get(uid) == day for uid in sources)
 
     def _fits(self, headed: bool, line: str) -> bool:
         extra = estimate_tokens(line) + (0 if headed else 1)

@@ -72,6 +72,17 @@ def test_a_fact_already_in_is_taken_out_when_its_message_comes_in() -> None:
     assert "is a nurse" in block
 
 
+def test_a_fact_that_dates_its_message_otherwise_stays() -> None:
+    """ "I went to the lake yesterday" said on May 7: the fact's May 6 is what the message
+    does not say."""
+    said = _message("m1", "I went to the lake yesterday.")
+    dated = _fact("f1", "Kate", "went to the lake", "m1", datetime(2023, 5, 6, tzinfo=UTC))
+    other = _message("m0", "Hello there.")
+    for messages in ([said], [other, said]):  # the message in first, and the fact first
+        block = _result([dated], messages).context(200)
+        assert "[2023-05-06] Kate went to the lake" in block and "yesterday" in block
+
+
 def test_an_entitys_facts_share_a_dated_line() -> None:
     facts = [
         _fact("f1", "Kate", "likes cooking", "m1"),
