@@ -192,11 +192,10 @@ def _candidates(result: SearchResult) -> Iterable[_Candidate]:
 
 
 def _fact_line(group: list[ScoredFact]) -> str:
-    subject = group[0].fact.subject
-    parts = [f"{_said(hit, subject)} [{_fact_day(hit)}]" for hit in group]
     if len(group) == 1:
         return f"[{_fact_day(group[0])}] {group[0].fact.text}"
-    return f"{subject}: " + "; ".join(parts)
+    subject = group[0].fact.subject
+    return f"{subject}: " + "; ".join(f"{_said(hit, subject)} [{_fact_day(hit)}]" for hit in group)
 
 
 def _said(hit: ScoredFact, subject: str) -> str:
