@@ -31,7 +31,7 @@ from engine.models import (
     SearchResult,
 )
 from engine.normalize import check_user_id, clean_text, entity_key
-from engine.prompt_block import MAX_LIMIT, check_budget, hits_for
+from engine.prompt_block import MAX_LIMIT, hits_for
 from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
@@ -264,8 +264,7 @@ class Memory(MemoryEdit, MemoryTransfer):
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
-        `search_limit` setting, 10). `max_tokens`: the size of the prompt block the result's
-        `context()` renders, and as many hits as fill it (at least `limit`).
+        `search_limit` setting, 10), more when `max_tokens` (`context()`'s budget) holds more.
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
@@ -285,8 +284,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         limit = self.settings.search_limit if limit is None else limit
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
-        if max_tokens is not None:
-            limit = hits_for(check_budget(max_tokens), limit)
+        limit = hits_for(max_tokens, limit)
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)

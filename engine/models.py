@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from engine.prompt_block import Piece, check_budget, pack
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts"]
 UNDATED = "undated"  # how a message said at an unknown time shows where a date would
@@ -257,10 +260,35 @@ class SearchResult(BaseModel):
         when its message is in, an entity's facts on one line, everything dated
         (`engine.prompt_block`). Tokens are estimated as words * 4/3.
         """
-        from engine.prompt_block import check_budget, render  # it reads these models
+        budget = check_budget(max_tokens if max_tokens is not None else self.max_tokens or 512)
+        head = nothing_about(self.unknown_names, bool(self.facts or self.episodes or self.paths))
+        names = ", ".join(se.entity.name for se in self.entities)
+        tail = f"Relevant entities: {names}" if names else ""
+        return pack(self._pieces(), budget, head if self.unknown_names else "", tail)
 
-        budget = max_tokens if max_tokens is not None else self.max_tokens or 512
-        return render(self, check_budget(budget))
+    def _pieces(self) -> Iterator[Piece]:
+        for rank, scored in enumerate(self.episodes, start=1):
+            said = scored.episode
+            day = said_day(said.ts)
+            yield Piece(rank, "message", said.line(), day, frozenset({said.uid}))
+        for rank, hit in enumerate(self.facts, start=1):
+            fact, day = hit.fact, said_day(hit.fact.valid_at or _first_source_ts(hit))
+            rest = _without_subject(fact.text, fact.subject)
+            sources = frozenset(fact.episodes)
+            yield Piece(rank, "fact", f"[{day}] {fact.text}", day, sources, fact.subject, rest)
+        for rank, path in enumerate(self.paths, start=1):
+            yield Piece(rank, "path", " -> ".join(f.text for f in path.facts), UNDATED)
+
+
+def _first_source_ts(hit: ScoredFact) -> datetime | None:
+    return hit.sources[0].ts if hit.sources else None
+
+
+def _without_subject(text: str, subject: str) -> str:
+    """A fact's sentence without its subject when it opens with it ("likes cooking")."""
+    if text.casefold().startswith(subject.casefold() + " "):
+        return text[len(subject) + 1 :]
+    return text
 
 
 def said_day(when: datetime | None) -> str:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from engine.errors import InvalidInputError
-from engine.models import Path, ScoredEpisode, ScoredFact, SearchResult, nothing_about, said_day
 
 MAX_LIMIT = 1000  # hits per list a search returns at most
 TOKENS_PER_HIT = 25  # `search(max_tokens=)` asks for a fact and a message per this many
@@ -36,9 +36,11 @@ def check_budget(max_tokens: object) -> int:
     return max_tokens
 
 
-def hits_for(max_tokens: int, limit: int) -> int:
+def hits_for(max_tokens: int | None, limit: int) -> int:
     """Hits per list a search asks for to fill `max_tokens` (at least `limit`)."""
-    return min(MAX_LIMIT, max(limit, -(-max_tokens // TOKENS_PER_HIT)))
+    if max_tokens is None:
+        return limit
+    return min(MAX_LIMIT, max(limit, -(-check_budget(max_tokens) // TOKENS_PER_HIT)))
 
 
 def estimate_tokens(line: str) -> int:
@@ -46,11 +48,17 @@ def estimate_tokens(line: str) -> int:
     return max(1, round(len(line.split()) * 4 / 3))
 
 
-@dataclass
-class _Candidate:
+@dataclass(frozen=True)
+class Piece:
+    """One hit as the block may print it (`SearchResult.context` makes them)."""
+
     rank: int  # in its own list, from 1
-    item: ScoredFact | ScoredEpisode | Path
-    sources: frozenset[str]  # the messages it came from (its own uid for a message)
+    kind: Literal["message", "fact", "path"]
+    line: str  # as it prints on a line of its own
+    day: str  # its date, "undated" when not known
+    sources: frozenset[str] = frozenset()  # the messages it came from; a message: its uid
+    subject: str = ""  # a fact's entity
+    said: str = ""  # a fact's sentence without its subject ("likes cooking")
 
 
 @dataclass
@@ -58,26 +66,28 @@ class _Group:
     """An entity's facts in the block: one line, its words counted as it grows."""
 
     subject: str
-    hits: list[ScoredFact] = field(default_factory=list)
-    parts: int = 0  # words of the hits as parts of a shared line ("likes cooking [date];")
+    facts: list[Piece] = field(default_factory=list)
+    parts: int = 0  # words of the facts as parts of a shared line ("likes cooking [date];")
 
-    def words(self, extra: ScoredFact | None = None) -> int:
-        hits = [*self.hits, extra] if extra is not None else self.hits
-        if len(hits) == 1:
-            return 1 + len(hits[0].fact.text.split())
-        added = self._part(extra) if extra is not None else 0
+    def words(self, extra: Piece | None = None) -> int:
+        facts = [*self.facts, extra] if extra is not None else self.facts
+        if len(facts) == 1:
+            return len(facts[0].line.split())
+        added = _part_words(extra) if extra is not None else 0
         return len(self.subject.split()) + self.parts + added
 
-    def add(self, hit: ScoredFact) -> None:
-        self.hits.append(hit)
-        self.parts += self._part(hit)
+    def add(self, fact: Piece) -> None:
+        self.facts.append(fact)
+        self.parts += _part_words(fact)
 
-    def remove(self, hit: ScoredFact) -> None:
-        self.hits.remove(hit)
-        self.parts -= self._part(hit)
+    def remove(self, fact: Piece) -> None:
+        self.facts.remove(fact)
+        self.parts -= _part_words(fact)
 
-    def _part(self, hit: ScoredFact) -> int:
-        return len(_said(hit, self.subject).split()) + 1
+    def line(self) -> str:
+        if len(self.facts) == 1:
+            return self.facts[0].line
+        return f"{self.subject}: " + "; ".join(f"{f.said} [{f.day}]" for f in self.facts)
 
 
 @dataclass
@@ -87,20 +97,20 @@ class _Block:
     budget: int
     head: list[str] = field(default_factory=list)
     facts: dict[str, _Group] = field(default_factory=dict)  # by subject
-    paths: list[Path] = field(default_factory=list)
-    messages: list[ScoredEpisode] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
     shown: dict[str, str] = field(default_factory=dict)  # the messages' uids: their days
-    behind: dict[str, list[ScoredFact]] = field(default_factory=dict)  # facts by source
+    behind: dict[str, list[Piece]] = field(default_factory=dict)  # facts by source
     spent: int = 0
 
     def lines(self) -> list[str]:
         lines = list(self.head)
         if self.facts:
-            lines += [_FACTS, *(_fact_line(group.hits) for group in self.facts.values())]
+            lines += [_FACTS, *(group.line() for group in self.facts.values())]
         if self.paths:
-            lines += [_PATHS, *(_path_line(p) for p in self.paths)]
+            lines += [_PATHS, *self.paths]
         if self.messages:
-            lines += [_MESSAGES, *(m.episode.line() for m in self.messages)]
+            lines += [_MESSAGES, *self.messages]
         return lines
 
     def add_head(self, line: str) -> None:
@@ -108,27 +118,26 @@ class _Block:
             self.head.append(line)
             self.spent += estimate_tokens(line)
 
-    def try_add(self, candidate: _Candidate) -> None:
-        """Add the candidate if the block still fits its budget with it."""
-        item = candidate.item
-        if isinstance(item, ScoredFact):
-            if not self._restates(item, candidate.sources):
-                self._try_fact(item, candidate.sources)
-        elif isinstance(item, Path):
-            if self._fits(bool(self.paths), _path_line(item)):
-                self.paths.append(item)
-        elif self._fits(bool(self.messages), item.episode.line()):
-            self.messages.append(item)
-            day = self.shown[item.episode.uid] = said_day(item.episode.ts)
-            for hit in self.behind.pop(item.episode.uid, []):
-                if _fact_day(hit) == day:
-                    self._remove_fact(hit)  # the message says it, with its speaker and date
+    def try_add(self, piece: Piece) -> None:
+        """Add the piece if the block still fits its budget with it."""
+        if piece.kind == "fact":
+            if not self._restates(piece):
+                self._try_fact(piece)
+        elif piece.kind == "path":
+            if self._fits(bool(self.paths), piece.line):
+                self.paths.append(piece.line)
+        elif self._fits(bool(self.messages), piece.line):
+            self.messages.append(piece.line)
+            (uid,) = piece.sources
+            self.shown[uid] = piece.day
+            for fact in self.behind.pop(uid, []):
+                if fact.day == piece.day:
+                    self._remove_fact(fact)  # the message says it, with its speaker and date
 
-    def _restates(self, hit: ScoredFact, sources: frozenset[str]) -> bool:
+    def _restates(self, fact: Piece) -> bool:
         """A message it came from is in, of its day: a fact dated otherwise ("yesterday"
         resolved) says when, which the message does not."""
-        day = _fact_day(hit)
-        return any(self.shown.get(uid) == day for uid in sources)
+        return any(self.shown.get(uid) == fact.day for uid in fact.sources)
 
     def _fits(self, headed: bool, line: str) -> bool:
         extra = estimate_tokens(line) + (0 if headed else 1)
@@ -137,26 +146,26 @@ class _Block:
         self.spent += extra
         return True
 
-    def _try_fact(self, hit: ScoredFact, sources: frozenset[str]) -> None:
-        group = self.facts.get(hit.fact.subject) or _Group(hit.fact.subject)
-        before = _tokens(group.words()) if group.hits else 0
-        extra = _tokens(group.words(hit)) - before + (0 if self.facts else 1)
+    def _try_fact(self, fact: Piece) -> None:
+        group = self.facts.get(fact.subject) or _Group(fact.subject)
+        before = _tokens(group.words()) if group.facts else 0
+        extra = _tokens(group.words(fact)) - before + (0 if self.facts else 1)
         if self.spent + extra > self.budget:
             return
         self.spent += extra
-        group.add(hit)
+        group.add(fact)
         self.facts[group.subject] = group
-        for uid in sources:
-            self.behind.setdefault(uid, []).append(hit)
+        for uid in fact.sources:
+            self.behind.setdefault(uid, []).append(fact)
 
-    def _remove_fact(self, hit: ScoredFact) -> None:
-        group = self.facts.get(hit.fact.subject)
-        if group is None or hit not in group.hits:
+    def _remove_fact(self, fact: Piece) -> None:
+        group = self.facts.get(fact.subject)
+        if group is None or fact not in group.facts:
             return  # gone already, by another of its messages
         before = _tokens(group.words())
-        group.remove(hit)
-        self.spent -= before - (_tokens(group.words()) if group.hits else 0)
-        if not group.hits:
+        group.remove(fact)
+        self.spent -= before - (_tokens(group.words()) if group.facts else 0)
+        if not group.facts:
             del self.facts[group.subject]
             self.spent -= 0 if self.facts else 1  # the header goes with the last fact
 
@@ -165,50 +174,24 @@ def _tokens(words: int) -> int:
     return max(1, round(words * 4 / 3))
 
 
-def render(result: SearchResult, max_tokens: int) -> str:
-    """The block `SearchResult.context` returns (see the module's docstring)."""
+def _part_words(fact: Piece) -> int:
+    return len(fact.said.split()) + 1
+
+
+def pack(pieces: Iterable[Piece], max_tokens: int, head: str = "", tail: str = "") -> str:
+    """The block `SearchResult.context` returns (see the module's docstring): `head` first
+    and `tail` last when they fit."""
     block = _Block(max_tokens)
-    if result.unknown_names:
-        found = bool(result.facts or result.episodes or result.paths)
-        block.add_head(nothing_about(result.unknown_names, found))
-    for candidate in sorted(_candidates(result), key=lambda c: c.rank):  # stable: kinds in turn
-        block.try_add(candidate)
+    if head:
+        block.add_head(head)
+    order = {
+        "message": 0,
+        "fact": 1,
+        "path": 2,
+    }  # at equal rank: on chat, messages are the evidence
+    for piece in sorted(pieces, key=lambda p: (p.rank, order[p.kind])):
+        block.try_add(piece)
     lines = block.lines()
-    if result.entities:
-        entities = "Relevant entities: " + ", ".join(se.entity.name for se in result.entities)
-        if block.spent + estimate_tokens(entities) <= max_tokens:
-            lines.append(entities)
+    if tail and block.spent + estimate_tokens(tail) <= max_tokens:
+        lines.append(tail)
     return "\n".join(lines)
-
-
-def _candidates(result: SearchResult) -> Iterable[_Candidate]:
-    """Every hit, at equal rank a message first: on chat the messages are the evidence."""
-    for rank, scored in enumerate(result.episodes, start=1):
-        yield _Candidate(rank, scored, frozenset({scored.episode.uid}))
-    for rank, hit in enumerate(result.facts, start=1):
-        yield _Candidate(rank, hit, frozenset(hit.fact.episodes))
-    for rank, path in enumerate(result.paths, start=1):
-        yield _Candidate(rank, path, frozenset())
-
-
-def _fact_line(group: list[ScoredFact]) -> str:
-    if len(group) == 1:
-        return f"[{_fact_day(group[0])}] {group[0].fact.text}"
-    subject = group[0].fact.subject
-    return f"{subject}: " + "; ".join(f"{_said(hit, subject)} [{_fact_day(hit)}]" for hit in group)
-
-
-def _said(hit: ScoredFact, subject: str) -> str:
-    """The fact's sentence without its subject when it opens with it ("likes cooking")."""
-    text = hit.fact.text
-    if text.casefold().startswith(subject.casefold() + " "):
-        return text[len(subject) + 1 :]
-    return text
-
-
-def _fact_day(hit: ScoredFact) -> str:
-    return said_day(hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None))
-
-
-def _path_line(path: Path) -> str:
-    return " -> ".join(f.text for f in path.facts)

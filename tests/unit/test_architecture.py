@@ -33,6 +33,7 @@ LAYERS = [
         "long_lived",
         "ranking",
         "graph_types",
+        "prompt_block",
     },
     {"embedding", "extraction"},
     {"store"},
