@@ -261,10 +261,10 @@ class SearchResult(BaseModel):
         (`engine.prompt_block`). Tokens are estimated as words * 4/3.
         """
         budget = check_budget(max_tokens if max_tokens is not None else self.max_tokens or 512)
-        head = nothing_about(self.unknown_names, bool(self.facts or self.episodes or self.paths))
+        found = bool(self.facts or self.episodes or self.paths)
+        head = nothing_about(self.unknown_names, found) if self.unknown_names else ""
         names = ", ".join(se.entity.name for se in self.entities)
-        tail = f"Relevant entities: {names}" if names else ""
-        return pack(self._pieces(), budget, head if self.unknown_names else "", tail)
+        return pack(self._pieces(), budget, head, f"Relevant entities: {names}" if names else "")
 
     def _pieces(self) -> Iterator[Piece]:
         for rank, scored in enumerate(self.episodes, start=1):

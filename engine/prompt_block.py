@@ -25,6 +25,7 @@ from engine.errors import InvalidInputError
 MAX_LIMIT = 1000  # hits per list a search returns at most
 TOKENS_PER_HIT = 25  # `search(max_tokens=)` asks for a fact and a message per this many
 _FACTS, _PATHS, _MESSAGES = "Facts:", "Connections:", "Messages:"
+_AT_EQUAL_RANK = {"message": 0, "fact": 1, "path": 2}  # on chat, messages are the evidence
 
 
 def check_budget(max_tokens: object) -> int:
@@ -45,7 +46,7 @@ def hits_for(max_tokens: int | None, limit: int) -> int:
 
 def estimate_tokens(line: str) -> int:
     """Tokens of one line of a block: words * 4/3, at least 1."""
-    return max(1, round(len(line.split()) * 4 / 3))
+    return _tokens(len(line.split()))
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,9 @@ class _Group:
     parts: int = 0  # words of the facts as parts of a shared line ("likes cooking [date];")
 
     def words(self, extra: Piece | None = None) -> int:
-        facts = [*self.facts, extra] if extra is not None else self.facts
-        if len(facts) == 1:
-            return len(facts[0].line.split())
+        """Words of its line, with `extra` added when given."""
+        if not self.facts or (extra is None and len(self.facts) == 1):
+            return len((extra or self.facts[0]).line.split())
         added = _part_words(extra) if extra is not None else 0
         return len(self.subject.split()) + self.parts + added
 
@@ -184,12 +185,7 @@ def pack(pieces: Iterable[Piece], max_tokens: int, head: str = "", tail: str = "
     block = _Block(max_tokens)
     if head:
         block.add_head(head)
-    order = {
-        "message": 0,
-        "fact": 1,
-        "path": 2,
-    }  # at equal rank: on chat, messages are the evidence
-    for piece in sorted(pieces, key=lambda p: (p.rank, order[p.kind])):
+    for piece in sorted(pieces, key=lambda p: (p.rank, _AT_EQUAL_RANK[p.kind])):
         block.try_add(piece)
     lines = block.lines()
     if tail and block.spent + estimate_tokens(tail) <= max_tokens:

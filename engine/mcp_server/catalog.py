@@ -103,7 +103,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
             int | None,
             Field(
                 ge=1,
-                le=100_000,
+                le=2_500,  # at most 100 hits a list, as `limit`
                 description="answer as one block for a prompt of at most this many tokens "
                 "(facts and messages in one order, dated) instead of the ranked lists",
             ),

@@ -12,6 +12,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
+from engine.prompt_block import estimate_tokens
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
@@ -88,7 +89,7 @@ def test_a_budget_asks_for_the_hits_that_fill_it(chat: Memory) -> None:
     large = chat.search("family", user_id="pair", limit=2, max_tokens=200)
     assert len(small.episodes) == 2 and len(large.episodes) == len(CHAT)
     block = large.context()
-    assert sum(max(1, round(len(line.split()) * 4 / 3)) for line in block.splitlines()) <= 200
+    assert sum(estimate_tokens(line) for line in block.splitlines()) <= 200
     assert "Lisbon" not in block and large.max_tokens == 200
 
 

@@ -25,6 +25,7 @@ from engine.integrations.llama_index import (
     property_graph_from_memory,
     triples_from_property_graph,
 )
+from engine.prompt_block import estimate_tokens
 
 FACTS = [
     ("Alice", "FRIEND_OF", "John"),
@@ -109,7 +110,7 @@ def test_block_answers_for_the_latest_user_message(memory: Memory) -> None:
     context = asyncio.run(block.aget(messages))
     assert context.startswith("Facts:")
     assert context.splitlines()[1].endswith("] John owns a dog named Tommy")
-    cost = sum(max(1, round(len(line.split()) * 4 / 3)) for line in context.splitlines())
+    cost = sum(estimate_tokens(line) for line in context.splitlines())
     shorter = asyncio.run(block.atruncate(context, cost // 2)) or ""
     assert "John owns a dog named Tommy" in shorter and len(shorter) < len(context)  # repacked
     assert asyncio.run(block.aget([ChatMessage(role="assistant", content="hi")])) == ""

@@ -24,6 +24,7 @@ from mcp.types import CallToolResult, TextContent
 
 from engine.mcp_server.render import render_search
 from engine.models import ScoredEpisode, SearchResult, Snippet
+from engine.prompt_block import estimate_tokens
 
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 TOOLS = {
@@ -199,7 +200,7 @@ def test_search_answers_as_text_and_as_data(scenario: dict[str, Any]) -> None:
 def test_a_budget_answers_with_one_prompt_block(scenario: dict[str, Any]) -> None:
     block = scenario["block"]
     assert block.startswith("Facts:") and "John has a dog named Tommy" in block
-    assert sum(max(1, round(len(line.split()) * 4 / 3)) for line in block.splitlines()) <= 40
+    assert sum(estimate_tokens(line) for line in block.splitlines()) <= 40
 
 
 def test_entities_read_back(scenario: dict[str, Any]) -> None:
