@@ -27,7 +27,7 @@ from engine.retrieval.semantic import SemanticLeg
 from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.tuning import Tuning
-from engine.retrieval.unknown import unknown_names
+from engine.retrieval.unknown import about_the_user, unknown_names
 from engine.store.base import Written
 from engine.store.reads import Reads
 
@@ -131,7 +131,7 @@ class DualRetriever:
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         self._finish_episodes(started, legs, parsed, (since, until))
         watch.lap("episodes")
-        ask = _Ask((since, until), min_similarity, explain, vector)
+        ask = _Ask((since, until), min_similarity, explain, vector, self_uid)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
         watch.lap("fuse")
@@ -211,6 +211,9 @@ class DualRetriever:
         scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion)
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
         found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
+        unknown = unknown_names(query, legs.index, _names(legs.graph.anchors))
+        if unknown and all(a.entity.uid == ask.self_uid for a in legs.graph.anchors):
+            found = about_the_user(found, ask.self_uid)
         found, episodes = found[:limit], episodes[:limit]
         if ask.explain:
             explain(found, episodes, self._found(limit, legs, ranked))
@@ -225,7 +228,7 @@ class DualRetriever:
             entities=_entities(legs.graph.anchors),
             anchors=[a.entity.name for a in legs.graph.anchors],
             paths=self.graph_leg.paths(legs.graph, walks, facts),
-            unknown_names=unknown_names(query, legs.index, _names(legs.graph.anchors)),
+            unknown_names=unknown,
         )
 
     def _found(self, limit: int, legs: _Legs, ranked: dict[str, float]) -> Found:
@@ -281,12 +284,14 @@ class _Legs:
 
 @dataclass(frozen=True, slots=True)
 class _Ask:
-    """What a search asks beyond its query: a time window, a similarity floor, explanations."""
+    """What a search asks beyond its query: a time window, a similarity floor, explanations,
+    and who the user is."""
 
     window: tuple[float | None, float | None]
     min_similarity: float | None
     explain: bool
     embedding: list[float]  # the query's
+    self_uid: str | None  # the entity standing for the user
 
 
 def _none(messages: Future[LexicalIndex]) -> bool:

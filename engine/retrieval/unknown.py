@@ -4,6 +4,9 @@ A search returns its best matches; when the query names someone the memory has n
 ("Where does Bob live?" with no Bob), those matches are about others ("Peter lives in New
 York"). No similarity floor tells them from answers (benchmarks/results/relevance_floor.md),
 so the result says it instead: `SearchResult.unknown_names`, and `context()` opens with it.
+When those names are all the query names (nothing it names is known but the user), the facts
+about others are held back: a fact stays only when the user is its subject or object. The
+messages stay, for the agent to read with the warning.
 
 A name is a capitalized word of two letters or more, not the first of its sentence, that no
 anchored entity's name or alias holds and no message of the user's (its text or speaker)
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from engine.models import ScoredFact
 from engine.retrieval.lexical import LexicalIndex, stem
 from engine.retrieval.terms import STOPWORDS, words
 
@@ -45,3 +49,9 @@ def unknown_names(text: str, index: LexicalIndex | None, anchors: list[str]) -> 
         if not index.term_postings(stem(word)):
             unknown[name] = None
     return list(unknown)
+
+
+def about_the_user(found: list[ScoredFact], self_uid: str | None) -> list[ScoredFact]:
+    """The facts of `found` whose subject or object is the user: what answers a query that
+    names only people the memory has never heard of, besides the user."""
+    return [s for s in found if self_uid in (s.fact.subject_uid, s.fact.object_uid)]

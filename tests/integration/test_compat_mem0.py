@@ -216,6 +216,7 @@ def test_score_is_a_similarity_and_threshold_applies_to_it(memory: GraphMemory) 
     ]
     with pytest.raises(InvalidInputError, match="threshold must be a number from 0 to 1"):
         m.search("Where does Alice live?", user_id="alice", threshold=50)
+    assert m.search("Where does Bob live?", user_id="alice")["results"] == []
 
 
 def test_metadata_filters_narrow_search_and_get_all(memory: GraphMemory) -> None:

@@ -1,9 +1,10 @@
 """A query naming someone nothing stored holds says so (issue 52, A17): "Where does Bob live?"
-with no Bob returns what it finds about others, and the result and its context say whose."""
+with no Bob says so, and answers with no fact about another person."""
 
 from __future__ import annotations
 
 from engine.memory import Memory
+from engine.models import SearchResult
 
 
 def test_a_name_nothing_holds_is_named_and_the_context_says_the_hits_are_about_others(
@@ -15,8 +16,28 @@ def test_a_name_nothing_holds_is_named_and_the_context_says_the_hits_are_about_o
     assert found.context().startswith(
         "Nothing stored mentions Bob; the memories below are about others.\n"
     )
-    assert "Peter" in found.context()  # still there: the agent decides what it is worth
+    assert "Peter" in found.context()  # the message stays: the agent decides what it is worth
     assert memory.search("Where does Peter live?", user_id="u").unknown_names == []
+
+
+def test_a_question_about_an_unknown_person_gets_no_fact_about_another(memory: Memory) -> None:
+    memory.add_facts([("Peter", "LIVES_IN", "New York")], user_id="u")
+    memory.add("Peter lives in New York.", user_id="u", ts="2024-05-01")
+    memory.add("I love hiking.", user_id="u", ts="2024-05-02")
+    bob = memory.search("Where does Bob live?", user_id="u")
+    assert [t for t in _texts(bob) if "Peter" in t] == []
+    assert "Peter lives in New York." in [e.episode.text for e in bob.episodes]
+    peter = memory.search("Where does Peter live?", user_id="u")
+    assert peter.facts[0].fact.text == "Peter lives in New York"
+    both = memory.search("Does Bob live near Peter?", user_id="u")
+    assert both.unknown_names == ["Bob"] and "Peter lives in New York" in _texts(both)
+    japan = memory.search("What should I do in Japan?", user_id="u")
+    assert japan.unknown_names == ["Japan"]
+    assert _texts(japan) == ["u loves hiking"]  # the user's own facts still answer
+
+
+def _texts(result: SearchResult) -> list[str]:
+    return [f.fact.text for f in result.facts]
 
 
 def test_names_held_by_a_message_an_entity_or_an_alias_are_known(memory: Memory) -> None:
