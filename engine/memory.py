@@ -12,7 +12,7 @@ from engine.add.facts import validate_facts
 from engine.add.failed import keep_failed
 from engine.add.ingest_steps import AddSteps
 from engine.add.messages import Messages
-from engine.add.prepare import PreparedAdd
+from engine.add.prepare import AddRequest, PreparedAdd
 from engine.errors import InvalidInputError, NotFoundError
 from engine.ingest.pipeline import DEAD_LETTERS, ProgressFn, ingest
 from engine.ingest.report import IngestReport
@@ -36,7 +36,7 @@ from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.reads import delete_fact
-from engine.times import TimeLike, epoch
+from engine.times import TimeLike, epoch, one_time
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
@@ -168,10 +168,10 @@ class Memory(MemoryEdit, MemoryTransfer):
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: TimeLike = None,
+        ts: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
-        ts: TimeLike = None,
+        timestamp: TimeLike = None,
     ) -> AddResult:
         """Remember a conversation: each message becomes an Episode, ONE extraction call reads
         them (seeing what is already known), and everything is written in one batch.
@@ -185,10 +185,11 @@ class Memory(MemoryEdit, MemoryTransfer):
         time is a new episode each time it is added.
 
         `speaker` names who wrote the messages that carry no `name` of their own: their "I"
-        means that speaker (a participant of a group chat), not the user. `ts` (alias
-        `timestamp`: a datetime, naive meaning UTC, an ISO 8601 date or time, or epoch seconds
-        or milliseconds: `engine.times`) is when they were written; it dates the episodes, is
-        the default `valid_at` of their facts and the `invalid_at` of those they contradict.
+        means that speaker (a participant of a group chat), not the user. `ts` (a datetime,
+        naive meaning UTC, an ISO 8601 date or time, or epoch seconds or milliseconds:
+        `engine.times`) is when they were written; it dates the episodes, is the default
+        `valid_at` of their facts and the `invalid_at` of those they contradict. `timestamp`
+        is its alias (other memories' name for it); given both, they must agree.
 
         Raises:
             InvalidInputError: bad arguments (a `ts` that is no time), or no usable message.
@@ -200,15 +201,10 @@ class Memory(MemoryEdit, MemoryTransfer):
             >>> mem.add("I like hiking", user_id="alice").facts_added  # doctest: +SKIP
             1
         """
-        prepared = self.prepare_add(
-            messages,
-            user_id,
-            session_id=session_id,
-            metadata=metadata,
-            timestamp=ts if ts is not None else timestamp,
-            source=source,
-            speaker=speaker,
-        )
+        when = one_time(ts, timestamp)
+        request = AddRequest(messages, user_id, session_id, metadata, when, source, speaker)
+        self._setup()
+        prepared = self._adder.prepare(request)
         result = self.apply_add(prepared)
         if result.extraction_error is not None:  # the episodes are kept as failed; listed too
             path = self.settings.data_dir.expanduser() / DEAD_LETTERS
@@ -223,22 +219,15 @@ class Memory(MemoryEdit, MemoryTransfer):
         *,
         session_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        timestamp: TimeLike = None,
+        ts: TimeLike = None,
         source: str | None = None,
         speaker: str | None = None,
     ) -> PreparedAdd:
         """Phase one of `add` (validation, episodes, known facts, the extraction); writes
         nothing. Pipelines run it ahead of `apply_add` (see `engine.add`)."""
         self._setup()
-        return self._adder.prepare(
-            messages,
-            user_id,
-            session_id=session_id,
-            metadata=metadata,
-            timestamp=timestamp,
-            source=source,
-            speaker=speaker,
-        )
+        request = AddRequest(messages, user_id, session_id, metadata, ts, source, speaker)
+        return self._adder.prepare(request)
 
     def apply_add(self, prepared: PreparedAdd) -> AddResult:
         """Phase two of `add`: resolve and write in one batch; counts the LLM usage."""

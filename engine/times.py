@@ -46,6 +46,19 @@ def epoch(value: object, what: str) -> float | None:
     return when.timestamp() if when is not None else None
 
 
+def one_time(ts: TimeLike, timestamp: TimeLike) -> TimeLike:
+    """`ts`, or `timestamp`, the alias other memories' users write.
+
+    Raises:
+        InvalidInputError: both are given, as different times.
+    """
+    if ts is None or timestamp is None:
+        return ts if ts is not None else timestamp
+    if epoch(ts, "ts") != epoch(timestamp, "timestamp"):
+        raise InvalidInputError(f"ts and timestamp name one time: got {ts!r} and {timestamp!r}")
+    return ts
+
+
 def parse_time(value: object, what: str = "timestamp") -> datetime | None:
     """`value` (see the module docstring) as an aware UTC datetime, or None.
 

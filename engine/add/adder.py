@@ -5,12 +5,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.add.batch import apply
 from engine.add.facts import CleanFact, facts_batch
-from engine.add.messages import Messages
-from engine.add.prepare import AddContext, PreparedAdd, prepare
+from engine.add.prepare import AddContext, AddRequest, PreparedAdd, prepare
 from engine.config import Settings
 from engine.embedding import Embedder
 from engine.extraction.schema import Extractor
@@ -18,7 +16,6 @@ from engine.models import AddResult
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
-from engine.times import TimeLike
 
 _CHUNK = 1000  # facts per batch in `add_facts`
 
@@ -75,30 +72,9 @@ class Adder:
         self.settings = settings
         self.usage = Usage()
 
-    def prepare(
-        self,
-        messages: Messages,
-        user_id: str,
-        *,
-        session_id: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        timestamp: TimeLike = None,
-        source: str | None = None,
-        speaker: str | None = None,
-        keyed: bool = False,
-    ) -> PreparedAdd:
+    def prepare(self, request: AddRequest) -> PreparedAdd:
         """Phase one (see `engine.add.prepare.prepare`); writes nothing."""
-        return prepare(
-            self._context(),
-            messages,
-            user_id,
-            session_id=session_id,
-            metadata=metadata,
-            timestamp=timestamp,
-            source=source,
-            speaker=speaker,
-            keyed=keyed,
-        )
+        return prepare(self._context(), request)
 
     def apply(self, prepared: PreparedAdd) -> AddResult:
         """Phase two (see `engine.add.batch.apply`), counting the LLM usage."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.add.adder import Adder
 from engine.add.messages import record_checksum, record_message
-from engine.add.prepare import PreparedAdd
+from engine.add.prepare import AddRequest, PreparedAdd
 from engine.ingest.chat_records import ChatRecord
 from engine.ingest.pipeline import Extracted
 from engine.ingest.sources import Job
@@ -33,15 +33,16 @@ class AddSteps:
 
     def prepare(self, job: Job) -> Extracted:
         record = job.record
-        prepared = self.adder.prepare(
+        request = AddRequest(
             [record_message(record)],
             job.user_id,
             session_id=record.session_id,
             metadata=dict(record.metadata) or None,
-            timestamp=record.ts,
+            ts=record.ts,
             source=record.source,
             keyed=True,  # a record's file position (its source) is its identity
         )
+        prepared = self.adder.prepare(request)
         outcome = prepared.outcome
         return Extracted(
             prepared=prepared,

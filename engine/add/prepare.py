@@ -38,6 +38,25 @@ _QUERY_CHARS = 2000  # the embedding model reads ~256 tokens anyway
 
 
 @dataclass(frozen=True, slots=True)
+class AddRequest:
+    """One add as asked: the messages, whose they are, and what places and dates them.
+
+    `ts` is when they were written (`engine.times.TimeLike`); `speaker` names who wrote the
+    messages that carry no name; `keyed`: the messages are ingest records, each keyed by its
+    place in its file (`source`), so one stored already is skipped even without a time.
+    """
+
+    messages: Messages
+    user_id: str
+    session_id: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    ts: TimeLike = None
+    source: str | None = None
+    speaker: str | None = None
+    keyed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class AddContext:
     """The collaborators both phases use."""
 
@@ -71,41 +90,26 @@ class PreparedAdd:
     seconds: float = 0.0  # time spent preparing
 
 
-def prepare(
-    ctx: AddContext,
-    messages: Messages,
-    user_id: str,
-    *,
-    session_id: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    timestamp: TimeLike = None,
-    source: str | None = None,
-    speaker: str | None = None,
-    keyed: bool = False,
-) -> PreparedAdd:
+def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
     """Phase one of an add (see the module docstring); writes nothing.
 
-    A message with a `timestamp` (or any, with `keyed`: an ingest record, keyed by its file
-    position) that is stored already is skipped; one without is a new episode. Either way, an
-    episode of the same message kept as "failed" is extracted again, and the write turns it
-    into a good one (same uid, its first time kept).
+    A message with a `ts` (or any, when `keyed`) that is stored already is skipped; one
+    without is a new episode. Either way, an episode of the same message kept as "failed" is
+    extracted again, and the write turns it into a good one (same uid, its first time kept).
 
     Raises:
-        InvalidInputError: bad user_id, session_id, source or metadata, or no usable message.
+        InvalidInputError: bad user_id, session_id, source, speaker, ts or metadata, or no
+            usable message.
         LimitExceededError: a single message, or the metadata as JSON, longer than
             `max_message_chars`; more messages than `max_messages_per_add`.
     """
     started = time.perf_counter()
-    user_id = check_user_id(user_id)
-    limits = ctx.settings
-    chat, errors = parse_messages(messages, limits.max_message_chars, limits.max_messages_per_add)
-    if speaker is not None:
-        who = clean_text(speaker, "speaker", ctx.settings.max_name_chars)
-        chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
-    if metadata is not None:
-        check_length(metadata_json(metadata) or "", "metadata", ctx.settings.max_message_chars)
-    when = epoch(timestamp, "ts")
-    rows = episode_rows(user_id, chat, session_id, when, source, metadata, keyed=keyed)
+    user_id = check_user_id(request.user_id)
+    chat, errors = _parsed(request, ctx.settings)
+    when, keyed = epoch(request.ts, "ts"), request.keyed
+    rows = episode_rows(
+        user_id, chat, request.session_id, when, request.source, request.metadata, keyed=keyed
+    )
     keyed = keyed or when is not None
     fresh = _fresh_keyed(ctx.reads, user_id, rows) if keyed else _retried(ctx, user_id, rows)
     kept = [(row, _dated(chat[i], row)) for i, row in fresh.items()]
@@ -138,6 +142,21 @@ def _dated(message: ChatMessage, row: EpisodeRow) -> ChatMessage:
     """The message with its episode's time, which relative dates in it are read against."""
     when = None if row.undated else datetime.fromtimestamp(row.ts, UTC)
     return message.model_copy(update={"ts": when})
+
+
+def _parsed(request: AddRequest, limits: Settings) -> tuple[list[ChatMessage], list[str]]:
+    """The request's usable messages (the speaker named where they name nobody), and what
+    was wrong with the others; its metadata checked."""
+    chat, errors = parse_messages(
+        request.messages, limits.max_message_chars, limits.max_messages_per_add
+    )
+    if request.speaker is not None:
+        who = clean_text(request.speaker, "speaker", limits.max_name_chars)
+        chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
+    if request.metadata is not None:
+        text = metadata_json(request.metadata) or ""
+        check_length(text, "metadata", limits.max_message_chars)
+    return chat, errors
 
 
 def _fresh_keyed(reads: Reads, user_id: str, rows: list[EpisodeRow]) -> dict[int, EpisodeRow]:

@@ -9,6 +9,7 @@ from engine.normalize import (
     singular_form,
     stable_uid,
 )
+from engine.times import one_time
 
 
 @pytest.mark.parametrize(
@@ -84,3 +85,11 @@ def test_stable_uid_is_deterministic_and_separates_parts() -> None:
 )
 def test_a_relation_name_in_the_singular(name: str, singular: str) -> None:
     assert singular_form(name) == singular
+
+
+def test_ts_and_its_alias_timestamp_name_one_time() -> None:
+    assert one_time("2024-05-01", None) == "2024-05-01"
+    assert one_time(None, 1714521600) == 1714521600
+    assert one_time("2024-05-01T00:00:00Z", 1714521600) == "2024-05-01T00:00:00Z"
+    with pytest.raises(InvalidInputError, match="ts and timestamp name one time"):
+        one_time("2024-05-01", "2024-05-02")
