@@ -6,7 +6,7 @@
              `semantic.SemanticLeg.start`, the messages nearest)                         start
           -> graph leg: `anchors` (what the query names) -> the question (relation words,
              phrase, asked kind, chained nouns: `terms`) -> `scorer.PredicateScorer.match`
-             (a `predicates.RelationMatch`, with `kinds.RelationEnds`' samples) ->
+             (the question's words) -> `RelationMatch.with_ends` (`kinds.RelationEnds`) ->
              `expansion.expand` (the walk, `reach`) -> `paths` (joins)                   graph
           -> `semantic.SemanticLeg.finish`; `episodes.EpisodeLeg.rank` (BM25 + vectors)  finish
           -> `fusion` (confidence, reciprocal-rank fusion, salience, twins) -> time

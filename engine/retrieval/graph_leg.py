@@ -22,7 +22,7 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
-from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.predicates import Ends, RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.question import Question
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
@@ -119,7 +119,7 @@ class GraphLeg:
         question = Question.of(query, words, found.anchors, relation_words, self.params.names)
         phrase_vector = self.scorer.phrase(question.phrase) if question.phrase else None
         lap("anchors")
-        match = self.scorer.match(
+        named = self.scorer.match(
             list(question.unnamed),
             predicates,
             phrase_vector,
@@ -129,11 +129,11 @@ class GraphLeg:
             question.rest,
         )
         # the relations that may answer for the asked kind, and whose twins the walk needs
-        candidates = match.best_relations(self.params.relations.kind_relations)
-        match.kind_by_ends(self.ends.shares(user_id, match, candidates, predicates))
+        candidates = named.best_relations(self.params.relations.kind_relations)
         twins = self.ends.twins(user_id, candidates, predicates)
-        match.fold_twins(twins)
-        match.limit_steps(self.ends.follows(user_id, candidates, predicates))
+        shares = self.ends.shares(user_id, named, candidates, predicates)
+        follows = self.ends.follows(user_id, candidates, predicates)
+        match = named.with_ends(Ends(shares, twins, follows))
         lap("relations")
         expansion = expand(
             self.reads,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -64,8 +64,20 @@ class Outlook:
     via: dict[str, float]  # the best score of a continuation through each next relation
 
 
+@dataclass(frozen=True, slots=True)
+class Ends:
+    """What the graph says of the relations most likely to end a path (`kinds.RelationEnds`):
+    the share of each one's ends that are of the asked kind, each relation's twin (stored
+    reversed), and what can follow each relation at each of its ends."""
+
+    shares: Mapping[str, float] = field(default_factory=dict)
+    twins: Mapping[str, str] = field(default_factory=dict)
+    follows: Mapping[str, Mapping[bool, Iterable[tuple[str, bool]]]] = field(default_factory=dict)
+
+
 class RelationMatch:
-    """Scores relations, and paths of relations, against one question."""
+    """Scores relations, and paths of relations, against one question: built whole (the
+    question's words, then `with_ends` for what the graph says), never changed after."""
 
     def __init__(
         self,
@@ -80,8 +92,10 @@ class RelationMatch:
         kind: str | None = None,
         chain: Sequence[str] = (),
         rest: str = "",
+        ends: Ends | None = None,
     ) -> None:
         self.params = params
+        self._asked = (kind, tuple(chain), rest)
         self._words = words
         self.bases = bases
         self._of = of
@@ -102,6 +116,10 @@ class RelationMatch:
         self._outlooks: dict[tuple[tuple[str, ...], int, bool | None], Outlook] = {}
         self._paths: dict[tuple[str, ...], float] = {}
         self._top_cache: list[int] | None = None
+        if ends is not None:
+            self._kind_by_ends(ends.shares)
+            self._fold_twins(ends.twins)
+            self._limit_steps(ends.follows)
 
     @property
     def asked(self) -> bool:
@@ -128,15 +146,32 @@ class RelationMatch:
         return None if self._kind is None else self.named_by(self._words[self._kind])
 
     def best_relations(self, n: int) -> list[str]:
-        """The `n` best relations as one-edge paths (before `kind_by_ends`: by the question's
+        """The `n` best relations as one-edge paths (before `with_ends`: by the question's
         words alone)."""
         return [self.bases[i] for i in self._ranked()[:n]]
 
-    def kind_by_ends(self, shares: dict[str, float]) -> None:
+    def with_ends(self, ends: Ends) -> RelationMatch:
+        """This question's match, knowing `ends` (of the relations `best_relations` named)."""
+        kind, chain, rest = self._asked
+        return RelationMatch(
+            self.params,
+            self._words,
+            self.bases,
+            self._of,
+            self._sims,
+            self._weight,
+            self._phrase,
+            self.siblings,
+            kind,
+            chain,
+            rest,
+            ends,
+        )
+
+    def _kind_by_ends(self, shares: Mapping[str, float]) -> None:
         """A relation leading to the entities the kind's relation leads to (`shares`: the
         share of its ends that do) explains the asked kind as that relation does: "in which
-        country was X born" ends with `CONTAINED_BY`, whose ends are `NATIONALITY`'s. Called
-        before any path is scored."""
+        country was X born" ends with `CONTAINED_BY`, whose ends are `NATIONALITY`'s."""
         kind = self.kind_relation()
         if kind is None:
             return
@@ -144,11 +179,11 @@ class RelationMatch:
         for relation, share in shares.items():
             self._kind_through[self._index[relation]] = share * named
 
-    def fold_twins(self, twins: Mapping[str, str]) -> None:
+    def _fold_twins(self, twins: Mapping[str, str]) -> None:
         """A relation and the twin storing it reversed (`RelationEnds.twins`: MEMBER_OF,
         HAS_MEMBER) are one relation: one after the other goes out and back. Their names
         still explain words apart: which of them a step took tells its direction ("father":
-        PARENTS, not CHILDREN). Called before any path is scored."""
+        PARENTS, not CHILDREN)."""
         for relation, twin in twins.items():
             i, j = self._index.get(relation), self._index.get(twin)
             if i is not None and j is not None:
@@ -157,11 +192,13 @@ class RelationMatch:
                     self._mutual[i] = self._mutual[j] = min(i, j)
                     self._back_uncounted = not self.siblings
 
-    def limit_steps(self, follows: Mapping[str, Mapping[bool, Iterable[tuple[str, bool]]]]) -> None:
+    def _limit_steps(
+        self, follows: Mapping[str, Mapping[bool, Iterable[tuple[str, bool]]]]
+    ) -> None:
         """What can follow each relation where it ends (`RelationEnds.follows`, per end: True
         at its subjects): a path going on with a relation never met at the end the one before
         arrived at is not hoped for ("the band that recorded X": a word names BAND_MEMBER, but
-        no band member has a COUNTRY). Called before any path is scored."""
+        no band member has a COUNTRY)."""
         for relation, ends in follows.items():
             if relation not in self._index:
                 continue

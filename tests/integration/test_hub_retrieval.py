@@ -15,6 +15,7 @@ from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.retrieval.kinds import RelationEnds
+from engine.retrieval.predicates import Ends
 from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.terms import asked_kind, content_words, words
 from engine.retrieval.tuning import RelationParams, Tuning
@@ -138,8 +139,7 @@ def test_paths_scored_together_score_as_each_alone(embedder: Embedder) -> None:
             ["country", "hosts", "head", "office", "society"], predicates, phrase,
             kind="country", chain=["society", "office"], rest="which hosts",
         )  # fmt: skip
-        found.fold_twins({"MEMBER_OF": "HAS_MEMBER", "HAS_MEMBER": "MEMBER_OF"})
-        return found
+        return found.with_ends(Ends(twins={"MEMBER_OF": "HAS_MEMBER", "HAS_MEMBER": "MEMBER_OF"}))
 
     paths = [
         ("NATIONALITY",), ("MEMBER_OF", "HEADQUARTERED_IN"), ("MEMBER_OF", "HAS_MEMBER"),
@@ -306,13 +306,11 @@ def test_a_step_back_along_a_twin_explains_nothing_new(embedder: Embedder) -> No
     twins = {"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"}
     phrase = scorer.phrase("where does the band of come from")
     hop = RelationParams().extra_hop_cost
-    folded = scorer.match(content, predicates, phrase)
-    folded.fold_twins(twins)
+    folded = scorer.match(content, predicates, phrase).with_ends(Ends(twins=twins))
     assert folded.path(back) == pytest.approx(folded.path(("MEMBER_OF",)) - hop)
     unfolded = scorer.match(content, predicates, phrase)  # two relations: BAND_MEMBER is news
     assert unfolded.path(back) > unfolded.path(("MEMBER_OF",)) - hop + 0.05
-    siblings = scorer.match(content, predicates, phrase, siblings=True)
-    siblings.fold_twins(twins)
+    siblings = scorer.match(content, predicates, phrase, siblings=True).with_ends(Ends(twins=twins))
     bonus = RelationParams().sibling_bonus
     assert siblings.path(back) > siblings.path(("MEMBER_OF",)) - hop + bonus + 0.05
 
@@ -325,7 +323,7 @@ def test_a_chained_noun_is_a_step_before_the_asked_kind(embedder: Embedder) -> N
     predicates = ["MEMBER_OF", "BAND_MEMBER", "HOMETOWN", "BIRTH_PLACE", "GENRE"]
     right, wrong = ("MEMBER_OF", "HOMETOWN"), ("BIRTH_PLACE", "HOMETOWN", "BAND_MEMBER")
     where = scorer.match(["band", "come", "where"], predicates, kind="where", chain=["band"])
-    where.fold_twins({"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"})
+    where = where.with_ends(Ends(twins={"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"}))
     assert where.path(right) > where.path(wrong) + 0.05
     assert where.path(("HOMETOWN",)) < where.path(right)  # nothing explains the band
 
@@ -494,13 +492,12 @@ def test_a_path_goes_on_only_with_what_is_met_where_it_arrived(embedder: Embedde
     match = PredicateScorer(embedder, RelationParams()).match(
         ["ceo", "firm", "makes"], ["DEVELOPER", "PRODUCT", "CEO", "INDUSTRY"]
     )
-    match.limit_steps(
-        {
-            "DEVELOPER": {True: product, False: firm},
-            "PRODUCT": {True: firm, False: product},
-            "INDUSTRY": {True: firm, False: industry},
-        }
-    )
+    follows = {
+        "DEVELOPER": {True: product, False: firm},
+        "PRODUCT": {True: firm, False: product},
+        "INDUSTRY": {True: firm, False: industry},
+    }
+    match = match.with_ends(Ends(follows=follows))
     at_firm = match.outlook(("DEVELOPER",), 3, False)
     assert at_firm.steps[0] == "CEO"
     assert at_firm.via["PRODUCT"] == max(
@@ -540,17 +537,26 @@ def test_a_relation_then_its_reversed_twin_goes_out_and_back(embedder: Embedder)
     def bonus(twins: dict[str, str]) -> float:
         match = scorer.match(words, predicates, phrase, siblings=True)
         single = match.path(("HAS_MEMBER",))
-        match.fold_twins(twins)
-        return match.path(("HAS_MEMBER", "MEMBER_OF")) - single
+        return match.with_ends(Ends(twins=twins)).path(("HAS_MEMBER", "MEMBER_OF")) - single
 
     assert bonus(twins) > bonus({}) + 0.05
-    match = scorer.match(words, predicates, phrase)
-    match.fold_twins(twins)
+    match = scorer.match(words, predicates, phrase).with_ends(Ends(twins=twins))
     assert match.back_along("HAS_MEMBER", "MEMBER_OF")
     assert match.back_along("NATIONALITY", "NATIONALITY")  # no twin: back the same way
     assert not match.back_along("HAS_MEMBER", "HAS_MEMBER")  # a twin's name twice goes on
     assert not match.back_along("HAS_MEMBER", "NATIONALITY")
     assert match.single() == scorer.match(words, predicates, phrase).single()
+
+
+def test_what_the_graph_says_makes_a_new_match(embedder: Embedder) -> None:
+    """`with_ends` leaves the match of the question's words as it was: built whole."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates, back = ["MEMBER_OF", "HAS_MEMBER", "NATIONALITY"], ("HAS_MEMBER", "MEMBER_OF")
+    named = scorer.match(["societies", "member"], predicates, siblings=True)
+    folded = named.with_ends(Ends(twins={"MEMBER_OF": "HAS_MEMBER", "HAS_MEMBER": "MEMBER_OF"}))
+    fresh = scorer.match(["societies", "member"], predicates, siblings=True)
+    assert named.path(back) == fresh.path(back) != folded.path(back)
+    assert not named.back_along("HAS_MEMBER", "MEMBER_OF") and folded.back_along(*back)
 
 
 @pytest.fixture(scope="module")
