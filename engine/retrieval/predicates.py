@@ -1,6 +1,7 @@
 """How well a path of relations (one to three hops) explains a question, before any edge is read.
 
-Two kinds of evidence, both from the embedding model, none from word lists:
+Two kinds of evidence, both from the embedding model (the word lists of `terms` say only which
+part a word plays: the asked kind, a chained noun, "where"):
 - words: a question names its relations with words ("directed", "starred", "sister") mixed
   with generic ones ("films", "person"). Each word is compared with each relation's readable
   form ("directed by"); a word counts with its specificity (how much better its best relation
