@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from engine import cli_verbs
 from engine.cli import main
+from engine.cli import verbs as cli_verbs
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory

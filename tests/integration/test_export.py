@@ -13,9 +13,9 @@ import networkx as nx
 import pytest
 from falkordb import FalkorDB
 
-from engine import cli
 from engine.add.facts import facts_batch, validate_facts
 from engine.add.resolve import history_row
+from engine.cli import app as cli
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError

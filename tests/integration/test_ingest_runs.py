@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine import cli_ingest
+from engine.cli import ingest_command as cli_ingest
 from engine.cli import main
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError
@@ -252,7 +252,7 @@ def test_ctrl_c_says_how_to_resume(
 
 
 def test_a_reader_that_stops_early_gives_no_traceback() -> None:
-    code = "from engine.cli_ingest import _write; _write('summary line\\n' * 200000)"
+    code = "from engine.cli.ingest_command import _write; _write('summary line\\n' * 200000)"
     process = subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )

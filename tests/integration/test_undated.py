@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine import cli_read
+from engine.cli import read as cli_read
 from engine.mcp_server import tools as mcp_tools
 from engine.mcp_server.render import render_search
 from engine.memory import Memory

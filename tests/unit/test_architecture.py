@@ -39,14 +39,10 @@ LAYERS = [
     {"store"},
     {"retrieval", "knowledge", "metadata_filter", "load", "ingest"},
     {"transfer", "add"},
-    {"components", "memory_core", "memory", "memory_edit", "memory_merge", "memory_transfer"}
-    | {"async_memory"},
+    {"components", "memory", "async_memory"},
     {
         "engine",
         "cli",
-        "cli_verbs",
-        "cli_read",
-        "cli_ingest",
         "mcp_server",
         "integrations",
         "compat",
@@ -147,17 +143,12 @@ def _layer(module: str) -> int:
     raise AssertionError(f"{module} is in no layer of docs/architecture.md")
 
 
-# root modules whose family may stay beside them for now: the facade (memory_*.py) and the
-# CLI (cli_*.py), edited by most changes; each may become a package of its own later
-ROOT_FAMILIES = {"memory", "cli"}
-
-
 def _strays(root: Path) -> list[str]:
     """The modules at `root` whose name says they belong to a package: one beside them
     (`embedding_worker.py` beside `embedding/`) or a family of root modules
-    (`embedding_worker.py` beside `embedding.py`), `ROOT_FAMILIES` excepted."""
+    (`embedding_worker.py` beside `embedding.py`)."""
     heads = {p.parent.name for p in root.glob("*/__init__.py")}
-    heads |= {p.stem for p in root.glob("*.py")} - ROOT_FAMILIES
+    heads |= {p.stem for p in root.glob("*.py")}
     return sorted(
         path.name
         for path in root.glob("*.py")
@@ -177,7 +168,7 @@ def test_the_stray_check_sees_a_module_beside_its_package_or_its_family(
     names = ["embedding_worker.py", "embeddings.py", "memory.py", "memory_core.py"]
     for name in [*names, "store.py", "store_records.py"]:
         (tmp_path / name).write_text("")
-    assert _strays(tmp_path) == ["embedding_worker.py", "store_records.py"]
+    assert _strays(tmp_path) == ["embedding_worker.py", "memory_core.py", "store_records.py"]
 
 
 def test_no_import_cycles_in_engine() -> None:

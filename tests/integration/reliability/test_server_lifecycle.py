@@ -62,7 +62,7 @@ def test_a_relative_data_dir_works_from_the_cli(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "--data-dir", "./mem", "stats"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parent.parent)},
+        env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[2])},
         capture_output=True,
         text=True,
         timeout=600,

@@ -75,7 +75,7 @@ def test_the_cli_says_so_in_one_line_and_exits_1(tmp_path: Path) -> None:
     a_file.write_text("")
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "--data-dir", str(a_file), "stats"],
-        env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parent.parent)},
+        env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[2])},
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr

@@ -20,8 +20,8 @@ from engine.ingest.sources import IngestInput
 from engine.knowledge import DAY_S, RANKINGS, EntityView, entity_view, top_entities
 from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
-from engine.memory_edit import MemoryEdit
-from engine.memory_transfer import MemoryTransfer
+from engine.memory.edit import MemoryEdit
+from engine.memory.transfer import MemoryTransfer
 from engine.metadata_filter import OVER_FETCH, keep_matching, parse_filters
 from engine.models import (
     AddResult,

@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.cli_ingest import ingest_parser
-from engine.cli_read import register as register_reads
-from engine.cli_verbs import PartialFailure, UsageError, add_common_options
-from engine.cli_verbs import register as register_edits
+from engine.cli.ingest_command import ingest_parser
+from engine.cli.read import register as register_reads
+from engine.cli.verbs import PartialFailure, UsageError, add_common_options
+from engine.cli.verbs import register as register_edits
 from engine.errors import GraphmemError, InvalidInputError
 from engine.mcp_server.command import add_mcp_parser
 from engine.memory import Memory
@@ -298,7 +298,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # a command may say how to go on (load: rerun to resume)
         print(f"graphmem: interrupted{f'; {exc}' if str(exc) else ''}", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

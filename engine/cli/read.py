@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from engine.cli_verbs import day, emit, fact_line, open_memory, plural, require_user, when
+from engine.cli.verbs import day, emit, fact_line, open_memory, plural, require_user, when
 from engine.errors import NotFoundError
 from engine.knowledge import EntityView
 from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.cypher import Dialect
 from engine.errors import InvalidInputError
-from engine.memory_core import MemoryCore
+from engine.memory.core import MemoryCore
 from engine.normalize import check_user_id
 from engine.transfer.document import Source, target_user
 from engine.transfer.export import EXPORT_FORMATS, Format, read_snapshot, render

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from engine.add.resolve import history_row
 from engine.embedding import as_param
 from engine.errors import InvalidInputError, NotFoundError
-from engine.memory_core import MemoryCore
-from engine.memory_merge import merge_batch
+from engine.memory.core import MemoryCore
+from engine.memory.merge import merge_batch
 from engine.models import Deleted, Entity, Fact, UserSummary
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
