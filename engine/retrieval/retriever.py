@@ -211,7 +211,8 @@ class DualRetriever:
         scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion)
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
         found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
-        unknown = unknown_names(query, legs.index, _names(legs.graph.anchors))
+        named = [*_names(legs.graph.anchors), *(n for s in found for n in _ends(s.fact))]
+        unknown = unknown_names(query, legs.index, named)
         if unknown and all(a.entity.uid == ask.self_uid for a in legs.graph.anchors):
             found = about_the_user(found, ask.self_uid)
         found, episodes = found[:limit], episodes[:limit]
@@ -258,6 +259,10 @@ _EXPANDING = ("dual", "expansion")
 
 def _names(anchors: list[Anchor]) -> list[str]:
     return [name for a in anchors for name in (a.entity.name, *a.entity.aliases)]
+
+
+def _ends(fact: Fact) -> tuple[str, str]:
+    return fact.subject, fact.object
 
 
 @dataclass(slots=True)

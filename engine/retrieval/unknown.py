@@ -9,9 +9,9 @@ about others are held back: a fact stays only when the user is its subject or ob
 messages stay, for the agent to read with the warning.
 
 A name is a capitalized word of two letters or more, not the first of its sentence, that no
-anchored entity's name or alias holds and no message of the user's (its text or speaker)
-contains. Words a message index never keeps (stopwords: "Will") and the names of days and
-months ("May", "Aug") are never judged.
+anchored entity's name or alias holds, no fact found names (its subject or object) and no
+message of the user's (its text or speaker) contains. Words a message index never keeps
+(stopwords: "Will") and the names of days and months ("May", "Aug") are never judged.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ _CALENDAR = frozenset(
 )
 
 
-def unknown_names(text: str, index: LexicalIndex | None, anchors: list[str]) -> list[str]:
+def unknown_names(text: str, index: LexicalIndex | None, known_names: list[str]) -> list[str]:
     """The names in `text` that nothing of the user's holds; none when the user's messages
     were not read (a search without the episode leg cannot tell)."""
     if index is None:
         return []
-    known = {word for name in anchors for word in words(name)}
+    known = {word for name in known_names for word in words(name)}
     unknown: dict[str, None] = {}
     names = [n for sentence in _SENTENCE_END.split(text) for n in _TOKEN.findall(sentence)[1:]]
     for name in names:

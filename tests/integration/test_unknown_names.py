@@ -36,6 +36,15 @@ def test_a_question_about_an_unknown_person_gets_no_fact_about_another(memory: M
     assert _texts(japan) == ["u loves hiking"]  # the user's own facts still answer
 
 
+def test_a_name_a_found_fact_holds_is_known_and_its_facts_stay(memory: Memory) -> None:
+    """Whether or not the name search anchors it, a name the facts found hold is no stranger."""
+    memory.add_facts([("Zoë Smith", "LIVES_IN", "Berlin")], user_id="u")
+    memory.add("I met Ann.", user_id="u", ts="2024-05-01")
+    found = memory.search("Where does Zoë live?", user_id="u")
+    assert found.unknown_names == []
+    assert "Zoë Smith lives in Berlin" in _texts(found)
+
+
 def _texts(result: SearchResult) -> list[str]:
     return [f.fact.text for f in result.facts]
 
