@@ -13,8 +13,9 @@
              window -> `provenance` (facts and their messages ranked together) ->
              `similarity` (cosines, the floor) -> `explain`                              fuse
 
-`retriever.DualRetriever.search` reads as these stages; its `_Started` holds every read a
-search submits to `background.BACKGROUND`, each finished by its leg. The numbers: the public
+`retriever.DualRetriever.search` reads as these stages. Every leg has one shape: `start`
+submits its reads to `background.BACKGROUND` (the search's `_Started` holds them), `finish`
+waits for them and ranks. The numbers: the public
 `engine.ranking.RankingParams` and the private `tuning.Tuning`. docs/retrieval.md tells the
 algorithm with a worked example.
 """

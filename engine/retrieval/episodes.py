@@ -15,10 +15,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
 from engine.retrieval.tuning import LOAD_BLOCK, LOAD_ONCE, LOAD_READ, EpisodeParams
@@ -32,6 +34,23 @@ class EpisodeHit:
     uid: str
     score: float
     episode: EpisodeText
+
+
+@dataclass(slots=True)
+class Started:
+    """The leg's reads: the user's message index, then the messages nearest the query."""
+
+    index: Future[LexicalIndex]
+    nearest: Future[list[tuple[str, float]]] | None = None
+
+
+@dataclass(slots=True)
+class Found:
+    """What the leg found: the index it ranked with, the nearest messages, the ranking."""
+
+    index: LexicalIndex | None = None
+    nearest: list[tuple[str, float]] = field(default_factory=list)
+    hits: list[EpisodeHit] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -58,6 +77,32 @@ class EpisodeLeg:
         self.params = params
         self._slots: OrderedDict[str, _Slot] = OrderedDict()
         self._lock = threading.Lock()  # the slots table; never held across a database read
+
+    def start(self, user_id: str) -> Started:
+        """Submit the load (or check) of the user's message index: it needs no vector."""
+        return Started(BACKGROUND.submit(self.index, user_id))
+
+    def start_nearest(self, started: Started, user_id: str, vector: list[float]) -> None:
+        """Submit the vector read of the messages nearest `vector` (none when the index is
+        already known to be empty: a graph of facts alone)."""
+        index = started.index
+        if index.done() and index.exception() is None and not len(index.result()):
+            return
+        k = self.params.dense_k
+        started.nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, vector, k)
+
+    def finish(
+        self, started: Started | None, query: Query, since: float | None, until: float | None
+    ) -> Found:
+        """The index, and when the nearest messages were read, the `pool` best messages."""
+        if started is None:
+            return Found()
+        found = Found(started.index.result())
+        if found.index is not None and started.nearest is not None:
+            found.nearest = started.nearest.result()
+            pool = self.params.pool
+            found.hits = self.rank(found.index, query, found.nearest, pool, since, until)
+        return found
 
     def note(self, user_id: str, rows: Iterable[EpisodeRow]) -> None:
         """Called after writes: index the written messages, if the user's index is loaded

@@ -4,22 +4,21 @@ hops) + vector similarity over facts, fused; nodes joining several anchors come 
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, ScoredEntity, SearchResult
 from engine.retrieval.anchors import Anchor
-from engine.retrieval.background import BACKGROUND
 from engine.retrieval.blas import blas_limited
-from engine.retrieval.episodes import EpisodeHit, EpisodeLeg
+from engine.retrieval.episodes import EpisodeLeg
+from engine.retrieval.episodes import Found as EpisodesFound
+from engine.retrieval.episodes import Started as EpisodesStarted
 from engine.retrieval.explain import Found, explain
 from engine.retrieval.fusion import confidence, pool_size
 from engine.retrieval.fusion import ranked as fused
 from engine.retrieval.fusion import scored as boosted
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
-from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.query import Query
 from engine.retrieval.scorer import PredicateScorer
@@ -129,11 +128,11 @@ class DualRetriever:
             )
         legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
-        self._finish_episodes(started, legs, parsed, (since, until))
+        legs.messages = self.episode_leg.finish(started.episodes, parsed, since, until)
         watch.lap("episodes")
         ask = _Ask((since, until), min_similarity, explain, vector, self_uid)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
-        result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.episodes)
+        result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.messages.hits)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
         return result
@@ -146,7 +145,7 @@ class DualRetriever:
         if mode in _EXPANDING:
             started.names = self.graph_leg.start(query, user_id, self_uid)
         if rank_relations:
-            started.index = BACKGROUND.submit(self.episode_leg.index, user_id)
+            started.episodes = self.episode_leg.start(user_id)
         return started
 
     def _finish_graph(
@@ -174,23 +173,8 @@ class DualRetriever:
             self.graph_leg.read_vectors(started.names, user_id, vector)
         if mode in ("dual", "semantic"):
             started.semantic = self.semantic_leg.start(user_id, vector, invalid)
-        index = started.index
-        if index is not None and mode in ("dual", "episodes") and not _none(index):
-            k = self.params.episodes.dense_k
-            started.nearest = BACKGROUND.submit(self.reads.vector_episodes, user_id, vector, k)
-
-    def _finish_episodes(
-        self, started: _Started, legs: _Legs, query: Query, window: Window
-    ) -> None:
-        """The episode leg: the message index and the messages nearest the query, ranked."""
-        legs.index = started.index.result() if started.index is not None else None
-        if legs.index is not None and started.nearest is not None:
-            legs.nearest = started.nearest.result()
-            since, until = window
-            pool = self.params.episodes.pool
-            legs.episodes = self.episode_leg.rank(
-                legs.index, query, legs.nearest, pool, since, until
-            )
+        if started.episodes is not None and mode in ("dual", "episodes"):
+            self.episode_leg.start_nearest(started.episodes, user_id, vector)
 
     def _fuse(
         self,
@@ -210,16 +194,19 @@ class DualRetriever:
         facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
         scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion)
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
-        found, episodes = fuse_provenance(scored, legs.episodes, legs.index, self.params.episodes)
+        messages = legs.messages
+        found, episodes = fuse_provenance(
+            scored, messages.hits, messages.index, self.params.episodes
+        )
         named = [*_names(legs.graph.anchors), *(n for s in found for n in _ends(s.fact))]
-        unknown = unknown_names(query, legs.index, named)
+        unknown = unknown_names(query, messages.index, named)
         if unknown and all(a.entity.uid == ask.self_uid for a in legs.graph.anchors):
             found = about_the_user(found, ask.self_uid)
         found, episodes = found[:limit], episodes[:limit]
         if ask.explain:
             explain(found, episodes, self._found(limit, legs, ranked))
         read = ask.embedding if ask.min_similarity is not None or ask.explain else None
-        cosines = (known([(f.uid, s) for f, s in legs.semantic]), known(legs.nearest))
+        cosines = (known([(f.uid, s) for f, s in legs.semantic]), known(messages.nearest))
         fill(self.reads, user_id, read, found, episodes, cosines)
         return SearchResult(
             query=query,
@@ -238,7 +225,7 @@ class DualRetriever:
         return Found(
             expansion=legs.graph.hits[: pool_size(limit, params.fusion)],
             semantic=legs.semantic,
-            episodes=legs.episodes,
+            episodes=legs.messages.hits,
             anchors=legs.graph.anchors,
             fused=ranked,
             confidence=confidence(legs.graph.hits, params.fusion),
@@ -271,9 +258,8 @@ class _Started:
     message index, the vector reads of facts and messages."""
 
     names: NameReads | None = None
-    index: Future[LexicalIndex] | None = None
+    episodes: EpisodesStarted | None = None
     semantic: SemanticStarted | None = None
-    nearest: Future[list[tuple[str, float]]] | None = None
 
 
 @dataclass(slots=True)
@@ -282,9 +268,7 @@ class _Legs:
 
     graph: GraphFound = field(default_factory=GraphFound)
     semantic: list[tuple[Fact, float]] = field(default_factory=list)
-    episodes: list[EpisodeHit] = field(default_factory=list)
-    index: LexicalIndex | None = None
-    nearest: list[tuple[str, float]] = field(default_factory=list)  # the messages' vector read
+    messages: EpisodesFound = field(default_factory=EpisodesFound)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,11 +281,6 @@ class _Ask:
     explain: bool
     embedding: list[float]  # the query's
     self_uid: str | None  # the entity standing for the user
-
-
-def _none(messages: Future[LexicalIndex]) -> bool:
-    """The user's message index is loaded and empty (a graph of facts alone)."""
-    return messages.done() and messages.exception() is None and not len(messages.result())
 
 
 def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
