@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
+from engine.cli import app as cli
 from engine.embedding import Embedder
 from engine.errors import StoreUnavailableError
 from engine.ingest.chat_records import ChatRecord
