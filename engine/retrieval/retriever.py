@@ -3,6 +3,7 @@ hops) + vector similarity over facts, fused; nodes joining several anchors come 
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -198,7 +199,8 @@ class DualRetriever:
         found, episodes = fuse_provenance(
             scored, messages.hits, messages.index, self.params.episodes
         )
-        named = [*_names(legs.graph.anchors), *(n for s in found for n in _ends(s.fact))]
+        facts_named = (name for s in found for name in (s.fact.subject, s.fact.object))
+        named = itertools.chain(_names(legs.graph.anchors), facts_named)
         unknown = unknown_names(query, messages.index, named)
         if unknown and all(a.entity.uid == ask.self_uid for a in legs.graph.anchors):
             found = about_the_user(found, ask.self_uid)
@@ -246,10 +248,6 @@ _EXPANDING = ("dual", "expansion")
 
 def _names(anchors: list[Anchor]) -> list[str]:
     return [name for a in anchors for name in (a.entity.name, *a.entity.aliases)]
-
-
-def _ends(fact: Fact) -> tuple[str, str]:
-    return fact.subject, fact.object
 
 
 @dataclass(slots=True)

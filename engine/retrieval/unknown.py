@@ -17,6 +17,7 @@ message of the user's (its text or speaker) contains. Words a message index neve
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from engine.models import ScoredFact
 from engine.retrieval.lexical import LexicalIndex, stem
@@ -31,24 +32,25 @@ _CALENDAR = frozenset(
 )
 
 
-def unknown_names(text: str, index: LexicalIndex | None, known_names: list[str]) -> list[str]:
+def unknown_names(text: str, index: LexicalIndex | None, known_names: Iterable[str]) -> list[str]:
     """The names in `text` that nothing of the user's holds; none when the user's messages
-    were not read (a search without the episode leg cannot tell)."""
+    were not read (a search without the episode leg cannot tell). `known_names` is read only
+    when some name of `text` is in no message."""
     if index is None:
         return []
-    known = {word for name in known_names for word in words(name)}
-    unknown: dict[str, None] = {}
+    candidates: dict[str, str] = {}  # a name of the text, as the message index reads it
     names = [n for sentence in _SENTENCE_END.split(text) for n in _TOKEN.findall(sentence)[1:]]
     for name in names:
-        tokens = words(name)  # as the message index reads a word
+        tokens = words(name)
         if not name[0].isupper() or len(name) < 2 or len(tokens) != 1:
             continue
         word = tokens[0]
-        if word in STOPWORDS or word in _CALENDAR or word in known:
-            continue
-        if not index.term_postings(stem(word)):
-            unknown[name] = None
-    return list(unknown)
+        if word not in STOPWORDS and word not in _CALENDAR and not index.term_postings(stem(word)):
+            candidates.setdefault(name, word)
+    if not candidates:
+        return []
+    known = {word for name in known_names for word in words(name)}
+    return [name for name, word in candidates.items() if word not in known]
 
 
 def about_the_user(found: list[ScoredFact], self_uid: str | None) -> list[ScoredFact]:
