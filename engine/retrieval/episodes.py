@@ -10,6 +10,7 @@ question).
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -20,20 +21,31 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.errors import ClosedError, GraphmemError
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
-from engine.retrieval.tuning import LOAD_BLOCK, LOAD_ONCE, LOAD_READ, EpisodeParams
+from engine.retrieval.stored_index import FORMAT, decode, encode
+from engine.retrieval.tuning import (
+    LOAD_BLOCK,
+    LOAD_ONCE,
+    LOAD_READ,
+    STORE_AFTER,
+    STORED_MAX_CHARS,
+    EpisodeParams,
+)
 from engine.store.base import EpisodeRow, EpisodeText
+from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
 from engine.store.uids import ALL_UIDS, uid_ranges
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class EpisodeHit:
     uid: str
     score: float
-    episode: EpisodeText
 
 
 @dataclass(slots=True)
@@ -72,8 +84,11 @@ class EpisodeLeg:
     being checked against the store, use it).
     """
 
-    def __init__(self, reads: Reads, params: EpisodeParams) -> None:
+    def __init__(
+        self, reads: Reads, params: EpisodeParams, stored: MessageIndexes | None = None
+    ) -> None:
         self.reads = reads
+        self.stored = stored  # None: every load reads every message
         self.params = params
         self._slots: OrderedDict[str, _Slot] = OrderedDict()
         self._lock = threading.Lock()  # the slots table; never held across a database read
@@ -176,6 +191,47 @@ class EpisodeLeg:
         return index
 
     def _load(self, user_id: str) -> LexicalIndex:
+        """The stored index with the messages written since, or when there is none to use,
+        every message read (`_read_all`). An index that read `STORE_AFTER` messages or more
+        is stored, in the background, for the next process's first search (unless its data
+        is longer than `STORED_MAX_CHARS`: a very large user's load reads every message)."""
+        index, read = self._stored(user_id)
+        if index is None:
+            index = self._read_all(user_id)
+            read = len(index)
+        if read >= STORE_AFTER and self.stored is not None:
+            data = encode(index)
+            if len(data) <= STORED_MAX_CHARS:
+                BACKGROUND.submit(self._store, self.stored, user_id, index.uids[:], data)
+        return index
+
+    def _stored(self, user_id: str) -> tuple[LexicalIndex | None, int]:
+        """The user's stored index, when it covers only stored messages and at least half of
+        them, completed with those it does not cover; and how many those were."""
+        if self.stored is None or (stored := self.stored.stored(user_id)) is None:
+            return None, 0
+        index = decode(stored.data) if stored.format == FORMAT else None
+        if index is None:
+            return None, 0
+        uids = stored.uids
+        new = [uid for uid in uids if uid not in index.position]
+        if len(uids) - len(new) != len(index) or len(new) > len(index):
+            return None, 0  # a message it holds was deleted, or it is far behind
+        for at in range(0, len(new), LOAD_READ):
+            page = new[at : at + LOAD_READ]
+            index.extend(*self.stored.texts(user_id, page, TERMS_VERSION))
+        index.seal()
+        return index, len(new)
+
+    def _store(self, stored: MessageIndexes, user_id: str, uids: list[str], data: str) -> None:
+        try:
+            stored.store_index(user_id, uids, FORMAT, data)
+        except ClosedError:
+            pass  # the store closed first: the next process builds the index again
+        except GraphmemError as exc:  # derived data: the next load reads the messages again
+            log.warning("could not store the message index of %r: %s", user_id, exc)
+
+    def _read_all(self, user_id: str) -> LexicalIndex:
         """Every message of the user, with the terms stored with each: in one read, or for a
         large user in short steps (`tuning.LOAD_READ`); the index computes the terms of those
         stored without them (an older store's messages; they are not written back)."""
@@ -191,6 +247,15 @@ class EpisodeLeg:
                 index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION))
         index.seal()
         return index
+
+    def read_texts(self, user_id: str, found: Found, uids: Iterable[str]) -> None:
+        """Read the text of those of `uids` that `found`'s index holds without it (an index
+        read from the store holds none until its messages are shown)."""
+        if found.index is None or self.stored is None:
+            return
+        unread = found.index.unread(uids)
+        if unread:
+            found.index.read(self.stored.contents(user_id, unread))
 
     def rank(
         self,
@@ -212,7 +277,7 @@ class EpisodeLeg:
         if since is not None or until is not None:
             scores[~_in_window(index, since, until)] = 0.0
         top = _top(scores, limit)
-        return [EpisodeHit(index.uids[d], float(scores[d]), index.doc(d)) for d in top]
+        return [EpisodeHit(index.uids[d], float(scores[d])) for d in top]
 
 
 def _text(row: EpisodeRow) -> EpisodeText:

@@ -16,7 +16,7 @@ import itertools
 import math
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,7 +67,7 @@ def term_count(terms: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class _Block:
+class PostingsBlock:
     """The postings of documents indexed together (a load's page): each term's documents,
     ascending, and counts are `docs[start:end]`, `counts[start:end]` for the `starts` and
     `ends` entry its `spans` number names (numbers, not tuples: nothing for the collector)."""
@@ -79,7 +79,7 @@ class _Block:
     counts: np.ndarray
 
     @staticmethod
-    def of(term_texts: list[str], first: int) -> _Block:
+    def of(term_texts: list[str], first: int) -> PostingsBlock:
         """The block of documents numbered from `first`, each given as its `stored_terms`:
         counted by numpy and C-level iteration, with no Python step per term."""
         n = len(term_texts)
@@ -90,7 +90,8 @@ class _Block:
         keys, counts = np.unique(ids * n + np.repeat(np.arange(n), lengths), return_counts=True)
         starts = np.searchsorted(keys // n, np.arange(len(vocabulary)))
         ends = np.append(starts[1:], len(keys))
-        return _Block(dict(vocabulary), starts, ends, keys % n + first, counts.astype(np.float32))
+        docs, tf = keys % n + first, counts.astype(np.float32)
+        return PostingsBlock(dict(vocabulary), starts, ends, docs, tf)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         at = self.spans.get(term)
@@ -106,7 +107,7 @@ class LexicalIndex:
 
     Documents keep the number they were added under; `prev` / `next` give the message before
     and after each one in its session by time (-1 at a session's edge). A batch of at least
-    `INDEX_BLOCK_MIN` documents (a load) is indexed as one `_Block`; smaller ones (a write's)
+    `INDEX_BLOCK_MIN` documents (a load) is indexed as one `PostingsBlock`; smaller ones (a write's)
     go to the per-term lists of `postings`. A document's fields are kept in columns of plain
     values (`doc` builds its `EpisodeText`): a 150k-message index then adds no object per
     message for the garbage collector, whose full collections otherwise held every thread of
@@ -117,13 +118,13 @@ class LexicalIndex:
     session_ids: list[str | None] = field(default_factory=list)
     speakers: list[str | None] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
-    contents: list[str] = field(default_factory=list)
+    contents: list[str | None] = field(default_factory=list)  # None: not read yet
     times: array[float] = field(default_factory=lambda: array("d"))
     sources: list[str | None] = field(default_factory=list)
     undated: array[int] = field(default_factory=lambda: array("b"))
     position: dict[str, int] = field(default_factory=dict)
     postings: dict[str, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
-    blocks: list[_Block] = field(default_factory=list)
+    blocks: list[PostingsBlock] = field(default_factory=list)
     lengths: array[int] = field(default_factory=lambda: array("q"))
     prev: array[int] = field(default_factory=lambda: array("q"))
     next: array[int] = field(default_factory=lambda: array("q"))
@@ -136,17 +137,30 @@ class LexicalIndex:
         return len(self.uids)
 
     def doc(self, d: int) -> EpisodeText:
-        """Document `d` as the message it is."""
+        """Document `d` as the message it is (its text read: see `unread`)."""
+        content = self.contents[d]
+        assert content is not None, "read the text of the documents shown first"
         return EpisodeText(
             self.uids[d],
             self.session_ids[d],
             self.speakers[d],
             self.roles[d],
-            self.contents[d],
+            content,
             self.times[d],
             self.sources[d],
             bool(self.undated[d]),
         )
+
+    def unread(self, uids: Iterable[str]) -> list[str]:
+        """Those of `uids` indexed whose text is not read (an index read from the store)."""
+        at = self.position
+        return [u for u in dict.fromkeys(uids) if u in at and self.contents[at[u]] is None]
+
+    def read(self, contents: dict[str, str]) -> None:
+        """Keep the text of these indexed documents."""
+        for uid, content in contents.items():
+            if (d := self.position.get(uid)) is not None:
+                self.contents[d] = content
 
     def add(self, episodes: list[EpisodeText], terms: Sequence[str | None] = ()) -> None:
         """Index `episodes` (those already indexed are left as they are). `terms`, when
@@ -169,12 +183,12 @@ class LexicalIndex:
             self._place(episode, term_count(stored))
 
     def seal(self) -> None:
-        """Count the terms of the documents placed since the last seal: as one `_Block`
+        """Count the terms of the documents placed since the last seal: as one `PostingsBlock`
         when they are at least `INDEX_BLOCK_MIN`, else term by term into `postings`."""
         pending, first = self.unsealed, len(self) - len(self.unsealed)
         self.unsealed = []
         if len(pending) >= INDEX_BLOCK_MIN:
-            self.blocks.append(_Block.of(pending, first))
+            self.blocks.append(PostingsBlock.of(pending, first))
             return
         for doc, text in enumerate(pending, start=first):
             for term, count in Counter(text.split()).items():

@@ -86,7 +86,11 @@ def _episodes(
 
 
 def _has(index: LexicalIndex | None, uid: str) -> bool:
-    return index is not None and uid in index.position
+    """Whether the message of `uid` can be shown: indexed and its text read (a message
+    deleted since the index was read has none)."""
+    if index is None or (d := index.position.get(uid)) is None:
+        return False
+    return index.contents[d] is not None
 
 
 def _snippet(index: LexicalIndex | None, uid: str) -> Snippet:

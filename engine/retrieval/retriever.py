@@ -29,6 +29,7 @@ from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, unknown_names
 from engine.store.base import Written
+from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
 
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
@@ -66,7 +67,7 @@ class DualRetriever:
         self.max_query_words = max_query_words
         self.scorer = PredicateScorer(embedder, params.relations)
         self.graph_leg = GraphLeg(reads, self.scorer, params)
-        self.episode_leg = EpisodeLeg(reads, params.episodes)
+        self.episode_leg = EpisodeLeg(reads, params.episodes, MessageIndexes(reads.store))
         self.semantic_leg = SemanticLeg(reads, params.fusion)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
@@ -196,6 +197,8 @@ class DualRetriever:
         scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion)
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
         messages = legs.messages
+        shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))
+        self.episode_leg.read_texts(user_id, messages, shown)
         found, episodes = fuse_provenance(
             scored, messages.hits, messages.index, self.params.episodes
         )

@@ -15,6 +15,7 @@ from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, Vector
 from engine.store.fulltext import fulltext_query
 from engine.store.rows import (
     entity_pairs,
+    episode_texts,
     fact_from_row,
     history_from_row,
     neighbours_from_rows,
@@ -343,14 +344,7 @@ class Reads:
         and the index terms stored with each under version `terms_v` (None where not)."""
         params = {"user_id": user_id, "lo": uids[0], "hi": uids[1], "terms_v": terms_v}
         params["limit"] = limit
-        rows = self.store.run("list_episode_texts", params)
-        texts = [
-            EpisodeText(
-                r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6], bool(r[7])
-            )
-            for r in rows
-        ]
-        return texts, [r[8] for r in rows]
+        return episode_texts(self.store.run("list_episode_texts", params))
 
     def set_episode_terms(self, user_id: str, terms: dict[str, str], terms_v: int) -> None:
         """Store the index terms of the user's messages of these uids (computed for messages

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.models import Entity, Fact, HistoryEvent
-from engine.store.base import Neighbour
+from engine.store.base import EpisodeText, Neighbour
 
 
 def entity_pairs(rows: Iterable[list[Any]]) -> list[tuple[str, Entity]]:
@@ -49,3 +49,15 @@ def neighbours_from_rows(rows: Iterable[list[Any]]) -> list[Neighbour]:
                 )
             )
     return out
+
+
+def episode_texts(rows: Iterable[list[Any]]) -> tuple[list[EpisodeText], list[str | None]]:
+    """`list_episode_texts` rows: the messages, and the index terms stored with each."""
+    rows = list(rows)
+    texts = [
+        EpisodeText(
+            r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6], bool(r[7])
+        )
+        for r in rows
+    ]
+    return texts, [r[8] for r in rows]

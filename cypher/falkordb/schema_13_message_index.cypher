@@ -1,0 +1,1 @@
+CREATE INDEX FOR (m:MessageIndex) ON (m.user_id)

@@ -1,0 +1,103 @@
+"""A user's message index read back from its stored form ranks exactly as the index it was
+stored from: the same scores, the same session neighbours, the same columns; anything that
+is not an index of this format reads as none."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from engine.retrieval import stored_index
+from engine.retrieval.lexical import LexicalIndex, stems
+from engine.retrieval.stored_index import decode, encode
+from engine.retrieval.terms import words
+from engine.retrieval.tuning import BM25
+from engine.store.base import EpisodeText
+
+WORDS = "kayak lake harbour sister market pottery bowl puppy hiking boots paint lighthouse".split()
+QUERIES = ["kayak on the lake", "my sister's puppy", "pottery bowl market", "nothing like it"]
+
+
+def _messages(rng: random.Random, count: int, first: int = 0) -> list[EpisodeText]:
+    out = []
+    for i in range(first, first + count):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12)))
+        speaker = rng.choice(["Kate", "Sam", None])
+        ts = float(rng.randint(0, 50))  # ties: the uid then orders a session
+        source = rng.choice([None, "chat.json"])
+        undated = i % 11 == 0
+        out.append(
+            EpisodeText(f"m{i:04d}", f"s{i % 7}", speaker, "user", text, ts, source, undated)
+        )
+    return out
+
+
+def _index(rng: random.Random) -> LexicalIndex:
+    """A load's blocks (two pages) and a write's per-term postings, as a search has them."""
+    index = LexicalIndex()
+    index.add(_messages(rng, 150))
+    index.add(_messages(rng, 90, first=150))
+    index.add(_messages(rng, 5, first=240))
+    return index
+
+
+def _ranking(index: LexicalIndex) -> list[np.ndarray]:
+    return [index.with_neighbours(index.scores(stems(words(q)), BM25()), 0.3) for q in QUERIES]
+
+
+@pytest.fixture
+def index() -> LexicalIndex:
+    return _index(random.Random(5))
+
+
+def test_a_stored_index_ranks_as_the_one_stored(index: LexicalIndex) -> None:
+    read = decode(encode(index))
+    assert read is not None
+    assert all(np.array_equal(a, b) for a, b in zip(_ranking(read), _ranking(index), strict=True))
+    assert any(scores.max() > 0 for scores in _ranking(read))
+    for name in ("uids", "session_ids", "speakers", "roles", "sources", "position", "sessions"):
+        assert getattr(read, name) == getattr(index, name), name
+    for name in ("times", "undated", "lengths", "prev", "next"):
+        assert list(getattr(read, name)) == list(getattr(index, name)), name
+    assert read.total_length == index.total_length
+
+
+def test_it_holds_no_message_text_until_read(index: LexicalIndex) -> None:
+    read = decode(encode(index))
+    assert read is not None
+    assert "kayak" not in encode(index)  # the terms are in it, the text is not
+    assert read.unread(["m0003", "m0240", "unknown"]) == ["m0003", "m0240"]
+    read.read({"m0003": index.contents[3] or ""})
+    assert read.unread(["m0003", "m0240"]) == ["m0240"]
+    assert read.doc(3) == index.doc(3)
+
+
+def test_messages_added_after_it_is_read_join_their_sessions_in_order(
+    index: LexicalIndex,
+) -> None:
+    read = decode(encode(index))
+    assert read is not None
+    later = _messages(random.Random(9), 80, first=245)
+    read.add(later)
+    index.add(later)
+    assert list(read.prev) == list(index.prev) and list(read.next) == list(index.next)
+    assert all(np.array_equal(a, b) for a, b in zip(_ranking(read), _ranking(index), strict=True))
+
+
+@pytest.mark.parametrize(
+    "data",
+    ["", "not base64 at all!", "AAAA", encode(_index(random.Random(1)))[:-40]],
+    ids=["empty", "not-base64", "short", "truncated"],
+)
+def test_what_is_not_a_stored_index_reads_as_none(data: str) -> None:
+    assert decode(data) is None
+
+
+def test_an_index_of_other_terms_reads_as_none(
+    index: LexicalIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = encode(index)
+    monkeypatch.setattr(stored_index, "TERMS_VERSION", stored_index.TERMS_VERSION + 1)
+    assert decode(data) is None
