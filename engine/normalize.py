@@ -11,7 +11,9 @@ from engine.errors import InvalidInputError, LimitExceededError
 PREDICATE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 LABEL_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]{0,63}$")
 # labels graphmem's own queries match on: an entity type never becomes one of them
-RESERVED_LABELS = frozenset({"Entity", "Fact", "Episode", "History", "MessageIndex"})
+RESERVED_LABELS = frozenset(
+    {"Entity", "Fact", "Episode", "History", "MessageIndex", "RelationVectors"}
+)
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")

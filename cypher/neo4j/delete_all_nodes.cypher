@@ -2,6 +2,7 @@
 // graphmem's labels: Neo4j Community has one database, often shared with other data.
 MATCH (n)
 WHERE n:Entity OR n:Fact OR n:Episode OR n:History OR n:MessageIndex
+   OR n:RelationVectors
 WITH n LIMIT $batch
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -26,6 +26,7 @@ from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.semantic import SemanticLeg
 from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
+from engine.retrieval.stored_relations import StoredRelations
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, unknown_names
 from engine.store.base import Written
@@ -70,6 +71,8 @@ class DualRetriever:
         self.episode_leg = EpisodeLeg(reads, params.episodes, MessageIndexes(reads.store))
         self.semantic_leg = SemanticLeg(reads, params.fusion)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
+        model = f"{embedder.model_name}@{embedder.dimension}"
+        self.relations = StoredRelations(reads.store, self.scorer, model)
 
     def forget(self, user_id: str) -> None:
         """Called after deletes, loads and imports: the user's predicate list and message
@@ -91,6 +94,7 @@ class DualRetriever:
         cached = self._predicates.get(user_id)
         if cached is None or time.monotonic() - cached[0] > self.params.relations.refresh_s:
             cached = (time.monotonic(), sorted(self.reads.predicates(user_id)))
+            self.relations.load(user_id, cached[1])
             self._predicates[user_id] = cached
         return cached[1]
 
@@ -162,9 +166,11 @@ class DualRetriever:
     ) -> GraphFound:
         """The graph leg: anchors, the question's relations, the walk, the joins."""
         predicates = self._user_predicates(user_id)
-        return self.graph_leg.search(
+        found = self.graph_leg.search(
             query, user_id, words, vector, names, predicates, include_invalid, watch.lap
         )
+        self.relations.store_if_lacking(user_id, predicates)
+        return found
 
     def _start_vector_reads(
         self, started: _Started, user_id: str, vector: list[float], invalid: bool, mode: Mode

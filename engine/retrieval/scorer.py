@@ -47,6 +47,23 @@ class PredicateScorer:
         if missing:
             self._remember(missing, self._embedder.encode(missing))
 
+    def relation_texts(self, predicates: Sequence[str]) -> list[str]:
+        """The texts `match` embeds for the relations of `predicates`: each relation's readable
+        form, then each one's singular."""
+        names = [predicate_words(b) for b in sorted({base_relation(p) for p in predicates})]
+        return list(dict.fromkeys([*names, *(singular_form(n) for n in names)]))
+
+    def cached(self, texts: Sequence[str]) -> bool:
+        return all(t in self._cache for t in texts)
+
+    def vectors(self, texts: list[str]) -> Vector:
+        """The vectors of `texts`, those not cached embedded now."""
+        return self._vectors(texts)
+
+    def remember(self, texts: list[str], vectors: Vector) -> None:
+        """Keep these vectors (embedded by this model, e.g. read back from the store)."""
+        self._remember(texts, vectors)
+
     def _remember(self, texts: list[str], vectors: Vector) -> None:
         if len(self._cache) + len(texts) > self.params.cached_vectors:
             self._cache.clear()

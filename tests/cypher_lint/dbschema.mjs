@@ -80,7 +80,7 @@ const byName = (items) => Object.fromEntries(items.map((item) => [item.name, ite
 const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
 const parameters = {
   lo: '', hi: 'f', at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
-  data: 'd', format: 1,
+  data: 'd', format: 1, model: 'm',
   dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], limit: 10, loose: 'k', name: 'Alice', nodes: ['u'],
   now: 0.0, pairs: [['R', 's', 'o']], query: 'q', rows: [row], scan: 500, secret: 's',
@@ -93,7 +93,7 @@ const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
   'data', 'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen',
   'format', 'id', 'invalid_at',
-  'key', 'last_seen', 'mentions', 'metadata', 'name', 'predicate', 'role', 'secret', 'session_id',
+  'key', 'last_seen', 'mentions', 'metadata', 'model', 'name', 'predicate', 'role', 'secret', 'session_id',
   'source', 'speaker',
   'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'undated', 'updated_at',
   'user_id', 'user_key',
@@ -109,7 +109,7 @@ export const dbSchema = {
   defaultLanguage: 'CYPHER 5',
   // __LABEL__ is the placeholder the engine fills with a validated PascalCase entity type;
   // __Entity__ and __Node__ are the labels LlamaIndex's Neo4jPropertyGraphStore matches on.
-  labels: ['Entity', 'Episode', 'Fact', 'GraphmemKey', 'History', 'MessageIndex', '__Entity__', '__LABEL__', '__Node__'],
+  labels: ['Entity', 'Episode', 'Fact', 'GraphmemKey', 'History', 'MessageIndex', 'RelationVectors', '__Entity__', '__LABEL__', '__Node__'],
   // __REL_TYPE__ is the placeholder the engine fills with a validated UPPER_SNAKE_CASE type.
   relationshipTypes: ['MENTIONS', 'OBJECT', 'SUBJECT', '__REL_TYPE__'],
   propertyKeys: [...propertyKeys, ...rowFields],

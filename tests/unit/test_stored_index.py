@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from engine.retrieval import stored_index
+from engine.retrieval import stored_index, stored_relations
 from engine.retrieval.lexical import LexicalIndex, stems
 from engine.retrieval.stored_index import decode, encode
 from engine.retrieval.terms import words
@@ -101,3 +101,16 @@ def test_an_index_of_other_terms_reads_as_none(
     data = encode(index)
     monkeypatch.setattr(stored_index, "TERMS_VERSION", stored_index.TERMS_VERSION + 1)
     assert decode(data) is None
+
+
+def test_relation_vectors_read_back_as_stored() -> None:
+    texts = ["lives in", "plays in club", "play in club"]
+    vectors = np.random.default_rng(3).random((3, 8), dtype=np.float32)
+    read = stored_relations.decode(stored_relations.encode(texts, vectors))
+    assert read is not None
+    assert read[0] == texts and np.array_equal(read[1], vectors)
+
+
+@pytest.mark.parametrize("data", ["", "not base64!", "AAAA"], ids=["empty", "not-base64", "short"])
+def test_what_is_not_stored_relation_vectors_reads_as_none(data: str) -> None:
+    assert stored_relations.decode(data) is None

@@ -27,18 +27,19 @@ def test_a_users_delete_reads_only_that_users_nodes(store: FalkorDBStore) -> Non
 
     steps = str(plan)
     assert "All Node Scan" not in steps
-    assert steps.count("Node By Index Scan") == 5
+    assert steps.count("Node By Index Scan") == 6
 
 
 def test_a_users_delete_removes_every_kind_and_nothing_else(store: FalkorDBStore) -> None:
     graph = store._graph
     graph.query(
         "UNWIND ['u1', 'u2'] AS u CREATE (:Entity {user_id: u, uid: u}), (:Fact {user_id: u}),"
-        " (:Episode {user_id: u}), (:History {user_id: u}), (:MessageIndex {user_id: u})"
+        " (:Episode {user_id: u}), (:History {user_id: u}), (:MessageIndex {user_id: u}),"
+        " (:RelationVectors {user_id: u})"
     )
 
     deleted = store.delete_user("u1")
 
     left = graph.query("MATCH (n) RETURN n.user_id, count(*)").result_set
-    assert deleted == 5
-    assert left == [["u2", 5]]
+    assert deleted == 6
+    assert left == [["u2", 6]]

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (r:RelationVectors) ON (r.user_id)
