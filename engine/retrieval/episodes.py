@@ -1,8 +1,10 @@
 """The episode leg: the user's own messages, found by their words and their meaning.
 
-Words: BM25 over an in-process index of the user's messages (`LexicalIndex`), built from the
-store on the user's first search, kept current by this process's writes (`note`) and checked
-against the store's count every `refresh_s` for writes from other processes. Meaning: the
+Words: BM25 over an in-process index of the user's messages (`LexicalIndex`), loaded on the
+user's first search (the index an earlier search stored, `stored_index`, with the messages
+written since; else built from every message, and then stored), kept current by this
+process's writes (`note`) and checked against the store's count every `refresh_s` for writes
+from other processes. Meaning: the
 store's vector index over episode embeddings (the query vector the other legs use). A
 message's score is both, plus a share of its session neighbours' (an answer follows its
 question).
