@@ -34,7 +34,10 @@ class StoredRelations:
         self._lacking: set[str] = set()  # users whose stored vectors lack some of their names
 
     def load(self, user_id: str, predicates: list[str]) -> None:
-        """Put the user's stored vectors in the scorer's cache; note whether they lack any."""
+        """Put the user's stored vectors in the scorer's cache, unless it holds them all
+        already; note whether they lack any."""
+        if self.scorer.cached(self.scorer.relation_texts(predicates)):
+            return
         rows = self.store.run("get_relation_vectors", {"user_id": user_id})
         texts: list[str] = []
         if rows and rows[0][0] == self.model and rows[0][1] is not None:
