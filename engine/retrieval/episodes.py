@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.errors import ClosedError, GraphmemError
+from engine.errors import GraphmemError, StoreUnavailableError
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
@@ -228,8 +228,8 @@ class EpisodeLeg:
     def _store(self, stored: MessageIndexes, user_id: str, uids: list[str], data: str) -> None:
         try:
             stored.store_index(user_id, uids, FORMAT, data)
-        except ClosedError:
-            pass  # the store closed first: the next process builds the index again
+        except StoreUnavailableError:
+            pass  # closed or stopped first: the next process builds the index again
         except GraphmemError as exc:  # derived data: the next load reads the messages again
             log.warning("could not store the message index of %r: %s", user_id, exc)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ClosedError, GraphmemError
+from engine.errors import GraphmemError, StoreUnavailableError
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.scorer import PredicateScorer, Vector
 from engine.store.base import GraphStore
@@ -64,8 +64,8 @@ class StoredRelations:
         params = {"user_id": user_id, "model": self.model, "data": data}
         try:
             self.store.run("set_relation_vectors", params, read_only=False)
-        except ClosedError:
-            pass  # the store closed first: the next process embeds them again
+        except StoreUnavailableError:
+            pass  # closed or stopped first: the next process embeds them again
         except GraphmemError as exc:
             log.warning("could not store the relation vectors of %r: %s", user_id, exc)
 
