@@ -12,7 +12,7 @@ question).
 
 from __future__ import annotations
 
-import logging
+import functools
 import math
 import threading
 import time
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.errors import GraphmemError, StoreUnavailableError
 from engine.retrieval.background import BACKGROUND
+from engine.retrieval.derived import store_later
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
 from engine.retrieval.stored_index import FORMAT, decode, encode
@@ -40,8 +40,6 @@ from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
 from engine.store.uids import ALL_UIDS, uid_ranges
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +202,10 @@ class EpisodeLeg:
         if read >= STORE_AFTER and self.stored is not None:
             data = encode(index)
             if len(data) <= STORED_MAX_CHARS:
-                BACKGROUND.submit(self._store, self.stored, user_id, index.uids[:], data)
+                write = functools.partial(
+                    self.stored.store_index, user_id, index.uids[:], FORMAT, data
+                )
+                store_later(write, f"the message index of {user_id!r}")
         return index
 
     def _stored(self, user_id: str) -> tuple[LexicalIndex | None, int]:
@@ -224,14 +225,6 @@ class EpisodeLeg:
             index.extend(*self.stored.texts(user_id, page, TERMS_VERSION))
         index.seal()
         return index, len(new)
-
-    def _store(self, stored: MessageIndexes, user_id: str, uids: list[str], data: str) -> None:
-        try:
-            stored.store_index(user_id, uids, FORMAT, data)
-        except StoreUnavailableError:
-            pass  # closed or stopped first: the next process builds the index again
-        except GraphmemError as exc:  # derived data: the next load reads the messages again
-            log.warning("could not store the message index of %r: %s", user_id, exc)
 
     def _read_all(self, user_id: str) -> LexicalIndex:
         """Every message of the user, with the terms stored with each: in one read, or for a

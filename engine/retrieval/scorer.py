@@ -50,8 +50,8 @@ class PredicateScorer:
     def relation_texts(self, predicates: Sequence[str]) -> list[str]:
         """The texts `match` embeds for the relations of `predicates`: each relation's readable
         form, then each one's singular."""
-        names = [predicate_words(b) for b in sorted({base_relation(p) for p in predicates})]
-        return list(dict.fromkeys([*names, *(singular_form(n) for n in names)]))
+        names, singulars = _forms(_bases(predicates))
+        return list(dict.fromkeys([*names, *singulars]))
 
     def cached(self, texts: Sequence[str]) -> bool:
         return all(t in self._cache for t in texts)
@@ -116,14 +116,24 @@ class PredicateScorer:
         key = tuple(predicates)
         found = self._relations_of.get(key)
         if found is None:
-            bases = sorted({base_relation(p) for p in predicates})
+            bases = _bases(predicates)
             column = {b: i for i, b in enumerate(bases)}
             of = {p: column[base_relation(p)] for p in predicates}
-            names = [predicate_words(b) for b in bases]
+            names, singulars = _forms(bases)
             readable = self._vectors(names) if bases else _NONE
-            singular = self._vectors([singular_form(n) for n in names]) if bases else _NONE
+            singular = self._vectors(singulars) if bases else _NONE
             found = (bases, of, readable, singular)
             if len(self._relations_of) >= USERS_CACHED:
                 self._relations_of.clear()
             self._relations_of[key] = found
         return found
+
+
+def _bases(predicates: Sequence[str]) -> list[str]:
+    return sorted({base_relation(p) for p in predicates})
+
+
+def _forms(bases: list[str]) -> tuple[list[str], list[str]]:
+    """Each relation's readable form ("plays in club"), and each one's singular."""
+    names = [predicate_words(b) for b in bases]
+    return names, [singular_form(n) for n in names]

@@ -9,19 +9,16 @@ shows). It is derived data: `decode` gives None for anything it cannot read as t
 
 from __future__ import annotations
 
-import base64
-import json
-import struct
 from array import array
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
 
+from engine.retrieval.derived import pack, unpack
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, PostingsBlock
 
 FORMAT = 1
-_HEAD = struct.Struct("<Q")  # the length of the JSON header that opens the data
 _COLUMNS = (("times", "d"), ("undated", "b"), ("lengths", "q"), ("prev", "q"), ("next", "q"))
 # a block's term starts, documents and counts: stored as narrow as they fit, read as these
 _WIDE = (np.int64, np.int64, np.float32)
@@ -48,21 +45,21 @@ def encode(index: LexicalIndex) -> str:
         "sources": index.sources,
         "blocks": described,
     }
-    head = json.dumps(header, separators=(",", ":")).encode()
-    return base64.b64encode(_HEAD.pack(len(head)) + head + b"".join(parts)).decode()
+    return pack(header, b"".join(parts))
 
 
 def decode(data: str) -> LexicalIndex | None:
     """The index `encode` gave `data`; None when `data` is not one (another format, another
     `TERMS_VERSION`, damaged)."""
+    unpacked = unpack(data)
+    if unpacked is None:
+        return None
+    header, body = unpacked
     try:
-        raw = base64.b64decode(data, validate=True)
-        (size,) = _HEAD.unpack_from(raw)
-        header = json.loads(raw[_HEAD.size : _HEAD.size + size])
         if header["terms_v"] != TERMS_VERSION:
             return None
-        return _index(header, memoryview(raw)[_HEAD.size + size :])
-    except (ValueError, KeyError, TypeError, IndexError, struct.error):
+        return _index(header, body)
+    except (ValueError, KeyError, TypeError, IndexError):
         return None
 
 

@@ -32,10 +32,10 @@ class MessageIndexes:
         if not rows or rows[0][1] is None:
             return None
         format_, data, count, uids = rows[0]
-        listed = uids.split("\n") if isinstance(uids, str) else list(uids)
-        if len(listed) != int(count) and int(count) > 0:
+        listed = (uids.split("\n") if isinstance(uids, str) else list(uids)) if count else []
+        if len(listed) != int(count):
             return None
-        return Stored(int(format_ or 0), str(data), listed if int(count) else [])
+        return Stored(int(format_ or 0), str(data), listed)
 
     def store_index(self, user_id: str, uids: list[str], format_: int, data: str) -> None:
         """Store the user's index of the messages of `uids` in place of the one stored
