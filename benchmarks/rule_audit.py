@@ -47,31 +47,9 @@ from engine.embedding import Embedder
 from engine.ingest import load_locomo_qa
 from engine.retrieval import query as query_module
 from engine.retrieval import question as question_module
-from engine.retrieval import terms
 
 REPO = Path(__file__).resolve().parent.parent
 FAMILIES = ("metaqa", "hub", "locomo")
-
-
-def _kind_without_do(tokens: Any, candidates: Any) -> str | None:
-    """`terms.asked_kind` without its "what does ... do" exception."""
-    for i, word in enumerate(tokens):
-        if word == terms.WHERE and terms._asking(tokens, i):
-            return word if word in candidates else None
-        if word in terms.ASKING and terms._asking(tokens, i):
-            return next((t for t in tokens[i + 1 :] if t in candidates), None)
-    return None
-
-
-def _siblings_without(words: Callable[[str], bool]) -> Callable[..., bool]:
-    """`terms.asks_for_siblings` blind to the words `words` accepts."""
-
-    def asks(tokens: Any, spans: Any = ()) -> bool:
-        named = set().union(*(span for span in spans if len(span) > 1))
-        kept = [w if i in named or not words(w) else "" for i, w in enumerate(tokens)]
-        return terms.asks_for_siblings(kept, spans)
-
-    return asks
 
 
 @dataclass(frozen=True)
@@ -85,18 +63,8 @@ class Rule:
 RULES = (
     # "same", "together", "co", "fellow", "share": out and back along one relation
     Rule("siblings", question_module, "asks_for_siblings", lambda *a: False),
-    Rule("siblings: cue words", question_module, "asks_for_siblings",
-         _siblings_without(terms.SIBLING_CUES.__contains__)),
-    Rule("siblings: -mates", question_module, "asks_for_siblings",
-         _siblings_without(lambda w: bool(terms._MATE.fullmatch(w)))),
-    Rule("siblings: kin", question_module, "asks_for_siblings",
-         _siblings_without(lambda w: bool(terms._KIN.fullmatch(w)))),
-    # "teammates" matched to relations as "team"
-    Rule("teammates", query_module, "shared_thing", lambda word: word),
     # "which genres": the relation that names the kind asked comes last
     Rule("asked kind", question_module, "asked_kind", lambda *a: None),
-    # ... but "what does X do" names no kind
-    Rule("what does ... do", question_module, "asked_kind", _kind_without_do),
     # "where" asks for a place: one of the words matched to relations
     Rule("where", query_module, "asks_where", lambda *a: False),
     # "X's wife's father", "the father of X": a hop per noun, nearest first
@@ -105,7 +73,7 @@ RULES = (
     Rule("chain rest", question_module, "chain_rest", lambda *a: ""),
     # "I", "my": the user's own entity may anchor
     Rule("first person", query_module, "first_person", lambda *a: False),
-)  # fmt: skip
+)
 
 
 class Recorder:

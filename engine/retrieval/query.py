@@ -11,7 +11,6 @@ from engine.retrieval.terms import (
     content_words,
     first_person,
     fulltext_terms,
-    shared_thing,
     words,
 )
 
@@ -31,8 +30,8 @@ class Query:
     def relational(self) -> list[str]:
         """The content words matched to predicates: no numbers ("2023", "4th"), which name no
         relation and would each be a model input of their own (every question has new ones);
-        "teammates" as the "team" its people share; "where" when it asks for a place."""
-        found = [shared_thing(w) for w in self.content if not any(ch.isdigit() for ch in w)]
+        "where" when it asks for a place."""
+        found = [w for w in self.content if not any(ch.isdigit() for ch in w)]
         return [*found, WHERE] if asks_where(self.words) else found
 
     @classmethod

@@ -34,15 +34,10 @@ STOPWORDS = frozenset(
 )
 # words asking for what shares a neighbour with the anchor: co-stars, the same director
 SIBLING_CUES = frozenset({"same", "together", "co", "fellow", "share", "shares", "shared"})
-# someone sharing a team, a class, a room: the compounds by name ("climate" is not one)
-_MATE = re.compile(r"(team|class|room|band|flat|house|ship|work|play|school|cell|bunk|lab)mates?")
-# ... and those sharing parents: "who is X's brother" goes out and back along PARENTS
-_KIN = re.compile(r"(brother|sister|sibling)s?")
 # words asking for a kind of thing, named next ("which genres", "what country", "who is the
 # husband of ...", "who directed ...": the thing named or done last on the way to the answer)
 ASKING = frozenset({"what", "which", "who"})
-# ... unless "do" follows: "what does the wife of X do" asks what she does, not for a wife
-_DO = frozenset({"do", "does", "did"})
+_DO = frozenset({"do", "does", "did"})  # "what does X's daughter do": asks beyond the chain
 # "where" asks for a place, and names the kind itself: the relations leading to places
 WHERE = "where"
 _POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
@@ -90,34 +85,23 @@ def relation_phrase(tokens: Sequence[str], spans: list[frozenset[int]]) -> str:
     return " ".join(w for i, w in enumerate(tokens) if i not in taken)
 
 
-def shared_thing(word: str) -> str:
-    """What a word for someone sharing something names as shared ("teammates" -> "team"):
-    the relation the question follows out and back; other words as they are."""
-    mate = _MATE.fullmatch(word)
-    return mate.group(1) if mate else word
-
-
 def asks_for_siblings(tokens: Sequence[str], spans: Sequence[frozenset[int]] = ()) -> bool:
-    """A cue word, or a word for someone sharing something ("teammates", "classmate", "sister"),
-    outside the `spans` of names of several words ("who directed Brother Bear"); a name that is
-    the cue alone may be a stray anchor ("who starred together with X": the film "Together")."""
+    """A cue word outside the `spans` of names of several words ("who directed Same Old
+    Story"); a name that is the cue alone may be a stray anchor ("who starred together with
+    X": the film "Together")."""
     named = set().union(*(span for span in spans if len(span) > 1))
-    cues = (w for i, w in enumerate(tokens) if i not in named)
-    return any(w in SIBLING_CUES or _MATE.fullmatch(w) or _KIN.fullmatch(w) for w in cues)
+    return any(w in SIBLING_CUES for i, w in enumerate(tokens) if i not in named)
 
 
 def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
     """The kind of thing a question asks for: the first of `candidates` after an asking word
     that opens the question or follows a stopword ("were in which genres"), not one after
-    a noun ("the films which X directed": a relative clause), and not "what does/did ...",
-    which asks about an act ("what does the wife of X do for a living"); "where", itself
-    when a candidate: a place ("where does the band of X come from")."""
+    a noun ("the films which X directed": a relative clause); "where", itself when a
+    candidate: a place ("where does the band of X come from")."""
     for i, word in enumerate(tokens):
         if word == WHERE and _asking(tokens, i):
             return word if word in candidates else None
         if word in ASKING and _asking(tokens, i):
-            if tokens[i + 1 : i + 2] and tokens[i + 1] in _DO:
-                return None
             return next((t for t in tokens[i + 1 :] if t in candidates), None)
     return None
 

@@ -48,30 +48,26 @@ def test_numbers_are_searched_by_name_but_not_matched_to_relations() -> None:
 @pytest.mark.parametrize(
     ("question", "siblings"),
     [
-        ("who are the teammates of Gril Son", True),
-        ("name a classmate of Ann", True),
         ("films with the same director as Heat", True),
-        ("who is Ann's mate", False),  # a partner, not someone sharing a team
-        ("what is the climate of Peru", False),
-        ("what is the ultimate goal of Sam", False),
+        ("who co-wrote films with Ann", True),
+        ("who starred together with Ann", True),
+        ("who shares a team with Gril Son", True),
+        ("who are the teammates of Gril Son", False),  # paid on one benchmark family only
+        ("who is Ann's brother", False),  # ... likewise
         ("which teams does Gril Son play for", False),
-        ("who is Ann's brother", True),
-        ("name the sisters of Ann", True),
-        ("who are the siblings of Ann", True),
+        ("what is the ultimate goal of Sam", False),
     ],
 )
-def test_words_for_someone_sharing_something_ask_for_siblings(
-    question: str, siblings: bool
-) -> None:
+def test_cue_words_ask_for_siblings(question: str, siblings: bool) -> None:
     assert asks_for_siblings(words(question)) is siblings
 
 
 @pytest.mark.parametrize(
     ("question", "name", "siblings"),
     [
-        ("who directed Brother Bear", "brother bear", False),
+        ("who directed Same Time Next Year", "same time next year", False),
         ("who starred together with Ann", "together", True),  # the film "Together", astray
-        ("name a sister of Ann", "ann", True),
+        ("who shares a team with Ann", "ann", True),
     ],
 )
 def test_a_cue_inside_a_name_of_several_words_is_no_cue(
@@ -80,11 +76,6 @@ def test_a_cue_inside_a_name_of_several_words_is_no_cue(
     tokens = words(question)
     span = frozenset(i for i, w in enumerate(tokens) if w in name.split())
     assert asks_for_siblings(tokens, [span]) is siblings
-
-
-def test_a_word_for_someone_sharing_something_is_matched_as_what_they_share() -> None:
-    query = Query.parse("who are the teammates of Gril Son", 64)
-    assert query.relational == ["team", "gril", "son"]
 
 
 def test_fusion_rewards_agreement_only_where_the_expansion_is_unsure() -> None:
