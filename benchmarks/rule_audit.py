@@ -45,8 +45,10 @@ from raw_turns import answered
 from engine import Memory
 from engine.embedding import Embedder
 from engine.ingest import load_locomo_qa
+from engine.retrieval import graph_leg
 from engine.retrieval import query as query_module
 from engine.retrieval import question as question_module
+from engine.retrieval.expansion import Expansion
 
 REPO = Path(__file__).resolve().parent.parent
 FAMILIES = ("metaqa", "hub", "locomo")
@@ -74,6 +76,10 @@ RULES = (
     # "I", "my": the user's own entity may anchor
     Rule("first person", query_module, "first_person", lambda *a: False),
 )
+
+
+# not a word rule: the walk itself, every question answered without it (`--walk`)
+WALK = Rule("the walk", graph_leg, "expand", lambda *a: Expansion())
 
 
 class Recorder:
@@ -217,7 +223,7 @@ def locomo_asks(mem: Memory, user: str, args: argparse.Namespace) -> list[tuple[
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    recorder = Recorder(RULES)
+    recorder = Recorder((*RULES, WALK) if args.walk else RULES)
     embedder = Embedder()
     report: dict[str, Any] = {"when": datetime.now(UTC).isoformat(), "families": {}}
     with recorder.installed():
@@ -256,8 +262,10 @@ def markdown(report: dict[str, Any]) -> str:
         "| rule | family | fired on | changed | measure | rules on | rule off | off - on |",
         "|---|---|---:|---:|---|---:|---:|---:|",
     ]
-    for rule in RULES:
+    for rule in (*RULES, WALK):
         for name, part in report["families"].items():
+            if rule.name not in part["rules"]:
+                continue
             row = part["rules"][rule.name]
             for measure, on in part["on"]["all"].items():
                 off = row["off"]["all"][measure]
@@ -294,6 +302,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--store-root", type=Path, default=home / ".cache" / "graphmem" / "bench",
         help="context_locomo.py's stores",
     )  # fmt: skip
+    parser.add_argument("--walk", action="store_true", help="also answer without the walk")
     parser.add_argument(
         "--control", action="store_true", help="ask every question twice: changes by themselves"
     )
