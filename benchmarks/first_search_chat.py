@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -66,10 +67,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args()
     users = [f"conv-{n}" for n in (26, 30, 41, 42, 43, 44, 47, 48, 49, 50)][: args.conversations]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for round_ in range(args.rounds):
         for user in users:
-            row = {"round": round_, "user": user, **measure(user, args.mode, args.warm)}
+            row: dict[str, Any] = {
+                "round": round_,
+                "user": user,
+                **measure(user, args.mode, args.warm),
+            }
             rows.append(row)
             print(
                 f"round {round_} {user}: first {row['first'] * 1000:.1f} ms, "
