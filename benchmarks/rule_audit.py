@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chat_locomo import DEFAULT_DATA as LOCOMO_DATA
-from chat_locomo import turns_walked
+from chat_locomo import recall, turns_walked
 from context_locomo import ADVERSARIAL, store_dir
 from raw_turns import answered
 
@@ -202,9 +202,9 @@ def _kg_ask(score: Callable[[], dict[str, Any]]) -> Ask:
     return ask
 
 
-def locomo_asks(mem: Memory, user: str, args: argparse.Namespace) -> list[tuple[str, Ask]]:
+def locomo_asks(mem: Memory, user: str, questions: list[Any]) -> list[tuple[str, Ask]]:
     asks: list[tuple[str, Ask]] = []
-    for q in load_locomo_qa(args.locomo):
+    for q in questions:
         if q.sample_id != user or not q.evidence:
             continue
 
@@ -213,7 +213,7 @@ def locomo_asks(mem: Memory, user: str, args: argparse.Namespace) -> list[tuple[
             block = mem.search(q.question, user_id=user, max_tokens=300).context()
             gold = q.answer if q.category != ADVERSARIAL else q.adversarial_answer
             return {
-                "evidence recall@10": len(set(q.evidence) & set(walked)) / len(set(q.evidence)),
+                "evidence recall@10": recall(walked, q),
                 "answered@300": float(answered(gold or "", block)),
             }
 
@@ -243,7 +243,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _locomo(args: argparse.Namespace, embedder: Embedder, recorder: Recorder) -> dict[str, Any]:
     """One family over the ten conversations, each in its own store (context_locomo's)."""
-    users = list(dict.fromkeys(q.sample_id for q in load_locomo_qa(args.locomo)))
+    questions = load_locomo_qa(args.locomo)
+    users = list(dict.fromkeys(q.sample_id for q in questions))
     stack = contextlib.ExitStack()
     with stack:
         asks: list[tuple[str, Ask]] = []
@@ -252,7 +253,7 @@ def _locomo(args: argparse.Namespace, embedder: Embedder, recorder: Recorder) ->
             if not (home / "context_bench_ingest.json").exists():
                 sys.exit(f"no LoCoMo store for {user}: run benchmarks/context_locomo.py first")
             mem = stack.enter_context(Memory(data_dir=home, embedder=embedder))
-            asks += locomo_asks(mem, user, args)
+            asks += locomo_asks(mem, user, questions)
         family = Family("LoCoMo", ("evidence recall@10", "answered@300"), asks)
         return audit(family, recorder, args.control)
 
