@@ -117,13 +117,13 @@ class RelationEnds:
     ) -> None:
         """Sample the facts of `relations` not sampled yet, each as (subject, object) in the
         relation's own direction (an `_INVERSE` twin's turned round)."""
-        for relation in relations:
-            if relation in user.pairs:
-                continue
+        stored = {r: list(_stored(r, predicates)) for r in relations if r not in user.pairs}
+        wanted = [predicate for found in stored.values() for predicate, _ in found]
+        read = self.reads.relation_ends(user_id, wanted, self.params.kind_read)
+        for relation, found in stored.items():
             pairs: dict[tuple[str, str], None] = {}
-            for predicate, twin in _stored(relation, predicates):
-                read = self.reads.relation_ends(user_id, predicate, self.params.kind_read)
-                pairs.update(((o, s) if twin else (s, o), None) for s, o in read)
+            for predicate, twin in found:
+                pairs.update(((o, s) if twin else (s, o), None) for s, o in read[predicate])
             user.pairs[relation] = _spread(list(pairs), self.params.kind_sample)
 
     def twins(

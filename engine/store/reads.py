@@ -251,11 +251,21 @@ class Reads:
             found.setdefault(node, set()).add((predicate, bool(subject)))
         return found
 
-    def relation_ends(self, user_id: str, predicate: str, k: int) -> list[tuple[str, str]]:
-        """The (subject, object) of up to `k` current facts of `predicate`."""
+    def relation_ends(
+        self, user_id: str, predicates: list[str], k: int
+    ) -> dict[str, list[tuple[str, str]]]:
+        """For each of `predicates`, the (subject, object) of up to `k` of its current facts,
+        in one read."""
+        if not predicates:
+            return {}
         params = {"user_id": user_id, "k": k}
-        rows = self.store.run("sample_relation_ends", params, rel_types=[predicate])
-        return [(row[0], row[1]) for row in rows]
+        groups = [[p] for p in dict.fromkeys(predicates)]
+        found: dict[str, list[tuple[str, str]]] = {p: [] for p in predicates}
+        for predicate, subject, obj in self.store.run(
+            "sample_relation_ends", params, rel_type_groups=groups
+        ):
+            found[predicate].append((subject, obj))
+        return found
 
     def reversed_facts(
         self, user_id: str, pairs: list[tuple[str, str, str]]

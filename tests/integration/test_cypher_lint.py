@@ -100,12 +100,13 @@ def test_the_lint_fails_on_broken_queries(tmp_path: Path) -> None:
     assert {Path(path).name for path, ds in found.items() if problems(ds)} == set(BROKEN)
 
 
-def test_neo4j_accepts_a_read_along_several_groups_of_types(tmp_path: Path) -> None:
-    """The engine repeats `probe_typed`'s CALL body per group, joined by UNION ALL."""
-    text = cypher.load("probe_typed", "neo4j")
+@pytest.mark.parametrize("name", ["probe_typed", "sample_relation_ends"])
+def test_neo4j_accepts_a_read_along_several_groups_of_types(tmp_path: Path, name: str) -> None:
+    """The engine repeats the statement's CALL body per group, joined by UNION ALL."""
+    text = cypher.load(name, "neo4j")
     # types the lint's schema knows: any other draws a "not in the database" warning
     union = cypher.with_rel_type_groups(text, [["OBJECT", "SUBJECT"], ["MENTIONS"]])
     assert union.count("UNION ALL") == 1 and "[r:OBJECT|SUBJECT]" in union
-    path = tmp_path / "probe_typed_union.cypher"
+    path = tmp_path / f"{name}_union.cypher"
     path.write_text(union, encoding="utf-8")
     assert problems(lint([path])[str(path)]) == []

@@ -395,9 +395,14 @@ def test_a_relation_s_ends_are_sampled_and_told_apart(
     _write(store, embedder, "other", [("Oslo", "CONTAINED_BY", "Norway")])
     keys = reads.entities_by_keys("u", ["lima", "cusco", "peru", "ann"])
     uid = {k: e.uid for k, e in keys.items()}
-    ends = reads.relation_ends("u", "CONTAINED_BY", 10)
-    assert sorted(ends) == sorted([(uid["lima"], uid["peru"]), (uid["cusco"], uid["peru"])])
-    assert len(reads.relation_ends("u", "CONTAINED_BY", 1)) == 1
+    ends = reads.relation_ends("u", ["CONTAINED_BY", "NATIONALITY", "NO_SUCH"], 10)
+    assert sorted(ends["CONTAINED_BY"]) == sorted(
+        [(uid["lima"], uid["peru"]), (uid["cusco"], uid["peru"])]
+    )
+    assert ends["NATIONALITY"] == [(uid["ann"], uid["peru"])] and ends["NO_SUCH"] == []
+    one_each = reads.relation_ends("u", ["CONTAINED_BY", "BORN_IN"], 1)
+    assert [len(ends) for ends in one_each.values()] == [1, 1]  # a limit per type, not per read
+    assert reads.relation_ends("u", [], 10) == {}
     everyone = list(uid.values())
     assert reads.at_relation_end("u", everyone, "NATIONALITY", subjects=False) == {uid["peru"]}
     assert reads.at_relation_end("u", everyone, "NATIONALITY", subjects=True) == {uid["ann"]}
