@@ -4,6 +4,7 @@ directory is used only when it is the current user's alone."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -97,15 +98,16 @@ def test_a_cli_export_is_private(
 
 
 @pytest.fixture
-def shared_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def shared_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """No XDG_RUNTIME_DIR: the socket directory goes under the system temp dir (here a
-    stand-in for /tmp, which every local user can write into)."""
-    base = tmp_path / "tmp"
-    base.mkdir(mode=0o777)
+    stand-in for /tmp, which every local user can write into). Made directly in /tmp: under
+    a parallel run's longer `tmp_path` the socket path would pass the 108-byte limit."""
+    base = Path(tempfile.mkdtemp(prefix="gm-"))
     base.chmod(0o1777)
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(base))
-    return base
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture
