@@ -37,6 +37,10 @@ _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 # How long the embedded server may take to answer beyond a read's own timeout. Past it, a
 # server that answers nothing else either (a deadlock inside FalkorDB) is restarted.
 REPLY_PATIENCE_S = 300.0
+# How long a close waits for the append-only file's rewrite before stopping the server
+# anyway: the stop kills the rewrite and the old file stays whole (only the next start is
+# slower). A rewrite of the 128k-fact MetaQA store takes seconds.
+REWRITE_PATIENCE_S = 300.0
 
 
 @contextlib.contextmanager
@@ -221,16 +225,29 @@ class FalkorDBStore:
             connection.close()
 
 
-def _rewrite_append_only_file(connection: redis.Redis) -> None:
-    """Rewrite the append-only file now (after any rewrite already running) and wait."""
+def _rewrite_append_only_file(
+    connection: redis.Redis, patience_s: float = REWRITE_PATIENCE_S
+) -> None:
+    """Rewrite the append-only file now (after any rewrite already running) and wait, at most
+    `patience_s` in all.
 
-    def busy() -> bool:
-        info = connection.info("persistence")
-        return bool(info.get("aof_rewrite_in_progress") or info.get("aof_rewrite_scheduled"))
+    Raises:
+        StoreError: the rewrite did not end in time, or the server says it failed.
+    """
+    deadline = time.monotonic() + patience_s
 
-    while busy():
-        time.sleep(0.05)
+    def wait() -> dict[str, Any]:
+        while True:
+            info: dict[str, Any] = connection.info("persistence")
+            if not (info.get("aof_rewrite_in_progress") or info.get("aof_rewrite_scheduled")):
+                return info
+            if time.monotonic() > deadline:
+                raise StoreError(f"the append-only file's rewrite took over {patience_s:.0f} s")
+            time.sleep(0.05)
+
+    wait()
     connection.bgrewriteaof()
     time.sleep(0.05)
-    while busy():
-        time.sleep(0.05)
+    status = wait().get("aof_last_bgrewrite_status", "ok")
+    if status != "ok":
+        raise StoreError(f"the append-only file's rewrite failed (the server says {status!r})")
