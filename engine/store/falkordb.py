@@ -39,7 +39,7 @@ _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 REPLY_PATIENCE_S = 300.0
 # How long a close waits for the append-only file's rewrite before stopping the server
 # anyway: the stop kills the rewrite and the old file stays whole (only the next start is
-# slower). A rewrite of the 128k-fact MetaQA store takes seconds.
+# slower). A bound against a hung rewrite, not a timing.
 REWRITE_PATIENCE_S = 300.0
 
 
