@@ -401,7 +401,7 @@ def test_a_relation_s_ends_are_sampled_and_told_apart(
     )
     assert ends["NATIONALITY"] == [(uid["ann"], uid["peru"])] and ends["NO_SUCH"] == []
     one_each = reads.relation_ends("u", ["CONTAINED_BY", "BORN_IN"], 1)
-    assert [len(ends) for ends in one_each.values()] == [1, 1]  # a limit per type, not per read
+    assert [len(pairs) for pairs in one_each.values()] == [1, 1]  # a limit per type, not per read
     assert reads.relation_ends("u", [], 10) == {}
     everyone = list(uid.values())
     assert reads.at_relation_end("u", everyone, "NATIONALITY", subjects=False) == {uid["peru"]}
