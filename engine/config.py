@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     # "auto": OpenVINO where it runs the model (3x PyTorch here), else PyTorch
     embedding_runtime: Literal["auto", "openvino", "torch"] = "auto"
     embedding_cache_dir: Path | None = None  # exported models (default ~/.cache/graphmem)
+    # load the model in the background when a Memory opens (False: at its first use)
+    embedding_preload: bool = True
 
     # LLM (any OpenAI-compatible endpoint)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")

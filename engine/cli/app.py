@@ -12,11 +12,10 @@ from typing import Any
 
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
-from engine.cli.verbs import PartialFailure, UsageError, add_common_options
+from engine.cli.verbs import PartialFailure, UsageError, add_common_options, open_memory
 from engine.cli.verbs import register as register_edits
 from engine.errors import GraphmemError, InvalidInputError
 from engine.mcp_server.command import add_mcp_parser
-from engine.memory import Memory
 from engine.private_files import write_private
 
 EXIT_STATUS = """exit status:
@@ -28,12 +27,6 @@ EXIT_STATUS = """exit status:
 Output cut short by a closed pipe (graphmem search ... | head) is not an error."""
 
 
-def _memory(args: argparse.Namespace, **overrides: Any) -> Memory:
-    if args.data_dir:
-        overrides["data_dir"] = args.data_dir
-    return Memory(**overrides)
-
-
 def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
     print(json.dumps(payload, indent=2, default=str) if args.json else text)
 
@@ -41,7 +34,7 @@ def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
 def cmd_demo(args: argparse.Namespace) -> None:
     from engine.demo import DEMO_FACTS, DEMO_QUERIES, DEMO_USER
 
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         mem.delete_all(DEMO_USER)
         added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
         print(
@@ -83,7 +76,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     from engine.load.load_bar import for_stream
 
     show = None if args.json else for_stream()
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         try:
             report = mem.load(
                 args.file,
@@ -132,7 +125,7 @@ def _load_text(report: Any) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
     if args.output in (None, "-"):
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -148,7 +141,7 @@ def cmd_import(args: argparse.Namespace) -> None:
     from engine.transfer.document import read_bounded
     from engine.transfer.import_limits import ImportLimits
 
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         if args.file == "-":
             limits = ImportLimits.from_settings(mem.settings)
             source: bytes | Path = read_bounded(sys.stdin.buffer, limits, "standard input")

@@ -59,7 +59,7 @@ def cmd_search(args: argparse.Namespace) -> None:
 
 
 def cmd_entities(args: argparse.Namespace) -> None:
-    with open_memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         require_user(mem, args.user)
         top = mem.top_entities(args.user, args.limit, by=args.by)
     lines = [
@@ -69,7 +69,7 @@ def cmd_entities(args: argparse.Namespace) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> None:
-    with open_memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         if args.user is not None:
             require_user(mem, args.user)
         stats = mem.stats(args.user)
@@ -78,7 +78,7 @@ def cmd_stats(args: argparse.Namespace) -> None:
 
 
 def cmd_users(args: argparse.Namespace) -> None:
-    with open_memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         users = mem.users()
     rows = [f"{'user':<24} {'entities':>9} {'facts':>9} {'valid':>9} {'messages':>9}"]
     rows += [
@@ -90,7 +90,7 @@ def cmd_users(args: argparse.Namespace) -> None:
 
 
 def cmd_entity(args: argparse.Namespace) -> None:
-    with open_memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         require_user(mem, args.user)
         view = mem.entity(
             args.name, args.user, limit=args.limit, since=args.since, until=args.until
@@ -115,7 +115,7 @@ def _entity_text(view: EntityView) -> str:
 
 
 def cmd_history(args: argparse.Namespace) -> None:
-    with open_memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         require_user(mem, args.user)
         events = mem.history(args.uid, args.user)
     if not events:

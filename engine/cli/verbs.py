@@ -21,6 +21,8 @@ COMMON_HELP = {
 
 
 def open_memory(args: argparse.Namespace, **overrides: Any) -> Memory:
+    """The `Memory` of the command's data dir (`embedding_preload=False` for a command that
+    embeds nothing: its process need not wait for a model it never uses)."""
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
     return Memory(**overrides)
@@ -117,7 +119,7 @@ def cmd_update(args: argparse.Namespace) -> None:
 def cmd_delete(args: argparse.Namespace) -> None:
     if args.forget and args.kind != "fact":
         raise UsageError(f"delete: --forget is for a fact, not a {args.kind}")
-    with open_memory(args) as mem:
+    with open_memory(args, embedding_preload=False) as mem:
         if args.kind == "fact" and args.forget:
             deleted = mem.forget(args.id, args.user)
         elif args.kind == "fact":

@@ -54,7 +54,8 @@ class MemoryCore:
             prepare_store(self.settings)  # a data dir it cannot use fails before the load
         # while the store opens (a reopen: seconds); a passed embedder not loaded yet too, so
         # its first searches do not pay for compiling the model (a no-op once it is loaded)
-        self.embedder.load_in_background()
+        if self.settings.embedding_preload:
+            self.embedder.load_in_background()
         BACKGROUND.hold()  # the search threads, stopped when the last Memory closes
         try:
             self.store = store or open_store(self.settings)
@@ -107,7 +108,7 @@ class MemoryCore:
             raise ClosedError("this Memory is closed: open a new one (Memory(...))")
         with self._setup_lock:
             if not self._ready:
-                self.store.setup(self.embedder.dimension)
+                self.store.setup(lambda: self.embedder.dimension)
                 self._ready = True
                 if self.settings.freeze_gc:
                     freeze_long_lived("setup")

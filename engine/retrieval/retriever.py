@@ -71,7 +71,10 @@ class DualRetriever:
         self.episode_leg = EpisodeLeg(reads, params.episodes, MessageIndexes(reads.store))
         self.semantic_leg = SemanticLeg(reads, params.fusion)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
-        model = f"{embedder.model_name}@{embedder.dimension}"
+
+        def model() -> str:
+            return f"{embedder.model_name}@{embedder.dimension}"
+
         self.relations = StoredRelations(reads.store, self.scorer, model)
 
     def forget(self, user_id: str) -> None:

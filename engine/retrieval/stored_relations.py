@@ -9,6 +9,7 @@ else stored there is read as nothing, and the names are embedded as before.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,16 @@ class StoredRelations:
     """Loads a user's stored relation vectors into the scorer's cache, and stores them again
     after a search that had to embed names they lacked."""
 
-    def __init__(self, store: GraphStore, scorer: PredicateScorer, model: str) -> None:
-        self.store, self.scorer, self.model = store, scorer, model
+    def __init__(
+        self, store: GraphStore, scorer: PredicateScorer, model: Callable[[], str]
+    ) -> None:
+        self.store, self.scorer, self._model = store, scorer, model
         self._lacking: set[str] = set()  # users whose stored vectors lack some of their names
+
+    @functools.cached_property
+    def model(self) -> str:
+        """The model's name and dimension (asked at the first search: the model loads)."""
+        return self._model()
 
     def load(self, user_id: str, predicates: list[str]) -> None:
         """Put the user's stored vectors in the scorer's cache, unless it holds them all

@@ -14,6 +14,7 @@ Contract for every adapter:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -21,6 +22,11 @@ from engine.cypher import Dialect
 
 RankBy = Literal["salience", "frequency", "recency"]
 Rows = list[list[Any]]
+Dimension = int | Callable[[], int]  # a vector index's dimension, or what tells it
+
+
+def dimension_of(dimension: Dimension) -> int:
+    return dimension if isinstance(dimension, int) else dimension()
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +230,10 @@ class GraphStore(Protocol):
 
     dialect: Dialect
 
-    def setup(self, dimension: int) -> None:
-        """Declare the constraints and indexes (`dimension`: of the vector indexes)."""
+    def setup(self, dimension: Dimension) -> None:
+        """Declare the constraints and indexes (`dimension`: of the vector indexes, or what
+        tells it; asked only when a vector index is declared, so opening a store that has
+        them does not wait for the model)."""
         ...
 
     def run(

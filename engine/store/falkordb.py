@@ -27,7 +27,7 @@ from redis.retry import Retry
 from engine import cypher
 from engine.cypher import Dialect
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.store.base import RestoreBatch, Rows, VectorRead, WriteBatch, Written
+from engine.store.base import Dimension, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.nearest import UserSizes, nearest_rows
@@ -174,9 +174,8 @@ class FalkorDBStore:
 
     # -- schema and writes ----------------------------------------------------------------
 
-    def setup(self, dimension: int) -> None:
+    def setup(self, dimension: Dimension) -> None:
         """Declare every index (`FalkorDBSchema.setup`)."""
-
         self.schema.setup(dimension, lambda: int(self.run("count_all_nodes", {})[0][0]))
 
     def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:

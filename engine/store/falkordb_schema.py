@@ -36,7 +36,7 @@ from falkordb import Graph
 from engine import cypher
 from engine.cypher import Dialect
 from engine.errors import QueryError
-from engine.store.base import Rows
+from engine.store.base import Dimension, Rows, dimension_of
 from engine.store.falkordb_server import EmbeddedServer, single_try_client
 from engine.store.fulltext import user_key
 
@@ -128,32 +128,38 @@ class FalkorDBSchema:
 
     # -- declaring ------------------------------------------------------------------------
 
-    def setup(self, dimension: int, nodes: Callable[[], int]) -> None:
-        """Declare every index. A missing vector index (after a reopen) is declared in a
-        thread when the graph holds `BUILD_NOW` `nodes()` or more: while FalkorDB builds one,
-        each further schema statement waits its turn for the graph (15-30 s each at 128k
-        facts), and nothing here needs the index built."""
+    def setup(self, dimension: Dimension, nodes: Callable[[], int]) -> None:
+        """Declare every index. A missing vector index gets the dimension recorded when the
+        indexes were dropped (`drop_vector_indexes`), else `dimension`'s. It is declared (after
+        a reopen) in a thread when the graph holds `BUILD_NOW` `nodes()` or more: while
+        FalkorDB builds one, each further schema statement waits its turn for the graph (15-30
+        s each at 128k facts), and nothing here needs the index built."""
         vectors = []
         for name in cypher.schema_names(DIALECT):
             if "_vector" in name:
                 vectors.append(name)
             else:
-                self.declare(name, dimension)
+                self.declare(name)
         self._key_old_entities()
         built = self.vector_indexes()
         missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
-        if missing and nodes() < BUILD_NOW:
-            self._declare_all(missing, dimension)  # little to build: done at once
-        elif missing:
+        if not missing:
+            return
+        recorded = self._run("get_vector_dimension", {})
+        size = int(recorded[0][0]) if recorded else dimension_of(dimension)
+        if nodes() < BUILD_NOW:
+            self._declare_all(missing, size)  # little to build: done at once
+        else:
             self._checked = float("-inf")
-            worker = threading.Thread(
-                target=self._declare_all, args=(missing, dimension), daemon=True
-            )
+            worker = threading.Thread(target=self._declare_all, args=(missing, size), daemon=True)
             worker.start()
 
     def drop_vector_indexes(self) -> None:
-        """Drop the graph's vector indexes (before a compaction: see the module docstring)."""
+        """Drop the graph's vector indexes (before a compaction: see the module docstring),
+        recording their dimension for the next `setup`."""
         with self.declaring:
+            for _, dimension in self._run("list_vector_dimensions", {})[:1]:
+                self._run("set_vector_dimension", {"dimension": dimension}, read_only=False)
             for label in VECTOR_LABELS.values():
                 with contextlib.suppress(QueryError):  # not declared (a store never set up)
                     self._run(f"drop_{label.lower()}_vector_index", {}, read_only=False)
@@ -173,10 +179,11 @@ class FalkorDBSchema:
             params = {"user_id": user_id, "user_key": user_key(user_id)}
             self._run("set_entity_user_keys", params, read_only=False)
 
-    def declare(self, name: str, dimension: int) -> None:
-        """Run schema statement `name`; "already indexed" is the expected answer on every
-        run after the first."""
-        statement, params = cypher.load(name, DIALECT), {"dimension": dimension}
+    def declare(self, name: str, dimension: int | None = None) -> None:
+        """Run schema statement `name` (`dimension`: a vector index's); "already indexed" is
+        the expected answer on every run after the first."""
+        statement = cypher.load(name, DIALECT)
+        params = {} if dimension is None else {"dimension": dimension}
         with contextlib.suppress(QueryError), self._errors():
             if self._server is None or not self._answered_in_time(statement, params):
                 self._query(statement, params)

@@ -23,7 +23,15 @@ from engine.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from engine.store.base import RestoreBatch, Rows, VectorRead, WriteBatch, Written
+from engine.store.base import (
+    Dimension,
+    RestoreBatch,
+    Rows,
+    VectorRead,
+    WriteBatch,
+    Written,
+    dimension_of,
+)
 from engine.store.nearest import UserSizes, nearest_rows
 from engine.store.statements import batch_statements, statement_texts, written
 
@@ -150,14 +158,15 @@ class Neo4jStore:
 
     # -- schema and writes ----------------------------------------------------------------
 
-    def setup(self, dimension: int) -> None:
+    def setup(self, dimension: Dimension) -> None:
         """Create constraints and indexes (`IF NOT EXISTS`), then wait until all are ONLINE
         (at most `index_wait_s`). Neither runs under the query timeout.
 
         An existing vector index keeps the dimension it was created with.
         """
+        params = {"dimension": dimension_of(dimension)}
         for statement in cypher.schema_statements(self.dialect):
-            self._execute([(statement, {"dimension": dimension})], False, bounded=False)
+            self._execute([(statement, params)], False, bounded=False)
         wait = (cypher.load("await_indexes", self.dialect), {"timeout_s": self._index_wait_s})
         self._execute([wait], read_only=True, bounded=False)
 

@@ -110,3 +110,19 @@ def test_vector_indexes_are_declared_one_after_another(
     built.set()
     _wait_warm(store)
     assert declared == {"Entity", "Episode"}  # Episode's was never dropped; Fact's waits
+
+
+def test_a_reopen_declares_the_vector_indexes_without_loading_the_model(tmp_path: Path) -> None:
+    """A command that embeds nothing (`graphmem users`) waited ~1.5 s for the model: the
+    dropped indexes were declared again with the model's dimension."""
+    home = tmp_path / "home"
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+    with Memory(data_dir=home, embedding_preload=False) as mem:
+        assert mem.stats("u1").facts == 3
+        _wait_warm(mem.store)
+        assert "model" not in vars(mem.embedder)
+        dimensions = mem.store.run("list_vector_dimensions", {})
+        assert sorted(dimensions) == [["Entity", 384], ["Episode", 384], ["Fact", 384]]
+        hits = mem.search("who directed Kismet", user_id="u1").facts
+        assert hits[0].fact.text == "Kismet directed by William Dieterle"

@@ -24,6 +24,9 @@ FALKORDB_ONLY = {
         "drop_episode_vector_index.cypher",
         "list_indexes.cypher",
         "count_all_nodes.cypher",
+        "list_vector_dimensions.cypher",
+        "set_vector_dimension.cypher",
+        "get_vector_dimension.cypher",
     )
 } | {
     name: "FalkorDB's name search asks its shared fulltext index for the user's key "
