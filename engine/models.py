@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.prompt_block import Piece, check_budget, pack
 
-Leg = Literal["expansion", "semantic", "path", "episodes", "facts"]
+Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
 UNDATED = "undated"  # how a message said at an unknown time shows where a date would
 
 
@@ -214,6 +214,9 @@ class ScoredEpisode(BaseModel):
     episode: Snippet
     score: float
     legs: list[Leg] = Field(default_factory=list)
+    # leg "reply": the uid of the found message asking the question this one follows (and
+    # likely answers), shown right after it (engine/retrieval/replies.py)
+    reply_to: str | None = None
     # cosine of the query and the message: as `ScoredFact.similarity`
     similarity: float | None = None
     explanation: Explanation | None = None  # with `explain=True`

@@ -40,7 +40,7 @@ def explain(facts: list[ScoredFact], episodes: list[ScoredEpisode], found: Found
     for episode in episodes:
         uid = episode.episode.uid
         legs = {"episodes": messages[uid]} if uid in messages else {}
-        provenance = episode.score - scaled.get(uid, 0.0)
+        provenance = None if episode.reply_to else episode.score - scaled.get(uid, 0.0)
         episode.explanation = Explanation(legs=legs, provenance=provenance)
 
 

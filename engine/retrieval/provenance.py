@@ -27,7 +27,7 @@ def fuse_provenance(
     found = _normalised({h.uid: h.score for h in hits})
     backing = _fact_support(facts)
     for hit in facts:
-        hit.sources = [_snippet(index, uid) for uid in hit.fact.episodes if _has(index, uid)]
+        hit.sources = [snippet(index, uid) for uid in hit.fact.episodes if has_text(index, uid)]
         behind = max((found.get(u, 0.0) for u in hit.fact.episodes), default=0.0)
         hit.score *= 1.0 + params.episode_vote * behind
     facts.sort(key=lambda s: -s.score)
@@ -72,7 +72,7 @@ def _episodes(
 ) -> list[ScoredEpisode]:
     out = []
     for uid in found.keys() | backing.keys():
-        if not _has(index, uid):
+        if not has_text(index, uid):
             continue
         legs: list[Leg] = []
         if uid in found:
@@ -80,12 +80,12 @@ def _episodes(
         if uid in backing:
             legs.append("facts")
         score = found.get(uid, 0.0) + fact_vote * backing.get(uid, 0.0)
-        out.append(ScoredEpisode(episode=_snippet(index, uid), score=score, legs=legs))
+        out.append(ScoredEpisode(episode=snippet(index, uid), score=score, legs=legs))
     out.sort(key=lambda s: (-s.score, s.episode.uid))
     return out
 
 
-def _has(index: LexicalIndex | None, uid: str) -> bool:
+def has_text(index: LexicalIndex | None, uid: str) -> bool:
     """Whether the message of `uid` can be shown: indexed and its text read (a message
     deleted since the index was read has none)."""
     if index is None or (d := index.position.get(uid)) is None:
@@ -93,8 +93,8 @@ def _has(index: LexicalIndex | None, uid: str) -> bool:
     return index.contents[d] is not None
 
 
-def _snippet(index: LexicalIndex | None, uid: str) -> Snippet:
-    assert index is not None  # callers check `_has` first
+def snippet(index: LexicalIndex | None, uid: str) -> Snippet:
+    assert index is not None  # callers check `has_text` first
     doc = index.doc(index.position[uid])
     return Snippet(
         uid=doc.uid,

@@ -22,6 +22,7 @@ from engine.retrieval.fusion import scored as boosted
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
 from engine.retrieval.provenance import fuse_provenance
 from engine.retrieval.query import Query
+from engine.retrieval.replies import replies_to, with_replies
 from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.semantic import SemanticLeg
 from engine.retrieval.semantic import Started as SemanticStarted
@@ -211,6 +212,9 @@ class DualRetriever:
         found, episodes = fuse_provenance(
             scored, messages.hits, messages.index, self.params.episodes
         )
+        replies = replies_to(episodes, messages.index, limit, ask.window)
+        self.episode_leg.read_texts(user_id, messages, replies.values())
+        episodes = with_replies(episodes, messages.index, replies)
         facts_named = (name for s in found for name in (s.fact.subject, s.fact.object))
         named = itertools.chain(_names(legs.graph.anchors), facts_named)
         unknown = unknown_names(query, messages.index, named)

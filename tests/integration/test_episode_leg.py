@@ -112,3 +112,16 @@ def test_another_process_writes_are_seen_after_the_refresh(
         assert chat.search("telescope", user_id="late").episodes
     finally:
         leg.params = replace(leg.params, refresh_s=30.0)
+
+
+def test_a_question_found_is_followed_by_the_answer_that_shares_none_of_its_words(
+    chat: Memory,
+) -> None:
+    result = chat.search("Was the pottery class finished?", user_id="pair", mode="episodes")
+    sources = [hit.episode.source for hit in result.episodes]
+    asked = sources.index("turn3")  # "Did you finish the pottery class?"
+    reply = result.episodes[asked + 1]
+    assert reply.episode.source == "turn4" and "reply" in reply.legs
+    assert reply.reply_to == result.episodes[asked].episode.uid
+    assert reply.score == result.episodes[asked].score
+    assert "blue bowl" in result.context(max_tokens=60)
