@@ -157,14 +157,18 @@ def test_the_first_setup_asked_moves_the_process_objects_out_of_the_collectors_v
     """Asked (`freeze_gc=True`): a full collection otherwise walks every imported module's
     objects in some search; the offline extractor's spaCy, loaded at the first `add`, is
     frozen in turn. By default the collector is left alone."""
-    counts = {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    procs = {}  # side by side: each loads the model and spaCy
     for setting in ("on", "off", "default"):
-        proc = subprocess.run(
+        procs[setting] = subprocess.Popen(
             [sys.executable, "-c", FREEZE, str(tmp_path / setting), setting],
-            capture_output=True, text=True, timeout=300, check=True, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )  # fmt: skip
-        before, setup, added = map(int, proc.stdout.split())
+    counts = {}
+    for setting, proc in procs.items():
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-2000:]
+        before, setup, added = map(int, out.split())
         counts[setting] = (before, setup, added)
     assert counts["on"][0] == 0 and counts["on"][1] > 10_000
     assert counts["on"][2] > counts["on"][1] + 10_000

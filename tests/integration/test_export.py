@@ -267,11 +267,11 @@ def cli_graph(
     build_graph(store, embedder, "alice")
     graph_name = store._graph.name
 
-    def memory(args: object) -> Memory:
+    def memory(args: object, **_: object) -> Memory:
         client = FalkorDB(unix_socket_path=str(falkordb_server.socket_path))
         return Memory(store=FalkorDBStore(client, graph_name), embedder=embedder, data_dir=tmp_path)
 
-    monkeypatch.setattr(cli, "_memory", memory)
+    monkeypatch.setattr(cli, "open_memory", memory)
     yield store
     store.reset()
     store.close()
