@@ -181,6 +181,7 @@ def test_a_server_silent_during_setup_is_restarted(
     """FalkorDB deadlocked once declaring an index on a fresh graph; setup must not wait
     forever on a server that answers nothing (here: one stopped with SIGSTOP)."""
     monkeypatch.setattr(falkordb_schema, "SCHEMA_PATIENCE_S", 1.0)
+    monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 1.0)  # a stopped one: no reply
     server = EmbeddedServer(tmp_path)
     store = FalkorDBStore.embedded(server)
     with _frozen(server) as frozen, contextlib.closing(store):
@@ -195,6 +196,7 @@ def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
     """A reply that never comes (FalkorDB deadlocked; here SIGSTOP) ends in an error naming
     the restart, not a wait without end; what was stored before is there after it."""
     monkeypatch.setattr(falkordb_module, "REPLY_PATIENCE_S", 1.0)
+    monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 1.0)  # a stopped one: no reply
     server = EmbeddedServer(tmp_path)
     store = FalkorDBStore.embedded(server)
     store.setup(8)
@@ -213,6 +215,7 @@ def test_a_server_that_hangs_while_it_loads_is_started_again(
     """A server that neither answers nor uses CPU is hung, however long loads may take
     (FalkorDB once deadlocked after decoding a graph on reopen): not waited on for 30 min."""
     monkeypatch.setattr(falkordb_server, "_STALL_S", 1.0)
+    monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 1.0)  # a stopped one: no reply
     _run(tmp_path, "alice", 0, 2)
     first = EmbeddedServer(tmp_path)
     first.ensure_running()
