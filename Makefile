@@ -34,9 +34,10 @@ tests/cypher_lint/node_modules/.installed: tests/cypher_lint/package-lock.json
 demo: setup
 	$(BIN)/graphmem demo
 
-# tests/unit and tests/integration (the real FalkorDB, model and Cypher lint); docs/contributing.md
+# tests/unit and tests/integration (the real FalkorDB, model and Cypher lint), one worker per
+# core up to 4 (each loads the model: ~0.5 GB); docs/contributing.md
 test: setup setup-lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --maxprocesses 4
 
 # the fast loop: no store, no model, no node (a hash embedder and the scripted LLM server)
 test-unit: setup
