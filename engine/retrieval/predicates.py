@@ -43,6 +43,7 @@ from engine.retrieval.tuning import RelationParams
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
 NOTHING = -1e9  # the score of no path at all: below every path's
+_ENDS = (True, False)  # a relation's subject end, its object end
 Vector = np.ndarray[Any, Any]
 _Prefix = tuple[tuple[str, ...], bool | None]  # a path's relations, where its last step arrived
 
@@ -113,7 +114,7 @@ class RelationMatch:
         self._mutual = list(range(len(bases)))  # the same, for twins each the other's only
         self._back_uncounted = False  # a step back along such a twin explains nothing
         # (relation, at its subject end): the relations met there, each with the ends it has
-        self._follows: dict[tuple[int, bool], dict[int, set[bool]]] = {}
+        self._follows: dict[tuple[int, bool], frozenset[tuple[str, bool]]] = {}
         self._outlooks: dict[tuple[tuple[str, ...], int, bool | None], Outlook] = {}
         self._paths: dict[tuple[str, ...], float] = {}
         self._top_cache: list[int] | None = None
@@ -201,14 +202,9 @@ class RelationMatch:
         arrived at is not hoped for ("the band that recorded X": a word names BAND_MEMBER, but
         no band member has a COUNTRY)."""
         for relation, ends in follows.items():
-            if relation not in self._index:
-                continue
-            for at, met in ends.items():
-                after: dict[int, set[bool]] = {}
-                self._follows[(self._index[relation], at)] = after
-                for step, subject in met:
-                    if step in self._index:
-                        after.setdefault(self._index[step], set()).add(subject)
+            if relation in self._index:
+                for at, met in ends.items():
+                    self._follows[(self._index[relation], at)] = frozenset(met)
 
     def back_along(self, a: str, b: str) -> bool:
         """A step along `b` after one along `a` goes back: the same relation, or its twin (a
@@ -314,9 +310,13 @@ class RelationMatch:
         ends = {True, False} if end is None else {end}
         for a, b in itertools.pairwise(path):
             arrived: set[bool] = set()
+            step = self.bases[b]
             for at in ends:
                 met = self._follows.get((a, at))
-                arrived |= {True, False} if met is None else {not s for s in met.get(b, ())}
+                if met is None:
+                    arrived |= {True, False}
+                else:
+                    arrived |= {not s for s in _ENDS if (step, s) in met}
             if not arrived:
                 return False
             ends = arrived
