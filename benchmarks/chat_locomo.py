@@ -11,8 +11,9 @@ question's evidence turns among them. Modes:
 - raw turns: the baselines, measured in the same run: every turn embedded as "Speaker: text"
   with the same model, cosine top-10 within the conversation ("raw"), and that ranking fused
   with BM25 over the turns' words by reciprocal-rank fusion ("raw_bm25", `raw_turns.py`).
-Also reports ingest messages/s and search latency (p50/p95 per mode). JSON goes to
-benchmarks/results/, a markdown table to stdout.
+Also reports ingest messages/s, search latency (p50/p95 per mode) and where the slowest 5% of
+each mode's searches spent their time (`timings_ms`). JSON goes to benchmarks/results/, a
+markdown table to stdout.
 
     python benchmarks/chat_locomo.py                      # all 10 conversations
     python benchmarks/chat_locomo.py --conversations 3    # the first 3
@@ -113,11 +114,13 @@ def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Turns]
     modes = (*MODES, "raw", "raw_bm25")
     scores: dict[str, dict[int, list[float]]] = {m: defaultdict(list) for m in modes}
     latency: dict[str, list[float]] = defaultdict(list)
+    stages: dict[str, list[dict[str, float]]] = defaultdict(list)
     for question in questions:
         for mode in MODES:
             started = time.perf_counter()
             result = mem.search(question.question, user_id=question.sample_id, mode=mode)
             latency[mode].append((time.perf_counter() - started) * 1000.0)
+            stages[mode].append(result.timings_ms)
             scores[mode][question.category].append(recall(turns_walked(result), question))
         turns = raw[question.sample_id]
         query = mem.embedder.encode([question.question])[0]
@@ -127,7 +130,11 @@ def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Turns]
         scores["raw_bm25"][question.category].append(
             recall([turns.sources[i] for i in fused], question)
         )
-    return {"recall": _summary(scores), "latency_ms": _percentiles(latency)}
+    return {
+        "recall": _summary(scores),
+        "latency_ms": _percentiles(latency),
+        "slowest_5pct_stages_ms": _tails(latency, stages),
+    }
 
 
 def _summary(scores: dict[str, dict[int, list[float]]]) -> dict[str, Any]:
@@ -153,6 +160,21 @@ def _percentiles(latency: dict[str, list[float]]) -> dict[str, Any]:
         }
         for mode, values in latency.items()
     }
+
+
+def _tails(
+    latency: dict[str, list[float]], stages: dict[str, list[dict[str, float]]]
+) -> dict[str, dict[str, float]]:
+    """Per mode, the mean of each stage (`timings_ms`) over its slowest 5% of searches."""
+    out = {}
+    for mode, values in latency.items():
+        slowest = np.argsort(values)[-max(1, len(values) // 20) :]
+        names = dict.fromkeys(name for i in slowest for name in stages[mode][i])
+        out[mode] = {
+            name: round(float(np.mean([stages[mode][i].get(name, 0.0) for i in slowest])), 1)
+            for name in names
+        }
+    return out
 
 
 def ingest(mem: Memory, records: list[ChatRecord], concurrency: int) -> dict[str, Any]:
@@ -184,6 +206,18 @@ def markdown(payload: dict[str, Any]) -> str:
             mode, mode
         )
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {times['p50']} | {times['p95']} |")
+    tails = payload.get("slowest_5pct_stages_ms", {})
+    if tails:
+        lines += ["", "slowest 5% of searches, mean ms per stage (`timings_ms`):"]
+        lines += [
+            f"- {m}: " + ", ".join(f"{k} {v}" for k, v in t.items()) for m, t in tails.items()
+        ]
+    p95 = {mode: t["p95"] for mode, t in payload["latency_ms"].items()}
+    if {"dual", "episodes", "semantic"} <= p95.keys():
+        legs = p95["episodes"] + p95["semantic"]
+        lines.append(
+            f"dual p95 {p95['dual']} ms; episodes + semantic p95 + 25 = {legs + 25:.1f} ms"
+        )
     ingest_row = payload["ingest"]
     lines += [
         "",
