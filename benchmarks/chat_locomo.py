@@ -165,13 +165,14 @@ def _percentiles(latency: dict[str, list[float]]) -> dict[str, Any]:
 def _tails(
     latency: dict[str, list[float]], stages: dict[str, list[dict[str, float]]]
 ) -> dict[str, dict[str, float]]:
-    """Per mode, the mean of each stage (`timings_ms`) over its slowest 5% of searches."""
+    """Per mode, the median of each stage (`timings_ms`) over its slowest 5% of searches (a
+    median: a few searches that met a full garbage collection would rule a mean)."""
     out = {}
     for mode, values in latency.items():
         slowest = np.argsort(values)[-max(1, len(values) // 20) :]
         names = dict.fromkeys(name for i in slowest for name in stages[mode][i])
         out[mode] = {
-            name: round(float(np.mean([stages[mode][i].get(name, 0.0) for i in slowest])), 1)
+            name: round(float(np.median([stages[mode][i].get(name, 0.0) for i in slowest])), 1)
             for name in names
         }
     return out
@@ -208,7 +209,7 @@ def markdown(payload: dict[str, Any]) -> str:
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {times['p50']} | {times['p95']} |")
     tails = payload.get("slowest_5pct_stages_ms", {})
     if tails:
-        lines += ["", "slowest 5% of searches, mean ms per stage (`timings_ms`):"]
+        lines += ["", "slowest 5% of searches, median ms per stage (`timings_ms`):"]
         lines += [
             f"- {m}: " + ", ".join(f"{k} {v}" for k, v in t.items()) for m, t in tails.items()
         ]
