@@ -130,7 +130,7 @@ class DualRetriever:
         vector = as_param(self.scorer.embed(query))
         watch.lap("embed")
         self._start_vector_reads(started, user_id, vector, include_invalid, mode)
-        legs = _Legs()
+        legs = _Legs(names_searched=started.names is not None)
         if started.names is not None:
             words = parsed.relational if rank_relations else []
             legs.graph = self._finish_graph(
@@ -217,7 +217,8 @@ class DualRetriever:
         episodes = with_replies(episodes, messages.index, replies)
         facts_named = (name for s in found for name in (s.fact.subject, s.fact.object))
         named = itertools.chain(_names(legs.graph.anchors), facts_named)
-        unknown = unknown_names(query, messages.index, named)
+        index = messages.index if legs.names_searched else None  # else no name is judged
+        unknown = unknown_names(query, index, named)
         if unknown and all(a.entity.uid == ask.self_uid for a in legs.graph.anchors):
             found = about_the_user(found, ask.self_uid)
         found, episodes = found[:limit], episodes[:limit]
@@ -280,6 +281,7 @@ class _Started:
 class _Legs:
     """What each leg found for one search."""
 
+    names_searched: bool = False  # the graph leg ran: the query's names were looked up
     graph: GraphFound = field(default_factory=GraphFound)
     semantic: list[tuple[Fact, float]] = field(default_factory=list)
     messages: EpisodesFound = field(default_factory=EpisodesFound)

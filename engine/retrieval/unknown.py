@@ -33,9 +33,9 @@ _CALENDAR = frozenset(
 
 
 def unknown_names(text: str, index: LexicalIndex | None, known_names: Iterable[str]) -> list[str]:
-    """The names in `text` that nothing of the user's holds; none when the user's messages
-    were not read (a search without the episode leg cannot tell). `known_names` is read only
-    when some name of `text` is in no message."""
+    """The names in `text` that nothing of the user's holds; none when `index` is None (the
+    user's messages not read, or the query's names not looked up: nothing can tell). The
+    `known_names` are read only when some name of `text` is in no message."""
     if index is None:
         return []
     candidates: dict[str, str] = {}  # a name of the text, as the message index reads it

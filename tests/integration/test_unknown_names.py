@@ -72,3 +72,17 @@ def test_another_users_names_do_not_make_a_name_known(memory: Memory) -> None:
     memory.add("Peter lives in New York.", user_id="u", ts="2024-05-01")
     assert memory.search("Where does Bob live?", user_id="u").unknown_names == ["Bob"]
     assert memory.search("Where does Bob live?", user_id="other").unknown_names == []
+
+
+def test_a_search_without_the_name_search_holds_no_fact_back(memory: Memory) -> None:
+    """The semantic leg alone never looks the query's names up: "CEO" is in no message and no
+    found fact, but that cannot tell it is no stored name."""
+    memory.add_facts(
+        [("Acme", "MAKES", "Risher"), ("Jane Doe", "CHIEF_EXECUTIVE_OF", "Acme")], user_id="u"
+    )
+    query = "who is the CEO of the firm that makes Risher"
+    for mode in ("semantic", "episodes"):
+        found = memory.search(query, user_id="u", mode=mode)
+        assert found.unknown_names == [], mode
+    semantic = memory.search(query, user_id="u", mode="semantic")
+    assert "Jane Doe chief executive of Acme" in _texts(semantic)
