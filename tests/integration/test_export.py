@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
@@ -45,20 +46,26 @@ HOSTILE_FACTS = [
 EPISODE_TEXT = "line one\nline 'two' \\ `three`\r\n'}) DETACH DELETE n //\t😀"
 
 
-def _store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:
+@contextlib.contextmanager
+def _store(server: EmbeddedServer, dimension: int) -> Iterator[FalkorDBStore]:
+    """A graph of its own, set up, emptied and closed after."""
     client = FalkorDB(unix_socket_path=str(server.socket_path))
     store = FalkorDBStore(client, f"export{next(_names)}")
     store.setup(dimension)
-    return store
+    try:
+        yield store
+    finally:
+        store.reset()
+        store.close()
 
 
 @pytest.fixture
 def stores(falkordb_server: EmbeddedServer, embedder: Embedder) -> Iterator[list[FalkorDBStore]]:
-    made = [_store(falkordb_server, embedder.dimension) for _ in range(2)]
-    yield made
-    for store in made:
-        store.reset()
-        store.close()
+    with (
+        _store(falkordb_server, embedder.dimension) as a,
+        _store(falkordb_server, embedder.dimension) as b,
+    ):
+        yield [a, b]
 
 
 def build_graph(store: FalkorDBStore, embedder: Embedder, user: str) -> None:
@@ -196,13 +203,9 @@ def test_the_cypher_export_passes_neo4j_s_parser(
     falkordb_server: EmbeddedServer, tmp_path: Path
 ) -> None:
     """Vectors of 8 numbers: the parser takes ~0.7 s per vector of 384."""
-    embedder, store = HashEmbedder(dimension=8), _store(falkordb_server, 8)
-    try:
-        build_graph(store, embedder, "alice")
+    with _store(falkordb_server, 8) as store:
+        build_graph(store, HashEmbedder(dimension=8), "alice")
         snapshot = read_snapshot(store, "alice")
-    finally:
-        store.reset()
-        store.close()
     path = tmp_path / "alice.cypher"
     path.write_text(to_cypher(snapshot, "neo4j", embeddings=True), encoding="utf-8")
     types = {f.predicate for f in snapshot.facts}
@@ -270,18 +273,17 @@ def cli_graph(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> Iterator[FalkorDBStore]:
-    store = _store(falkordb_server, embedder.dimension)
-    build_graph(store, embedder, "alice")
-    graph_name = store._graph.name
+    with _store(falkordb_server, embedder.dimension) as store:
+        build_graph(store, embedder, "alice")
+        graph_name = store._graph.name
 
-    def memory(args: object, **_: object) -> Memory:
-        client = FalkorDB(unix_socket_path=str(falkordb_server.socket_path))
-        return Memory(store=FalkorDBStore(client, graph_name), embedder=embedder, data_dir=tmp_path)
+        def memory(args: object, **_: object) -> Memory:
+            client = FalkorDB(unix_socket_path=str(falkordb_server.socket_path))
+            same = FalkorDBStore(client, graph_name)
+            return Memory(store=same, embedder=embedder, data_dir=tmp_path)
 
-    monkeypatch.setattr(cli, "open_memory", memory)
-    yield store
-    store.reset()
-    store.close()
+        monkeypatch.setattr(cli, "open_memory", memory)
+        yield store
 
 
 def test_cli_export_import_round_trip(

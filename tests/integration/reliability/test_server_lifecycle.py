@@ -27,14 +27,13 @@ from engine.store.server_record import ServerRecord, alive
 LEFT_BEHIND = {"server.json", "falkordb.pid", "falkordb.sock"}
 
 
-def _python(script: str, *args: str, **options: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+def _start_python(script: str, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(script), *args],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=600,
-        check=False,
-        **options,  # type: ignore[call-overload]
+        env=env,
     )
 
 
@@ -217,17 +216,8 @@ def test_memories_left_open_exit_cleanly_and_stop_their_servers(tmp_path: Path) 
     """Two Memory objects left open crashed the interpreter at exit (a model still compiling
     in a background thread), and each left its redis-server running."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    script = textwrap.dedent(LEFT_OPEN)
-    runs = [  # the crash came one run in two or three; the two run side by side
-        subprocess.Popen(
-            [sys.executable, "-c", script, str(tmp_path / str(run))],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for run in range(2)
-    ]
+    # the crash came one run in two or three; the two run side by side
+    runs = [_start_python(LEFT_OPEN, str(tmp_path / str(run)), env=env) for run in range(2)]
     for run, process in enumerate(runs):
         out, err = process.communicate(timeout=600)
         assert process.returncode == 0, err[-2000:]
