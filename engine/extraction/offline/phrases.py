@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from engine.extraction.offline.collector import Collector
+from engine.extraction.offline.speech import participle_clause
 from engine.extraction.offline.verbs import article, possessive
 from engine.extraction.offline.vocab import (
     ANIMAL_NOUNS,
@@ -16,6 +17,8 @@ from engine.extraction.offline.vocab import (
     NOT_IN_PHRASE,
     NOUN_MODIFIERS,
     PERSON_NOUNS,
+    PLACE_PREPOSITIONS,
+    PLACE_TYPES,
     THIRD_PERSON,
     VALUE_LABELS,
     Ref,
@@ -37,8 +40,8 @@ def resolve(tok: Token, out: Collector) -> Ref | None:
     owner = resolve(owner_tok, out) if owner_tok is not None else None
     if name_tok is None:
         if owner is not None:
-            return Ref(f"{possessive(owner.name)} {phrase(tok)}", noun_type(tok))
-        return Ref(phrase(tok), noun_type(tok))
+            return Ref(f"{possessive(owner.name)} {thing_phrase(tok)}", noun_type(tok))
+        return Ref(thing_phrase(tok), noun_type(tok))
     role = _role_token(tok, name_tok)
     ref = Ref(
         phrase(name_tok), (role_type(role) if role is not None else None) or noun_type(name_tok)
@@ -117,13 +120,61 @@ def phrase(tok: Token) -> str:
     if tok.pos_ in ("VERB", "AUX"):
         kept = [c for c in tok.children if c.dep_ not in NOT_IN_PHRASE and not _names_someone(c)]
         return _join([tok, *(t for c in kept for t in c.subtree)])
+    return _join(_noun_words(tok))
+
+
+def thing_phrase(tok: Token) -> str:
+    """What a fact's subject or object names: `phrase`, and for a common noun what its short
+    right modifiers add ("a charity race for mental health", "a group of hikers"). A modifier
+    naming a place is left to its own fact ("a teacher in Berlin": WORKS_IN Berlin)."""
+    if tok.pos_ != "NOUN" or entity_span(tok) is not None:
+        return phrase(tok)
+    words = _noun_words(tok)
+    for child in tok.rights:
+        if child.dep_ not in ("prep", "acl") or participle_clause(child):
+            continue
+        more = [t for t in _subtree(child) if t.dep_ not in _NOT_NAMING and t.tag_ != "PRP$"]
+        if places(child):
+            continue
+        if len(words) + len(more) > _NAME_WORDS:
+            break
+        words += more
+    return _join(words)
+
+
+def places(prep: Token) -> list[Token]:
+    """The named places a where-preposition points at ("in Berlin"); none for other words."""
+    if prep.dep_ != "prep" or prep.lower_ not in PLACE_PREPOSITIONS:
+        return []
+    found = []
+    for place in (c for c in prep.children if c.dep_ == "pobj"):
+        span = entity_span(place)
+        if span is not None and NER_TYPES.get(span.label_) in PLACE_TYPES:
+            found.append(place)
+    return found
+
+
+def _noun_words(tok: Token) -> list[Token]:
     proper = tok.pos_ == "PROPN"
     keep = [tok]
     for child in tok.lefts:
         modifier = child.dep_ in NOUN_MODIFIERS and (not proper or child.pos_ == "PROPN")
         if modifier or child.tag_ == "HYPH":
             keep.extend(child.subtree)
-    return _join(keep)
+    return keep
+
+
+def _subtree(tok: Token) -> list[Token]:
+    """`tok` and its dependents, without clauses of their own (relative, coordinated)."""
+    words = [tok]
+    for child in tok.children:
+        if child.dep_ not in ("relcl", "appos", "advcl"):
+            words += _subtree(child)
+    return words
+
+
+_NOT_NAMING = frozenset({"det", "punct", "case"})
+_NAME_WORDS = 20
 
 
 def _names_someone(prep: Token) -> bool:

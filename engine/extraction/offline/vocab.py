@@ -53,7 +53,37 @@ MUTUAL = _words("""friend partner colleague coworker neighbor neighbour classmat
 # Where-prepositions on a verb's object that still say where the subject does it:
 # "works as a teacher in Berlin" -> WORKS_IN Berlin.
 PLACE_PREPOSITIONS = frozenset({"in", "at", "near"})
+# Prepositions that belong to the noun they follow ("a cup of tea"): not a separate fact.
+OWN_PREPOSITIONS = frozenset({"of"})
 PLACE_TYPES = frozenset({"Place", "Organization"})
+# Past forms of common irregular verbs that are not also their base form ("lost", not "put"):
+# a sentence that opens with one and has no subject is the speaker's past ("Lost my job").
+IRREGULAR_PAST = _words("""went gone lost got made took taken saw seen met found bought brought
+    thought felt left came did done said told gave given kept ran won began begun wrote written
+    sent spent built taught caught fought heard held paid sold sat stood slept swam drove driven
+    flew flown ate eaten drank forgot forgotten knew known grew grown threw wore worn broke
+    broken chose chosen spoke spoken woke rode sang sung fell fallen became bit hid led lent
+    meant shot shook stole struck swore tore understood wept""")
+# What a statement ends on to ask for agreement: "I started a store - pretty cool, huh?"
+QUESTION_TAGS = frozenset(
+    {
+        "right",
+        "huh",
+        "eh",
+        "yeah",
+        "you know",
+        "ya know",
+        "isn't it",
+        "doesn't it",
+        "don't they",
+        "don't you",
+        "isn't she",
+        "isn't he",
+        "wasn't it",
+        "didn't it",
+        "aren't they",
+    }
+)
 POSITIVE = frozenset({"LIKES", "LOVES", "ENJOYS", "ADORES", "PREFERS"})
 NEGATIVE = frozenset({"HATES", "DISLIKES", "DETESTS", "LOATHES"})
 SINGLE_VALUED = frozenset({"HAS_NAME", "LIVES_IN"})
