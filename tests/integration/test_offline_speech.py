@@ -99,6 +99,20 @@ def test_a_noun_keeps_its_modifier_and_its_own_fact(extractor: OfflineExtractor)
     assert ("Kate", "RUNS_RACE_FOR", "mental health") in found, sorted(found)
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I'm on the hunt for unique, trendy pieces.", "hunt for unique, trendy pieces"),
+        ("Art is a source of self-expression and growth.", "source of self-expression and growth"),
+        ("I got lots of help from my friend's family.", "lots of help from friend's family"),
+    ],
+)
+def test_a_modifier_keeps_its_words_apart(
+    extractor: OfflineExtractor, text: str, name: str
+) -> None:
+    assert name in {t[2] for t in facts(extractor, text)}
+
+
 def test_a_place_on_a_noun_stays_its_own_fact(extractor: OfflineExtractor) -> None:
     found = facts(extractor, "I work as a teacher assistant in Berlin.")
     assert {("Kate", "WORKS_AS", "teacher assistant"), ("Kate", "WORKS_IN", "Berlin")} <= set(found)

@@ -133,13 +133,13 @@ def thing_phrase(tok: Token) -> str:
     for child in tok.rights:
         if child.dep_ not in ("prep", "acl") or participle_clause(child):
             continue
-        more = [t for t in _subtree(child) if t.dep_ not in _NOT_NAMING and t.tag_ != "PRP$"]
         if places(child):
             continue
+        more = [t for t in _subtree(child) if t.dep_ != "det" and t.tag_ != "PRP$"]
         if len(words) + len(more) > _NAME_WORDS:
             break
         words += more
-    return _join(words)
+    return _join(words).rstrip(_TRAILING)
 
 
 def places(prep: Token) -> list[Token]:
@@ -165,7 +165,7 @@ def _noun_words(tok: Token) -> list[Token]:
 
 
 def _subtree(tok: Token) -> list[Token]:
-    """`tok` and its dependents, without clauses of their own (relative, coordinated)."""
+    """`tok` and its dependents, without clauses of their own and appositions."""
     words = [tok]
     for child in tok.children:
         if child.dep_ not in ("relcl", "appos", "advcl"):
@@ -173,8 +173,8 @@ def _subtree(tok: Token) -> list[Token]:
     return words
 
 
-_NOT_NAMING = frozenset({"det", "punct", "case"})
-_NAME_WORDS = 20
+_NAME_WORDS = 12
+_TRAILING = " ,;:-\u2013\u2014"
 
 
 def _names_someone(prep: Token) -> bool:
