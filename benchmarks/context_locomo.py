@@ -58,13 +58,20 @@ ADVERSARIAL = 5
 Scores = dict[str, dict[int, dict[str, list[float]]]]  # budget/"recall" -> category -> method
 
 
-def store_dir(root: Path, data: Path, user: str) -> Path:
-    """The data directory for one conversation and this extraction code."""
-    digest = hashlib.sha256(f"{data.resolve()}|{user}".encode())
-    package = Path(engine.__file__ or "").parent  # the engine imported, this tree's or not
+def code_digest() -> str:
+    """A hash of the extraction code imported (this tree's or not), read once per run: a store
+    half-built by a run stopped before an edit is not resumed by code that differs."""
+    digest = hashlib.sha256()
+    package = Path(engine.__file__ or "").parent
     for folder in ("extraction", "add"):
         for path in sorted((package / folder).rglob("*.py")):
             digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def store_dir(root: Path, data: Path, user: str, code: str) -> Path:
+    """The data directory for one conversation and this extraction code."""
+    digest = hashlib.sha256(f"{data.resolve()}|{user}|{code}".encode())
     return root / f"locomo-{user}-{digest.hexdigest()[:12]}"
 
 
@@ -199,12 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     users = users[: args.conversations] if args.conversations else users
     records = [r for r in records if r.user_id in users]
     questions = [q for q in load_locomo_qa(args.data) if q.evidence and q.sample_id in users]
+    code = code_digest()
     embedder = Embedder()
     ingested: list[dict[str, Any]] = []
     scores: Scores = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     seconds = 0.0
     for user in users:
-        home = store_dir(args.store_root, args.data, user)
+        home = store_dir(args.store_root, args.data, user, code)
         home.mkdir(parents=True, exist_ok=True)
         own = [r for r in records if r.user_id == user]
         with Memory(embedder=embedder, data_dir=home) as mem:

@@ -28,13 +28,13 @@ REPO = Path(__file__).resolve().parent.parent
 _CHILD = """
 import json, statistics, sys, time
 sys.path.insert(0, {bench!r})
-from context_locomo import parse_args, store_dir
+from context_locomo import code_digest, parse_args, store_dir
 from engine.ingest import load_locomo_qa
 from engine.memory import Memory
 args = parse_args([])
 user, mode, warm = {user!r}, {mode!r}, {warm}
 asked = [q.question for q in load_locomo_qa(args.data) if q.evidence and q.sample_id == user]
-with Memory(data_dir=store_dir(args.store_root, args.data, user)) as mem:
+with Memory(data_dir=store_dir(args.store_root, args.data, user, code_digest())) as mem:
     mem.search("what happened last week", user_id="someone else", mode=mode)
     start = time.perf_counter()
     mem.search(asked[0], user_id=user, mode=mode)

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chat_locomo import DEFAULT_DATA as LOCOMO_DATA
 from chat_locomo import recall, turns_walked
-from context_locomo import ADVERSARIAL, store_dir
+from context_locomo import ADVERSARIAL, code_digest, store_dir
 from raw_turns import answered
 
 from engine import Memory
@@ -249,7 +249,7 @@ def _locomo(args: argparse.Namespace, embedder: Embedder, recorder: Recorder) ->
     with stack:
         asks: list[tuple[str, Ask]] = []
         for user in users[: args.conversations or None]:
-            home = store_dir(args.store_root, args.locomo, user)
+            home = store_dir(args.store_root, args.locomo, user, code_digest())
             if not (home / "context_bench_ingest.json").exists():
                 sys.exit(f"no LoCoMo store for {user}: run benchmarks/context_locomo.py first")
             mem = stack.enter_context(Memory(data_dir=home, embedder=embedder))
