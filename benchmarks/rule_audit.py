@@ -248,8 +248,9 @@ def _locomo(args: argparse.Namespace, embedder: Embedder, recorder: Recorder) ->
     stack = contextlib.ExitStack()
     with stack:
         asks: list[tuple[str, Ask]] = []
+        code = code_digest()
         for user in users[: args.conversations or None]:
-            home = store_dir(args.store_root, args.locomo, user, code_digest())
+            home = store_dir(args.store_root, args.locomo, user, code)
             if not (home / "context_bench_ingest.json").exists():
                 sys.exit(f"no LoCoMo store for {user}: run benchmarks/context_locomo.py first")
             mem = stack.enter_context(Memory(data_dir=home, embedder=embedder))

@@ -1,5 +1,6 @@
 """The integration tests' fixtures: the real embedded FalkorDB (started here), the real
-embedding model, a store on every adapter that can run here, and a `Memory` on it."""
+embedding model, the offline extractor, a store on every adapter that can run here, and a
+`Memory` on it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import redis
 
 from engine.embedding import Embedder
+from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
@@ -24,6 +26,15 @@ def embedder() -> Embedder:
     model = Embedder()
     model.encode(["warm up"])
     return model
+
+
+@pytest.fixture(scope="session")
+def extractor() -> OfflineExtractor:
+    """The offline (spaCy) extractor, its pipeline loaded once per worker (the tests that take
+    it skip themselves where spaCy is missing)."""
+    ex = OfflineExtractor()
+    ex.load()
+    return ex
 
 
 @pytest.fixture(scope="session")

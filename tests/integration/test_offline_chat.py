@@ -20,13 +20,6 @@ def day(year: int, month: int, date: int) -> datetime:
     return datetime(year, month, date, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module")
-def extractor() -> OfflineExtractor:
-    ex = OfflineExtractor()
-    ex.load()
-    return ex
-
-
 def extract(
     ex: OfflineExtractor, *messages: ChatMessage, user_name: str | None = None
 ) -> Extraction:

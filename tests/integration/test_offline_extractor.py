@@ -29,13 +29,6 @@ SEED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def extractor() -> OfflineExtractor:
-    ex = OfflineExtractor()
-    ex.load()
-    return ex
-
-
 def run(
     ex: OfflineExtractor,
     text: str,

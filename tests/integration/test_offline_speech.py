@@ -20,13 +20,6 @@ pytestmark = pytest.mark.skipif(
 SENT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module")
-def extractor() -> OfflineExtractor:
-    ex = OfflineExtractor()
-    ex.load()
-    return ex
-
-
 def facts(ex: OfflineExtractor, text: str) -> dict[tuple[str, str, str], datetime | None]:
     outcome = ex.extract([ChatMessage(content=text, name="Kate", ts=SENT)], [], user_name=None)
     assert outcome.error is None, outcome.error

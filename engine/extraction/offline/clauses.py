@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 def read_doc(doc: Doc, out: Collector) -> None:
     """Every statement of one message (questions are skipped) into `out`."""
-    statements = [t for t in doc if not asks(t.sent)]
+    statements = [t for sent in doc.sents if not asks(sent) for t in sent]
     for tok in statements:
         if tok.pos_ in ("VERB", "AUX") and (tok.dep_ in CLAUSE_DEPS or participle_clause(tok)):
             _clause(tok, out)

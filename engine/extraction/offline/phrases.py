@@ -131,9 +131,7 @@ def thing_phrase(tok: Token) -> str:
         return phrase(tok)
     words = _noun_words(tok)
     for child in tok.rights:
-        if child.dep_ not in ("prep", "acl") or participle_clause(child):
-            continue
-        if places(child):
+        if child.dep_ not in ("prep", "acl") or participle_clause(child) or places(child):
             continue
         more = [t for t in _subtree(child) if t.dep_ != "det" and t.tag_ != "PRP$"]
         if len(words) + len(more) > _NAME_WORDS:
