@@ -137,7 +137,8 @@ class RelationEnds:
         if missing:
             self._sample(user_id, user, missing, predicates)
             checked = {r: user.pairs[r][: self.params.twin_sample] for r in missing}
-            asked = [(r, s, o) for r, pairs in checked.items() for s, o in pairs]
+            enough = self.params.twin_min_facts  # fewer facts make no twin: nothing to read
+            asked = [(r, s, o) for r, ps in checked.items() if len(ps) >= enough for s, o in ps]
             found = self.reads.reversed_facts(user_id, asked)
             for r, pairs in checked.items():
                 user.twins[r] = self._twin(r, len(pairs), found.get(r, {}))

@@ -406,6 +406,27 @@ def test_a_relation_another_stores_reversed_is_its_twin(mem: Memory) -> None:
     assert twins == {"PARENTS": "CHILDREN", "CHILDREN": "PARENTS"}
 
 
+def test_a_relation_with_too_few_facts_for_a_twin_is_not_read_for_one(mem: Memory) -> None:
+    """A chat user's relations hold 1-4 facts each; the reversed read is asked only of those
+    with `twin_min_facts` facts, the only ones it can make a twin of."""
+    user = "few twins"
+    ties = [(f"Kid {i}", "PARENTS", f"Parent {i}") for i in range(4)]
+    mem.add_facts(ties + [(p, "CHILDREN", k) for k, _, p in ties], user_id=user)
+    mem.add_facts([("Ann", "LIKES", "Bob"), ("Bob", "HELPS", "Ann")], user_id=user)
+    asked: list[tuple[str, str, str]] = []
+
+    class Counted(Reads):
+        def reversed_facts(self, user_id: str, pairs: list[tuple[str, str, str]]) -> Any:
+            asked.extend(pairs)
+            return super().reversed_facts(user_id, pairs)
+
+    predicates = mem.reads.predicates(user)
+    ends = RelationEnds(Counted(mem.store), RelationParams())
+    twins = ends.twins(user, ["PARENTS", "LIKES", "HELPS"], predicates)
+    assert twins == {"PARENTS": "CHILDREN"}
+    assert {relation for relation, _, _ in asked} == {"PARENTS"}
+
+
 def test_a_relation_walked_backwards_is_its_twin_walked_forwards(mem: Memory) -> None:
     """ "X's father" is X's PARENTS, not the people whose PARENTS X is: X's children, many and
     of one nationality, do not outrank the nationalities of X's two parents."""
