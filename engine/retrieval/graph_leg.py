@@ -22,7 +22,7 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.paths import Join, common_neighbours, joining_paths
-from engine.retrieval.predicates import Ends, RelationMatch
+from engine.retrieval.predicates import RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.question import Question
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
@@ -130,10 +130,8 @@ class GraphLeg:
         )
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = named.best_relations(self.params.relations.kind_relations)
-        twins = self.ends.twins(user_id, candidates, predicates)
-        shares = self.ends.shares(user_id, named, candidates, predicates)
-        follows = self.ends.follows(user_id, candidates, predicates)
-        match = named.with_ends(Ends(shares, twins, follows))
+        ends = self.ends.ends(user_id, named, candidates, predicates)
+        match = named.with_ends(ends)
         lap("relations")
         expansion = expand(
             self.reads,
@@ -143,7 +141,7 @@ class GraphLeg:
             predicates,
             self.params.expansion,
             include_invalid,
-            twins,
+            ends.twins,
         )
         uids = [a.entity.uid for a in found.anchors]
         found.edges = expansion.edges

@@ -26,7 +26,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.normalize import predicate_words
-from engine.retrieval.predicates import RelationMatch, base_relation
+from engine.retrieval.background import BACKGROUND
+from engine.retrieval.predicates import Ends, RelationMatch, base_relation
 from engine.retrieval.tuning import RelationParams
 from engine.store.reads import Met, Reads
 
@@ -62,16 +63,38 @@ class RelationEnds:
     def forget(self, user_id: str) -> None:
         self._users.pop(user_id, None)
 
+    def ends(
+        self, user_id: str, match: RelationMatch, relations: list[str], predicates: Sequence[str]
+    ) -> Ends:
+        """`shares`, `twins` and `follows` of `relations` from one sample; the twins' read
+        runs while the other two read theirs."""
+        user = self._user(user_id)
+        self._sample(user_id, user, relations, predicates)
+        twins = BACKGROUND.submit(self._twins, user_id, user, relations)
+        shares = self._shares(user_id, user, match, relations, predicates)
+        follows = self._follows(user_id, user, relations)
+        return Ends(shares, twins.result(), follows)
+
     def shares(
         self, user_id: str, match: RelationMatch, relations: list[str], predicates: Sequence[str]
     ) -> dict[str, float]:
         """For `relations` (those most likely to end a path of `match`), the share of their
         sampled ends that are what the relation naming the asked kind speaks of; empty when
         the question names no kind."""
+        user = self._user(user_id)
+        return self._shares(user_id, user, match, relations, predicates)
+
+    def _shares(
+        self,
+        user_id: str,
+        user: _UserEnds,
+        match: RelationMatch,
+        relations: list[str],
+        predicates: Sequence[str],
+    ) -> dict[str, float]:
         kind = match.kind_relation()
         if kind is None:
             return {}
-        user = self._user(user_id)
         missing = [r for r in relations if (kind, r) not in user.shares]
         if missing:
             of_kind = self._of_kind(user_id, user, kind, missing, predicates)
@@ -133,9 +156,13 @@ class RelationEnds:
         "Y CHILDREN X"), each with that twin: when nearly all of its sampled facts, and at
         least `twin_min_facts`, are stored the other way round under the twin's name."""
         user = self._user(user_id)
+        self._sample(user_id, user, relations, predicates)
+        return self._twins(user_id, user, relations)
+
+    def _twins(self, user_id: str, user: _UserEnds, relations: list[str]) -> dict[str, str]:
+        """`twins` of `relations`, sampled already."""
         missing = [r for r in relations if r not in user.twins]
         if missing:
-            self._sample(user_id, user, missing, predicates)
             checked = {r: user.pairs[r][: self.params.twin_sample] for r in missing}
             enough = self.params.twin_min_facts  # fewer facts make no twin: nothing to read
             asked = [(r, s, o) for r, ps in checked.items() if len(ps) >= enough for s, o in ps]
@@ -154,9 +181,13 @@ class RelationEnds:
         makes have none. An end with an entity too large to read (`follows_read`) is left
         out: unlimited."""
         user = self._user(user_id)
+        self._sample(user_id, user, relations, predicates)
+        return self._follows(user_id, user, relations)
+
+    def _follows(self, user_id: str, user: _UserEnds, relations: list[str]) -> dict[str, Follows]:
+        """`follows` of `relations`, sampled already."""
         missing = [r for r in relations if r not in user.follows]
         if missing:
-            self._sample(user_id, user, missing, predicates)
             ends = {
                 (r, at): {pair[0 if at else 1] for pair in user.pairs[r]}
                 for r in missing
