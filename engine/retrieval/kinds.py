@@ -194,12 +194,8 @@ class RelationEnds:
                 for at in (True, False)
             }
             nodes = sorted(set().union(*ends.values()))
-            small = {
-                e.uid
-                for e in self.reads.entities_by_uids(user_id, nodes)
-                if e.mentions <= self.params.follows_read
-            }
-            met = self.reads.relation_types_by_end(user_id, sorted(small))
+            met = self.reads.relation_types_by_end(user_id, nodes, self.params.follows_read)
+            small = set(met)  # each sampled end has a current fact: a node left out is large
             for r in missing:
                 user.follows[r] = {
                     at: frozenset(_as_relation(m) for n in ends[(r, at)] for m in met.get(n, ()))

@@ -240,13 +240,17 @@ class Reads:
             found.setdefault(node, {})[rel_type] = int(edges)
         return found
 
-    def relation_types_by_end(self, user_id: str, nodes: list[str]) -> dict[str, set[Met]]:
+    def relation_types_by_end(
+        self, user_id: str, nodes: list[str], max_mentions: int
+    ) -> dict[str, set[Met]]:
         """The current facts' predicates each of `nodes` has, each with whether the node is
-        their subject (the same reading limits as `relation_types`)."""
+        their subject; a node with more than `max_mentions` mentions is not read (a hub: it
+        has no entry)."""
         if not nodes:
             return {}
         found: dict[str, set[Met]] = {}
-        rows = self.store.run("list_relation_types_by_end", {"user_id": user_id, "nodes": nodes})
+        params = {"user_id": user_id, "nodes": nodes, "max_mentions": max_mentions}
+        rows = self.store.run("list_relation_types_by_end", params)
         for node, predicate, subject in rows:
             found.setdefault(node, set()).add((predicate, bool(subject)))
         return found
