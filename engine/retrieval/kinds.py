@@ -195,7 +195,7 @@ class RelationEnds:
             }
             nodes = sorted(set().union(*ends.values()))
             met = self.reads.relation_types_by_end(user_id, nodes, self.params.follows_read)
-            small = set(met)  # each sampled end has a current fact: a node left out is large
+            small = set(met)  # a node left out is larger than `follows_read`
             for r in missing:
                 user.follows[r] = {
                     at: frozenset(_as_relation(m) for n in ends[(r, at)] for m in met.get(n, ()))

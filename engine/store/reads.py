@@ -245,14 +245,16 @@ class Reads:
     ) -> dict[str, set[Met]]:
         """The current facts' predicates each of `nodes` has, each with whether the node is
         their subject; a node with more than `max_mentions` mentions is not read (a hub: it
-        has no entry)."""
+        has no entry), a node with no current fact has an empty one."""
         if not nodes:
             return {}
         found: dict[str, set[Met]] = {}
         params = {"user_id": user_id, "nodes": nodes, "max_mentions": max_mentions}
         rows = self.store.run("list_relation_types_by_end", params)
         for node, predicate, subject in rows:
-            found.setdefault(node, set()).add((predicate, bool(subject)))
+            met = found.setdefault(node, set())
+            if predicate is not None:
+                met.add((predicate, bool(subject)))
         return found
 
     def relation_ends(

@@ -330,8 +330,11 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
         kinds = reads.relation_types("u", [alice], include_invalid=include_invalid)[alice]
         assert kinds == {"FRIEND_OF": 2, "LIKES": 1 + include_invalid, "HAS_NAME": 1, "KNOWS": 1}
     mentions = reads.entities_by_keys("u", ["alice"])["alice"].mentions
+    badminton = reads.entities_by_keys("u", ["badminton"])["badminton"].uid
     assert reads.relation_types_by_end("u", [alice], mentions - 1) == {}  # a hub: not read
-    ends = reads.relation_types_by_end("u", [alice], mentions)[alice]
+    by_end = reads.relation_types_by_end("u", [alice, badminton], mentions)
+    assert by_end[badminton] == set()  # read, its one fact invalid
+    ends = by_end[alice]
     at_both = {"FRIEND_OF", "HAS_NAME"}  # a fact each way; a fact joining Alice to herself
     assert ends == {(t, s) for t in at_both for s in (True, False)} | {
         ("LIKES", True),
