@@ -97,3 +97,21 @@ def test_each_user_has_their_own_and_deleting_the_user_deletes_them(
     first.delete_all("alice")
     assert not store.run("get_relation_vectors", {"user_id": "alice"})
     assert store.run("get_relation_vectors", {"user_id": "carl"})
+
+
+def test_they_wait_for_the_vector_indexes_to_be_built(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write while FalkorDB builds a vector index waits for the build's batch, and every read
+    sent after it waits for the write: a search during the build stores nothing, the first
+    one after it stores them."""
+    memory = Memory(store=store, embedder=embedder, data_dir=tmp_path / "warming")
+    memory.add_facts(FACTS, user_id="warming")
+    monkeypatch.setattr(store, "warming", lambda: ["Fact"])
+    memory.search("Where does Alice's sister play?", user_id="warming")
+    time.sleep(0.5)  # what a search stores is written in the background
+    assert not store.run("get_relation_vectors", {"user_id": "warming"})
+    monkeypatch.setattr(store, "warming", lambda: [])
+    memory.search("Where does Alice live?", user_id="warming")
+    assert _stored(store, "warming") is not None
+    memory.close()
