@@ -178,7 +178,8 @@ def _release_collected(embedder: Embedder, owned: bool, store: GraphStore | None
 def _release(embedder: Embedder, owned: bool, store: GraphStore | None) -> None:
     """What `close` does to the embedder and the store; also run for a `Memory` left open
     when it is garbage or at interpreter exit (it must not hold the `Memory` itself)."""
-    BACKGROUND.release()  # the reads in flight end before the store closes
+    BACKGROUND.drain()  # the reads and writes in flight end before the store closes
+    BACKGROUND.release()
     if owned:
         embedder.close()
     else:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -26,13 +26,29 @@ class BackgroundReads:
         self._lock = threading.Lock()
         self._holders = 0
         self._pool: ThreadPoolExecutor | None = None
+        self._running: set[Future[Any]] = set()
 
     def submit(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run `call` in the pool (started now if it is not running)."""
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="graphmem-search")
-            return self._pool.submit(call, *args, **kwargs)
+            future = self._pool.submit(call, *args, **kwargs)
+            self._running.add(future)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._running.discard(future)
+
+    def drain(self) -> None:
+        """Wait for the work sent so far (a store closes once the reads and writes sent to
+        it have ended: one still running reconnects, and the embedded server, seeing a
+        client, is not stopped)."""
+        with self._lock:
+            running = list(self._running)
+        wait(running)
 
     def hold(self) -> None:
         """One more user (a `Memory`): the pool stays until each user has released it."""

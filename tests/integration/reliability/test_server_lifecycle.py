@@ -230,6 +230,26 @@ def test_memories_left_open_exit_cleanly_and_stop_their_servers(tmp_path: Path) 
             assert _servers_of(data_dir) == []
 
 
+def test_a_memory_closed_right_after_a_search_stops_its_server(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """With another Memory open in the process, a search's work still running at `close`
+    (it stores what it derived, in the background) reconnected, and the server, seeing a
+    client, was left running: 6 closes in 8."""
+    held = Memory(data_dir=tmp_path / "held", embedder=embedder)
+    try:
+        for i in range(4):
+            data_dir = tmp_path / f"m{i}"
+            mem = Memory(data_dir=data_dir, embedder=embedder)
+            mem.add_facts([("Kismet", "DIRECTED_BY", "William Dieterle")], user_id="u")
+            mem.search("who directed Kismet", user_id="u")
+            mem.close()
+            assert ServerRecord.read(data_dir) is None
+            assert _servers_of(data_dir) == []
+    finally:
+        held.close()
+
+
 def test_a_closed_memory_says_so(tmp_path: Path, embedder: Embedder) -> None:
     mem = Memory(data_dir=tmp_path, embedder=embedder)
     mem.add_facts([("Alice", "LIKES", "tea")], user_id="alice")
