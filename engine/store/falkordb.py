@@ -216,9 +216,12 @@ class FalkorDBStore:
 
     def compact_for_reopen(self) -> None:
         """Drop this graph's vector indexes and rewrite the append-only file, so the next
-        start loads a snapshot without them (fast) and `setup` builds them in the background."""
-        self.schema.drop_vector_indexes()
+        start loads a snapshot without them (fast) and `setup` builds them in the background.
+        Nothing to do for a graph never written (a store opened and closed)."""
         connection = self._db.connection
+        if not connection.exists(self._graph.name):
+            return
+        self.schema.drop_vector_indexes()
         with map_falkordb_errors():
             _rewrite_append_only_file(connection)
             connection.close()

@@ -4,6 +4,7 @@ relative data dir, a failed start, a stale pid file, processes that exit without
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -248,6 +249,16 @@ def test_a_memory_closed_right_after_a_search_stops_its_server(
             assert _servers_of(data_dir) == []
     finally:
         held.close()
+
+
+def test_a_store_opened_and_closed_unwritten_stops_without_a_warning(
+    tmp_path: Path, embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The compaction before the stop asked an empty graph to drop its vector indexes, and
+    every open-then-close of a new store warned that it was not compacted."""
+    Memory(data_dir=tmp_path, embedder=embedder).close()
+    assert _servers_of(tmp_path) == []
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_a_closed_memory_says_so(tmp_path: Path, embedder: Embedder) -> None:
