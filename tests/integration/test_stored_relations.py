@@ -13,6 +13,7 @@ import pytest
 
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.retrieval.background import BACKGROUND
 from engine.store.base import GraphStore
 
 WAIT_S = 20.0
@@ -109,7 +110,7 @@ def test_they_wait_for_the_vector_indexes_to_be_built(
     memory.add_facts(FACTS, user_id="warming")
     monkeypatch.setattr(store, "warming", lambda: ["Fact"])
     memory.search("Where does Alice's sister play?", user_id="warming")
-    time.sleep(0.5)  # what a search stores is written in the background
+    BACKGROUND.drain()  # what a search stores is written in the background
     assert not store.run("get_relation_vectors", {"user_id": "warming"})
     monkeypatch.setattr(store, "warming", lambda: [])
     memory.search("Where does Alice live?", user_id="warming")
