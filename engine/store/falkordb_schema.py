@@ -56,6 +56,7 @@ SCHEMA_PATIENCE_S = 10.0
 # (a few hundred milliseconds here) instead of in the background: a small graph never shows as
 # warming.
 BUILD_NOW = 2_000
+DECLARE_TRIES = 3
 DIALECT: Dialect = "falkordb"
 
 
@@ -207,15 +208,27 @@ class FalkorDBSchema:
     def _declare_all(self, names: list[str], dimension: int) -> None:
         """Declare each vector index once the one before it is built (see the module
         docstring: a declaration during a build makes every read wait for a batch)."""
-        try:
-            for name in names:
+        for name in names:
+            if not self._declare_built(name, dimension):
+                return
+
+    def _declare_built(self, name: str, dimension: int) -> bool:
+        """Declare `name` and wait for its build, `DECLARE_TRIES` times at most: a server
+        busy past the schema's patience fails a declaration that the next one makes. False:
+        closed, or it kept failing (the next setup declares it again; meanwhile its label's
+        vector reads scan)."""
+        for _ in range(DECLARE_TRIES):
+            try:
                 with self.declaring:
                     if self.closed:
-                        return
+                        return False
                     self.declare(name, dimension)
                 self._wait_built(name)
-        except Exception as exc:  # best effort in a thread: the next setup declares again
-            log.debug("graphmem: vector index not declared: %s", exc)
+                return not self.closed
+            except Exception as exc:  # best effort, often in a thread
+                log.debug("graphmem: vector index %s not declared: %s", name, exc)
+                time.sleep(_WARMING_RECHECK_S)
+        return False
 
     def _wait_built(self, name: str) -> None:
         label = next(label for label in VECTOR_LABELS.values() if f"_{label.lower()}_" in name)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from falkordb import FalkorDB
 
+from engine.errors import StoreUnavailableError
 from engine.memory import Memory
 from engine.store import falkordb_schema
 from engine.store.base import GraphStore
@@ -126,3 +127,26 @@ def test_a_reopen_declares_the_vector_indexes_without_loading_the_model(tmp_path
         assert sorted(dimensions) == [["Entity", 384], ["Episode", 384], ["Fact", 384]]
         hits = mem.search("who directed Kismet", user_id="u1").facts
         assert hits[0].fact.text == "Kismet directed by William Dieterle"
+
+
+def test_a_vector_index_whose_declaration_failed_is_declared_again(
+    falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A declaration that failed (the server busy past the schema's patience) left the label
+    without a vector index for the life of the process: it is tried again."""
+    store = FalkorDBStore.embedded(falkordb_server, "declared_again")
+    store.setup(384)
+    store.run("drop_entity_vector_index", {}, read_only=False)
+    declare, failed = store.schema.declare, []
+
+    def busy_once(name: str, dimension: int | None = None) -> None:
+        if "_entity_vector" in name and not failed:
+            failed.append(name)
+            raise StoreUnavailableError("FalkorDB is unreachable: Timeout reading from socket")
+        declare(name, dimension)
+
+    monkeypatch.setattr(store.schema, "declare", busy_once)
+    store.setup(384)
+    assert failed and "Entity" in store.schema.vector_indexes()
+    store.reset()
+    store.close()
