@@ -137,7 +137,7 @@ class FalkorDBSchema:
         s each at 128k facts), and nothing here needs the index built."""
         vectors = []
         for name in cypher.schema_names(DIALECT):
-            if "_vector" in name:
+            if name.endswith("_vector"):  # not schema_14_relation_vectors: a range index
                 vectors.append(name)
             else:
                 self.declare(name)
