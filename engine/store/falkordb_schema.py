@@ -60,6 +60,15 @@ DECLARE_TRIES = 3
 DIALECT: Dialect = "falkordb"
 
 
+def vector_label(name: str) -> str | None:
+    """The label whose vector index schema statement `name` declares ("schema_05_entity_vector":
+    Entity); None for any other statement (schema_14_relation_vectors is a range index)."""
+    return next(
+        (label for label in VECTOR_LABELS.values() if name.endswith(f"_{label.lower()}_vector")),
+        None,
+    )
+
+
 class Runner(Protocol):
     """The adapter's `run` (looked up at each call, so a test's wrapper of it sees these)."""
 
@@ -137,13 +146,13 @@ class FalkorDBSchema:
         s each at 128k facts), and nothing here needs the index built."""
         vectors = []
         for name in cypher.schema_names(DIALECT):
-            if name.endswith("_vector"):  # not schema_14_relation_vectors: a range index
+            if vector_label(name) is not None:
                 vectors.append(name)
             else:
                 self.declare(name)
         self._key_old_entities()
         built = self.vector_indexes()
-        missing = [n for n in vectors if not any(f"_{label.lower()}_" in n for label in built)]
+        missing = [n for n in vectors if vector_label(n) not in built]
         if not missing:
             return
         recorded = self._run("get_vector_dimension", {})
@@ -217,7 +226,9 @@ class FalkorDBSchema:
         busy past the schema's patience fails a declaration that the next one makes. False:
         closed, or it kept failing (the next setup declares it again; meanwhile its label's
         vector reads scan)."""
-        for _ in range(DECLARE_TRIES):
+        for attempt in range(DECLARE_TRIES):
+            if attempt:
+                time.sleep(_WARMING_RECHECK_S)
             try:
                 with self.declaring:
                     if self.closed:
@@ -227,11 +238,10 @@ class FalkorDBSchema:
                 return not self.closed
             except Exception as exc:  # best effort, often in a thread
                 log.debug("graphmem: vector index %s not declared: %s", name, exc)
-                time.sleep(_WARMING_RECHECK_S)
         return False
 
     def _wait_built(self, name: str) -> None:
-        label = next(label for label in VECTOR_LABELS.values() if f"_{label.lower()}_" in name)
+        label = vector_label(name)
         pause = 0.01  # an index on an empty graph is built at once; a large one takes minutes
         while not self.closed:
             self._checked = float("-inf")
