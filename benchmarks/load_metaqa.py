@@ -8,9 +8,11 @@ then stops the server and measures, in new processes, how long a reopen takes to
 answered search (process start included), stage by stage, against a cold start on an empty
 store run back to back (`reopen_stages.py`). The data dir is left ready for
 `python benchmarks/metaqa.py --data-dir DIR` (a marker file says it is loaded);
-`--reopen-only` measures the reopen of such a dir again without loading it.
+`--reopen-only` measures the reopen of such a dir again without loading it. `--floor` then
+embeds, alone, every text the load embedded (the new entities' names, then the facts' texts,
+in the load's chunks and with its workers) and reports the load's time against that floor.
 
-    python benchmarks/load_metaqa.py --data-dir ~/.graphmem-bench-load
+    python benchmarks/load_metaqa.py --data-dir ~/.graphmem-bench-load --floor
     python benchmarks/load_metaqa.py --data-dir ~/.graphmem-bench-load --reopen-only --rounds 3
 """
 
@@ -30,6 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reopen_stages import paired
 
 from engine import Memory
+from engine.config import Settings
+from engine.embedding import Embedder
+from engine.load import Limits
+from engine.load.plan import make_plan
+from engine.load.read import Triple, read_triples
+from engine.load.run import EMBED_WORKERS
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_KB = REPO.parent / "shared" / "data" / "metaqa" / "kb_reconstructed.txt"
@@ -72,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reopen-only", action="store_true", help="measure the reopen of a loaded --data-dir"
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="after the load, time embedding its texts alone"
+    )
     args = parser.parse_args(argv)
     if args.reopen_only:
         if not (args.data_dir / "metaqa.loaded").exists():
@@ -97,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     mem.close()
     close_s = time.perf_counter() - close_started
     (args.data_dir / "metaqa.loaded").write_text(f"{facts} facts by load_metaqa.py\n")
+    floor = embedding_floor(source, args.chunk_size, report.seconds) if args.floor else {}
     result: dict[str, Any] = {
         "kb": str(args.kb),
         "lines": report.lines_read,
@@ -116,7 +128,33 @@ def main(argv: list[str] | None = None) -> int:
         "close_s": round(close_s, 1),
         "loadavg_before": load_before,
     }
-    return write(args.out, result | measure_reopen(args))
+    return write(args.out, result | floor | measure_reopen(args))
+
+
+def embedding_floor(source: Path, chunk_size: int, load_s: float) -> dict[str, Any]:
+    """The time embedding alone takes for what the load embedded (a fresh user's plan: every
+    entity new), chunk by chunk as the load does, and the load's time against it."""
+    settings = Settings()
+    limits = Limits(settings.max_name_chars, settings.max_text_chars)
+    triples = [t for t in read_triples(source, "tsv", limits, "|") if isinstance(t, Triple)]
+    plan = make_plan(None, USER, triples, fresh=True, now=time.time())  # type: ignore[arg-type]
+    names = [e.name for e in plan.entities if e.uid in plan.new_entities]
+    texts = [f.text for f in plan.facts]
+    embedder = Embedder()
+    embedder.encode_bulk(names[:64], EMBED_WORKERS)  # the model loaded and warm, as in a load
+    started = time.perf_counter()
+    for part in (names, texts):
+        for at in range(0, len(part), chunk_size):
+            embedder.encode_bulk(part[at : at + chunk_size], EMBED_WORKERS)
+    floor_s = time.perf_counter() - started
+    embedder.close()
+    return {
+        "embedding_floor": {
+            "texts": len(names) + len(texts),
+            "seconds": round(floor_s, 1),
+            "load_over_floor": round(load_s / floor_s, 2),
+        }
+    }
 
 
 def measure_reopen(args: argparse.Namespace) -> dict[str, Any]:

@@ -29,6 +29,8 @@ from engine.store.reads import Reads
 T = TypeVar("T")
 U = TypeVar("U")
 MAX_REPORTED_ERRORS = 100
+# batches embedded at once: the writes leave a core mostly idle (benchmarks/README.md)
+EMBED_WORKERS = 2
 
 
 class LoadReport(BaseModel):
@@ -71,8 +73,7 @@ class LoadJob:
     limits: Limits
     chunk_size: int = 2000
     progress: ProgressFn | None = None
-    # batches embedded at once: the writes leave a core mostly idle (benchmarks/README.md)
-    embed_workers: int = 2
+    embed_workers: int = EMBED_WORKERS
 
 
 def load_file(
