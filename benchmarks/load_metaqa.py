@@ -36,12 +36,14 @@ from engine.config import Settings
 from engine.embedding import Embedder
 from engine.load import Limits
 from engine.load.plan import make_plan
-from engine.load.read import Triple, read_triples
+from engine.load.read import Triple, TripleFormat, read_triples
 from engine.load.run import EMBED_WORKERS
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_KB = REPO.parent / "shared" / "data" / "metaqa" / "kb_reconstructed.txt"
 USER = "metaqa"
+KB_FORMAT: TripleFormat = "tsv"
+KB_DELIMITER = "|"  # subject|predicate|object
 
 
 def server_peak_kb(data_dir: Path) -> int | None:
@@ -98,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         load_before = handle.read().split()[:3]
     started = time.perf_counter()
     mem = Memory(data_dir=args.data_dir)
-    report = mem.load(source, USER, format="tsv", delimiter="|", chunk_size=args.chunk_size)
+    report = mem.load(
+        source, USER, format=KB_FORMAT, delimiter=KB_DELIMITER, chunk_size=args.chunk_size
+    )
     total = time.perf_counter() - started
     facts = mem.stats(USER).facts
     peak_server = server_peak_kb(args.data_dir)
@@ -137,7 +141,9 @@ def embedding_floor(source: Path, chunk_size: int, load_s: float) -> dict[str, A
     entity new), chunk by chunk as the load does, and the load's time against it."""
     settings = Settings()
     limits = Limits(settings.max_name_chars, settings.max_text_chars)
-    triples = [t for t in read_triples(source, "tsv", limits, "|") if isinstance(t, Triple)]
+    triples = [
+        t for t in read_triples(source, KB_FORMAT, limits, KB_DELIMITER) if isinstance(t, Triple)
+    ]
     plan = make_plan(None, USER, triples, fresh=True, now=time.time())  # type: ignore[arg-type]
     names = [e.name for e in plan.entities if e.uid in plan.new_entities]
     texts = [f.text for f in plan.facts]
