@@ -63,9 +63,8 @@ class MemoryCore:
             _release(self.embedder, self._owns_embedder, None)
             raise
         self._closed = False
-        # left open, it closes what it opened; a store it was given stays its owner's (a test's
-        # or an app's shared store must not be closed under another user of it by a collection)
-        self._owns_store = store is None
+        # closed or left open, it closes what it opened; a store it was given stays its
+        # owner's (a test's or an app's shared store must not be closed under its other users)
         self._finalizer = weakref.finalize(
             self,
             _release_collected,
@@ -137,9 +136,10 @@ class MemoryCore:
 
     def close(self) -> None:
         """Release what this `Memory` started: the model's threads and process (when it
-        built the embedder), the LLM client, the store's connection and, when no other
-        client uses it, the embedded server. Calling it again does nothing; any other
-        method then raises `ClosedError`."""
+        built the embedder), the LLM client, and the store it opened (its connection and,
+        when no other client uses it, the embedded server). A store passed in stays open
+        for its owner, once this `Memory`'s background reads and writes on it have ended.
+        Calling it again does nothing; any other method then raises `ClosedError`."""
         if self._closed:
             return
         self._closed = True
@@ -149,8 +149,6 @@ class MemoryCore:
         left = self._finalizer.detach()
         if left is not None:
             _release(*left[2])
-        if not self._owns_store:
-            self.store.close()
 
     def __enter__(self) -> Self:
         return self

@@ -30,6 +30,7 @@ from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavai
 from engine.store.base import Dimension, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.in_flight import InFlight
 from engine.store.nearest import UserSizes, nearest_rows
 from engine.store.statements import composed_batch, pack_vector, written
 
@@ -41,6 +42,9 @@ REPLY_PATIENCE_S = 300.0
 # anyway: the stop kills the rewrite and the old file stays whole (only the next start is
 # slower). A bound against a hung rewrite, not a timing.
 REWRITE_PATIENCE_S = 300.0
+# How long a close waits for the calls still running (a search's background reads, a write)
+# before it disconnects them anyway. A bound against a hung call, not a timing.
+CLOSE_PATIENCE_S = 30.0
 
 
 @contextlib.contextmanager
@@ -82,9 +86,10 @@ class FalkorDBStore:
         # directory across processes (`EmbeddedServer.writing`)
         self._write_lock = threading.Lock()
         self._sizes = UserSizes()
+        self._calls = InFlight(f"the store of graph {graph_name!r}")
         self.schema = FalkorDBSchema(
             lambda *args, **kwargs: self.run(*args, **kwargs),
-            lambda text, params: self._graph.query(text, params),
+            self._schema_query,
             map_falkordb_errors,
             graph_name,
             server,
@@ -126,7 +131,7 @@ class FalkorDBStore:
             text = cypher.with_rel_types(text, rel_types)
         if rel_type_groups is not None:
             text = cypher.with_rel_type_groups(text, rel_type_groups)
-        with map_falkordb_errors(self._timeout_ms), self._restarting_if_hung():
+        with self._calls.call(), self._answering(self._timeout_ms):
             if read_only:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)
             else:
@@ -134,6 +139,15 @@ class FalkorDBStore:
                 if self._server is not None:
                     self._server.wait_appended(self._db.connection)
         return list(result.result_set)
+
+    def _schema_query(self, text: str, params: dict[str, Any]) -> None:
+        with self._calls.call():
+            self._graph.query(text, params)
+
+    @contextlib.contextmanager
+    def _answering(self, timeout_ms: int | None = None) -> Iterator[None]:
+        with map_falkordb_errors(timeout_ms), self._restarting_if_hung():
+            yield
 
     @contextlib.contextmanager
     def _restarting_if_hung(self) -> Iterator[None]:
@@ -184,7 +198,7 @@ class FalkorDBStore:
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         across = self._server.writing() if self._server else contextlib.nullcontext()
         try:
-            with self._write_lock, across, map_falkordb_errors(), self._restarting_if_hung():
+            with self._calls.call(), self._write_lock, across, self._answering():
                 rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
                 if self._server is not None:
                     self._server.wait_appended(self._db.connection)
@@ -204,15 +218,19 @@ class FalkorDBStore:
         self._sizes.forget()
 
     def close(self) -> None:
-        """Disconnect; the last process to close stops the embedded server, after
+        """Disconnect, once the calls still running have ended (later ones raise
+        `ClosedError`); the last process to close stops the embedded server, after
         `compact_for_reopen` (see the module docstring)."""
         self.schema.closed = True
+        with self._calls.closing(CLOSE_PATIENCE_S):
+            with contextlib.suppress(redis.RedisError):
+                self._db.connection.close()
+            if self._server is not None:
+                with contextlib.suppress(redis.RedisError, OSError, StoreError):
+                    self._server.stop_if_unused(before_stop=self.compact_for_reopen)
+                self._server = None
         with contextlib.suppress(redis.RedisError):
-            self._db.connection.close()
-        if self._server is not None:
-            with contextlib.suppress(redis.RedisError, OSError, StoreError):
-                self._server.stop_if_unused(before_stop=self.compact_for_reopen)
-            self._server = None
+            self._db.connection.close()  # what the compaction connected again
 
     def compact_for_reopen(self) -> None:
         """Drop this graph's vector indexes and rewrite the append-only file, so the next

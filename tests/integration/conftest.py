@@ -46,7 +46,8 @@ def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedd
     keeper.ping()
     yield server
     keeper.close()
-    server.stop_if_unused()
+    left = server.clients()
+    assert server.stop_if_unused(), f"the suite left clients on its server: {left}"
 
 
 def _falkordb_store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:

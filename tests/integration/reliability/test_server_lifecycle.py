@@ -3,6 +3,7 @@ relative data dir, a failed start, a stale pid file, processes that exit without
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -10,6 +11,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ from engine.embedding import Embedder
 from engine.errors import ClosedError, StoreUnavailableError
 from engine.memory import Memory
 from engine.store import falkordb_server
+from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.server_record import ServerRecord, alive
 
@@ -259,6 +262,52 @@ def test_a_store_opened_and_closed_unwritten_stops_without_a_warning(
     Memory(data_dir=tmp_path, embedder=embedder).close()
     assert _servers_of(tmp_path) == []
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_store_closed_under_a_reading_thread_stops_its_server(tmp_path: Path) -> None:
+    """A read running when the store closed reconnected (the client retries a lost
+    connection), and the server, seeing that client, was left running after the process."""
+    server = EmbeddedServer(tmp_path)
+    store = FalkorDBStore.embedded(server)
+    store.setup(4)
+    started, ended = threading.Event(), []
+
+    def read_until_closed() -> None:
+        while True:
+            try:
+                store.run("count_all_nodes", {})
+            except ClosedError as exc:
+                ended.append(exc)
+                return
+            started.set()
+
+    reader = threading.Thread(target=read_until_closed)
+    reader.start()
+    assert started.wait(30)
+    store.close()
+    reader.join(30)
+    assert ended and "is closed" in str(ended[0])
+    assert ServerRecord.read(tmp_path) is None
+    assert _servers_of(tmp_path) == []
+    with pytest.raises(ClosedError):
+        store.run("count_all_nodes", {})
+
+
+def test_a_store_closed_unwritten_leaves_no_connection_open(tmp_path: Path) -> None:
+    """Closing a graph never written looked it up once more and left that connection open."""
+    before = _open_sockets()
+    store = FalkorDBStore.embedded(EmbeddedServer(tmp_path))
+    store.close()
+    assert _servers_of(tmp_path) == []
+    assert _open_sockets() == before
+
+
+def _open_sockets() -> int:
+    links = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed meanwhile
+            links.append(os.readlink(fd))
+    return sum(link.startswith("socket:") for link in links)
 
 
 def test_a_closed_memory_says_so(tmp_path: Path, embedder: Embedder) -> None:
