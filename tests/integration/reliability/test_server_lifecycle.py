@@ -24,6 +24,7 @@ from engine.embedding import Embedder
 from engine.errors import ClosedError, StoreUnavailableError
 from engine.memory import Memory
 from engine.store import falkordb_server
+from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.server_record import ServerRecord, alive
@@ -308,6 +309,19 @@ def _open_sockets() -> int:
         with contextlib.suppress(OSError):  # closed meanwhile
             links.append(os.readlink(fd))
     return sum(link.startswith("socket:") for link in links)
+
+
+def test_closing_a_memory_leaves_a_store_passed_in_to_its_other_users(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    first = Memory(store=store, embedder=embedder, data_dir=tmp_path / "first")
+    second = Memory(store=store, embedder=embedder, data_dir=tmp_path / "second")
+    first.add_facts([("Alice", "LIKES", "tea")], user_id="alice")
+    first.search("what does Alice like", user_id="alice")
+    first.close()
+    found = second.search("what does Alice like", user_id="alice")
+    assert [hit.fact.object for hit in found.facts][:1] == ["tea"]
+    second.close()
 
 
 def test_a_closed_memory_says_so(tmp_path: Path, embedder: Embedder) -> None:
