@@ -141,6 +141,15 @@ def test_processes_with_different_temp_dirs_share_one_server(
     assert len(acked) == 40
 
 
+def _open_sockets() -> int:
+    """The sockets this process has open."""
+    links = []
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed meanwhile
+            links.append(os.readlink(fd))
+    return sum(link.startswith("socket:") for link in links)
+
+
 def _servers_of(data_dir: Path) -> list[int]:
     """The pids of redis-servers running in `data_dir` (their working directory)."""
     found = []
@@ -282,7 +291,7 @@ def test_a_store_closed_under_a_reading_thread_stops_its_server(tmp_path: Path) 
                 return
             started.set()
 
-    reader = threading.Thread(target=read_until_closed)
+    reader = threading.Thread(target=read_until_closed, daemon=True)
     reader.start()
     assert started.wait(30)
     store.close()
@@ -301,14 +310,6 @@ def test_a_store_closed_unwritten_leaves_no_connection_open(tmp_path: Path) -> N
     store.close()
     assert _servers_of(tmp_path) == []
     assert _open_sockets() == before
-
-
-def _open_sockets() -> int:
-    links = []
-    for fd in Path("/proc/self/fd").iterdir():
-        with contextlib.suppress(OSError):  # closed meanwhile
-            links.append(os.readlink(fd))
-    return sum(link.startswith("socket:") for link in links)
 
 
 def test_closing_a_memory_leaves_a_store_passed_in_to_its_other_users(
