@@ -7,6 +7,7 @@
 // costs no more than $scan facts, and all of them no more than $total (the nodes in the
 // order given). degree: how many were read (at most $scan).
 // FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL {
@@ -21,5 +22,10 @@ MATCH (f)-[other:SUBJECT|OBJECT]->(m:Entity)
 WHERE type(other) <> type(side) AND (m <> n OR type(side) = 'SUBJECT')
 WITH n, f, side, m
 ORDER BY m.mentions DESC, f.mentions DESC
-WITH n, collect([f.uid, f.predicate, type(side) = 'SUBJECT', m.uid, m.name, m.mentions, f.mentions]) AS read
+WITH n, collect(
+  toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate + ' ' +
+  CASE WHEN type(side) = 'SUBJECT' THEN '>' ELSE '<' END + ' ' +
+  toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
+  toString(toInteger(coalesce(f.mentions, 0))) + ' ' + f.uid + m.uid + coalesce(m.name, '')
+) AS read
 RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree

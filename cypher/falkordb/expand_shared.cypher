@@ -5,6 +5,7 @@
 // and $total in all; the $limit shared neighbours joined to the most anchors come back, the
 // most mentioned first. FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a
 // leading WITH.
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL {
@@ -18,8 +19,11 @@ WITH n, f, side LIMIT $total
 MATCH (f)-[other:SUBJECT|OBJECT]->(m:Entity)
 WHERE type(other) <> type(side) AND NOT m.uid IN $nodes
 WITH m, count(DISTINCT n) AS anchors,
-     collect([n.uid, [f.uid, f.predicate, type(side) = 'SUBJECT', m.uid, m.name, m.mentions,
-                      f.mentions]]) AS joins
+     collect([n.uid,
+      toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate + ' ' +
+      CASE WHEN type(side) = 'SUBJECT' THEN '>' ELSE '<' END + ' ' +
+      toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
+      toString(toInteger(coalesce(f.mentions, 0))) + ' ' + f.uid + m.uid + coalesce(m.name, '')]) AS joins
 WHERE anchors >= 2
 WITH m, anchors, joins
 ORDER BY anchors DESC, m.mentions DESC

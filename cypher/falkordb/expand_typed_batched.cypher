@@ -9,6 +9,7 @@
 // MetaQA reads replayed: no difference); 156 players read by six types: 20 ms -> 4 ms. For one to
 // three nodes the extra stages cost more than they save (replayed: 1 node 0.34 -> 0.50 ms).
 // FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND range(0, size($nodes) - 1) AS i
 MATCH (n:Entity {user_id: $user_id, uid: $nodes[i]})
 WITH collect([i, n]) AS found
@@ -44,5 +45,10 @@ WITH n, r, m
 LIMIT $total
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC
-WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read
+WITH n, collect(
+  toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) + ' ' +
+  CASE WHEN startNode(r) = n THEN '>' ELSE '<' END + ' ' +
+  toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
+  toString(toInteger(coalesce(r.mentions, 0))) + ' ' + r.uid + m.uid + coalesce(m.name, '')
+) AS read
 RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree

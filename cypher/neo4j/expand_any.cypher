@@ -3,6 +3,7 @@
 // read per node, in storage order, then the most mentioned $limit neighbours kept: used where
 // the question names no relation, so a hub costs no more than $scan edges, and all of them no
 // more than $total (the nodes in the order given). degree: how many were read (at most $scan).
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL (n) {
@@ -14,5 +15,10 @@ CALL (n) {
 WITH n, r, m LIMIT $total
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC
-WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read
+WITH n, collect(
+  toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) + ' ' +
+  CASE WHEN startNode(r) = n THEN '>' ELSE '<' END + ' ' +
+  toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
+  toString(toInteger(coalesce(r.mentions, 0))) + ' ' + r.uid + m.uid + coalesce(m.name, '')
+) AS read
 RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree

@@ -4,6 +4,7 @@
 // relationships only (SUBJECT, OBJECT and MENTIONS lead to other labels): at most $scan per
 // anchor, in storage order, and $total in all; the $limit shared neighbours joined to the most
 // anchors come back, the most mentioned first.
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL (n) {
@@ -16,8 +17,11 @@ WITH n, r, m LIMIT $total
 WITH n, r, m
 WHERE NOT m.uid IN $nodes
 WITH m, count(DISTINCT n) AS anchors,
-     collect([n.uid, [r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions,
-                      r.mentions]]) AS joins
+     collect([n.uid,
+      toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) + ' ' +
+      CASE WHEN startNode(r) = n THEN '>' ELSE '<' END + ' ' +
+      toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
+      toString(toInteger(coalesce(r.mentions, 0))) + ' ' + r.uid + m.uid + coalesce(m.name, '')]) AS joins
 WHERE anchors >= 2
 WITH m, anchors, joins
 ORDER BY anchors DESC, m.mentions DESC

@@ -3,6 +3,7 @@
 // by "|" in place of __REL_TYPE__) and joined by UNION ALL, so each relation keeps its own
 // LIMIT. At most $limit edges per node and relation, read by type (a hub's other edges are
 // never touched). The engine splits each node's edges by relation again.
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL (n) {
@@ -13,5 +14,10 @@ CALL (n) {
 }
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC
-WITH n, collect([r.uid, type(r), startNode(r) = n, m.uid, m.name, m.mentions, r.mentions]) AS read
+WITH n, collect(
+  toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) + ' ' +
+  CASE WHEN startNode(r) = n THEN '>' ELSE '<' END + ' ' +
+  toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
+  toString(toInteger(coalesce(r.mentions, 0))) + ' ' + r.uid + m.uid + coalesce(m.name, '')
+) AS read
 RETURN n.uid AS near, read AS edges

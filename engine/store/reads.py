@@ -7,18 +7,21 @@ where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.f
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, VectorRead
 from engine.store.fulltext import fulltext_query
 from engine.store.rows import (
+    Edge,
+    edge_line,
     entity_pairs,
     episode_texts,
     fact_from_row,
     history_from_row,
     neighbours_from_rows,
+    neighbours_of,
 )
 from engine.store.uids import ALL_UIDS
 
@@ -217,15 +220,14 @@ class Reads:
         groups = [sorted(set(g)) for g in groups]
         rows = self.store.run("probe_typed", params, rel_type_groups=groups)
         group_of = {t: i for i, g in enumerate(groups) for t in g}
-        split: list[list[list[Any]]] = [[] for _ in groups]
-        for near, edges in rows:
-            parts: list[list[Any]] = [[] for _ in groups]
-            for edge in edges:
+        split: list[list[Neighbour]] = [[] for _ in groups]
+        for near, lines in rows:
+            parts: list[list[Edge]] = [[] for _ in groups]
+            for edge in map(edge_line, lines):
                 parts[group_of[edge[1]]].append(edge)
             for i, part in enumerate(parts):
-                if part:
-                    split[i].append([near, part, len(part)])
-        return [neighbours_from_rows(part) for part in split]
+                split[i] += neighbours_of(near, part, len(part))
+        return split
 
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool

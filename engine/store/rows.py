@@ -30,24 +30,41 @@ def history_from_row(props: dict[str, Any]) -> HistoryEvent:
     )
 
 
+Edge = tuple[str, str, bool, str, str, int, int]  # uid, predicate, outgoing, far, name, mentions
+
+
+def edge_line(line: str) -> Edge:
+    """One edge of a neighbour read (`expand_*`, `probe_typed`): the lengths of its uid and of
+    its far end's uid, its type, `>` (it points away from the node read) or `<`, the far end's
+    mentions and its own, then its uid, the far uid and the far name run together. One string
+    per edge, not a list of seven values: a hub's read returns thousands of edges, and each
+    value the client parses is an object more for the garbage collector to walk."""
+    uid_size, far_size, predicate, arrow, far_mentions, mentions, rest = line.split(" ", 6)
+    far_at = int(uid_size)
+    name_at = far_at + int(far_size)
+    return (
+        rest[:far_at],
+        predicate,
+        arrow == ">",
+        rest[far_at:name_at],
+        rest[name_at:],
+        int(far_mentions),
+        int(mentions),
+    )
+
+
+def neighbours_of(near: str, edges: Iterable[Edge], degree: int) -> list[Neighbour]:
+    return [
+        Neighbour(near, uid, predicate, outgoing, far, name, far_mentions, mentions, degree)
+        for uid, predicate, outgoing, far, name, far_mentions, mentions in edges
+    ]
+
+
 def neighbours_from_rows(rows: Iterable[list[Any]]) -> list[Neighbour]:
     """Flatten `expand_typed` / `expand_any` rows (a node with the edges read from it)."""
     out = []
-    for near, edges, degree in rows:
-        for uid, predicate, outgoing, far, far_name, far_mentions, mentions in edges:
-            out.append(
-                Neighbour(
-                    near=near,
-                    uid=uid,
-                    predicate=predicate,
-                    outgoing=bool(outgoing),
-                    far=far,
-                    far_name=far_name,
-                    far_mentions=int(far_mentions or 0),
-                    mentions=int(mentions or 0),
-                    degree=int(degree or 0),
-                )
-            )
+    for near, lines, degree in rows:
+        out += neighbours_of(near, map(edge_line, lines), int(degree or 0))
     return out
 
 

@@ -342,6 +342,39 @@ def test_a_read_of_any_type_is_the_union_of_the_typed_reads(
     }
 
 
+def test_every_neighbour_read_returns_names_whole_whatever_they_hold(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """The neighbour reads send each edge as one line of text: a name holding spaces, the
+    line's own markers, digits or characters beyond ASCII comes back as stored, with its
+    edge's direction and counts, from every kind of read."""
+    reads = Reads(store)
+    odd = ["Zoë | 東京 > 2 < x", "7 7 KNOWS > 1 1 ab", "Anne Frank 🙂"]
+    _write(store, embedder, "u", [(odd[0], "KNOWS", "Hub"), (odd[1], "KNOWS", "Hub")])
+    _write(store, embedder, "u", [(odd[0], "KNOWS", "Hub"), ("Hub", "LIKES", odd[2])])
+    hub = reads.entities_by_keys("u", ["hub"])["hub"].uid
+
+    def key(n: Neighbour) -> tuple[object, ...]:
+        return (n.near, n.predicate, n.outgoing, n.far_name, n.mentions)
+
+    want = {
+        (hub, "KNOWS", False, odd[0], 2),
+        (hub, "KNOWS", False, odd[1], 1),
+        (hub, "LIKES", True, odd[2], 1),
+    }
+    whole = _around(store, "u", hub)
+    assert {key(n) for n in whole} == want
+    assert {key(n) for n in _around(store, "u", hub, ["KNOWS", "LIKES"])} == want
+    knows, likes = reads.probe("u", [hub], [["KNOWS"], ["LIKES"]], size=9, include_invalid=False)
+    assert {key(n) for n in knows + likes} == want
+    far = reads.entities_by_uids("u", [n.far for n in whole])
+    assert {e.name for e in far} == set(odd)  # each far uid is its name's entity
+    zoe = reads.entities_by_keys("u", ["zoë | 東京 > 2 < x"])
+    shared = reads.shared_neighbours("u", [hub, *(e.uid for e in zoe.values())], scan=9,
+                                     total=99, limit=9, include_invalid=False)  # fmt: skip
+    assert shared == []  # nothing lies next to both
+
+
 def test_shared_neighbours_are_the_nodes_next_to_two_anchors_whatever_joins_them(
     store: GraphStore, embedder: Embedder
 ) -> None:
