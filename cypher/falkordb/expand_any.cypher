@@ -23,9 +23,9 @@ WHERE type(other) <> type(side) AND (m <> n OR type(side) = 'SUBJECT')
 WITH n, f, side, m
 ORDER BY m.mentions DESC, f.mentions DESC
 WITH n, collect(
-  toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate + ' ' +
-  CASE WHEN type(side) = 'SUBJECT' THEN '>' ELSE '<' END + ' ' +
-  toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
-  toString(toInteger(coalesce(f.mentions, 0))) + ' ' + f.uid + m.uid + coalesce(m.name, '')
+  toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate +
+  CASE WHEN type(side) = 'SUBJECT' THEN ' > ' ELSE ' < ' END +
+  toString(coalesce(m.mentions, 0)) + ' ' + toString(coalesce(f.mentions, 0)) + ' ' +
+  f.uid + m.uid + m.name
 ) AS read
 RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree

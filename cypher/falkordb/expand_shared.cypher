@@ -20,10 +20,10 @@ MATCH (f)-[other:SUBJECT|OBJECT]->(m:Entity)
 WHERE type(other) <> type(side) AND NOT m.uid IN $nodes
 WITH m, count(DISTINCT n) AS anchors,
      collect([n.uid,
-      toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate + ' ' +
-      CASE WHEN type(side) = 'SUBJECT' THEN '>' ELSE '<' END + ' ' +
-      toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
-      toString(toInteger(coalesce(f.mentions, 0))) + ' ' + f.uid + m.uid + coalesce(m.name, '')]) AS joins
+      toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate +
+      CASE WHEN type(side) = 'SUBJECT' THEN ' > ' ELSE ' < ' END +
+      toString(coalesce(m.mentions, 0)) + ' ' + toString(coalesce(f.mentions, 0)) + ' ' +
+      f.uid + m.uid + m.name]) AS joins
 WHERE anchors >= 2
 WITH m, anchors, joins
 ORDER BY anchors DESC, m.mentions DESC

@@ -18,10 +18,10 @@ WITH n, r, m
 WHERE NOT m.uid IN $nodes
 WITH m, count(DISTINCT n) AS anchors,
      collect([n.uid,
-      toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) + ' ' +
-      CASE WHEN startNode(r) = n THEN '>' ELSE '<' END + ' ' +
-      toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
-      toString(toInteger(coalesce(r.mentions, 0))) + ' ' + r.uid + m.uid + coalesce(m.name, '')]) AS joins
+      toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) +
+      CASE WHEN startNode(r) = n THEN ' > ' ELSE ' < ' END +
+      toString(coalesce(m.mentions, 0)) + ' ' + toString(coalesce(r.mentions, 0)) + ' ' +
+      r.uid + m.uid + m.name]) AS joins
 WHERE anchors >= 2
 WITH m, anchors, joins
 ORDER BY anchors DESC, m.mentions DESC

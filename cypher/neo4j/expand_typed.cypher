@@ -16,9 +16,9 @@ WITH n, r, m LIMIT $total
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC
 WITH n, collect(
-  toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) + ' ' +
-  CASE WHEN startNode(r) = n THEN '>' ELSE '<' END + ' ' +
-  toString(toInteger(coalesce(m.mentions, 0))) + ' ' +
-  toString(toInteger(coalesce(r.mentions, 0))) + ' ' + r.uid + m.uid + coalesce(m.name, '')
+  toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) +
+  CASE WHEN startNode(r) = n THEN ' > ' ELSE ' < ' END +
+  toString(coalesce(m.mentions, 0)) + ' ' + toString(coalesce(r.mentions, 0)) + ' ' +
+  r.uid + m.uid + m.name
 ) AS read
 RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree
