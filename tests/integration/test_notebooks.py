@@ -16,9 +16,12 @@ PICTURES = {"quickstart.ipynb": 2, "llamaindex_agent.ipynb": 1}
 
 
 def offline_env(tmp_path: Path) -> dict[str, str]:
-    """The kernel's environment: offline model hub, no LLM configured, a private graphmem home."""
+    """The kernel's environment: offline model hub, no LLM configured, a private graphmem home
+    and temporary folder."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "NEO4J_"))}
+    (tmp_path / "tmp").mkdir(exist_ok=True)
     env.update(
+        TMPDIR=str(tmp_path / "tmp"),
         HF_HUB_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
         TOKENIZERS_PARALLELISM="false",
@@ -67,3 +70,4 @@ def test_notebook_runs_and_draws(
     assert not [out for out in produced if out.output_type == "error"]
     text = "".join(out.get("text", "") for out in produced if out.output_type == "stream")
     assert "Tommy" in text
+    assert not list((tmp_path / "tmp").glob("*/appendonlydir"))  # the notebook removed its store
