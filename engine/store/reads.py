@@ -14,14 +14,12 @@ from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, VectorRead
 from engine.store.fulltext import fulltext_query
 from engine.store.rows import (
-    Edge,
-    edge_line,
     entity_pairs,
     episode_texts,
     fact_from_row,
     history_from_row,
     neighbours_from_rows,
-    neighbours_of,
+    probed_neighbours,
 )
 from engine.store.uids import ALL_UIDS
 
@@ -219,15 +217,7 @@ class Reads:
         params["include_invalid"] = include_invalid
         groups = [sorted(set(g)) for g in groups]
         rows = self.store.run("probe_typed", params, rel_type_groups=groups)
-        group_of = {t: i for i, g in enumerate(groups) for t in g}
-        split: list[list[Neighbour]] = [[] for _ in groups]
-        for near, lines in rows:
-            parts: list[list[Edge]] = [[] for _ in groups]
-            for edge in map(edge_line, lines):
-                parts[group_of[edge[1]]].append(edge)
-            for i, part in enumerate(parts):
-                split[i] += neighbours_of(near, part, len(part))
-        return split
+        return probed_neighbours(rows, groups)
 
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool

@@ -68,6 +68,20 @@ def neighbours_from_rows(rows: Iterable[list[Any]]) -> list[Neighbour]:
     return out
 
 
+def probed_neighbours(rows: Iterable[list[Any]], groups: list[list[str]]) -> list[list[Neighbour]]:
+    """`probe_typed` rows (a node with its edges along every group of types) split by group,
+    each node's degree in a group what it read along that group."""
+    group_of = {t: i for i, g in enumerate(groups) for t in g}
+    split: list[list[Neighbour]] = [[] for _ in groups]
+    for near, lines in rows:
+        parts: list[list[Edge]] = [[] for _ in groups]
+        for edge in map(edge_line, lines):
+            parts[group_of[edge[1]]].append(edge)
+        for i, part in enumerate(parts):
+            split[i] += neighbours_of(near, part, len(part))
+    return split
+
+
 def episode_texts(rows: Iterable[list[Any]]) -> tuple[list[EpisodeText], list[str | None]]:
     """`list_episode_texts` rows: the messages, and the index terms stored with each."""
     rows = list(rows)
