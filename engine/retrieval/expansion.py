@@ -250,7 +250,7 @@ class _Walk:
             first = self._first_steps(sorted(hubs), ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
-        order = {node: best_first(steps[node]) for node in hubs}
+        order = {node: best_first(steps[node]) for node in sorted(hubs)}
         for n in self._read_typed(order, scan, keep, ahead):
             read[n.near].append(n)
         if hop == 1:

@@ -254,8 +254,9 @@ class RelationMatch:
             else:
                 self._paths[key] = -self.params.extra_hop_cost * (len(key) - 1)
         if known:
-            scores = self._scores(list(known.values()))
-            self._paths.update(zip(known, map(float, scores), strict=True))
+            batch = sorted(known)  # see `_scores`
+            scores = self._scores([known[key] for key in batch])
+            self._paths.update(zip(batch, map(float, scores), strict=True))
         return [self._paths[key] for key in keys]
 
     def outlook(self, prefix: tuple[str, ...], depth: int, end: bool | None = None) -> Outlook:
@@ -268,6 +269,7 @@ class RelationMatch:
         """`outlook` of each (prefix, end) of `wanted`, those not known yet scored together."""
         wanted = list(dict.fromkeys(wanted))
         new = [(p, e) for p, e in wanted if (p, depth, e) not in self._outlooks]
+        new.sort(key=lambda prefix: (prefix[0], repr(prefix[1])))  # see `_scores`
         if new:
             self.paths(p for p, _ in new if p)
             tried = {(p, e): self._continuations(p, depth, e) for p, e in new}
@@ -334,7 +336,10 @@ class RelationMatch:
     def _scores(self, paths: list[list[int]]) -> Vector:
         """Word coverage plus phrase evidence minus the hop cost, for each path of indexes;
         the paths of each length in one pass (padded with its last step, a shorter path could
-        explain by the copy what a step going back may not)."""
+        explain by the copy what a step going back may not). A path's score moves in its last
+        float32 digits with its row in the pass, so callers pass paths in a fixed order: two
+        near-equal paths must not be told apart by the hash order of a set of them, which
+        differs from one process to the next."""
         scores = np.zeros(len(paths))
         rows: dict[int, list[int]] = {}
         for i, path in enumerate(paths):
