@@ -159,6 +159,24 @@ def test_paths_scored_together_score_as_each_alone(embedder: Embedder) -> None:
         assert batch[(prefix, end)].via == pytest.approx(one.via, abs=same)
 
 
+def test_paths_score_the_same_whatever_order_they_are_asked_in(embedder: Embedder) -> None:
+    """The walk asks for a set of paths (whose order is the process's hash order): a path's
+    score must not depend on it, or near-equal paths swap places from one process to the next."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["DIRECTED_BY", "WRITTEN_BY", "STARRED_ACTORS", "HAS_TAGS", "HAS_GENRE",
+                  "RELEASE_YEAR", "IN_LANGUAGE", "HAS_IMDB_RATING", "HAS_IMDB_VOTES"]  # fmt: skip
+    paths = [(a, b, c) for a in predicates for b in predicates for c in predicates]
+    words = ["starred", "movies", "writers", "wrote"]
+    scores = set()
+    for turn in range(6):
+        match = scorer.match(words, predicates, scorer.phrase("who starred in the movies whose"))
+        order = paths[turn:] + paths[:turn] if turn % 2 else paths[::-1][turn:] + paths[::-1][:turn]
+        scores.add(tuple(match.paths(order)[order.index(p)] for p in paths))
+        ahead = match.outlooks([((p[0],), None) for p in order], 3)
+        scores.add(tuple(ahead[((p[0],), None)].best for p in paths))
+    assert len(scores) == 2  # one for the paths, one for the outlooks
+
+
 def test_where_asks_the_paths_last_relation_for_a_place(embedder: Embedder) -> None:
     """ "where does the band of X come from": the band's hometown, not its genre, nor X's
     own birthplace; without "where" no word asks for a place and the band alone wins."""
