@@ -370,7 +370,7 @@ class _Walk:
         top = max(value.values(), default=0.0)
         chosen = sorted(
             (b for b in value if value[b] >= self.settings.step_share * top),
-            key=lambda b: -value[b],
+            key=lambda b: (-value[b], b),
         )
         return chosen[: self.settings.typed_steps]
 
@@ -380,7 +380,7 @@ class _Walk:
         started = ahead.get(self._sample(hubs))
         found = started.found.result() if started is not None else []
         bases = {b for n in found if (b := self.match.base(n.predicate)) is not None}
-        return two_hops(self.match, {b: [None] for b in bases})
+        return two_hops(self.match, {b: [None] for b in sorted(bases)})
 
     def _next_steps(self, reach: Reach) -> dict[str, float]:
         """The relations a path may go on with from where it arrived, read by type from a

@@ -85,7 +85,7 @@ def arrived_at_subject(edge: ExpandedEdge) -> bool:
 
 
 def best_first(steps: dict[str, float]) -> list[str]:
-    return sorted(steps, key=lambda b: -steps[b])
+    return sorted(steps, key=lambda b: (-steps[b], b))
 
 
 def degree_by_relation(read: list[Neighbour], base: Callable[[str], str | None]) -> list[Neighbour]:
