@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.retrieval.query import Query
-from engine.retrieval.reach import ExpandedEdge, Reach, degree_by_relation
+from engine.retrieval.reach import ExpandedEdge, Reach, best_first, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
 from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
 from engine.store.base import Neighbour
@@ -164,3 +164,10 @@ def test_one_path_leaves_room_for_the_next_paths_best() -> None:
     scores[("BASED_IN",)] = 0.5
     hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
     assert [h.uid for h in hits].index("o") == 8
+
+
+def test_equally_good_next_steps_go_in_name_order() -> None:
+    """Where two relations promise as much, the order does not follow how the dict was
+    filled (a set's hash order, which differs from one process to the next)."""
+    assert best_first({"OWNS": 0.5, "LIKES": 0.9, "HAS": 0.5}) == ["LIKES", "HAS", "OWNS"]
+    assert best_first({"HAS": 0.5, "OWNS": 0.5, "LIKES": 0.9}) == ["LIKES", "HAS", "OWNS"]
