@@ -269,7 +269,7 @@ class RelationMatch:
         """`outlook` of each (prefix, end) of `wanted`, those not known yet scored together."""
         wanted = list(dict.fromkeys(wanted))
         new = [(p, e) for p, e in wanted if (p, depth, e) not in self._outlooks]
-        new.sort(key=lambda prefix: (prefix[0], repr(prefix[1])))  # see `_scores`
+        new.sort(key=lambda ends: (ends[0], repr(ends[1])))  # see `_scores`
         if new:
             self.paths(p for p, _ in new if p)
             tried = {(p, e): self._continuations(p, depth, e) for p, e in new}

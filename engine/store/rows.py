@@ -30,7 +30,8 @@ def history_from_row(props: dict[str, Any]) -> HistoryEvent:
     )
 
 
-Edge = tuple[str, str, bool, str, str, int, int]  # uid, predicate, outgoing, far, name, mentions
+# uid, predicate, outgoing, far uid, far name, far mentions, mentions
+Edge = tuple[str, str, bool, str, str, int, int]
 
 
 def edge_line(line: str) -> Edge:
