@@ -60,6 +60,7 @@ def golden_memory(
     yield mem
     store.reset()
     mem.close()
+    store.close()  # a Memory leaves a store passed in to its owner
 
 
 def _fact(hit: Any) -> str:

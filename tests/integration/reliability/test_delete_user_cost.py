@@ -4,6 +4,7 @@ store (a store of many users paid for all of them)."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import pytest
 
@@ -15,10 +16,11 @@ _graphs = itertools.count()
 
 
 @pytest.fixture
-def store(falkordb_server: EmbeddedServer) -> FalkorDBStore:
+def store(falkordb_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
     store = FalkorDBStore.embedded(falkordb_server, f"delete_cost{next(_graphs)}")
     store.setup(4)
-    return store
+    yield store
+    store.close()
 
 
 def test_a_users_delete_reads_only_that_users_nodes(store: FalkorDBStore) -> None:

@@ -111,6 +111,7 @@ def test_ids_are_stable_across_a_reopen_and_unknown_to_another_store(
     finally:
         other_store.reset()
         other.close()
+        other_store.close()
 
 
 def test_agent_and_run_graphs_cannot_be_named_as_users(memory: Memory) -> None:
