@@ -368,10 +368,7 @@ class _Walk:
         after = {b: [met.get(n.far) for n in ns] for b, ns in sampled.items() if ns}
         value = two_hops(self.match, after) or self._sampled_steps(hubs, ahead)
         top = max(value.values(), default=0.0)
-        chosen = sorted(
-            (b for b in value if value[b] >= self.settings.step_share * top),
-            key=lambda b: (-value[b], b),
-        )
+        chosen = [b for b in best_first(value) if value[b] >= self.settings.step_share * top]
         return chosen[: self.settings.typed_steps]
 
     def _sampled_steps(self, hubs: list[str], ahead: _Ahead) -> dict[str, float]:
@@ -380,7 +377,7 @@ class _Walk:
         started = ahead.get(self._sample(hubs))
         found = started.found.result() if started is not None else []
         bases = {b for n in found if (b := self.match.base(n.predicate)) is not None}
-        return two_hops(self.match, {b: [None] for b in sorted(bases)})
+        return two_hops(self.match, {b: [None] for b in bases})
 
     def _next_steps(self, reach: Reach) -> dict[str, float]:
         """The relations a path may go on with from where it arrived, read by type from a
