@@ -49,14 +49,16 @@ _LOG = "falkordb.log"
 
 def socket_path_for(data_dir: Path) -> Path:
     """Where a new server of `data_dir` listens: in the data directory itself, unless that
-    path is too long for a Unix socket (108 bytes), then in a private runtime directory.
+    path is too long for a Unix socket (108 bytes), then in a private folder of the first of
+    the runtime folder, the temporary folder and /tmp where it fits (a long TMPDIR too).
     Processes find a running server's socket in its record (`server_record`), not here."""
     inside = data_dir / "falkordb.sock"
     if len(bytes(inside)) < _SOCKET_PATH_MAX:
         return inside
     digest = hashlib.sha256(bytes(data_dir)).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    return base / f"graphmem-{os.getuid()}" / f"{digest}.sock"
+    bases = [os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"]
+    paths = [Path(b) / f"graphmem-{os.getuid()}" / f"{digest}.sock" for b in bases if b]
+    return next((p for p in paths if len(bytes(p)) < _SOCKET_PATH_MAX), paths[-1])
 
 
 def single_try_client(socket_path: Path, timeout_s: float | None = None) -> redis.Redis:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,18 @@ def _facts(data_dir: Path, user: str) -> list[str]:
 def test_socket_path_stays_short_for_deep_data_dirs(tmp_path: Path) -> None:
     deep = tmp_path / ("d" * 200)
     assert len(str(socket_path_for(deep))) < 108
+
+
+def test_socket_path_stays_short_under_a_deep_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook kernel run with a long TMPDIR: the fallback folder is too long as well."""
+    long_tmp = tmp_path / ("t" * 90)
+    long_tmp.mkdir()
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(long_tmp))
+    path = socket_path_for(tmp_path / ("d" * 200))
+    assert len(bytes(path)) < 108 and path.name.endswith(".sock")
 
 
 def test_data_survives_a_clean_restart(tmp_path: Path) -> None:
