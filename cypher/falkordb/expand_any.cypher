@@ -7,7 +7,8 @@
 // costs no more than $scan facts, and all of them no more than $total (the nodes in the
 // order given). degree: how many were read (at most $scan).
 // FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
-// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it), built
+// only for the $limit kept: a hub's context sample keeps 50 of 500 (7.4 -> 3.3 ms).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL {
@@ -22,10 +23,10 @@ MATCH (f)-[other:SUBJECT|OBJECT]->(m:Entity)
 WHERE type(other) <> type(side) AND (m <> n OR type(side) = 'SUBJECT')
 WITH n, f, side, m
 ORDER BY m.mentions DESC, f.mentions DESC
-WITH n, collect(
-  toString(size(f.uid)) + ' ' + toString(size(m.uid)) + ' ' + f.predicate +
-  CASE WHEN type(side) = 'SUBJECT' THEN ' > ' ELSE ' < ' END +
-  toString(coalesce(m.mentions, 0)) + ' ' + toString(coalesce(f.mentions, 0)) + ' ' +
-  f.uid + m.uid + m.name
-) AS read
-RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree
+WITH n, collect([f, type(side), m]) AS read
+RETURN n.uid AS near, [x IN read[0..$limit] |
+  toString(size(x[0].uid)) + ' ' + toString(size(x[2].uid)) + ' ' + x[0].predicate +
+  CASE WHEN x[1] = 'SUBJECT' THEN ' > ' ELSE ' < ' END +
+  toString(coalesce(x[2].mentions, 0)) + ' ' + toString(coalesce(x[0].mentions, 0)) + ' ' +
+  x[0].uid + x[2].uid + x[2].name
+] AS edges, size(read) AS degree
