@@ -50,6 +50,7 @@ sys.path.append(str(REPO))  # after PYTHONPATH: another checkout's engine can be
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from raw_turns import Turns, build_turns  # noqa: E402
+from tails import slowest_stages, stages_text  # noqa: E402
 
 from engine.embedding import Embedder  # noqa: E402
 from engine.ingest import ChatRecord, LocomoQuestion, load_locomo_qa, read_chat_log  # noqa: E402
@@ -133,7 +134,7 @@ def evaluate(mem: Memory, questions: list[LocomoQuestion], raw: dict[str, Turns]
     return {
         "recall": _summary(scores),
         "latency_ms": _percentiles(latency),
-        "slowest_5pct_stages_ms": _tails(latency, stages),
+        "slowest_5pct_stages_ms": {m: slowest_stages(latency[m], stages[m]) for m in latency},
     }
 
 
@@ -160,22 +161,6 @@ def _percentiles(latency: dict[str, list[float]]) -> dict[str, Any]:
         }
         for mode, values in latency.items()
     }
-
-
-def _tails(
-    latency: dict[str, list[float]], stages: dict[str, list[dict[str, float]]]
-) -> dict[str, dict[str, float]]:
-    """Per mode, the median of each stage (`timings_ms`) over its slowest 5% of searches (a
-    median: a few searches that met a full garbage collection would rule a mean)."""
-    out = {}
-    for mode, values in latency.items():
-        slowest = np.argsort(values)[-max(1, len(values) // 20) :]
-        names = dict.fromkeys(name for i in slowest for name in stages[mode][i])
-        out[mode] = {
-            name: round(float(np.median([stages[mode][i].get(name, 0.0) for i in slowest])), 1)
-            for name in names
-        }
-    return out
 
 
 def ingest(mem: Memory, records: list[ChatRecord], concurrency: int) -> dict[str, Any]:
@@ -210,9 +195,7 @@ def markdown(payload: dict[str, Any]) -> str:
     tails = payload.get("slowest_5pct_stages_ms", {})
     if tails:
         lines += ["", "slowest 5% of searches, median ms per stage (`timings_ms`):"]
-        lines += [
-            f"- {m}: " + ", ".join(f"{k} {v}" for k, v in t.items()) for m, t in tails.items()
-        ]
+        lines += [f"- {m}: {stages_text(t)}" for m, t in tails.items()]
     p95 = {mode: t["p95"] for mode, t in payload["latency_ms"].items()}
     if {"dual", "episodes", "semantic"} <= p95.keys():
         legs = p95["episodes"] + p95["semantic"]

@@ -33,6 +33,7 @@ from typing import Any
 
 from loadavg import LoadSampler
 from metaqa import wait_for_vector_indexes
+from tails import ratio_text, slowest_stages, stages_text
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -125,6 +126,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
         for stage, ms in r["timings"].items():
             stages[stage].append(ms)
     out |= {f"mean_{s}_ms": statistics.mean(v) for s, v in stages.items() if s != "total"}
+    out["slowest_5pct_stages_ms"] = slowest_stages(
+        [r["latency_ms"] for r in rows], [r["timings"] for r in rows]
+    )
     return out
 
 
@@ -196,7 +200,22 @@ def markdown(report: dict[str, Any]) -> str:
                     f"{s['hits@5']:.3f} | {s['hits@10']:.3f} | {s['mrr']:.3f} | "
                     f"{s['p50_ms']:.1f} | {s['p95_ms']:.1f} |"
                 )
-    return "\n".join(lines)
+    return "\n".join(lines + tail_lines(report))
+
+
+def tail_lines(report: dict[str, Any]) -> list[str]:
+    """Per domain and mode, where its slowest 5% of searches went (all kinds together), and
+    its p95 as a multiple of the semantic leg's in the same run."""
+    lines = ["", "slowest 5% of searches (all kinds), median ms per stage (`timings_ms`):"]
+    for name, part in report["domains"].items():
+        semantic = part.get("semantic", {}).get("results", {}).get("all", {}).get("p95_ms", 0.0)
+        for mode in report["modes"]:
+            s = part[mode]["results"]["all"]
+            lines.append(
+                f"- {name} / {mode}: {stages_text(s['slowest_5pct_stages_ms'])}; "
+                f"p95 {ratio_text(s['p95_ms'], semantic)} the semantic leg's"
+            )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from loadavg import LoadSampler
+from tails import ratio_text, slowest_stages, stages_text
 from tqdm import tqdm
 
 from engine import Memory
@@ -155,6 +156,7 @@ def score(mem: Memory, q: Question, mode: str) -> dict[str, Any]:
         "rr": 1.0 / first if first else 0.0,
         "candidates": result.candidates,
         "latency_ms": result.timings_ms["total"],
+        "timings": result.timings_ms,
     }
 
 
@@ -169,6 +171,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
     out["p50_ms"] = lat[len(lat) // 2]
     out["p95_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.95))]
     out["n"] = len(rows)
+    out["slowest_5pct_stages_ms"] = slowest_stages(
+        [r["latency_ms"] for r in rows], [r["timings"] for r in rows]
+    )
     return out
 
 
@@ -215,7 +220,24 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{s['hits@10']:.3f} | {s['hits@20']:.3f} | {s['mrr']:.3f} | "
                 f"{s['candidates_mean']:.0f} | {s['p50_ms']:.1f} | {s['p95_ms']:.1f} |"
             )
-    return "\n".join(lines)
+    return "\n".join(lines + tail_lines(report["results"]))
+
+
+def tail_lines(results: dict[str, Any]) -> list[str]:
+    """Per hop and mode, where its slowest 5% of searches went, and its p95 as a multiple
+    of the semantic leg's in the same run."""
+    lines = ["", "slowest 5% of searches (all questions), median ms per stage (`timings_ms`):"]
+    for name, parts in results.items():
+        hop = name.split("/")[0]
+        semantic = results.get(f"{hop}/semantic", {}).get("all", {}).get("p95_ms", 0.0)
+        s = parts["all"]
+        if not s:
+            continue
+        lines.append(
+            f"- {name}: {stages_text(s['slowest_5pct_stages_ms'])}; "
+            f"p95 {ratio_text(s['p95_ms'], semantic)} the semantic leg's"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
