@@ -5,6 +5,7 @@ embedding model, the offline extractor, a store on every adapter that can run he
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.server_record import RECORD, ServerRecord, is_server, kill_server
+from tests.leftovers import ServerLeftWarning
 
 _graph_ids = itertools.count()
 
@@ -48,6 +51,29 @@ def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedd
     keeper.close()
     left = server.clients()
     assert server.stop_if_unused(), f"the suite left clients on its server: {left}"
+
+
+@pytest.fixture(autouse=True)
+def _no_server_left(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An embedded server a test's Memory started in its `tmp_path` and left running is
+    stopped, and named with the end of its log (`ServerLeftWarning`)."""
+    yield
+    tmp_path = request.node.funcargs.get("tmp_path")
+    if not isinstance(tmp_path, Path):
+        return
+    for found in tmp_path.rglob(RECORD):
+        record = ServerRecord.read(found.parent)
+        if record is None or not is_server(record):
+            continue
+        kill_server(record)
+        log = found.parent / "falkordb.log"
+        tail = log.read_text(errors="replace").splitlines()[-15:] if log.exists() else []
+        warnings.warn(
+            f"{request.node.nodeid} left the embedded server of {found.parent} running "
+            f"(pid {record.pid}, now stopped); its log ends:\n" + "\n".join(tail),
+            ServerLeftWarning,
+            stacklevel=1,
+        )
 
 
 def _falkordb_store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:
