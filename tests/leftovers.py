@@ -5,4 +5,4 @@ an error: see `ServerLeftWarning`)."""
 class ServerLeftWarning(UserWarning):
     """A test left an embedded FalkorDB server running; the suite stopped it. Shown, not
     raised: seen once in a full run and never since, it is a clue to a rare race, and a
-    suite that failed on it would fail at random (pyproject.toml lets it through)."""
+    suite that failed on it would fail at random."""

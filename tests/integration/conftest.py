@@ -68,12 +68,14 @@ def _no_server_left(request: pytest.FixtureRequest) -> Iterator[None]:
         kill_server(record)
         log = found.parent / "falkordb.log"
         tail = log.read_text(errors="replace").splitlines()[-15:] if log.exists() else []
-        warnings.warn(
-            f"{request.node.nodeid} left the embedded server of {found.parent} running "
-            f"(pid {record.pid}, now stopped); its log ends:\n" + "\n".join(tail),
-            ServerLeftWarning,
-            stacklevel=1,
-        )
+        with warnings.catch_warnings():  # shown, not raised by the suite's "error" filter
+            warnings.simplefilter("always", ServerLeftWarning)
+            warnings.warn(
+                f"{request.node.nodeid} left the embedded server of {found.parent} running "
+                f"(pid {record.pid}, now stopped); its log ends:\n" + "\n".join(tail),
+                ServerLeftWarning,
+                stacklevel=1,
+            )
 
 
 def _falkordb_store(server: EmbeddedServer, dimension: int) -> FalkorDBStore:
