@@ -241,20 +241,21 @@ class _Walk:
         filled = self.settings.hub_scan
         for n in self.io.read(EdgeRead(tuple(whole), None, filled, filled)):
             read[n.near].append(n)
-        # a node whose whole read filled the scan is a hub its mentions did not show
-        hubs = set(known) | {n for n in whole if read[n] and read[n][0].degree >= filled}
+        # a node whose whole read filled the scan is a hub its mentions did not show; in a
+        # fixed order, which the reads of them follow
+        hubs = sorted({*known, *(n for n in whole if read[n] and read[n][0].degree >= filled)})
         for node in hubs:
             read.pop(node, None)
         if hop == 1:
-            self.hubs = hubs
-            first = self._first_steps(sorted(hubs), ahead)
+            self.hubs = set(hubs)
+            first = self._first_steps(hubs, ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})
-        order = {node: best_first(steps[node]) for node in sorted(hubs)}
+        order = {node: best_first(steps[node]) for node in hubs}
         for n in self._read_typed(order, scan, keep, ahead):
             read[n.near].append(n)
         if hop == 1:
-            sample = self._sample(sorted(hubs))
+            sample = self._sample(hubs)
             for n in self.io.take(ahead.get(sample), sample):
                 read[n.near].append(n)
         return read
