@@ -1,3 +1,3 @@
-// One stored message index per user.
-CREATE CONSTRAINT message_index_user IF NOT EXISTS
-FOR (m:MessageIndex) REQUIRE m.user_id IS UNIQUE
+// A user's stored message index, one node per part.
+CREATE CONSTRAINT message_index_user_part IF NOT EXISTS
+FOR (m:MessageIndex) REQUIRE (m.user_id, m.part) IS UNIQUE

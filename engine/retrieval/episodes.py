@@ -1,8 +1,8 @@
 """The episode leg: the user's own messages, found by their words and their meaning.
 
 Words: BM25 over an in-process index of the user's messages (`LexicalIndex`), loaded on the
-user's first search (the index an earlier search stored, `stored_index`, with the messages
-written since; else built from every message, and then stored), kept current by this
+user's first search (the index an earlier search stored, `stored_index`, in parts, with the
+messages written since; else built from every message, and then stored), kept current by this
 process's writes (`note`) and checked against the store's count every `refresh_s` for writes
 from other processes. Meaning: the
 store's vector index over episode embeddings (the query vector the other legs use). A
@@ -27,11 +27,12 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.derived import store_later
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
-from engine.retrieval.stored_index import FORMAT, decode, encode
+from engine.retrieval.stored_index import FORMAT, decode_into, encode, finish, snapshot
 from engine.retrieval.tuning import (
     LOAD_BLOCK,
     LOAD_ONCE,
     LOAD_READ,
+    PART_MESSAGES,
     STORE_AFTER,
     STORED_MAX_CHARS,
     EpisodeParams,
@@ -192,30 +193,47 @@ class EpisodeLeg:
 
     def _load(self, user_id: str) -> LexicalIndex:
         """The stored index with the messages written since, or when there is none to use,
-        every message read (`_read_all`). An index that read `STORE_AFTER` messages or more
-        is stored, in the background, for the next process's first search (unless its data
-        is longer than `STORED_MAX_CHARS`: a very large user's load reads every message)."""
+        every message read (`_read_all`). A load that read `STORE_AFTER` messages or more
+        stores the parts they fall in, in the background, for the next process's first
+        search (`PART_MESSAGES` messages each: the parts before them stay as stored)."""
         index, read = self._stored(user_id)
+        kept = len(index) - read if index is not None else 0
         if index is None:
             index = self._read_all(user_id)
             read = len(index)
         if read >= STORE_AFTER and self.stored is not None:
-            data = encode(index)
-            if len(data) <= STORED_MAX_CHARS:
-                write = functools.partial(
-                    self.stored.store_index, user_id, index.uids[:], FORMAT, data
-                )
-                store_later(write, f"the message index of {user_id!r}")
+            write = functools.partial(self._store, user_id, snapshot(index), kept)
+            store_later(write, f"the message index of {user_id!r}")
         return index
 
+    def _store(self, user_id: str, index: LexicalIndex, kept: int) -> None:
+        """Store the parts of `index` from the one its message after the `kept` first falls
+        in, one statement each; none longer than `STORED_MAX_CHARS` (neither it nor those
+        after it are stored) or holding a message deleted meanwhile."""
+        assert self.stored is not None
+        for first in range(kept - kept % PART_MESSAGES, len(index), PART_MESSAGES):
+            end = min(len(index), first + PART_MESSAGES)
+            data = encode(index, first, end)
+            if len(data) > STORED_MAX_CHARS:
+                return
+            number, uids = first // PART_MESSAGES, index.uids[first:end]
+            if not self.stored.store_part(user_id, number, uids, FORMAT, data, end == len(index)):
+                return
+
     def _stored(self, user_id: str) -> tuple[LexicalIndex | None, int]:
-        """The user's stored index, when it covers only stored messages and at least half of
-        them, completed with those it does not cover; and how many those were."""
+        """The user's stored index (its parts in order, up to the first that cannot be
+        read), when it covers only stored messages and at least half of them, completed with
+        those it does not cover; and how many those were."""
         if self.stored is None or (stored := self.stored.stored(user_id)) is None:
             return None, 0
-        index = decode(stored.data) if stored.format == FORMAT else None
-        if index is None:
+        index = LexicalIndex()
+        for number, format_ in stored.parts:
+            part = self.stored.part(user_id, number) if format_ == FORMAT else None
+            if part is None or part[0] != FORMAT or not decode_into(index, part[1]):
+                break
+        if not len(index):
             return None, 0
+        finish(index)
         uids = stored.uids
         new = [uid for uid in uids if uid not in index.position]
         if len(uids) - len(new) != len(index) or len(new) > len(index):

@@ -191,8 +191,14 @@ LOAD_BLOCK = 1000
 # A load that read this many messages or more (all of a user's, or those its stored index did
 # not cover) stores the index for the next process (`stored_index`); fewer load in a few ms.
 STORE_AFTER = INDEX_BLOCK_MIN
-# The longest stored index (characters of its base64 data): about 20k messages of 200 words.
-# Storing one this long holds FalkorDB's write lock ~0.2 s; reading it back takes ~30 ms.
+# A stored index is stored in parts of this many messages (the last one fewer), read and
+# decoded one at a time: decoding one holds the interpreter ~2 ms, and other users' searches
+# go on between two (parts of 5,000 held it ~7 ms each: a small user's search beside a
+# 200k-message user's first search took 4-6x its time alone, 1.6-2.7x with 1,000). A user's
+# new messages store the last part again and add parts.
+PART_MESSAGES = 1000
+# The longest stored part (characters of its base64 data): a part of longer messages is not
+# stored, nor are those after it (their messages are read on a load).
 STORED_MAX_CHARS = 16 * 2**20
 
 

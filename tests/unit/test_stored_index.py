@@ -1,17 +1,20 @@
 """A user's message index read back from its stored form ranks exactly as the index it was
-stored from: the same scores, the same session neighbours, the same columns; anything that
-is not an index of this format reads as none."""
+stored from: the same scores, the same session neighbours, the same columns, whether stored
+whole or in parts stored at different times; anything that is not an index of this format
+reads as none."""
 
 from __future__ import annotations
 
+import itertools
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from engine.retrieval import stored_index, stored_relations
 from engine.retrieval.lexical import LexicalIndex, stems
-from engine.retrieval.stored_index import decode, encode
+from engine.retrieval.stored_index import decode, decode_into, encode, finish
 from engine.retrieval.terms import words
 from engine.retrieval.tuning import BM25
 from engine.store.base import EpisodeText
@@ -84,6 +87,63 @@ def test_messages_added_after_it_is_read_join_their_sessions_in_order(
     index.add(later)
     assert list(read.prev) == list(index.prev) and list(read.next) == list(index.next)
     assert all(np.array_equal(a, b) for a, b in zip(_ranking(read), _ranking(index), strict=True))
+
+
+def _same(read: LexicalIndex, index: LexicalIndex) -> None:
+    assert all(np.array_equal(a, b) for a, b in zip(_ranking(read), _ranking(index), strict=True))
+    for name in ("uids", "session_ids", "speakers", "roles", "sources", "position", "sessions"):
+        assert getattr(read, name) == getattr(index, name), name
+    for name in ("times", "undated", "lengths", "prev", "next"):
+        assert list(getattr(read, name)) == list(getattr(index, name)), name
+    assert read.total_length == index.total_length
+
+
+def _joined(parts: list[str]) -> LexicalIndex:
+    read = LexicalIndex()
+    assert all(decode_into(read, part) for part in parts)
+    finish(read)
+    return read
+
+
+@pytest.mark.parametrize("size", [1, 37, 100, 245])
+def test_an_index_stored_in_parts_ranks_as_the_one_stored(index: LexicalIndex, size: int) -> None:
+    bounds = [*range(0, len(index), size), len(index)]
+    parts = [encode(index, a, b) for a, b in itertools.pairwise(bounds)]
+    _same(_joined(parts), index)
+
+
+def test_parts_stored_before_later_messages_came_keep_up_with_them(index: LexicalIndex) -> None:
+    """An earlier part is not stored again: the later messages of its sessions, some of them
+    older than its own (a message dated into the past), take their places among its own."""
+    stored = [encode(index, 0, 100)]
+    late = _messages(random.Random(11), 60, first=245)
+    late = [replace(m, ts=-1.0) if i % 3 == 0 else m for i, m in enumerate(late)]  # the oldest
+    index.add(late[:30])
+    stored.append(encode(index, 100, 275))
+    index.add(late[30:])
+    stored.append(encode(index, 275, len(index)))
+    _same(_joined(stored), index)
+
+
+def test_parts_of_two_processes_that_numbered_later_messages_otherwise_agree(
+    index: LexicalIndex,
+) -> None:
+    """A process that read the first part and the other messages in another order stores
+    the later parts under its own numbers: the first part's links into them are not used."""
+    first = encode(index, 0, 100)
+    reader = _joined([first])
+    later = [index.doc(d) for d in range(100, len(index))]
+    reader.add(random.Random(4).sample(later, len(later)))
+    _same(_joined([first, encode(reader, 100, len(reader))]), reader)
+
+
+def test_a_part_out_of_place_is_refused(index: LexicalIndex) -> None:
+    read = LexicalIndex()
+    assert not decode_into(read, encode(index, 100, 200))  # not the first part
+    assert decode_into(read, encode(index, 0, 100))
+    assert not decode_into(read, encode(index, 0, 100))  # the same messages again
+    assert not decode_into(read, encode(index, 150, 200))  # a gap
+    assert len(read) == 100 and decode_into(read, encode(index, 100, 245))
 
 
 @pytest.mark.parametrize(
