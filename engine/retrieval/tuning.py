@@ -194,7 +194,7 @@ STORE_AFTER = INDEX_BLOCK_MIN
 # A stored index is stored in parts of this many messages (the last one fewer), read and
 # decoded one at a time: decoding one holds the interpreter ~2 ms, and other users' searches
 # go on between two (parts of 5,000 held it ~7 ms each: a small user's search beside a
-# 200k-message user's first search took 4-6x its time alone, 1.6-2.7x with 1,000). A user's
+# 200k-message user's first search took 4-6x its time alone; 1.6-1.8x with 1,000). A user's
 # new messages store the last part again and add parts.
 PART_MESSAGES = 1000
 # The longest stored part (characters of its base64 data): a part of longer messages is not
