@@ -165,6 +165,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> list[dict[str, float]]:
         return rounds
     finally:
         memory.close()
+        store.close()  # a store passed to a Memory stays open: its owner closes it
         embedder.close()
 
 

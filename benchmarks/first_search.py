@@ -161,6 +161,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, list[tuple[float,
         return measure(memory, users, args.modes, args.warm)
     finally:
         memory.close()
+        store.close()  # a store passed to a Memory stays open: its owner closes it
         embedder.close()
 
 
