@@ -70,22 +70,25 @@ def _found(memory: Memory, query: str, user_id: str) -> list[tuple[str, str]]:
 @pytest.fixture
 def first(store: GraphStore, embedder: Embedder, tmp_path: Path) -> Iterator[Memory]:
     """A process that wrote alice's chat and searched it once: her index is stored."""
-    memory = _memory(store, embedder, tmp_path / "first")
-    memory.add(_chat(STORE_AFTER + 6), user_id="alice", session_id="s1", ts=1_700_000_000)
-    memory.add("I keep bees on the roof", user_id="bob")
-    memory.search("kayaking", user_id="alice", mode="episodes")
-    assert _stored_index(store, "alice") is not None
-    yield memory
-    memory.close()
+    with _memory(store, embedder, tmp_path / "first") as memory:
+        memory.add("I keep bees on the roof", user_id="bob")
+        _chat_searched(memory, STORE_AFTER + 6, parts=1)
+        yield memory
 
 
 @pytest.fixture
 def second(
     first: Memory, store: GraphStore, embedder: Embedder, tmp_path: Path
 ) -> Iterator[Memory]:
-    memory = _memory(store, embedder, tmp_path / "second")
-    yield memory
-    memory.close()
+    with _memory(store, embedder, tmp_path / "second") as memory:
+        yield memory
+
+
+def _chat_searched(memory: Memory, count: int, parts: int) -> None:
+    """Alice's chat of `count` messages written and searched: her index stored in `parts`."""
+    memory.add(_chat(count), user_id="alice", session_id="s1", ts=1_700_000_000)
+    memory.search("kayaking", user_id="alice", mode="episodes")
+    assert _stored_index(memory.store, "alice", parts=parts) is not None
 
 
 def _no_full_read(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,12 +164,9 @@ def in_parts(
     """A process that wrote alice's chat of 150 messages and searched it once: her index is
     stored in four parts of 40, 40, 40 and 30."""
     monkeypatch.setattr(episodes, "PART_MESSAGES", 40)
-    memory = _memory(store, embedder, tmp_path / "first")
-    memory.add(_chat(150), user_id="alice", session_id="s1", ts=1_700_000_000)
-    memory.search("kayaking", user_id="alice", mode="episodes")
-    assert _stored_index(store, "alice", parts=4) is not None
-    yield memory
-    memory.close()
+    with _memory(store, embedder, tmp_path / "first") as memory:
+        _chat_searched(memory, 150, parts=4)
+        yield memory
 
 
 @pytest.fixture
@@ -174,9 +174,8 @@ def reader(
     in_parts: Memory, store: GraphStore, embedder: Embedder, tmp_path: Path
 ) -> Iterator[Memory]:
     """The next process."""
-    memory = _memory(store, embedder, tmp_path / "reader")
-    yield memory
-    memory.close()
+    with _memory(store, embedder, tmp_path / "reader") as memory:
+        yield memory
 
 
 def test_an_index_stored_in_parts_is_read_whole(
