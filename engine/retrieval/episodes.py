@@ -27,7 +27,7 @@ from engine.retrieval.background import BACKGROUND
 from engine.retrieval.derived import store_later
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stems
 from engine.retrieval.query import Query
-from engine.retrieval.stored_index import FORMAT, decode_into, encode, finish, snapshot
+from engine.retrieval.stored_index import FORMAT, decode_into, finish, parts, snapshot
 from engine.retrieval.tuning import (
     LOAD_BLOCK,
     LOAD_ONCE,
@@ -211,12 +211,10 @@ class EpisodeLeg:
         in, one statement each; none longer than `STORED_MAX_CHARS` (neither it nor those
         after it are stored) or holding a message deleted meanwhile."""
         assert self.stored is not None
-        for first in range(kept - kept % PART_MESSAGES, len(index), PART_MESSAGES):
-            end = min(len(index), first + PART_MESSAGES)
-            data = encode(index, first, end)
+        for number, end, data in parts(index, PART_MESSAGES, kept):
             if len(data) > STORED_MAX_CHARS:
                 return
-            number, uids = first // PART_MESSAGES, index.uids[first:end]
+            uids = index.uids[number * PART_MESSAGES : end]
             if not self.stored.store_part(user_id, number, uids, FORMAT, data, end == len(index)):
                 return
 

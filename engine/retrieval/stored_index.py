@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -28,15 +29,35 @@ _NARROW = (np.uint8, np.uint16, np.uint32, np.uint64)
 def encode(index: LexicalIndex, start: int = 0, end: int | None = None) -> str:
     """The documents [`start`, `end`) of `index` (sealed: nothing in `unsealed`) as one
     ASCII string: a part that `decode_into` appends to an index holding the `start` before."""
-    assert not index.unsealed, "seal the index first"
     end = len(index) if end is None else end
+    return _encode(index, _ranged(index), start, end)
+
+
+def parts(index: LexicalIndex, size: int, first: int) -> Iterator[tuple[int, int, str]]:
+    """`index` encoded in parts of `size` documents, from the one holding document `first`:
+    each part's number, end and data (its blocks' document ranges read once for all)."""
+    ranged = _ranged(index)
+    for start in range(first - first % size, len(index), size):
+        end = min(len(index), start + size)
+        yield start // size, end, _encode(index, ranged, start, end)
+
+
+_Ranged = list[tuple[PostingsBlock, int, int]]  # a block, its first and last document
+
+
+def _ranged(index: LexicalIndex) -> _Ranged:
+    assert not index.unsealed, "seal the index first"
     blocks = [*index.blocks, *([_block_of(index.postings)] if index.postings else [])]
+    return [(b, int(b.docs.min()), int(b.docs.max())) for b in blocks if len(b.docs)]
+
+
+def _encode(index: LexicalIndex, ranged: _Ranged, start: int, end: int) -> str:
     parts = [getattr(index, name)[start:end].tobytes() for name, _ in _COLUMNS]
     described = []
-    for block in blocks:
-        kept = _within(block, start, end)
-        if kept is None:
+    for block, low, high in ranged:
+        if high < start or low >= end:
             continue
+        kept = block if low >= start and high < end else _within(block, start, end)
         arrays = [kept.starts, kept.docs, kept.counts]
         kinds = [_smallest(a) for a in arrays]
         described.append([list(kept.spans), len(kept.docs), [k.str for k in kinds]])
@@ -150,15 +171,8 @@ def _smallest(values: np.ndarray) -> np.dtype[Any]:
     return np.dtype(next(t for t in _NARROW if top <= np.iinfo(t).max))
 
 
-def _within(block: PostingsBlock, start: int, end: int) -> PostingsBlock | None:
-    """`block`'s postings of the documents [`start`, `end`), None when it has none."""
-    if not len(block.docs):
-        return None
-    low, high = int(block.docs.min()), int(block.docs.max())
-    if low >= start and high < end:
-        return block
-    if high < start or low >= end:
-        return None
+def _within(block: PostingsBlock, start: int, end: int) -> PostingsBlock:
+    """`block`'s postings of the documents [`start`, `end`) (some of them)."""
     keep = (block.docs >= start) & (block.docs < end)
     term_of = np.repeat(np.arange(len(block.starts)), block.ends - block.starts)[keep]
     kept, starts = np.unique(term_of, return_index=True)
