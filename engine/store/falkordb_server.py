@@ -155,9 +155,17 @@ class EmbeddedServer:
             return True
 
     def answers(self) -> bool:
-        """True when the server answers at all. A busy one does: FalkorDB runs queries off
-        redis's main thread, which stays free for PING and INFO."""
-        return self._state() != "down"
+        """True when the server answers at all, or works without answering. FalkorDB runs
+        queries off redis's main thread, which stays free for PING and INFO, except while it
+        builds an index over the nodes it holds: a batch of vectors holds that thread for
+        seconds. A server that neither answers nor uses CPU while asked is hung (on systems
+        without /proc, one that does not answer)."""
+        pid = self._read_pid()
+        before = cpu_ticks(pid) if pid is not None else None
+        if self._state() != "down":
+            return True
+        after = cpu_ticks(pid) if pid is not None else None
+        return before is not None and after is not None and after > before
 
     def restart(self) -> None:
         """Kill a hung server and start it again; it replays its append-only file."""

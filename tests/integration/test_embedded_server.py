@@ -9,6 +9,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -222,6 +224,31 @@ def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
         assert store.run("count_all_nodes", {})[0][0] == 2
 
 
+def test_a_server_busy_without_answering_is_not_restarted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FalkorDB building a vector index over many nodes holds redis's main thread for
+    seconds per batch: it answers nothing meanwhile, but works (here a Lua loop holds it).
+    Neither a schema statement nor a call that waited past its patience restarts it (a
+    restart would build the index again from its start)."""
+    monkeypatch.setattr(falkordb_schema, "SCHEMA_PATIENCE_S", 1.0)
+    monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 1.0)
+    server = EmbeddedServer(tmp_path)
+    store = FalkorDBStore.embedded(server)
+    pid = int(server.pid_file.read_text())
+    with contextlib.closing(store):
+        with _busy(server, seconds=4.0):
+            store.setup(8)  # its first statement waited past its patience
+        assert store.run("list_indexes", {})
+        monkeypatch.setattr(falkordb_module, "REPLY_PATIENCE_S", 1.0)
+        with contextlib.closing(FalkorDBStore.embedded(server)) as impatient:
+            with _busy(server, seconds=4.0), pytest.raises(StoreUnavailableError) as cut:
+                impatient.run("count_all_nodes", {})
+            assert "restarted" not in str(cut.value)
+            assert impatient.run("count_all_nodes", {}) == [[0]]
+        assert int(server.pid_file.read_text()) == pid
+
+
 def test_a_server_that_hangs_while_it_loads_is_started_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -274,6 +301,28 @@ def _gone(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except FileNotFoundError:
         return True
+
+
+@contextlib.contextmanager
+def _busy(server: EmbeddedServer, seconds: float) -> Iterator[None]:
+    """The server's main thread held by a Lua loop for `seconds` (it answers nothing and
+    uses a core) while the block runs; the loop has ended when the block is left."""
+    loop = """
+        local start = redis.call('TIME')
+        local now = start
+        while (now[1] - start[1]) * 1000000 + (now[2] - start[2]) < tonumber(ARGV[1]) do
+            now = redis.call('TIME')
+        end
+        return 1"""
+    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    holding = threading.Thread(target=client.eval, args=(loop, 0, int(seconds * 1e6)))
+    holding.start()
+    time.sleep(0.2)  # the loop has begun
+    try:
+        yield
+    finally:
+        holding.join()
+        client.close()
 
 
 @contextlib.contextmanager
