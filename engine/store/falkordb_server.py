@@ -156,10 +156,10 @@ class EmbeddedServer:
 
     def answers(self) -> bool:
         """True when the server answers at all, or works without answering. FalkorDB runs
-        queries off redis's main thread, which stays free for PING and INFO, except while it
-        builds an index over the nodes it holds: a batch of vectors holds that thread for
-        seconds. A server that neither answers nor uses CPU while asked is hung (on systems
-        without /proc, one that does not answer)."""
+        queries off redis's main thread, which stays free for PING and INFO, except when a
+        write arrives while it builds an index over the nodes it holds: the thread then waits
+        for the build's batch, seconds for vectors. A server that neither answers nor uses
+        CPU while asked is hung (on systems without /proc, one that does not answer)."""
         pid = self._read_pid()
         before = cpu_ticks(pid) if pid is not None else None
         if self._state() != "down":

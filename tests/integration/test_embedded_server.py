@@ -227,8 +227,8 @@ def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
 def test_a_server_busy_without_answering_is_not_restarted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """FalkorDB building a vector index over many nodes holds redis's main thread for
-    seconds per batch: it answers nothing meanwhile, but works (here a Lua loop holds it).
+    """A write during FalkorDB's build of a vector index over many nodes holds redis's main
+    thread for seconds: it answers nothing meanwhile, but works (here a Lua loop holds it).
     Neither a schema statement nor a call that waited past its patience restarts it (a
     restart would build the index again from its start)."""
     monkeypatch.setattr(falkordb_schema, "SCHEMA_PATIENCE_S", 1.0)
