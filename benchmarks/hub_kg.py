@@ -163,6 +163,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 part[mode] = {
                     "results": {k: summarize(v) for k, v in groups(rows).items()},
                     "misses": [r["question"] for r in rows if not r["hits"][10]][:40],
+                    # each question's first answering rank (None: none in the top 10), for
+                    # comparing two runs question by question
+                    "ranks": [[r["kind"], r["question"], r["found"]] for r in rows],
                 }
             report["domains"][g.domain] = part
     embedder.close()
