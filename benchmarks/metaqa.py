@@ -151,6 +151,8 @@ def score(mem: Memory, q: Question, mode: str) -> dict[str, Any]:
     last = len(result.facts)
     recall = {k: len(found_at.get(min(k, last), set())) / len(gold) for k in KS}
     return {
+        "question": q.text,
+        "found": first,
         "hits": {k: first is not None and first <= k for k in KS},
         "recall": recall,
         "rr": 1.0 / first if first else 0.0,
@@ -199,6 +201,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "answerable": summarize(
                         [r for r, ok in zip(rows, answerable, strict=True) if ok]
                     ),
+                    # each question's first answering rank (None: not in the top 20), for
+                    # comparing two runs question by question
+                    "ranks": [[r["question"], r["found"]] for r in rows],
                 }
     embedder.close()
     return report
