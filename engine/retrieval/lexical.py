@@ -26,6 +26,8 @@ from engine.retrieval.tuning import BM25, INDEX_BLOCK_MIN
 from engine.store.base import EpisodeText
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+# ... and those a relation's name and a question's word may differ by ("directed", "director")
+_ROOT_ENDINGS = ("ions", "ing", "ion", "ers", "ors", "ten", "ed", "er", "or", "es", "s")
 # What `stored_terms` computes; change it whenever `words`, `STOPWORDS` or `stem` change, and
 # stored terms of another version are computed again on load (never trusted).
 TERMS_VERSION = 1
@@ -34,8 +36,19 @@ TERMS_VERSION = 1
 def stem(word: str) -> str:
     """A light English stem ("hiking" -> "hik", "paintings" -> "painting"): enough to meet a
     question's form of a word in a message, cheap enough for every search."""
-    for suffix in _SUFFIXES:
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+    return _without_ending(word, _SUFFIXES, 4)
+
+
+def root(word: str, shortest: int) -> str:
+    """A word without its inflection or agent ending, of `shortest` letters at least:
+    "directors", "directed" -> "direct", "writer", "written" -> "writ" (`retrieval.scorer`
+    matches a question's words to relation names by it)."""
+    return _without_ending(word, _ROOT_ENDINGS, shortest)
+
+
+def _without_ending(word: str, endings: Sequence[str], shortest: int) -> str:
+    for suffix in endings:
+        if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
             return word[: -len(suffix)]
     return word
 

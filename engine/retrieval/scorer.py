@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.embedding import Embedder
 from engine.normalize import predicate_words, singular_form
+from engine.retrieval.lexical import root
 from engine.retrieval.predicates import RelationMatch, base_relation
 from engine.retrieval.terms import WHERE
 from engine.retrieval.tuning import RelationParams
@@ -20,7 +21,6 @@ Vector = np.ndarray[Any, Any]
 _Forms = dict[str, list[tuple[int, str]]]  # a root: the relations naming it, by which word
 _Relations = tuple[list[str], dict[str, int], Vector, Vector, _Forms]
 _NONE: Vector = np.zeros((0, 0))
-_ENDINGS = ("ions", "ing", "ion", "ers", "ors", "ten", "ed", "er", "or", "es", "s")
 
 
 class PredicateScorer:
@@ -118,7 +118,7 @@ class PredicateScorer:
         "directed by") matches that relation at least `same_form_sim`: the model puts
         "director" barely nearer "directed by" (0.58) than "starred actors" (0.48)."""
         for i, word in enumerate(words):
-            for j, form in forms.get(_root(word, self.params.same_form_root), ()):
+            for j, form in forms.get(root(word, self.params.same_form_root), ()):
                 if form != word:
                     sims[i, j] = max(sims[i, j], self.params.same_form_sim)
 
@@ -147,19 +147,10 @@ def _by_root(names: list[str], shortest: int) -> _Forms:
     forms: _Forms = {}
     for j, name in enumerate(names):
         for word in dict.fromkeys(name.split()):
-            root = _root(word, shortest)
-            if len(root) >= shortest:
-                forms.setdefault(root, []).append((j, word))
+            base = root(word, shortest)
+            if len(base) >= shortest:
+                forms.setdefault(base, []).append((j, word))
     return forms
-
-
-def _root(word: str, shortest: int) -> str:
-    """A word without its inflection or agent ending: "directors", "directed" -> "direct",
-    "writer", "written" -> "writ"."""
-    for suffix in _ENDINGS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
-            return word[: -len(suffix)]
-    return word
 
 
 def _bases(predicates: Sequence[str]) -> list[str]:
