@@ -233,13 +233,14 @@ class FalkorDBStore:
             self._db.connection.close()  # what the compaction connected again
 
     def compact_for_reopen(self) -> None:
-        """Drop this graph's vector indexes and rewrite the append-only file, so the next
-        start loads a snapshot without them (fast) and `setup` builds them in the background.
+        """Drop this graph's vector indexes (and those no search reads) and rewrite the
+        append-only file, so the next start loads a snapshot without them (fast) and `setup`
+        builds them in the background.
         Nothing to do for a graph never written (a store opened and closed)."""
         connection = self._db.connection
         if not connection.exists(self._graph.name):
             return
-        self.schema.drop_vector_indexes()
+        self.schema.drop_for_reopen()
         with map_falkordb_errors():
             _rewrite_append_only_file(connection)
             connection.close()

@@ -4,12 +4,13 @@ reopen builds again in the background, which labels are still warming, and a mig
 Vector indexes and reopening: FalkorDB keeps no vector index on disk; a snapshot that
 declares one is rebuilt before the server answers anything (measured: 95% of a 66-second
 reopen at 19k facts, ~3 minutes at 128k). So the last process to close drops this graph's
-vector indexes (`drop_vector_indexes`) and the adapter compacts the append-only file before
+vector indexes (`drop_for_reopen`) and the adapter compacts the append-only file before
 the server stops; the next `setup` declares them again and FalkorDB builds them in the
 background while every other index answers. Until a label's vector index is built its vector
 reads scan the user's nodes (exact, slower for a large user) and `warming()` names it; search
-and stats say so. After a crash the old way applies: the snapshot still declares them and the
-reopen waits for the rebuild.
+and stats say so. The indexes no search reads go the same way (`BUILT_AFTER_REOPEN`), as
+FalkorDB builds every other index of a snapshot before it answers. After a crash the old
+way applies: the snapshot still declares them and the reopen waits for the rebuild.
 
 FalkorDB builds an index over existing nodes in batches of 10,000, each under the graph's read
 lock (a few seconds each for vectors), and its lock prefers writers: a write that arrives
@@ -57,6 +58,18 @@ SCHEMA_PATIENCE_S = 10.0
 # warming.
 BUILD_NOW = 2_000
 DECLARE_TRIES = 3
+# Indexes no search reads, dropped with the vector indexes before a clean stop: the fulltext
+# indexes of facts and messages (for Cypher users; graphmem searches names only) and the
+# change history's (its writes and `history()`). A reopen would build them before answering
+# (~1 s at 128k facts); `setup` declares them again and FalkorDB builds them in the background
+# (their reads scan meanwhile). A field at a time: FalkorDB drops one field per statement.
+BUILT_AFTER_REOPEN = (
+    "drop_fact_fulltext_index",
+    "drop_episode_fulltext_index",
+    "drop_history_user_index",
+    "drop_history_target_index",
+    "drop_history_uid_index",
+)
 DIALECT: Dialect = "falkordb"
 
 
@@ -140,7 +153,7 @@ class FalkorDBSchema:
 
     def setup(self, dimension: Dimension, nodes: Callable[[], int]) -> None:
         """Declare every index. A missing vector index gets the dimension recorded when the
-        indexes were dropped (`drop_vector_indexes`), else `dimension`'s. It is declared (after
+        indexes were dropped (`drop_for_reopen`), else `dimension`'s. It is declared (after
         a reopen) in a thread when the graph holds `BUILD_NOW` `nodes()` or more: while
         FalkorDB builds one, each further schema statement waits its turn for the graph (15-30
         s each at 128k facts), and nothing here needs the index built."""
@@ -164,15 +177,16 @@ class FalkorDBSchema:
             worker = threading.Thread(target=self._declare_all, args=(missing, size), daemon=True)
             worker.start()
 
-    def drop_vector_indexes(self) -> None:
-        """Drop the graph's vector indexes (before a compaction: see the module docstring),
-        recording their dimension for the next `setup`."""
+    def drop_for_reopen(self) -> None:
+        """Drop the graph's vector indexes, recording their dimension for the next `setup`,
+        and those `BUILT_AFTER_REOPEN` (before a compaction: see the module docstring)."""
         with self.declaring:
             for _, dimension in self._run("list_vector_dimensions", {})[:1]:
                 self._run("set_vector_dimension", {"dimension": dimension}, read_only=False)
-            for label in VECTOR_LABELS.values():
+            vectors = [f"drop_{label.lower()}_vector_index" for label in VECTOR_LABELS.values()]
+            for name in (*vectors, *BUILT_AFTER_REOPEN):
                 with contextlib.suppress(QueryError):  # not declared (a store never set up)
-                    self._run(f"drop_{label.lower()}_vector_index", {}, read_only=False)
+                    self._run(name, {}, read_only=False)
             self._warming = set(VECTOR_LABELS.values())
 
     def _key_old_entities(self) -> set[str]:
