@@ -59,8 +59,9 @@ def run_once(data_dir: Path, user_id: str = "metaqa") -> dict[str, Any]:
     """One fresh process: open `data_dir`, search once; stage marks in seconds from spawn."""
     started = time.time()
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(data_dir), repr(started), QUERY, user_id],
+        [sys.executable, "-c", SCRIPT, str(data_dir.resolve()), repr(started), QUERY, user_id],
         capture_output=True, text=True, check=True, env=os.environ | {"PYTHONPATH": ENGINE},
+        cwd=ENGINE,  # `-c` puts the working folder first on the path: it must be the engine's
     )  # fmt: skip
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     result["server"] = server_log(data_dir)
