@@ -125,7 +125,8 @@ def test_a_clean_close_leaves_the_indexes_no_search_reads_to_the_next_setup(
                 for label, fields, status in mem.store.run("list_indexes", {})
                 if status == "OPERATIONAL"
             }
-            if "History" in built and "text" in built.get("Fact", {}):
+            fulltext = ("text" in built.get("Fact", {}), "content" in built.get("Episode", {}))
+            if "History" in built and all(fulltext):
                 break
             time.sleep(0.1)
         assert set(built["History"]) == {"user_id", "target_uid", "uid"}
