@@ -1,5 +1,6 @@
-"""`delete_all` reads its user's nodes through the user_id indexes, never every node of the
-store (a store of many users paid for all of them)."""
+"""Statements whose plan decides their cost: `delete_all` reads its user's nodes through the
+user_id indexes, never every node of the store (a store of many users paid for all of them);
+the twin check reaches the edge between two nodes it found, not every edge of one of them."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ _graphs = itertools.count()
 
 @pytest.fixture
 def store(falkordb_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
-    store = FalkorDBStore.embedded(falkordb_server, f"delete_cost{next(_graphs)}")
+    store = FalkorDBStore.embedded(falkordb_server, f"query_plans{next(_graphs)}")
     store.setup(4)
     yield store
     store.close()
@@ -45,3 +46,18 @@ def test_a_users_delete_removes_every_kind_and_nothing_else(store: FalkorDBStore
     left = graph.query("MATCH (n) RETURN n.user_id, count(*)").result_set
     assert deleted == 6
     assert left == [["u2", 6]]
+
+
+def test_the_twin_check_expands_into_the_edge_between_two_found_ends(
+    store: FalkorDBStore,
+) -> None:
+    """Matched in one pattern, FalkorDB found the object and walked every edge it has to reach
+    the subject (a chat speaker: thousands, for each sampled fact)."""
+    plan = store._graph.explain(
+        cypher.load("find_reversed_facts", "falkordb"),
+        {"user_id": "u1", "pairs": [["KNOWS", "a", "b"]]},
+    )
+
+    steps = str(plan)
+    assert "Expand Into" in steps and "Conditional Traverse" not in steps
+    assert steps.count("Node By Index Scan") == 2
