@@ -134,6 +134,22 @@ def test_a_clean_close_leaves_the_indexes_no_search_reads_to_the_next_setup(
         assert built["Episode"]["content"] == ["FULLTEXT"]
 
 
+def test_a_close_soon_after_a_reopen_still_leaves_them_out(tmp_path: Path) -> None:
+    """A drop while FalkorDB still builds the index again is lost (the build finishes with the
+    field): a process closing right after its reopen left them in every other snapshot."""
+    home = tmp_path / "home"
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+        mem.store._graph.query(  # enough facts that building their index takes a while
+            "UNWIND range(1, 200000) AS i CREATE (:Fact {user_id: 'u2', uid: 'f' + toString(i),"
+            " text: 'fact number ' + toString(i)})"
+        )
+    for _ in range(2):
+        with Memory(data_dir=home, embedding_preload=False) as mem:
+            assert mem.stats("u1").facts == 3  # set up: the indexes declared again
+        assert "text" not in _indexed_fields(home)["Fact"]
+
+
 def test_vector_indexes_are_declared_one_after_another(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
