@@ -27,7 +27,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -193,21 +193,28 @@ class FalkorDBSchema:
                 self._drop(f"drop_{label.lower()}_vector_index")
             self._warming = set(VECTOR_LABELS.values())
             deadline = time.monotonic() + REBUILT_PATIENCE_S
-            while (listed := self._still_listed()) and time.monotonic() < deadline:
+            listed = self._still_listed()
+            while listed and time.monotonic() < deadline:
                 for name in listed:
                     self._drop(name)
-                time.sleep(_REDROP_PAUSE_S)
+                listed = self._still_listed()
+                if listed:  # lost: dropped during a build; again once it is done
+                    time.sleep(_REDROP_PAUSE_S)
 
     def _drop(self, name: str) -> None:
         with contextlib.suppress(QueryError):  # not declared (a store never set up)
             self._run(name, {}, read_only=False)
 
     def _still_listed(self) -> list[str]:
-        """The drops of `BUILT_AFTER_REOPEN` whose field an index of its label still lists."""
-        fields = {
-            (label, field) for label, found, _ in self._run("list_indexes", {}) for field in found
-        }
-        return [name for name, listed in BUILT_AFTER_REOPEN.items() if listed in fields]
+        """The drops of `BUILT_AFTER_REOPEN` whose field its label's newest index lists: the
+        one being built if any (after a drop it is built without the field, while the one in
+        use still lists it), else the one in use."""
+        newest: dict[str, Iterable[str]] = {}
+        for label, fields, status in self._run("list_indexes", {}):
+            if label not in newest or status != "OPERATIONAL":
+                newest[label] = fields
+        listed = {(label, field) for label, fields in newest.items() for field in fields}
+        return [name for name, field in BUILT_AFTER_REOPEN.items() if field in listed]
 
     def _key_old_entities(self) -> set[str]:
         """Entities written before entities carried their user's key get it, once: the name
