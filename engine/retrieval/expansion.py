@@ -58,6 +58,8 @@ class Expansion:
     edges: list[ExpandedEdge] = field(default_factory=list)
     bridges: set[str] = field(default_factory=set)
     reads: int = 0
+    # the anchors read whole at the first hop, with every neighbour each has there
+    whole: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def expand(
@@ -238,8 +240,9 @@ class _Walk:
         early = self._early(known, steps, hop, scan, keep)
         ahead = dict(zip(early, self.io.start_all(early), strict=True))
         read: dict[str, list[Neighbour]] = defaultdict(list)
-        filled = self.settings.hub_scan
-        for n in self.io.read(EdgeRead(tuple(whole), None, filled, filled)):
+        filled, room = self.settings.hub_scan, self.io.room
+        found = self.io.read(EdgeRead(tuple(whole), None, filled, filled))
+        for n in found:
             read[n.near].append(n)
         # a node whose whole read filled the scan is a hub its mentions did not show; in a
         # fixed order, which the reads of them follow
@@ -248,6 +251,9 @@ class _Walk:
             read.pop(node, None)
         if hop == 1:
             self.hubs = set(hubs)
+            if len(found) < room:  # no node's read was cut short: each has all its edges
+                complete = [a for a in whole if a not in self.hubs]
+                self.out.whole = {a: frozenset(n.far for n in read[a]) for a in complete}
             first = self._first_steps(hubs, ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})

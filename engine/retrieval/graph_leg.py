@@ -21,7 +21,7 @@ from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
-from engine.retrieval.paths import Join, common_neighbours, joining_paths
+from engine.retrieval.paths import Join, common_neighbours, joining_paths, may_share
 from engine.retrieval.predicates import RelationMatch
 from engine.retrieval.query import Query
 from engine.retrieval.question import Question
@@ -146,7 +146,7 @@ class GraphLeg:
         uids = [a.entity.uid for a in found.anchors]
         found.edges = expansion.edges
         found.joins = common_neighbours(uids, found.edges, match.single())
-        if not found.joins and len(uids) > 1:
+        if not found.joins and may_share(uids, expansion.whole):
             found.edges = found.edges + self._shared(user_id, uids, found.edges, include_invalid)
             found.joins = common_neighbours(uids, found.edges, match.single())
         sure = self.params.fusion.confident_path

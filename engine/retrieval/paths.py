@@ -9,7 +9,7 @@ everything the expansion read.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations, pairwise
@@ -57,6 +57,17 @@ def common_neighbours(
             joins.append(Join(node, score, chosen))
     joins.sort(key=lambda j: (-len(j.edges), -j.score, j.node))
     return joins
+
+
+def may_share(anchors: list[str], whole: Mapping[str, frozenset[str]]) -> bool:
+    """Whether two of `anchors` may have a neighbour in common: those read `whole` have
+    only the neighbours read (the anchors aside), the others may have any."""
+    unread = sum(a not in whole for a in anchors)
+    if unread >= 2:
+        return True
+    named = set(anchors)
+    seen = Counter(n for a in anchors if a in whole for n in whole[a] - named)
+    return bool(seen) if unread else any(count > 1 for count in seen.values())
 
 
 def best_join(reached: Iterable[tuple[str, tuple[str, ...], str]], match: RelationMatch) -> float:

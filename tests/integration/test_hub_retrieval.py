@@ -14,6 +14,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
+from engine.retrieval import graph_leg
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import Ends
 from engine.retrieval.scorer import PredicateScorer
@@ -50,10 +51,16 @@ class Spy:
     def __init__(self, reads: Reads) -> None:
         self._reads = reads
         self.reads: list[tuple[list[str], list[str] | None, list[Neighbour]]] = []
+        self.shared: list[list[Neighbour]] = []
 
     def neighbours(self, user_id: str, nodes: list[str], **kwargs: Any) -> list[Neighbour]:
         found = self._reads.neighbours(user_id, nodes, **kwargs)
         self.reads.append((nodes, kwargs["predicates"], found))
+        return found
+
+    def shared_neighbours(self, user_id: str, nodes: list[str], **kwargs: Any) -> list[Neighbour]:
+        found = self._reads.shared_neighbours(user_id, nodes, **kwargs)
+        self.shared.append(found)
         return found
 
     def __getattr__(self, name: str) -> Any:
@@ -811,6 +818,27 @@ def test_two_anchors_are_joined_whatever_relation_joins_them(mem: Memory) -> Non
     (player,) = answers
     assert result.paths and result.paths[0].entities == ["Dreteam", player, "FC Brek"]
     assert player in {result.facts[0].fact.subject, result.facts[0].fact.object}
+
+
+def test_no_shared_neighbour_is_read_for_an_anchor_with_no_other_neighbour(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An anchor read whole whose one neighbour is the other anchor: no node is next to
+    both, so their shared neighbours are not read, and the answer is the one the read gave."""
+    facts = [(f"Resident {i}", "LIVES_IN", "Bigtown") for i in range(20)]
+    mem.add_facts([*facts, ("Zora Quill", "LIVES_IN", "Bigtown")], user_id="bigtown")
+
+    def search() -> tuple[list[list[Neighbour]], list[str]]:
+        with spied(mem) as spy:
+            result = mem.search("does Zora Quill live in Bigtown", user_id="bigtown", limit=5)
+        assert {e.entity.name for e in result.entities} >= {"Zora Quill", "Bigtown"}
+        return spy.shared, [h.fact.uid for h in result.facts]
+
+    shared, found = search()
+    assert shared == []
+    monkeypatch.setattr(graph_leg, "may_share", lambda anchors, whole: len(anchors) > 1)
+    shared, always = search()
+    assert shared == [[]] and always == found
 
 
 @pytest.fixture(scope="module")

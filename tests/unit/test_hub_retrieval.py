@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.retrieval.paths import may_share
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, Reach, best_first, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
@@ -171,3 +172,25 @@ def test_equally_good_next_steps_go_in_name_order() -> None:
     filled (a set's hash order, which differs from one process to the next)."""
     assert best_first({"OWNS": 0.5, "LIKES": 0.9, "HAS": 0.5}) == ["LIKES", "HAS", "OWNS"]
     assert best_first({"HAS": 0.5, "OWNS": 0.5, "LIKES": 0.9}) == ["LIKES", "HAS", "OWNS"]
+
+
+@pytest.mark.parametrize(
+    ("anchors", "whole", "may"),
+    [
+        (["a"], {}, False),
+        (["a", "b"], {}, True),  # neither read whole: either may have any neighbour
+        (["a", "b"], {"a": frozenset()}, False),
+        (["a", "b"], {"a": frozenset({"b"})}, False),  # its one neighbour is the other anchor
+        (["a", "b"], {"a": frozenset({"b", "x"})}, True),  # b may be next to x
+        (["a", "b"], {"a": frozenset({"x"}), "b": frozenset({"y"})}, False),
+        (["a", "b"], {"a": frozenset({"x"}), "b": frozenset({"x"})}, True),
+        (["a", "b", "c"], {"a": frozenset()}, True),
+        (["a", "b", "c"], {"a": frozenset(), "b": frozenset({"x"})}, True),
+        (["a", "b", "c"], {"a": frozenset(), "b": frozenset({"a", "c"})}, False),
+    ],
+)
+def test_two_anchors_may_share_a_neighbour_only_where_their_reads_leave_room(
+    anchors: list[str], whole: dict[str, frozenset[str]], may: bool
+) -> None:
+    """The anchors read whole have only the neighbours read; the others may have any."""
+    assert may_share(anchors, whole) is may
