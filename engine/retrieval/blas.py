@@ -1,12 +1,13 @@
-"""A BLAS thread limit while a search runs, when the settings ask for one
-(`search_blas_threads`; off by default).
+"""A search's BLAS threads. Its matrix products are small (a question's words against a
+user's relations), yet OpenBLAS splits one of a few hundred thousand multiply-adds over every
+core, and its idle workers then spin for a while after it: on a small machine they take a core
+from the database and the embedding model. `on_one_thread` computes such a product in blocks
+one thread takes, which changes nothing process-wide.
 
-A search's matrix products are small (a question's words against a user's relations), yet
-OpenBLAS splits each over every core, and its idle workers then spin for a while after each
-product: on a small machine they take a core from the database and the embedding model. A
-BLAS library has one thread count for the whole process, so the limit covers every thread of
-the host while any search runs; the host's own setting comes back when the last one ends.
-The latency it saves is measured in docs/performance.md.
+`search_blas_threads` (off by default) also limits every BLAS library loaded while any search
+runs. A BLAS library has one thread count for the whole process, so the limit covers every
+thread of the host; the host's own setting comes back when the last search ends. The latency
+each saves is measured in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+import numpy as np
 from threadpoolctl import ThreadpoolController
+
+# OpenBLAS splits a product over its threads above about 2^18 multiply-adds (measured: 10 x
+# 100 x 384 stayed on one thread, 10 x 300 x 384 did not), and a worker it woke then spins for
+# ~50 ms after a product of a fraction of a millisecond
+_ONE_THREAD_MACS = 1 << 18
 
 
 class _BlasThreads:
@@ -79,3 +86,15 @@ def blas_limited(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate
 
     functools.update_wrapper(limited, method)
     return limited
+
+
+def on_one_thread(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """`a @ b.T`, computed in blocks of `b`'s rows each small enough for one BLAS thread: a
+    question's words against a chat user's hundreds of relations woke a BLAS worker that then
+    took a core from the database and the model for ~50 ms (a search's CPU time doubled)."""
+    rows, width = a.shape
+    block = max(1, _ONE_THREAD_MACS // max(1, rows * width))
+    if len(b) <= block:
+        product: np.ndarray[Any, Any] = a @ b.T
+        return product
+    return np.hstack([a @ b[i : i + block].T for i in range(0, len(b), block)])

@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.embedding import Embedder
 from engine.normalize import predicate_words, singular_form
+from engine.retrieval.blas import on_one_thread
 from engine.retrieval.lexical import root
 from engine.retrieval.predicates import RelationMatch, base_relation
 from engine.retrieval.terms import WHERE
@@ -95,11 +96,11 @@ class PredicateScorer:
             return RelationMatch(self.params, [], bases, of, _NONE, np.zeros(0), None, siblings)
         if words:
             vectors = self._vectors(words)
-            sims = vectors @ readable.T
+            sims = on_one_thread(vectors, readable)
             # a noun chained to the name is one of what the relation leads to: "X's son" is
             # one of X's children, and the model puts "son" nearer "child" than "children"
             nouns = [i for i, w in enumerate(words) if w in chain]
-            sims[nouns] = np.maximum(sims[nouns], vectors[nouns] @ singular.T)
+            sims[nouns] = np.maximum(sims[nouns], on_one_thread(vectors[nouns], singular))
             self._other_forms(sims, words, forms)
             specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
             specificity *= [self.params.where_weight if w == WHERE else 1.0 for w in words]
