@@ -22,11 +22,6 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-# OpenBLAS splits a product over its threads above about 2^18 multiply-adds (measured: 10 x
-# 100 x 384 stayed on one thread, 10 x 300 x 384 did not), and a worker it woke then spins for
-# ~50 ms after a product of a fraction of a millisecond
-_ONE_THREAD_MACS = 1 << 18
-
 
 class _BlasThreads:
     def __init__(self) -> None:
@@ -88,12 +83,15 @@ def blas_limited(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate
     return limited
 
 
-def on_one_thread(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """`a @ b.T`, computed in blocks of `b`'s rows each small enough for one BLAS thread: a
-    question's words against a chat user's hundreds of relations woke a BLAS worker that then
-    took a core from the database and the model for ~50 ms (a search's CPU time doubled)."""
+def on_one_thread(
+    a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], most: int
+) -> np.ndarray[Any, Any]:
+    """`a @ b.T`, computed in blocks of `b`'s rows of at most `most` multiply-adds each, small
+    enough for one BLAS thread: a question's words against a chat user's hundreds of relations
+    woke a BLAS worker that then took a core from the database and the model for ~50 ms (a
+    search's CPU time doubled)."""
     rows, width = a.shape
-    block = max(1, _ONE_THREAD_MACS // max(1, rows * width))
+    block = max(1, most // max(1, rows * width))
     if len(b) <= block:
         product: np.ndarray[Any, Any] = a @ b.T
         return product

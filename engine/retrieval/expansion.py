@@ -58,8 +58,7 @@ class Expansion:
     edges: list[ExpandedEdge] = field(default_factory=list)
     bridges: set[str] = field(default_factory=set)
     reads: int = 0
-    # the anchors read whole at the first hop, with every neighbour each has there
-    whole: dict[str, frozenset[str]] = field(default_factory=dict)
+    whole: dict[str, frozenset[str]] = field(default_factory=dict)  # anchors: all neighbours
 
 
 def expand(
@@ -143,12 +142,11 @@ class _Walk:
     ) -> _Frontier:
         """The paths worth another hop (`top`: the best score of those `reached`): those whose
         continuations can beat every path walked so far (`found`, the best score), at most the
-        `beam` most promising and none more than `beam_margin` below the most promising; and
-        the best path of this hop while a
-        continuation comes within `beam_slack` of it, beats any node joining two anchors
-        (`joined`) and its next step explains something the path does not (`beam_gain`) or
-        goes back along the anchor's relation; for a question asking for a kind of thing, so
-        do the paths within `beam_slack` of the best but one just gone back (the relation
+        `beam` most promising and none more than `beam_margin` below the most promising; and the
+        best path of this hop while a continuation comes within `beam_slack` of it, beats any node
+        joining two anchors (`joined`) and its next step explains something the path does not
+        (`beam_gain`) or goes back along the anchor's relation; for a question asking for a kind of
+        thing, so do the paths within `beam_slack` of the best but one just gone back (the relation
         leading to that kind may be a hop further: "which country was X's wife born in")."""
         depth = self.settings.depth
         if hop >= depth or not self.match.asked:
@@ -252,8 +250,8 @@ class _Walk:
         if hop == 1:
             self.hubs = set(hubs)
             if len(found) < room:  # no node's read was cut short: each has all its edges
-                complete = [a for a in whole if a not in self.hubs]
-                self.out.whole = {a: frozenset(n.far for n in read[a]) for a in complete}
+                whole_read = [a for a in whole if a not in self.hubs]
+                self.out.whole = {a: frozenset(n.far for n in read[a]) for a in whole_read}
             first = self._first_steps(hubs, ahead)
             self.first = set(first)
             steps = defaultdict(lambda: {b: -float(i) for i, b in enumerate(first)})

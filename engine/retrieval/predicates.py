@@ -30,7 +30,6 @@ there: it reads the step before's facts again.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +48,6 @@ Vector = np.ndarray[Any, Any]
 _Prefix = tuple[tuple[str, ...], bool | None]  # a path's relations, where its last step arrived
 
 
-@functools.lru_cache(maxsize=8192)  # ~1,000 calls a search on a chat user's relations
 def base_relation(predicate: str) -> str:
     """The relation a predicate names, its inverse twin folded in: X_INVERSE -> X."""
     for suffix in INVERSE_SUFFIXES:

@@ -96,11 +96,12 @@ class PredicateScorer:
             return RelationMatch(self.params, [], bases, of, _NONE, np.zeros(0), None, siblings)
         if words:
             vectors = self._vectors(words)
-            sims = on_one_thread(vectors, readable)
+            most = self.params.one_thread_products
+            sims = on_one_thread(vectors, readable, most)
             # a noun chained to the name is one of what the relation leads to: "X's son" is
             # one of X's children, and the model puts "son" nearer "child" than "children"
             nouns = [i for i, w in enumerate(words) if w in chain]
-            sims[nouns] = np.maximum(sims[nouns], on_one_thread(vectors[nouns], singular))
+            sims[nouns] = np.maximum(sims[nouns], on_one_thread(vectors[nouns], singular, most))
             self._other_forms(sims, words, forms)
             specificity = np.clip(sims.max(axis=1) - sims.mean(axis=1), 0.0, None)
             specificity *= [self.params.where_weight if w == WHERE else 1.0 for w in words]

@@ -112,6 +112,10 @@ class RelationParams:
     follows_read: int = 500
     # word, relation phrase and relation vectors kept in memory (`Settings`)
     cached_vectors: int = SEARCH_CACHED_VECTORS
+    # the question's words are compared with the relations in blocks of at most this many
+    # multiply-adds: OpenBLAS splits a larger product over its threads (measured: 384,000 did
+    # not, 1,152,000 did), and a worker it woke spins ~50 ms after it (latency; retrieval.blas)
+    one_thread_products: int = 1 << 18
     # the user's predicate list and relation samples are read again after this many seconds
     # (`Settings`)
     refresh_s: float = SEARCH_REFRESH_S

@@ -11,6 +11,9 @@ import pytest
 from threadpoolctl import ThreadpoolController
 
 from engine.retrieval.blas import on_one_thread
+from engine.retrieval.tuning import RelationParams
+
+MOST = RelationParams().one_thread_products
 
 Array = np.ndarray[Any, Any]
 
@@ -26,7 +29,7 @@ def _vectors(rows: int, seed: int) -> Array:
 )
 def test_a_product_in_blocks_is_the_product(words: int, relations: int) -> None:
     a, b = _vectors(words, 1), _vectors(relations, 2)
-    product = on_one_thread(a, b)
+    product = on_one_thread(a, b, MOST)
     assert product.shape == (words, relations)
     assert np.allclose(product, a @ b.T, atol=1e-6)
 
@@ -47,4 +50,4 @@ def test_a_product_wakes_no_blas_worker() -> None:
     """At two BLAS threads, `a @ b.T` of these sizes took ~0.2 s of CPU here (a worker
     spinning after each product); in blocks, a few milliseconds."""
     with ThreadpoolController().limit(limits=2, user_api="blas"):
-        assert _cpu_seconds(on_one_thread) < 0.05
+        assert _cpu_seconds(lambda a, b: on_one_thread(a, b, MOST)) < 0.05
