@@ -58,7 +58,7 @@ class Expansion:
     edges: list[ExpandedEdge] = field(default_factory=list)
     bridges: set[str] = field(default_factory=set)
     reads: int = 0
-    whole: dict[str, frozenset[str]] = field(default_factory=dict)  # anchors: all neighbours
+    whole: dict[str, frozenset[str]] = field(default_factory=dict)  # anchor read whole: neighbours
 
 
 def expand(
