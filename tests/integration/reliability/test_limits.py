@@ -125,9 +125,17 @@ def test_a_query_over_the_time_limit_is_stopped(
     rows = [EntityRow(f"u{i}", f"k{i}", f"Thing {i}", None, now, i % 7 + 1) for i in range(20000)]
     with Memory(data_dir=tmp_path, embedder=embedder, query_timeout_ms=1) as mem:
         mem.store.write(USER, WriteBatch(entities=rows))  # writes are never cut by the limit
-        with pytest.raises(QueryTimeoutError) as caught:
-            mem.top_entities(USER, 10)  # scores and sorts 20k entities: far over 1 ms
-        assert "query_timeout_ms" in str(caught.value) and "1 ms" in str(caught.value)
+        stopped = None
+        # FalkorDB's timer runs on a thread of its own: on two busy cores it once fired after
+        # the read had ended (a full parallel test run), so the read is asked up to three times
+        for _ in range(3):
+            try:
+                mem.top_entities(USER, 10)  # scores and sorts 20k entities: far over 1 ms
+            except QueryTimeoutError as error:
+                stopped = error
+                break
+        assert stopped is not None, "no read was stopped by query_timeout_ms=1"
+        assert "query_timeout_ms" in str(stopped) and "1 ms" in str(stopped)
     with Memory(data_dir=tmp_path, embedder=embedder) as mem:  # the default: 10 s
         assert len(mem.top_entities(USER, 10)) == 10
         assert mem.stats(USER).entities == 20000  # nothing lost to the stopped read
