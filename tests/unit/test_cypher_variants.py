@@ -41,6 +41,10 @@ FALKORDB_ONLY["expand_typed_batched.cypher"] = (
     "FalkorDB runs a subquery once per row: four or more small nodes are read in one traversal "
     "(engine/store/reads.py); Neo4j reads them with expand_typed"
 )
+FALKORDB_ONLY["sample_relation_ends_by_facts.cypher"] = (
+    "FalkorDB walks a user's every entity once per type: sparse relations are sampled through "
+    "the facts first (engine/store/reads.py); Neo4j reads them by type"
+)
 FALKORDB_ONLY |= dict.fromkeys(
     (
         "drop_fact_fulltext_index.cypher",
