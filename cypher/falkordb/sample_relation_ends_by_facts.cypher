@@ -1,6 +1,7 @@
 // sample_relation_ends read through the user's :Fact nodes (`Reads.relation_ends` asks it
 // first): up to $k pairs of each type, as long as fewer than $most current facts have the
-// $predicates; otherwise no row, and the engine reads them by type.
+// $predicates; otherwise no row, and the engine reads them by type (as it does when none of
+// them has a current fact: a relation's sample is read again only after `refresh_s`).
 // By type, FalkorDB walks every entity of the user once per type (24 types of a chat's
 // relations: 7 ms for 77 pairs); here the user's facts are read once and only those of the
 // $predicates followed: of the 250 samples of a 4-conversation LoCoMo replay, p95 6.2 -> 1.3
