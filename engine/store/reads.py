@@ -32,9 +32,8 @@ EPISODE_VECTORS = VectorRead(
 # replayed bench-hub reads, old -> batched, mean ms: 1 node 0.34 -> 0.50, 2-3 0.55 -> 0.62,
 # 4-7 1.28 -> 1.14, 8-15 1.60 -> 1.02, 16+ 6.5 -> 2.2
 BATCHED_TYPED_READ_NODES = 4
-# FalkorDB samples relations with fewer current facts than this through the :Fact nodes
-# (sample_relation_ends_by_facts): 68-416 facts of 4-14 sparse bench-hub relations, by type ->
-# by facts, ms: 1.5-5.8 -> 0.8-2.5; a request over it costs ~0.3 ms before the read by type
+# FalkorDB samples relations with fewer current facts than this through the :Fact nodes: 68-416
+# facts of sparse bench-hub relations 1.5-5.8 -> 0.8-2.5 ms; more cost ~0.3 ms before by type
 SAMPLED_BY_FACTS = 500
 Met = tuple[str, bool]  # a predicate met at a node, and whether the node is its subject
 Window = tuple[float | None, float | None]  # since, until: epoch seconds, None for open
@@ -266,10 +265,8 @@ class Reads:
         if self.store.dialect == "falkordb":
             by_facts = params | {"predicates": wanted, "most": SAMPLED_BY_FACTS}
             rows = self.store.run("sample_relation_ends_by_facts", by_facts)
-        if not rows:
-            rows = self.store.run(
-                "sample_relation_ends", params, rel_type_groups=[[p] for p in wanted]
-            )
+        groups = [[p] for p in wanted]
+        rows = rows or self.store.run("sample_relation_ends", params, rel_type_groups=groups)
         found: dict[str, list[tuple[str, str]]] = {p: [] for p in predicates}
         for predicate, subject, obj in rows:
             found[predicate].append((subject, obj))
