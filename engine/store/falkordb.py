@@ -221,7 +221,7 @@ class FalkorDBStore:
         """Disconnect, once the calls still running have ended (later ones raise
         `ClosedError`); the last process to close stops the embedded server, after
         `compact_for_reopen` (see the module docstring)."""
-        self.schema.closed = True
+        self.schema.close(CLOSE_PATIENCE_S)
         with self._calls.closing(CLOSE_PATIENCE_S):
             with contextlib.suppress(redis.RedisError):
                 self._db.connection.close()

@@ -120,6 +120,7 @@ class FalkorDBSchema:
         self.declaring = threading.Lock()  # no vector index declared while they are dropped
         self._warming: set[str] = set(VECTOR_LABELS.values())  # until db.indexes() says
         self._checked = float("-inf")
+        self._worker: threading.Thread | None = None  # declaring vector indexes after a reopen
 
     # -- which vector indexes are built ---------------------------------------------------
 
@@ -180,8 +181,18 @@ class FalkorDBSchema:
             self._declare_all(missing, size)  # little to build: done at once
         else:
             self._checked = float("-inf")
-            worker = threading.Thread(target=self._declare_all, args=(missing, size), daemon=True)
-            worker.start()
+            self._worker = threading.Thread(
+                target=self._declare_all, args=(missing, size), daemon=True
+            )
+            self._worker.start()
+
+    def close(self, patience_s: float) -> None:
+        """Declare nothing more, and wait up to `patience_s` for a declaration in flight: its
+        connection kept the embedded server from stopping (a store closed while its indexes
+        were declared after a reopen left the server running)."""
+        self.closed = True
+        if self._worker is not None:
+            self._worker.join(patience_s)
 
     def drop_for_reopen(self) -> None:
         """Drop the graph's vector indexes, recording their dimension for the next `setup`,

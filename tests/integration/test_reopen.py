@@ -15,7 +15,7 @@ from engine.memory import Memory
 from engine.store import falkordb_schema
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
-from engine.store.falkordb_server import EmbeddedServer
+from engine.store.falkordb_server import EmbeddedServer, single_try_client
 
 FACTS = [
     ("Kismet", "DIRECTED_BY", "William Dieterle"),
@@ -176,6 +176,34 @@ def test_vector_indexes_are_declared_one_after_another(
     built.set()
     _wait_warm(store)
     assert declared == {"Entity", "Episode"}  # Episode's was never dropped; Fact's waits
+
+
+def test_a_store_closed_while_its_indexes_are_declared_stops_its_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A close while a reopen's vector indexes were being declared in the background saw the
+    declaration's connection, took it for another client's and left the server running
+    (twice in ten runs of the suite)."""
+    home = tmp_path / "home"
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 0)  # declared in a thread, as if large
+    connected = threading.Event()
+
+    def slow(*args: object, **kwargs: object) -> object:
+        client = single_try_client(*args, **kwargs)  # type: ignore[arg-type]
+        if threading.current_thread() is not threading.main_thread():  # the background's
+            client.ping()  # connected, as while FalkorDB works on the declaration's query
+            connected.set()
+            time.sleep(1.0)
+        return client
+
+    monkeypatch.setattr(falkordb_schema, "single_try_client", slow)
+    with Memory(data_dir=home, embedding_preload=False) as mem:
+        assert mem.stats("u1").facts == 3  # opens the store: its indexes are declared
+        assert connected.wait(10)
+
+    assert not EmbeddedServer(home).running()
 
 
 def test_a_reopen_declares_the_vector_indexes_without_loading_the_model(tmp_path: Path) -> None:
