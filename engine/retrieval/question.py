@@ -18,6 +18,7 @@ from engine.retrieval.query import Query
 from engine.retrieval.terms import (
     asked_kind,
     asks_for_siblings,
+    asks_what_it_does,
     chain_order,
     chain_rest,
     name_span,
@@ -54,9 +55,9 @@ class Question:
         spans = tuple(a.span or name_span(a.entity.name, query.words, names)[1] for a in anchors)
         named = {w for a in anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
-        kind = asked_kind(query.words, unnamed)
-        if kind not in relation_words:
-            kind = None  # "what are the primary languages": "primary" names no relation
+        asked = asked_kind(query.words, unnamed)
+        if asked not in relation_words:
+            asked = None  # "what are the primary languages": "primary" names no relation
         single = len(spans) == 1 and bool(spans[0])
         chain = chain_order(query.words, spans[0], unnamed) if single else []
         return cls(
@@ -64,8 +65,8 @@ class Question:
             spans=spans,
             phrase=relation_phrase(query.words, list(spans)),
             unnamed=tuple(unnamed),
-            kind=kind,
+            kind=None if asks_what_it_does(query.words) else asked,
             chain=tuple(chain),
-            rest=chain_rest(query.words, spans[0], kind) if chain else "",
+            rest=chain_rest(query.words, spans[0], asked) if chain else "",
             siblings=asks_for_siblings(query.words, spans),
         )

@@ -106,6 +106,15 @@ def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
     return None
 
 
+def asks_what_it_does(tokens: Sequence[str]) -> bool:
+    """The asking word is followed by "do", "does" or "did": the noun after it is the verb's
+    subject, not the kind asked for ("what does X's daughter do": not a daughter)."""
+    return any(
+        w in ASKING and _asking(tokens, i) and i + 1 < len(tokens) and tokens[i + 1] in _DO
+        for i, w in enumerate(tokens)
+    )
+
+
 def asks_where(tokens: Sequence[str]) -> bool:
     """The question asks "where" (not "the city where ...", a relative clause)."""
     return any(w == WHERE and _asking(tokens, i) for i, w in enumerate(tokens))

@@ -13,13 +13,17 @@ import pytest
 
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.models import Entity
 from engine.normalize import entity_key
 from engine.retrieval import graph_leg
+from engine.retrieval import question as asked
+from engine.retrieval.anchors import Anchor
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.predicates import Ends
+from engine.retrieval.query import Query
 from engine.retrieval.scorer import PredicateScorer
 from engine.retrieval.terms import asked_kind, content_words, words
-from engine.retrieval.tuning import RelationParams, Tuning
+from engine.retrieval.tuning import NameParams, RelationParams, Tuning
 from engine.store.base import Neighbour
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -339,6 +343,33 @@ def test_a_chained_noun_is_a_step_before_the_asked_kind(embedder: Embedder) -> N
     where = where.with_ends(Ends(twins={"MEMBER_OF": "BAND_MEMBER", "BAND_MEMBER": "MEMBER_OF"}))
     assert where.path(right) > where.path(wrong) + 0.05
     assert where.path(("HOMETOWN",)) < where.path(right)  # nothing explains the band
+
+
+def test_what_a_chained_noun_does_is_asked_of_it_not_of_its_kind(embedder: Embedder) -> None:
+    """ "What does the spouse of Ann do for a living": the spouse's profession. The noun after
+    "what does" is the verb's subject, not the kind asked for: taken for the kind, a path
+    ending in SPOUSE (the spouses of those sharing Ann's profession) explained the question."""
+    query = Query.parse("what does the spouse of Ann do for a living", 8)
+    ann = Entity(uid="a", user_id="u", key="ann", name="Ann")
+    scorer = PredicateScorer(embedder, RelationParams())
+    relations = {"spouse", "living"}
+    question = asked.Question.of(
+        query, query.relational, [Anchor(ann, 1.0, "name")], relations, NameParams()
+    )
+    assert question.kind is None
+    predicates = ["SPOUSE", "PROFESSION", "RELIGION", "GENDER", "CHILDREN"]
+    match = scorer.match(
+        list(question.unnamed),
+        predicates,
+        None,
+        question.siblings,
+        question.kind,
+        list(question.chain),
+        question.rest,
+    )
+    right = match.path(("SPOUSE", "PROFESSION"))
+    assert right > match.path(("PROFESSION", "PROFESSION", "SPOUSE")) + 0.05
+    assert right > match.path(("SPOUSE", "RELIGION"))
 
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:

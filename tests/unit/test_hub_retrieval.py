@@ -9,7 +9,14 @@ from engine.retrieval.paths import may_share
 from engine.retrieval.query import Query
 from engine.retrieval.reach import ExpandedEdge, Reach, best_first, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
-from engine.retrieval.terms import asked_kind, chain_order, chain_rest, content_words, words
+from engine.retrieval.terms import (
+    asked_kind,
+    asks_what_it_does,
+    chain_order,
+    chain_rest,
+    content_words,
+    words,
+)
 from engine.store.base import Neighbour
 
 
@@ -29,6 +36,21 @@ from engine.store.base import Neighbour
 def test_a_question_names_the_kind_of_thing_it_asks_for(question: str, kind: str | None) -> None:
     tokens = words(question)
     assert asked_kind(tokens, content_words(tokens)) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "does"),
+    [
+        ("what does Ann's daughter do for a living", True),
+        ("what do the father and mother of Ann's wife do for a living", True),
+        ("who did Ann's son marry", True),
+        ("what films does Ann appear in", False),  # "films" is the kind
+        ("which country does Bob come from", False),
+        ("the films written by Ann are directed by who", False),  # the asking word last
+    ],
+)
+def test_a_do_question_asks_what_its_subject_does(question: str, does: bool) -> None:
+    assert asks_what_it_does(words(question)) is does
 
 
 @pytest.mark.parametrize(
