@@ -55,18 +55,26 @@ class Question:
         spans = tuple(a.span or name_span(a.entity.name, query.words, names)[1] for a in anchors)
         named = {w for a in anchors for w in words_of(a.entity.name)}
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
-        asked = asked_kind(query.words, unnamed)
-        if asked not in relation_words:
-            asked = None  # "what are the primary languages": "primary" names no relation
         single = len(spans) == 1 and bool(spans[0])
         chain = chain_order(query.words, spans[0], unnamed) if single else []
+        # "what are the primary languages": "primary" names no relation
+        asked = _relation_word(asked_kind(query.words, unnamed), relation_words)
+        kind = asked
+        if asks_what_it_does(query.words):  # "what does X's daughter do": not a daughter
+            subject = set(chain)
+            kind = asked_kind(query.words, [w for w in unnamed if w not in subject])
+            kind = _relation_word(kind, relation_words)
         return cls(
             query=query,
             spans=spans,
             phrase=relation_phrase(query.words, list(spans)),
             unnamed=tuple(unnamed),
-            kind=None if asks_what_it_does(query.words) else asked,
+            kind=kind,
             chain=tuple(chain),
             rest=chain_rest(query.words, spans[0], asked) if chain else "",
             siblings=asks_for_siblings(query.words, spans),
         )
+
+
+def _relation_word(word: str | None, relation_words: set[str]) -> str | None:
+    return word if word in relation_words else None

@@ -107,8 +107,9 @@ def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
 
 
 def asks_what_it_does(tokens: Sequence[str]) -> bool:
-    """The asking word is followed by "do", "does" or "did": the noun after it is the verb's
-    subject, not the kind asked for ("what does X's daughter do": not a daughter)."""
+    """The asking word is followed by "do", "does" or "did": the nouns after it up to the verb
+    are its subject, not the kind asked for ("what does X's daughter do": not a daughter;
+    "what did X paint": the painted, as "what X painted")."""
     return any(
         w in ASKING and _asking(tokens, i) and i + 1 < len(tokens) and tokens[i + 1] in _DO
         for i, w in enumerate(tokens)

@@ -352,7 +352,7 @@ def test_what_a_chained_noun_does_is_asked_of_it_not_of_its_kind(embedder: Embed
     query = Query.parse("what does the spouse of Ann do for a living", 8)
     ann = Entity(uid="a", user_id="u", key="ann", name="Ann")
     scorer = PredicateScorer(embedder, RelationParams())
-    relations = {"spouse", "living"}
+    relations = {"spouse"}  # the words naming a relation clearly
     question = asked.Question.of(
         query, query.relational, [Anchor(ann, 1.0, "name")], relations, NameParams()
     )

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from engine.models import Entity
+from engine.retrieval.anchors import Anchor
 from engine.retrieval.paths import may_share
 from engine.retrieval.query import Query
+from engine.retrieval.question import Question
 from engine.retrieval.reach import ExpandedEdge, Reach, best_first, degree_by_relation
 from engine.retrieval.reach import rank as rank_reaches
 from engine.retrieval.terms import (
@@ -17,6 +20,7 @@ from engine.retrieval.terms import (
     content_words,
     words,
 )
+from engine.retrieval.tuning import NameParams
 from engine.store.base import Neighbour
 
 
@@ -51,6 +55,24 @@ def test_a_question_names_the_kind_of_thing_it_asks_for(question: str, kind: str
 )
 def test_a_do_question_asks_what_its_subject_does(question: str, does: bool) -> None:
     assert asks_what_it_does(words(question)) is does
+
+
+@pytest.mark.parametrize(
+    ("question", "relation_words", "kind"),
+    [
+        ("what does the spouse of Ann do for a living", {"spouse"}, None),
+        ("what did Ann's band record", {"band", "record"}, "record"),
+        ("what did Ann paint", {"paint"}, "paint"),  # the painted, as before
+        ("which country does Ann live in", {"country", "live"}, "country"),
+    ],
+)
+def test_the_kind_a_do_question_asks_for_comes_after_its_subject(
+    question: str, relation_words: set[str], kind: str | None
+) -> None:
+    query = Query.parse(question, 8)
+    ann = Anchor(Entity(uid="a", user_id="u", key="ann", name="Ann"), 1.0, "name")
+    asked = Question.of(query, query.relational, [ann], relation_words, NameParams())
+    assert asked.kind == kind
 
 
 @pytest.mark.parametrize(
