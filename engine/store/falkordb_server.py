@@ -26,15 +26,25 @@ from redis.retry import Retry
 
 from engine.errors import GraphmemError, StoreError, StoreUnavailableError
 from engine.private_files import check_private_dir, open_private, prepare_data_dir
-from engine.store.server_record import RECORD, ServerRecord, cpu_ticks, is_server, kill_server
+from engine.store.server_record import (
+    RECORD,
+    ServerRecord,
+    asleep,
+    cpu_ticks,
+    is_server,
+    kill_server,
+)
 
 log = logging.getLogger("graphmem")
 _START_TIMEOUT_S = 30.0
 _PING_TIMEOUT_S = 5.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
 # A server that neither answers nor uses any CPU for this long is hung, however long its load
-# may take: FalkorDB can deadlock while it loads (seen after "Done decoding graph", 0% CPU).
+# may take: FalkorDB can deadlock while it loads (seen after "Done decoding graph", 0% CPU,
+# its main thread asleep) ...
 _STALL_S = 30.0
+# ... and sooner when its main thread sleeps: a load that works runs or reads the disk
+_ASLEEP_S = 5.0
 # Statements FalkorDB keeps compiled (its default is 25). A typed read names its relationship
 # types in the text, so each set of types is a statement of its own: with hundreds of
 # predicates per user, 25 keeps almost none of them, and their churn pushes out the fixed
@@ -235,10 +245,9 @@ class EmbeddedServer:
         pid = self._read_pid()
         log.warning(
             "graphmem: the embedded FalkorDB of %s (pid %s) hung while it loaded (no answer and "
-            "no CPU for %.0f s); starting it again",
+            "no CPU); starting it again",
             self.data_dir,
             pid,
-            _STALL_S,
         )
         if kill_server(record, pid):
             self._wait_gone(record, pid)
@@ -287,7 +296,9 @@ class EmbeddedServer:
                 now = cpu_ticks(pid)
                 if now is None or now != ticks:
                     ticks, busy = now, time.monotonic()
-                elif time.monotonic() - busy > _STALL_S:
+                elif time.monotonic() - busy > (
+                    min(_ASLEEP_S, _STALL_S) if asleep(pid) else _STALL_S
+                ):
                     self._stalled = True
                     return False
                 deadline = min(time.monotonic() + _START_TIMEOUT_S, started + _LOAD_TIMEOUT_S)

@@ -75,6 +75,15 @@ def cpu_ticks(pid: int) -> int | None:
         return None
 
 
+def asleep(pid: int) -> bool:
+    """Process `pid`'s main thread sleeps (waits for an event) or is stopped: it is not
+    running, nor waiting for the disk (Linux; False when unknown)."""
+    try:
+        return _stat_fields(pid)[0] in ("S", "T", "t")
+    except (OSError, IndexError):
+        return False
+
+
 def _command_line(pid: int) -> str | None:
     try:
         return (

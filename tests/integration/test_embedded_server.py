@@ -24,6 +24,7 @@ from engine.store import falkordb_schema, falkordb_server
 from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, socket_path_for
+from engine.store.server_record import asleep
 
 SCRIPT = textwrap.dedent(
     """
@@ -266,6 +267,43 @@ def test_a_server_that_hangs_while_it_loads_is_started_again(
             assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
     finally:
         EmbeddedServer(tmp_path).stop_if_unused()
+
+
+def test_a_server_asleep_with_no_cpu_is_taken_for_hung_within_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FalkorDB's deadlock while it loads leaves its main thread asleep: the wait for it ends
+    after `_ASLEEP_S`, not the 30 s a silent server with no CPU is given otherwise (a CLI
+    command waited 35 s for one on 2026-12-05). Here the server is stopped (SIGSTOP)."""
+    monkeypatch.setattr(falkordb_server, "_STALL_S", 120.0)
+    monkeypatch.setattr(falkordb_server, "_ASLEEP_S", 1.0)
+    monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 1.0)
+    _run(tmp_path, "alice", 0, 2)
+    first = EmbeddedServer(tmp_path)
+    first.ensure_running()
+    try:
+        with _frozen(first) as frozen:
+            started = time.monotonic()
+            EmbeddedServer(tmp_path).ensure_running()
+            assert time.monotonic() - started < 30
+            assert int(first.pid_file.read_text()) != frozen
+            assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
+    finally:
+        EmbeddedServer(tmp_path).stop_if_unused()
+
+
+def test_a_process_waiting_for_an_event_is_asleep_and_a_running_one_is_not() -> None:
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(1.0)  # both started
+        assert asleep(sleeping.pid)
+        assert not asleep(spinning.pid)  # runnable, on a core or waiting for one
+    finally:
+        for child in (sleeping, spinning):
+            child.kill()
+            child.wait()
+    assert not asleep(sleeping.pid)  # gone: unknown
 
 
 def test_a_start_that_hangs_is_tried_once_more(
