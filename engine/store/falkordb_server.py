@@ -40,10 +40,10 @@ _START_TIMEOUT_S = 30.0
 _PING_TIMEOUT_S = 5.0
 _LOAD_TIMEOUT_S = 1800.0  # a server still alive after this long is taken as hung
 # A server that neither answers nor uses any CPU for this long is hung, however long its load
-# may take: FalkorDB can deadlock while it loads (seen after "Done decoding graph", 0% CPU,
-# its main thread asleep) ...
+# may take: FalkorDB can deadlock while it loads (seen after "Done decoding graph", 0% CPU) ...
 _STALL_S = 30.0
-# ... and sooner when its main thread sleeps: a load that works runs or reads the disk
+# ... and sooner when its main thread sleeps, as one waiting on a lock does: a load that works
+# runs or reads the disk
 _ASLEEP_S = 5.0
 # Statements FalkorDB keeps compiled (its default is 25). A typed read names its relationship
 # types in the text, so each set of types is a statement of its own: with hundreds of
