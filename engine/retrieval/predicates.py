@@ -37,8 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from engine.normalize import predicate_words
 from engine.retrieval.order import ChainOrder
 from engine.retrieval.steps import back_along_twins, no_triple, unless_back
+from engine.retrieval.terms import WHERE
 from engine.retrieval.tuning import RelationParams
 
 INVERSE_SUFFIXES = ("_INVERSE", "_INV", "_REVERSE")
@@ -146,6 +148,22 @@ class RelationMatch:
     def kind_relation(self) -> str | None:
         """The relation the asked kind's word names best ("country": `NATIONALITY`)."""
         return None if self._kind is None else self.named_by(self._words[self._kind])
+
+    def kind_explained(self, relations: tuple[str, ...], at_subject: bool | None) -> float:
+        """How well a path's last relation explains the asked kind where the path arrived
+        (`at_subject`: at that relation's subject; None: at either end): by its name at the end
+        the name speaks of (the object; the subject of "X_OF"), by what it leads to at its
+        object. 0 when no kind is asked, or "where" (an organisation may answer it: "where does
+        X work")."""
+        if self._kind is None or not relations or self._words[self._kind] == WHERE:
+            return 0.0
+        last = self._index.get(base_relation(relations[-1]))
+        if last is None:
+            return 0.0
+        named = at_subject in (None, predicate_words(relations[-1]).endswith(" of"))
+        back = len(relations) > 1 and base_relation(relations[-2]) == base_relation(relations[-1])
+        by_ends = 0.0 if back or at_subject else self._kind_through[last]
+        return float(max(self._sims[self._kind, last] if named else 0.0, by_ends))
 
     def best_relations(self, n: int) -> list[str]:
         """The `n` best relations as one-edge paths (before `with_ends`: by the question's

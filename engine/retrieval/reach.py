@@ -204,14 +204,20 @@ def rank(
     all come through the one club, and count once): the best keeps the path's score, one
     reached once loses up to `many_paths` of it. Between paths the relations decide, not the
     number of ways: the hundred members of a society lead to every city, its founder to one.
-    A fact on the way to a better path is a bridge, not a hit. Past a path's first `per_path`
-    hits, the rest count at `later_share` of their score."""
+    A fact on the way to a better path is a bridge, not a hit; so is one on the way to a path
+    explaining the question as well, hop cost aside, and the asked kind better ("which country
+    is X's team based in": the team's city is on the way to its country). Past a path's first
+    `per_path` hits, the rest count at `later_share` of their score."""
     widest: dict[tuple[str, tuple[str, ...]], int] = defaultdict(lambda: 1)
     for reach in reaches:
         key = (reach.anchor, reach.relations)
         widest[key] = max(widest[key], len(reach.starts))
     best: dict[str, ExpansionHit] = {}
     bridge_score: dict[str, float] = defaultdict(lambda: NOTHING)
+    # per fact on the way: (words explained, hop cost aside; asked kind explained) of each path
+    further: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    kinds: dict[tuple[tuple[str, ...], bool | None], float] = {}  # see `_kind`
+    hop_cost = match.params.extra_hop_cost
     through: dict[tuple[str, str], float] = {}  # (anchor, neighbour): the best path beyond
     scores: dict[tuple[str, ...], float] = {}
     for reach in reaches:
@@ -231,6 +237,11 @@ def rank(
             )
         for edge in reach.edges[:-1]:
             bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
+        kind = _kind(match, reach.relations, reach.edges[-1], kinds)
+        if kind > 0:
+            explains = scores[reach.relations] + hop_cost * (len(reach.relations) - 1)
+            for edge in reach.edges[:-1]:
+                further[edge.uid].append((explains, kind))
         if len(reach.relations) > 1:  # every path here, not only the first, leaves by a start
             for start in reach.starts:
                 way = (reach.anchor, start)
@@ -239,10 +250,43 @@ def rank(
         h
         for h in best.values()
         if bridge_score[h.uid] <= h.score
+        and not _answered_further(h, further.get(h.uid, []), scores[h.relations], match, kinds)
         and (h.edge.hop > 1 or through.get((h.edge.anchor, h.edge.far), NOTHING) <= h.score)
     ]
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
     return _one_per_node(_few_per_path(hits, per_path, later_share))
+
+
+def _kind(
+    match: RelationMatch,
+    relations: tuple[str, ...],
+    last: ExpandedEdge | None,
+    known: dict[tuple[tuple[str, ...], bool | None], float],
+) -> float:
+    """How well a path's last relation names the asked kind where the path arrived (`last`,
+    the path's last edge; None: at either end of it)."""
+    key = (relations, None if last is None else arrived_at_subject(last))
+    if key not in known:
+        known[key] = match.kind_explained(*key)
+    return known[key]
+
+
+def _answered_further(
+    hit: ExpansionHit,
+    further: list[tuple[float, float]],
+    score: float,
+    match: RelationMatch,
+    kinds: dict[tuple[tuple[str, ...], bool | None], float],
+) -> bool:
+    """A path through `hit` explains the question as well (hop cost aside) and the asked kind,
+    where it arrives, better than `hit`'s path does at either end: `hit` is on the way to the
+    answer."""
+    if not further:
+        return False
+    params = match.params
+    explains = score + params.extra_hop_cost * (len(hit.relations) - 1)
+    kind = _kind(match, hit.relations, None, kinds)
+    return any(e >= explains and k > kind + params.kind_further for e, k in further)
 
 
 def _few_per_path(hits: list[ExpansionHit], per_path: int, share: float) -> list[ExpansionHit]:

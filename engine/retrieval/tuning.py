@@ -100,6 +100,9 @@ class RelationParams:
     # a relation explains the asked kind by what it leads to at this share of what the kind's
     # own relation earns: a sample of ends is weaker evidence than a name (bench-hub)
     kind_by_ends: float = 0.8
+    # a fact is on the way to the answer, not one, when a path through it explains the question
+    # as well (hop cost aside) and the asked kind by this much more (by hand; bench-hub)
+    kind_further: float = 0.05
     # a relation's sampled facts checked for a twin storing them reversed (a bound)
     twin_sample: int = 8
     # ... a twin when at least this share of them are stored reversed under its name ...

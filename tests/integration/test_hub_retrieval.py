@@ -372,6 +372,25 @@ def test_what_a_chained_noun_does_is_asked_of_it_not_of_its_kind(embedder: Embed
     assert right > match.path(("SPOUSE", "RELIGION"))
 
 
+def test_the_last_relation_names_the_asked_kind_where_the_path_arrives(
+    embedder: Embedder,
+) -> None:
+    """How well a path's last relation names the kind asked for decides whether the facts
+    before it are answers or the way to one. NATIONALITY names a country at its object: walked
+    back from a country it arrives at people. "Where" may ask for an organisation ("where does
+    X work": the employer), so it names no kind here."""
+    scorer = PredicateScorer(embedder, RelationParams())
+    predicates = ["PLAYS_IN_CLUB", "BASED_IN", "IS_IN_COUNTRY", "NATIONALITY", "HEADQUARTERS"]
+    country = scorer.match(["country", "team", "based"], predicates, kind="country")
+    club = country.kind_explained(("PLAYS_IN_CLUB",), False)
+    to_country = ("PLAYS_IN_CLUB", "BASED_IN", "IS_IN_COUNTRY")
+    assert country.kind_explained(to_country, False) > club + 0.05
+    assert country.kind_explained((*to_country, "NATIONALITY"), True) == 0.0  # its citizens
+    assert scorer.match(["country"], predicates).kind_explained(("NATIONALITY",), False) == 0.0
+    where = scorer.match(["work", "where"], predicates, kind="where")
+    assert where.kind_explained(("PLAYS_IN_CLUB", "HEADQUARTERS"), False) == 0.0
+
+
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:
     scorer = mem.retriever.scorer
     predicates = mem.reads.predicates(user)

@@ -20,7 +20,7 @@ from engine.retrieval.terms import (
     content_words,
     words,
 )
-from engine.retrieval.tuning import NameParams
+from engine.retrieval.tuning import NameParams, RelationParams
 from engine.store.base import Neighbour
 
 
@@ -150,13 +150,23 @@ def test_degree_per_relation_counts_what_a_sample_left_out() -> None:
 
 
 class _Scores:
-    """A stand-in for `RelationMatch`: fixed scores per relation path."""
+    """A stand-in for `RelationMatch`: fixed scores per relation path, and how well each
+    path's last relation names the asked kind (none asked: 0)."""
 
-    def __init__(self, scores: dict[tuple[str, ...], float]) -> None:
+    def __init__(
+        self,
+        scores: dict[tuple[str, ...], float],
+        kinds: dict[tuple[str, ...], float] | None = None,
+    ) -> None:
         self.scores = scores
+        self.kinds = kinds or {}
+        self.params = RelationParams()
 
     def path(self, relations: tuple[str, ...]) -> float:
         return self.scores[relations]
+
+    def kind_explained(self, relations: tuple[str, ...], at_subject: bool | None) -> float:
+        return self.kinds.get(relations, 0.0)
 
 
 def _edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
@@ -175,6 +185,39 @@ def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> N
     scores = {("IN_CLUB",): 0.65, ("IN_CLUB", "IN_CLUB", "POSITION"): 0.6}
     hits = rank_reaches(one_club, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
     assert [h.uid for h in hits] == ["club", "pos"]
+
+
+def test_a_fact_on_the_way_to_the_asked_kind_is_no_answer() -> None:
+    """ "Which country is P's club based in": P's club (one hop) explains the question nearly
+    as well as the path on to the country and pays two hops less, but only the last relation
+    of that path names a country: the club and its city are on the way, not answers."""
+    club = _edge("club", "p", "c", 1)
+    city = _edge("city", "c", "town", 2)
+    country = _edge("country", "town", "land", 3)
+    reaches = [
+        Reach("p", ("IN_CLUB",), (club,), starts=frozenset({"c"})),
+        Reach("p", ("IN_CLUB", "BASED_IN"), (club, city), starts=frozenset({"c"})),
+        Reach(
+            "p",
+            ("IN_CLUB", "BASED_IN", "IN_COUNTRY"),
+            (club, city, country),
+            starts=frozenset({"c"}),
+        ),
+    ]
+    hop = RelationParams().extra_hop_cost
+    scores = {
+        ("IN_CLUB",): 0.8,
+        ("IN_CLUB", "BASED_IN"): 0.8 - hop,
+        reaches[2].relations: 0.8 - 2 * hop,
+    }
+    kinds = {("IN_CLUB",): 0.3, ("IN_CLUB", "BASED_IN"): 0.32, reaches[2].relations: 0.6}
+    hits = rank_reaches(reaches, _Scores(scores, kinds), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == ["country"]
+    unasked = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert [h.uid for h in unasked] == ["club", "city", "country"]
+    scores[reaches[2].relations] -= 0.01  # explains the question less well
+    hits = rank_reaches(reaches, _Scores(scores, kinds), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    assert hits[0].uid == "club"
 
 
 def test_many_paths_order_the_answers_of_a_path_not_the_paths() -> None:
