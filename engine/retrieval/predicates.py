@@ -160,7 +160,7 @@ class RelationMatch:
         last = self._index.get(base_relation(relations[-1]))
         if last is None:
             return 0.0
-        named = at_subject in (None, predicate_words(relations[-1]).endswith(" of"))
+        named = at_subject in (None, predicate_words(base_relation(relations[-1])).endswith(" of"))
         back = len(relations) > 1 and base_relation(relations[-2]) == base_relation(relations[-1])
         by_ends = 0.0 if back or at_subject else self._kind_through[last]
         return float(max(self._sims[self._kind, last] if named else 0.0, by_ends))
