@@ -149,19 +149,19 @@ class RelationMatch:
         """The relation the asked kind's word names best ("country": `NATIONALITY`)."""
         return None if self._kind is None else self.named_by(self._words[self._kind])
 
+    @property
+    def asks_kind(self) -> bool:  # not "where": the employer answers "where does X work"
+        return self._kind is not None and self._words[self._kind] != WHERE
+
     def kind_explained(self, relations: tuple[str, ...], at_subject: bool | None) -> float:
-        """How well a path's last relation explains the asked kind where the path arrived
-        (`at_subject`: at that relation's subject; None: at either end): by its name at the end
-        the name speaks of (the object; the subject of "X_OF"), by what it leads to at its
-        object. 0 when no kind is asked, or "where" (an organisation may answer it: "where does
-        X work")."""
-        if self._kind is None or not relations or self._words[self._kind] == WHERE:
-            return 0.0
-        last = self._index.get(base_relation(relations[-1]))
+        """How well a path's last relation explains the asked kind (0 unless `asks_kind`) where
+        the path arrived (`at_subject`; None: either end): by its name at the end the name speaks
+        of (the object; the subject of "X_OF"), by what it leads to at its object."""
+        last = self._index.get(base_relation(relations[-1])) if self.asks_kind else None
         if last is None:
             return 0.0
-        named = at_subject in (None, predicate_words(base_relation(relations[-1])).endswith(" of"))
-        back = len(relations) > 1 and base_relation(relations[-2]) == base_relation(relations[-1])
+        named = at_subject in (None, predicate_words(self.bases[last]).endswith(" of"))
+        back = len(relations) > 1 and base_relation(relations[-2]) == self.bases[last]
         by_ends = 0.0 if back or at_subject else self._kind_through[last]
         return float(max(self._sims[self._kind, last] if named else 0.0, by_ends))
 

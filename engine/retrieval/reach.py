@@ -237,7 +237,7 @@ def rank(
             )
         for edge in reach.edges[:-1]:
             bridge_score[edge.uid] = max(bridge_score[edge.uid], score)
-        kind = _kind(match, reach.relations, reach.edges[-1], kinds)
+        kind = _kind(match, reach.relations, reach.edges[-1], kinds) if match.asks_kind else 0.0
         if kind > 0:
             explains = scores[reach.relations] + hop_cost * (len(reach.relations) - 1)
             for edge in reach.edges[:-1]:

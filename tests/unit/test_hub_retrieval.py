@@ -160,6 +160,7 @@ class _Scores:
     ) -> None:
         self.scores = scores
         self.kinds = kinds or {}
+        self.asks_kind = bool(self.kinds)
         self.params = RelationParams()
 
     def path(self, relations: tuple[str, ...]) -> float:
