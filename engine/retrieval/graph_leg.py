@@ -1,11 +1,11 @@
 """The graph side of a search: anchors, the question's relations, the walk, the joins.
 
-Order of work, so the slow parts overlap: the name reads (fulltext) run while the query is
-embedded, the vector reads start as soon as its vector is there, and the query's new words
-are embedded while they run (not those of a name of several words it holds whole, which
-name no relation); the anchors settle from both reads, and only then is the relation
-phrase (the question without the names it mentions, see `terms.relation_phrase`) embedded,
-once.
+Order of work, so the slow parts overlap: the name reads (fulltext, and by key for the names
+it may hold word for word) run while the query is embedded, the vector reads start as soon
+as its vector is there, and the query's new words are embedded while they run (not those of
+a name of several words it holds whole, which name no relation); the anchors settle from
+both reads, and only then is the relation phrase (the question without the names it
+mentions, see `terms.relation_phrase`) embedded, once.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from engine.retrieval.query import Query
 from engine.retrieval.question import Question
 from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.scorer import USERS_CACHED, PredicateScorer
-from engine.retrieval.terms import whole_span
+from engine.retrieval.terms import name_keys, whole_span
 from engine.retrieval.terms import words as words_of
 from engine.retrieval.tuning import Tuning
 from engine.store.reads import Reads
@@ -41,8 +41,19 @@ class NameReads:
     """The reads started before the query is embedded."""
 
     by_name: Future[list[tuple[Entity, float]]]
+    by_key: Future[dict[str, Entity]]
     me: Future[list[Entity]] | None = None
     by_vector: Future[list[tuple[Entity, float]]] | None = None
+    _named: list[tuple[Entity, float]] | None = None
+
+    def named(self) -> list[tuple[Entity, float]]:
+        """The fulltext read's entities, then those named word for word it missed."""
+        if self._named is None:
+            found = self.by_name.result()
+            seen = {entity.uid for entity, _ in found}
+            keyed = self.by_key.result().values()
+            self._named = found + [(e, 0.0) for e in keyed if e.uid not in seen]
+        return self._named
 
     def self_entity(self) -> Entity | None:
         return next(iter(self.me.result()), None) if self.me is not None else None
@@ -77,12 +88,15 @@ class GraphLeg:
 
     def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
-        k = self.params.anchors.fulltext_k
+        anchors = self.params.anchors
+        k = anchors.fulltext_k
         by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, query.fulltext, k)
+        keys = name_keys(query.text, anchors.key_words, anchors.key_runs)
+        by_key = BACKGROUND.submit(self.reads.entities_by_keys, user_id, keys, aliases=False)
         me = None
         if self_uid and query.first_person:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
-        return NameReads(by_name, me)
+        return NameReads(by_name, by_key, me)
 
     def read_vectors(
         self, name_search: NameReads, user_id: str, param: list[float]
@@ -106,7 +120,7 @@ class GraphLeg:
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
-        names = _name_words(query.words, name_search.by_name.result(), predicates)
+        names = _name_words(query.words, name_search.named(), predicates)
         relational = [w for w in words if w not in names]
         self.scorer.learn(relational)
         by_vector = pending.result()
@@ -179,7 +193,7 @@ class GraphLeg:
         """The `relation_words` that name an entity the relation they name leads to
         ("hinduism", a RELIGION): that entity is what the question is about, not the relation."""
         asked: dict[str, dict[str, str]] = {}  # relation -> {uid: the word naming it}
-        for entity, _ in name_search.by_name.result() if relation_words else []:
+        for entity, _ in name_search.named() if relation_words else []:
             name = words_of(entity.name)
             relation = named.named_by(name[0]) if len(name) == 1 else None
             if relation is not None and name[0] in relation_words:
@@ -197,10 +211,9 @@ class GraphLeg:
         by_vector: list[tuple[Entity, float]],
         relation_words: set[str],
     ) -> list[Anchor]:
-        by_name = name_search.by_name.result()
         return find_anchors(
             query,
-            by_name,
+            name_search.named(),
             by_vector,
             self.params.anchors,
             self.params.names,

@@ -43,6 +43,9 @@ WHERE = "where"
 _POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
 _ARTICLES = frozenset({"the", "a", "an"})
 _IMPERATIVE = frozenset({"name", "list", "give", "show", "find"})  # "name a sister of X"
+# punctuation around a name's words: quotes, brackets, dashes ("\u2019" is a typed apostrophe)
+_EDGE = "\"'()[]{},;:!?\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u2014\u2013"
+_POSSESSIVES = ("'s", "\u2019s")
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -267,3 +270,30 @@ def whole_span(name: Sequence[str], query_words: Sequence[str]) -> frozenset[int
 
 def _score(matched: float, total: int, params: NameParams) -> float:
     return (matched / total) * (1.0 - math.exp(-matched / params.specific_chars))
+
+
+def name_keys(text: str, longest: int, most: int) -> list[str]:
+    """The keys (`normalize.entity_key`) of the names `text` may hold word for word: its runs
+    of up to `longest` words, with stopwords ("Up in the Air", "The Con", "Joe"), each
+    without the punctuation around it and a last word also without its possessive ("Joe's");
+    the first `most`. A fulltext read ranks such a name below the many that share a word with
+    the question, or drops it as stopwords."""
+    tokens = [t.strip(_EDGE) for t in unicodedata.normalize("NFKC", text).casefold().split()]
+    if tokens:
+        tokens[-1] = tokens[-1].rstrip(".")  # "Mr." inside, a full stop at the end
+    tokens = [t for t in tokens if t]
+    keys: dict[str, None] = {}
+    for i in range(len(tokens)):
+        for run in (tokens[i:j] for j in range(i + 1, min(len(tokens), i + longest) + 1)):
+            keys[" ".join(run)] = None
+            last = _without_possessive(run[-1])
+            if last != run[-1]:
+                keys[" ".join([*run[:-1], last]).strip()] = None
+    keys.pop("", None)
+    return list(keys)[:most]
+
+
+def _without_possessive(word: str) -> str:
+    for ending in _POSSESSIVES:
+        word = word.removesuffix(ending)
+    return word

@@ -33,6 +33,10 @@ class AnchorParams:
     relative_exact: float = 0.5
     # candidates the fulltext index offers: enough for a common word in many names (by hand)
     fulltext_k: int = 100
+    # names also looked up word for word, up to this many words (`terms.name_keys`; by hand:
+    # MetaQA's longest titles the fulltext read missed have 6), and at most this many runs
+    key_words: int = 6
+    key_runs: int = 256
     vector_k: int = 10  # candidates the entity vector index offers (by hand)
     vector_min_cos: float = 0.65  # the cosine to be an anchor by meaning alone (by hand)
     # when nothing reaches min_score, the best candidate down to this ("22", "defender";

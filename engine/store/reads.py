@@ -51,11 +51,15 @@ class Reads:
     def __init__(self, store: GraphStore) -> None:
         self.store = store
 
-    def entities_by_keys(self, user_id: str, keys: list[str]) -> dict[str, Entity]:
+    def entities_by_keys(
+        self, user_id: str, keys: list[str], aliases: bool = True
+    ) -> dict[str, Entity]:
+        """The user's entities of these keys, or (`aliases`) alias keys: a scan of the user's
+        entities for the keys no entity has."""
         params = {"user_id": user_id, "keys": keys}
         found = dict(entity_pairs(self.store.run("get_entities_by_keys", params)))
         missing = [k for k in keys if k not in found]
-        if missing:
+        if missing and aliases:
             params["keys"] = missing
             for key, entity in entity_pairs(self.store.run("get_entities_by_alias_keys", params)):
                 found.setdefault(key, entity)
@@ -87,14 +91,8 @@ class Reads:
     ) -> list[Fact]:
         """A page of the user's facts, oldest first; those that became true in `window`
         (since, until: epoch seconds or None)."""
-        params = {
-            "user_id": user_id,
-            "include_invalid": include_invalid,
-            "skip": skip,
-            "limit": limit,
-            "since": window[0],
-            "until": window[1],
-        }
+        params = {"user_id": user_id, "include_invalid": include_invalid}
+        params |= {"skip": skip, "limit": limit, "since": window[0], "until": window[1]}
         return [fact_from_row(row) for row in self.store.run("list_facts", params)]
 
     def entity_facts(

@@ -6,7 +6,7 @@ import pytest
 
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.query import Query
-from engine.retrieval.terms import asks_for_siblings, fulltext_terms, words
+from engine.retrieval.terms import asks_for_siblings, fulltext_terms, name_keys, words
 from engine.retrieval.terms import name_match as name_match_with
 from engine.retrieval.tuning import AnchorParams, FusionParams, NameParams
 
@@ -43,6 +43,28 @@ def test_numbers_are_searched_by_name_but_not_matched_to_relations() -> None:
     query = Query.parse("What did Sam buy on December 4, 2023 for Apollo 13?", 64)
     assert {"4", "2023", "13"} <= set(query.fulltext)
     assert query.relational == ["sam", "buy", "december", "apollo"]
+
+
+@pytest.mark.parametrize(
+    ("question", "held"),
+    [
+        ("what languages are the movies that share actors with Up in the Air in", "up in the air"),
+        ("Who starred in Joe's first film?", "joe"),  # a possessive, then the next word
+        ("who wrote Mr. Smith Goes to Washington.", "mr. smith goes to washington"),
+        ("«Amélie» — who directed it?", "amélie"),
+    ],
+)
+def test_a_name_held_word_for_word_is_a_key_to_look_up(question: str, held: str) -> None:
+    keys = name_keys(question, 6, 256)
+    assert held in keys
+    assert "" not in keys and len(keys) == len(set(keys))
+
+
+def test_the_keys_looked_up_are_bounded() -> None:
+    text = " ".join(f"w{i}" for i in range(500))
+    keys = name_keys(text, 6, 256)
+    assert len(keys) == 256 and all(len(k.split()) <= 6 for k in keys)
+    assert name_keys("  ?! ", 6, 256) == []
 
 
 @pytest.mark.parametrize(
