@@ -12,7 +12,13 @@ from typing import Any
 
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
-from engine.cli.verbs import PartialFailure, UsageError, add_common_options, open_memory
+from engine.cli.verbs import (
+    PartialFailure,
+    UsageError,
+    add_common_options,
+    open_memory,
+    require_user,
+)
 from engine.cli.verbs import register as register_edits
 from engine.errors import GraphmemError, InvalidInputError
 from engine.mcp_server.command import add_mcp_parser
@@ -126,6 +132,7 @@ def _load_text(report: Any) -> str:
 
 def cmd_export(args: argparse.Namespace) -> None:
     with open_memory(args, embedding_preload=False) as mem:
+        require_user(mem, args.user)  # a misspelt user is no empty backup
         text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
     if args.output in (None, "-"):
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -176,6 +183,8 @@ def _exchange_parsers(sub: Any) -> None:
         help="write one user's graph as json (lossless), cypher or graphml",
         description="Write one user's graph. json is lossless and is what `graphmem import` "
         "reads; cypher is a script for Neo4j Browser or cypher-shell; graphml is for graph tools.",
+        epilog="Exit status: 0 written; 1 the user has no memories (nothing is written: "
+        "graphmem users lists them) or the store failed; 2 the command line was wrong.",
     )
     export.add_argument("--user", required=True)
     export.add_argument("--format", choices=["json", "cypher", "graphml"], default="json")

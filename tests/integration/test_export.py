@@ -346,6 +346,19 @@ def test_cli_reports_a_bad_import_in_one_line(
     assert capsys.readouterr().err.startswith("graphmem: error: not a valid graphmem export")
 
 
+def test_cli_export_of_a_user_with_no_memories_is_an_error(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt user ("Alice" for "alice") is not exported as an empty graph with status 0:
+    that file would be taken for the backup."""
+    out = tmp_path / "Alice.json"
+    assert cli.main(["export", "--user", "Alice", "-o", str(out)]) == 1
+    assert "no memories for user 'Alice'" in capsys.readouterr().err
+    assert not out.exists()
+    assert cli.main(["export", "--user", "Alice"]) == 1
+    assert capsys.readouterr().out == ""
+
+
 def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:
     from engine.transfer.browse import browse_hint
     from tests.integration.test_cypher_lint import lint, problems
