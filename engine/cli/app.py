@@ -16,6 +16,7 @@ from engine.cli.verbs import (
     PartialFailure,
     UsageError,
     add_common_options,
+    count,
     open_memory,
     require_user,
 )
@@ -239,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="store a small example graph and search it")
-    demo.add_argument("--limit", type=int, default=3, help="facts shown per query (default 3)")
+    demo.add_argument("--limit", type=count(), default=3, help="facts shown per query (default 3)")
     demo.set_defaults(func=cmd_demo)
     register_reads(sub)
     stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
@@ -269,7 +270,9 @@ def _load_parser(sub: Any) -> None:
     load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
     load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
     load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")
-    load.add_argument("--chunk-size", type=int, default=2000, help="facts per write (default 2000)")
+    load.add_argument(
+        "--chunk-size", type=count(None), default=2000, help="facts per write (default 2000)"
+    )
     load.add_argument(
         "--json",
         action="store_true",

@@ -13,7 +13,9 @@ import os
 import sys
 from typing import Any
 
+from engine.cli.verbs import count
 from engine.errors import InvalidInputError
+from engine.ingest.pipeline import MAX_CONCURRENCY
 from engine.ingest.report import IngestReport, summary_text
 from engine.ingest.sources import check_user_choice
 
@@ -117,7 +119,10 @@ def ingest_parser(sub: Any) -> None:
     ingest.add_argument("--format", choices=["auto", *CHAT_FORMATS], default="auto")
     ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")
     ingest.add_argument(
-        "--concurrency", type=int, default=4, help="extractions in flight at once (default 4)"
+        "--concurrency",
+        type=count(MAX_CONCURRENCY),
+        default=4,
+        help=f"extractions in flight at once, 1 to {MAX_CONCURRENCY} (default 4)",
     )
     ingest.add_argument(
         "--dry-run",
