@@ -44,24 +44,26 @@ def cmd_demo(args: argparse.Namespace) -> None:
     with open_memory(args) as mem:
         mem.delete_all(DEMO_USER)
         added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
-        print(
-            f"stored {added.facts_added} facts about {added.entities_added} entities "
-            f"for user {DEMO_USER!r}\n"
-        )
-        for query in DEMO_QUERIES:
-            result = mem.search(query, user_id=DEMO_USER, limit=args.limit)
-            print(
-                f"? {query}   ({result.timings_ms['total']:.0f} ms, anchors: "
-                f"{', '.join(result.anchors) or '-'})"
-            )
-            for hit in result.facts:
-                legs = "+".join(hit.legs)
-                print(f"  {hit.score:.4f}  {hit.fact.text}  [{legs}]")
-            print()
-        top = ", ".join(
-            f"{s.entity.name} ({s.entity.mentions})" for s in mem.top_entities(DEMO_USER, 5)
-        )
-        print(f"most salient entities: {top}")
+        results = [mem.search(query, user_id=DEMO_USER, limit=args.limit) for query in DEMO_QUERIES]
+        top = mem.top_entities(DEMO_USER, 5)
+    payload = {
+        "user_id": DEMO_USER,
+        "added": added.model_dump(mode="json"),
+        "searches": [r.model_dump(mode="json") for r in results],
+        "top_entities": [s.model_dump(mode="json") for s in top],
+    }
+    lines = [
+        f"stored {added.facts_added} facts about {added.entities_added} entities "
+        f"for user {DEMO_USER!r}\n"
+    ]
+    for query, result in zip(DEMO_QUERIES, results, strict=True):
+        anchors = ", ".join(result.anchors) or "-"
+        lines.append(f"? {query}   ({result.timings_ms['total']:.0f} ms, anchors: {anchors})")
+        lines += [f"  {h.score:.4f}  {h.fact.text}  [{'+'.join(h.legs)}]" for h in result.facts]
+        lines.append("")
+    names = ", ".join(f"{s.entity.name} ({s.entity.mentions})" for s in top)
+    lines.append(f"most salient entities: {names}")
+    _print(args, payload, "\n".join(lines))
 
 
 def cmd_stop(args: argparse.Namespace) -> None:
@@ -69,14 +71,18 @@ def cmd_stop(args: argparse.Namespace) -> None:
     from engine.config import build_settings
 
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
-    stopped, users = stop_server(settings)
+    stopped, clients = stop_server(settings)
+    users = sorted(set(clients))  # one name per process, however many connections it holds
     if users:
         raise GraphmemError(
-            f"the server of {settings.data_dir} is in use by {', '.join(sorted(users))} "
+            f"the server of {settings.data_dir} is in use by {', '.join(users)} "
             "(graphmem-<pid> names a process); close those first"
         )
     done = "stopped the server of" if stopped else "no server was running for"
-    print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
+    if args.json:
+        _print(args, {"data_dir": str(settings.data_dir), "stopped": stopped}, "")
+    else:
+        print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
 
 
 def cmd_load(args: argparse.Namespace) -> int:

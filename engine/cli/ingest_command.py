@@ -106,7 +106,7 @@ def ingest_parser(sub: Any) -> None:
         "are skipped, so an interrupted run resumes when run again; messages whose extraction "
         "failed are retried. Messages that fail are appended to <data dir>/dead_letters.jsonl; "
         "--retry-failed replays them. Exit status: 0 all stored, 1 some records or messages "
-        "failed, 2 usage error.",
+        "failed, 2 usage error, 130 interrupted (run the same command again to resume).",
     )
     ingest.add_argument("paths", nargs="*", metavar="PATH", help="chat log files or directories")
     who = ingest.add_mutually_exclusive_group()
