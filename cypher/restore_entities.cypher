@@ -1,12 +1,16 @@
-// Import: an exported entity comes back with its properties as exported, but its counters are
+// Import: an exported entity comes back with its properties as exported, but what it holds is
 // never lowered: an older export over a live entity keeps the larger mentions, the later
-// last_seen and the earlier first_seen.
+// last_seen, the earlier first_seen and every alias the entity has now (a name merged into it
+// since stays found).
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
-SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = row.aliases,
-    e.alias_keys = row.alias_keys,
-    e.aliases_text = CASE WHEN size(row.aliases) = 0 THEN null
-                          ELSE reduce(s = "", a IN row.aliases | s + " " + a) END,
+WITH e, row, coalesce(e.aliases, []) AS held, coalesce(e.alias_keys, []) AS held_keys
+WITH e, row, held + [a IN row.aliases WHERE NOT a IN held] AS aliases,
+     held_keys + [k IN row.alias_keys WHERE NOT k IN held_keys] AS alias_keys
+SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = aliases,
+    e.alias_keys = alias_keys,
+    e.aliases_text = CASE WHEN size(aliases) = 0 THEN null
+                          ELSE reduce(s = "", a IN aliases | s + " " + a) END,
     e.mentions = CASE WHEN e.mentions > row.mentions THEN e.mentions ELSE row.mentions END,
     e.first_seen = CASE WHEN e.first_seen < row.first_seen OR row.first_seen IS NULL
                         THEN e.first_seen ELSE row.first_seen END,

@@ -204,3 +204,14 @@ def check_length_of(parts: list[str], what: str, max_chars: int) -> None:
     total = sum(len(part) for part in parts) + max(len(parts) - 1, 0)
     if total > max_chars:
         raise LimitExceededError(f"{what} has {total} characters; the limit is {max_chars}")
+
+
+def check_count(n: object, what: str) -> None:
+    """A number of things to return is a whole number of at least 1 (a negative one would
+    reach the database as its error).
+
+    Raises:
+        InvalidInputError: it is not.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise InvalidInputError(f"{what} must be a whole number of at least 1, got {n!r}")

@@ -12,7 +12,14 @@ from typing import Any
 
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
-from engine.cli.verbs import PartialFailure, UsageError, add_common_options, open_memory
+from engine.cli.verbs import (
+    PartialFailure,
+    UsageError,
+    add_common_options,
+    count,
+    open_memory,
+    require_user,
+)
 from engine.cli.verbs import register as register_edits
 from engine.errors import GraphmemError, InvalidInputError
 from engine.mcp_server.command import add_mcp_parser
@@ -37,24 +44,26 @@ def cmd_demo(args: argparse.Namespace) -> None:
     with open_memory(args) as mem:
         mem.delete_all(DEMO_USER)
         added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
-        print(
-            f"stored {added.facts_added} facts about {added.entities_added} entities "
-            f"for user {DEMO_USER!r}\n"
-        )
-        for query in DEMO_QUERIES:
-            result = mem.search(query, user_id=DEMO_USER, limit=args.limit)
-            print(
-                f"? {query}   ({result.timings_ms['total']:.0f} ms, anchors: "
-                f"{', '.join(result.anchors) or '-'})"
-            )
-            for hit in result.facts:
-                legs = "+".join(hit.legs)
-                print(f"  {hit.score:.4f}  {hit.fact.text}  [{legs}]")
-            print()
-        top = ", ".join(
-            f"{s.entity.name} ({s.entity.mentions})" for s in mem.top_entities(DEMO_USER, 5)
-        )
-        print(f"most salient entities: {top}")
+        results = [mem.search(query, user_id=DEMO_USER, limit=args.limit) for query in DEMO_QUERIES]
+        top = mem.top_entities(DEMO_USER, 5)
+    payload = {
+        "user_id": DEMO_USER,
+        "added": added.model_dump(mode="json"),
+        "searches": [r.model_dump(mode="json") for r in results],
+        "top_entities": [s.model_dump(mode="json") for s in top],
+    }
+    lines = [
+        f"stored {added.facts_added} facts about {added.entities_added} entities "
+        f"for user {DEMO_USER!r}\n"
+    ]
+    for query, result in zip(DEMO_QUERIES, results, strict=True):
+        anchors = ", ".join(result.anchors) or "-"
+        lines.append(f"? {query}   ({result.timings_ms['total']:.0f} ms, anchors: {anchors})")
+        lines += [f"  {h.score:.4f}  {h.fact.text}  [{'+'.join(h.legs)}]" for h in result.facts]
+        lines.append("")
+    names = ", ".join(f"{s.entity.name} ({s.entity.mentions})" for s in top)
+    lines.append(f"most salient entities: {names}")
+    _print(args, payload, "\n".join(lines))
 
 
 def cmd_stop(args: argparse.Namespace) -> None:
@@ -62,14 +71,18 @@ def cmd_stop(args: argparse.Namespace) -> None:
     from engine.config import build_settings
 
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
-    stopped, users = stop_server(settings)
+    stopped, clients = stop_server(settings)
+    users = sorted(set(clients))  # one name per process, however many connections it holds
     if users:
         raise GraphmemError(
-            f"the server of {settings.data_dir} is in use by {', '.join(sorted(users))} "
+            f"the server of {settings.data_dir} is in use by {', '.join(users)} "
             "(graphmem-<pid> names a process); close those first"
         )
     done = "stopped the server of" if stopped else "no server was running for"
-    print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
+    if args.json:
+        _print(args, {"data_dir": str(settings.data_dir), "stopped": stopped}, "")
+    else:
+        print(f"graphmem: {done} {settings.data_dir}", file=sys.stderr)
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -126,6 +139,7 @@ def _load_text(report: Any) -> str:
 
 def cmd_export(args: argparse.Namespace) -> None:
     with open_memory(args, embedding_preload=False) as mem:
+        require_user(mem, args.user)  # a misspelt user is no empty backup
         text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
     if args.output in (None, "-"):
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -176,6 +190,8 @@ def _exchange_parsers(sub: Any) -> None:
         help="write one user's graph as json (lossless), cypher or graphml",
         description="Write one user's graph. json is lossless and is what `graphmem import` "
         "reads; cypher is a script for Neo4j Browser or cypher-shell; graphml is for graph tools.",
+        epilog="Exit status: 0 written; 1 the user has no memories (nothing is written: "
+        "graphmem users lists them) or the store failed; 2 the command line was wrong.",
     )
     export.add_argument("--user", required=True)
     export.add_argument("--format", choices=["json", "cypher", "graphml"], default="json")
@@ -230,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="store a small example graph and search it")
-    demo.add_argument("--limit", type=int, default=3, help="facts shown per query (default 3)")
+    demo.add_argument("--limit", type=count(), default=3, help="facts shown per query (default 3)")
     demo.set_defaults(func=cmd_demo)
     register_reads(sub)
     stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
@@ -260,7 +276,9 @@ def _load_parser(sub: Any) -> None:
     load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
     load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
     load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")
-    load.add_argument("--chunk-size", type=int, default=2000, help="facts per write (default 2000)")
+    load.add_argument(
+        "--chunk-size", type=count(None), default=2000, help="facts per write (default 2000)"
+    )
     load.add_argument(
         "--json",
         action="store_true",

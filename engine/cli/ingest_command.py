@@ -13,7 +13,9 @@ import os
 import sys
 from typing import Any
 
+from engine.cli.verbs import count
 from engine.errors import InvalidInputError
+from engine.ingest.pipeline import MAX_CONCURRENCY
 from engine.ingest.report import IngestReport, summary_text
 from engine.ingest.sources import check_user_choice
 
@@ -104,7 +106,7 @@ def ingest_parser(sub: Any) -> None:
         "are skipped, so an interrupted run resumes when run again; messages whose extraction "
         "failed are retried. Messages that fail are appended to <data dir>/dead_letters.jsonl; "
         "--retry-failed replays them. Exit status: 0 all stored, 1 some records or messages "
-        "failed, 2 usage error.",
+        "failed, 2 usage error, 130 interrupted (run the same command again to resume).",
     )
     ingest.add_argument("paths", nargs="*", metavar="PATH", help="chat log files or directories")
     who = ingest.add_mutually_exclusive_group()
@@ -117,7 +119,10 @@ def ingest_parser(sub: Any) -> None:
     ingest.add_argument("--format", choices=["auto", *CHAT_FORMATS], default="auto")
     ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")
     ingest.add_argument(
-        "--concurrency", type=int, default=4, help="extractions in flight at once (default 4)"
+        "--concurrency",
+        type=count(MAX_CONCURRENCY),
+        default=4,
+        help=f"extractions in flight at once, 1 to {MAX_CONCURRENCY} (default 4)",
     )
     ingest.add_argument(
         "--dry-run",

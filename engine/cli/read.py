@@ -8,7 +8,16 @@ import argparse
 import json
 from typing import Any
 
-from engine.cli.verbs import day, emit, fact_line, open_memory, plural, require_user, when
+from engine.cli.verbs import (
+    count,
+    day,
+    emit,
+    fact_line,
+    open_memory,
+    plural,
+    require_user,
+    when,
+)
 from engine.errors import NotFoundError
 from engine.knowledge import EntityView
 from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day
@@ -136,7 +145,7 @@ def register(sub: Any) -> None:
     search = sub.add_parser("search", help="search one user's memory")
     search.add_argument("query")
     search.add_argument("--user", required=True)
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=count(), default=10)
     search.add_argument(
         "--mode", choices=["dual", "expansion", "semantic", "episodes"], default="dual"
     )
@@ -153,7 +162,7 @@ def register(sub: Any) -> None:
 
     entities = sub.add_parser("entities", help="a user's most salient entities")
     entities.add_argument("--user", required=True)
-    entities.add_argument("--limit", type=int, default=10)
+    entities.add_argument("--limit", type=count(), default=10)
     entities.add_argument("--by", choices=["salience", "frequency", "recency"], default="salience")
     entities.set_defaults(func=cmd_entities)
 
@@ -166,7 +175,7 @@ def register(sub: Any) -> None:
     entity = sub.add_parser("entity", help="one entity with its facts and messages")
     entity.add_argument("name", metavar="NAME")
     entity.add_argument("--user", required=True)
-    entity.add_argument("--limit", type=int, default=20, help="facts and messages shown")
+    entity.add_argument("--limit", type=count(), default=20, help="facts and messages shown")
     entity.add_argument("--since", type=when, help="only what was said or true from then on")
     entity.add_argument("--until", type=when, help="only what was said or true until then")
     entity.set_defaults(func=cmd_entity)

@@ -7,12 +7,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from engine.errors import NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
+from engine.prompt_block import MAX_LIMIT
 
 COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files",
@@ -204,6 +206,23 @@ def add_common_options(sub: Any) -> None:
                 parser.add_argument(
                     flag, default=argparse.SUPPRESS, help=COMMON_HELP[flag], **extra
                 )
+
+
+def count(most: int | None = MAX_LIMIT) -> Callable[[str], int]:
+    """An argparse type: a whole number from 1 (to `most`); anything else is a usage error
+    (status 2), said in one line before any store is opened."""
+    bounds = f"from 1 to {most}" if most else "of at least 1"
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = 0
+        if number < 1 or (most is not None and number > most):
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number {bounds}")
+        return number
+
+    return parse
 
 
 def when(value: str) -> datetime | float:

@@ -35,6 +35,7 @@ from engine.models import AddResult
 ProgressFn = Callable[[IngestProgress], None]
 DEAD_LETTERS = "dead_letters.jsonl"
 _CHECKSUM_CHUNK = 500
+MAX_CONCURRENCY = 256  # extractions in flight: each holds a thread and a prepared message
 _WAIT_S = 0.2  # how often waiting threads look at the stop flag (keeps Ctrl-C responsive)
 
 
@@ -47,7 +48,7 @@ class IngestOptions(BaseModel):
     delimiter: str | None = None
     user_id: str | None = None
     users_from_file: bool = False
-    concurrency: int = Field(default=4, ge=1, le=256)
+    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY)
     dry_run: bool = False
     retry_failed: bool = False
     on_error: Literal["skip", "raise"] = "skip"

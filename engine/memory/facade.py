@@ -30,7 +30,7 @@ from engine.models import (
     ScoredEntity,
     SearchResult,
 )
-from engine.normalize import check_user_id, clean_text, entity_key
+from engine.normalize import check_count, check_user_id, clean_text, entity_key
 from engine.prompt_block import MAX_LIMIT, hits_for
 from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
@@ -329,8 +329,10 @@ class Memory(MemoryEdit, MemoryTransfer):
 
         Raises:
             NotFoundError: the user has no entity of that name.
+            InvalidInputError: a bad user id or name, or a limit below 1.
         """
         user_id = check_user_id(user_id)
+        check_count(limit, "limit")
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
         window = (epoch(since, "since"), epoch(until, "until"))
@@ -349,7 +351,12 @@ class Memory(MemoryEdit, MemoryTransfer):
         until: TimeLike = None,
     ) -> list[ScoredEntity]:
         """The user's most salient (or frequent, or recent) entities, best first (salience:
-        see `engine.knowledge`); with `since` / `until`, those seen in that window."""
+        see `engine.knowledge`); with `since` / `until`, those seen in that window.
+
+        Raises:
+            InvalidInputError: a bad user id, `by` or window, or `k` below 1.
+        """
+        check_count(k, "k")
         if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)

@@ -54,7 +54,7 @@ R = TypeVar("R", bound=BaseModel)
 # -- export -------------------------------------------------------------------------------
 
 
-def _all(store: GraphStore, name: str, record: type[R], user_id: str) -> list[R]:
+def read_all(store: GraphStore, name: str, record: type[R], user_id: str) -> list[R]:
     """Every record the paged statement `name` lists for `user_id`, in uid order."""
     out: list[R] = []
     while True:
@@ -69,10 +69,10 @@ def read_snapshot(store: GraphStore, user_id: str, now: float | None = None) -> 
     return GraphSnapshot(
         user_id=user_id,
         exported_at=time.time() if now is None else now,
-        entities=_all(store, "list_user_entities", EntityRecord, user_id),
-        facts=_all(store, "list_user_facts", FactRecord, user_id),
-        episodes=_all(store, "list_user_episodes", EpisodeRecord, user_id),
-        history=_all(store, "list_user_history", HistoryRecord, user_id),
+        entities=read_all(store, "list_user_entities", EntityRecord, user_id),
+        facts=read_all(store, "list_user_facts", FactRecord, user_id),
+        episodes=read_all(store, "list_user_episodes", EpisodeRecord, user_id),
+        history=read_all(store, "list_user_history", HistoryRecord, user_id),
     )
 
 

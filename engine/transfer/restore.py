@@ -24,7 +24,7 @@ from engine.retrieval.lexical import episode_text
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
 from engine.transfer.document import parse_snapshot
-from engine.transfer.export import PAGE, snapshot_batches
+from engine.transfer.export import PAGE, read_all, snapshot_batches
 from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.snapshot import (
     EntityRecord,
@@ -186,6 +186,29 @@ def adopt_existing(reads: Reads, snapshot: GraphSnapshot) -> tuple[GraphSnapshot
     return remap.apply(snapshot), len(moved)
 
 
+def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> GraphSnapshot:
+    """Point each event at the one the target already holds with the same content (target,
+    event, message, detail, time), so an import onto the events it came from adds none.
+
+    An event's uid is hashed from its time to the clock's precision, and FalkorDB gives back
+    15 significant digits: an exported event's uid often cannot be derived again, and
+    `rekey` then derives a new one that would stand beside the original."""
+    held = {
+        _event_key(h): h.uid
+        for h in read_all(store, "list_user_history", HistoryRecord, snapshot.user_id)
+    }
+    if not held:
+        return snapshot
+    history = [
+        h.model_copy(update={"uid": held.get(_event_key(h), h.uid)}) for h in snapshot.history
+    ]
+    return snapshot.model_copy(update={"history": history})
+
+
+def _event_key(h: HistoryRecord) -> tuple[object, ...]:
+    return (h.target_uid, h.event, h.episode_uid, h.detail, h.ts)
+
+
 def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphSnapshot, int]:
     """Embed the entities (by name) and facts (by text) that come without a vector."""
     entities = [e for e in snapshot.entities if not e.embedding]
@@ -239,6 +262,7 @@ def import_snapshot(
     if limits is not None:
         snapshot = checked(snapshot, limits)
     snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target))
+    snapshot = adopt_history(store, snapshot)
     embedded = 0
     messages: dict[str, list[float]] = {}
     if embedder is not None:

@@ -16,6 +16,7 @@ import redis
 
 from engine.cli import main
 from engine.cli import verbs as cli_verbs
+from engine.demo import DEMO_QUERIES, DEMO_USER
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
@@ -79,6 +80,15 @@ def test_search_since_and_until_reach_the_search(home: Path, capsys: Capture) ->
     assert len(json.loads(run(home, capsys, *earlier)[1])["episodes"]) == 1
     code, _, err = run(home, capsys, "search", "x", "--user", "u", "--since", "last week")
     assert code == 2 and "'last week' is no time" in err
+
+
+def test_demo_answers_json_with_json(home: Path, capsys: Capture) -> None:
+    code, out, _ = run(home, capsys, "demo", "--json", "--limit", "1")
+    answer = json.loads(out)
+    assert code == 0 and answer["user_id"] == DEMO_USER
+    assert len(answer["searches"]) == len(DEMO_QUERIES)
+    assert all(len(s["facts"]) == 1 for s in answer["searches"])
+    assert answer["top_entities"][0]["entity"]["name"] == "Alice"
 
 
 def test_users_lists_each_user_with_counts(home: Path, capsys: Capture) -> None:

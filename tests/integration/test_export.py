@@ -145,6 +145,25 @@ def test_import_twice_changes_nothing(stores: list[FalkorDBStore], embedder: Emb
     assert Reads(target).counts("alice") == Reads(source).counts("alice")
 
 
+def test_an_export_restored_into_its_own_store_adds_no_history(
+    stores: list[FalkorDBStore], embedder: Embedder
+) -> None:
+    """Events stamped with a clock's full precision: the store gives back fewer digits than
+    their uids were hashed from, so the import cannot derive those uids again; it must still
+    land on the events the user holds, not write each one a second time."""
+    store = stores[0]
+    facts = validate_facts([("Alice", "LIVES_IN", "Paris")], SETTINGS)
+    batch, _ = facts_batch(Reads(store), embedder, "alice", facts, now=1_796_439_703.288_912_3)
+    store.write("alice", batch)
+    exported = read_snapshot(store, "alice")
+    import_snapshot(store, parse_snapshot(to_json(exported)), "alice")
+    restored = read_snapshot(store, "alice")
+    assert sorted(h.uid for h in restored.history) == sorted(h.uid for h in exported.history)
+    import_snapshot(stores[1], exported, "alice")  # a copy elsewhere, exported back
+    import_snapshot(store, read_snapshot(stores[1], "alice"), "alice")
+    assert len(read_snapshot(store, "alice").history) == len(exported.history)
+
+
 def test_import_as_another_user_rekeys_every_uid(
     stores: list[FalkorDBStore], embedder: Embedder
 ) -> None:
@@ -325,6 +344,19 @@ def test_cli_reports_a_bad_import_in_one_line(
     bad.write_text('{"format": "graphmem-graph"}', encoding="utf-8")
     assert cli.main(["import", str(bad), "--user", "alice"]) == 1
     assert capsys.readouterr().err.startswith("graphmem: error: not a valid graphmem export")
+
+
+def test_cli_export_of_a_user_with_no_memories_is_an_error(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt user ("Alice" for "alice") is not exported as an empty graph with status 0:
+    that file would be taken for the backup."""
+    out = tmp_path / "Alice.json"
+    assert cli.main(["export", "--user", "Alice", "-o", str(out)]) == 1
+    assert "no memories for user 'Alice'" in capsys.readouterr().err
+    assert not out.exists()
+    assert cli.main(["export", "--user", "Alice"]) == 1
+    assert capsys.readouterr().out == ""
 
 
 def test_browse_statements_are_one_valid_neo4j_statement(tmp_path: Path) -> None:

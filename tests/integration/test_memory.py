@@ -89,6 +89,17 @@ def test_entity_view_and_top_entities(demo: Memory) -> None:
     assert [t.score for t in top] == sorted((t.score for t in top), reverse=True)
 
 
+@pytest.mark.parametrize("limit", [0, -1])
+def test_entity_reads_refuse_a_limit_below_one_in_our_words(demo: Memory, limit: int) -> None:
+    """A negative limit reached FalkorDB ("Limit operates only on non-negative integers")."""
+    with pytest.raises(InvalidInputError) as listed:
+        demo.top_entities("alice", k=limit)
+    with pytest.raises(InvalidInputError) as viewed:
+        demo.entity("john", user_id="alice", limit=limit)
+    assert str(listed.value) == f"k must be a whole number of at least 1, got {limit}"
+    assert str(viewed.value) == f"limit must be a whole number of at least 1, got {limit}"
+
+
 @pytest.mark.parametrize(
     "bad",
     [

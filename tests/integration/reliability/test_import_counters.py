@@ -57,3 +57,17 @@ def test_a_newer_export_raises_the_counters(memory: Memory) -> None:
     (fact,) = memory.get_all("alice")
     assert fact.mentions == 2
     assert memory.entity("Alice", "alice").entity.mentions == 2
+
+
+def test_an_older_export_keeps_the_aliases_an_entity_took_since(memory: Memory) -> None:
+    """A name merged into an entity after the export stays one of its names: importing the
+    older export wrote the entity's aliases as exported (the merged entity itself, in the
+    export, comes back as a backup's content does)."""
+    memory.add_facts([("Robert", "LIVES_IN", "Paris"), ("Rob", "LIKES", "tea")], "robert")
+    older = memory.export("robert")
+    memory.merge_entities("Robert", "Rob", "robert")
+
+    memory.import_(older, user_id="robert")
+
+    (robert,) = [e for e in read_snapshot(memory.store, "robert").entities if e.key == "robert"]
+    assert (robert.aliases, robert.alias_keys) == (["Rob"], ["rob"])

@@ -1,0 +1,30 @@
+"""Numbers on the command line are checked where they are read: a count below 1 is a usage
+error in one line (status 2), never a validation dump or a database's complaint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+BAD_COUNTS = [
+    ["ingest", "chat.jsonl", "--user", "u", "--concurrency", "0"],
+    ["ingest", "chat.jsonl", "--user", "u", "--concurrency", "100000"],
+    ["search", "q", "--user", "u", "--limit", "0"],
+    ["entities", "--user", "u", "--limit", "-1"],
+    ["entity", "John", "--user", "u", "--limit", "-1"],
+    ["load", "kb.tsv", "--user", "u", "--chunk-size", "0"],
+    ["demo", "--limit", "two"],
+]
+
+
+@pytest.mark.parametrize("argv", BAD_COUNTS, ids=lambda argv: " ".join(argv[:1] + argv[-2:]))
+def test_a_count_out_of_range_is_a_usage_error_in_one_line(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data-dir", str(tmp_path), *argv]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"argument {argv[-2]}" in error and "pydantic" not in error
+    assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
