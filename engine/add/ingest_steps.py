@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.add.adder import Adder
-from engine.add.messages import record_checksum, record_message
+from engine.add.messages import record_checksums, record_message
 from engine.add.prepare import AddRequest, PreparedAdd
 from engine.ingest.chat_records import ChatRecord
 from engine.ingest.pipeline import Extracted
@@ -22,8 +22,8 @@ class AddSteps:
         self.adder = adder
         self.max_message_chars = adder.settings.max_message_chars
 
-    def key(self, record: ChatRecord, user_id: str) -> str:
-        return record_checksum(record, user_id, self.adder.settings.max_message_chars)
+    def keys(self, record: ChatRecord, user_id: str) -> tuple[str, ...]:
+        return record_checksums(record, user_id, self.adder.settings.max_message_chars)
 
     def stored(self, user_id: str, checksums: list[str]) -> set[str]:
         return self.adder.reads.existing_checksums(user_id, checksums)
@@ -40,7 +40,7 @@ class AddSteps:
             metadata=dict(record.metadata) or None,
             ts=record.ts,
             source=record.source,
-            keyed=True,  # a record's file position (its source) is its identity
+            key=job.checksum,  # what it is stored under, found by the pipeline
         )
         prepared = self.adder.prepare(request)
         outcome = prepared.outcome

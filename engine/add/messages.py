@@ -9,9 +9,10 @@ Messages are stored verbatim; only the keys they are matched on are normalized.
 
 Identity: an episode's checksum covers user, session, role, content (`canonical_text`), the
 caller's timestamp (if given) and source. A message with an explicit time (or an `ingest`
-record, whose file position is its `source`) is keyed by its checksum: the same one added
-again is recognised and skipped (retried if its extraction failed). A message with no time
-is said anew each time it is added ("I have a headache again"): it gets a fresh uid.
+record) is keyed by its checksum: the same one added again is recognised and skipped
+(retried if its extraction failed). A message with no time is said anew each time it is
+added ("I have a headache again"): it gets a fresh uid. An `ingest` record placed by its time
+(`ChatRecord.identified_by_time`) is keyed without its file position: `record_checksums`.
 """
 
 from __future__ import annotations
@@ -184,12 +185,40 @@ def record_message(record: ChatRecord) -> dict[str, str]:
 
 
 def record_checksum(record: ChatRecord, user_id: str, max_chars: int) -> str:
-    """The checksum the record's episode is stored under, as `add` would store it.
+    """The checksum the record's episode is stored under (the first of `record_checksums`).
+
+    Raises:
+        InvalidInputError: the record holds no usable message.
+    """
+    return record_checksums(record, user_id, max_chars)[0]
+
+
+def record_checksums(record: ChatRecord, user_id: str, max_chars: int) -> tuple[str, ...]:
+    """The checksums the record's episode may be stored under, the one it gets now first.
+
+    A record `identified_by_time` is keyed by user, session, role, speaker, text and time
+    (`timed_checksum`: the same line moved, or read from a renamed file, is the same
+    message), then by the checksum stores written before held for it, with its source (its
+    position in the file), so such a store is read, not added to again. Any other record
+    has one checksum, with its source, as `add` stores it.
 
     Raises:
         InvalidInputError: the record holds no usable message.
     """
     message = parse_message(record_message(record), max_chars)
     ts = to_epoch(record.ts)
-    rows = episode_rows(user_id, [message], record.session_id, ts, record.source, None, keyed=True)
-    return rows[0].checksum
+    [row] = episode_rows(user_id, [message], record.session_id, ts, record.source, None, keyed=True)
+    if ts is None or not record.identified_by_time:
+        return (row.checksum,)
+    timed = timed_checksum(user_id, row.session_id, row.role, row.speaker, row.content, ts)
+    return (timed, row.checksum)
+
+
+def timed_checksum(
+    user_id: str, session_id: str | None, role: str, speaker: str | None, content: str, ts: float
+) -> str:
+    """sha256 of what makes a turn placed by its time the same turn, wherever its file puts
+    it: what a reader takes for a repeat (`engine.ingest.turns`). Its parts are tagged, so it
+    never equals a `checksum`."""
+    parts = ["timed", user_id, session_id or "", role, speaker or "", canonical_text(content)]
+    return hashlib.sha256("\x1f".join([*parts, repr(ts)]).encode("utf-8")).hexdigest()

@@ -42,8 +42,9 @@ class AddRequest:
     """One add as asked: the messages, whose they are, and what places and dates them.
 
     `ts` is when they were written (`engine.times.TimeLike`); `speaker` names who wrote the
-    messages that carry no name; `keyed`: the messages are ingest records, each keyed by its
-    place in its file (`source`), so one stored already is skipped even without a time.
+    messages that carry no name; `key`: the message is an ingest record, stored under this
+    checksum (`engine.add.messages.record_checksums`, as the pipeline found it), so one stored
+    already is skipped even without a time.
     """
 
     messages: Messages
@@ -53,7 +54,7 @@ class AddRequest:
     ts: TimeLike = None
     source: str | None = None
     speaker: str | None = None
-    keyed: bool = False
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ class PreparedAdd:
 def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
     """Phase one of an add (see the module docstring); writes nothing.
 
-    A message with a `ts` (or any, when `keyed`) that is stored already is skipped; one
+    A message with a `ts` (or any, with a `key`) that is stored already is skipped; one
     without is a new episode. Either way, an episode of the same message kept as "failed" is
     extracted again, and the write turns it into a good one (same uid, its first time kept).
 
@@ -106,10 +107,14 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
     started = time.perf_counter()
     user_id = check_user_id(request.user_id)
     chat, errors = _parsed(request, ctx.settings)
-    when, keyed = epoch(request.ts, "ts"), request.keyed
+    when, keyed = epoch(request.ts, "ts"), request.key is not None
     rows = episode_rows(
         user_id, chat, request.session_id, when, request.source, request.metadata, keyed=keyed
     )
+    if request.key is not None:
+        rows = [
+            replace(row, checksum=request.key, uid=stable_uid(user_id, request.key)) for row in rows
+        ]
     keyed = keyed or when is not None
     fresh = _fresh_keyed(ctx.reads, user_id, rows) if keyed else _retried(ctx, user_id, rows)
     kept = [(row, _dated(chat[i], row)) for i, row in fresh.items()]

@@ -23,6 +23,9 @@ class ChatRecord(BaseModel):
 
     `source` is the provenance: `<file name>:<line>` for line-based formats (with `#<message>`
     when a line or record holds a whole conversation) and the `dia_id` (`D1:3`) for LoCoMo.
+    `positional` says the source is only where the record sits in its input (a line, a record
+    number), which moves when a log grows at the top, is renamed or re-sorted; the readers of
+    JSONL, CSV and ShareGPT set it, a LoCoMo `dia_id` or a source a caller gives is an id.
     `ts` is always timezone-aware UTC; naive datetimes are taken to be UTC.
     """
 
@@ -35,6 +38,7 @@ class ChatRecord(BaseModel):
     ts: datetime | None = None
     speaker: str | None = None
     source: str
+    positional: bool = False
     conversation_id: str | None = None
     metadata: dict[str, str] = Field(default_factory=dict)
 
@@ -58,16 +62,29 @@ class ChatRecord(BaseModel):
         return as_utc(value) if value is not None else None
 
     @property
+    def identified_by_time(self) -> bool:
+        """True when the record's time, not its place, tells it apart: it has a `ts` and its
+        `source` is `positional`. A record without a time, or whose source is an id, keeps
+        its source in its identity (two "ok"s on two undated lines are two messages)."""
+        return self.ts is not None and self.positional
+
+    @property
     def checksum(self) -> str:
         """A stable id for this message: equal records give equal checksums across runs.
 
-        The sha256 hex digest of the compact JSON array
-        `[user_id, session_id, role, content, ts, source]` encoded as UTF-8, where `ts` is the
-        ISO 8601 UTC string (`2023-05-08T13:56:00+00:00`) or null. Speaker, conversation id
-        and metadata do not take part.
+        The sha256 hex digest of a compact JSON array encoded as UTF-8, where `ts` is the
+        ISO 8601 UTC string (`2023-05-08T13:56:00+00:00`) or null:
+        `[user_id, session_id, role, speaker, content, ts]` when `identified_by_time` (the
+        turn a reader would take for a repeat: the same line moved, or read from a renamed
+        file, keeps its checksum), else `[user_id, session_id, role, content, ts, source]`.
+        Conversation id and metadata never take part.
         """
         ts = self.ts.isoformat() if self.ts is not None else None
-        fields = [self.user_id, self.session_id, self.role, self.content, ts, self.source]
+        r = self
+        if self.identified_by_time:
+            fields = [r.user_id, r.session_id, r.role, r.speaker, r.content, ts]
+        else:
+            fields = [r.user_id, r.session_id, r.role, r.content, ts, r.source]
         payload = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 

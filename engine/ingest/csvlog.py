@@ -111,6 +111,7 @@ def _record(
             ts=fields.timestamp(cells.get("ts"), notes),
             speaker=cells.get("speaker") or None,
             source=f"{file.name}:{number}",
+            positional=True,
             metadata=extra,
         ),
     )

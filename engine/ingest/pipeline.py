@@ -29,12 +29,12 @@ from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.lane import Lane
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
-from engine.ingest.sources import IngestInput, Job, collect, interleave, plan
+from engine.ingest.sources import IngestInput, Job, collect, duplicate, interleave, plan
+from engine.ingest.stored import as_stored, ask, resolve
 from engine.models import AddResult
 
 ProgressFn = Callable[[IngestProgress], None]
 DEAD_LETTERS = "dead_letters.jsonl"
-_CHECKSUM_CHUNK = 500
 MAX_CONCURRENCY = 256  # extractions in flight: each holds a thread and a prepared message
 _WAIT_S = 0.2  # how often waiting threads look at the stop flag (keeps Ctrl-C responsive)
 
@@ -77,8 +77,9 @@ class Steps(Protocol):
 
     max_message_chars: int  # a longer message is split into pieces that fit
 
-    def key(self, record: ChatRecord, user_id: str) -> str:
-        """The checksum the record's episode is stored under; InvalidInputError if unusable."""
+    def keys(self, record: ChatRecord, user_id: str) -> tuple[str, ...]:
+        """The checksums the record's episode may be stored under, the one it gets now first
+        (`sources.KeyFn`); InvalidInputError if unusable."""
         ...
 
     def stored(self, user_id: str, checksums: list[str]) -> set[str]:
@@ -164,7 +165,7 @@ class Ingestor:
             inputs,
             opts.format,
             opts.user_id,
-            self.steps.key,
+            self.steps.keys,
             users_from_file=opts.users_from_file,
             delimiter=opts.delimiter,
             split_at=self.steps.max_message_chars,
@@ -183,43 +184,43 @@ class Ingestor:
             concurrency=opts.concurrency,
             dead_letter_path=str(opts.dead_letter_path),
         )
-        lanes, duplicates = plan(retried + jobs)  # a replayed dead letter wins over its twin
+        jobs, stored = as_stored(self.steps.stored, retried + jobs)
+        lanes, duplicates = plan(jobs)  # a replayed dead letter wins over its twin
         report.messages_skipped = len(duplicates)
         report.warnings = [*_skipped(letters), *collected.warnings] + [
-            _duplicate(job, twin) for job, twin in duplicates if not twin.retry
+            duplicate(job, twin) for job, twin in duplicates if not twin.retry
         ]
         report.users = len(lanes)
         report.user_ids = sorted(lanes)
         for user, lane in lanes.items():
-            lanes[user] = self._unstored(user, lane, report, letters)
+            lanes[user] = self._unstored(user, lane, stored[user], report, letters)
         pending = {user: lane for user, lane in lanes.items() if lane}
         report.messages_pending = sum(len(lane) for lane in pending.values())
         return report, pending
 
     def _unstored(
-        self, user: str, lane: list[Job], report: IngestReport, letters: DeadLetters
+        self,
+        user: str,
+        lane: list[Job],
+        found: set[str],
+        report: IngestReport,
+        letters: DeadLetters,
     ) -> list[Job]:
-        """The lane without its messages stored as good episodes; a message stored as failed
-        (its extraction failed in an earlier run) stays, to be extracted again."""
-        stored = self._ask(self.steps.stored, user, [j.checksum for j in lane])
-        failed = self._ask(self.steps.failed, user, sorted(stored))
-        good = stored - failed
+        """The lane without its messages stored as good episodes (`found`: the user's stored
+        checksums); a message stored as failed (its extraction failed in an earlier run)
+        stays, to be extracted again."""
+        stored = [job for job in lane if job.checksum in found]
+        failed = ask(self.steps.failed, user, [(job.checksum,) for job in stored])
+        good = {job.checksum: job for job in stored if job.checksum not in failed}
         report.messages_skipped += len(good)
-        report.messages_retried += len(failed)
+        report.messages_retried += len(stored) - len(good)
         if not self.options.dry_run:
-            report.dead_letters_resolved += sum(letters.resolve(c) for c in good if c in letters)
+            report.dead_letters_resolved += sum(resolve(letters, job) for job in good.values())
         return [
             replace(job, retry=True) if job.checksum in failed else job
             for job in lane
             if job.checksum not in good
         ]
-
-    @staticmethod
-    def _ask(question: Callable[[str, list[str]], set[str]], user: str, of: list[str]) -> set[str]:
-        found: set[str] = set()
-        for start in range(0, len(of), _CHECKSUM_CHUNK):
-            found |= question(user, of[start : start + _CHECKSUM_CHUNK])
-        return found
 
     def _letters(self, letters: DeadLetters) -> list[DeadLetter]:
         """The dead letters to replay: none, every one, or (with a user) that user's."""
@@ -229,8 +230,8 @@ class Ingestor:
         return [d for d in letters.letters() if user is None or d.user_id == user]
 
     def _retry(self, letter: DeadLetter) -> Job:
-        checksum = self.steps.key(letter.record, letter.user_id)
-        return Job(letter.record, letter.user_id, letter.path, checksum, retry=True)
+        keys = (*self.steps.keys(letter.record, letter.user_id), letter.checksum)
+        return replace(Job.of(letter.record, letter.user_id, letter.path, keys), retry=True)
 
 
 class _Run:
@@ -314,7 +315,7 @@ class _Run:
     def _finish(
         self, job: Job, extracted: Extracted, result: AddResult | None, *, failed: bool
     ) -> None:
-        if not failed and self.letters.resolve(job.checksum):
+        if not failed and resolve(self.letters, job):
             with self.lock:
                 self.report.dead_letters_resolved += 1
         with self.lock:
@@ -382,11 +383,6 @@ class _Run:
                 elapsed_s=time.perf_counter() - self.started,
             )
             self.progress(snapshot)
-
-
-def _duplicate(job: Job, twin: Job) -> IngestWarning:
-    reason = f"the same message as {twin.path}: {twin.record.source} (same checksum): skipped"
-    return IngestWarning(path=job.path, location=job.record.source, reason=reason)
 
 
 def _skipped(letters: DeadLetters) -> list[IngestWarning]:

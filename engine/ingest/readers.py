@@ -237,6 +237,7 @@ def _jsonl_message(
             ts=fields.timestamp(fields.first(msg, *fields.TS_KEYS), notes) or defaults.ts,
             speaker=fields.speaker(msg.get("name"), notes),
             source=source,
+            positional=True,
         )
 
     record = fields.build_record(file, where, build)

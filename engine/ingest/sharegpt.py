@@ -87,6 +87,7 @@ def _turn(
             content=fields.content(turn.get("value")),
             ts=fields.timestamp(fields.first(turn, *fields.TS_KEYS), notes) or default,
             source=source,
+            positional=True,
         ),
     )
     moment = record.ts if isinstance(record, ChatRecord) else None

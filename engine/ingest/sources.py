@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,22 +25,47 @@ from engine.ingest.report import IngestError, IngestWarning
 from engine.normalize import check_user_id
 
 IngestInput = StrPath | Iterable[StrPath | ChatRecord | Mapping[str, Any]]
-#: The stored identity of a record for a user (the episode checksum); raises
-#: `InvalidInputError` for a record that cannot be added.
-KeyFn = Callable[[ChatRecord, str], str]
+#: The checksums a record's episode may be stored under for a user, the current one first
+#: (`engine.add.messages.record_checksums`); raises `InvalidInputError` for a record that
+#: cannot be added.
+KeyFn = Callable[[ChatRecord, str], tuple[str, ...]]
 IN_MEMORY = "<iterable>"
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
     """One message to add: the record, its user, where it came from; `retry` for a dead
-    letter replayed (its episode may be stored with status "failed")."""
+    letter replayed (its episode may be stored with status "failed").
+
+    `checksum` is what its episode is stored under; `aliases` are the other checksums it may
+    be stored under already (a timed record's older checksum, which held its file position;
+    the one a dead letter was filed under): a job found stored under one takes it.
+    """
 
     record: ChatRecord
     user_id: str
     path: str
     checksum: str
     retry: bool = False
+    aliases: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, record: ChatRecord, user: str, path: str, keys: tuple[str, ...]) -> Job:
+        """The job of `record` under `keys` (`KeyFn`): the first its checksum, the rest
+        aliases."""
+        return cls(record, user, path, keys[0], aliases=tuple(dict.fromkeys(keys[1:])))
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every checksum this message may be stored under, `checksum` first."""
+        return (self.checksum, *(key for key in self.aliases if key != self.checksum))
+
+    def as_stored(self, stored: set[str]) -> Job:
+        """This job under the first of its keys found in `stored` (itself when none is)."""
+        found = next((key for key in self.keys if key in stored), self.checksum)
+        if found == self.checksum:
+            return self
+        return replace(self, checksum=found, aliases=self.keys)
 
 
 @dataclass(slots=True)
@@ -123,7 +148,9 @@ def _record(item: object, index: int, user_id: str | None) -> ChatRecord | ReadE
     if isinstance(item, ChatRecord):
         record = item
     elif isinstance(item, Mapping):
-        data = {"source": f"{IN_MEMORY}:{index}"} | dict(item)
+        data = dict(item)
+        if "source" not in data:  # its place in the iterable, which is no id of its own
+            data |= {"source": f"{IN_MEMORY}:{index}", "positional": True}
         if "ts" not in data and "timestamp" in data:  # the name the file formats use
             data["ts"] = data.pop("timestamp")
         try:
@@ -161,12 +188,12 @@ def _take(
             if piece.user_id is None:
                 raise InvalidInputError("the record names no user; pass user_id= (--user)")
             user = check_user_id(piece.user_id)
-            checksum = key(piece, user)
+            keys = key(piece, user)
         except InvalidInputError as exc:
             error = IngestError(path=path, location=piece.source, reason=str(exc), stage="read")
             out.errors.append(error)
             continue
-        out.jobs.append(Job(piece, user, path, checksum))
+        out.jobs.append(Job.of(piece, user, path, keys))
 
 
 def _brief(exc: ValidationError) -> str:
@@ -179,18 +206,26 @@ def _brief(exc: ValidationError) -> str:
 def plan(jobs: list[Job]) -> tuple[dict[str, list[Job]], list[tuple[Job, Job]]]:
     """Jobs per user in timestamp order (`in_order`), duplicates dropped.
 
-    Returns the lanes and each duplicate dropped (same checksum) with the job it repeats.
+    Returns the lanes and each duplicate dropped (a checksum in common: `Job.keys`) with the
+    job it repeats.
     """
     lanes: dict[str, list[Job]] = {}
     first: dict[str, Job] = {}
     duplicates: list[tuple[Job, Job]] = []
     for job in jobs:
-        if job.checksum in first:
-            duplicates.append((job, first[job.checksum]))
+        twin = next((first[key] for key in job.keys if key in first), None)
+        if twin is not None:
+            duplicates.append((job, twin))
             continue
-        first[job.checksum] = job
+        first |= dict.fromkeys(job.keys, job)
         lanes.setdefault(job.user_id, []).append(job)
     return {user: in_order(lane) for user, lane in lanes.items()}, duplicates
+
+
+def duplicate(job: Job, twin: Job) -> IngestWarning:
+    """The warning for `job`, left out by `plan` as a repeat of `twin`."""
+    reason = f"the same message as {twin.path}: {twin.record.source} (same checksum): skipped"
+    return IngestWarning(path=job.path, location=job.record.source, reason=reason)
 
 
 def in_order(lane: list[Job]) -> list[Job]:

@@ -661,6 +661,18 @@ def test_checksum_is_stable_and_documented() -> None:
     assert record().checksum == hashlib.sha256(payload.encode()).hexdigest()
     assert record().checksum == record(speaker="x", metadata={"k": "v"}).checksum
     assert record().checksum == record(ts=datetime(2024, 1, 1)).checksum  # naive is UTC
+    timed = '["u","s","user","Ann","hello","2024-01-01T00:00:00+00:00"]'
+    placed = record(positional=True, speaker="Ann")
+    assert placed.checksum == hashlib.sha256(timed.encode()).hexdigest()
+
+
+def test_a_timed_positional_record_is_identified_without_its_position() -> None:
+    placed = record(positional=True)
+    assert placed.checksum == record(positional=True, source="g.jsonl:9").checksum
+    assert placed.checksum != record(positional=True, speaker="Ann").checksum
+    assert placed.checksum != record().checksum  # an id as source (LoCoMo's dia_id) stays
+    untimed = record(positional=True, ts=None)
+    assert untimed.checksum != record(positional=True, ts=None, source="f.jsonl:2").checksum
 
 
 @pytest.mark.parametrize(
