@@ -4,5 +4,5 @@ MATCH (f:Fact {uid: id})-[:SUBJECT]->(s:Entity)
 WHERE f.user_id = $user_id
 MATCH (f)-[:OBJECT]->(o:Entity)
 RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, .first_seen,
-          .last_seen, .episodes, .confidence} AS fact,
+          .last_seen, .updated_at, .episodes, .confidence} AS fact,
        s {.uid, .name} AS subject, o {.uid, .name} AS object

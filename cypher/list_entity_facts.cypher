@@ -7,7 +7,7 @@ WHERE ($include_invalid OR f.invalid_at IS NULL)
 MATCH (f)-[:SUBJECT]->(s:Entity)
 MATCH (f)-[:OBJECT]->(o:Entity)
 RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, .first_seen,
-          .last_seen, .episodes, .confidence} AS fact,
+          .last_seen, .updated_at, .episodes, .confidence} AS fact,
        s {.uid, .name} AS subject, o {.uid, .name} AS object
 ORDER BY f.first_seen
 LIMIT $limit

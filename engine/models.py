@@ -86,6 +86,7 @@ class Fact(BaseModel):
     mentions: int = 0
     first_seen: datetime | None = None
     last_seen: datetime | None = None
+    updated_at: datetime | None = None  # its text or times last changed by hand (`update`)
     episodes: list[str] = Field(default_factory=list)
     confidence: float = 1.0
 
@@ -115,6 +116,7 @@ class Fact(BaseModel):
             mentions=int(props.get("mentions") or 0),
             first_seen=from_epoch(props.get("first_seen")),
             last_seen=from_epoch(props.get("last_seen")),
+            updated_at=from_epoch(props.get("updated_at")),
             episodes=list(props.get("episodes") or []),
             confidence=float(props.get("confidence", 1.0)),
         )

@@ -194,6 +194,23 @@ def check_user_id(user_id: object) -> str:
     return clean
 
 
+def check_count(value: object, what: str, low: int, high: int | None = None) -> int:
+    """A count a caller passed (a limit, an offset): an integer, not a bool, in [low, high].
+
+    Raises:
+        InvalidInputError: anything else, named (a database would reject it less clearly).
+    """
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and low <= value
+        and (high is None or value <= high)
+    ):
+        return value
+    bound = f"between {low} and {high}" if high is not None else f"an integer of at least {low}"
+    raise InvalidInputError(f"{what} must be {bound}, got {value!r}")
+
+
 def check_length(value: str, what: str, max_chars: int) -> None:
     if len(value) > max_chars:
         raise LimitExceededError(f"{what} has {len(value)} characters; the limit is {max_chars}")
@@ -204,14 +221,3 @@ def check_length_of(parts: list[str], what: str, max_chars: int) -> None:
     total = sum(len(part) for part in parts) + max(len(parts) - 1, 0)
     if total > max_chars:
         raise LimitExceededError(f"{what} has {total} characters; the limit is {max_chars}")
-
-
-def check_count(n: object, what: str) -> None:
-    """A number of things to return is a whole number of at least 1 (a negative one would
-    reach the database as its error).
-
-    Raises:
-        InvalidInputError: it is not.
-    """
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InvalidInputError(f"{what} must be a whole number of at least 1, got {n!r}")

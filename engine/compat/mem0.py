@@ -18,34 +18,41 @@ Differences: docs/migrate_from_mem0.md.
 
 from __future__ import annotations
 
-import hashlib
+import logging
 import time
 from collections.abc import Mapping
-from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from engine.compat.mem0_config import settings_from_mem0
-from engine.compat.mem0_ids import MemoryIds, parse, store_key
-from engine.compat.mem0_scope import Scope, owner_scope, scope_of
+from engine.compat.mem0_ids import LEGACY_ID_NEEDS_SCOPE, MemoryIds, parse, store_key
+from engine.compat.mem0_scope import Scope, owner_scope, scope_of, scope_or_none
+from engine.compat.mem0_shapes import (
+    Origin,
+    check_threshold,
+    history_item,
+    memory_item,
+    relation,
+    similarities,
+)
 from engine.config import Settings
 from engine.embedding import as_param
-from engine.errors import ConfigError, InvalidInputError, NotFoundError
+from engine.errors import ConfigError, ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
-from engine.models import Fact, HistoryEvent, ScoredFact
-from engine.normalize import clean_text, stable_uid
+from engine.models import AddResult, Fact
+from engine.normalize import check_count, clean_text, stable_uid
 from engine.store.base import HistoryRow, WriteBatch
 
 __all__ = ["Memory"]
-_EVENTS = {"INVALIDATE": "DELETE", "MERGE": "UPDATE"}
-_LEGACY_ID = (
-    "{id!r} is a memory id of an earlier graphmem (<uid>@<user>), which anyone could compute; "
-    "pass the scope it belongs to (user_id=, agent_id= or run_id=) to use it, and keep the "
-    "new id the result carries (get_all also lists them)"
+PAGE = 1000  # facts read at a time when listing a scope
+MAX_HITS = 1000  # hits one graphmem search gives at most
+_NOT_EXTRACTED = (
+    "extraction failed: {error}; the messages are kept (failed episodes, and the data dir's "
+    "dead_letters.jsonl): add them again to retry, or run `graphmem ingest --retry-failed`"
 )
+log = logging.getLogger("graphmem")
 
 
 def _settings(config: Mapping[str, Any]) -> Settings:
@@ -55,30 +62,8 @@ def _settings(config: Mapping[str, Any]) -> Settings:
         raise ConfigError(f"invalid settings from the Mem0 config: {exc}") from exc
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _relation(fact: Fact, end: str) -> dict[str, str]:
-    return {"source": fact.subject, "relationship": fact.predicate.lower(), end: fact.object}
-
-
 def _missing(memory_id: str) -> NotFoundError:
     return NotFoundError(f"no memory {memory_id!r}")
-
-
-def _threshold(value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InvalidInputError(f"threshold must be a number from 0 to 1, got {value!r}")
-    return float(value)
-
-
-def _scope_or_none(user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope | None:
-    if user_id is None and agent_id is None and run_id is None:
-        return None
-    return scope_of(user_id, agent_id, run_id)
 
 
 class Memory:
@@ -121,7 +106,14 @@ class Memory:
         infer: bool = True,
         **unsupported: Any,
     ) -> dict[str, Any]:
-        """Extract memories from `messages` (a string, a message dict, or a list of them)."""
+        """Extract memories from `messages` (a string, a message dict, or a list of them).
+
+        Raises:
+            InvalidInputError: `infer=False`, an argument Mem0 has and graphmem not, no id,
+                no usable message.
+            ExtractionError: the LLM failed for good (as Mem0's `add` raises): the messages are
+                kept as failed episodes and dead letters; adding them again retries them.
+        """
         if not infer:
             raise InvalidInputError(
                 "infer=False is not supported: graphmem keeps every message as an episode and "
@@ -129,25 +121,16 @@ class Memory:
             )
         if unsupported:
             raise InvalidInputError(f"unsupported arguments: {', '.join(sorted(unsupported))}")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
         scope = scope_of(user_id, agent_id, run_id)
         meta = {**(metadata or {}), **({"agent_id": agent_id} if agent_id else {})}
         result = self.graph.add(messages, scope.user, session_id=run_id, metadata=meta or None)
-        invalid = set(result.invalidated_uids)
-        facts = self.graph.reads.facts_by_uids(
-            scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
-        )
-        items = []
-        for fact in facts:
-            event = "DELETE" if fact.uid in invalid else "ADD"
-            if event == "ADD" and fact.first_seen != fact.last_seen:
-                event = "UPDATE"
-            items.append({**self._item(fact, scope, meta or None), "event": event})
-        added = [_relation(f, "target") for f in facts if f.uid not in invalid]
-        deleted = [_relation(f, "target") for f in facts if f.uid in invalid]
-        return {
-            "results": items,
-            "relations": {"added_entities": added, "deleted_entities": deleted},
-        }
+        if result.extraction_error is not None:
+            raise ExtractionError(_NOT_EXTRACTED.format(error=result.extraction_error))
+        for error in result.errors:  # messages left out, facts dropped: Mem0 has no field
+            log.warning("graphmem: add: %s", error)
+        return self._added(scope, result, Origin(metadata or None, agent_id, run_id))
 
     def update(
         self,
@@ -163,7 +146,7 @@ class Memory:
         Raises:
             NotFoundError: no such memory (in the scope, when one is given).
         """
-        fact, scope = self._resolve(memory_id, _scope_or_none(user_id, agent_id, run_id))
+        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         text = clean_text(data, "data", self.graph.settings.max_text_chars)
         now = time.time()
         uid = fact.uid
@@ -195,15 +178,19 @@ class Memory:
         clipped to [0, 1]; `threshold` keeps the results scoring at least that much.
         """
         scope = scope_of(user_id, agent_id, run_id, filters)
-        floor = _threshold(threshold)
-        asked = min(1000, limit * 4 if scope.narrowed else limit)
-        found = self.graph.search(query, scope.user, asked).facts
-        score = self._similarities(scope.user, query, found)
-        hits = [h.fact for h in found if floor is None or score[h.fact.uid] >= floor]
-        kept = self._admitted(scope, hits)[:limit]
+        floor, limit = check_threshold(threshold), check_count(limit, "limit", 1)
+        asked = min(MAX_HITS, limit * 4 if scope.narrowed else limit)
+        while True:  # a narrowed scope's memories may rank below the user's others
+            found = self.graph.search(query, scope.user, asked).facts
+            score = similarities(self.graph, scope.user, query, found)
+            hits = [h.fact for h in found if floor is None or score[h.fact.uid] >= floor]
+            kept = self._admitted(scope, hits)[:limit]
+            if not scope.narrowed or len(kept) == limit or len(found) < asked or asked == MAX_HITS:
+                break
+            asked = min(MAX_HITS, asked * 4)
         return {
-            "results": [self._item(f, scope, m, score[f.uid]) for f, m in kept],
-            "relations": [_relation(f, "destination") for f, _ in kept],
+            "results": [self._item(f, scope, o, score[f.uid]) for f, o in kept],
+            "relations": [relation(f, "destination") for f, _ in kept],
         }
 
     def get_all(
@@ -214,13 +201,16 @@ class Memory:
         filters: Mapping[str, Any] | None = None,
         limit: int = 100,
     ) -> dict[str, Any]:
-        """The scope's valid memories, oldest first, with their relations."""
+        """The scope's first `limit` valid memories, oldest first, with their relations.
+
+        Raises:
+            InvalidInputError: no id, a bad id or filter, `limit` not a positive integer.
+        """
         scope = scope_of(user_id, agent_id, run_id, filters)
-        facts = self.graph.get_all(scope.user, limit=limit * 4 if scope.narrowed else limit)
-        kept = self._admitted(scope, facts)[:limit]
+        kept = self._listed(scope, check_count(limit, "limit", 1))
         return {
-            "results": [self._item(f, scope, m) for f, m in kept],
-            "relations": [_relation(f, "target") for f, _ in kept],
+            "results": [self._item(f, scope, o) for f, o in kept],
+            "relations": [relation(f, "target") for f, _ in kept],
         }
 
     def get(
@@ -234,11 +224,11 @@ class Memory:
         """One memory by id, or None when there is none (in the scope, when one is given):
         also for ids of other stores and of other users."""
         try:
-            fact, scope = self._resolve(memory_id, _scope_or_none(user_id, agent_id, run_id))
+            fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         except NotFoundError:
             return None
         kept = self._admitted(scope, [fact])
-        return self._item(fact, scope, kept[0][1] if kept else None)
+        return self._item(fact, scope, kept[0][1] if kept else Origin.of(scope, None))
 
     def history(
         self,
@@ -253,11 +243,11 @@ class Memory:
         Raises:
             NotFoundError: no such memory (in the scope, when one is given).
         """
-        fact, scope = self._resolve(memory_id, _scope_or_none(user_id, agent_id, run_id))
+        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         mid = self._memory_ids().of(fact.uid)
         out, previous = [], None
         for event in self.graph.history(fact.uid, scope.user):
-            out.append(self._event(mid, event, previous))
+            out.append(history_item(mid, event, previous))
             previous = event.detail if event.event != "INVALIDATE" else previous
         return out
 
@@ -276,7 +266,7 @@ class Memory:
         Raises:
             NotFoundError: no such memory (in the scope, when one is given).
         """
-        fact, scope = self._resolve(memory_id, _scope_or_none(user_id, agent_id, run_id))
+        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         self.graph.delete(fact.uid, scope.user)
         return {"message": "Memory deleted successfully!"}
 
@@ -317,7 +307,7 @@ class Memory:
         text, legacy_user = parse(memory_id)
         if legacy_user is not None:
             if scope is None:
-                raise InvalidInputError(_LEGACY_ID.format(id=memory_id))
+                raise InvalidInputError(LEGACY_ID_NEEDS_SCOPE.format(id=memory_id))
             if legacy_user != scope.user:
                 raise _missing(memory_id)
             uid, user = text, scope.user
@@ -335,29 +325,48 @@ class Memory:
             raise _missing(memory_id)
         return str(rows[0][0])
 
+    def _added(self, scope: Scope, result: AddResult, told: Origin) -> dict[str, Any]:
+        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE) or
+        contradicted (DELETE, shown with the origin of their own messages)."""
+        invalid = set(result.invalidated_uids)
+        facts = self.graph.reads.facts_by_uids(
+            scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
+        )
+        gone = [f for f in facts if f.uid in invalid]
+        origins = {f.uid: o for f, o in self._admitted(owner_scope(scope.user), gone)}
+        items = []
+        for fact in facts:
+            event = "DELETE" if fact.uid in invalid else "ADD"
+            if event == "ADD" and fact.first_seen != fact.last_seen:
+                event = "UPDATE"
+            item = self._item(fact, scope, origins.get(fact.uid, told))
+            items.append({**item, "event": event})
+        added = [relation(f, "target") for f in facts if f.uid not in invalid]
+        deleted = [relation(f, "target") for f in gone]
+        return {
+            "results": items,
+            "relations": {"added_entities": added, "deleted_entities": deleted},
+        }
+
+    def _listed(self, scope: Scope, limit: int) -> list[tuple[Fact, Origin]]:
+        """The first `limit` memories in `scope`: the user's facts are read a page at a time
+        until that many are in it, as an agent's or a filter's may all be recent."""
+        size = PAGE if scope.narrowed else min(PAGE, limit)
+        kept: list[tuple[Fact, Origin]] = []
+        offset = 0
+        while len(kept) < limit:
+            page = self.graph.get_all(scope.user, limit=size, offset=offset)
+            kept += self._admitted(scope, page)
+            if len(page) < size:
+                break
+            offset += size
+        return kept[:limit]
+
     # -- mapping --------------------------------------------------------------------------
 
-    def _similarities(self, user: str, query: str, hits: list[ScoredFact]) -> dict[str, float]:
-        """Each hit's cosine similarity to `query`, clipped to [0, 1]."""
-        if not hits:
-            return {}
-        text = clean_text(query, "query", self.graph.settings.max_message_chars)
-        wanted = self.graph.embedder.encode([text])[0].astype(np.float64)
-        uids = [h.fact.uid for h in hits]
-        rows = self.graph.store.run("get_fact_embeddings", {"user_id": user, "uids": uids})
-        out = dict.fromkeys(uids, 0.0)
-        for uid, embedding in rows:
-            vector = np.asarray(embedding, dtype=np.float64)
-            norm = float(np.linalg.norm(vector))
-            if norm > 0:
-                out[uid] = round(min(1.0, max(0.0, float(vector @ wanted) / norm)), 4)
-        return out
-
-    def _admitted(
-        self, scope: Scope, facts: list[Fact]
-    ) -> list[tuple[Fact, dict[str, Any] | None]]:
-        """The facts whose messages fall in `scope`, each with the metadata of its first
-        message in scope."""
+    def _admitted(self, scope: Scope, facts: list[Fact]) -> list[tuple[Fact, Origin]]:
+        """The facts whose messages fall in `scope`, each with the origin of its first message
+        in scope (the first that has metadata)."""
         wanted = sorted({uid for f in facts for uid in f.episodes})
         episodes = {e.uid: e for e in self.graph.reads.episodes_by_uids(scope.user, wanted)}
         kept = []
@@ -365,34 +374,11 @@ class Memory:
             own = [episodes[u] for u in fact.episodes if u in episodes]
             if scope.admits(own):
                 inside = [e for e in own if scope.admits_episode(e)] or own
-                kept.append((fact, next((e.metadata for e in inside if e.metadata), None)))
+                first = next((e for e in inside if e.metadata), inside[0] if inside else None)
+                kept.append((fact, Origin.of(scope, first)))
         return kept
 
     def _item(
-        self, fact: Fact, scope: Scope, meta: Mapping[str, Any] | None, score: float | None = None
+        self, fact: Fact, scope: Scope, origin: Origin, score: float | None = None
     ) -> dict[str, Any]:
-        item: dict[str, Any] = {
-            "id": self._memory_ids().of(fact.uid),
-            "memory": fact.text,
-            "hash": hashlib.md5(fact.text.encode("utf-8"), usedforsecurity=False).hexdigest(),
-            "metadata": dict(meta) if meta else None,
-            "created_at": _iso(fact.first_seen),
-            "updated_at": _iso(fact.last_seen),
-            "user_id": scope.user_id,
-        }
-        item |= {k: getattr(scope, k) for k in ("agent_id", "run_id") if getattr(scope, k)}
-        if score is not None:
-            item["score"] = score
-        return item
-
-    def _event(self, mid: str, event: HistoryEvent, previous: str | None) -> dict[str, Any]:
-        return {
-            "id": event.uid,
-            "memory_id": mid,
-            "old_memory": previous,
-            "new_memory": event.detail if event.event != "INVALIDATE" else previous,
-            "event": _EVENTS.get(event.event, event.event),
-            "created_at": event.ts.isoformat(),
-            "updated_at": None,
-            "is_deleted": 0,
-        }
+        return memory_item(self._memory_ids().of(fact.uid), fact, scope, origin, score)

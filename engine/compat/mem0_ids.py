@@ -30,6 +30,11 @@ _ROUNDS = 8
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _LEGACY = re.compile(r"([0-9a-f]{32})@(.+)", re.DOTALL)
 _MAX_ID_CHARS = 600  # a legacy id carries a user id (up to 256 characters)
+LEGACY_ID_NEEDS_SCOPE = (
+    "{id!r} is a memory id of an earlier graphmem (<uid>@<user>), which anyone could compute; "
+    "pass the scope it belongs to (user_id=, agent_id= or run_id=) to use it, and keep the "
+    "new id the result carries (get_all also lists them)"
+)
 
 
 def _round(key: bytes, index: int, half: bytes) -> bytes:

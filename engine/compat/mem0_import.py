@@ -1,7 +1,8 @@
 """Import the graph Mem0's graph memory left in Neo4j into graphmem.
 
-Mem0 wrote `(:__Entity__:<type> {name, user_id, embedding, ...})` nodes joined by typed
-relationships (`likes`, `friend_of`), names lower-cased with underscores. Each relationship
+Mem0 wrote `(:<type> {name, user_id, embedding, ...})` nodes (also labelled `__Entity__` when
+its `base_label` option is on) joined by typed relationships (`likes`, `friend_of`), names
+lower-cased with underscores. Each relationship
 becomes one graphmem fact: the names as entities (underscores read as spaces unless
 `readable_names=False`), the relationship type as the predicate (LIKES), the other label as
 the entity type. Mem0's embeddings are not copied (another model, often another size):
@@ -26,6 +27,11 @@ from engine.normalize import check_user_id, normalize_label
 from engine.store.base import GraphStore
 
 PAGE = 1000
+# the labels of graphmem's own nodes, which can share a database and a user id with Mem0's
+GRAPHMEM_LABELS = [
+    "Entity", "Fact", "Episode", "History", "MessageIndex", "RelationVectors", "GraphmemKey",
+    "GraphmemSchema",
+]  # fmt: skip
 OnError = Literal["raise", "skip"]
 
 
@@ -42,7 +48,8 @@ def mem0_relations(source: GraphStore, user_id: str) -> Iterator[list[Any]]:
     """Every (source, labels, relationship, target, labels) row of one Mem0 user, page by page."""
     skip = 0
     while True:
-        rows = source.run("list_mem0_relations", {"user_id": user_id, "skip": skip, "limit": PAGE})
+        params = {"user_id": user_id, "graphmem_labels": GRAPHMEM_LABELS}
+        rows = source.run("list_mem0_relations", {**params, "skip": skip, "limit": PAGE})
         yield from rows
         if len(rows) < PAGE:
             return

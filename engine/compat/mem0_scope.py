@@ -103,6 +103,13 @@ def scope_of(
     return Scope(check_user_id(user), ids["user_id"], ids["agent_id"], ids["run_id"], tuple(where))
 
 
+def scope_or_none(user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope | None:
+    """The scope a call names, or None when it names none (an id used alone, as in Mem0)."""
+    if user_id is None and agent_id is None and run_id is None:
+        return None
+    return scope_of(user_id, agent_id, run_id)
+
+
 def owner_scope(user: str) -> Scope:
     """The scope of a graph's owner: the user, or the agent or run it was made for."""
     kind, _, rest = user.partition(":")

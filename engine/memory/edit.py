@@ -144,8 +144,6 @@ class MemoryEdit(MemoryCore):
             for _, mentioned in self.store.run("delete_episode", params, read_only=False):
                 entities += mentioned
         delete_fact(self.store, user_id, fact.uid)
-        params = {"user_id": user_id, "target_uid": fact.uid}
-        self.store.run("delete_target_history", params, read_only=False)
         gone = self._drop_orphans(user_id, [fact.subject_uid, fact.object_uid, *entities])
         self.retriever.forget(user_id)
         return Deleted(facts=[fact.uid], episodes=fact.episodes, entities=gone)

@@ -271,9 +271,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
         limit = self.settings.search_limit if limit is None else limit
-        if not 1 <= limit <= MAX_LIMIT:
-            raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
-        limit = hits_for(max_tokens, limit)
+        limit = hits_for(max_tokens, check_count(limit, "limit", 1, MAX_LIMIT))
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
@@ -307,8 +305,13 @@ class Memory(MemoryEdit, MemoryTransfer):
         until: TimeLike = None,
     ) -> list[Fact]:
         """A page of the user's facts, oldest first; with `since` / `until` (as `add`'s `ts`),
-        those that became true in that window (`valid_at`, else when first stored)."""
+        those that became true in that window (`valid_at`, else when first stored).
+
+        Raises:
+            InvalidInputError: a bad user id, time, or `limit` / `offset` (integers from 0).
+        """
         user_id = check_user_id(user_id)
+        limit, offset = check_count(limit, "limit", 0), check_count(offset, "offset", 0)
         window = (epoch(since, "since"), epoch(until, "until"))
         self._setup()
         return self.reads.list_facts(
@@ -332,7 +335,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             InvalidInputError: a bad user id or name, or a limit below 1.
         """
         user_id = check_user_id(user_id)
-        check_count(limit, "limit")
+        check_count(limit, "limit", 1)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
         self._setup()
         window = (epoch(since, "since"), epoch(until, "until"))
@@ -356,7 +359,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         Raises:
             InvalidInputError: a bad user id, `by` or window, or `k` below 1.
         """
-        check_count(k, "k")
+        check_count(k, "k", 1)
         if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
@@ -375,8 +378,9 @@ class Memory(MemoryEdit, MemoryTransfer):
     # -- deleting -------------------------------------------------------------------------
 
     def delete(self, uid: str, user_id: str) -> None:
-        """Delete one fact (both its forms). The messages it came from stay, and search still
-        shows them: `forget` deletes the fact with its messages.
+        """Delete one fact (both its forms) and its change history: a fact added again later
+        (the same uid) starts a history of its own. The messages it came from stay, and search
+        still shows them: `forget` deletes the fact with its messages.
 
         Raises:
             NotFoundError: the user has no fact with that uid.

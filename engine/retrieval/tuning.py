@@ -34,8 +34,8 @@ class AnchorParams:
     # candidates the fulltext index offers: enough for a common word in many names (by hand)
     fulltext_k: int = 100
     # names also looked up word for word, up to this many words (`terms.name_keys`; by hand:
-    # MetaQA's longest titles the fulltext read missed have 6), and at most this many runs
-    key_words: int = 6
+    # titles the fulltext read missed in MetaQA have up to 7), and at most this many runs
+    key_words: int = 8
     key_runs: int = 256
     vector_k: int = 10  # candidates the entity vector index offers (by hand)
     vector_min_cos: float = 0.65  # the cosine to be an anchor by meaning alone (by hand)

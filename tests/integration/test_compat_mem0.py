@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 import engine.compat.mem0 as facade
-from engine.errors import InvalidInputError, NotFoundError
+from engine.embedding import Embedder
+from engine.errors import ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
-from engine.testing.scripted_llm import ScriptedLLM, tool_call
+from engine.store.base import GraphStore
+from engine.testing.scripted_llm import ScriptedLLM, http_error, tool_call
 
 MOVIE_CHAT = [
     {"role": "user", "content": "I'm planning to watch a movie tonight. Any recommendations?"},
@@ -168,6 +170,8 @@ def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
         m.add("I like tea")
     with pytest.raises(InvalidInputError, match="infer=False"):
         m.add("I like tea", user_id="bob", infer=False)
+    with pytest.raises(InvalidInputError, match="metadata must be a dict, got str"):
+        m.add("I like tea", user_id="bob", metadata="tea")
     with pytest.raises(InvalidInputError, match="delete more than asked"):
         m.delete_all(user_id="bob", agent_id="food-assistant")
     with pytest.raises(InvalidInputError, match="filters: 'OR' is not supported"):
@@ -184,6 +188,10 @@ def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
         m.delete(f"{'0' * 32}@bob", user_id="bob")
     with pytest.raises(InvalidInputError, match="canonical form"):
         m.get_all(user_id=" bob")
+    with pytest.raises(InvalidInputError, match="limit must be an integer of at least 1, got '3'"):
+        m.search("tea", user_id="bob", limit="3")
+    with pytest.raises(InvalidInputError, match="limit must be an integer of at least 1, got 0"):
+        m.get_all(user_id="bob", limit=0)
     assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was lost
 
 
@@ -232,3 +240,124 @@ def test_metadata_filters_narrow_search_and_get_all(memory: GraphMemory) -> None
         "bob prefers Italian cuisine"
     )
     assert m.search("Seattle", user_id="bob", filters={"category": "travel"})["results"] == []
+
+
+def test_get_all_narrowed_reads_past_the_users_first_facts(
+    memory: GraphMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's, a run's or a metadata filter's memories are found however many of the
+    user's other facts are older (they were looked for in the first 4 x limit only)."""
+    monkeypatch.setattr(facade, "PAGE", 5)  # several pages of the user's facts
+    memory.add_facts([(f"Thing{i}", "IS_NEAR", f"Place{i}") for i in range(12)], user_id="bob")
+    m = facade.Memory(memory=memory)
+    m.add("I like tea", user_id="bob", agent_id="a1", run_id="r1", metadata={"kind": "drink"})
+    m.add("I like coffee", user_id="bob", agent_id="a1", run_id="r1", metadata={"kind": "drink"})
+    by_agent = m.get_all(user_id="bob", agent_id="a1", limit=1)
+    by_run = m.get_all(user_id="bob", run_id="r1", limit=2)
+    by_meta = m.get_all(filters={"user_id": "bob", "kind": "drink"})
+    assert [r["memory"] for r in by_agent["results"]] == ["bob likes tea"]
+    assert [r["memory"] for r in by_run["results"]] == ["bob likes tea", "bob likes coffee"]
+    assert by_meta["relations"] == [
+        {"source": "bob", "relationship": "likes", "target": "tea"},
+        {"source": "bob", "relationship": "likes", "target": "coffee"},
+    ]
+    assert len(m.get_all(user_id="bob", limit=1000)["results"]) == 14
+
+
+def test_add_raises_when_extraction_fails_and_keeps_the_message(
+    store: GraphStore, embedder: Embedder, scripted_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    """Mem0's `add` raises when its LLM fails; the facade answered `{"results": []}`, as
+    for a message with nothing to remember, and the failure went unseen."""
+    graph = GraphMemory(
+        store=store,
+        embedder=embedder,
+        data_dir=tmp_path,
+        openai_base_url=scripted_llm.base_url,
+        openai_api_key="test",
+        llm_max_retries=0,
+    )
+    m = facade.Memory(memory=graph)
+    scripted_llm.script(http_error(400, "model not found"))
+    with pytest.raises(ExtractionError, match="model not found") as caught:
+        m.add("I live in Seattle", user_id="bob")
+    assert "kept" in str(caught.value) and "add them again" in str(caught.value)
+    assert (tmp_path / "dead_letters.jsonl").exists()
+    assert graph.stats("bob").episodes == 1  # the message is kept (as failed)
+    scripted_llm.script(tool_call(MOVIE_EXTRACTION))
+    assert len(m.add("I live in Seattle", user_id="bob")["results"]) == 3  # the retry
+
+
+def test_update_moves_updated_at_as_mem0_does(memory: GraphMemory) -> None:
+    m = facade.Memory(memory=memory)
+    [added] = m.add("I live in Seattle", user_id="bob")["results"]
+    m.update(added["id"], "bob has lived in Seattle since 2020")
+    got = m.get(added["id"])
+    assert got is not None and got["created_at"] == added["created_at"]
+    assert got["updated_at"] > added["updated_at"]
+    [listed] = m.get_all(user_id="bob")["results"]
+    [found] = m.search("Where does bob live?", user_id="bob")["results"]
+    assert listed["updated_at"] == found["updated_at"] == got["updated_at"]
+    assert memory.get_all("bob")[0].updated_at is not None
+
+
+def test_items_carry_their_agent_and_run_as_mem0_does(memory: GraphMemory) -> None:
+    """The agent went into the memory's metadata, and a listing of the user's memories said
+    neither agent_id nor run_id; a DELETE item showed the metadata of the add that replaced it."""
+    m = facade.Memory(memory=memory)
+    meta = {"category": "food"}
+    [added] = m.add("I love pizza", user_id="bob", agent_id="chef", run_id="r1", metadata=meta)[
+        "results"
+    ]
+    [listed] = m.get_all(user_id="bob")["results"]
+    [found] = m.search("What does bob love?", user_id="bob")["results"]
+    got = m.get(added["id"])
+    for item in (added, listed, found, got):
+        assert item is not None
+        assert (item["metadata"], item["agent_id"], item["run_id"]) == (meta, "chef", "r1")
+    m.add("I live in Paris", user_id="bob", metadata={"category": "home"})
+    moved = m.add("I live in Berlin", user_id="bob", metadata={"category": "travel"})["results"]
+    events = {r["memory"]: (r["event"], r["metadata"]) for r in moved}
+    assert events == {
+        "bob lives in Berlin": ("ADD", {"category": "travel"}),
+        "bob lives in Paris": ("DELETE", {"category": "home"}),
+    }
+
+
+def test_a_memory_deleted_and_added_again_starts_a_new_history(memory: GraphMemory) -> None:
+    """Its id is the same (it names the same fact), and its history showed the deleted
+    memory's ADD and UPDATE, text and all; Mem0 gives a memory added again a history of its own."""
+    m = facade.Memory(memory=memory)
+    [first] = m.add("I live in Paris", user_id="bob")["results"]
+    m.update(first["id"], "bob's address is 12 Rue Secrète")
+    m.delete(first["id"])
+    with pytest.raises(NotFoundError):
+        m.history(first["id"])
+    [again] = m.add("I live in Paris", user_id="bob")["results"]
+    assert again["id"] == first["id"] and again["event"] == "ADD"
+    history = m.history(again["id"])
+    assert [(h["event"], h["new_memory"]) for h in history] == [("ADD", "bob lives in Paris")]
+
+
+def test_a_contradicted_memory_has_mem0s_delete_entry_in_its_history(memory: GraphMemory) -> None:
+    """Mem0's DELETE entry has no new memory and is_deleted 1; it repeated the old text, 0."""
+    m = facade.Memory(memory=memory)
+    [paris] = m.add("I live in Paris", user_id="bob")["results"]
+    m.add("I live in Berlin", user_id="bob")
+    history = m.history(paris["id"])
+    assert [(h["event"], h["old_memory"], h["new_memory"], h["is_deleted"]) for h in history] == [
+        ("ADD", None, "bob lives in Paris", 0),
+        ("DELETE", "bob lives in Paris", None, 1),
+    ]
+
+
+def test_search_narrowed_to_an_agent_finds_its_memory_below_others(memory: GraphMemory) -> None:
+    """The scope's memories were looked for among the user's 4 x limit best hits only: an
+    agent's memory ranked below them was not found, though it was the agent's only one."""
+    m = facade.Memory(memory=memory)
+    for drink in ("tea", "coffee", "orange juice", "lemonade", "green tea", "cola"):
+        m.add(f"I like {drink}", user_id="bob", agent_id="barista")
+    m.add("I like pizza", user_id="bob", agent_id="chef")
+    found = m.search("Which drinks does bob like?", user_id="bob", agent_id="chef", limit=1)
+    assert [r["memory"] for r in found["results"]] == ["bob likes pizza"]
+    assert found["results"][0]["agent_id"] == "chef"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -270,6 +271,29 @@ def test_export_then_import_round_trips(memory: Memory) -> None:
     import_llama_index_graph(memory, pg, "bob")
     assert valid_triples(memory, "bob") == valid_triples(memory, "alice")
     assert memory.entity("Tommy", "bob").entity.type == "Animal"
+
+
+def test_import_keeps_when_facts_held_and_leaves_out_those_no_longer_true(
+    memory: Memory,
+) -> None:
+    """An export with `include_invalid=True` imported elsewhere: a fact no longer true came
+    back as true (beside the one that replaced it), and every `valid_at` was lost."""
+    moved = {"subject": "Alice", "predicate": "LIVES_IN", "object": "Paris"}
+    memory.add_facts([{**moved, "valid_at": "2019-01-01T00:00:00+00:00"}], user_id="alice")
+    [paris] = memory.get_all("alice")
+    memory.update(paris.uid, "alice", invalid_at="2021-06-01T00:00:00+00:00")
+    berlin = {**moved, "object": "Berlin", "valid_at": "2021-06-01T00:00:00+00:00"}
+    memory.add_facts([berlin], user_id="alice")
+    pg = SimplePropertyGraphStore()
+    assert export_to_property_graph(memory, "alice", pg, include_invalid=True) == (3, 2)
+
+    result = import_llama_index_graph(memory, pg, "bob")
+    [fact] = memory.get_all("bob", include_invalid=True)
+    assert fact.triple == ("Alice", "LIVES_IN", "Berlin")
+    assert fact.valid_at == datetime(2021, 6, 1, tzinfo=UTC)
+    assert result.facts_added == 1 and len(result.errors) == 1
+    assert "'Paris'" in result.errors[0] and "no longer true since 2021-06-01" in result.errors[0]
+    assert [(f.subject, f.object) for f in triples_from_property_graph(pg)] == [("Alice", "Berlin")]
 
 
 @pytest.mark.neo4j

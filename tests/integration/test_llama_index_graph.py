@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llama_index.core.base.llms.types import CompletionResponse
 from llama_index.core.graph_stores.types import EntityNode
+from llama_index.core.indices.property_graph import LLMSynonymRetriever, PropertyGraphIndex
+from llama_index.core.llms import MockLLM
 from llama_index.core.vector_stores.types import (
     FilterCondition,
     MetadataFilter,
@@ -68,9 +71,6 @@ class OnEmbeddedStore(GraphmemPropertyGraphStore):
         self._falkordb, self.sent, self._record = graph, [], record
         super().__init__("neo4j", "unused", "bolt://127.0.0.1:9", user_id)
 
-    def verify_version(self) -> None:  # `CALL dbms.components()` is Neo4j's
-        self._supports_vector_index = True
-
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         self.sent.append((query, params))
         if self._record:
@@ -91,12 +91,21 @@ def graph(memory: Memory) -> Any:
     return memory.store._graph  # type: ignore[attr-defined]
 
 
+def test_the_store_opens_without_free_cypher() -> None:
+    """LlamaIndex's constructor checks Neo4j's version with `structured_query`, which this
+    store refuses: no GraphmemPropertyGraphStore could be built on a real Neo4j."""
+    pg = GraphmemPropertyGraphStore("neo4j", "unused", "bolt://127.0.0.1:9", "alice")
+    assert pg.user_id == "alice" and pg.supports_vector_queries
+    with pytest.raises(InvalidInputError, match="structured_query is refused"):
+        pg.structured_query("CALL dbms.components()")
+
+
 def test_get_returns_the_users_entities_only(graph: Any, memory: Memory) -> None:
     pg = OnEmbeddedStore(graph, "alice")
     nodes = pg.get()
     assert {n.properties["name"] for n in nodes} == {"Alice", "John", "Tommy"}
     john = memory.entity("John", "alice").entity
-    assert [n.id for n in pg.get(ids=[john.uid])] == [john.uid]
+    assert [(n.id, n.properties["uid"]) for n in pg.get(ids=[john.uid])] == [("John", john.uid)]
     bobs_john = memory.entity("John", "bob").entity
     assert pg.get(ids=[bobs_john.uid]) == []
     assert all(isinstance(n, EntityNode) for n in nodes)
@@ -119,9 +128,78 @@ def test_get_rel_map_walks_typed_edges_of_the_users_nodes(graph: Any, memory: Me
     triplets = pg.get_rel_map(alice, depth=2, limit=30)
     assert {r.label for _, r, _ in triplets} == {"FRIEND_OF", "OWNS"}
     uids = {memory.entity(n, "alice").entity.uid for n in ("Alice", "John", "Tommy")}
-    assert {s.id for s, _, _ in triplets} | {t.id for _, _, t in triplets} == uids
+    assert {s.id for s, _, _ in triplets} | {t.id for _, _, t in triplets} == {
+        "Alice",
+        "John",
+        "Tommy",
+    }
+    assert {n.properties["uid"] for t in triplets for n in (t[0], t[2])} == uids
     bobs = pg.get_rel_map([EntityNode(name=memory.entity("Bob", "bob").entity.uid)])
     assert bobs == []
+
+
+class SynonymLLM(MockLLM):
+    """LlamaIndex's mock LLM answering the synonym prompt with fixed keywords."""
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return CompletionResponse(text="john^TOMMY^Rex")
+
+
+def test_llama_index_retrievers_see_the_users_entities_by_name(graph: Any, memory: Memory) -> None:
+    """LLMSynonymRetriever asks `get(ids=<names>)`, as LlamaIndex's own graphs use names for
+    ids: it found nothing. And every triplet read as '<uid> -> OWNS -> <uid>' to the LLM."""
+    pg = OnEmbeddedStore(graph, "alice")
+    retriever = LLMSynonymRetriever(pg, llm=SynonymLLM(), include_text=False)
+    texts = {n.node.get_content() for n in retriever.retrieve("Who is John's dog?")}
+    assert texts == {"Alice -> FRIEND_OF -> John", "John -> OWNS -> Tommy"}  # not bob's Rex
+    index = PropertyGraphIndex.from_existing(pg, llm=SynonymLLM(), embed_kg_nodes=False)
+    found = index.as_retriever(sub_retrievers=[retriever], use_async=False).retrieve(
+        "Who is John's dog?"
+    )
+    assert {n.node.get_content() for n in found} == texts
+    [john] = pg.get(ids=["John"])
+    assert [n.id for n in pg.get(ids=[john.properties["uid"], "john"])] == ["John"]
+    # VectorContextRetriever's get_rel_map leaves out only SOURCE: graphmem's structure too
+    triplets = pg.get_rel_map([john], depth=2, ignore_rels=["SOURCE"])
+    assert {(s.id, r.label, t.id) for s, r, t in triplets} == {
+        ("Alice", "FRIEND_OF", "John"),
+        ("John", "OWNS", "Tommy"),
+    }
+    assert {(r.source_id, r.target_id) for _, r, _ in triplets} == {
+        ("Alice", "John"),
+        ("John", "Tommy"),
+    }
+    assert pg.get(ids=["Rex", "Bob"]) == [] and memory.entity("Rex", "bob").entity.name == "Rex"
+
+
+def test_a_fact_ended_by_hand_shows_its_end_on_the_relation(graph: Any, memory: Memory) -> None:
+    """`Memory.update(invalid_at=...)` set the end on the :Fact node only: FalkorDB reads the
+    fact's old (unset) ends in the second SET, so the typed relationship LlamaIndex reads lost
+    its `valid_at` and never got an `invalid_at`."""
+    [owns] = [f for f in memory.get_all("alice") if f.predicate == "OWNS"]
+    memory.update(owns.uid, "alice", valid_at="2019-01-01", invalid_at="2021-01-01")
+    pg = OnEmbeddedStore(graph, "alice")
+    [(_, relation, _)] = pg.get_triplets(entity_names=["Tommy"])
+    assert relation.label == "OWNS"
+    assert (relation.properties["valid_at"], relation.properties["invalid_at"]) == (
+        1546300800.0,
+        1609459200.0,
+    )
+
+
+def test_get_rel_map_gives_limit_triplets_when_the_graph_holds_them(
+    graph: Any, memory: Memory
+) -> None:
+    """LlamaIndex cuts at `limit` before it drops the ignored relations, and graphmem's
+    structural edges (two per fact) took most of the limit: 15 of 30 asked with 22 there."""
+    memory.add_facts([("Alice", "KNOWS", f"Person{i}") for i in range(20)], user_id="alice")
+    pg = OnEmbeddedStore(graph, "alice")
+    alice = pg.get(properties={"name": "Alice"})
+    assert len(pg.get_rel_map(alice, depth=2, limit=20)) == 20
+    assert len(pg.get_rel_map(alice, depth=2, limit=30)) == 22  # everything there is
+    assert len(pg.get_rel_map(alice, depth=1, limit=10)) == 10
+    with pytest.raises(InvalidInputError, match="limit must be"):
+        pg.get_rel_map(alice, limit="10")
 
 
 def test_nothing_llama_index_calls_can_write(graph: Any, memory: Memory) -> None:
@@ -162,14 +240,15 @@ def test_llama_index_read_queries_pass_neo4js_parser(tmp_path: Path) -> None:
     pg.get_triplets()
     pg._own_ids = lambda names, ids: ["u"]  # type: ignore[method-assign]
     pg.get_triplets(entity_names=["John"], relation_names=["OWNS"])
+    pg._nodes = lambda properties=None, ids=None: [EntityNode(name="u")]  # type: ignore[method-assign]
     pg.get_rel_map([EntityNode(name="u")], depth=2)
     pg.vector_query(VectorStoreQuery(query_embedding=[0.1] * 384, similarity_top_k=5))
     paths = []
-    for i, (query, _) in enumerate(pg.sent):
+    for i, query in enumerate(dict.fromkeys(query for query, _ in pg.sent)):
         paths.append(tmp_path / f"llama_index_{i}.cypher")
         paths[-1].write_text(query, encoding="utf-8")
     report = lint(paths, schema="llama_index")
-    assert len(paths) == 5
+    assert len(paths) == 6  # get and get_triplets (two forms each), get_rel_map, vector_query
     assert {str(p.name): problems(report[str(p)]) for p in paths} == {p.name: [] for p in paths}
 
 

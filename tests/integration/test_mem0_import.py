@@ -1,5 +1,6 @@
 """Importing the graph Mem0's graph memory leaves in Neo4j: the same schema, built in the
-embedded store (`__Entity__` nodes with name, user_id, embedding; typed relationships)."""
+embedded store (nodes labelled with their type, and `__Entity__` when Mem0's `base_label` is
+on, with name, user_id, embedding; typed relationships)."""
 
 from __future__ import annotations
 
@@ -42,16 +43,21 @@ TRIPLES = {
 }
 
 
-@pytest.fixture
+@pytest.fixture(params=["base_label", "type_label_only"])
 def mem0_store(
-    falkordb_server: EmbeddedServer, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    falkordb_server: EmbeddedServer,
+    embedder: Embedder,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[FalkorDBStore]:
-    """A graph Mem0 wrote, plus graphmem's own entities of the same user in the same graph."""
+    """A graph Mem0 wrote, plus graphmem's own entities of the same user in the same graph:
+    with Mem0's `base_label` (`:__Entity__:person`) or without it, its default (`:person`)."""
     # a graph of its own per test: reset() deletes only graphmem's labels, not Mem0's nodes
     store = FalkorDBStore.embedded(falkordb_server, f"mem0_source_{uuid.uuid4().hex[:8]}")
     store.setup(embedder.dimension)
     vector = [0.1] * 8
-    store._graph.query(MEM0_GRAPH, {"v": vector})
+    written = MEM0_GRAPH if request.param == "base_label" else MEM0_GRAPH.replace("__Entity__:", "")
+    store._graph.query(written, {"v": vector})
     own = Memory(store=store, embedder=embedder, data_dir=tmp_path_factory.mktemp("own"))
     own.add_facts([("Zed", "KNOWS", "Yan")], user_id="alice123")
     yield store
@@ -98,8 +104,8 @@ def test_an_unusable_relationship_is_skipped_or_stops_the_import(
 ) -> None:
     long_name = "x" * 600
     mem0_store._graph.query(
-        "MATCH (a:__Entity__ {name: 'alice123'}) "
-        "CREATE (a)-[:knows]->(:__Entity__ {name: $n, user_id: 'alice123'})",
+        "MATCH (a:person {name: 'alice123'}) "
+        "CREATE (a)-[:knows]->(:person {name: $n, user_id: 'alice123'})",
         {"n": long_name},
     )
     with pytest.raises(LimitExceededError):

@@ -96,8 +96,8 @@ def test_entity_reads_refuse_a_limit_below_one_in_our_words(demo: Memory, limit:
         demo.top_entities("alice", k=limit)
     with pytest.raises(InvalidInputError) as viewed:
         demo.entity("john", user_id="alice", limit=limit)
-    assert str(listed.value) == f"k must be a whole number of at least 1, got {limit}"
-    assert str(viewed.value) == f"limit must be a whole number of at least 1, got {limit}"
+    assert str(listed.value) == f"k must be an integer of at least 1, got {limit}"
+    assert str(viewed.value) == f"limit must be an integer of at least 1, got {limit}"
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import neo4j
-from llama_index.core.graph_stores.types import LabelledNode, Triplet
+from llama_index.core.graph_stores.types import EntityNode, LabelledNode, Triplet
 from llama_index.core.graph_stores.utils import value_sanitize
 from llama_index.core.vector_stores.types import (
     FilterCondition,
@@ -39,10 +39,11 @@ from llama_index.core.vector_stores.types import (
 from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 
 from engine.errors import InvalidInputError
-from engine.normalize import PREDICATE_PATTERN, check_user_id
+from engine.normalize import PREDICATE_PATTERN, check_count, check_user_id, entity_key
 
 STRUCTURAL_RELS = ["SUBJECT", "OBJECT", "MENTIONS"]
 MAX_DEPTH = 4
+MAX_REL_MAP = 1000  # triplets one get_rel_map reads at most (LlamaIndex asks for 30)
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _OPERATORS = frozenset({"==", "!=", ">", "<", ">=", "<=", "in", "nin"})
 _NO_STRUCTURED_QUERY = (
@@ -142,6 +143,12 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     def refresh_schema(self) -> None:
         raise InvalidInputError("refresh_schema would need structured_query, which is refused")
 
+    def verify_version(self) -> None:
+        """Asks nothing: LlamaIndex's constructor asks Neo4j's version (through the refused
+        `structured_query`) to choose between its `entity` vector index and a filtered scan,
+        and this store's vector queries are always the filtered scan (by user)."""
+        self._supports_vector_index = False
+
     # -- reads, scoped to the user --------------------------------------------------------
 
     def _scope(self, properties: dict[str, Any] | None) -> dict[str, Any]:
@@ -154,15 +161,30 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     def get(
         self, properties: dict[str, Any] | None = None, ids: list[str] | None = None
     ) -> list[LabelledNode]:
+        """The user's nodes, entities named by `name` (their uid in `uid`); `ids` may be
+        uids or names (LlamaIndex's own graphs use names as ids, and `LLMSynonymRetriever`
+        asks by name)."""
+        return [_named(node) for node in self._nodes(properties, ids)]
+
+    def _nodes(
+        self, properties: dict[str, Any] | None = None, ids: list[str] | None = None
+    ) -> list[LabelledNode]:
+        """The user's nodes as LlamaIndex's queries know them (id = graphmem's uid); an id
+        that is none of the user's uids is looked up as an entity name (by its key)."""
         scoped = self._scope(properties)
         nodes: list[LabelledNode] = Neo4jPropertyGraphStore.get(self._run, scoped, ids)
+        found = {node.id for node in nodes}
+        for name in [i for i in ids or [] if isinstance(i, str) and i not in found]:
+            named = Neo4jPropertyGraphStore.get(self._run, {**scoped, "key": entity_key(name)})
+            nodes += [node for node in named if node.id not in found]
+            found |= {node.id for node in named}
         return nodes
 
     def _own_ids(self, names: list[str] | None, ids: list[str] | None) -> list[str]:
-        """The ids of the user's entities among `ids` and named `names`."""
-        own = [n.id for n in self.get(ids=ids)] if ids else []
+        """The uids of the user's entities among `ids` (uids or names) and named `names`."""
+        own = [n.id for n in self._nodes(ids=ids)] if ids else []
         for name in names or []:
-            own += [n.id for n in self.get({"name": name})]
+            own += [n.id for n in self._nodes({"name": name})]
         return own
 
     def get_triplets(
@@ -195,19 +217,23 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         limit: int = 30,
         ignore_rels: list[str] | None = None,
     ) -> list[Triplet]:
-        """As LlamaIndex's, from the user's own nodes only; graphmem's structural edges
-        (a fact's SUBJECT and OBJECT, which repeat the typed edge) are left out by default."""
+        """As LlamaIndex's, from the user's own nodes only, entities named by `name`;
+        graphmem's structural edges (a fact's SUBJECT and OBJECT, which repeat the typed
+        edge) are always left out, and `limit` counts the triplets returned."""
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
             raise InvalidInputError(f"depth must be an integer from 1 to {MAX_DEPTH}: {depth!r}")
-        own = set(self._own_ids(None, [node.id for node in graph_nodes]))
-        mine = [node for node in graph_nodes if node.id in own]
+        limit = check_count(limit, "limit", 1, MAX_REL_MAP)
+        mine = self._nodes(ids=[node.id for node in graph_nodes]) if graph_nodes else []
         if not mine:
             return []
-        ignored = STRUCTURAL_RELS if ignore_rels is None else ignore_rels
-        found: list[Triplet] = Neo4jPropertyGraphStore.get_rel_map(
-            self._run, mine, depth, limit, ignored
-        )
-        return found
+        ignored = {*STRUCTURAL_RELS, *(ignore_rels or [])}
+        asked = limit
+        while True:  # LlamaIndex cuts at its limit first, then drops the ignored relations
+            found = Neo4jPropertyGraphStore.get_rel_map(self._run, mine, depth, asked, [])
+            kept = [t for t in found if t[1].label not in ignored]
+            if len(kept) >= limit or len(found) < asked or asked >= MAX_REL_MAP:
+                return [_named_triplet(t) for t in kept[:limit]]
+            asked = min(asked * 3, MAX_REL_MAP)
 
     def vector_query(
         self, query: VectorStoreQuery, **kwargs: Any
@@ -229,10 +255,10 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
                     f"use one of {', '.join(sorted(_OPERATORS))}"
                 )
         scoped = dataclasses.replace(query, filters=MetadataFilters(filters=[*others, mine]))
-        found: tuple[list[LabelledNode], list[float]] = Neo4jPropertyGraphStore.vector_query(
-            self._run, scoped, **kwargs
-        )
-        return found
+        nodes, scores = Neo4jPropertyGraphStore.vector_query(self._run, scoped, **kwargs)
+        uids = [n.id for n in nodes]
+        named = {n.properties.get("uid"): n for n in self.get(ids=uids)} if uids else {}
+        return [named.get(n.id, n) for n in nodes], list(scores)
 
     # -- writes: graphmem owns this graph -------------------------------------------------
 
@@ -244,3 +270,18 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
 
     upsert_nodes = upsert_relations = upsert_llama_nodes = _refuse
     delete = delete_llama_nodes = _refuse
+
+
+def _named(node: LabelledNode) -> LabelledNode:
+    """An entity as LlamaIndex names its own, by `name` (its uid stays in `uid`); LlamaIndex's
+    retrievers show a node's id to the LLM ("<id> -> OWNS -> <id>")."""
+    name = node.properties.get("name") if isinstance(node, EntityNode) else None
+    if not isinstance(name, str):
+        return node
+    return EntityNode(name=name, label=node.label, properties=node.properties)
+
+
+def _named_triplet(triplet: Triplet) -> Triplet:
+    source, relation, target = (_named(triplet[0]), triplet[1], _named(triplet[2]))
+    ends = {"source_id": source.id, "target_id": target.id}
+    return (source, relation.model_copy(update=ends), target)

@@ -4,6 +4,7 @@ as LlamaIndex `EntityNode`s and `Relation`s (a copy; `graph_store` reads in plac
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any, Literal
 
 from llama_index.core.graph_stores.types import (
@@ -19,6 +20,7 @@ from engine.add.facts import clean_fact, coerce_fact
 from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.models import AddResult, Fact, FactInput
+from engine.times import parse_time
 
 OnError = Literal["raise", "skip"]
 _STRUCTURAL = frozenset({KG_SOURCE_REL, "MENTIONS", "SUBJECT", "OBJECT"})
@@ -54,6 +56,30 @@ def _triplet_fact(source: Any, relation: Any, target: Any) -> FactInput | None:
         text=text if isinstance(text, str) and text.strip() else None,
         subject_type=_label(source),
         object_type=_label(target),
+        valid_at=_time(relation.properties.get("valid_at")),
+    )
+
+
+def _time(value: Any) -> datetime | None:
+    """A relation's `valid_at` (graphmem's export writes ISO 8601), or None if it is no time."""
+    try:
+        return parse_time(value, "valid_at")
+    except InvalidInputError:
+        return None
+
+
+def _ended(item: Any) -> str | None:
+    """Why a triplet no longer holds: graphmem's `export_to_property_graph(include_invalid=
+    True)` keeps facts that stopped being true, with their `invalid_at`; None for the rest."""
+    if not (isinstance(item, Sequence) and len(item) == 3 and isinstance(item[1], Relation)):
+        return None
+    source, relation, target = item
+    ended = relation.properties.get("invalid_at")
+    if ended in (None, ""):
+        return None
+    return (
+        f"left out {source.id!r} {relation.label!r} {target.id!r}: no longer true since "
+        f"{ended} (add_facts writes what holds now; `graphmem export` / `import` move history)"
     )
 
 
@@ -93,14 +119,27 @@ def triples_from_property_graph(source: PropertyGraphStore | Iterable[Any]) -> l
     `Neo4jPropertyGraphStore`), or an iterable of `(EntityNode, Relation, EntityNode)` triplets
     or `(subject, relation, object)` string triples. Links to text chunks and structural
     relations (SOURCE, MENTIONS, SUBJECT, OBJECT) are left out; node labels other than
-    LlamaIndex's defaults become entity types; a relation's `text` property becomes the text.
+    LlamaIndex's defaults become entity types; a relation's `text` property becomes the text
+    and its `valid_at` (a time) when the fact became true; a relation with an `invalid_at`
+    (no longer true, as graphmem exports history) is left out.
 
     Raises:
         InvalidInputError: an item is neither a triplet nor a string triple.
     """
+    return _collect(source)[0]
+
+
+def _collect(source: PropertyGraphStore | Iterable[Any]) -> tuple[list[FactInput], list[str]]:
+    """The facts of `source`, and a note for each triplet left out as no longer true."""
     items = _store_triplets(source) if isinstance(source, PropertyGraphStore) else source
-    facts = [_item_fact(item) for item in items]
-    return [fact for fact in facts if fact is not None]
+    facts: list[FactInput] = []
+    ended: list[str] = []
+    for item in items:
+        if (why := _ended(item)) is not None:
+            ended.append(why)
+        elif (fact := _item_fact(item)) is not None:
+            facts.append(fact)
+    return facts, ended
 
 
 def import_llama_index_graph(
@@ -114,16 +153,17 @@ def import_llama_index_graph(
 
     With `on_error="skip"`, triples graphmem cannot store (e.g. a relation label with no
     letters) are left out and listed in `AddResult.errors`; with "raise" nothing is written.
+    Relations no longer true (an `invalid_at` property) are left out and listed there too.
 
     Raises:
         InvalidInputError: a triple is unusable and `on_error="raise"`.
     """
-    facts = triples_from_property_graph(source)
+    facts, ended = _collect(source)
     errors: list[str] = []
     if on_error == "skip":
         facts, errors = _usable(memory, facts)
     result = memory.add_facts(facts, user_id) if facts else AddResult(user_id=user_id)
-    result.errors += errors
+    result.errors += ended + errors
     return result
 
 
