@@ -328,6 +328,17 @@ class AddResult(BaseModel):
     latency_ms: float = 0.0
 
 
+# The detail of the UPDATE an add writes for a known fact said again (invalidated: made valid).
+SAID_AGAIN = "said again"
+REVALIDATED = "revalidated: said again"
+# A fact's change events: those written when its text or valid_at may change. ADD (an add),
+# UPDATE (by hand: `Memory.update`, mem0's update) and MERGE (`merge_entities` moves or joins
+# it), except the UPDATEs of a fact said again (`UNCHANGED_DETAILS`: mentions and sources
+# only). An INVALIDATE only ends a fact; DELETE is never written for one.
+CHANGE_EVENTS = ("ADD", "UPDATE", "MERGE")
+UNCHANGED_DETAILS = (SAID_AGAIN, REVALIDATED)
+
+
 class HistoryEvent(BaseModel):
     uid: str
     target_uid: str

@@ -17,7 +17,7 @@ from engine.add.resolve import NAME_PREDICATE, SELF_NAME, Resolved, history_row
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.extraction.schema import ExtractedFact, Extraction
-from engine.models import to_epoch
+from engine.models import REVALIDATED, SAID_AGAIN, to_epoch
 from engine.normalize import (
     clean_text,
     entity_key,
@@ -160,7 +160,7 @@ def settle(
             continue
         out.updated.append(uid)
         if said_again:
-            detail = "revalidated: said again" if old.invalid_at is not None else "said again"
+            detail = REVALIDATED if old.invalid_at is not None else SAID_AGAIN
             out.history.append(history_row(uid, "UPDATE", now, row.episode, detail))
     if out.new:
         vectors = embedder.encode([out.facts[u].text for u in out.new])

@@ -13,6 +13,7 @@ import numpy as np
 
 from engine import cypher
 from engine.cypher import Dialect
+from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import is_type_label
 from engine.store.base import RestoreBatch, WriteBatch, Written
 from engine.store.fulltext import user_key
@@ -103,7 +104,8 @@ def restore_statements(
 ) -> list[NamedStatement]:
     """The statements that write exported records back exactly (an import), in this order:
     entities, their labels, their embeddings; facts, their typed
-    relationships (per type), their embeddings; episodes, their embeddings."""
+    relationships (per type), their embeddings (only where the fact holds the exported text:
+    a vector goes with the sentence it embeds); episodes, their embeddings."""
     out: list[NamedStatement] = []
 
     def add(name: str, rows: list[Any], rel_type: str | None = None, **extra: Any) -> None:
@@ -113,14 +115,17 @@ def restore_statements(
     add("restore_entities", batch.entities, user_key=user_key(base["user_id"]))
     out += label_statements(base, [(row["uid"], row["type"]) for row in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
-    add("restore_facts", batch.facts)
+    events, unchanged = list(CHANGE_EVENTS), list(UNCHANGED_DETAILS)
+    add("restore_facts", batch.facts, change_events=events, unchanged_details=unchanged)
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in batch.facts:
         if row["relationship"] is not None:
             by_type[row["relationship"]["type"]].append(row)
     for rel_type in sorted(by_type):
         add("restore_fact_relationships", by_type[rel_type], rel_type)
-    add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
+    texts = {row["uid"]: row["text"] for row in batch.facts}
+    vectors = _vector_rows(batch.fact_embeddings, param)
+    add("restore_fact_embeddings", [{**row, "text": texts.get(row["uid"])} for row in vectors])
     add("restore_episodes", [{"terms": None, "terms_v": None, **row} for row in batch.episodes])
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     return out

@@ -40,6 +40,7 @@ from engine.transfer.snapshot import (
     FactRecord,
     GraphSnapshot,
     HistoryRecord,
+    last_changes,
 )
 
 Format = Literal["json", "cypher", "graphml"]
@@ -185,16 +186,20 @@ def snapshot_batches(
     chunk: int = CHUNK,
     episode_vectors: dict[str, list[float]] | None = None,
 ) -> Iterator[RestoreBatch | WriteBatch]:
-    """Batches that restore `snapshot`: entities, then facts, episodes (with
-    `episode_vectors`, by uid, when given) and history. Embeddings travel beside the rows."""
+    """Batches that restore `snapshot`: entities, then facts (each with `changed_at`, the
+    time of its latest change event in the snapshot), episodes (with `episode_vectors`, by
+    uid, when given) and history. Embeddings travel beside the rows."""
     episode_vectors = episode_vectors or {}
+    changed = last_changes(snapshot.history)
     for entities in _chunks(snapshot.entities, chunk):
         vectors = {e.uid: e.embedding for e in entities if e.embedding and embeddings}
         records = [e.model_dump(exclude={"embedding"}) for e in entities]
         yield RestoreBatch(entities=records, entity_embeddings=vectors)
     for facts in _chunks(snapshot.facts, chunk):
         vectors = {f.uid: f.embedding for f in facts if f.embedding and embeddings}
-        records = [f.model_dump(exclude={"embedding"}) for f in facts]
+        records = [
+            {**f.model_dump(exclude={"embedding"}), "changed_at": changed.get(f.uid)} for f in facts
+        ]
         yield RestoreBatch(facts=records, fact_embeddings=vectors)
     for episodes in _chunks(snapshot.episodes, chunk):
         vectors = {p.uid: episode_vectors[p.uid] for p in episodes if p.uid in episode_vectors}

@@ -4,7 +4,10 @@ The import goes through `GraphStore.write` like every other write: each chunk of
 one batch of idempotent MERGE/SET statements (`cypher/restore_*.cypher`), so rerunning an
 import, or resuming one that broke off, changes nothing more. Records come back with their
 values as exported, but never take a live record back in time: the larger mentions, the later
-last_seen, the earlier first_seen and an invalidation already stored stay. Every uid is
+last_seen, the earlier first_seen, an invalidation, aliases, a fact's sources and a message's
+successful extraction already stored stay, and a fact the store changed after the file did
+(its ADD, UPDATE and MERGE events compared: `engine.models.CHANGE_EVENTS`) keeps its text,
+valid_at, confidence and vector. What the user no longer holds comes back as exported. Every uid is
 derived again for the target user the way the engine derives it (`rekey`), even for the
 file's own user: a file never chooses the uids it writes, so the copy is indistinguishable
 from one the target built, and an export of a user imported into the same store lands on the

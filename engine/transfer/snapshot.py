@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import PREDICATE_PATTERN
 
 SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
@@ -135,6 +136,16 @@ class HistoryRecord(_Record):
     ts: float
     episode_uid: str | None = None
     detail: str | None = None
+
+
+def last_changes(history: list[HistoryRecord]) -> dict[str, float]:
+    """The time of each target's latest change event (`engine.models.CHANGE_EVENTS`): an
+    import keeps a held fact's text and valid_at when the store changed it later."""
+    out: dict[str, float] = {}
+    for h in history:
+        if h.event in CHANGE_EVENTS and (h.detail or "") not in UNCHANGED_DETAILS:
+            out[h.target_uid] = max(h.ts, out.get(h.target_uid, h.ts))
+    return out
 
 
 class GraphSnapshot(_Record):

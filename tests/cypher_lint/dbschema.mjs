@@ -79,8 +79,8 @@ const byName = (items) => Object.fromEntries(items.map((item) => [item.name, ite
 // Representative values: the semantic analysis only needs each parameter's type.
 const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
 const parameters = {
-  lo: '', hi: 'f', at: 0.0, batch: 1000, by: 'salience', cap: 5001, checksums: ['c'],
-  data: 'd', format: 1, graphmem_labels: ['Entity'], model: 'm',
+  lo: '', hi: 'f', at: 0.0, batch: 1000, by: 'salience', cap: 5001, change_events: ['ADD'],
+  checksums: ['c'], data: 'd', format: 1, graphmem_labels: ['Entity'], model: 'm',
   dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, loose: 'k',
   max_mentions: 500,
@@ -88,7 +88,7 @@ const parameters = {
   now: 0.0, pairs: [['R', 's', 'o']], part: 0, query: 'q', rows: [row], scan: 500, secret: 's',
   since: 0.0, skip: 0, subjects: true, target_uid: 'u', terms_v: 1, timeout_s: 300, total: 4000,
   uid: 'u', until: 0.0,
-  uids: ['u'], user_id: 'alice', user_key: 'gm0k',
+  uids: ['u'], unchanged_details: ['said again'], user_id: 'alice', user_key: 'gm0k',
 };
 
 const propertyKeys = [
@@ -104,7 +104,7 @@ const propertyKeys = [
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
-  'alias', 'entity_uids', 'episode', 'object_uid', 'relationship', 'subject_uid',
+  'alias', 'changed_at', 'entity_uids', 'episode', 'object_uid', 'relationship', 'subject_uid',
 ];
 
 export const dbSchema = {

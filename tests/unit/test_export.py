@@ -11,7 +11,7 @@ from engine.cypher import Dialect
 from engine.errors import InvalidInputError
 from engine.transfer.export import to_cypher
 from engine.transfer.restore import parse_snapshot
-from engine.transfer.snapshot import GraphSnapshot
+from engine.transfer.snapshot import GraphSnapshot, HistoryRecord, last_changes
 
 
 @pytest.mark.parametrize("dialect", ["neo4j", "falkordb"])
@@ -42,3 +42,22 @@ def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "https://db.example.com:7473/browser/" in out
     assert "WHERE e.name = 'O\\'Brien'" in out and "MATCH path = (e)-[*1..2]-(:Entity)" in out
+
+
+def test_a_fact_said_again_or_ended_is_not_changed_by_it() -> None:
+    """An import judges which side changed a fact last by ADD, UPDATE and MERGE events; an
+    UPDATE of a fact said again and an INVALIDATE change neither its text nor valid_at."""
+    events = [
+        ("f", "ADD", 1.0, "Alice likes tea"),
+        ("f", "UPDATE", 2.0, "Alice likes green tea"),
+        ("f", "UPDATE", 3.0, "said again"),
+        ("f", "UPDATE", 4.0, "revalidated: said again"),
+        ("f", "INVALIDATE", 5.0, None),
+        ("g", "MERGE", 6.0, "from fact h"),
+        ("h", "INVALIDATE", 7.0, "contradicted"),
+    ]
+    history = [
+        HistoryRecord(uid=f"e{i}", target_uid=t, event=e, ts=ts, detail=d)
+        for i, (t, e, ts, d) in enumerate(events)
+    ]
+    assert last_changes(history) == {"f": 2.0, "g": 6.0}

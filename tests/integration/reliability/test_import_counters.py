@@ -1,15 +1,22 @@
 """Importing an older export over a live user never takes it back in time: counters stay at
-least what they were (mentions, last_seen; first_seen no later), and a fact the store has
-invalidated since stays invalid."""
+least what they were (mentions, last_seen; first_seen no later), a fact the store has
+invalidated since stays invalid, a fact changed since keeps its change, the messages that said
+a fact since stay among its sources, and a message extracted since stays extracted. A newer
+export moves its changes onto an older copy; a fact deleted since comes back."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from pathlib import Path
 
+from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.store.base import WriteBatch
+from engine.normalize import stable_uid
+from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.reads import Reads
 from engine.transfer.export import read_snapshot
+from engine.transfer.snapshot import FactRecord
 
 
 def _state(memory: Memory, user: str) -> tuple[dict[str, tuple[object, ...]], ...]:
@@ -71,3 +78,120 @@ def test_an_older_export_keeps_the_aliases_an_entity_took_since(memory: Memory) 
 
     (robert,) = [e for e in read_snapshot(memory.store, "robert").entities if e.key == "robert"]
     assert (robert.aliases, robert.alias_keys) == (["Rob"], ["rob"])
+
+
+def _raw_fact(memory: Memory, user: str, uid: str) -> FactRecord:
+    (fact,) = [f for f in read_snapshot(memory.store, user).facts if f.uid == uid]
+    return fact
+
+
+def _fact_as(fact: FactRecord) -> FactRecord:
+    """`fact` without its typed form's valid_at (on FalkorDB `update` leaves the typed form's
+    ends one change behind the :Fact's)."""
+    assert fact.relationship is not None
+    typed = fact.relationship.model_copy(update={"valid_at": None})
+    return fact.model_copy(update={"relationship": typed})
+
+
+def _fact(memory: Memory, user: str, uid: str) -> FactRecord:
+    """The fact as stored, its typed form's valid_at checked to be the fact's."""
+    fact = _raw_fact(memory, user, uid)
+    assert fact.relationship is not None and fact.relationship.valid_at == fact.valid_at
+    return _fact_as(fact)
+
+
+def _events(memory: Memory, user: str, uid: str) -> list[tuple[str, str | None]]:
+    return [(h.event, h.detail) for h in memory.history(uid, user)]
+
+
+def test_an_older_export_keeps_a_fact_updated_since(memory: Memory) -> None:
+    """The text, valid_at (both forms) and vector `update` gave a fact after the export stay:
+    importing the older export wrote the exported text back under a history that ends with
+    the UPDATE."""
+    memory.add_facts([("Alice", "LIKES", "tea")], "alice")
+    (uid,) = [f.uid for f in memory.get_all("alice")]
+    older = memory.export("alice")
+    memory.update(uid, "alice", text="Alice likes green tea", valid_at="2024-05-01")
+    live, events = _raw_fact(memory, "alice", uid), _events(memory, "alice", uid)
+    assert (live.text, live.valid_at) == ("Alice likes green tea", 1714521600.0)
+
+    memory.import_(older, user_id="alice")
+
+    assert _fact(memory, "alice", uid) == _fact_as(live)  # text, valid_at, vector, sources
+    assert (
+        _events(memory, "alice", uid)
+        == events
+        == [
+            ("ADD", "Alice likes tea"),
+            ("UPDATE", "Alice likes green tea"),
+        ]
+    )
+    assert [f.fact.text for f in memory.search("green tea", "alice").facts] == [live.text]
+
+
+def test_an_older_export_keeps_the_messages_that_said_a_fact_since(memory: Memory) -> None:
+    """A fact's sources are the union: those held, then the exported ones not held. (Messages
+    at an explicit time: an export's message without one comes back beside the original.)"""
+    memory.add("My sister Ann lives in Oslo.", "ann", ts=1_700_000_000.0)
+    (uid,) = [f.uid for f in memory.get_all("ann") if f.triple[2] == "Oslo"]
+    older = memory.export("ann")
+    memory.add("Ann lives in Oslo, I told you.", "ann", ts=1_700_000_100.0)
+    sources = _raw_fact(memory, "ann", uid).episodes
+    assert len(sources) == 2
+
+    memory.import_(older, user_id="ann")
+
+    assert _raw_fact(memory, "ann", uid).episodes == sources
+
+
+def test_an_older_export_keeps_a_message_extracted_since(memory: Memory) -> None:
+    """A message whose extraction failed and succeeded when added again is no dead letter
+    again after the import of an export taken in between."""
+    uid = stable_uid("ann", "c1")  # as add derives it for a message at an explicit time
+    row = EpisodeRow(uid, None, "user", "Ann lives in Oslo", 1.7e9, None, "c1")
+    failed = replace(row, status="failed", error="timeout")
+    memory.store.write("ann", WriteBatch(episodes=[failed]))
+    older = memory.export("ann")
+    memory.store.write("ann", WriteBatch(episodes=[row]))  # extracted when added again
+
+    memory.import_(older, user_id="ann")
+
+    (episode,) = memory.reads.episodes_by_uids("ann", [uid])
+    assert (episode.status, episode.error) == ("ok", None)
+
+
+def test_a_fact_deleted_since_comes_back_from_an_export(memory: Memory) -> None:
+    """A restore brings back what was deleted, as exported, even when it was changed before
+    it was deleted (the user holds nothing to keep)."""
+    memory.add_facts([("Alice", "LIKES", "tea")], "alice")
+    (uid,) = [f.uid for f in memory.get_all("alice")]
+    older = memory.export("alice")
+    exported = _fact(memory, "alice", uid)
+    memory.update(uid, "alice", text="Alice likes green tea")
+    memory.delete(uid, "alice")
+
+    memory.import_(older, user_id="alice")
+
+    assert _fact(memory, "alice", uid) == exported
+    assert [f.fact.text for f in memory.search("tea", "alice").facts] == ["Alice likes tea"]
+
+
+def test_a_newer_export_moves_its_changes_onto_an_older_copy(
+    memory: Memory, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Text, valid_at (both forms) and vector follow the file when its change is the later
+    one: an older copy (a fresh data dir) takes a newer export."""
+    memory.add_facts([("Alice", "LIKES", "tea")], "alice")
+    (uid,) = [f.uid for f in memory.get_all("alice")]
+    older = memory.export("alice")
+    memory.update(uid, "alice", text="Alice likes green tea", valid_at="2024-05-01")
+    newer, changed = memory.export("alice"), _fact_as(_raw_fact(memory, "alice", uid))
+
+    with Memory(embedder=embedder, data_dir=tmp_path / "copy") as copy:
+        copy.import_(older, user_id="alice")
+        assert _fact(copy, "alice", uid).text == "Alice likes tea"
+        copy.import_(newer, user_id="alice")
+        assert _fact(copy, "alice", uid) == changed
+        assert _events(copy, "alice", uid) == _events(memory, "alice", uid)
+        found = copy.search("green tea", "alice").facts
+        assert [f.fact.text for f in found] == ["Alice likes green tea"]
