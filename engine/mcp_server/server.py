@@ -150,9 +150,8 @@ def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
     for arg in unknown:
         close = difflib.get_close_matches(arg, known, n=1)
         hints.append(f"{arg!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return (
-        f"InvalidInputError: {tool} has no argument {', '.join(hints)}; it takes {', '.join(known)}"
-    )
+    takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
+    return f"InvalidInputError: {tool} has no argument {', '.join(hints)}; {takes}"
 
 
 def build_server(dispatch: Dispatch) -> GraphmemMCP:
