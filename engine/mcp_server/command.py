@@ -79,9 +79,10 @@ def _http_runner(
 
     Raises:
         InvalidInputError: a port out of range.
-        ConfigError: --no-token on an address other machines reach, or unusable tokens.
+        ConfigError: --no-token on an address other machines reach, unusable tokens, or
+            an address that cannot be listened on (a port in use).
     """
-    from engine.mcp_server.http_gate import is_loopback, run_http
+    from engine.mcp_server.http_gate import is_loopback, listen, run_http
     from engine.mcp_server.tokens import TOKEN_FILE, token_table
 
     if not 1 <= args.port <= 65535:
@@ -94,17 +95,20 @@ def _http_runner(
                 "other machines needs a token (leave --no-token out)"
             )
 
+        sock = listen(args.host, args.port)
+
         def run_open(server: Any) -> None:
             _log.warning("serving %s without a token: every local account can use it", where)
-            run_http(server, args.host, args.port, None)
+            run_http(server, sock, args.host, None)
 
         return run_open
     tokens = token_table(data_dir, mode, env_token)
     source = "GRAPHMEM_MCP_TOKEN" if env_token else str(data_dir / TOKEN_FILE)
+    sock = listen(args.host, args.port)
 
     def run_gated(server: Any) -> None:
         _log.info("serving %s; bearer token from %s", where, source)
-        run_http(server, args.host, args.port, tokens)
+        run_http(server, sock, args.host, tokens)
 
     return run_gated
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+from pathlib import Path
+
+import pytest
+
+from engine.cli.app import main
 from engine.mcp_server.server import _unknown_arguments
 
 
@@ -16,3 +22,18 @@ def test_an_unknown_argument_names_the_close_one_and_those_the_tool_takes() -> N
 
     assert said.endswith("no argument 'limt' (did you mean 'limit'?); it takes query, limit")
 
+
+def test_a_port_in_use_is_one_clear_error_before_the_memory_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRAPHMEM_MCP_TOKEN", raising=False)
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        args = ["--data-dir", str(tmp_path), "mcp", "--user", "alice", "--http"]
+        status = main([*args, "--port", str(port)])
+
+    said = capsys.readouterr().err
+    assert status == 1
+    assert said.startswith(f"graphmem: error: cannot serve HTTP on 127.0.0.1:{port}: ")
+    assert "choose another --port" in said
+    assert not (tmp_path / "server.json").exists()
