@@ -22,6 +22,7 @@ from typing import Any
 from engine.errors import ConfigError, GraphmemError, InvalidInputError
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
+from engine.mcp_server.stdin_pipe import StdinPipe
 from engine.mcp_server.tools import ToolOutput
 from engine.memory import Memory
 
@@ -190,11 +191,24 @@ def serve(
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         if http is None:
-            server.run("stdio")
+            _serve_stdio(server)
         else:
             http(server)
     finally:
         holder.close()
+
+
+def _serve_stdio(server: GraphmemMCP) -> None:
+    """Serve the host on stdin/stdout until it hangs up or SIGINT or SIGTERM ends its input
+    (`StdinPipe`); a signal is then raised again as the exit it asks for, so the memory closes
+    on the way out."""
+    pipe = StdinPipe()
+    pipe.close_on(signal.SIGINT, signal.SIGTERM)
+    server.run("stdio")
+    if pipe.signals and pipe.signals[0] == signal.SIGINT:
+        raise KeyboardInterrupt
+    if pipe.signals:
+        raise SystemExit(128 + pipe.signals[0])
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
