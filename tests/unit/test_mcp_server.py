@@ -37,3 +37,14 @@ def test_a_port_in_use_is_one_clear_error_before_the_memory_starts(
     assert said.startswith(f"graphmem: error: cannot serve HTTP on 127.0.0.1:{port}: ")
     assert "choose another --port" in said
     assert not (tmp_path / "server.json").exists()
+
+
+@pytest.mark.parametrize("option", [["--port", "9000"], ["--host", "0.0.0.0"], ["--no-token"]])
+def test_an_http_option_without_http_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    status = main(["--data-dir", str(tmp_path), "mcp", "--user", "alice", *option])
+
+    said = capsys.readouterr().err
+    assert status == 2
+    assert said.startswith(f"graphmem: error: {option[0]}: only with --http")
