@@ -11,12 +11,14 @@ over HTTP, the grant of the token that authenticated the request (`http_gate`).
 from __future__ import annotations
 
 import difflib
+import inspect
 import logging
 import signal
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from importlib.metadata import version
 from typing import Any
 
 from engine.errors import ConfigError, GraphmemError, InvalidInputError
@@ -126,10 +128,16 @@ class GraphmemMCP(MCPServer[Any]):
     _arguments: dict[str, list[str]] | None = None
 
     async def list_tools(self) -> list[MCPTool]:
-        """The tools, each schema saying it takes no other argument."""
+        """The tools, each schema saying it takes no other argument, each description without
+        the indentation of the docstring it comes from."""
         listed = await super().list_tools()
         return [
-            t.model_copy(update={"input_schema": {**t.input_schema, "additionalProperties": False}})
+            t.model_copy(
+                update={
+                    "input_schema": {**t.input_schema, "additionalProperties": False},
+                    "description": inspect.cleandoc(t.description or ""),
+                }
+            )
             for t in listed
         ]
 
@@ -157,7 +165,7 @@ def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
 
 def build_server(dispatch: Dispatch) -> GraphmemMCP:
     """A server whose tools read and write the memory of `dispatch`."""
-    server = GraphmemMCP(name="graphmem", instructions=INSTRUCTIONS)
+    server = GraphmemMCP(name="graphmem", instructions=INSTRUCTIONS, version=version("graphmem"))
     catalog.register_all(server, dispatch)
     return server
 
