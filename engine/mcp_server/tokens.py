@@ -12,6 +12,8 @@ Tokens are compared in constant time.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
@@ -19,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +29,10 @@ from typing import Any
 from engine.errors import ConfigError
 from engine.mcp_server.access import Mode
 from engine.normalize import check_user_id
-from engine.private_files import private_dir, write_private
+from engine.private_files import open_private, private_dir, write_private
 
 TOKEN_FILE = "mcp_tokens.json"
+LOCK_FILE = "mcp_tokens.lock"
 _TOKEN = re.compile(r"[\x21-\x7e]{16,512}")  # visible ASCII, as a header value carries it
 
 
@@ -91,21 +95,31 @@ def token_table(data_dir: Path, mode: Mode, env_token: str | None) -> TokenTable
 
 def ensure_token(data_dir: Path, user: str | None) -> dict[str, Any]:
     """The token file's document, with a token for `user` (None: the any-user token) added
-    when it has none; written back 0600 only when it changed."""
+    when it has none; written back 0600 only when it changed, one process at a time."""
     path = data_dir / TOKEN_FILE
-    doc = _read(path)
-    have = doc["users"].get(user) if user is not None else doc.get("any_user")
-    if have is None:
-        fresh = secrets.token_urlsafe(32)
-        if user is None:
-            doc["any_user"] = fresh
-        else:
-            doc["users"][user] = fresh
-        private_dir(data_dir)
-        partial = path.with_name(TOKEN_FILE + ".partial")
-        write_private(partial, json.dumps(doc, indent=2) + "\n")
-        os.replace(partial, path)  # a reader never sees a half-written file
+    private_dir(data_dir)
+    with _locked(data_dir / LOCK_FILE):
+        doc = _read(path)
+        have = doc["users"].get(user) if user is not None else doc.get("any_user")
+        if have is None:
+            fresh = secrets.token_urlsafe(32)
+            if user is None:
+                doc["any_user"] = fresh
+            else:
+                doc["users"][user] = fresh
+            partial = path.with_name(TOKEN_FILE + ".partial")
+            write_private(partial, json.dumps(doc, indent=2) + "\n")
+            os.replace(partial, path)  # a reader never sees a half-written file
     return doc
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Held while the token file is read and written back: two servers started at once
+    each wrote it with only their own new token, and a token already handed out was lost."""
+    with open_private(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def token_for(data_dir: Path, user: str | None) -> str:
