@@ -192,25 +192,25 @@ def serve(
     server over HTTP, see `http_gate.run_http`; `gated`: behind the token gate, whose grants
     then bind each call)."""
     plain_logging()
+    pipe = StdinPipe() if http is None else None  # before the memory loads: stdin may be closed
     holder = MemoryHolder(build)
     server = build_server(Dispatch(holder, mode, gated=gated))
     # uvicorn shuts down on SIGTERM and then raises the signal again for the handler it found:
     # the default one ends the process at once, and the embedded database would outlive it
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        if http is None:
-            _serve_stdio(server)
-        else:
+        if pipe is not None:
+            _serve_stdio(server, pipe)
+        elif http is not None:
             http(server)
     finally:
         holder.close()
 
 
-def _serve_stdio(server: GraphmemMCP) -> None:
+def _serve_stdio(server: GraphmemMCP, pipe: StdinPipe) -> None:
     """Serve the host on stdin/stdout until it hangs up or SIGINT or SIGTERM ends its input
-    (`StdinPipe`); a signal is then raised again as the exit it asks for, so the memory closes
-    on the way out."""
-    pipe = StdinPipe()
+    (`pipe`); a signal is then raised again as the exit it asks for, so the memory closes on
+    the way out."""
     pipe.close_on(signal.SIGINT, signal.SIGTERM)
     server.run("stdio")
     if pipe.signals and pipe.signals[0] == signal.SIGINT:

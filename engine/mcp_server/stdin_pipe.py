@@ -15,15 +15,27 @@ import select
 import signal
 import threading
 
+from engine.errors import ConfigError
+
 _CHUNK = 1 << 16
 
 
 class StdinPipe:
-    """Fd 0 replaced by a pipe fed from the host's stdin until `close_on`'s signals."""
+    """Fd 0 replaced by a pipe fed from the host's stdin until `close_on`'s signals.
+
+    Raises:
+        ConfigError: on creation, when there is no stdin to serve (fd 0 is closed).
+    """
 
     def __init__(self) -> None:
         self.signals: list[int] = []  # the signals that ended the input, first first
-        self._host = os.dup(0)
+        try:
+            self._host = os.dup(0)
+        except OSError as exc:
+            raise ConfigError(
+                "graphmem mcp serves stdio, and its stdin is closed: let an MCP host start it "
+                "(it talks on stdin and stdout), or serve HTTP with --http"
+            ) from exc
         read_end, self._feed = os.pipe()
         self._wake_read, self._wake_write = os.pipe()
         os.dup2(read_end, 0)

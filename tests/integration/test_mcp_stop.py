@@ -1,6 +1,7 @@
 """`graphmem mcp` over stdio stops on SIGINT (Ctrl-C) and SIGTERM while its host still holds
 stdin open: the SDK reads stdin in a thread that only input or EOF wakes, and the server
-waited for the host's next line for ever (the embedded database still running after Ctrl-C)."""
+waited for the host's next line for ever (the embedded database still running after Ctrl-C);
+and one started without stdin says so, not with a traceback."""
 
 from __future__ import annotations
 
@@ -69,3 +70,18 @@ def test_a_signal_stops_a_stdio_server_whose_host_holds_stdin_open(
     assert code == status
     assert not (tmp_path / "falkordb.pid").exists()
     assert not socket_file.exists()
+
+
+def test_a_stdio_server_without_stdin_says_so_before_anything_loads(tmp_path: Path) -> None:
+    cmd = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--user", "alice"]
+
+    done = subprocess.run(
+        cmd, env=ENV, text=True, capture_output=True, timeout=120,
+        preexec_fn=lambda: os.close(0),  # a host that gave it no stdin
+    )  # fmt: skip
+
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1].startswith(
+        "graphmem: error: graphmem mcp serves stdio, and its stdin is closed"
+    )
+    assert not (tmp_path / "server.json").exists()
