@@ -1,6 +1,7 @@
 // A page of a user's facts in both forms: the :Fact node and its typed relationship (export).
 // A map projection of a null relationship is a map of nulls on FalkorDB, hence the CASE.
 MATCH (f:Fact {user_id: $user_id})-[:SUBJECT]->(s:Entity)
+WHERE f.uid > $after
 MATCH (f)-[:OBJECT]->(o:Entity)
 OPTIONAL MATCH (s)-[r]->(o)
 WHERE r.uid = f.uid
@@ -12,4 +13,4 @@ RETURN f {.uid, subject_uid: s.uid, object_uid: o.uid, .predicate, .text, .valid
                              ELSE {type: type(r), valid_at: r.valid_at, invalid_at: r.invalid_at,
                                    mentions: r.mentions, last_seen: r.last_seen} END} AS fact
 ORDER BY f.uid
-SKIP $skip LIMIT $limit
+LIMIT $limit

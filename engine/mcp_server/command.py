@@ -11,12 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.cli.verbs import UsageError
 from engine.config import build_settings
 from engine.errors import ConfigError, InvalidInputError
 from engine.mcp_server.access import Mode, choose_mode
 from engine.memory import Memory
 
 LOOPBACK = "127.0.0.1"
+PORT = 8765
 _log = logging.getLogger("graphmem.mcp")
 
 
@@ -37,8 +39,8 @@ def add_mcp_parser(sub: Any) -> None:
         help="each call names its user_id: trusts every client with any user's memory",
     )
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    mcp.add_argument("--host", default=LOOPBACK, help="HTTP address (default 127.0.0.1)")
-    mcp.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    mcp.add_argument("--host", help=f"HTTP address (default {LOOPBACK}; with --http)")
+    mcp.add_argument("--port", type=int, help=f"HTTP port (default {PORT}; with --http)")
     mcp.add_argument(
         "--print-token",
         action="store_true",
@@ -47,12 +49,13 @@ def add_mcp_parser(sub: Any) -> None:
     mcp.add_argument(
         "--no-token",
         action="store_true",
-        help="HTTP without a token, on loopback only: trusts every local account",
+        help="HTTP without a token, on loopback only: trusts every local account (with --http)",
     )
     mcp.set_defaults(func=cmd_mcp)
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
+    _check_http_options(args)
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
     user = args.user or (None if args.any_user else settings.mcp_user_id or None)
     mode = choose_mode(user, args.any_user)
@@ -72,6 +75,24 @@ def cmd_mcp(args: argparse.Namespace) -> None:
     serve(lambda: _memory(args), mode, http=run, gated=not args.no_token)
 
 
+def _check_http_options(args: argparse.Namespace) -> None:
+    """Fill in --host and --port, which only an HTTP server takes.
+
+    Raises:
+        UsageError: --host, --port or --no-token without --http (the server would serve
+            stdio, silently, not the address asked for).
+    """
+    options = {"--host": args.host, "--port": args.port, "--no-token": args.no_token or None}
+    given = [flag for flag, value in options.items() if value is not None]
+    if given and not args.http and not args.print_token:
+        raise UsageError(
+            f"{', '.join(given)}: only with --http (without it, graphmem mcp serves stdio and "
+            "listens on no port)"
+        )
+    args.host = LOOPBACK if args.host is None else args.host
+    args.port = PORT if args.port is None else args.port
+
+
 def _http_runner(
     args: argparse.Namespace, mode: Mode, data_dir: Path, env_token: str | None
 ) -> Callable[[Any], None]:
@@ -79,9 +100,10 @@ def _http_runner(
 
     Raises:
         InvalidInputError: a port out of range.
-        ConfigError: --no-token on an address other machines reach, or unusable tokens.
+        ConfigError: --no-token on an address other machines reach, unusable tokens, or
+            an address that cannot be listened on (a port in use).
     """
-    from engine.mcp_server.http_gate import is_loopback, run_http
+    from engine.mcp_server.http_gate import is_loopback, listen, run_http
     from engine.mcp_server.tokens import TOKEN_FILE, token_table
 
     if not 1 <= args.port <= 65535:
@@ -94,17 +116,20 @@ def _http_runner(
                 "other machines needs a token (leave --no-token out)"
             )
 
+        sock = listen(args.host, args.port)
+
         def run_open(server: Any) -> None:
             _log.warning("serving %s without a token: every local account can use it", where)
-            run_http(server, args.host, args.port, None)
+            run_http(server, sock, args.host, None)
 
         return run_open
     tokens = token_table(data_dir, mode, env_token)
     source = "GRAPHMEM_MCP_TOKEN" if env_token else str(data_dir / TOKEN_FILE)
+    sock = listen(args.host, args.port)
 
     def run_gated(server: Any) -> None:
         _log.info("serving %s; bearer token from %s", where, source)
-        run_http(server, args.host, args.port, tokens)
+        run_http(server, sock, args.host, tokens)
 
     return run_gated
 

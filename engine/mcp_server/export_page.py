@@ -6,8 +6,9 @@ made a 7-entity graph 100,000 characters. The lossless, re-importable document (
 included) is `graphmem export` / `Memory.export`, on the machine that holds the data.
 
 The records come in one order, entities, facts, episodes, then history, each section by uid;
-the cursor `facts:200` means "from the 201st fact on". Each page reads at most `limit + 1`
-rows per section it touches, whatever the size of the graph.
+the cursor `facts:<uid>` means "the facts after that uid", so a record added or deleted between
+two pages shifts no other one out of them. Each page reads at most `limit + 1` rows per section
+it touches, whatever the size of the graph.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ SECTIONS = {
     "history": "list_user_history",
 }
 _ORDER = list(SECTIONS)
-_CURSOR = re.compile(r"(entities|facts|episodes|history):(\d{1,12})")
+# a section and the uid its page starts after ("": at its first record)
+_CURSOR = re.compile(r"(entities|facts|episodes|history):(\S{0,256})")
 
 
 class ExportPage(BaseModel):
@@ -44,20 +46,21 @@ class ExportPage(BaseModel):
     note: str = "records without embeddings; `graphmem export` writes the lossless document"
 
 
-def parse_cursor(cursor: str | None) -> tuple[int, int]:
-    """(section index, offset) of a cursor; the start for None.
+def parse_cursor(cursor: str | None) -> tuple[int, str]:
+    """(section index, the uid the page starts after) of a cursor; the start for None.
 
     Raises:
         InvalidInputError: not a cursor `export_graph` gave.
     """
     if cursor is None:
-        return 0, 0
+        return 0, ""
     match = _CURSOR.fullmatch(cursor)
     if match is None:
         raise InvalidInputError(
-            f"cursor {cursor[:80]!r} is not one export_graph gave (next_cursor, e.g. 'facts:200')"
+            f"cursor {cursor[:80]!r} is not one export_graph gave (its next_cursor, e.g. "
+            "'facts:3f2a...')"
         )
-    return _ORDER.index(match.group(1)), int(match.group(2))
+    return _ORDER.index(match.group(1)), match.group(2)
 
 
 def export_page(store: GraphStore, user_id: str, limit: int, cursor: str | None) -> ExportPage:
@@ -68,12 +71,12 @@ def export_page(store: GraphStore, user_id: str, limit: int, cursor: str | None)
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
-    section, offset = parse_cursor(cursor)
+    section, after = parse_cursor(cursor)
     page = ExportPage(user_id=user_id)
     room = limit
     for index in range(section, len(_ORDER)):
         name = _ORDER[index]
-        start = offset if index == section else 0
+        start = after if index == section else ""
         rows = _read(store, name, user_id, start, room + 1 if room else 1)
         if room == 0:
             if rows:
@@ -81,16 +84,16 @@ def export_page(store: GraphStore, user_id: str, limit: int, cursor: str | None)
             return page
         getattr(page, name).extend(rows[:room])
         if len(rows) > room:
-            page.truncated, page.next_cursor = True, f"{name}:{start + room}"
+            page.truncated, page.next_cursor = True, f"{name}:{rows[room - 1]['uid']}"
             return page
         room -= len(rows)
     return page
 
 
 def _read(
-    store: GraphStore, section: str, user_id: str, skip: int, limit: int
+    store: GraphStore, section: str, user_id: str, after: str, limit: int
 ) -> list[dict[str, Any]]:
-    rows = store.run(SECTIONS[section], {"user_id": user_id, "skip": skip, "limit": limit})
+    rows = store.run(SECTIONS[section], {"user_id": user_id, "after": after, "limit": limit})
     return [_without_vectors(row[0]) for row in rows]
 
 

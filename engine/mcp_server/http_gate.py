@@ -12,9 +12,12 @@ URL):
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import ipaddress
 import json
+import os
+import socket
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
@@ -23,6 +26,7 @@ from mcp.server.auth.provider import AccessToken
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from engine.errors import ConfigError
 from engine.mcp_server.tokens import Grant, TokenTable
 
 GRANT_CLAIM = "graphmem_user"
@@ -123,15 +127,34 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def run_http(server: Any, host: str, port: int, tokens: TokenTable | None) -> None:
-    """Serve `server`'s streamable-HTTP app at `http://host:port/mcp` behind the gate (none
-    when `tokens` is None), until the process is stopped. No access log: a refused URL could
-    carry a token."""
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on `host:port`, opened before the memory loads: a port in use is
+    a clear error at once, not uvicorn's exit status 3 once the model has loaded.
+
+    Raises:
+        ConfigError: the address cannot be listened on (in use, not this machine's, ...).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        # create_server's own message repeats the address; the system's names the reason
+        code = exc.errno or 0
+        reason = os.strerror(code) if code > 0 else str(exc.strerror or exc)
+        if exc.errno == errno.EADDRINUSE:
+            reason += " (another server listens there: choose another --port)"
+        raise ConfigError(f"cannot serve HTTP on {host}:{port}: {reason}") from exc
+
+
+def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | None) -> None:
+    """Serve `server`'s streamable-HTTP app on `sock` (see `listen`; its address `host`)
+    behind the gate (none when `tokens` is None), until the process is stopped. No access
+    log: a refused URL could carry a token."""
     import anyio
     import uvicorn
 
     app: ASGIApp = server.streamable_http_app(host=host)
     if tokens is not None:
         app = BearerGate(app, tokens)
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
-    anyio.run(uvicorn.Server(config).serve)
+    config = uvicorn.Config(app, log_config=None, access_log=False)
+    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from engine.models import UNDATED, ScoredEpisode, ScoredFact, SearchResult, nothing_about
@@ -24,17 +25,24 @@ def _fact_line(rank: int, hit: ScoredFact) -> str:
     return f"{rank}. {fact.text}  ({', '.join(notes)})"
 
 
+def quoted(text: str, limit: int = _SNIPPET_CHARS) -> str:
+    """A message as one quoted line of at most about `limit` characters: its layout folded and
+    its quotes escaped, so that what a message says cannot pass for the lines around it (a
+    fact with an id, another message)."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 3].rstrip() + "..."
+    return json.dumps(flat, ensure_ascii=False)
+
+
 def _episode_line(scored: ScoredEpisode) -> str:
     """One message behind the answer: when, in which session, who said what."""
     said = scored.episode
-    text = said.text
-    if len(text) > _SNIPPET_CHARS:
-        text = text[: _SNIPPET_CHARS - 3].rstrip() + "..."
     where = [said.ts.strftime("%Y-%m-%d %H:%M") if said.ts else UNDATED]
     if said.session_id:
         where.append(f"session {said.session_id}")
     who = said.speaker or said.role
-    return f'- [{", ".join(where)}] {who}: "{text}"  (message id {said.uid})'
+    return f"- [{', '.join(where)}] {who}: {quoted(said.text)}  (message id {said.uid})"
 
 
 def render_search(result: SearchResult) -> str:

@@ -11,17 +11,20 @@ over HTTP, the grant of the token that authenticated the request (`http_gate`).
 from __future__ import annotations
 
 import difflib
+import inspect
 import logging
 import signal
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from importlib.metadata import version
 from typing import Any
 
 from engine.errors import ConfigError, GraphmemError, InvalidInputError
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
+from engine.mcp_server.stdin_pipe import StdinPipe
 from engine.mcp_server.tools import ToolOutput
 from engine.memory import Memory
 
@@ -125,10 +128,16 @@ class GraphmemMCP(MCPServer[Any]):
     _arguments: dict[str, list[str]] | None = None
 
     async def list_tools(self) -> list[MCPTool]:
-        """The tools, each schema saying it takes no other argument."""
+        """The tools, each schema saying it takes no other argument, each description without
+        the indentation of the docstring it comes from."""
         listed = await super().list_tools()
         return [
-            t.model_copy(update={"input_schema": {**t.input_schema, "additionalProperties": False}})
+            t.model_copy(
+                update={
+                    "input_schema": {**t.input_schema, "additionalProperties": False},
+                    "description": inspect.cleandoc(t.description or ""),
+                }
+            )
             for t in listed
         ]
 
@@ -150,14 +159,13 @@ def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
     for arg in unknown:
         close = difflib.get_close_matches(arg, known, n=1)
         hints.append(f"{arg!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return (
-        f"InvalidInputError: {tool} has no argument {', '.join(hints)}; it takes {', '.join(known)}"
-    )
+    takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
+    return f"InvalidInputError: {tool} has no argument {', '.join(hints)}; {takes}"
 
 
 def build_server(dispatch: Dispatch) -> GraphmemMCP:
     """A server whose tools read and write the memory of `dispatch`."""
-    server = GraphmemMCP(name="graphmem", instructions=INSTRUCTIONS)
+    server = GraphmemMCP(name="graphmem", instructions=INSTRUCTIONS, version=version("graphmem"))
     catalog.register_all(server, dispatch)
     return server
 
@@ -184,18 +192,31 @@ def serve(
     server over HTTP, see `http_gate.run_http`; `gated`: behind the token gate, whose grants
     then bind each call)."""
     plain_logging()
+    pipe = StdinPipe() if http is None else None  # before the memory loads: stdin may be closed
     holder = MemoryHolder(build)
     server = build_server(Dispatch(holder, mode, gated=gated))
     # uvicorn shuts down on SIGTERM and then raises the signal again for the handler it found:
     # the default one ends the process at once, and the embedded database would outlive it
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        if http is None:
-            server.run("stdio")
-        else:
+        if pipe is not None:
+            _serve_stdio(server, pipe)
+        elif http is not None:
             http(server)
     finally:
         holder.close()
+
+
+def _serve_stdio(server: GraphmemMCP, pipe: StdinPipe) -> None:
+    """Serve the host on stdin/stdout until it hangs up or SIGINT or SIGTERM ends its input
+    (`pipe`); a signal is then raised again as the exit it asks for, so the memory closes on
+    the way out."""
+    pipe.close_on(signal.SIGINT, signal.SIGTERM)
+    server.run("stdio")
+    if pipe.signals and pipe.signals[0] == signal.SIGINT:
+        raise KeyboardInterrupt
+    if pipe.signals:
+        raise SystemExit(128 + pipe.signals[0])
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:

@@ -12,13 +12,17 @@ Tokens are compared in constant time.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +30,11 @@ from typing import Any
 from engine.errors import ConfigError
 from engine.mcp_server.access import Mode
 from engine.normalize import check_user_id
-from engine.private_files import private_dir, write_private
+from engine.private_files import open_private, private_dir, write_private
 
 TOKEN_FILE = "mcp_tokens.json"
+LOCK_FILE = "mcp_tokens.lock"
+_log = logging.getLogger("graphmem.mcp")
 _TOKEN = re.compile(r"[\x21-\x7e]{16,512}")  # visible ASCII, as a header value carries it
 
 
@@ -40,16 +46,33 @@ class Grant:
 
 
 class TokenTable:
-    """The tokens a server accepts, each with its `Grant`."""
+    """The tokens a server accepts, each with its `Grant`; with a `TokenFile`, those the file
+    holds now (a token made or a file deleted while the server runs counts at once)."""
 
-    def __init__(self, grants: dict[str, Grant]) -> None:
+    def __init__(self, grants: dict[str, Grant], source: TokenFile | None = None) -> None:
         if not grants:
             raise ConfigError("an HTTP MCP server needs at least one token")
+        self._source = source
+        self._set(grants)
+
+    def _set(self, grants: dict[str, Grant]) -> None:
         self._grants = [(_digest(token), grant) for token, grant in grants.items()]
         self._tokens = list(grants)
 
+    def _refresh(self) -> None:
+        if self._source is None:
+            return
+        try:
+            grants = self._source.changed()
+        except ConfigError as exc:  # an unsafe or broken file: accept nothing until fixed
+            _log.warning("graphmem: refusing every token: %s", exc)
+            grants = {}
+        if grants is not None:
+            self._set(grants)
+
     def check(self, presented: str) -> Grant | None:
         """The grant of `presented`, or None; every token is compared, in constant time."""
+        self._refresh()
         digest = _digest(presented)
         found = None
         for known, grant in self._grants:
@@ -59,7 +82,49 @@ class TokenTable:
 
     def appears_in(self, text: str) -> bool:
         """Whether any accepted token is written in `text` (a URL's query)."""
+        self._refresh()
         return any(token in text for token in self._tokens)
+
+
+class TokenFile:
+    """The grants of the token file for a server in `mode`, read again when the file changed:
+    deleting it replaces every token (the mode's own made anew), revoking the old ones."""
+
+    def __init__(self, data_dir: Path, mode: Mode) -> None:
+        self.data_dir, self.mode = data_dir, mode
+        self._seen: tuple[int, int, int] | None = None
+
+    def changed(self) -> dict[str, Grant] | None:
+        """The grants now, or None when the file is as last read.
+
+        Raises:
+            ConfigError: the file is unsafe or unreadable.
+        """
+        now = _signature(self.data_dir / TOKEN_FILE)
+        return None if now is not None and now == self._seen else self.read()
+
+    def read(self) -> dict[str, Grant]:
+        """The grants of the file (the mode's own token added when missing).
+
+        Raises:
+            ConfigError: the file is unsafe or unreadable.
+        """
+        before = _signature(self.data_dir / TOKEN_FILE)  # a change during the read is seen
+        doc = ensure_token(self.data_dir, self.mode.binding)
+        self._seen = before  # only once read: a file refused is read again at the next call
+        if not self.mode.any_user:
+            return {doc["users"][self.mode.user]: Grant(self.mode.user)}
+        grants = {token: Grant(user) for user, token in doc["users"].items()}
+        grants[doc["any_user"]] = Grant(None)
+        return grants
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def _digest(token: str) -> bytes:
@@ -67,8 +132,8 @@ def _digest(token: str) -> bytes:
 
 
 def token_table(data_dir: Path, mode: Mode, env_token: str | None) -> TokenTable:
-    """The tokens a server in `mode` accepts: `env_token` alone when given, else those of
-    the token file (the mode's own token created there if missing).
+    """The tokens a server in `mode` accepts: `env_token` alone when given, else those the
+    token file holds at each request (the mode's own token created there if missing).
 
     Raises:
         ConfigError: `env_token` is not a usable token, or the token file is unsafe or
@@ -81,31 +146,37 @@ def token_table(data_dir: Path, mode: Mode, env_token: str | None) -> TokenTable
                 "`python -c 'import secrets; print(secrets.token_urlsafe(32))'` makes one"
             )
         return TokenTable({env_token: Grant(mode.binding)})
-    doc = ensure_token(data_dir, mode.binding)
-    if not mode.any_user:
-        return TokenTable({doc["users"][mode.user]: Grant(mode.user)})
-    grants = {token: Grant(user) for user, token in doc["users"].items()}
-    grants[doc["any_user"]] = Grant(None)
-    return TokenTable(grants)
+    source = TokenFile(data_dir, mode)
+    return TokenTable(source.read(), source)
 
 
 def ensure_token(data_dir: Path, user: str | None) -> dict[str, Any]:
     """The token file's document, with a token for `user` (None: the any-user token) added
-    when it has none; written back 0600 only when it changed."""
+    when it has none; written back 0600 only when it changed, one process at a time."""
     path = data_dir / TOKEN_FILE
-    doc = _read(path)
-    have = doc["users"].get(user) if user is not None else doc.get("any_user")
-    if have is None:
-        fresh = secrets.token_urlsafe(32)
-        if user is None:
-            doc["any_user"] = fresh
-        else:
-            doc["users"][user] = fresh
-        private_dir(data_dir)
-        partial = path.with_name(TOKEN_FILE + ".partial")
-        write_private(partial, json.dumps(doc, indent=2) + "\n")
-        os.replace(partial, path)  # a reader never sees a half-written file
+    private_dir(data_dir)
+    with _locked(data_dir / LOCK_FILE):
+        doc = _read(path)
+        have = doc["users"].get(user) if user is not None else doc.get("any_user")
+        if have is None:
+            fresh = secrets.token_urlsafe(32)
+            if user is None:
+                doc["any_user"] = fresh
+            else:
+                doc["users"][user] = fresh
+            partial = path.with_name(TOKEN_FILE + ".partial")
+            write_private(partial, json.dumps(doc, indent=2) + "\n")
+            os.replace(partial, path)  # a reader never sees a half-written file
     return doc
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Held while the token file is read and written back: two servers started at once
+    each wrote it with only their own new token, and a token already handed out was lost."""
+    with open_private(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def token_for(data_dir: Path, user: str | None) -> str:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
-from engine.mcp_server.render import render_search
+from engine.mcp_server.render import quoted, render_search
 from engine.memory import Memory
 from engine.models import AddResult, FactInput, said_day
 from engine.times import parse_time
@@ -145,7 +145,7 @@ def _entity_text(view: EntityView) -> str:
     ]
     if view.episodes:
         lines.append("Messages that mention it, newest first:")
-        lines += [f"- [{said_day(e.ts)}] {e.role}: {e.content[:200]}" for e in view.episodes]
+        lines += [f"- [{said_day(e.ts)}] {e.role}: {quoted(e.content, 200)}" for e in view.episodes]
     return "\n".join(lines)
 
 

@@ -56,13 +56,16 @@ R = TypeVar("R", bound=BaseModel)
 
 
 def read_all(store: GraphStore, name: str, record: type[R], user_id: str) -> list[R]:
-    """Every record the paged statement `name` lists for `user_id`, in uid order."""
+    """Every record the paged statement `name` lists for `user_id`, in uid order (each page
+    after the last uid read: a record deleted meanwhile shifts no other out of the pages)."""
     out: list[R] = []
+    after = ""
     while True:
-        rows = store.run(name, {"user_id": user_id, "skip": len(out), "limit": PAGE})
+        rows = store.run(name, {"user_id": user_id, "after": after, "limit": PAGE})
         out += [record.model_validate(row[0]) for row in rows]
         if len(rows) < PAGE:
             return out
+        after = rows[-1][0]["uid"]
 
 
 def read_snapshot(store: GraphStore, user_id: str, now: float | None = None) -> GraphSnapshot:

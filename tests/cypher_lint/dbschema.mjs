@@ -79,8 +79,9 @@ const byName = (items) => Object.fromEntries(items.map((item) => [item.name, ite
 // Representative values: the semantic analysis only needs each parameter's type.
 const row = { uid: 'u', key: 'k', name: 'n', type: 't', ts: 0.0, mentions: 1, embedding: [0.0] };
 const parameters = {
-  lo: '', hi: 'f', at: 0.0, batch: 1000, by: 'salience', cap: 5001, change_events: ['ADD'],
-  checksums: ['c'], data: 'd', format: 1, graphmem_labels: ['Entity'], model: 'm',
+  after: '', lo: '', hi: 'f', at: 0.0, batch: 1000, by: 'salience', cap: 5001,
+  change_events: ['ADD'], checksums: ['c'], data: 'd', format: 1, graphmem_labels: ['Entity'],
+  model: 'm',
   dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, loose: 'k',
   max_mentions: 500,

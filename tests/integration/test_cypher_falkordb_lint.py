@@ -32,6 +32,7 @@ PARAMETERS: dict[str, Any] = {
     "query": "john", "secret": "s", "lo": "", "hi": "f", "by": "salience", "loose": "john",
     "k": 10, "limit": 10, "terms_v": 1, "skip": 0, "cap": 100, "dimension": 384, "total": 100,
     "most": 500, "predicates": ["OWNS"], "change_events": ["ADD"], "unchanged_details": ["d"],
+    "after": "",
     "scan": 10, "format": 1, "data": "d", "model": "m", "max_mentions": 500, "part": 0,
     "last": True,
     "now": 1.7e9, "at": 1.7e9, "since": 1.6e9, "until": 1.8e9, "half_life": 30.0,

@@ -59,3 +59,19 @@ def test_a_bound_connection_lists_only_its_own_user(memory: Memory) -> None:
     assert [u["user_id"] for u in bound.data["users"]] == ["alice"]
     assert "bob" not in bound.text
     assert {"alice", "bob"} <= {u["user_id"] for u in every.data["users"]}
+
+
+def test_export_pages_skip_no_record_when_one_is_deleted_between_pages(memory: Memory) -> None:
+    memory.add_facts([(f"S{i}", "LIKES", f"O{i}") for i in range(6)], "alice")
+    paged: list[str] = []
+    cursor = None
+    while True:
+        page = tools.export_graph(memory, "alice", limit=3, cursor=cursor).data
+        if page["facts"] and not paged:  # the first page of facts read: one of them goes
+            memory.delete(page["facts"][0]["uid"], "alice")
+        paged += [f["uid"] for f in page["facts"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+
+    assert {f.uid for f in memory.get_all("alice")} <= set(paged)
