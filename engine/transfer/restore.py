@@ -11,13 +11,17 @@ valid_at, confidence and vector. What the user no longer holds comes back as exp
 derived again for the target user the way the engine derives it (`rekey`), even for the
 file's own user: a file never chooses the uids it writes, so the copy is indistinguishable
 from one the target built, and an export of a user imported into the same store lands on the
-same nodes.
+same nodes. A message the target already holds (the same checksum: `held_episodes`) is written
+onto the held episode, one to one, even one `add` gave a random uid (a message without a
+time), so no message is stored twice.
 
 Example:
     >>> report = import_snapshot(store, parse_snapshot(Path("alice.json")), "bob")  # doctest: +SKIP
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -37,7 +41,14 @@ from engine.transfer.snapshot import (
     HistoryRecord,
 )
 
-__all__ = ["ImportReport", "import_snapshot", "parse_snapshot", "rekey"]
+__all__ = [
+    "ImportReport",
+    "episode_uids",
+    "held_episodes",
+    "import_snapshot",
+    "parse_snapshot",
+    "rekey",
+]
 
 # As Memory.self_uid: the user's own entity is keyed by the user, not by a name.
 _SELF = "\x00self"
@@ -91,6 +102,42 @@ def _event_uid(h: HistoryRecord, user: str, target: str, episode: str | None) ->
     if h.uid == stable_uid(h.target_uid, h.event, at):
         return stable_uid(target, h.event, at)
     return stable_uid(user, h.uid)
+
+
+def episode_uids(
+    episodes: Sequence[EpisodeRecord], user_id: str, held: Mapping[str, Sequence[str]]
+) -> dict[str, str]:
+    """Old uid -> new uid of each message. The file's messages of one checksum, in time order,
+    are derived as stable_uid(user_id, checksum), then with their rank ("1", "2", ...): two
+    identical messages without a time stay two. `held` (checksum -> the uids the target holds
+    under it, in time order) takes precedence: a derived uid the target holds stays, the other
+    messages take the other held uids in order, one each, and only the rest keep theirs."""
+    groups: dict[str, list[EpisodeRecord]] = {}
+    for p in sorted(episodes, key=lambda p: p.ts):  # stable: the file's order breaks ties
+        groups.setdefault(p.checksum, []).append(p)
+    out: dict[str, str] = {}
+    for checksum, group in groups.items():
+        derived = [_message_uid(user_id, checksum, rank) for rank in range(len(group))]
+        owned = set(held.get(checksum, ()))
+        free = [uid for uid in held.get(checksum, ()) if uid not in derived]
+        for p, uid in zip(group, derived, strict=True):
+            out[p.uid] = uid if uid in owned or not free else free.pop(0)
+    return out
+
+
+def _message_uid(user_id: str, checksum: str, rank: int) -> str:
+    """The first message of a checksum is keyed as `add` keys one at an explicit time."""
+    return stable_uid(user_id, checksum, str(rank)) if rank else stable_uid(user_id, checksum)
+
+
+def held_episodes(store: GraphStore, user_id: str, checksums: list[str]) -> dict[str, list[str]]:
+    """Checksum -> the uids of the user's episodes under it, in time order (uid breaks ties)."""
+    found: dict[str, list[tuple[float, str]]] = {}
+    for start in range(0, len(checksums), PAGE):
+        params = {"user_id": user_id, "checksums": checksums[start : start + PAGE]}
+        for checksum, uid, ts in store.run("find_episodes_by_checksums", params):
+            found.setdefault(checksum, []).append((ts or 0.0, uid))
+    return {c: [uid for _, uid in sorted(rows)] for c, rows in found.items()}
 
 
 def _own_names(snapshot: GraphSnapshot) -> set[str]:
@@ -157,17 +204,21 @@ class _Remap:
         )
 
 
-def rekey(snapshot: GraphSnapshot, user_id: str) -> GraphSnapshot:
+def rekey(
+    snapshot: GraphSnapshot, user_id: str, held: Mapping[str, Sequence[str]] | None = None
+) -> GraphSnapshot:
     """The same graph owned by `user_id` (the file's own user or another), every uid derived
     as the engine derives it, never taken from the file.
 
     Entity uid = stable_uid(user_id, key) (the user's own entity: `Memory.self_uid`); fact
     uid = stable_uid(user_id, subject_uid, predicate, object_uid) (the user's own name: plus
-    the name); episode uid = stable_uid(user_id, checksum); history event uid as the engine
-    derives it from the new target. A uid made in no known way is hashed with the user.
+    the name); episode uid = stable_uid(user_id, checksum), or with its rank among the file's
+    messages of that checksum, or the uid of a message the target holds (`held`, as
+    `held_episodes` reads it: `episode_uids`); history event uid as the engine derives it from
+    the new target. A uid made in no known way is hashed with the user.
     """
     entities = {e.uid: _entity_uid(e, snapshot.user_id, user_id) for e in snapshot.entities}
-    episodes = {p.uid: stable_uid(user_id, p.checksum) for p in snapshot.episodes}
+    episodes = episode_uids(snapshot.episodes, user_id, held or {})
     names = _own_names(snapshot)
     return _Remap(snapshot.user_id, user_id, entities, episodes, names).apply(snapshot)
 
@@ -252,7 +303,8 @@ def import_snapshot(
     another: the caller says which, the file never does).
 
     An entity the target already holds under the same key keeps its uid and takes the
-    exported properties. With an `embedder`, records without a vector are embedded. With
+    exported properties; so does a message it holds under the same checksum (one to one:
+    `episode_uids`). With an `embedder`, records without a vector are embedded. With
     `limits`, every record is checked (and cleaned) first, as `add_facts` checks its input.
 
     Raises:
@@ -264,7 +316,8 @@ def import_snapshot(
     target = check_user_id(user_id)
     if limits is not None:
         snapshot = checked(snapshot, limits)
-    snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target))
+    held = held_episodes(store, target, sorted({p.checksum for p in snapshot.episodes}))
+    snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target, held))
     snapshot = adopt_history(store, snapshot)
     embedded = 0
     messages: dict[str, list[float]] = {}

@@ -9,9 +9,10 @@ import pytest
 from engine import cli
 from engine.cypher import Dialect
 from engine.errors import InvalidInputError
+from engine.normalize import stable_uid
 from engine.transfer.export import to_cypher
-from engine.transfer.restore import parse_snapshot
-from engine.transfer.snapshot import GraphSnapshot, HistoryRecord, last_changes
+from engine.transfer.restore import episode_uids, parse_snapshot
+from engine.transfer.snapshot import EpisodeRecord, GraphSnapshot, HistoryRecord, last_changes
 
 
 @pytest.mark.parametrize("dialect", ["neo4j", "falkordb"])
@@ -61,3 +62,33 @@ def test_a_fact_said_again_or_ended_is_not_changed_by_it() -> None:
         for i, (t, e, ts, d) in enumerate(events)
     ]
     assert last_changes(history) == {"f": 2.0, "g": 6.0}
+
+
+def _said(uid: str, ts: float, checksum: str = "ok") -> EpisodeRecord:
+    return EpisodeRecord(uid=uid, role="user", content=checksum, ts=ts, checksum=checksum)
+
+
+def test_identical_messages_get_uids_of_their_own_by_rank() -> None:
+    """Two identical messages without a time stay two; the first of a checksum is keyed as
+    `add` keys a message at a time, so such messages keep the uid they had."""
+    file = [_said("b", 2.0), _said("a", 1.0), _said("t", 1.0, "timed")]
+    first, second = stable_uid("u", "ok"), stable_uid("u", "ok", "1")
+    expected = {"a": first, "b": second, "t": stable_uid("u", "timed")}
+    assert episode_uids(file, "u", {}) == expected
+    assert episode_uids(list(reversed(file)), "u", {}) == expected
+
+
+def test_held_messages_are_taken_one_to_one() -> None:
+    file = [_said("a", 1.0), _said("b", 2.0), _said("c", 3.0)]
+    assert episode_uids(file, "u", {"ok": ["r1", "r2"]}) == {
+        "a": "r1",
+        "b": "r2",
+        "c": stable_uid("u", "ok", "2"),
+    }
+    # a derived uid the user holds stays where it is; the others take what is left
+    held = {"ok": [stable_uid("u", "ok", "1"), "r1"]}
+    assert episode_uids(file, "u", held) == {
+        "a": "r1",
+        "b": stable_uid("u", "ok", "1"),
+        "c": stable_uid("u", "ok", "2"),
+    }

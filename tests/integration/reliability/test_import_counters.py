@@ -2,7 +2,9 @@
 least what they were (mentions, last_seen; first_seen no later), a fact the store has
 invalidated since stays invalid, a fact changed since keeps its change, the messages that said
 a fact since stay among its sources, and a message extracted since stays extracted. A newer
-export moves its changes onto an older copy; a fact deleted since comes back."""
+export moves its changes onto an older copy; a fact deleted since comes back. A message the
+user holds is written onto the held episode, even one added without a time (a random uid), so
+no message is stored twice, and identical messages in a file stay as many as they are."""
 
 from __future__ import annotations
 
@@ -130,8 +132,7 @@ def test_an_older_export_keeps_a_fact_updated_since(memory: Memory) -> None:
 
 
 def test_an_older_export_keeps_the_messages_that_said_a_fact_since(memory: Memory) -> None:
-    """A fact's sources are the union: those held, then the exported ones not held. (Messages
-    at an explicit time: an export's message without one comes back beside the original.)"""
+    """A fact's sources are the union: those held, then the exported ones not held."""
     memory.add("My sister Ann lives in Oslo.", "ann", ts=1_700_000_000.0)
     (uid,) = [f.uid for f in memory.get_all("ann") if f.triple[2] == "Oslo"]
     older = memory.export("ann")
@@ -195,3 +196,69 @@ def test_a_newer_export_moves_its_changes_onto_an_older_copy(
         assert _events(copy, "alice", uid) == _events(memory, "alice", uid)
         found = copy.search("green tea", "alice").facts
         assert [f.fact.text for f in found] == ["Alice likes green tea"]
+
+
+def _messages(memory: Memory, user: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The user's messages (content, uid) and each fact's sources."""
+    snapshot = read_snapshot(memory.store, user)
+    messages = sorted((p.content, p.uid) for p in snapshot.episodes)
+    return messages, {f.uid: f.episodes for f in snapshot.facts}
+
+
+def _add_untimed(memory: Memory, user: str) -> None:
+    """Messages added without a time (random uids), two of them the same, and one with."""
+    for text in ["My sister Ann lives in Oslo.", "ok", "ok"]:
+        memory.add(text, user)
+    memory.add("I like green tea.", user, ts=1_700_000_000.0)
+
+
+def test_an_export_imported_into_its_own_user_adds_no_message(memory: Memory) -> None:
+    """Nothing changes: the same messages with their MENTIONS, each fact's sources, history."""
+    _add_untimed(memory, "ann")
+    held = _messages(memory, "ann")
+    assert len(held[0]) == 4 and any(held[1].values())
+    before = read_snapshot(memory.store, "ann", now=0.0)
+    exported = memory.export("ann")
+
+    for _ in range(2):
+        memory.import_(exported, user_id="ann")
+
+        assert _messages(memory, "ann") == held
+        assert read_snapshot(memory.store, "ann", now=0.0) == before
+
+
+def test_an_import_adopts_the_messages_one_to_one(memory: Memory) -> None:
+    """The user holds one "ok" of the file's two: one lands on it, the other is new; another
+    user's messages are never taken."""
+    memory.add("ok", "ann")
+    memory.add("ok", "ann")
+    exported = memory.export("ann")
+    memory.import_(exported, user_id="bob")
+    kept, gone = [p.uid for p in read_snapshot(memory.store, "ann").episodes]
+    memory.delete_episode(gone, "ann")
+
+    memory.import_(exported, user_id="ann")
+    memory.import_(exported, user_id="bob")
+
+    assert len(_messages(memory, "bob")[0]) == 2
+    ann = [uid for _, uid in _messages(memory, "ann")[0]]
+    assert len(ann) == 2 and kept in ann and gone not in ann
+
+
+def test_identical_untimed_messages_stay_two_in_a_fresh_store(
+    memory: Memory, embedder: Embedder, tmp_path: Path
+) -> None:
+    _add_untimed(memory, "ann")
+    exported = memory.export("ann")
+    contents = [content for content, _ in _messages(memory, "ann")[0]]
+
+    with Memory(embedder=embedder, data_dir=tmp_path / "copy") as copy:
+        copy.import_(exported, user_id="ann")
+        first = _messages(copy, "ann")
+        copy.import_(exported, user_id="ann")
+
+        assert [content for content, _ in first[0]] == contents
+        assert _messages(copy, "ann") == first
+        sources = [sorted(s) for s in first[1].values()]
+        uids = {uid for _, uid in first[0]}
+        assert sources and all(set(s) <= uids for s in sources)
