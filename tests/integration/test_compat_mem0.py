@@ -16,6 +16,7 @@ from engine.errors import ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
 from engine.store.base import GraphStore
 from engine.testing.scripted_llm import ScriptedLLM, http_error, tool_call
+from tests.integration.test_ingest import llm_memory
 
 MOVIE_CHAT = [
     {"role": "user", "content": "I'm planning to watch a movie tonight. Any recommendations?"},
@@ -269,14 +270,7 @@ def test_add_raises_when_extraction_fails_and_keeps_the_message(
 ) -> None:
     """Mem0's `add` raises when its LLM fails; the facade answered `{"results": []}`, as
     for a message with nothing to remember, and the failure went unseen."""
-    graph = GraphMemory(
-        store=store,
-        embedder=embedder,
-        data_dir=tmp_path,
-        openai_base_url=scripted_llm.base_url,
-        openai_api_key="test",
-        llm_max_retries=0,
-    )
+    graph = llm_memory(store, embedder, tmp_path, scripted_llm)
     m = facade.Memory(memory=graph)
     scripted_llm.script(http_error(400, "model not found"))
     with pytest.raises(ExtractionError, match="model not found") as caught:

@@ -9,25 +9,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
 
-GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-ENV.pop("GRAPHMEM_MCP_USER_ID", None)
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
+
 ADD = {
     "jsonrpc": "2.0",
     "id": 2,

@@ -10,10 +10,8 @@ file holding the any-user token and a token bound to alice; raw HTTP for what mu
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -32,22 +30,9 @@ from mcp.types import CallToolResult, TextContent
 from engine.errors import ConfigError, InvalidInputError
 from engine.mcp_server.access import ANY_USER, act_for, choose_mode
 from engine.mcp_server.tokens import Grant, token_for, token_table
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
 
-GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-ENV.pop("GRAPHMEM_MCP_TOKEN", None)
-ENV.pop("GRAPHMEM_MCP_USER_ID", None)
 FACT = {"subject": "Mallory", "predicate": "OWNS", "object": "Key", "text": "Mallory owns a key"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 
 
 @dataclass
