@@ -6,7 +6,8 @@ hold. A message without the key passes only "ne" and "nin". A fact passes when o
 messages it came from does; a message hit by its own metadata. The messages are read by uid
 inside the asking user's graph (uids and user as query parameters), so a filter never looks
 at another user's messages; paths keep only the facts that passed, entities only those the
-kept facts name.
+kept facts name. A search asks for `OVER_FETCH` times the hits wanted, and again as many
+times more while too few pass and the user has more (`search_matching`).
 """
 
 from __future__ import annotations
@@ -103,3 +104,26 @@ def keep_matching(
             "entities": [s for s in result.entities if s.entity.uid in named],
         }
     )
+
+
+def search_matching(
+    search: Callable[[int], SearchResult],
+    where: tuple[Condition, ...],
+    reads: Reads,
+    limit: int,
+    most: int,
+) -> SearchResult:
+    """`search(k)` (k hits of each kind) kept to what `where` admits: asked for `OVER_FETCH`
+    times `limit` hits, then as many times more (up to `most`) while fewer than `limit` of a
+    kind it returned pass and it returned as many as asked (the user may hold more)."""
+    if not where:
+        return search(limit)
+    asked = min(most, limit * OVER_FETCH)
+    while True:
+        result = search(asked)
+        kept = keep_matching(result, where, reads, limit)
+        lists = ((kept.facts, result.facts), (kept.episodes, result.episodes))
+        short = [found for passed, found in lists if found and len(passed) < limit]
+        if not any(len(found) >= asked for found in short) or asked >= most:
+            return kept
+        asked = min(most, asked * OVER_FETCH)

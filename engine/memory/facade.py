@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterable, Mapping
 from os import PathLike
@@ -22,7 +23,7 @@ from engine.load.run import LoadReport
 from engine.load.run import ProgressFn as LoadProgressFn
 from engine.memory.edit import MemoryEdit
 from engine.memory.transfer import MemoryTransfer
-from engine.metadata_filter import OVER_FETCH, keep_matching, parse_filters
+from engine.metadata_filter import parse_filters, search_matching
 from engine.models import (
     AddResult,
     Fact,
@@ -277,10 +278,10 @@ class Memory(MemoryEdit, MemoryTransfer):
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
         where = parse_filters(filters)
         self._setup()
-        result = self.retriever.search(
+        ask = functools.partial(
+            self.retriever.search,
             query,
             user_id,
-            min(MAX_LIMIT, limit * OVER_FETCH) if where else limit,
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
@@ -289,7 +290,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             min_similarity=floor,
             explain=explain,
         )
-        result = keep_matching(result, where, self.reads, limit)
+        result = search_matching(ask, where, self.reads, limit, MAX_LIMIT)
         result.warming = self.store.warming()  # vector legs that scanned instead
         result.max_tokens = max_tokens
         return result
@@ -370,8 +371,7 @@ class Memory(MemoryEdit, MemoryTransfer):
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
         """The change events of a fact or entity, oldest first."""
-        user_id = check_user_id(user_id)
-        uid = clean_text(uid, "uid", _MAX_UID_CHARS)
+        user_id, uid = check_user_id(user_id), clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         return self.reads.history(user_id, uid)
 

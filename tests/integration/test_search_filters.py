@@ -55,3 +55,22 @@ def test_mcp_and_cli_take_filters(tagged: Memory) -> None:
 
     assert "tennis" in found.text and "violin" not in found.text
     assert args.filter == [("topic", "sport"), ("n", 2)]
+
+
+def test_a_filter_finds_its_message_below_many_that_do_not_match(memory: Memory) -> None:
+    """A message the filter admits that ranks below `limit` x 4 others was not in the
+    candidates the filter saw: the search asks for more until enough match."""
+    home = [
+        {"role": "user", "content": f"I drink green tea at home on day {i}."} for i in range(60)
+    ]
+    for start in range(0, len(home), 20):
+        memory.add(home[start : start + 20], user_id="u", metadata={"topic": "home"})
+    memory.add(
+        "The office ordered paper, pens and some tea.", user_id="u", metadata={"topic": "work"}
+    )
+    everything = memory.search("green tea at home", user_id="u", limit=12)
+    assert all("office" not in h.episode.text for h in everything.episodes)  # ranked below
+    result = memory.search("green tea at home", user_id="u", limit=3, filters={"topic": "work"})
+    assert [h.episode.text for h in result.episodes] == [
+        "The office ordered paper, pens and some tea."
+    ]
