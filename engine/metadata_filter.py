@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.errors import InvalidInputError
 from engine.models import Episode, SearchResult
 from engine.store.reads import Reads
 
 OVER_FETCH = 4  # candidates asked per hit wanted: a filter drops some
+R = TypeVar("R")
 _OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "eq": lambda have, want: have == want,
     "ne": lambda have, want: have != want,
@@ -106,6 +107,19 @@ def keep_matching(
     )
 
 
+def widened(
+    search: Callable[[int], R], enough: Callable[[R, int], bool], first: int, most: int
+) -> R:
+    """`search(k)` for k = `first`, then `OVER_FETCH` times more (up to `most`) until
+    `enough(result, k)`: what a filter keeps of a user's best hits may all rank below them."""
+    asked = min(most, first)
+    while True:
+        result = search(asked)
+        if asked >= most or enough(result, asked):
+            return result
+        asked = min(most, asked * OVER_FETCH)
+
+
 def search_matching(
     search: Callable[[int], SearchResult],
     where: tuple[Condition, ...],
@@ -113,17 +127,19 @@ def search_matching(
     limit: int,
     most: int,
 ) -> SearchResult:
-    """`search(k)` (k hits of each kind) kept to what `where` admits: asked for `OVER_FETCH`
-    times `limit` hits, then as many times more (up to `most`) while fewer than `limit` of a
-    kind it returned pass and it returned as many as asked (the user may hold more)."""
+    """`search(k)` (k hits of each kind) kept to what `where` admits, `widened` while fewer
+    than `limit` of a kind it returned pass and it returned as many as asked (the user may
+    hold more)."""
     if not where:
         return search(limit)
-    asked = min(most, limit * OVER_FETCH)
-    while True:
-        result = search(asked)
-        kept = keep_matching(result, where, reads, limit)
+
+    def passing(k: int) -> tuple[SearchResult, SearchResult]:
+        result = search(k)
+        return result, keep_matching(result, where, reads, limit)
+
+    def enough(found: tuple[SearchResult, SearchResult], k: int) -> bool:
+        result, kept = found
         lists = ((kept.facts, result.facts), (kept.episodes, result.episodes))
-        short = [found for passed, found in lists if found and len(passed) < limit]
-        if not any(len(found) >= asked for found in short) or asked >= most:
-            return kept
-        asked = min(most, asked * OVER_FETCH)
+        return not any(len(got) >= k for passed, got in lists if got and len(passed) < limit)
+
+    return widened(passing, enough, limit * OVER_FETCH, most)[1]

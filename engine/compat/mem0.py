@@ -41,13 +41,14 @@ from engine.config import Settings
 from engine.embedding import as_param
 from engine.errors import ConfigError, ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
+from engine.metadata_filter import OVER_FETCH, widened
 from engine.models import AddResult, Fact
 from engine.normalize import check_count, clean_text, stable_uid
+from engine.prompt_block import MAX_LIMIT
 from engine.store.base import HistoryRow, WriteBatch
 
 __all__ = ["Memory"]
 PAGE = 1000  # facts read at a time when listing a scope
-MAX_HITS = 1000  # hits one graphmem search gives at most
 _NOT_EXTRACTED = (
     "extraction failed: {error}; the messages are kept (failed episodes, and the data dir's "
     "dead_letters.jsonl): add them again to retry, or run `graphmem ingest --retry-failed`"
@@ -179,15 +180,21 @@ class Memory:
         """
         scope = scope_of(user_id, agent_id, run_id, filters)
         floor, limit = check_threshold(threshold), check_count(limit, "limit", 1)
-        asked = min(MAX_HITS, limit * 4 if scope.narrowed else limit)
-        while True:  # a narrowed scope's memories may rank below the user's others
-            found = self.graph.search(query, scope.user, asked).facts
+
+        def ask(k: int) -> tuple[dict[str, float], list[tuple[Fact, Origin]], int]:
+            found = self.graph.search(query, scope.user, k).facts
             score = similarities(self.graph, scope.user, query, found)
             hits = [h.fact for h in found if floor is None or score[h.fact.uid] >= floor]
-            kept = self._admitted(scope, hits)[:limit]
-            if not scope.narrowed or len(kept) == limit or len(found) < asked or asked == MAX_HITS:
-                break
-            asked = min(MAX_HITS, asked * 4)
+            return score, self._admitted(scope, hits)[:limit], len(found)
+
+        # a narrowed scope's memories may rank below the user's others
+        first = limit * OVER_FETCH if scope.narrowed else limit
+        score, kept, _ = widened(
+            ask,
+            lambda got, k: not scope.narrowed or len(got[1]) == limit or got[2] < k,
+            first,
+            MAX_LIMIT,
+        )
         return {
             "results": [self._item(f, scope, o, score[f.uid]) for f, o in kept],
             "relations": [relation(f, "destination") for f, _ in kept],

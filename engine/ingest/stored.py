@@ -46,4 +46,4 @@ def as_stored(question: Question, jobs: list[Job]) -> tuple[list[Job], dict[str,
 def resolve(letters: DeadLetters, job: Job) -> bool:
     """Forget the dead letter of a message now stored, filed under any of its keys; True if
     there was one."""
-    return [letters.resolve(key) for key in job.keys].count(True) > 0
+    return sum(letters.resolve(key) for key in job.keys) > 0  # each key's letter forgotten
