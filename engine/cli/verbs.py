@@ -11,9 +11,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from engine.errors import NotFoundError
+from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
+from engine.normalize import check_count
 from engine.prompt_block import MAX_LIMIT
 
 COMMON_HELP = {
@@ -215,12 +216,9 @@ def count(most: int | None = MAX_LIMIT) -> Callable[[str], int]:
 
     def parse(value: str) -> int:
         try:
-            number = int(value)
-        except ValueError:
-            number = 0
-        if number < 1 or (most is not None and number > most):
-            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number {bounds}")
-        return number
+            return check_count(int(value), "count", 1, most)
+        except (ValueError, InvalidInputError):
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number {bounds}") from None
 
     return parse
 
