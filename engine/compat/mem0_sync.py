@@ -1,0 +1,376 @@
+"""`Memory`: Mem0's `Memory` API on a graphmem store (imported from `engine.compat.mem0`,
+whose docstring says what maps to what)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.compat.mem0_config import settings_from_mem0
+from engine.compat.mem0_ids import LEGACY_ID_NEEDS_SCOPE, MemoryIds, parse, store_key
+from engine.compat.mem0_scope import Scope, owner_scope, scope_of, scope_or_none
+from engine.compat.mem0_shapes import (
+    Origin,
+    check_threshold,
+    history_item,
+    memory_item,
+    relation,
+    similarities,
+)
+from engine.config import Settings
+from engine.embedding import as_param
+from engine.errors import ConfigError, ExtractionError, InvalidInputError, NotFoundError
+from engine.memory import Memory as GraphMemory
+from engine.metadata_filter import OVER_FETCH, widened
+from engine.models import AddResult, Fact
+from engine.normalize import check_count, clean_text, stable_uid
+from engine.prompt_block import MAX_LIMIT
+from engine.store.base import HistoryRow, WriteBatch
+
+__all__ = ["Memory"]
+PAGE = 1000  # facts read at a time when listing a scope
+_NOT_EXTRACTED = (
+    "extraction failed: {error}; the messages are kept (failed episodes, and the data dir's "
+    "dead_letters.jsonl): add them again to retry, or run `graphmem ingest --retry-failed`"
+)
+log = logging.getLogger("graphmem")
+
+
+def _settings(config: Mapping[str, Any]) -> Settings:
+    try:
+        return Settings(**settings_from_mem0(config))
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings from the Mem0 config: {exc}") from exc
+
+
+def _missing(memory_id: str) -> NotFoundError:
+    return NotFoundError(f"no memory {memory_id!r}")
+
+
+class Memory:
+    """Mem0's `Memory` (open-source API, v1 call shapes) on a graphmem store.
+
+    Args:
+        config: a Mem0 config dict (see `engine.compat.mem0_config`), or None for graphmem's
+            defaults (environment, embedded store).
+        memory: a graphmem `Memory` to use instead of building one from `config`.
+    """
+
+    def __init__(
+        self, config: Mapping[str, Any] | None = None, *, memory: GraphMemory | None = None
+    ) -> None:
+        self.graph = memory or GraphMemory(_settings(config or {}))
+        self._ids: MemoryIds | None = None
+
+    @classmethod
+    def from_config(cls, config_dict: Mapping[str, Any]) -> Memory:
+        """Build from Mem0's config keys: llm, embedder, graph_store (Neo4j)."""
+        return cls(config_dict)
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- writing --------------------------------------------------------------------------
+
+    def add(
+        self,
+        messages: Any,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        infer: bool = True,
+        **unsupported: Any,
+    ) -> dict[str, Any]:
+        """Extract memories from `messages` (a string, a message dict, or a list of them).
+
+        Raises:
+            InvalidInputError: `infer=False`, an argument Mem0 has and graphmem not, no id,
+                no usable message.
+            ExtractionError: the LLM failed for good (as Mem0's `add` raises): the messages are
+                kept as failed episodes and dead letters; adding them again retries them.
+        """
+        if not infer:
+            raise InvalidInputError(
+                "infer=False is not supported: graphmem keeps every message as an episode and "
+                "always extracts facts from it"
+            )
+        if unsupported:
+            raise InvalidInputError(f"unsupported arguments: {', '.join(sorted(unsupported))}")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+        scope = scope_of(user_id, agent_id, run_id)
+        meta = {**(metadata or {}), **({"agent_id": agent_id} if agent_id else {})}
+        result = self.graph.add(messages, scope.user, session_id=run_id, metadata=meta or None)
+        if result.extraction_error is not None:
+            raise ExtractionError(_NOT_EXTRACTED.format(error=result.extraction_error))
+        for error in result.errors:  # messages left out, facts dropped: Mem0 has no field
+            log.warning("graphmem: add: %s", error)
+        return self._added(scope, result, Origin(metadata or None, agent_id, run_id))
+
+    def update(
+        self,
+        memory_id: str,
+        data: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> dict[str, str]:
+        """Give a memory a new text (re-embedded; an UPDATE event in its history).
+
+        Raises:
+            NotFoundError: no such memory (in the scope, when one is given).
+        """
+        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        text = clean_text(data, "data", self.graph.settings.max_text_chars)
+        now = time.time()
+        uid = fact.uid
+        batch = WriteBatch(
+            fact_texts={uid: text},
+            fact_embeddings={uid: as_param(self.graph.embedder.encode([text])[0])},
+            history=[
+                HistoryRow(stable_uid(uid, "UPDATE", repr(now)), uid, "UPDATE", now, None, text)
+            ],
+        )
+        self.graph.store.write(scope.user, batch)
+        return {"message": "Memory updated successfully!"}
+
+    # -- reading --------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int = 100,
+        filters: Mapping[str, Any] | None = None,
+        threshold: float | None = None,
+    ) -> dict[str, Any]:
+        """Memories answering `query` in graphmem's ranking order, with their relations.
+
+        Each result's `score` is the cosine similarity of the memory's sentence to the query,
+        clipped to [0, 1]; `threshold` keeps the results scoring at least that much.
+        """
+        scope = scope_of(user_id, agent_id, run_id, filters)
+        floor, limit = check_threshold(threshold), check_count(limit, "limit", 1)
+
+        def ask(k: int) -> tuple[dict[str, float], list[tuple[Fact, Origin]], int]:
+            found = self.graph.search(query, scope.user, k).facts
+            score = similarities(self.graph, scope.user, query, found)
+            hits = [h.fact for h in found if floor is None or score[h.fact.uid] >= floor]
+            return score, self._admitted(scope, hits)[:limit], len(found)
+
+        # a narrowed scope's memories may rank below the user's others
+        first = limit * OVER_FETCH if scope.narrowed else limit
+        score, kept, _ = widened(
+            ask,
+            lambda got, k: not scope.narrowed or len(got[1]) == limit or got[2] < k,
+            first,
+            MAX_LIMIT,
+        )
+        return {
+            "results": [self._item(f, scope, o, score[f.uid]) for f, o in kept],
+            "relations": [relation(f, "destination") for f, _ in kept],
+        }
+
+    def get_all(
+        self,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 100,
+    ) -> dict[str, Any]:
+        """The scope's first `limit` valid memories, oldest first, with their relations.
+
+        Raises:
+            InvalidInputError: no id, a bad id or filter, `limit` not a positive integer.
+        """
+        scope = scope_of(user_id, agent_id, run_id, filters)
+        kept = self._listed(scope, check_count(limit, "limit", 1))
+        return {
+            "results": [self._item(f, scope, o) for f, o in kept],
+            "relations": [relation(f, "target") for f, _ in kept],
+        }
+
+    def get(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> dict[str, Any] | None:
+        """One memory by id, or None when there is none (in the scope, when one is given):
+        also for ids of other stores and of other users."""
+        try:
+            fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        except NotFoundError:
+            return None
+        kept = self._admitted(scope, [fact])
+        return self._item(fact, scope, kept[0][1] if kept else Origin.of(scope, None))
+
+    def history(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The memory's changes, oldest first: ADD, UPDATE, DELETE (invalidated).
+
+        Raises:
+            NotFoundError: no such memory (in the scope, when one is given).
+        """
+        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        mid = self._memory_ids().of(fact.uid)
+        out, previous = [], None
+        for event in self.graph.history(fact.uid, scope.user):
+            out.append(history_item(mid, event, previous))
+            previous = event.detail if event.event != "INVALIDATE" else previous
+        return out
+
+    # -- deleting -------------------------------------------------------------------------
+
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> dict[str, str]:
+        """Delete one memory.
+
+        Raises:
+            NotFoundError: no such memory (in the scope, when one is given).
+        """
+        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        self.graph.delete(fact.uid, scope.user)
+        return {"message": "Memory deleted successfully!"}
+
+    def delete_all(
+        self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, str]:
+        """Delete a whole graph: the user's (or the agent's or run's, when named alone)."""
+        if user_id is not None and (agent_id is not None or run_id is not None):
+            raise InvalidInputError(
+                "delete_all with user_id and agent_id/run_id: graphmem keeps one graph per "
+                "user, so it would delete more than asked; call delete_all(user_id=...)"
+            )
+        self.graph.delete_all(scope_of(user_id, agent_id, run_id).user)
+        return {"message": "Memories deleted successfully!"}
+
+    def reset(self) -> None:
+        """Delete every user's memories (memory ids of facts added again stay the same)."""
+        self.graph.reset()
+
+    def close(self) -> None:
+        self.graph.close()
+
+    # -- ids ------------------------------------------------------------------------------
+
+    def _memory_ids(self) -> MemoryIds:
+        if self._ids is None:
+            self.graph._setup()
+            self._ids = MemoryIds(store_key(self.graph.store))
+        return self._ids
+
+    def _resolve(self, memory_id: str, scope: Scope | None) -> tuple[Fact, Scope]:
+        """The fact a memory id names, and the scope to show it in.
+
+        Raises:
+            InvalidInputError: not a memory id; a legacy id given without a scope.
+            NotFoundError: no such fact, or not in `scope`: the same error either way.
+        """
+        text, legacy_user = parse(memory_id)
+        if legacy_user is not None:
+            if scope is None:
+                raise InvalidInputError(LEGACY_ID_NEEDS_SCOPE.format(id=memory_id))
+            if legacy_user != scope.user:
+                raise _missing(memory_id)
+            uid, user = text, scope.user
+        else:
+            uid = self._memory_ids().uid(text)
+            user = scope.user if scope is not None else self._owner(uid, memory_id)
+        found = self.graph.reads.facts_by_uids(user, [uid])
+        if not found or (scope is not None and not self._admitted(scope, found)):
+            raise _missing(memory_id)
+        return found[0], scope or owner_scope(user)
+
+    def _owner(self, uid: str, memory_id: str) -> str:
+        rows = self.graph.store.run("find_fact_owners", {"uid": uid})
+        if len(rows) != 1:
+            raise _missing(memory_id)
+        return str(rows[0][0])
+
+    def _added(self, scope: Scope, result: AddResult, told: Origin) -> dict[str, Any]:
+        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE) or
+        contradicted (DELETE, shown with the origin of their own messages)."""
+        invalid = set(result.invalidated_uids)
+        facts = self.graph.reads.facts_by_uids(
+            scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
+        )
+        gone = [f for f in facts if f.uid in invalid]
+        origins = {f.uid: o for f, o in self._admitted(owner_scope(scope.user), gone)}
+        items = []
+        for fact in facts:
+            event = "DELETE" if fact.uid in invalid else "ADD"
+            if event == "ADD" and fact.first_seen != fact.last_seen:
+                event = "UPDATE"
+            item = self._item(fact, scope, origins.get(fact.uid, told))
+            items.append({**item, "event": event})
+        added = [relation(f, "target") for f in facts if f.uid not in invalid]
+        deleted = [relation(f, "target") for f in gone]
+        return {
+            "results": items,
+            "relations": {"added_entities": added, "deleted_entities": deleted},
+        }
+
+    def _listed(self, scope: Scope, limit: int) -> list[tuple[Fact, Origin]]:
+        """The first `limit` memories in `scope`: the user's facts are read a page at a time
+        until that many are in it, as an agent's or a filter's may all be recent."""
+        size = PAGE if scope.narrowed else min(PAGE, limit)
+        kept: list[tuple[Fact, Origin]] = []
+        offset = 0
+        while len(kept) < limit:
+            page = self.graph.get_all(scope.user, limit=size, offset=offset)
+            kept += self._admitted(scope, page)
+            if len(page) < size:
+                break
+            offset += size
+        return kept[:limit]
+
+    # -- mapping --------------------------------------------------------------------------
+
+    def _admitted(self, scope: Scope, facts: list[Fact]) -> list[tuple[Fact, Origin]]:
+        """The facts whose messages fall in `scope`, each with the origin of its first message
+        in scope (the first that has metadata)."""
+        wanted = sorted({uid for f in facts for uid in f.episodes})
+        episodes = {e.uid: e for e in self.graph.reads.episodes_by_uids(scope.user, wanted)}
+        kept = []
+        for fact in facts:
+            own = [episodes[u] for u in fact.episodes if u in episodes]
+            if scope.admits(own):
+                inside = [e for e in own if scope.admits_episode(e)] or own
+                first = next((e for e in inside if e.metadata), inside[0] if inside else None)
+                kept.append((fact, Origin.of(scope, first)))
+        return kept
+
+    def _item(
+        self, fact: Fact, scope: Scope, origin: Origin, score: float | None = None
+    ) -> dict[str, Any]:
+        return memory_item(self._memory_ids().of(fact.uid), fact, scope, origin, score)
