@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from engine.compat.mem0_scope import Scope
-from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.models import Episode, Fact, HistoryEvent, ScoredFact
 from engine.normalize import clean_text
@@ -87,19 +86,6 @@ def history_item(memory_id: str, event: HistoryEvent, previous: str | None) -> d
         "updated_at": None,
         "is_deleted": int(ended),
     }
-
-
-def check_threshold(value: object) -> float | None:
-    """`search`'s `threshold`: None, or a score from 0 to 1.
-
-    Raises:
-        InvalidInputError: anything else.
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InvalidInputError(f"threshold must be a number from 0 to 1, got {value!r}")
-    return float(value)
 
 
 def similarities(graph: Memory, user: str, query: str, hits: list[ScoredFact]) -> dict[str, float]:

@@ -11,24 +11,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.compat.mem0_args import check_search_flags, check_threshold, count_of
 from engine.compat.mem0_config import settings_from_mem0
 from engine.compat.mem0_ids import LEGACY_ID_NEEDS_SCOPE, MemoryIds, parse, store_key
 from engine.compat.mem0_scope import Scope, owner_scope, scope_of, scope_or_none
-from engine.compat.mem0_shapes import (
-    Origin,
-    check_threshold,
-    history_item,
-    memory_item,
-    relation,
-    similarities,
-)
+from engine.compat.mem0_shapes import Origin, history_item, memory_item, relation, similarities
 from engine.config import Settings
 from engine.embedding import as_param
 from engine.errors import ConfigError, ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
 from engine.metadata_filter import OVER_FETCH, widened
 from engine.models import AddResult, Fact
-from engine.normalize import check_count, clean_text, stable_uid
+from engine.normalize import clean_text, stable_uid
 from engine.prompt_block import MAX_LIMIT
 from engine.store.base import HistoryRow, WriteBatch
 
@@ -154,17 +148,29 @@ class Memory:
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
-        limit: int = 100,
+        limit: int | None = None,
         filters: Mapping[str, Any] | None = None,
         threshold: float | None = None,
+        *,
+        top_k: int | None = None,
+        rerank: bool = True,
+        explain: bool = False,
+        reference_date: Any = None,
     ) -> dict[str, Any]:
         """Memories answering `query` in graphmem's ranking order, with their relations.
 
         Each result's `score` is the cosine similarity of the memory's sentence to the query,
-        clipped to [0, 1]; `threshold` keeps the results scoring at least that much.
+        clipped to [0, 1]; `threshold` keeps the results scoring at least that much. `limit`
+        (or `top_k`, Mem0's newer name) results at most, 100 by default. `rerank` is accepted
+        and changes nothing: graphmem has no reranker to run (`engine.compat.mem0_args`).
+
+        Raises:
+            InvalidInputError: no id, a bad id, filter, `threshold` or count; `explain=True`
+                or a `reference_date`, which graphmem cannot honour.
         """
         scope = scope_of(user_id, agent_id, run_id, filters)
-        floor, limit = check_threshold(threshold), check_count(limit, "limit", 1)
+        check_search_flags(rerank, explain, reference_date)
+        floor, limit = check_threshold(threshold), count_of(limit, top_k)
 
         def ask(k: int) -> tuple[dict[str, float], list[tuple[Fact, Origin]], int]:
             found = self.graph.search(query, scope.user, k).facts
@@ -191,15 +197,18 @@ class Memory:
         agent_id: str | None = None,
         run_id: str | None = None,
         filters: Mapping[str, Any] | None = None,
-        limit: int = 100,
+        limit: int | None = None,
+        *,
+        top_k: int | None = None,
     ) -> dict[str, Any]:
-        """The scope's first `limit` valid memories, oldest first, with their relations.
+        """The scope's first `limit` (or `top_k`) valid memories, oldest first (100 by
+        default), with their relations.
 
         Raises:
-            InvalidInputError: no id, a bad id or filter, `limit` not a positive integer.
+            InvalidInputError: no id, a bad id or filter, a count not a positive integer.
         """
         scope = scope_of(user_id, agent_id, run_id, filters)
-        kept = self._listed(scope, check_count(limit, "limit", 1))
+        kept = self._listed(scope, count_of(limit, top_k))
         return {
             "results": [self._item(f, scope, o) for f, o in kept],
             "relations": [relation(f, "target") for f, _ in kept],

@@ -356,3 +356,35 @@ def test_search_narrowed_to_an_agent_finds_its_memory_below_others(memory: Graph
     found = m.search("Which drinks does bob like?", user_id="bob", agent_id="chef", limit=1)
     assert [r["memory"] for r in found["results"]] == ["bob likes pizza"]
     assert found["results"][0]["agent_id"] == "chef"
+
+
+def test_search_takes_the_keywords_of_mem0s_current_api(memory: GraphMemory) -> None:
+    """Newer Mem0 versions call `search(..., rerank=...)` (and `top_k`, `explain`,
+    `reference_date`): the facade raised TypeError. `rerank` has nothing to run in graphmem
+    and changes nothing; `top_k` is `limit`; what graphmem cannot honour is refused by name."""
+    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Alice", "PLAYS", "chess")], user_id="alice")
+    memory.add_facts([("Bob", "LIVES_IN", "Rome")], user_id="bob")
+    m = facade.Memory(memory=memory)
+    query = "Where does Alice live?"
+    plain = m.search(query, user_id="alice")
+    assert m.search(query, user_id="alice", rerank=True) == plain
+    assert m.search(query, user_id="alice", threshold=0.1, rerank=False) == plain
+    newest = m.search(
+        query, top_k=1, filters={"user_id": "alice"}, threshold=0.1, rerank=False,
+        explain=False, reference_date=None,
+    )  # fmt: skip
+    assert [r["memory"] for r in newest["results"]] == ["Alice lives in Paris"]
+    assert len(m.get_all(filters={"user_id": "alice"}, top_k=1)["results"]) == 1
+    bobs = m.search("Where does Bob live?", filters={"user_id": "bob"}, top_k=5, rerank=True)
+    assert [r["memory"] for r in bobs["results"]] == ["Bob lives in Rome"]  # none of alice's
+    assert m.search(query, filters={"user_id": "bob"}, top_k=5, rerank=True)["results"] == []
+    with pytest.raises(InvalidInputError, match="rerank must be True or False, got 'yes'"):
+        m.search(query, user_id="alice", rerank="yes")
+    with pytest.raises(InvalidInputError, match="explain=True is not supported"):
+        m.search(query, user_id="alice", explain=True)
+    with pytest.raises(InvalidInputError, match="reference_date is not supported"):
+        m.search(query, user_id="alice", reference_date="2024-01-01")
+    with pytest.raises(InvalidInputError, match="limit=5 and top_k=2"):
+        m.search(query, user_id="alice", limit=5, top_k=2)
+    with pytest.raises(InvalidInputError, match="top_k must be an integer of at least 1, got 0"):
+        m.get_all(user_id="alice", top_k=0)
