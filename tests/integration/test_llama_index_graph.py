@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from llama_index.core.base.llms.types import CompletionResponse
+from llama_index.core.graph_stores import SimplePropertyGraphStore
 from llama_index.core.graph_stores.types import EntityNode
 from llama_index.core.indices.property_graph import LLMSynonymRetriever, PropertyGraphIndex
 from llama_index.core.llms import MockLLM
@@ -28,7 +29,8 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQuery,
 )
 
-from engine.errors import InvalidInputError
+from engine.errors import InvalidInputError, StoreError
+from engine.integrations.llama_index import import_llama_index_graph
 from engine.integrations.llama_index.graph_store import GraphmemPropertyGraphStore
 from engine.memory import Memory
 from engine.models import FactInput
@@ -185,6 +187,41 @@ def test_a_fact_ended_by_hand_shows_its_end_on_the_relation(graph: Any, memory: 
         1546300800.0,
         1609459200.0,
     )
+
+
+def test_relations_keep_their_facts_sentence_in_another_store(graph: Any, memory: Memory) -> None:
+    """The typed relationship LlamaIndex reads has no `text`: a graph copied from this store
+    into another property graph store (and from there into graphmem again) lost every fact's
+    sentence, its first_seen, confidence and messages."""
+    pg = OnEmbeddedStore(graph, "alice")
+    triplets = pg.get_triplets(entity_names=["John"])
+    walked = pg.get_rel_map(pg.get(ids=["Alice"]), depth=2)
+    facts = {f.uid: f for f in memory.get_all("alice")}
+    for _, relation, _ in triplets + walked:
+        fact, props = facts[relation.properties["uid"]], relation.properties
+        assert props["text"] == fact.text and props["user_id"] == "alice"
+        assert props["episodes"] == fact.episodes and props["confidence"] == fact.confidence
+        assert fact.first_seen is not None and props["first_seen"] == fact.first_seen.timestamp()
+        assert props["mentions"] == fact.mentions and props["last_seen"] is not None
+    assert {r.label: r.properties["text"] for _, r, _ in walked}["OWNS"] == (
+        "John has a dog named Tommy"
+    )
+    copy = SimplePropertyGraphStore()
+    copy.upsert_nodes([node for s, _, t in triplets for node in (s, t)])
+    copy.upsert_relations([relation for _, relation, _ in triplets])
+    import_llama_index_graph(memory, copy, "carol")
+    assert {f.text for f in memory.get_all("carol")} == {f.text for f in facts.values()}
+    assert not {f.text for f in memory.get_all("bob")} & {f.text for f in facts.values()}
+    with pytest.raises(StoreError, match="returned another user's fact"):
+        LeakyFacts(graph, "alice").get_triplets(entity_names=["John"])
+
+
+class LeakyFacts(OnEmbeddedStore):
+    """A store whose fact read answers with another user's facts (a broken statement)."""
+
+    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        rows = super()._read(query, params)
+        return [{**r, "fact": {**r["fact"], "user_id": "bob"}} if "fact" in r else r for r in rows]
 
 
 def test_get_rel_map_gives_limit_triplets_when_the_graph_holds_them(

@@ -16,7 +16,11 @@ is `MATCH (n) WHERE n.name IN $names DETACH DELETE n`). This subclass therefore:
 - refuses every write method (`upsert_*`, `delete*`): graphmem owns the graph, write through
   `Memory`;
 - runs LlamaIndex's own statements in a READ transaction, so the server itself rejects a write;
-- never refreshes the schema (no APOC needed) and creates no index or constraint.
+- never refreshes the schema (no APOC needed) and creates no index or constraint;
+- gives every relation it returns the rest of its fact, which lives on the `:Fact` node (the
+  sentence `text`, `first_seen`, `updated_at`, `confidence`, `episodes`): the typed
+  relationship holds only the times and mentions, and a graph copied to another property
+  graph store would lose the sentences.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import neo4j
-from llama_index.core.graph_stores.types import EntityNode, LabelledNode, Triplet
+from llama_index.core.graph_stores.types import EntityNode, LabelledNode, Relation, Triplet
 from llama_index.core.graph_stores.utils import value_sanitize
 from llama_index.core.vector_stores.types import (
     FilterCondition,
@@ -38,12 +42,18 @@ from llama_index.core.vector_stores.types import (
 )
 from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 
-from engine.errors import InvalidInputError
+from engine import cypher
+from engine.errors import InvalidInputError, StoreError
 from engine.normalize import PREDICATE_PATTERN, check_count, check_user_id, entity_key
 
 STRUCTURAL_RELS = ["SUBJECT", "OBJECT", "MENTIONS"]
 MAX_DEPTH = 4
 MAX_REL_MAP = 1000  # triplets one get_rel_map reads at most (LlamaIndex asks for 30)
+# what a relation gets from its :Fact node (its own properties win where both hold one)
+FACT_PROPERTIES = (
+    "text", "valid_at", "invalid_at", "mentions", "first_seen", "last_seen", "updated_at",
+    "episodes", "confidence",
+)  # fmt: skip
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _OPERATORS = frozenset({"==", "!=", ">", "<", ">=", "<=", "in", "nin"})
 _NO_STRUCTURED_QUERY = (
@@ -204,11 +214,11 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
             found: list[Triplet] = Neo4jPropertyGraphStore.get_triplets(
                 self._run, relation_names=relations, ids=own
             )
-            return found
+            return self._with_facts(found)
         scoped: list[Triplet] = Neo4jPropertyGraphStore.get_triplets(
             self._run, relation_names=relations, properties=self._scope(properties)
         )
-        return scoped
+        return self._with_facts(scoped)
 
     def get_rel_map(
         self,
@@ -232,8 +242,28 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
             found = Neo4jPropertyGraphStore.get_rel_map(self._run, mine, depth, asked, [])
             kept = [t for t in found if t[1].label not in ignored]
             if len(kept) >= limit or len(found) < asked or asked >= MAX_REL_MAP:
-                return [_named_triplet(t) for t in kept[:limit]]
+                return self._with_facts([_named_triplet(t) for t in kept[:limit]])
             asked = min(asked * 3, MAX_REL_MAP)
+
+    def _with_facts(self, triplets: list[Triplet]) -> list[Triplet]:
+        """The triplets, each relation with the rest of its fact (`FACT_PROPERTIES`), read in
+        one statement within the user's graph.
+
+        Raises:
+            StoreError: the read returned a fact of another user (it never should).
+        """
+        uids = {r.properties.get("uid") for _, r, _ in triplets} - {None}
+        if not uids:
+            return triplets
+        statement = cypher.load("get_facts_by_uids", "neo4j")
+        rows = self._read(statement, {"user_id": self.user_id, "uids": sorted(uids)})
+        facts: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            fact = row["fact"]
+            if fact.get("user_id") != self.user_id:
+                raise StoreError(f"a read for user {self.user_id!r} returned another user's fact")
+            facts[fact["uid"]] = {k: fact[k] for k in FACT_PROPERTIES if fact.get(k) is not None}
+        return [(s, _with_fact(r, facts), t) for s, r, t in triplets]
 
     def vector_query(
         self, query: VectorStoreQuery, **kwargs: Any
@@ -285,3 +315,10 @@ def _named_triplet(triplet: Triplet) -> Triplet:
     source, relation, target = (_named(triplet[0]), triplet[1], _named(triplet[2]))
     ends = {"source_id": source.id, "target_id": target.id}
     return (source, relation.model_copy(update=ends), target)
+
+
+def _with_fact(relation: Relation, facts: dict[str, dict[str, Any]]) -> Relation:
+    """`relation` with its fact's properties added (its own kept where both hold one)."""
+    uid = relation.properties.get("uid")
+    fact = facts.get(uid, {}) if isinstance(uid, str) else {}
+    return relation.model_copy(update={"properties": {**fact, **relation.properties}})
