@@ -44,12 +44,15 @@ const functions = [
   fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
   fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
   fn('head', [arg('list', 'LIST<ANY>')], ANY),
+  fn('keys', [arg('input', 'MAP')], 'LIST<STRING>'),
   fn('log', [arg('input', 'FLOAT')], 'FLOAT'),
   fn('max', [arg('input', ANY)], ANY, { aggregating: true, category: 'Aggregating' }),
+  fn('min', [arg('input', ANY)], ANY, { aggregating: true, category: 'Aggregating' }),
   fn('labels', [arg('input', 'NODE')], 'LIST<STRING>'),
   fn('size', [arg('input', ANY)], 'INTEGER'),
   fn('round', [arg('value', 'FLOAT'), arg('precision', 'INTEGER | FLOAT')], 'FLOAT'),
   fn('replace', [arg('original', 'STRING'), arg('search', 'STRING'), arg('replace', 'STRING')], 'STRING'),
+  fn('range', [arg('start', 'INTEGER'), arg('end', 'INTEGER')], 'LIST<INTEGER>'),
   fn('relationships', [arg('input', 'PATH')], 'LIST<RELATIONSHIP>'),
   fn('startNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
   fn('timestamp', [], 'INTEGER'),
@@ -83,13 +86,15 @@ const parameters = {
   change_events: ['ADD'], checksums: ['c'], data: 'd', format: 1, graphmem_labels: ['Entity'],
   model: 'm',
   dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
-  include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, loose: 'k',
+  include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, lookups: [{ id: 'u', key: 'k' }],
+  loose: 'k',
   max_mentions: 500,
   name: 'Alice', nodes: ['u'],
   now: 0.0, pairs: [['R', 's', 'o']], part: 0, query: 'q', rows: [row], scan: 500, secret: 's',
   since: 0.0, skip: 0, subjects: true, target_uid: 'u', terms_v: 1, timeout_s: 300, total: 4000,
   uid: 'u', until: 0.0,
   uids: ['u'], unchanged_details: ['said again'], user_id: 'alice', user_key: 'gm0k',
+  where: { type: 'person' },
 };
 
 const propertyKeys = [
@@ -133,7 +138,6 @@ export const llamaIndexSchema = {
   functions: {
     'CYPHER 5': byName([
       ...functions,
-      fn('range', [arg('start', 'INTEGER'), arg('end', 'INTEGER')], 'LIST<INTEGER>'),
       fn('endNode', [arg('input', 'RELATIONSHIP')], 'NODE'),
       fn('vector.similarity.cosine', [arg('a', 'LIST<FLOAT>'), arg('b', 'LIST<FLOAT>')], 'FLOAT'),
     ]),

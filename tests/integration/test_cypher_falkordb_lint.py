@@ -40,6 +40,7 @@ PARAMETERS: dict[str, Any] = {
     "embedding": [0.1, 0.2], "uids": ["u1"], "keys": ["john"], "checksums": ["c"],
     "nodes": ["u1"], "dropped": ["-"], "pairs": [["OWNS", "u1", "u2"]], "graphmem_labels": ["Fact"],
     "rows": [{"uid": "u1", "key": "john", "name": "John"}],
+    "lookups": [{"id": "u1", "key": "john"}], "where": {"type": "person"},
 }  # fmt: skip
 _PARAMETER = re.compile(r"\$(\w+)")
 

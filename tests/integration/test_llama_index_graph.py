@@ -113,6 +113,24 @@ def test_get_returns_the_users_entities_only(graph: Any, memory: Memory) -> None
     assert all(isinstance(n, EntityNode) for n in nodes)
 
 
+def test_get_by_many_names_is_one_read(graph: Any, memory: Memory) -> None:
+    """`get(ids=...)` (LLMSynonymRetriever's keywords) sent one statement for the ids, then one
+    more per id that was none, looking it up as a name: seven reads for six keywords."""
+    pg = OnEmbeddedStore(graph, "alice")
+    john, tommy = (memory.entity(n, "alice").entity for n in ("John", "Tommy"))
+    nodes = pg.get(ids=["john", "TOMMY", "Alice", "Rex", "Bob", "nobody"])
+    assert len(pg.sent) == 1
+    assert [n.id for n in nodes] == ["John", "Tommy", "Alice"]  # bob's Rex and Bob are not
+    assert {n.properties["user_id"] for n in nodes} == {"alice"}
+    assert [n.id for n in pg.get(ids=[tommy.uid, "john", john.uid])] == ["Tommy", "John"]
+    typed = pg.get(properties={"type": john.type}, ids=["Tommy", "John"])
+    assert [n.id for n in typed] == ["John"]  # the other properties hold too
+    assert pg.get(properties={"name": "John"}, ids=[tommy.uid]) == []
+    bobs_john = memory.entity("John", "bob").entity
+    assert pg.get(ids=[bobs_john.uid, "Rex", "Bob"]) == []
+    assert len(pg.sent) == 5
+
+
 def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
     pg = OnEmbeddedStore(graph, "alice")
     triplets = pg.get_triplets(entity_names=["John"])
@@ -273,7 +291,8 @@ def test_vector_query_always_filters_by_the_user() -> None:
 
 def test_llama_index_read_queries_pass_neo4js_parser(tmp_path: Path) -> None:
     pg = OnEmbeddedStore(None, "alice", record=True)
-    pg.get(ids=["u"])
+    pg.get(ids=["u"])  # cypher/get_nodes_by_ids_or_keys.cypher, linted here too
+    pg.get(properties={"name": "John"})
     pg.get_triplets()
     pg._own_ids = lambda names, ids: ["u"]  # type: ignore[method-assign]
     pg.get_triplets(entity_names=["John"], relation_names=["OWNS"])

@@ -15,7 +15,9 @@ is `MATCH (n) WHERE n.name IN $names DETACH DELETE n`). This subclass therefore:
   (text-to-Cypher and Cypher-template retrievers are not available on this store);
 - refuses every write method (`upsert_*`, `delete*`): graphmem owns the graph, write through
   `Memory`;
-- runs LlamaIndex's own statements in a READ transaction, so the server itself rejects a write;
+- runs LlamaIndex's own statements, and the two of graphmem's it adds (`get(ids=...)` by uid or
+  name in one read, the facts of the relations it returns), in a READ transaction, so the server
+  itself rejects a write;
 - never refreshes the schema (no APOC needed) and creates no index or constraint;
 - gives every relation it returns the rest of its fact, which lives on the `:Fact` node (the
   sentence `text`, `first_seen`, `updated_at`, `confidence`, `episodes`): the typed
@@ -41,6 +43,7 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQuery,
 )
 from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
+from llama_index.graph_stores.neo4j.neo4j_property_graph import remove_empty_values
 
 from engine import cypher
 from engine.errors import InvalidInputError, StoreError
@@ -180,15 +183,36 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         self, properties: dict[str, Any] | None = None, ids: list[str] | None = None
     ) -> list[LabelledNode]:
         """The user's nodes as LlamaIndex's queries know them (id = graphmem's uid); an id
-        that is none of the user's uids is looked up as an entity name (by its key)."""
+        that is none of the user's uids is looked up as an entity name (by its key), all ids
+        in one read (`cypher/get_nodes_by_ids_or_keys.cypher`).
+
+        Raises:
+            StoreError: the read returned a node of another user (it never should).
+        """
         scoped = self._scope(properties)
-        nodes: list[LabelledNode] = Neo4jPropertyGraphStore.get(self._run, scoped, ids)
-        found = {node.id for node in nodes}
-        for name in [i for i in ids or [] if isinstance(i, str) and i not in found]:
-            named = Neo4jPropertyGraphStore.get(self._run, {**scoped, "key": entity_key(name)})
-            nodes += [node for node in named if node.id not in found]
-            found |= {node.id for node in named}
-        return nodes
+        if not ids:
+            nodes: list[LabelledNode] = Neo4jPropertyGraphStore.get(self._run, scoped)
+            return nodes
+        lookups = [{"id": i, "key": entity_key(i) if isinstance(i, str) else None} for i in ids]
+        where = {key: value for key, value in scoped.items() if key != "user_id"}
+        rows = self._run.structured_query(
+            cypher.load("get_nodes_by_ids_or_keys", "neo4j"),
+            {"user_id": self.user_id, "lookups": lookups, "where": where},
+        )
+        return [self._own_node(row) for row in rows]
+
+    def _own_node(self, row: dict[str, Any]) -> EntityNode:
+        """A row of a node read as LlamaIndex builds an entity, checked to be the user's.
+
+        Raises:
+            StoreError: the node is another user's.
+        """
+        properties = row["properties"]
+        if properties.get("user_id") != self.user_id:
+            raise StoreError(f"a read for user {self.user_id!r} returned another user's node")
+        return EntityNode(
+            name=row["name"], label=row["type"], properties=remove_empty_values(properties)
+        )
 
     def _own_ids(self, names: list[str] | None, ids: list[str] | None) -> list[str]:
         """The uids of the user's entities among `ids` (uids or names) and named `names`."""
