@@ -129,6 +129,16 @@ def test_get_by_many_names_is_one_read(graph: Any, memory: Memory) -> None:
     bobs_john = memory.entity("John", "bob").entity
     assert pg.get(ids=[bobs_john.uid, "Rex", "Bob"]) == []
     assert len(pg.sent) == 5
+    with pytest.raises(StoreError, match="returned another user's node"):
+        LeakyNodes(graph, "alice").get(ids=["John"])
+
+
+class LeakyNodes(OnEmbeddedStore):
+    """A store whose node read answers with another user's nodes (a broken statement)."""
+
+    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        rows = super()._read(query, params)
+        return [{**r, "properties": {**r["properties"], "user_id": "bob"}} for r in rows]
 
 
 def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
