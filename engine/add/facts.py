@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -92,6 +92,25 @@ def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:
         except InvalidInputError as exc:
             raise type(exc)(f"fact #{index}: {exc}") from exc
     return facts
+
+
+def distinct_facts(facts: list[CleanFact]) -> list[CleanFact]:
+    """One fact per subject, predicate and object (names by `entity_key`): a fact repeated
+    in one call is said once, one mention for it and its entities however often the call
+    repeats it (repeating cannot inflate an entity's salience). The last repeat gives the
+    text, valid_at and confidence; a type any of them names is kept."""
+    kept: dict[tuple[str, str, str], CleanFact] = {}
+    for fact in facts:
+        key = (entity_key(fact.subject), fact.predicate, entity_key(fact.object))
+        held = kept.get(key)
+        if held is not None:
+            fact = replace(
+                fact,
+                subject_type=fact.subject_type or held.subject_type,
+                object_type=fact.object_type or held.object_type,
+            )
+        kept[key] = fact
+    return list(kept.values())
 
 
 def facts_batch(

@@ -62,7 +62,8 @@ class Memory(MemoryEdit, MemoryTransfer):
     ) -> AddResult:
         """Store pre-extracted facts `(subject, predicate, object[, text])` for `user_id`.
 
-        Idempotent: the same fact again bumps its mentions and creates nothing new.
+        Idempotent: the same fact again bumps its mentions and creates nothing new. A fact
+        repeated within one call counts once (one mention for it and its entities).
 
         Raises:
             InvalidInputError: a fact is malformed (nothing is written then).

@@ -30,6 +30,18 @@ def test_add_facts_is_idempotent(memory: Memory) -> None:
     assert memory.stats("a").entities == 2
 
 
+def test_a_fact_repeated_in_one_call_counts_once(memory: Memory) -> None:
+    """Repeating a fact within one add_facts call does not inflate its entities' salience."""
+    tea = ("Alice", "LIKES", "Tea")
+    first = memory.add_facts([tea, ("alice", "likes", "tea"), tea, ("Alice", "OWNS", "Rex")], "a")
+    (liked,) = [f for f in memory.get_all("a") if f.predicate == "LIKES"]
+    alice, drink = memory.entity("Alice", "a").entity, memory.entity("Tea", "a").entity
+    again = memory.add_facts([tea, tea], "a")
+    assert (first.facts_added, len(first.fact_uids), liked.mentions) == (2, 2, 1)
+    assert (alice.mentions, drink.mentions) == (2, 1)
+    assert (again.facts_updated, memory.entity("Tea", "a").entity.mentions) == (1, 2)
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
