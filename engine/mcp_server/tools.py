@@ -77,11 +77,15 @@ def add_memory(
     session_id: str | None = None,
     speaker: str | None = None,
     ts: str | float | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> ToolOutput:
+    """`Memory.add`, its `metadata` checked by the same rules (a JSON object of at most
+    `max_message_chars` as JSON: `engine.add.messages.metadata_json`)."""
     result = memory.add(
         _messages(messages),
         user_id,
         session_id=session_id,
+        metadata=metadata,
         source="mcp",
         speaker=speaker,
         ts=parse_time(ts, "ts"),

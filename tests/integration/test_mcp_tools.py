@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from engine.errors import LimitExceededError
 from engine.mcp_server import tools
 from engine.mcp_server.tools import FactIn
 from engine.memory import Memory
@@ -14,3 +17,18 @@ def test_a_fact_repeated_in_one_add_facts_call_counts_once(memory: Memory) -> No
     (fact,) = memory.get_all("bob")
     assert (out.data["facts_added"], fact.mentions) == (1, 1)
     assert memory.entity("Bob", "bob").entity.mentions == 1
+
+
+def test_add_memory_keeps_the_metadata_search_memory_filters_on(memory: Memory) -> None:
+    tools.add_memory(memory, "carol", "Maria plays the violin.", metadata={"topic": "music"})
+    tools.add_memory(memory, "carol", "Maria plays the violin too.", metadata={"topic": "sport"})
+    music = tools.search_memory(memory, "carol", "violin", filters={"topic": "music"})
+    others = tools.search_memory(memory, "carol", "violin", filters={"topic": {"ne": "music"}})
+    with pytest.raises(LimitExceededError) as long:
+        tools.add_memory(memory, "carol", "A long one.", metadata={"note": "x" * 40_000})
+    assert [e["episode"]["text"] for e in music.data["episodes"]] == ["Maria plays the violin."]
+    assert [e["episode"]["text"] for e in others.data["episodes"]] == [
+        "Maria plays the violin too."
+    ]
+    assert "metadata has" in str(long.value)
+    assert memory.stats("carol").episodes == 2
