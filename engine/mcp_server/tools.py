@@ -12,7 +12,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InvalidInputError
+from engine.errors import InvalidInputError, NotFoundError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import quoted, render_search
@@ -221,10 +221,24 @@ def update_memory(
 
 
 def memory_history(memory: Memory, user_id: str, fact_id: str) -> ToolOutput:
+    """The change events of a fact or entity of the user, oldest first.
+
+    Raises:
+        NotFoundError: the user has no fact or entity of that id.
+    """
     events = memory.history(fact_id, user_id)
+    if not events and not _holds(memory, user_id, fact_id):
+        raise NotFoundError(f"user {user_id!r} has no fact or entity {fact_id!r}")
     lines = [f"{e.ts:%Y-%m-%d %H:%M} {e.event} {e.detail or ''}".rstrip() for e in events]
-    text = "\n".join(lines) if lines else f"No history for {fact_id} of user {user_id!r}."
+    text = "\n".join(lines) or f"No change of {fact_id} of user {user_id!r} is recorded."
     return ToolOutput(text, {"events": [e.model_dump(mode="json") for e in events]})
+
+
+def _holds(memory: Memory, user_id: str, uid: str) -> bool:
+    """Whether the user has a fact or an entity of that uid (an entity `add_facts` or a load
+    wrote has no change event)."""
+    reads = memory.reads
+    return bool(reads.facts_by_uids(user_id, [uid]) or reads.entities_by_uids(user_id, [uid]))
 
 
 def delete_message(memory: Memory, user_id: str, message_id: str) -> ToolOutput:

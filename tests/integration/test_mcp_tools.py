@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import LimitExceededError
+from engine.errors import LimitExceededError, NotFoundError
 from engine.mcp_server import tools
 from engine.mcp_server.tools import FactIn
 from engine.memory import Memory
@@ -32,3 +32,19 @@ def test_add_memory_keeps_the_metadata_search_memory_filters_on(memory: Memory) 
     ]
     assert "metadata has" in str(long.value)
     assert memory.stats("carol").episodes == 2
+
+
+def test_memory_history_of_an_id_the_user_does_not_hold_is_not_found(memory: Memory) -> None:
+    memory.add_facts([("Dan", "LIKES", "Tea")], "dan")
+    (fact,) = memory.get_all("dan")
+    dan = memory.entity("Dan", "dan").entity
+    added = tools.memory_history(memory, "dan", fact.uid)
+    quiet = tools.memory_history(memory, "dan", dan.uid)  # add_facts records no entity event
+    with pytest.raises(NotFoundError) as unknown:
+        tools.memory_history(memory, "dan", "f00d")
+    with pytest.raises(NotFoundError) as others:
+        tools.memory_history(memory, "eve", fact.uid)
+    assert [e["event"] for e in added.data["events"]] == ["ADD"]
+    assert quiet.data["events"] == [] and quiet.text.startswith("No change of")
+    assert str(unknown.value) == "user 'dan' has no fact or entity 'f00d'"
+    assert fact.uid in str(others.value) and "'eve'" in str(others.value)
