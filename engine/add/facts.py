@@ -18,9 +18,9 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.models import FactInput, to_epoch
 from engine.normalize import (
+    check_label,
     clean_text,
     entity_key,
-    normalize_label,
     normalize_predicate,
     predicate_words,
     stable_uid,
@@ -31,6 +31,9 @@ from engine.store.reads import Reads
 
 @dataclass(frozen=True, slots=True)
 class CleanFact:
+    """A validated fact: names cleaned, the predicate a relationship type, each entity type
+    a label (`check_label`) or None."""
+
     subject: str
     predicate: str
     object: str
@@ -71,8 +74,8 @@ def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
         predicate,
         obj,
         text,
-        fact.subject_type,
-        fact.object_type,
+        check_label(fact.subject_type, "subject_type", settings.max_name_chars),
+        check_label(fact.object_type, "object_type", settings.max_name_chars),
         to_epoch(fact.valid_at),
         fact.confidence,
     )
@@ -150,7 +153,7 @@ def resolve_keys(
             key = entity_key(name)
             counts[key] += 1
             if key not in names or (names[key][1] is None and etype):
-                names[key] = (name, normalize_label(etype))
+                names[key] = (name, etype)  # a label already (`check_label`)
     known = reads.entities_by_keys(user_id, list(names))
     out = Resolved()
     for key, (name, etype) in names.items():

@@ -47,8 +47,12 @@ class FactIn(BaseModel):
     predicate: str = Field(description="the relation, e.g. 'works at' or WORKS_AT")
     object: str = Field(description="the other side, e.g. 'Acme'")
     text: str | None = Field(default=None, description="the fact as a sentence (optional)")
-    subject_type: str | None = Field(default=None, description="e.g. person (optional)")
-    object_type: str | None = Field(default=None, description="e.g. organization (optional)")
+    subject_type: str | None = Field(
+        default=None, description="e.g. person, stored as the label Person (optional)"
+    )
+    object_type: str | None = Field(
+        default=None, description="e.g. sports team, stored as the label SportsTeam (optional)"
+    )
 
 
 def _messages(messages: str | list[MessageIn]) -> str | list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import LimitExceededError, NotFoundError
+from engine.errors import InvalidInputError, LimitExceededError, NotFoundError
 from engine.mcp_server import tools
 from engine.mcp_server.tools import FactIn
 from engine.memory import Memory
@@ -48,3 +48,11 @@ def test_memory_history_of_an_id_the_user_does_not_hold_is_not_found(memory: Mem
     assert quiet.data["events"] == [] and quiet.text.startswith("No change of")
     assert str(unknown.value) == "user 'dan' has no fact or entity 'f00d'"
     assert fact.uid in str(others.value) and "'eve'" in str(others.value)
+
+
+def test_add_facts_refuses_an_entity_type_that_is_no_label_naming_it(memory: Memory) -> None:
+    bad = FactIn(subject="Ann", predicate="likes", object="Tea", object_type="!!")
+    with pytest.raises(InvalidInputError) as info:
+        tools.add_facts(memory, "fay", [bad])
+    assert str(info.value).startswith("fact #0: object_type '!!' cannot be an entity type")
+    assert memory.get_all("fay") == []

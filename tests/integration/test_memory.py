@@ -132,6 +132,32 @@ def test_bad_facts_are_rejected_and_nothing_is_written(memory: Memory, bad: obje
     assert [f.text for f in memory.get_all("u")] == ["Kept is stored"]
 
 
+@pytest.mark.parametrize(
+    ("etype", "says"),
+    [
+        ("!!", "subject_type '!!' cannot be an entity type: it needs ASCII letters"),
+        ("3d model", "subject_type '3d model' cannot be an entity type: it needs ASCII letters"),
+        ("Café", "subject_type 'Café' cannot be an entity type: it needs ASCII letters"),
+        ("entity", "subject_type 'entity' cannot be an entity type: Entity is one of graphmem"),
+        ("kind " * 17, "subject_type 'kind kind kind kind kind kind kind kind kind kind kind kind "),
+    ],
+)
+def test_an_entity_type_that_is_no_label_is_refused_naming_it(
+    memory: Memory, etype: str, says: str
+) -> None:
+    fact = {"subject": "Ann", "predicate": "LIKES", "object": "tea", "subject_type": etype}
+    with pytest.raises(InvalidInputError) as info:
+        memory.add_facts([("Kept", "IS", "stored"), fact], user_id="u")
+    assert str(info.value).startswith(f"fact #1: {says}"), str(info.value)
+    assert [f.text for f in memory.get_all("u")] == []
+
+
+def test_an_entity_type_becomes_its_pascal_case_label(memory: Memory) -> None:
+    fact = {"subject": "Ann", "predicate": "PLAYS_IN", "object": "Reds", "object_type": "sports team"}
+    memory.add_facts([fact, {**fact, "subject": "Bo", "object_type": None}], user_id="u")
+    assert memory.entity("Reds", "u").entity.type == "SportsTeam"
+
+
 def test_hostile_names_are_stored_as_plain_values(memory: Memory) -> None:
     hostile = "x'}) DETACH DELETE n //`\"\\"
     memory.add_facts([(hostile, "owns`]->() DELETE", "Rex")], user_id="u")
