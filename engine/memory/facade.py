@@ -210,8 +210,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         result = self.apply_add(prepared)
         if result.extraction_error is not None:  # the episodes are kept as failed; listed too
             path = self.settings.data_dir.expanduser() / DEAD_LETTERS
-            limit = self.settings.max_message_chars
-            result.errors += keep_failed(path, prepared, result.extraction_error, limit)
+            result.errors += keep_failed(path, prepared, result.extraction_error)
         return result
 
     def prepare_add(
