@@ -183,9 +183,7 @@ def _fresh_keyed(reads: Reads, user_id: str, rows: list[EpisodeRow]) -> dict[int
     return {index: rows[index] for index in sorted(first.values())}
 
 
-def _retried(
-    ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]
-) -> dict[int, EpisodeRow]:
+def _retried(ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]) -> dict[int, EpisodeRow]:
     """The rows (by position), each taking the uid of a failed episode of the same message
     where there is one (adding it again retries it, not leaving it failed beside)."""
     params = {"user_id": user_id, "checksums": sorted({r.checksum for r in rows.values()})}

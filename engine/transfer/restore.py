@@ -330,12 +330,13 @@ def import_snapshot(
     embedded = 0
     messages: dict[str, list[float]] = {}
     if embedder is not None:
-        texts = sum(not r.embedding for r in [*snapshot.entities, *snapshot.facts])
-        phase = Phase(progress, "vectors", texts + len(snapshot.episodes))
+        bare = sum(not e.embedding for e in snapshot.entities)
+        bare += sum(not f.embedding for f in snapshot.facts)
+        phase = Phase(progress, "vectors", bare + len(snapshot.episodes))
         snapshot, embedded = fill_embeddings(snapshot, embedder, phase)
         messages = episode_vectors(snapshot, embedder, phase)
-    records = [snapshot.entities, snapshot.facts, snapshot.episodes, snapshot.history]
-    written = Phase(progress, "records", sum(map(len, records)))
+    records = len(snapshot.entities) + len(snapshot.facts) + len(snapshot.episodes)
+    written = Phase(progress, "records", records + len(snapshot.history))
     for batch in snapshot_batches(snapshot, episode_vectors=messages):
         store.write(target, batch)
         written.advance(batch_records(batch))

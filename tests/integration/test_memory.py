@@ -139,7 +139,7 @@ def test_bad_facts_are_rejected_and_nothing_is_written(memory: Memory, bad: obje
         ("3d model", "subject_type '3d model' cannot be an entity type: it needs ASCII letters"),
         ("Café", "subject_type 'Café' cannot be an entity type: it needs ASCII letters"),
         ("entity", "subject_type 'entity' cannot be an entity type: Entity is one of graphmem"),
-        ("kind " * 17, "subject_type 'kind kind kind kind kind kind kind kind kind kind kind kind "),
+        ("kind " * 17, "subject_type 'kind kind kind kind kind kind kind kind kind kind kind "),
     ],
 )
 def test_an_entity_type_that_is_no_label_is_refused_naming_it(
@@ -153,8 +153,8 @@ def test_an_entity_type_that_is_no_label_is_refused_naming_it(
 
 
 def test_an_entity_type_becomes_its_pascal_case_label(memory: Memory) -> None:
-    fact = {"subject": "Ann", "predicate": "PLAYS_IN", "object": "Reds", "object_type": "sports team"}
-    memory.add_facts([fact, {**fact, "subject": "Bo", "object_type": None}], user_id="u")
+    reds = {"subject": "Ann", "predicate": "PLAYS_IN", "object": "Reds"}
+    memory.add_facts([{**reds, "object_type": "sports team"}, {**reds, "subject": "Bo"}], "u")
     assert memory.entity("Reds", "u").entity.type == "SportsTeam"
 
 
