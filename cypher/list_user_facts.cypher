@@ -8,7 +8,7 @@ WHERE r.uid = f.uid
 WITH f, s, o, head(collect(r)) AS r
 RETURN f {.uid, subject_uid: s.uid, object_uid: o.uid, .predicate, .text, .valid_at,
           .invalid_at, .mentions, .first_seen, .last_seen, episodes: coalesce(f.episodes, []),
-          .confidence, .created_at, .embedding,
+          .confidence, .created_at, .updated_at, .embedding,
           relationship: CASE WHEN r IS NULL THEN null
                              ELSE {type: type(r), valid_at: r.valid_at, invalid_at: r.invalid_at,
                                    mentions: r.mentions, last_seen: r.last_seen} END} AS fact

@@ -1,7 +1,8 @@
 // Import: exported :Fact nodes with their SUBJECT and OBJECT edges, but never a step back on a
-// fact the user holds: the larger mentions, the later last_seen and the earlier first_seen
-// stay, a fact the store has invalidated stays invalid, and the episodes it was said in are
-// the union (those held first, then the exported ones not held). Text, valid_at, confidence
+// fact the user holds: the larger mentions, the later last_seen and updated_at (its last change
+// by hand) and the earlier first_seen stay, a fact the store has invalidated stays invalid, and
+// the episodes it was said in are the union (those held first, then the exported ones not
+// held). Text, valid_at, confidence
 // and created_at follow the side that changed the fact last: they stay as held when the
 // user's history has a change event for it ($change_events, an UPDATE whose detail is one of
 // $unchanged_details excepted) later than row.changed_at, the latest in the file; otherwise,
@@ -31,6 +32,8 @@ SET f.id = row.uid, f.predicate = row.predicate,
                         THEN f.first_seen ELSE row.first_seen END,
     f.last_seen = CASE WHEN f.last_seen > row.last_seen OR row.last_seen IS NULL
                        THEN f.last_seen ELSE row.last_seen END,
+    f.updated_at = CASE WHEN f.updated_at > row.updated_at OR row.updated_at IS NULL
+                        THEN f.updated_at ELSE row.updated_at END,
     f.episodes = held + [e IN row.episodes WHERE NOT e IN held]
 MERGE (f)-[:SUBJECT]->(s)
 MERGE (f)-[:OBJECT]->(o)

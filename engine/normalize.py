@@ -10,6 +10,7 @@ from engine.errors import InvalidInputError, LimitExceededError
 
 PREDICATE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 LABEL_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]{0,63}$")
+MAX_LABEL_CHARS = 64
 # labels graphmem's own queries match on: an entity type never becomes one of them
 RESERVED_LABELS = frozenset(
     {"Entity", "Fact", "Episode", "History", "MessageIndex", "RelationVectors"}
@@ -157,12 +158,53 @@ def singular_form(name: str) -> str:
 
 
 def normalize_label(entity_type: str | None) -> str | None:
-    """A PascalCase label for an entity type, or None when nothing valid is left."""
+    """A PascalCase label for an entity type an extractor gave, or None when nothing valid is
+    left (a type the caller names itself: `check_label`)."""
     if not entity_type:
         return None
-    words = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", entity_type)).split()
-    label = "".join(w[:1].upper() + w[1:].lower() for w in words)[:64]
+    label = _pascal_case(unicodedata.normalize("NFKC", entity_type))[:MAX_LABEL_CHARS]
     return label if is_type_label(label) else None
+
+
+def check_label(entity_type: object, what: str, max_chars: int) -> str | None:
+    """The label of an entity type a caller names (`add_facts`): its words in PascalCase
+    ("person": Person, "sports team": SportsTeam), or None for none (None, blank). Nothing
+    is dropped or cut silently: a type that would lose a part is refused, naming it.
+
+    Raises:
+        InvalidInputError: not a string, or no label: letters other than ASCII ones (a label
+            cannot hold them), no letter first, or one of graphmem's own labels.
+        LimitExceededError: longer than `max_chars` as given, or than 64 as a label.
+    """
+    if entity_type is None:
+        return None
+    if not isinstance(entity_type, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(entity_type).__name__}")
+    check_length(entity_type, what, max_chars)  # before any pass over it
+    text = unicodedata.normalize("NFKC", entity_type)
+    if not text.strip():
+        return None
+    label, shown = _pascal_case(text), f"{what} {entity_type[:80]!r}"
+    if len(label) > MAX_LABEL_CHARS:
+        raise LimitExceededError(
+            f"{shown} is {len(label)} characters as a label ({label[:20]}...); the limit is "
+            f"{MAX_LABEL_CHARS}"
+        )
+    if label in RESERVED_LABELS:
+        raise InvalidInputError(
+            f"{shown} cannot be an entity type: {label} is one of graphmem's own labels"
+        )
+    if any(c.isalnum() and not c.isascii() for c in text) or not is_type_label(label):
+        raise InvalidInputError(
+            f"{shown} cannot be an entity type: it needs ASCII letters and digits and must "
+            "start with a letter (e.g. person, or sports team for SportsTeam)"
+        )
+    return label
+
+
+def _pascal_case(text: str) -> str:
+    """The ASCII words of `text` joined, each capitalized ("sports team": SportsTeam)."""
+    return "".join(w[:1].upper() + w[1:].lower() for w in _NON_WORD.sub(" ", text).split())
 
 
 def is_type_label(label: str) -> bool:

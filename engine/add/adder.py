@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.add.batch import apply
-from engine.add.facts import CleanFact, facts_batch
+from engine.add.facts import CleanFact, distinct_facts, facts_batch
 from engine.add.prepare import AddContext, AddRequest, PreparedAdd, prepare
 from engine.config import Settings
 from engine.embedding import Embedder
@@ -85,7 +85,9 @@ class Adder:
     def add_facts(
         self, clean: list[CleanFact], user_id: str, *, show_progress: bool = False
     ) -> AddResult:
-        """Write validated facts `_CHUNK` at a time (see `Memory.add_facts`)."""
+        """Write validated facts `_CHUNK` at a time, each fact once however often `clean`
+        repeats it (`distinct_facts`; see `Memory.add_facts`)."""
+        clean = distinct_facts(clean)
         result = AddResult(user_id=user_id)
         chunks: Iterable[int] = range(0, len(clean), _CHUNK)
         if show_progress:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,9 +18,9 @@ from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.models import FactInput, to_epoch
 from engine.normalize import (
+    check_label,
     clean_text,
     entity_key,
-    normalize_label,
     normalize_predicate,
     predicate_words,
     stable_uid,
@@ -31,6 +31,9 @@ from engine.store.reads import Reads
 
 @dataclass(frozen=True, slots=True)
 class CleanFact:
+    """A validated fact: names cleaned, the predicate a relationship type, each entity type
+    a label (`check_label`) or None."""
+
     subject: str
     predicate: str
     object: str
@@ -71,8 +74,8 @@ def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
         predicate,
         obj,
         text,
-        fact.subject_type,
-        fact.object_type,
+        check_label(fact.subject_type, "subject_type", settings.max_name_chars),
+        check_label(fact.object_type, "object_type", settings.max_name_chars),
         to_epoch(fact.valid_at),
         fact.confidence,
     )
@@ -92,6 +95,25 @@ def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:
         except InvalidInputError as exc:
             raise type(exc)(f"fact #{index}: {exc}") from exc
     return facts
+
+
+def distinct_facts(facts: list[CleanFact]) -> list[CleanFact]:
+    """One fact per subject, predicate and object (names by `entity_key`): a fact repeated
+    in one call is said once, one mention for it and its entities however often the call
+    repeats it (repeating cannot inflate an entity's salience). The last repeat gives the
+    text, valid_at and confidence; a type any of them names is kept."""
+    kept: dict[tuple[str, str, str], CleanFact] = {}
+    for fact in facts:
+        key = (entity_key(fact.subject), fact.predicate, entity_key(fact.object))
+        held = kept.get(key)
+        if held is not None:
+            fact = replace(
+                fact,
+                subject_type=fact.subject_type or held.subject_type,
+                object_type=fact.object_type or held.object_type,
+            )
+        kept[key] = fact
+    return list(kept.values())
 
 
 def facts_batch(
@@ -131,7 +153,7 @@ def resolve_keys(
             key = entity_key(name)
             counts[key] += 1
             if key not in names or (names[key][1] is None and etype):
-                names[key] = (name, normalize_label(etype))
+                names[key] = (name, etype)  # a label already (`check_label`)
     known = reads.entities_by_keys(user_id, list(names))
     out = Resolved()
     for key, (name, etype) in names.items():

@@ -41,6 +41,7 @@ class AddSteps:
             ts=record.ts,
             source=record.source,
             key=job.checksum,  # what it is stored under, found by the pipeline
+            retry=job.retry,  # stored as failed: the write lands on that episode
         )
         prepared = self.adder.prepare(request)
         outcome = prepared.outcome

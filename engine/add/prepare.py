@@ -44,7 +44,9 @@ class AddRequest:
     `ts` is when they were written (`engine.times.TimeLike`); `speaker` names who wrote the
     messages that carry no name; `key`: the message is an ingest record, stored under this
     checksum (`engine.add.messages.record_checksums`, as the pipeline found it), so one stored
-    already is skipped even without a time.
+    already is skipped even without a time; `retry`: it may be stored as failed under that
+    checksum with a uid of its own (a dead letter of an `add` without a time), and lands on
+    that episode.
     """
 
     messages: Messages
@@ -55,6 +57,7 @@ class AddRequest:
     source: str | None = None
     speaker: str | None = None
     key: str | None = None
+    retry: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,12 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
             replace(row, checksum=request.key, uid=stable_uid(user_id, request.key)) for row in rows
         ]
     keyed = keyed or when is not None
-    fresh = _fresh_keyed(ctx.reads, user_id, rows) if keyed else _retried(ctx, user_id, rows)
+    if not keyed:
+        fresh = _retried(ctx, user_id, dict(enumerate(rows)))
+    elif request.retry:
+        fresh = _retried(ctx, user_id, _fresh_keyed(ctx.reads, user_id, rows))
+    else:
+        fresh = _fresh_keyed(ctx.reads, user_id, rows)
     kept = [(row, _dated(chat[i], row)) for i, row in fresh.items()]
     prepared = PreparedAdd(
         user_id=user_id,
@@ -175,15 +183,15 @@ def _fresh_keyed(reads: Reads, user_id: str, rows: list[EpisodeRow]) -> dict[int
     return {index: rows[index] for index in sorted(first.values())}
 
 
-def _retried(ctx: AddContext, user_id: str, rows: list[EpisodeRow]) -> dict[int, EpisodeRow]:
-    """Every unkeyed row by position, each taking the uid of a failed episode of the same
-    message where there is one (adding it again retries it, not leaving it failed beside)."""
-    params = {"user_id": user_id, "checksums": sorted({r.checksum for r in rows})}
+def _retried(ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]) -> dict[int, EpisodeRow]:
+    """The rows (by position), each taking the uid of a failed episode of the same message
+    where there is one (adding it again retries it, not leaving it failed beside)."""
+    params = {"user_id": user_id, "checksums": sorted({r.checksum for r in rows.values()})}
     failed: dict[str, list[str]] = {}
     for checksum, uid in ctx.store.run("find_failed_episodes", params):
         failed.setdefault(checksum, []).append(uid)
     out = {}
-    for index, row in enumerate(rows):
+    for index, row in rows.items():
         uids = failed.get(row.checksum)
         out[index] = replace(row, uid=uids.pop()) if uids else row
     return out

@@ -152,16 +152,22 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from engine.load.load_bar import for_stream
     from engine.transfer.document import read_bounded
     from engine.transfer.import_limits import ImportLimits
 
+    show = None if args.json else for_stream(verb="import")  # on stderr, as load's
     with open_memory(args) as mem:
         if args.file == "-":
             limits = ImportLimits.from_settings(mem.settings)
             source: bytes | Path = read_bounded(sys.stdin.buffer, limits, "standard input")
         else:
             source = Path(args.file)
-        report = mem.import_(source, user_id=args.user)
+        try:
+            report = mem.import_(source, user_id=args.user, progress=show)
+        finally:
+            if show is not None:
+                show.close()
     text = (
         f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
         f"episodes, {report.history} history events of {report.source_user_id!r} "

@@ -1,23 +1,35 @@
-"""Showing a running load: a tqdm bar (rate and ETA) on a terminal, plain lines elsewhere."""
+"""Showing a running load (or import): a tqdm bar (rate and ETA) on a terminal, plain lines
+elsewhere, one phase after the other."""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
-from engine.load.run import LoadProgress
+
+class Phased(Protocol):
+    """How far a phase has got: `LoadProgress`, `engine.transfer.progress.ImportProgress`."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def done(self) -> int: ...
+    @property
+    def total(self) -> int: ...
 
 
 class LoadBar:
-    """One bar per phase (entities, then facts), each with its rate and ETA."""
+    """One bar per phase (entities, then facts), each with its rate and ETA; `verb` names
+    the work ("load", "import")."""
 
-    def __init__(self, stream: IO[str] | None = None) -> None:
+    def __init__(self, stream: IO[str] | None = None, verb: str = "load") -> None:
         self._stream = stream or sys.stderr
+        self._verb = verb
         self._bar: Any = None
         self._phase = ""
 
-    def __call__(self, p: LoadProgress) -> None:
+    def __call__(self, p: Phased) -> None:
         if p.phase != self._phase:
             self.close()
             from tqdm import tqdm
@@ -25,7 +37,7 @@ class LoadBar:
             self._phase = p.phase
             self._bar = tqdm(
                 total=p.total, initial=p.done, unit=p.phase[:-1] if p.phase else "item",
-                desc=f"load {p.phase}", file=self._stream, dynamic_ncols=True,
+                desc=f"{self._verb} {p.phase}", file=self._stream, dynamic_ncols=True,
             )  # fmt: skip
         self._bar.update(p.done - self._bar.n)
 
@@ -39,14 +51,17 @@ class LoadLines:
     """`load facts: 61000/128185 (48%), 1020/s, ETA 66s` every `every_s` seconds and at the
     end of each phase: for logs and pipes."""
 
-    def __init__(self, stream: IO[str] | None = None, every_s: float = 5.0) -> None:
+    def __init__(
+        self, stream: IO[str] | None = None, every_s: float = 5.0, verb: str = "load"
+    ) -> None:
         self._stream = stream or sys.stderr
         self._every_s = every_s
+        self._verb = verb
         self._last_at = float("-inf")
         self._phase = ""
         self._started = (0.0, 0)
 
-    def __call__(self, p: LoadProgress) -> None:
+    def __call__(self, p: Phased) -> None:
         now = time.monotonic()
         if p.phase != self._phase:
             self._phase, self._started = p.phase, (now, p.done)
@@ -58,7 +73,7 @@ class LoadLines:
         eta = f"{(p.total - p.done) / rate:.0f}s" if rate > 0 else "?"
         share = 100 * p.done // p.total if p.total else 100
         self._stream.write(
-            f"load {p.phase}: {p.done}/{p.total} ({share}%), {rate:.0f}/s, ETA {eta}\n"
+            f"{self._verb} {p.phase}: {p.done}/{p.total} ({share}%), {rate:.0f}/s, ETA {eta}\n"
         )
         self._stream.flush()
 
@@ -66,6 +81,7 @@ class LoadLines:
         pass
 
 
-def for_stream(stream: IO[str] | None = None) -> LoadBar | LoadLines:
+def for_stream(stream: IO[str] | None = None, verb: str = "load") -> LoadBar | LoadLines:
+    """A bar when `stream` (stderr by default) is a terminal, periodic lines otherwise."""
     stream = stream or sys.stderr
-    return LoadBar(stream) if stream.isatty() else LoadLines(stream)
+    return LoadBar(stream, verb) if stream.isatty() else LoadLines(stream, verb=verb)

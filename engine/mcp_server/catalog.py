@@ -65,12 +65,21 @@ def _writing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
             str | float | None,
             Field(description="when it was said: ISO 8601 or epoch seconds (default: now)"),
         ] = None,
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="kept with each message, for search_memory's filters: a JSON "
+                'object such as {"topic": "music"}, as JSON no longer than a message may be '
+                "(32,000 characters by default)"
+            ),
+        ] = None,
     ) -> CallToolResult:
         """Remember what was said: facts are extracted into the user's knowledge graph, and the
-        messages are kept as the memory stream."""
+        messages are kept as the memory stream, each with the optional `metadata` object that
+        search_memory's `filters` match on."""
         return await dispatch.call(
             ctx, tools.add_memory, user_id,
-            messages=messages, session_id=session_id, speaker=speaker, ts=ts,
+            messages=messages, session_id=session_id, speaker=speaker, ts=ts, metadata=metadata,
         )  # fmt: skip
 
     @server.tool()

@@ -108,7 +108,7 @@ def _http_runner(
 
     if not 1 <= args.port <= 65535:
         raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
-    where = f"http://{args.host}:{args.port}/mcp"
+    where = f"http://{url_host(args.host)}:{args.port}/mcp"
     if args.no_token:
         if not is_loopback(args.host):
             raise ConfigError(
@@ -132,6 +132,11 @@ def _http_runner(
         run_http(server, sock, args.host, tokens)
 
     return run_gated
+
+
+def url_host(host: str) -> str:
+    """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8765/mcp)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def _memory(args: argparse.Namespace) -> Memory:

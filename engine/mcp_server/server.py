@@ -21,6 +21,8 @@ from concurrent.futures import Future
 from importlib.metadata import version
 from typing import Any
 
+from pydantic import ValidationError
+
 from engine.errors import ConfigError, GraphmemError, InvalidInputError
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
@@ -31,7 +33,7 @@ from engine.memory import Memory
 try:
     import anyio
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import CallToolResult, TextContent
     from mcp.types import Tool as MCPTool
 except ImportError as exc:  # pragma: no cover - exercised only without the package
@@ -44,6 +46,10 @@ INSTRUCTIONS = (
     "anything that may depend on what the user said before; call add_memory with what the "
     "user tells you that is worth keeping; facts have ids that delete_memory takes."
 )
+_log = logging.getLogger("graphmem.mcp")
+# the SDK's own record of a failed call quotes the error's text (what the caller sent: names,
+# ids, values) at INFO; `GraphmemMCP.call_tool` logs the tool and the kind of error instead
+_SDK_SERVER_LOG = "mcp.server.mcpserver.server"
 
 
 class MemoryHolder:
@@ -144,14 +150,36 @@ class GraphmemMCP(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
+        """The SDK's call, after the check of its arguments; a failed call is logged as one
+        WARNING naming the tool and the kind of error, without the error's text (it quotes
+        what the caller sent, which the answer alone carries back)."""
         if self._arguments is None:  # the tools are all registered by the first call
             listed = await self.list_tools()
             self._arguments = {t.name: list(t.input_schema.get("properties", {})) for t in listed}
         known = self._arguments.get(name)
-        unknown = sorted(set(arguments) - set(known)) if known is not None else []
-        if known is not None and unknown:
-            raise ToolError(_unknown_arguments(name, unknown, known))
-        return await super().call_tool(name, arguments, context)
+        try:
+            unknown = sorted(set(arguments) - set(known)) if known is not None else []
+            if known is not None and unknown:
+                problem = _unknown_arguments(name, unknown, known)
+                raise ToolError(problem) from InvalidInputError(problem)
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash, not the caller's mistake: the SDK logs it with its traceback
+        except ToolError as exc:
+            tool = name if known is not None else "an unknown tool"  # a name is what was sent
+            _log.warning("%s failed: %s", tool, error_kind(exc))
+            raise
+
+
+def error_kind(exc: BaseException) -> str:
+    """What kind of error failed a call, for the log: the class of graphmem's error (or of
+    pydantic's, for arguments of the wrong type) behind `exc`, never its text."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, GraphmemError | ValidationError):
+            return type(cause).__name__
+        cause = cause.__cause__
+    return type(exc).__name__
 
 
 def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
@@ -172,13 +200,15 @@ def build_server(dispatch: Dispatch) -> GraphmemMCP:
 
 def plain_logging() -> None:
     """One-line log records on stderr (before the SDK would install its boxed rich handler:
-    `logging.basicConfig` keeps the first handler it is given)."""
+    `logging.basicConfig` keeps the first handler it is given), none of the SDK's INFO records
+    of failed calls (see `_SDK_SERVER_LOG`)."""
     logging.basicConfig(
         level=logging.INFO,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         force=True,
     )
+    logging.getLogger(_SDK_SERVER_LOG).setLevel(logging.WARNING)
 
 
 def serve(

@@ -12,7 +12,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InvalidInputError
+from engine.errors import InvalidInputError, NotFoundError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import quoted, render_search
@@ -47,8 +47,12 @@ class FactIn(BaseModel):
     predicate: str = Field(description="the relation, e.g. 'works at' or WORKS_AT")
     object: str = Field(description="the other side, e.g. 'Acme'")
     text: str | None = Field(default=None, description="the fact as a sentence (optional)")
-    subject_type: str | None = Field(default=None, description="e.g. person (optional)")
-    object_type: str | None = Field(default=None, description="e.g. organization (optional)")
+    subject_type: str | None = Field(
+        default=None, description="e.g. person, stored as the label Person (optional)"
+    )
+    object_type: str | None = Field(
+        default=None, description="e.g. sports team, stored as the label SportsTeam (optional)"
+    )
 
 
 def _messages(messages: str | list[MessageIn]) -> str | list[dict[str, Any]]:
@@ -77,11 +81,15 @@ def add_memory(
     session_id: str | None = None,
     speaker: str | None = None,
     ts: str | float | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> ToolOutput:
+    """`Memory.add`, its `metadata` checked by the same rules (a JSON object of at most
+    `max_message_chars` as JSON: `engine.add.messages.metadata_json`)."""
     result = memory.add(
         _messages(messages),
         user_id,
         session_id=session_id,
+        metadata=metadata,
         source="mcp",
         speaker=speaker,
         ts=parse_time(ts, "ts"),
@@ -217,10 +225,24 @@ def update_memory(
 
 
 def memory_history(memory: Memory, user_id: str, fact_id: str) -> ToolOutput:
+    """The change events of a fact or entity of the user, oldest first.
+
+    Raises:
+        NotFoundError: the user has no fact or entity of that id.
+    """
     events = memory.history(fact_id, user_id)
+    if not events and not _holds(memory, user_id, fact_id):
+        raise NotFoundError(f"user {user_id!r} has no fact or entity {fact_id!r}")
     lines = [f"{e.ts:%Y-%m-%d %H:%M} {e.event} {e.detail or ''}".rstrip() for e in events]
-    text = "\n".join(lines) if lines else f"No history for {fact_id} of user {user_id!r}."
+    text = "\n".join(lines) or f"No change of {fact_id} of user {user_id!r} is recorded."
     return ToolOutput(text, {"events": [e.model_dump(mode="json") for e in events]})
+
+
+def _holds(memory: Memory, user_id: str, uid: str) -> bool:
+    """Whether the user has a fact or an entity of that uid (an entity `add_facts` or a load
+    wrote has no change event)."""
+    reads = memory.reads
+    return bool(reads.facts_by_uids(user_id, [uid]) or reads.entities_by_uids(user_id, [uid]))
 
 
 def delete_message(memory: Memory, user_id: str, message_id: str) -> ToolOutput:

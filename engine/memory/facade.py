@@ -62,7 +62,8 @@ class Memory(MemoryEdit, MemoryTransfer):
     ) -> AddResult:
         """Store pre-extracted facts `(subject, predicate, object[, text])` for `user_id`.
 
-        Idempotent: the same fact again bumps its mentions and creates nothing new.
+        Idempotent: the same fact again bumps its mentions and creates nothing new. A fact
+        repeated within one call counts once (one mention for it and its entities).
 
         Raises:
             InvalidInputError: a fact is malformed (nothing is written then).
@@ -209,8 +210,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         result = self.apply_add(prepared)
         if result.extraction_error is not None:  # the episodes are kept as failed; listed too
             path = self.settings.data_dir.expanduser() / DEAD_LETTERS
-            limit = self.settings.max_message_chars
-            result.errors += keep_failed(path, prepared, result.extraction_error, limit)
+            result.errors += keep_failed(path, prepared, result.extraction_error)
         return result
 
     def prepare_add(

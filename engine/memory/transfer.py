@@ -9,6 +9,7 @@ from engine.normalize import check_user_id
 from engine.transfer.document import Source, target_user
 from engine.transfer.export import EXPORT_FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
+from engine.transfer.progress import ImportProgressFn
 from engine.transfer.restore import ImportReport, import_snapshot, parse_snapshot
 
 
@@ -48,12 +49,14 @@ class MemoryTransfer(MemoryCore):
         user_id: str | None = None,
         *,
         users_from_file: bool = False,
+        progress: ImportProgressFn | None = None,
     ) -> ImportReport:
         """Write a JSON export back for `user_id` (required: the file does not choose, unless
         an admin restoring a backup says `users_from_file=True`). Every uid is derived again
         for the target; idempotent; live counters are never lowered. `source` is the document
         (`str`, `bytes`, parsed) or, only as a `pathlib.Path`, a file: a `str` is never a path.
-        The limits of `add_facts` and `add` apply before anything is written.
+        The limits of `add_facts` and `add` apply before anything is written. `progress` is
+        told each step: texts embedded, then records written (`ImportProgress`).
 
         Raises:
             InvalidInputError: no `user_id` (nor `users_from_file`), unreadable, not a
@@ -65,6 +68,8 @@ class MemoryTransfer(MemoryCore):
         snapshot = parse_snapshot(source, limits)
         self._setup()
         target = target or snapshot.user_id
-        report = import_snapshot(self.store, snapshot, target, self.embedder, limits)
+        report = import_snapshot(
+            self.store, snapshot, target, self.embedder, limits, progress=progress
+        )
         self.retriever.forget(report.user_id)
         return report

@@ -215,6 +215,13 @@ def snapshot_batches(
         yield WriteBatch(history=rows)
 
 
+def batch_records(batch: RestoreBatch | WriteBatch) -> int:
+    """How many exported records one of `snapshot_batches` writes."""
+    if isinstance(batch, WriteBatch):
+        return len(batch.history)
+    return len(batch.entities) + len(batch.facts) + len(batch.episodes)
+
+
 def _terms(speaker: str | None, content: str) -> dict[str, Any]:
     """The episode leg's index terms of a message, stored with it so a load only reads them."""
     return {"terms": stored_terms(speaker, content), "terms_v": TERMS_VERSION}

@@ -31,8 +31,9 @@ from engine.retrieval.lexical import episode_text
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
 from engine.transfer.document import parse_snapshot
-from engine.transfer.export import PAGE, read_all, snapshot_batches
+from engine.transfer.export import PAGE, batch_records, read_all, snapshot_batches
 from engine.transfer.import_limits import ImportLimits, checked
+from engine.transfer.progress import ImportProgressFn, Phase, encode_counted
 from engine.transfer.snapshot import (
     EntityRecord,
     EpisodeRecord,
@@ -263,7 +264,9 @@ def _event_key(h: HistoryRecord) -> tuple[object, ...]:
     return (h.target_uid, h.event, h.episode_uid, h.detail, h.ts)
 
 
-def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphSnapshot, int]:
+def fill_embeddings(
+    snapshot: GraphSnapshot, embedder: Embedder, phase: Phase | None = None
+) -> tuple[GraphSnapshot, int]:
     """Embed the entities (by name) and facts (by text) that come without a vector."""
     entities = [e for e in snapshot.entities if not e.embedding]
     facts = [f for f in snapshot.facts if not f.embedding]
@@ -271,7 +274,8 @@ def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphS
         return snapshot, 0
     texts = [e.name for e in entities] + [f.text for f in facts]
     uids = [e.uid for e in entities] + [f.uid for f in facts]
-    vectors = {u: as_param(v) for u, v in zip(uids, embedder.encode(texts), strict=True)}
+    encoded = encode_counted(embedder, texts, phase)
+    vectors = {u: as_param(v) for u, v in zip(uids, encoded, strict=True)}
     update = {
         "entities": [
             e.model_copy(update={"embedding": vectors.get(e.uid, e.embedding)})
@@ -285,10 +289,12 @@ def fill_embeddings(snapshot: GraphSnapshot, embedder: Embedder) -> tuple[GraphS
     return snapshot.model_copy(update=update), len(vectors)
 
 
-def episode_vectors(snapshot: GraphSnapshot, embedder: Embedder) -> dict[str, list[float]]:
+def episode_vectors(
+    snapshot: GraphSnapshot, embedder: Embedder, phase: Phase | None = None
+) -> dict[str, list[float]]:
     """The episode leg's vectors of the snapshot's messages (exports carry none)."""
     texts = [episode_text(p.speaker, p.content) for p in snapshot.episodes]
-    vectors = embedder.encode(texts)
+    vectors = encode_counted(embedder, texts, phase)
     return {p.uid: as_param(v) for p, v in zip(snapshot.episodes, vectors, strict=True)}
 
 
@@ -298,6 +304,7 @@ def import_snapshot(
     user_id: str,
     embedder: Embedder | None = None,
     limits: ImportLimits | None = None,
+    progress: ImportProgressFn | None = None,
 ) -> ImportReport:
     """Write `snapshot` into `store` for `user_id` (the user it was exported from, or
     another: the caller says which, the file never does).
@@ -306,6 +313,7 @@ def import_snapshot(
     exported properties; so does a message it holds under the same checksum (one to one:
     `episode_uids`). With an `embedder`, records without a vector are embedded. With
     `limits`, every record is checked (and cleaned) first, as `add_facts` checks its input.
+    `progress` is told each step: texts embedded, then records written (`ImportProgress`).
 
     Raises:
         InvalidInputError: the user id is unusable, or a record breaks the limits (nothing
@@ -322,10 +330,16 @@ def import_snapshot(
     embedded = 0
     messages: dict[str, list[float]] = {}
     if embedder is not None:
-        snapshot, embedded = fill_embeddings(snapshot, embedder)
-        messages = episode_vectors(snapshot, embedder)
+        bare = sum(not e.embedding for e in snapshot.entities)
+        bare += sum(not f.embedding for f in snapshot.facts)
+        phase = Phase(progress, "vectors", bare + len(snapshot.episodes))
+        snapshot, embedded = fill_embeddings(snapshot, embedder, phase)
+        messages = episode_vectors(snapshot, embedder, phase)
+    records = len(snapshot.entities) + len(snapshot.facts) + len(snapshot.episodes)
+    written = Phase(progress, "records", records + len(snapshot.history))
     for batch in snapshot_batches(snapshot, episode_vectors=messages):
         store.write(target, batch)
+        written.advance(batch_records(batch))
     return ImportReport(
         user_id=target,
         source_user_id=source_user,

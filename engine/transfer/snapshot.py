@@ -99,6 +99,7 @@ class FactRecord(_Record):
     episodes: list[str] = Field(default_factory=list)
     confidence: float = 1.0
     created_at: float | None = None
+    updated_at: float | None = None  # its text or times last changed by hand
     embedding: list[float] | None = None
     relationship: RelationshipRecord | None = None
 

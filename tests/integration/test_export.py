@@ -292,17 +292,20 @@ def cli_graph(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> Iterator[FalkorDBStore]:
+    opened: list[FalkorDBStore] = []  # a Memory leaves a store it was given open
     with _store(falkordb_server, embedder.dimension) as store:
         build_graph(store, embedder, "alice")
         graph_name = store._graph.name
 
         def memory(args: object, **_: object) -> Memory:
             client = FalkorDB(unix_socket_path=str(falkordb_server.socket_path))
-            same = FalkorDBStore(client, graph_name)
-            return Memory(store=same, embedder=embedder, data_dir=tmp_path)
+            opened.append(FalkorDBStore(client, graph_name))
+            return Memory(store=opened[-1], embedder=embedder, data_dir=tmp_path)
 
         monkeypatch.setattr(cli, "open_memory", memory)
         yield store
+        for same in opened:
+            same.close()
 
 
 def test_cli_export_import_round_trip(
@@ -386,3 +389,33 @@ def test_an_imported_message_is_found_by_its_meaning(
     query = as_param(embedder.encode_one("a new pet cat"))
     (nearest,) = Reads(target).vector_episodes("bob", query, 5)
     assert nearest[0] == stable_uid("bob", episode.checksum)
+
+
+def test_import_reports_its_progress(stores: list[FalkorDBStore], embedder: Embedder) -> None:
+    source, target = stores
+    build_graph(source, embedder, "alice")
+    seen: list[tuple[str, int, int]] = []
+    import_snapshot(
+        target, read_snapshot(source, "alice"), "bob", embedder,
+        progress=lambda p: seen.append((p.phase, p.done, p.total)),
+    )  # fmt: skip
+    assert [p for p in seen if p[0] == "vectors"] == [("vectors", 1, 1)]  # the one message
+    written = [done for phase, done, total in seen if phase == "records" and total == 22]
+    assert written == sorted(written) and written[-1] == 22 and len(written) > 1
+
+
+def test_cli_import_shows_progress_on_stderr_unless_json(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert cli.main(["import", str(out), "--user", "erin"]) == 0
+    shown = capsys.readouterr()
+    assert cli.main(["import", str(out), "--user", "erin", "--json"]) == 0
+    quiet = capsys.readouterr()
+    # not a terminal: a line every few seconds and one at the end of each phase, as load's
+    assert shown.out.startswith("imported 10 entities")
+    assert any(line.startswith("import vectors: 1/1 (100%)") for line in shown.err.splitlines())
+    assert shown.err.splitlines()[-1].startswith("import records: 22/22 (100%)")
+    assert "import " not in quiet.err and json.loads(quiet.out)["user_id"] == "erin"

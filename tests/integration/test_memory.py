@@ -30,6 +30,18 @@ def test_add_facts_is_idempotent(memory: Memory) -> None:
     assert memory.stats("a").entities == 2
 
 
+def test_a_fact_repeated_in_one_call_counts_once(memory: Memory) -> None:
+    """Repeating a fact within one add_facts call does not inflate its entities' salience."""
+    tea = ("Alice", "LIKES", "Tea")
+    first = memory.add_facts([tea, ("alice", "likes", "tea"), tea, ("Alice", "OWNS", "Rex")], "a")
+    (liked,) = [f for f in memory.get_all("a") if f.predicate == "LIKES"]
+    alice, drink = memory.entity("Alice", "a").entity, memory.entity("Tea", "a").entity
+    again = memory.add_facts([tea, tea], "a")
+    assert (first.facts_added, len(first.fact_uids), liked.mentions) == (2, 2, 1)
+    assert (alice.mentions, drink.mentions) == (2, 1)
+    assert (again.facts_updated, memory.entity("Tea", "a").entity.mentions) == (1, 2)
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
@@ -118,6 +130,32 @@ def test_bad_facts_are_rejected_and_nothing_is_written(memory: Memory, bad: obje
         memory.add_facts([("Fine", "IS", "fine"), bad], user_id="u")
     assert "fact #1" in str(info.value)
     assert [f.text for f in memory.get_all("u")] == ["Kept is stored"]
+
+
+@pytest.mark.parametrize(
+    ("etype", "says"),
+    [
+        ("!!", "subject_type '!!' cannot be an entity type: it needs ASCII letters"),
+        ("3d model", "subject_type '3d model' cannot be an entity type: it needs ASCII letters"),
+        ("Café", "subject_type 'Café' cannot be an entity type: it needs ASCII letters"),
+        ("entity", "subject_type 'entity' cannot be an entity type: Entity is one of graphmem"),
+        ("kind " * 17, "subject_type 'kind kind kind kind kind kind kind kind kind kind kind "),
+    ],
+)
+def test_an_entity_type_that_is_no_label_is_refused_naming_it(
+    memory: Memory, etype: str, says: str
+) -> None:
+    fact = {"subject": "Ann", "predicate": "LIKES", "object": "tea", "subject_type": etype}
+    with pytest.raises(InvalidInputError) as info:
+        memory.add_facts([("Kept", "IS", "stored"), fact], user_id="u")
+    assert str(info.value).startswith(f"fact #1: {says}"), str(info.value)
+    assert [f.text for f in memory.get_all("u")] == []
+
+
+def test_an_entity_type_becomes_its_pascal_case_label(memory: Memory) -> None:
+    reds = {"subject": "Ann", "predicate": "PLAYS_IN", "object": "Reds"}
+    memory.add_facts([{**reds, "object_type": "sports team"}, {**reds, "subject": "Bo"}], "u")
+    assert memory.entity("Reds", "u").entity.type == "SportsTeam"
 
 
 def test_hostile_names_are_stored_as_plain_values(memory: Memory) -> None:

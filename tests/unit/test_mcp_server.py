@@ -93,3 +93,13 @@ def test_a_host_reads_plain_descriptions_and_graphmem_s_version() -> None:
     described = {t.name: t.description or "" for t in tools}
     assert described["add_memory"].startswith("Remember what was said: facts are extracted")
     assert all("\n " not in text for text in described.values()), described
+
+
+def test_add_memory_takes_metadata_and_says_what_filters_it() -> None:
+    server = build_server(cast(Any, object()))
+
+    (add,) = [t for t in anyio.run(server.list_tools) if t.name == "add_memory"]
+
+    assert "metadata" in add.input_schema["properties"]
+    assert "search_memory" in add.input_schema["properties"]["metadata"]["description"]
+    assert "metadata" in (add.description or "")

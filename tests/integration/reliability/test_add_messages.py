@@ -119,3 +119,25 @@ def test_messages_per_add_and_per_prompt_are_bounded(
     assert ["message 0" in p for p in prompts] == [True, False, False]
     assert "message 9" in prompts[2] and len(result.episode_uids) == 10
     tally.cases += 2
+
+
+@pytest.mark.parametrize("ts", [None, T])
+def test_a_failed_add_without_a_source_is_replayed_onto_its_episode(
+    mem: Memory, llm: ScriptedLLM, tmp_path: Path, tally: Tally, ts: float | None
+) -> None:
+    """`ingest(retry_failed=True)` finds the failed episode under the letter's checksum and
+    extracts it in place: no second episode, the letter resolved."""
+    user = f"replay-{ts is None}"
+    mem.delete_all(user)
+    llm.script(http_error(400, "bad request"))
+    failed = mem.add("My brother Tom lives in Rome", user, ts=ts)
+    llm.script(tool_call(extraction([("Tom", "LIVES_IN", "Rome")])))
+    replayed = mem.ingest([], user_id=user, retry_failed=True)
+    assert failed.extraction_error and replayed.dead_letters_retried == 1
+    assert (replayed.messages_added, replayed.dead_letters_resolved) == (1, 1)
+    assert _episodes(mem, user, failed.episode_uids) == [("My brother Tom lives in Rome", "ok")]
+    assert mem.stats(user).episodes == 1
+    assert [(f.subject, f.object) for f in mem.get_all(user)] == [("Tom", "Rome")]
+    assert not (tmp_path / "dead_letters.jsonl").exists()
+    tally.cases += 1
+    tally.faults += 1

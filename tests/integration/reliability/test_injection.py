@@ -62,7 +62,9 @@ CALLS: dict[str, Callable[[Memory, str], object]] = {
     "user_id": lambda m, p: m.get_all(p),
 }
 # the error names the field (the message's own name for the two that reuse another field)
-FIELD_IN_ERROR = {"delete uid": "uid", "metadata": "metadata", "type": None, "predicate": None}
+FIELD_IN_ERROR = {
+    "delete uid": "uid", "metadata": "metadata", "type": "subject_type", "predicate": None,
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -127,13 +129,9 @@ def test_a_megabyte_string_is_refused_naming_the_field(
     assert nodes_of(store, ATTACKER) == before
 
 
-@pytest.mark.parametrize("field", ["type", "predicate"])
-def test_a_megabyte_type_or_predicate_is_cut_to_a_valid_identifier(
-    mem: Memory, tally: Tally, field: str
-) -> None:
-    CALLS[field](mem, "A" * 1_000_000)
+def test_a_megabyte_predicate_is_cut_to_a_valid_identifier(mem: Memory, tally: Tally) -> None:
+    """(An entity type is never cut: one over 64 characters as a label is refused.)"""
+    CALLS["predicate"](mem, "A" * 1_000_000)
     tally.cases += 1
     tally.faults += 1
     assert all(PREDICATE_PATTERN.fullmatch(f.predicate) for f in mem.get_all(ATTACKER))
-    kinds = [e.entity.type for e in mem.top_entities(ATTACKER)]
-    assert all(k is None or len(k) <= 64 for k in kinds)

@@ -1,0 +1,122 @@
+"""What `graphmem mcp` writes to its log, over the wire: a failed call is one WARNING line
+naming the tool and the kind of error, never what the caller sent (names, ids, values: the
+answer carries those to the caller alone); an unknown id of `memory_history` answers that it
+was not found; the address of an IPv6 HTTP server is written bracketed."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
+
+SECRET = "zq-secret"  # in every argument of the failing calls: it must reach no log line
+CALLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "history": ("memory_history", {"fact_id": f"{SECRET}-id"}),
+    "entity": ("get_entity", {"name": f"{SECRET} name"}),
+    "predicate": ("add_facts", {"facts": [["Ann", f"9{SECRET}", "Oslo"]]}),
+    "argument": ("add_memory", {"messages": "hi", f"{SECRET}_arg": 1}),
+    "validation": ("search_memory", {"query": SECRET, "limit": 0}),
+    "user": ("search_memory", {"query": "tea", "user_id": f"{SECRET}-user"}),
+    "stored": ("add_memory", {"messages": "I like tea", "metadata": {"topic": SECRET}}),
+}
+
+
+def _send(stdin: IO[str], message: dict[str, Any]) -> None:
+    stdin.write(json.dumps(message) + "\n")
+    stdin.flush()
+
+
+def _answers(stdout: IO[str], count: int) -> dict[int, dict[str, Any]]:
+    """The answers to `count` requests by id, in whatever order they come."""
+    out: dict[int, dict[str, Any]] = {}
+    while len(out) < count:
+        message = json.loads(stdout.readline())
+        if "id" in message:
+            out[message["id"]] = message
+    return out
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
+    """The answer to each of `CALLS` by name, and the server's whole log."""
+    data_dir = tmp_path_factory.mktemp("mcp_logs")
+    cmd = [GRAPHMEM, "--data-dir", str(data_dir), "mcp", "--user", "alice"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(cmd, env=ENV, text=True, stdin=pipe, stdout=pipe, stderr=pipe) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        _send(proc.stdin, INITIALIZE)
+        _answers(proc.stdout, 1)
+        _send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for number, (tool, arguments) in enumerate(CALLS.values(), start=2):
+            params = {"name": tool, "arguments": arguments}
+            _send(proc.stdin, {"jsonrpc": "2.0", "id": number, "method": "tools/call",
+                               "params": params})  # fmt: skip
+        answers = _answers(proc.stdout, len(CALLS))
+        _, log = proc.communicate(timeout=60)  # stdin closed: the host hung up
+    by_name = {name: answers[n]["result"] for n, name in enumerate(CALLS, start=2)}
+    return by_name, log
+
+
+def _text(result: dict[str, Any]) -> str:
+    return "\n".join(block["text"] for block in result["content"])
+
+
+def test_an_unknown_history_id_is_not_found_naming_it(served: tuple[dict[str, Any], str]) -> None:
+    answer = served[0]["history"]
+    assert answer["isError"]
+    assert f"NotFoundError: user 'alice' has no fact or entity '{SECRET}-id'" in _text(answer)
+
+
+def test_a_failed_call_is_logged_as_a_warning_without_what_the_caller_sent(
+    served: tuple[dict[str, Any], str],
+) -> None:
+    answers, log = served
+    assert not answers["stored"]["isError"], _text(answers["stored"])
+    failed = [name for name, answer in answers.items() if answer["isError"]]
+    assert failed == [name for name in CALLS if name != "stored"]
+    assert SECRET not in log, log
+    lines = log.splitlines()
+    assert not [line for line in lines if "failed" in line and " WARNING " not in line], log
+    warnings = [line.split(" WARNING ", 1)[1] for line in lines if " failed: " in line]
+    assert sorted(warnings) == sorted(  # the calls run concurrently: in any order
+        [
+            "graphmem.mcp: memory_history failed: NotFoundError",
+            "graphmem.mcp: get_entity failed: NotFoundError",
+            "graphmem.mcp: add_facts failed: InvalidInputError",
+            "graphmem.mcp: add_memory failed: InvalidInputError",
+            "graphmem.mcp: search_memory failed: ValidationError",
+            "graphmem.mcp: search_memory failed: InvalidInputError",
+        ]
+    )
+
+
+def _free_ipv6_port() -> int:
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6) as sock:
+            return int(sock.getsockname()[1])
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+
+
+def test_an_ipv6_address_is_logged_bracketed(tmp_path: Path) -> None:
+    port = _free_ipv6_port()
+    cmd = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--user", "erin", "--http",
+           "--host", "::1", "--port", str(port), "--no-token"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=ENV, text=True, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    try:
+        deadline, lines = time.monotonic() + 60, []
+        while time.monotonic() < deadline and not any("serving" in line for line in lines):
+            lines.append(proc.stderr.readline())
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    (serving,) = [line for line in lines if "serving" in line]
+    assert f"serving http://[::1]:{port}/mcp without a token" in serving
