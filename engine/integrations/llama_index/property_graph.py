@@ -38,8 +38,10 @@ class _Triple(BaseModel):
 
 
 def _label(node: LabelledNode) -> str | None:
+    """The node's type, or None for LlamaIndex's and graphmem's untyped labels ("entity",
+    graphmem's own "Entity")."""
     label = node.label
-    return None if label in ("entity", "node", "text_chunk", "") else label
+    return None if label.casefold() in ("entity", "node", "text_chunk", "") else label
 
 
 def _triplet_fact(source: Any, relation: Any, target: Any) -> FactInput | None:
