@@ -203,8 +203,10 @@ def check_label(entity_type: object, what: str, max_chars: int) -> str | None:
 
 
 def _pascal_case(text: str) -> str:
-    """The ASCII words of `text` joined, each capitalized ("sports team": SportsTeam)."""
-    return "".join(w[:1].upper() + w[1:].lower() for w in _NON_WORD.sub(" ", text).split())
+    """The ASCII words of `text` joined, each capitalized ("sports team" and "SportsTeam":
+    SportsTeam; "PERSON": Person)."""
+    words = _NON_WORD.sub(" ", _CAMEL.sub(" ", text)).split()
+    return "".join(w[:1].upper() + w[1:].lower() for w in words)
 
 
 def is_type_label(label: str) -> bool:

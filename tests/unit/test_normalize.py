@@ -1,6 +1,7 @@
 import pytest
 
 from engine.errors import InvalidInputError, LimitExceededError
+from engine.graph_types import GraphTypes
 from engine.normalize import (
     clean_text,
     entity_key,
@@ -61,6 +62,8 @@ def test_clean_text_rejects_blank_non_string_and_oversized() -> None:
 def test_labels_are_pascal_case_or_dropped() -> None:
     assert normalize_label("person") == "Person"
     assert normalize_label("sports team") == "SportsTeam"
+    assert normalize_label("SportsTeam") == "SportsTeam"  # was Sportsteam
+    assert normalize_label("PERSON") == "Person"
     assert normalize_label("Fact") is None
     assert normalize_label("`) DELETE") == "Delete"
     assert normalize_label("") is None
@@ -93,3 +96,10 @@ def test_ts_and_its_alias_timestamp_name_one_time() -> None:
     assert one_time("2024-05-01T00:00:00Z", 1714521600) == "2024-05-01T00:00:00Z"
     with pytest.raises(InvalidInputError, match="ts and timestamp name one time"):
         one_time("2024-05-01", "2024-05-02")
+
+
+def test_a_declared_pascal_case_type_is_its_own_label() -> None:
+    """The docs ask for PascalCase: a declared SportsTeam was refused as no label."""
+    types = GraphTypes(entities={"SportsTeam": "a club that plays a sport"})
+    assert types.entity_type("sports team") == "SportsTeam"
+    assert types.entity_type("SportsTeam") == "SportsTeam"
