@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.errors import InvalidInputError
-from engine.normalize import normalize_label, normalize_predicate
+from engine.normalize import RESERVED_LABELS, normalize_label, normalize_predicate
 
 _DESCRIPTION_CHARS = 300
 
@@ -35,7 +35,7 @@ class GraphTypes(BaseModel):
             if normalize_label(name) != name:
                 raise ValueError(
                     f"entity type {name!r} cannot be a label: use PascalCase ASCII letters and "
-                    "digits (e.g. Company), and none of Entity, Fact, Episode, History"
+                    f"digits (e.g. Company), and none of {', '.join(sorted(RESERVED_LABELS))}"
                 )
             _check_description(name, description)
         return entities

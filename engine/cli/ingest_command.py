@@ -114,7 +114,8 @@ def ingest_parser(sub: Any) -> None:
     who.add_argument(
         "--users-from-file",
         action="store_true",
-        help="take each message's user from the file (its user column; LoCoMo: the sample_id)",
+        help="take each message's user from the file (a JSONL user_id or user field, a CSV "
+        "user column, a LoCoMo sample_id)",
     )
     ingest.add_argument("--format", choices=["auto", *CHAT_FORMATS], default="auto")
     ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")

@@ -108,6 +108,8 @@ def _add_text(result: AddResult) -> str:
 
 
 def cmd_update(args: argparse.Namespace) -> None:
+    if args.text is None and args.valid_at is None and args.invalid_at is None:
+        raise UsageError("update: give --text, --valid-at or --invalid-at")
     with open_memory(args) as mem:
         fact = mem.update(
             args.uid,

@@ -33,6 +33,7 @@ from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from engine.config import Settings
+from engine.errors import ConfigError
 from engine.extraction import prompts
 from engine.extraction.endpoint import (
     PRESETS,
@@ -147,13 +148,23 @@ class LLMExtractor:
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> LLMExtractor:
-        """An extractor on a fresh client built from `settings`, client retries disabled."""
+        """An extractor on a fresh client built from `settings`, client retries disabled.
+
+        Raises:
+            ConfigError: the endpoint is OpenAI's own API and no OPENAI_API_KEY is set.
+        """
         provider = None if settings.llm_provider == "auto" else settings.llm_provider
         preset_url = PRESETS[provider].base_url if provider else None
+        base_url = settings.openai_base_url or preset_url or _DEFAULT_BASE_URL
         key = settings.openai_api_key
+        if key is None and provider_for_url(base_url) == "openai":
+            raise ConfigError(
+                f"the LLM endpoint {base_url} (OpenAI's API) needs OPENAI_API_KEY; set it, or "
+                "OPENAI_BASE_URL / GRAPHMEM_LLM_PROVIDER for a local server (no key needed)"
+            )
         client = openai.OpenAI(
             api_key=key.get_secret_value() if key else _PLACEHOLDER_KEY,
-            base_url=settings.openai_base_url or preset_url or _DEFAULT_BASE_URL,
+            base_url=base_url,
             timeout=settings.llm_timeout_s,
             max_retries=0,
         )

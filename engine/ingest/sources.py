@@ -93,7 +93,7 @@ def check_user_choice(user_id: str | None, users_from_file: bool, has_inputs: bo
         raise InvalidInputError(
             "say whose memory the messages go to: user_id= (--user NAME) adds every message "
             "for that user; users_from_file=True (--users-from-file) takes each message's user "
-            "from the input's user column (a LoCoMo file: its sample_id)"
+            "from the input (a JSONL user_id or user field, a CSV user column, a LoCoMo sample_id)"
         )
 
 

@@ -7,6 +7,10 @@ files of the names the lines use (kb.tsv, logs/*.jsonl, ...): an optional `[--fl
 without it and with it, FACT_UID stands for a fact the earlier lines stored, and each line must
 exit 0 (and print JSON with `--json`). Lines that need what this machine lacks are named in
 `NOT_HERE` with the reason, and printed.
+
+Pages of docs/ whose examples a newcomer found wrong are run too: a block followed by its
+answer as a `# {...}` comment must answer with every `"key": "value"` the comment shows
+(values cut short with `...` are not compared).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"```(?P<lang>\w+)\n(?P<body>.*?)```", re.S)
 EXPECTED = re.compile(r"^(?P<code>[^#]+?)\s+#\s+(?P<value>'.*'|\".*\")\s*$")
 OPTIONAL = re.compile(r"\s\[(--[^\]]+)\]")
+ANSWER_PAIR = re.compile(r'"(?P<key>\w+)": "(?P<value>[^".]+)"')
 NOT_HERE = {
     "make ": "the test suite itself runs under `make test`",
     "graphmem mcp": "a server; tests/integration/test_mcp.py and security/test_mcp_doors.py run it",
@@ -45,8 +50,8 @@ FILES = {
 pytestmark = pytest.mark.slow
 
 
-def _blocks(lang: str) -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _blocks(lang: str, page: str = "README.md") -> list[str]:
+    text = (ROOT / page).read_text(encoding="utf-8")
     return [m["body"] for m in FENCE.finditer(text) if m["lang"] == lang]
 
 
@@ -119,3 +124,43 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
         assert done.returncode == 0, f"{command}\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
         if "--json" in command.split():
             json.loads(done.stdout)
+
+
+def _printing_its_answer(block: str) -> str:
+    """The block without its answer comment, printing as JSON the value of its last
+    expression statement (the call whose answer the comment shows)."""
+    code = "\n".join(line for line in block.splitlines() if not line.startswith("#"))
+    tree = ast.parse(code)
+    last = max((n for n in ast.walk(tree) if isinstance(n, ast.Expr)), key=lambda n: n.lineno)
+    lines = code.splitlines()
+    line = lines[last.lineno - 1]
+    indent = len(line) - len(line.lstrip())
+    lines[last.lineno - 1] = f"{line[:indent]}_answer = {line[indent:]}"
+    return "\n".join([*lines, "import json", "print(json.dumps(_answer, default=str))"])
+
+
+def _pairs(value: object) -> set[tuple[str, str]]:
+    """Every `key: text` pair of the dicts anywhere in `value`."""
+    if isinstance(value, dict):
+        own = {(k, v) for k, v in value.items() if isinstance(v, str)}
+        return own.union(*(_pairs(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_pairs(v) for v in value))
+    return set()
+
+
+def test_the_mem0_quick_start_answers_as_documented(tmp_path: Path) -> None:
+    """docs/migrate_from_mem0.md showed "USER likes hiking"; the user's entity is named
+    after the user id, and the page's answer has to say what a newcomer gets."""
+    block = _blocks("python", "docs/migrate_from_mem0.md")[0]
+    comment = " ".join(line for line in block.splitlines() if line.startswith("# "))
+    documented = {(m["key"], m["value"]) for m in ANSWER_PAIR.finditer(comment)}
+
+    done = subprocess.run(
+        [sys.executable, "-c", _printing_its_answer(block)], cwd=tmp_path, env=_env(),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert documented >= {("memory", "alice123 likes hiking"), ("source", "alice123")}
+    assert documented <= _pairs(json.loads(done.stdout.splitlines()[-1])), done.stdout

@@ -28,3 +28,15 @@ def test_a_count_out_of_range_is_a_usage_error_in_one_line(
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert f"argument {argv[-2]}" in error and "pydantic" not in error
     assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
+
+
+def test_update_with_nothing_to_change_is_a_usage_error_naming_the_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`graphmem update UID --user u` with no change asked is a wrong command line (2), said
+    in the CLI's option names, before any store opens (it said `text, valid_at or invalid_at`,
+    the Python names, with status 1)."""
+    assert main(["--data-dir", str(tmp_path), "update", "f1", "--user", "u"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == "graphmem: error: update: give --text, --valid-at or --invalid-at"
+    assert not (tmp_path / "falkordb.sock").exists()

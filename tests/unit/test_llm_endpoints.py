@@ -15,6 +15,7 @@ import openai
 import pytest
 
 from engine.config import Settings
+from engine.errors import ConfigError
 from engine.extraction.endpoint import Provider, provider_for_url, provider_from_models
 from engine.extraction.llm import LLMExtractor, default_max_tokens
 from engine.extraction.prompts import extraction_json_schema
@@ -297,6 +298,21 @@ def test_presets_from_settings(server: ScriptedLLM, monkeypatch: pytest.MonkeyPa
     assert local.llm_configured
     with LLMExtractor.from_settings(local) as extractor:
         assert extractor.base_url == "http://127.0.0.1:8080/v1" and extractor.mode == "json_schema"
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"llm_provider": "openai"}, {"openai_base_url": "https://api.openai.com/v1"}],
+)
+def test_openai_without_a_key_is_refused_naming_the_key(
+    settings: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI's own API needs OPENAI_API_KEY: without one, building the extractor says so,
+    instead of sending a placeholder key and failing every message later."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError) as raised:
+        LLMExtractor.from_settings(Settings(**settings, _env_file=None))  # type: ignore[arg-type]
+    assert "needs OPENAI_API_KEY" in str(raised.value)
 
 
 def test_refused_length_parameter_switches_once(

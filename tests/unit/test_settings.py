@@ -66,6 +66,15 @@ def test_a_bad_type_declaration_is_refused_naming_it(types: dict[str, object], n
     assert named in str(raised.value)
 
 
+def test_a_reserved_type_is_refused_naming_every_reserved_label() -> None:
+    """docs/api.md lists the labels graphmem keeps for itself; the error names them all, so
+    a user refused for `MessageIndex` learns why (it was missing from the list)."""
+    with pytest.raises(ConfigError) as raised:
+        build_settings(graph_types={"entities": {"MessageIndex": "an index of messages"}})
+    assert "'MessageIndex' cannot be a label" in str(raised.value)
+    assert "Entity, Episode, Fact, History, MessageIndex, RelationVectors" in str(raised.value)
+
+
 def test_declared_types_are_read_from_the_environment_as_json(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
