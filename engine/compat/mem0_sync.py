@@ -52,13 +52,15 @@ class Memory:
     Args:
         config: a Mem0 config dict (see `engine.compat.mem0_config`), or None for graphmem's
             defaults (environment, embedded store).
-        memory: a graphmem `Memory` to use instead of building one from `config`.
+        memory: a graphmem `Memory` to use instead of building one from `config` (`close`
+            then leaves it open: its owner closes it).
     """
 
     def __init__(
         self, config: Mapping[str, Any] | None = None, *, memory: GraphMemory | None = None
     ) -> None:
         self.graph = memory or GraphMemory(_settings(config or {}))
+        self._owns_graph = memory is None
         self._ids: MemoryIds | None = None
 
     @classmethod
@@ -288,7 +290,9 @@ class Memory:
         self.graph.reset()
 
     def close(self) -> None:
-        self.graph.close()
+        """Close the graphmem memory when this facade built it."""
+        if self._owns_graph:
+            self.graph.close()
 
     # -- ids ------------------------------------------------------------------------------
 

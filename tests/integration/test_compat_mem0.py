@@ -165,6 +165,13 @@ def test_memories_of_several_agents_are_told_apart(memory: GraphMemory) -> None:
     assert m.get_all(agent_id="food-assistant")["results"] == []  # bob's, not the agent's own
 
 
+def test_closing_the_facade_leaves_a_memory_it_was_given_open(memory: GraphMemory) -> None:
+    """What a library is given it does not close (as `AsyncMemory(memory=...)`)."""
+    with facade.Memory(memory=memory) as m:
+        m.add("I live in Seattle", user_id="bob")
+    assert memory.stats("bob").facts == 1  # still open
+
+
 def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
     m = facade.Memory(memory=memory)
     m.add("I live in Seattle", user_id="bob")
