@@ -8,39 +8,26 @@ memory and stops the pool.
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar
+from typing import Any, Self
 
+from engine.async_pool import DEFAULT_WORKERS, Pooled, check_workers
+from engine.async_pool import in_pool as _in_pool
 from engine.config import Settings
-from engine.errors import InvalidInputError, StoreUnavailableError
 from engine.memory import Memory
 
-P = ParamSpec("P")
-R = TypeVar("R")
-DEFAULT_WORKERS = 4
+__all__ = ["DEFAULT_WORKERS", "AsyncMemory"]
 
 
-def _in_pool(method: Callable[Concatenate[Memory, P], R]) -> Callable[..., Awaitable[R]]:
-    """`method` of `Memory` as a coroutine method of `AsyncMemory`."""
-
-    @functools.wraps(method)
-    async def call(self: AsyncMemory, *args: P.args, **kwargs: P.kwargs) -> R:
-        return await self._run(functools.partial(method, self.memory, *args, **kwargs))
-
-    return call
-
-
-class AsyncMemory:
+class AsyncMemory(Pooled[Memory]):
     """Long-term graph memory for asyncio code: `await mem.add(...)`, `await mem.search(...)`.
 
     Args:
         settings, **overrides: as `Memory` (ignored when `memory` is given).
         memory: a `Memory` to wrap instead (then `aclose` leaves it open).
         max_workers: calls that run at once (default 4).
+
+    Raises:
+        InvalidInputError: `max_workers` is not an integer of at least 1.
 
     Example:
         >>> async with AsyncMemory() as mem:  # doctest: +SKIP
@@ -56,22 +43,19 @@ class AsyncMemory:
         max_workers: int = DEFAULT_WORKERS,
         **overrides: Any,
     ) -> None:
-        if max_workers < 1:
-            raise InvalidInputError(f"max_workers must be at least 1, got {max_workers}")
-        self.memory = memory if memory is not None else Memory(settings, **overrides)
-        self._owns_memory = memory is None
-        self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="graphmem-async")
-        self._closed = False
+        workers = check_workers(max_workers)
+        wrapped = memory if memory is not None else Memory(settings, **overrides)
+        super().__init__(wrapped, owned=memory is None, max_workers=workers, name="async")
+
+    @property
+    def memory(self) -> Memory:
+        """The `Memory` whose methods this one awaits."""
+        return self._wrapped
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Self:
         """Build from a dict of settings (names as in `engine.config.Settings`)."""
         return cls(**config)
-
-    async def _run(self, call: Callable[[], R]) -> R:
-        if self._closed:
-            raise StoreUnavailableError("this AsyncMemory is closed")
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     add = _in_pool(Memory.add)
     add_facts = _in_pool(Memory.add_facts)
@@ -101,23 +85,3 @@ class AsyncMemory:
     def self_uid(user_id: str) -> str:
         """The uid of the entity standing for the user ("I", "me", "my")."""
         return Memory.self_uid(user_id)
-
-    async def aclose(self) -> None:
-        """Close the memory (when this object made it) and stop the pool; idempotent."""
-        if self._closed:
-            return
-        if self._owns_memory:
-            await self._run(self.memory.close)
-        self._closed = True
-        self._pool.shutdown(wait=True)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -9,32 +9,16 @@ made it.
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from collections.abc import Mapping
+from typing import Any, Self
 
-from engine.async_memory import DEFAULT_WORKERS
+from engine.async_pool import DEFAULT_WORKERS, Pooled, check_workers
+from engine.async_pool import in_pool as _in_pool
 from engine.compat.mem0_sync import Memory
-from engine.errors import ClosedError, InvalidInputError
 from engine.memory import Memory as GraphMemory
 
-R = TypeVar("R")
 
-
-def _in_pool(method: Callable[..., R]) -> Callable[..., Awaitable[R]]:
-    """`method` of the synchronous facade as a coroutine method of `AsyncMemory`."""
-
-    @functools.wraps(method)
-    async def call(self: AsyncMemory, *args: Any, **kwargs: Any) -> R:
-        return await self._run(functools.partial(method, self.sync, *args, **kwargs))
-
-    return call
-
-
-class AsyncMemory:
+class AsyncMemory(Pooled[Memory]):
     """Mem0's `AsyncMemory` (open-source API, v1 call shapes) on a graphmem store.
 
     Args:
@@ -60,14 +44,16 @@ class AsyncMemory:
         memory: GraphMemory | None = None,
         max_workers: int = DEFAULT_WORKERS,
     ) -> None:
-        if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
-            raise InvalidInputError(
-                f"max_workers must be an integer of at least 1, got {max_workers!r}"
-            )
-        self.sync = Memory(config, memory=memory)
-        self._owns_memory = memory is None
-        self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="graphmem-mem0")
-        self._closed = False
+        workers = check_workers(max_workers)
+        # the facade closes only a graphmem Memory it built: closing it closes what it owns
+        super().__init__(
+            Memory(config, memory=memory), owned=True, max_workers=workers, name="mem0"
+        )
+
+    @property
+    def sync(self) -> Memory:
+        """The synchronous facade whose methods this one awaits."""
+        return self._wrapped
 
     @classmethod
     async def from_config(cls, config_dict: Mapping[str, Any]) -> Self:
@@ -79,11 +65,6 @@ class AsyncMemory:
         """The graphmem `Memory` underneath (as the synchronous facade's `graph`)."""
         return self.sync.graph
 
-    async def _run(self, call: Callable[[], R]) -> R:
-        if self._closed:
-            raise ClosedError("this AsyncMemory is closed: open a new one (AsyncMemory(...))")
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
-
     add = _in_pool(Memory.add)
     delete = _in_pool(Memory.delete)
     delete_all = _in_pool(Memory.delete_all)
@@ -93,23 +74,3 @@ class AsyncMemory:
     reset = _in_pool(Memory.reset)
     search = _in_pool(Memory.search)
     update = _in_pool(Memory.update)
-
-    async def aclose(self) -> None:
-        """Close the memory (when this object made it) and stop the pool; idempotent."""
-        if self._closed:
-            return
-        if self._owns_memory:
-            await self._run(self.sync.close)
-        self._closed = True
-        self._pool.shutdown(wait=True)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

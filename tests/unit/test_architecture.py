@@ -34,6 +34,7 @@ LAYERS = [
         "ranking",
         "graph_types",
         "prompt_block",
+        "async_pool",
     },
     {"embedding", "extraction"},
     {"store"},

@@ -1,0 +1,78 @@
+"""Blocking calls for asyncio code: each runs in a thread pool the async object owns, so the
+event loop never waits on the database, the embedding model or the LLM. What `AsyncMemory`
+(graphmem's) and the Mem0 facade's `AsyncMemory` share: the pool, the wrapping of each
+synchronous method, and closing (the wrapped object only when the async one made it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar
+
+from engine.errors import ClosedError, InvalidInputError
+
+T = TypeVar("T")
+R = TypeVar("R")
+DEFAULT_WORKERS = 4
+
+
+def in_pool(method: Callable[..., R]) -> Callable[..., Awaitable[R]]:
+    """`method` of the wrapped class as a coroutine method of the `Pooled` one."""
+
+    @functools.wraps(method)
+    async def call(self: Pooled[Any], *args: Any, **kwargs: Any) -> R:
+        return await self._run(functools.partial(method, self._wrapped, *args, **kwargs))
+
+    return call
+
+
+class Pooled(Generic[T]):
+    """`wrapped`'s methods (those declared with `in_pool`) for asyncio code; `aclose()` (or
+    leaving `async with`) stops the pool and closes `wrapped` when `owned`."""
+
+    def __init__(self, wrapped: T, *, owned: bool, max_workers: int, name: str) -> None:
+        self._wrapped, self._owned, self._name = wrapped, owned, name
+        self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix=f"graphmem-{name}")
+        self._closed = False
+
+    async def _run(self, call: Callable[[], R]) -> R:
+        if self._closed:
+            raise ClosedError(f"this {type(self).__name__} is closed: open a new one")
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def aclose(self) -> None:
+        """Close the wrapped object (when this one made it) and stop the pool; idempotent."""
+        if self._closed:
+            return
+        if self._owned:
+            await self._run(self._wrapped.close)  # type: ignore[attr-defined]
+        self._closed = True
+        self._pool.shutdown(wait=True)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def check_workers(max_workers: object) -> int:
+    """`max_workers` for a `Pooled`, checked before the object it wraps is built.
+
+    Raises:
+        InvalidInputError: `max_workers` is not an integer of at least 1.
+    """
+    if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
+        raise InvalidInputError(
+            f"max_workers must be an integer of at least 1, got {max_workers!r}"
+        )
+    return max_workers
