@@ -141,6 +141,15 @@ class LeakyNodes(OnEmbeddedStore):
         return [{**r, "properties": {**r["properties"], "user_id": "bob"}} for r in rows]
 
 
+def test_triplets_of_many_names_take_one_node_read(graph: Any) -> None:
+    """`get_triplets(entity_names=...)` looked each name up in a read of its own."""
+    pg = OnEmbeddedStore(graph, "alice")
+    triplets = pg.get_triplets(entity_names=["john", "Tommy", "Rex", "nobody"])
+    assert len(pg.sent) == 3  # the names, the triplets, their facts
+    assert {s.name for s, _, _ in triplets} | {t.name for _, _, t in triplets} >= {"John", "Tommy"}
+    assert "Rex" not in {t.name for _, _, t in triplets}  # bob's dog
+
+
 def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
     pg = OnEmbeddedStore(graph, "alice")
     triplets = pg.get_triplets(entity_names=["John"])

@@ -215,11 +215,10 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         )
 
     def _own_ids(self, names: list[str] | None, ids: list[str] | None) -> list[str]:
-        """The uids of the user's entities among `ids` (uids or names) and named `names`."""
-        own = [n.id for n in self._nodes(ids=ids)] if ids else []
-        for name in names or []:
-            own += [n.id for n in self._nodes({"name": name})]
-        return own
+        """The ids of the user's entities among `ids` and `names` (a name found by its key, as
+        graphmem tells entities apart: "john" is John), in one read."""
+        wanted = [*(ids or []), *(names or [])]
+        return [n.id for n in self._nodes(ids=wanted)] if wanted else []
 
     def get_triplets(
         self,
