@@ -306,7 +306,7 @@ def test_a_server_that_does_not_say_whom_it_serves_does_not_start(tmp_path: Path
         [GRAPHMEM, "--data-dir", str(tmp_path), "mcp"],
         env={**os.environ, **ENV}, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "say whose memory this server serves: --user USER" in done.stderr
     assert not (tmp_path / "server.json").exists()
 
