@@ -21,7 +21,7 @@ from engine.models import Entity, Episode, ScoredEpisode, SearchResult, Snippet
 def test_an_unknown_argument_of_a_tool_without_arguments_says_it_takes_none() -> None:
     said = _unknown_arguments("list_users", ["user_id"], [])
 
-    assert said == "InvalidInputError: list_users has no argument 'user_id'; it takes no arguments"
+    assert said == "list_users has no argument 'user_id'; it takes no arguments"
 
 
 def test_an_unknown_argument_names_the_close_one_and_those_the_tool_takes() -> None:
