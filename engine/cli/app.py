@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -301,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed
         return exc.code if isinstance(exc.code, int) else 2
     func: Callable[[argparse.Namespace], int | None] = args.func
+    # the Neo4j driver warns on stderr at each retry of a transaction, several lines each;
+    # a failure is this command's one line (`graphmem mcp` logs them: it configures logging)
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())
     try:
         return func(args) or 0
     except BrokenPipeError:  # `graphmem search ... | head`: the reader has what it wanted
