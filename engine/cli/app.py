@@ -169,11 +169,16 @@ def cmd_import(args: argparse.Namespace) -> None:
         finally:
             if show is not None:
                 show.close()
-    text = (
-        f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
-        f"episodes, {report.history} history events of {report.source_user_id!r} "
-        f"into user {report.user_id!r}"
+    counts = ", ".join(
+        f"{new} new {kind} ({held} already held)"
+        for kind, new, held in (
+            ("entities", report.entities_new, report.entities_held),
+            ("facts", report.facts_new, report.facts_held),
+            ("episodes", report.episodes_new, report.episodes_held),
+            ("history events", report.history_new, report.history_held),
+        )
     )
+    text = f"imported {counts} of {report.source_user_id!r} into user {report.user_id!r}"
     _print(args, report.model_dump(), text)
 
 
