@@ -1,10 +1,11 @@
 """What tests need to talk to a real `graphmem mcp` subprocess: the console script, an
-environment that loads no model from a hub and chooses no user or token, and the JSON-RPC
-`initialize` request a host sends first."""
+environment that loads no model from a hub and chooses no user or token, the JSON-RPC
+`initialize` request a host sends first, and the one shape of a failed call's text."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,3 +23,5 @@ INITIALIZE = {
         "clientInfo": {"name": "raw", "version": "0"},
     },
 }
+# every failed tool call answers one line `Kind: message` (engine/mcp_server/tool_errors.py)
+REFUSAL = re.compile(r"[A-Z][A-Za-z]*Error: \S[^\n]*")

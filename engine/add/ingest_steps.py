@@ -16,11 +16,20 @@ class AddSteps:
 
     Args:
         adder: adds to the memory the pipeline fills.
+        extracting: the run extracts (not a dry run): the extractor is built now, so a
+            configuration that cannot extract stops the run before any message is read,
+            instead of failing every message as a dead letter.
+
+    Raises:
+        ConfigError: with `extracting`, the extractor cannot be built (OpenAI's API without
+            OPENAI_API_KEY).
     """
 
-    def __init__(self, adder: Adder) -> None:
+    def __init__(self, adder: Adder, *, extracting: bool = False) -> None:
         self.adder = adder
         self.max_message_chars = adder.settings.max_message_chars
+        if extracting:
+            adder.extractor()
 
     def keys(self, record: ChatRecord, user_id: str) -> tuple[str, ...]:
         return record_checksums(record, user_id, self.adder.settings.max_message_chars)

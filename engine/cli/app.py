@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -168,11 +169,16 @@ def cmd_import(args: argparse.Namespace) -> None:
         finally:
             if show is not None:
                 show.close()
-    text = (
-        f"imported {report.entities} entities, {report.facts} facts, {report.episodes} "
-        f"episodes, {report.history} history events of {report.source_user_id!r} "
-        f"into user {report.user_id!r}"
+    counts = ", ".join(
+        f"{new} new {kind} ({held} already held)"
+        for kind, new, held in (
+            ("entities", report.entities_new, report.entities_held),
+            ("facts", report.facts_new, report.facts_held),
+            ("episodes", report.episodes_new, report.episodes_held),
+            ("history events", report.history_new, report.history_held),
+        )
     )
+    text = f"imported {counts} of {report.source_user_id!r} into user {report.user_id!r}"
     _print(args, report.model_dump(), text)
 
 
@@ -301,6 +307,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed
         return exc.code if isinstance(exc.code, int) else 2
     func: Callable[[argparse.Namespace], int | None] = args.func
+    # the Neo4j driver warns on stderr at each retry of a transaction, several lines each;
+    # a failure is this command's one line (`graphmem mcp` logs them: it configures logging)
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())
     try:
         return func(args) or 0
     except BrokenPipeError:  # `graphmem search ... | head`: the reader has what it wanted

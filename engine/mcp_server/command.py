@@ -6,6 +6,7 @@ Imports the MCP SDK only when the server runs, so `graphmem --help` works withou
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -13,12 +14,15 @@ from typing import Any
 
 from engine.cli.verbs import UsageError
 from engine.config import build_settings
-from engine.errors import ConfigError, InvalidInputError
 from engine.mcp_server.access import Mode, choose_mode
 from engine.memory import Memory
 
 LOOPBACK = "127.0.0.1"
 PORT = 8765
+WHOM = (
+    "say whose memory this server serves: --user USER (or GRAPHMEM_MCP_USER_ID) serves that "
+    "user only; --any-user lets every client name any user with user_id (it trusts every client)"
+)
 _log = logging.getLogger("graphmem.mcp")
 
 
@@ -58,6 +62,8 @@ def cmd_mcp(args: argparse.Namespace) -> None:
     _check_http_options(args)
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
     user = args.user or (None if args.any_user else settings.mcp_user_id or None)
+    if user is None and not args.any_user:
+        raise UsageError(WHOM)
     mode = choose_mode(user, args.any_user)
     env_token = settings.mcp_token.get_secret_value() if settings.mcp_token else None
     data_dir = settings.data_dir.expanduser().absolute()
@@ -80,7 +86,8 @@ def _check_http_options(args: argparse.Namespace) -> None:
 
     Raises:
         UsageError: --host, --port or --no-token without --http (the server would serve
-            stdio, silently, not the address asked for).
+            stdio, silently, not the address asked for); a --port out of range; --no-token
+            with a --host other machines reach.
     """
     options = {"--host": args.host, "--port": args.port, "--no-token": args.no_token or None}
     given = [flag for flag, value in options.items() if value is not None]
@@ -91,6 +98,23 @@ def _check_http_options(args: argparse.Namespace) -> None:
         )
     args.host = LOOPBACK if args.host is None else args.host
     args.port = PORT if args.port is None else args.port
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535, got {args.port}")
+    if args.no_token and not is_loopback(args.host):
+        raise UsageError(
+            f"--no-token is refused with --host {args.host}: a server reachable from other "
+            "machines needs a token (leave --no-token out, or serve 127.0.0.1)"
+        )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address) only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _http_runner(
@@ -99,23 +123,14 @@ def _http_runner(
     """What serves HTTP once the server is built, after the checks that must pass first.
 
     Raises:
-        InvalidInputError: a port out of range.
-        ConfigError: --no-token on an address other machines reach, unusable tokens, or
-            an address that cannot be listened on (a port in use).
+        ConfigError: unusable tokens, or an address that cannot be listened on (a port in
+            use).
     """
-    from engine.mcp_server.http_gate import is_loopback, listen, run_http
+    from engine.mcp_server.http_gate import listen, run_http
     from engine.mcp_server.tokens import TOKEN_FILE, token_table
 
-    if not 1 <= args.port <= 65535:
-        raise InvalidInputError(f"--port must be between 1 and 65535, got {args.port}")
     where = f"http://{url_host(args.host)}:{args.port}/mcp"
     if args.no_token:
-        if not is_loopback(args.host):
-            raise ConfigError(
-                f"--no-token is refused with --host {args.host}: a server reachable from "
-                "other machines needs a token (leave --no-token out)"
-            )
-
         sock = listen(args.host, args.port)
 
         def run_open(server: Any) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import ipaddress
 import json
 import os
 import socket
@@ -115,16 +114,6 @@ async def _refuse(send: Send, status: int, error: str | None, description: str) 
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or an address) only listens on this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -27,6 +27,7 @@ from engine.errors import ConfigError, GraphmemError, InvalidInputError
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
 from engine.mcp_server.stdin_pipe import StdinPipe
+from engine.mcp_server.tool_errors import crash_text, refusal_text
 from engine.mcp_server.tools import ToolOutput
 from engine.memory import Memory
 
@@ -120,8 +121,8 @@ class Dispatch:
         try:
             user = whom()
             out = await anyio.to_thread.run_sync(lambda: tool(self.holder.get(), user, **args))
-        except GraphmemError as exc:
-            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        except GraphmemError as exc:  # worded by `GraphmemMCP.call_tool`
+            raise ToolError(str(exc)) from exc
         return CallToolResult(
             content=[TextContent(type="text", text=out.text)], structured_content=out.data
         )
@@ -150,7 +151,8 @@ class GraphmemMCP(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
-        """The SDK's call, after the check of its arguments; a failed call is logged as one
+        """The SDK's call, after the check of its arguments. A failed call answers one line in
+        one shape, whoever refused it (`tool_errors.refusal_text`), and is logged as one
         WARNING naming the tool and the kind of error, without the error's text (it quotes
         what the caller sent, which the answer alone carries back)."""
         if self._arguments is None:  # the tools are all registered by the first call
@@ -159,16 +161,16 @@ class GraphmemMCP(MCPServer[Any]):
         known = self._arguments.get(name)
         try:
             unknown = sorted(set(arguments) - set(known)) if known is not None else []
-            if known is not None and unknown:
-                problem = _unknown_arguments(name, unknown, known)
-                raise ToolError(problem) from InvalidInputError(problem)
+            if unknown:
+                raise InvalidInputError(_unknown_arguments(name, unknown, known or []))
             return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
-            raise  # a crash, not the caller's mistake: the SDK logs it with its traceback
-        except ToolError as exc:
+        except UnexpectedToolError as exc:  # a crash: the SDK logs it with its traceback
+            raise UnexpectedToolError(crash_text(name)) from exc
+        except (ToolError, InvalidInputError) as exc:
             tool = name if known is not None else "an unknown tool"  # a name is what was sent
             _log.warning("%s failed: %s", tool, error_kind(exc))
-            raise
+            tools = sorted(self._arguments) if known is None else None
+            raise ToolError(refusal_text(name, exc, tools)) from exc
 
 
 def error_kind(exc: BaseException) -> str:
@@ -188,7 +190,7 @@ def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
         close = difflib.get_close_matches(arg, known, n=1)
         hints.append(f"{arg!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
-    return f"InvalidInputError: {tool} has no argument {', '.join(hints)}; {takes}"
+    return f"{tool} has no argument {', '.join(hints)}; {takes}"
 
 
 def build_server(dispatch: Dispatch) -> GraphmemMCP:

@@ -24,13 +24,7 @@ from engine.load.run import ProgressFn as LoadProgressFn
 from engine.memory.edit import MemoryEdit
 from engine.memory.transfer import MemoryTransfer
 from engine.metadata_filter import parse_filters, search_matching
-from engine.models import (
-    AddResult,
-    Fact,
-    HistoryEvent,
-    ScoredEntity,
-    SearchResult,
-)
+from engine.models import AddResult, Fact, HistoryEvent, ScoredEntity, SearchResult
 from engine.normalize import check_count, check_user_id, clean_text, entity_key
 from engine.prompt_block import MAX_LIMIT, hits_for
 from engine.retrieval.retriever import MODES, Mode
@@ -137,6 +131,8 @@ class Memory(MemoryEdit, MemoryTransfer):
         only that user's). `progress` gets an `IngestProgress` after every message.
 
         Raises:
+            ConfigError: the extractor cannot be built (OpenAI's API without OPENAI_API_KEY),
+                before any message is read (not with `dry_run`, which extracts nothing).
             InvalidInputError: a path is missing or its format unknown, an option is invalid,
                 no user was chosen; with `on_error="raise"`, also the first unreadable record
                 (nothing written).
@@ -146,9 +142,10 @@ class Memory(MemoryEdit, MemoryTransfer):
             >>> report = mem.ingest("chats.jsonl", user_id="alice")  # doctest: +SKIP
             >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
         """
+        steps = AddSteps(self._adder, extracting=not dry_run)
         self._setup()
         return ingest(
-            AddSteps(self._adder),
+            steps,
             paths_or_iterable,
             progress,
             self.settings.data_dir,

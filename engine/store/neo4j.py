@@ -8,8 +8,10 @@ written in one transaction, so it is applied whole or not at all.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import neo4j
 from neo4j import exceptions as neo4j_errors
@@ -37,6 +39,10 @@ from engine.store.statements import batch_statements, statement_texts, written
 
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 _DELETE_BATCH = 10_000
+# how long opening a store waits for a server that does not answer (the driver alone waits
+# 30 s for a connection, 60 s for a handshake, and retries a first query for 30 s more)
+CONNECT_TIMEOUT_S = 5.0
+_REASON = re.compile(r"\(reason ([^()]*)\)\s*$")
 
 
 @contextlib.contextmanager
@@ -49,7 +55,7 @@ def map_neo4j_errors() -> Iterator[None]:
     except neo4j_errors.ConfigurationError as exc:
         raise ConfigError(f"Neo4j driver configuration cannot work: {exc}") from exc
     except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as exc:
-        raise StoreUnavailableError(f"Neo4j is unreachable: {exc}") from exc
+        raise StoreUnavailableError(f"Neo4j is unreachable: {one_line(exc)}") from exc
     except neo4j_errors.DatabaseUnavailable as exc:
         raise StoreUnavailableError(f"the Neo4j database is unavailable: {exc.message}") from exc
     except neo4j_errors.Neo4jError as exc:
@@ -65,6 +71,59 @@ def map_neo4j_errors() -> Iterator[None]:
         raise QueryError(f"Neo4j rejected a query: {exc.message}") from exc
     except neo4j_errors.DriverError as exc:
         raise StoreError(f"Neo4j failed: {exc}") from exc
+
+
+def check_reachable(
+    uri: str, auth: tuple[str, str] | None, timeout_s: float = CONNECT_TIMEOUT_S
+) -> None:
+    """Connect once, now, through a probe driver that waits at most `timeout_s`: a server
+    that is not there (or never answers) fails here instead of at the first query, which the
+    driver retries for 30 s with a warning on stderr at each attempt. The store's own driver
+    keeps the driver's defaults.
+
+    Raises:
+        ConfigError: the URI cannot work.
+        StoreUnavailableError: nothing answers at `uri` within `timeout_s`, or the server
+            refuses the credentials; the message names the URI (without any credentials),
+            never the password.
+    """
+    where = shown_uri(uri)
+    with map_neo4j_errors():  # what is neither: the usual mapping
+        probe = neo4j.GraphDatabase.driver(
+            uri,
+            auth=auth,
+            connection_timeout=timeout_s,  # the TCP connection
+            connection_acquisition_timeout=timeout_s,  # and the Bolt handshake after it
+            max_connection_pool_size=1,
+        )
+        try:
+            probe.verify_connectivity()
+        except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as exc:
+            raise StoreUnavailableError(
+                f"Neo4j is unreachable at {where}: {one_line(exc)}"
+            ) from exc
+        except neo4j_errors.AuthError as exc:
+            raise StoreUnavailableError(
+                f"Neo4j at {where} refused the credentials: {exc.message}"
+            ) from exc
+        finally:
+            probe.close()
+
+
+def shown_uri(uri: str) -> str:
+    """`uri` as an error may show it: without a `user:password@` part."""
+    parts = urlsplit(uri)
+    if "@" not in parts.netloc:
+        return uri
+    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
+
+
+def one_line(exc: BaseException) -> str:
+    """The driver's account of a failed connection, on one line: its reason alone where it
+    gives one (`[Errno 111] Connection refused`), else its whole text."""
+    text = " ".join(str(exc).split())
+    found = _REASON.search(text)
+    return found.group(1) if found else text
 
 
 class Neo4jStore:
@@ -108,13 +167,21 @@ class Neo4jStore:
         database: str = "neo4j",
         *,
         timeout_s: float | None = None,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
     ) -> Neo4jStore:
-        """Create a driver for `uri` and a store that owns it. Connects lazily, on first use.
+        """Check that the server at `uri` answers (`check_reachable`), then create a driver
+        for it and a store that owns the driver.
+
+        Args:
+            connect_timeout_s: how long that check waits for a server that does not answer.
 
         Raises:
             ConfigError: the URI cannot work (unknown scheme, malformed address).
+            StoreUnavailableError: nothing answers at `uri` within `connect_timeout_s`, or the
+                server refuses the credentials (the URI named, never the password).
         """
         auth = (user, password) if password is not None else None
+        check_reachable(uri, auth, connect_timeout_s)
         with map_neo4j_errors():
             driver = neo4j.GraphDatabase.driver(uri, auth=auth)
         return cls(driver, database, timeout_s=timeout_s, owns_driver=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from engine.embedding import Embedder, as_param
 from engine.normalize import check_user_id, entity_key, stable_uid
@@ -32,6 +32,7 @@ from engine.store.base import GraphStore
 from engine.store.reads import Reads
 from engine.transfer.document import parse_snapshot
 from engine.transfer.export import PAGE, batch_records, read_all, snapshot_batches
+from engine.transfer.held import held_count, held_facts, held_messages
 from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.progress import ImportProgressFn, Phase, encode_counted
 from engine.transfer.snapshot import (
@@ -56,7 +57,9 @@ _SELF = "\x00self"
 
 
 class ImportReport(BaseModel):
-    """What an import wrote, and for whom."""
+    """What an import wrote, and for whom: of each kind, the file's records (`entities`, ...,
+    all written), those the user held already (`entities_held`: written onto, nothing added)
+    and those new to the user (`entities_new`)."""
 
     user_id: str
     source_user_id: str
@@ -64,8 +67,32 @@ class ImportReport(BaseModel):
     facts: int = 0
     episodes: int = 0
     history: int = 0
+    entities_held: int = 0
+    facts_held: int = 0
+    episodes_held: int = 0
+    history_held: int = 0
     embedded: int = 0  # entities and facts that had no vector in the document
     remapped: int = 0  # entities that took the uid of one the target already had (same key)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def entities_new(self) -> int:
+        return self.entities - self.entities_held
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def facts_new(self) -> int:
+        return self.facts - self.facts_held
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def episodes_new(self) -> int:
+        return self.episodes - self.episodes_held
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def history_new(self) -> int:
+        return self.history - self.history_held
 
 
 # -- uids ---------------------------------------------------------------------------------
@@ -224,26 +251,30 @@ def rekey(
     return _Remap(snapshot.user_id, user_id, entities, episodes, names).apply(snapshot)
 
 
-def adopt_existing(reads: Reads, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
+def adopt_existing(reads: Reads, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int, int]:
     """Point the snapshot at the entities the target already holds under the same keys, so
-    the `(user_id, key)` merge and the uids agree; return it and how many entities moved."""
+    the `(user_id, key)` merge and the uids agree; return it, how many entities moved and
+    how many the target holds."""
     moved: dict[str, str] = {}
+    held = 0
     for start in range(0, len(snapshot.entities), PAGE):
         part = snapshot.entities[start : start + PAGE]
         found = reads.entities_by_keys(snapshot.user_id, [e.key for e in part])
         for e in part:
             known = found.get(e.key)
+            held += known is not None and known.key == e.key
             if known is not None and known.key == e.key and known.uid != e.uid:
                 moved[e.uid] = known.uid
     if not moved:
-        return snapshot, 0
+        return snapshot, 0, held
     remap = _Remap(snapshot.user_id, snapshot.user_id, moved, {}, _own_names(snapshot))
-    return remap.apply(snapshot), len(moved)
+    return remap.apply(snapshot), len(moved), held
 
 
-def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> GraphSnapshot:
+def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
     """Point each event at the one the target already holds with the same content (target,
-    event, message, detail, time), so an import onto the events it came from adds none.
+    event, message, detail, time), so an import onto the events it came from adds none;
+    return the snapshot and how many of its events the target holds.
 
     An event's uid is hashed from its time to the clock's precision, and FalkorDB gives back
     15 significant digits: an exported event's uid often cannot be derived again, and
@@ -253,11 +284,12 @@ def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> GraphSnapshot:
         for h in read_all(store, "list_user_history", HistoryRecord, snapshot.user_id)
     }
     if not held:
-        return snapshot
+        return snapshot, 0
     history = [
         h.model_copy(update={"uid": held.get(_event_key(h), h.uid)}) for h in snapshot.history
     ]
-    return snapshot.model_copy(update={"history": history})
+    count = held_count([h.uid for h in history], held.values())
+    return snapshot.model_copy(update={"history": history}), count
 
 
 def _event_key(h: HistoryRecord) -> tuple[object, ...]:
@@ -325,8 +357,9 @@ def import_snapshot(
     if limits is not None:
         snapshot = checked(snapshot, limits)
     held = held_episodes(store, target, sorted({p.checksum for p in snapshot.episodes}))
-    snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target, held))
-    snapshot = adopt_history(store, snapshot)
+    snapshot, remapped, entities_held = adopt_existing(Reads(store), rekey(snapshot, target, held))
+    snapshot, history_held = adopt_history(store, snapshot)
+    facts_held = held_facts(store, snapshot)
     embedded = 0
     messages: dict[str, list[float]] = {}
     if embedder is not None:
@@ -347,6 +380,10 @@ def import_snapshot(
         facts=len(snapshot.facts),
         episodes=len(snapshot.episodes),
         history=len(snapshot.history),
+        entities_held=entities_held,
+        facts_held=facts_held,
+        episodes_held=held_messages(snapshot, held),
+        history_held=history_held,
         embedded=embedded,
         remapped=remapped,
     )

@@ -145,6 +145,27 @@ def test_import_twice_changes_nothing(stores: list[FalkorDBStore], embedder: Emb
     assert Reads(target).counts("alice") == Reads(source).counts("alice")
 
 
+def test_a_second_import_reports_what_was_new_and_what_was_held(
+    stores: list[FalkorDBStore], embedder: Embedder
+) -> None:
+    """Counted in the target user alone: alice holding the same records makes none of bob's
+    held; importing the file again for bob finds every record held and none new."""
+    store = stores[0]
+    build_graph(store, embedder, "alice")
+    exported = read_snapshot(store, "alice")
+
+    first = import_snapshot(store, exported, "bob")
+    again = import_snapshot(store, exported, "bob")
+
+    kinds = ("entities", "facts", "episodes", "history")
+    assert [getattr(first, k) for k in kinds] == [10, 5, 1, 6]  # the file's records
+    assert [getattr(first, f"{k}_new") for k in kinds] == [10, 5, 1, 6]
+    assert [getattr(first, f"{k}_held") for k in kinds] == [0, 0, 0, 0]
+    assert [getattr(again, f"{k}_new") for k in kinds] == [0, 0, 0, 0]
+    assert [getattr(again, f"{k}_held") for k in kinds] == [10, 5, 1, 6]
+    assert again.model_dump()["facts_new"] == 0 and again.model_dump()["facts_held"] == 5
+
+
 def test_an_export_restored_into_its_own_store_adds_no_history(
     stores: list[FalkorDBStore], embedder: Embedder
 ) -> None:
@@ -415,7 +436,14 @@ def test_cli_import_shows_progress_on_stderr_unless_json(
     assert cli.main(["import", str(out), "--user", "erin", "--json"]) == 0
     quiet = capsys.readouterr()
     # not a terminal: a line every few seconds and one at the end of each phase, as load's
-    assert shown.out.startswith("imported 10 entities")
+    assert shown.out.startswith(
+        "imported 10 new entities (0 already held), 5 new facts (0 already held), 1 new "
+        "episodes (0 already held), 6 new history events (0 already held) of 'alice' into "
+        "user 'erin'"
+    )
     assert any(line.startswith("import vectors: 1/1 (100%)") for line in shown.err.splitlines())
     assert shown.err.splitlines()[-1].startswith("import records: 22/22 (100%)")
     assert "import " not in quiet.err and json.loads(quiet.out)["user_id"] == "erin"
+    again = json.loads(quiet.out)  # the same file a second time: nothing new
+    assert (again["entities_new"], again["entities_held"], again["entities"]) == (0, 10, 10)
+    assert (again["facts_new"], again["facts_held"]) == (0, 5)

@@ -19,7 +19,7 @@ import pytest
 from engine.cli import ingest_command as cli_ingest
 from engine.cli import main
 from engine.embedding import Embedder
-from engine.errors import InvalidInputError
+from engine.errors import ConfigError, InvalidInputError
 from engine.ingest.progress import LineProgress
 from engine.ingest.report import summary_text
 from engine.memory import Memory
@@ -103,6 +103,55 @@ def test_cli_without_a_user_is_a_usage_error_naming_both_options(
     err = capsys.readouterr().err
     assert "--user NAME" in err and "--users-from-file" in err
     assert not cli_home.exists()  # refused before anything started
+
+
+# -- a configuration that cannot extract stops the run -----------------------------------------
+
+NO_KEY = "needs OPENAI_API_KEY"
+
+
+def test_an_extractor_that_cannot_be_built_stops_ingest_before_any_message(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path, llm_provider="openai")
+    read: list[str] = []
+
+    def records() -> Iterator[dict[str, Any]]:
+        for row in rows("alice", ["I like tea.", "I live in Oslo."]):
+            read.append(row["content"])
+            yield row
+
+    with pytest.raises(ConfigError, match=NO_KEY):
+        mem.ingest(records(), user_id="alice")
+    with pytest.raises(ConfigError, match=NO_KEY):  # Memory.add: at the first add, as documented
+        mem.add("I like tea.", user_id="alice")
+
+    assert read == []
+    assert episodes(store, "alice") == 0
+    assert not (tmp_path / "dead_letters.jsonl").exists()
+    assert mem.ingest(records(), user_id="alice", dry_run=True).messages_pending == 2
+
+
+def test_cli_ingest_and_add_without_the_key_say_it_in_one_line(
+    cli_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("GRAPHMEM_LLM_PROVIDER", "openai")
+    path = jsonl(tmp_path / "chat.jsonl", rows("alice", ["I like tea.", "I live in Oslo."]))
+    base = ["--data-dir", str(cli_home)]
+
+    ingested = main([*base, "ingest", str(path), "--user", "alice"])
+    ingest_said = capsys.readouterr()
+    added = main([*base, "add", "I like tea.", "--user", "alice"])
+    add_said = capsys.readouterr()
+
+    for status, said in ((ingested, ingest_said), (added, add_said)):
+        assert status == 1
+        assert said.err.startswith("graphmem: error: the LLM endpoint https://api.openai.com/v1")
+        assert NO_KEY in said.err and said.err.count("\n") == 1 and said.out == ""
+    assert not (cli_home / "dead_letters.jsonl").exists()
 
 
 # -- 48 L3: a torn dead-letter line ------------------------------------------------------------

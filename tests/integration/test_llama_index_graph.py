@@ -73,6 +73,9 @@ class OnEmbeddedStore(GraphmemPropertyGraphStore):
         self._falkordb, self.sent, self._record = graph, [], record
         super().__init__("neo4j", "unused", "bolt://127.0.0.1:9", user_id)
 
+    def _reach(self, url: str, auth: tuple[str, str]) -> None:
+        """No Neo4j to reach: the statements go to FalkorDB."""
+
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         self.sent.append((query, params))
         if self._record:
@@ -96,7 +99,7 @@ def graph(memory: Memory) -> Any:
 def test_the_store_opens_without_free_cypher() -> None:
     """LlamaIndex's constructor checks Neo4j's version with `structured_query`, which this
     store refuses: no GraphmemPropertyGraphStore could be built on a real Neo4j."""
-    pg = GraphmemPropertyGraphStore("neo4j", "unused", "bolt://127.0.0.1:9", "alice")
+    pg = OnEmbeddedStore(None, "alice", record=True)
     assert pg.user_id == "alice" and pg.supports_vector_queries
     with pytest.raises(InvalidInputError, match="structured_query is refused"):
         pg.structured_query("CALL dbms.components()")

@@ -25,6 +25,7 @@ from mcp.types import CallToolResult, TextContent
 from engine.mcp_server.render import render_search
 from engine.models import ScoredEpisode, SearchResult, Snippet
 from engine.prompt_block import estimate_tokens
+from tests.mcp_wire import REFUSAL
 
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 TOOLS = {
@@ -272,6 +273,7 @@ def test_bad_arguments_get_a_clear_tool_error(
     result = scenario["errors"][case]
     assert result.is_error
     assert says in text(result)
+    assert REFUSAL.fullmatch(text(result)), text(result)
 
 
 async def _bound(data_dir: Path) -> dict[str, CallToolResult]:
@@ -295,8 +297,8 @@ def test_a_server_bound_to_a_user_refuses_calls_naming_another(tmp_path: Path) -
     assert "John has a dog named Tommy" in text(seen["named"])
     for refused in ("read_dave", "write_dave", "export_dave"):
         assert seen[refused].is_error, refused
-        assert "user_id 'dave' is refused: this connection acts for user 'carol' only" in text(
-            seen[refused]
+        assert text(seen[refused]).startswith(
+            "InvalidInputError: user_id 'dave' is refused: this connection acts for user 'carol'"
         )
     assert text(seen["dave"]).startswith("No memory of user 'dave'")
 
@@ -306,7 +308,7 @@ def test_a_server_that_does_not_say_whom_it_serves_does_not_start(tmp_path: Path
         [GRAPHMEM, "--data-dir", str(tmp_path), "mcp"],
         env={**os.environ, **ENV}, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "say whose memory this server serves: --user USER" in done.stderr
     assert not (tmp_path / "server.json").exists()
 

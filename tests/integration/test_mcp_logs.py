@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import pytest
 
-from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, REFUSAL
 
 SECRET = "zq-secret"  # in every argument of the failing calls: it must reach no log line
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -72,6 +72,20 @@ def test_an_unknown_history_id_is_not_found_naming_it(served: tuple[dict[str, An
     answer = served[0]["history"]
     assert answer["isError"]
     assert f"NotFoundError: user 'alice' has no fact or entity '{SECRET}-id'" in _text(answer)
+
+
+def test_every_failed_call_answers_one_line_in_one_shape(
+    served: tuple[dict[str, Any], str],
+) -> None:
+    answers = served[0]
+    failed = {name: _text(answer) for name, answer in answers.items() if answer["isError"]}
+    assert all(REFUSAL.fullmatch(said) for said in failed.values()), failed
+    assert failed["argument"].startswith(f"InvalidInputError: add_memory has no argument '{SECRET}")
+    assert failed["user"].startswith(f"InvalidInputError: user_id '{SECRET}-user' is refused")
+    assert failed["validation"] == (
+        "InvalidInputError: search_memory: argument 'limit': Input should be greater than or "
+        "equal to 1"
+    )
 
 
 def test_a_failed_call_is_logged_as_a_warning_without_what_the_caller_sent(

@@ -48,6 +48,7 @@ from llama_index.graph_stores.neo4j.neo4j_property_graph import remove_empty_val
 from engine import cypher
 from engine.errors import InvalidInputError, StoreError
 from engine.normalize import PREDICATE_PATTERN, check_count, check_user_id, entity_key
+from engine.store.neo4j import check_reachable, map_neo4j_errors
 
 STRUCTURAL_RELS = ["SUBJECT", "OBJECT", "MENTIONS"]
 MAX_DEPTH = 4
@@ -107,6 +108,13 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         **kwargs: passed to `Neo4jPropertyGraphStore` (not `refresh_schema` or
             `create_indexes`: both stay off).
 
+    Raises:
+        StoreUnavailableError: nothing answers at `url` within 5 s
+            (`engine.store.neo4j.check_reachable`) or the server refuses the credentials; the
+            URL is named, never the password.
+        InvalidInputError: `refresh_schema` or `create_indexes` asked for, or an unusable
+            `user_id`.
+
     Example:
         >>> pg = GraphmemPropertyGraphStore("neo4j", "pw", "bolt://localhost:7687",
         ...                                 user_id="alice")  # doctest: +SKIP
@@ -127,6 +135,7 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
                 raise InvalidInputError(f"{key}=True would change graphmem's graph; leave it off")
         self.user_id = check_user_id(user_id)
         self._run = _Statements(self)
+        self._reach(url, (username, password))
         super().__init__(
             username, password, url, database, refresh_schema=False, create_indexes=False, **kwargs
         )
@@ -134,15 +143,21 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         with ThreadPoolExecutor(max_workers=1) as pool:
             pool.submit(asyncio.run, self._async_driver.close()).result()
 
+    def _reach(self, url: str, auth: tuple[str, str]) -> None:
+        """Fail now when no server answers at `url` (`check_reachable`): LlamaIndex's driver
+        would retry the first read for 30 s and raise the driver's own error."""
+        check_reachable(url, auth)
+
     # -- every statement runs here, in a read transaction --------------------------------
 
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        records, _, _ = self._driver.execute_query(
-            neo4j.Query(text=query, timeout=self._timeout),
-            database_=self._database,
-            parameters_=params,
-            routing_=neo4j.RoutingControl.READ,
-        )
+        with map_neo4j_errors():
+            records, _, _ = self._driver.execute_query(
+                neo4j.Query(text=query, timeout=self._timeout),
+                database_=self._database,
+                parameters_=params,
+                routing_=neo4j.RoutingControl.READ,
+            )
         return [record.data() for record in records]
 
     def structured_query(self, query: str, param_map: dict[str, Any] | None = None) -> Any:

@@ -212,13 +212,13 @@ def test_the_token_file_is_private(server: Server) -> None:
 
 def test_no_token_on_an_address_other_machines_reach_refuses_to_start(tmp_path: Path) -> None:
     done = _graphmem(tmp_path, "--any-user", "--http", "--host", "0.0.0.0", "--no-token")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "needs a token" in done.stderr
 
 
 def test_a_server_must_say_whom_it_serves(tmp_path: Path) -> None:
     done = _graphmem(tmp_path, "--http")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "--user USER" in done.stderr and "--any-user" in done.stderr
 
 
