@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.errors import ConfigError, GraphmemError, InvalidInputError
+from engine.errors import ClosedError, ConfigError, GraphmemError, InvalidInputError
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
 from engine.mcp_server.stdin_pipe import StdinPipe
@@ -54,21 +54,24 @@ _SDK_SERVER_LOG = "mcp.server.mcpserver.server"
 
 
 class MemoryHolder:
-    """Builds the `Memory` once, in a thread of its own, and hands it to every tool call."""
+    """Builds the `Memory` once, in a thread of its own, and hands it to every tool call; a
+    server stopped while it builds stops the build at its next step (a stopped server does not
+    first load what it will never use)."""
 
     def __init__(self, build: Callable[[], Memory]) -> None:
         self._future: Future[Memory] = Future()
+        self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._build, args=(build,), daemon=True)
         self._thread.start()
 
     def _build(self, build: Callable[[], Memory]) -> None:
         try:
             memory = build()
-            memory.embedder.encode(["warm up"])
-            memory.stats()  # starts the store and sets its schema up
-            load = getattr(memory.extractor, "load", None)  # the offline extractor's pipeline
-            if callable(load):
-                load()
+            for step in _warm_up_steps(memory):
+                if self._stopping.is_set():
+                    memory.close()
+                    raise ClosedError("the MCP server stopped while its memory was opening")
+                step()
         except BaseException as exc:  # handed to every call that needs the memory
             self._future.set_exception(exc)
             return
@@ -78,9 +81,22 @@ class MemoryHolder:
         return self._future.result()
 
     def close(self) -> None:
+        self._stopping.set()
         self._thread.join()
         if self._future.exception() is None:
             self._future.result().close()
+
+
+def _warm_up_steps(memory: Memory) -> list[Callable[[], object]]:
+    """What a server does before its first call: the model warmed, the store started and its
+    schema set up, the offline extractor's pipeline loaded."""
+    return [lambda: memory.embedder.encode(["warm up"]), memory.stats, lambda: _load(memory)]
+
+
+def _load(memory: Memory) -> None:
+    load = getattr(memory.extractor, "load", None)  # the offline extractor's pipeline
+    if callable(load):
+        load()
 
 
 class Dispatch:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, cast
@@ -11,10 +12,12 @@ import anyio
 import pytest
 
 from engine.cli.app import main
+from engine.errors import ClosedError
 from engine.knowledge import EntityView
 from engine.mcp_server.render import render_search
-from engine.mcp_server.server import _unknown_arguments, build_server
+from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server
 from engine.mcp_server.tools import _entity_text
+from engine.memory import Memory
 from engine.models import Entity, Episode, ScoredEpisode, SearchResult, Snippet
 
 
@@ -147,3 +150,34 @@ def test_add_memory_takes_metadata_and_says_what_filters_it() -> None:
     assert "metadata" in add.input_schema["properties"]
     assert "search_memory" in add.input_schema["properties"]["metadata"]["description"]
     assert "metadata" in (add.description or "")
+
+
+class _SlowOpening:
+    """A memory whose model warms up slowly; records what ran and whether it was closed."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self.closed = False
+        self.embedder = self
+        self.extractor = None
+
+    def encode(self, texts: list[str]) -> None:
+        time.sleep(0.3)
+        self.ran.append("encode")
+
+    def stats(self) -> None:
+        self.ran.append("stats")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_server_stopped_while_its_memory_opens_stops_the_opening() -> None:
+    """A stopped server waited for the model, the store and the extractor to load first."""
+    memory = _SlowOpening()
+    holder = MemoryHolder(lambda: cast(Memory, memory))
+    time.sleep(0.1)  # the model is warming up
+    holder.close()
+    assert memory.ran == ["encode"] and memory.closed  # the store was never started
+    with pytest.raises(ClosedError, match="stopped while its memory was opening"):
+        holder.get()

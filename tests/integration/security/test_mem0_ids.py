@@ -94,10 +94,10 @@ def test_ids_are_stable_across_a_reopen_and_unknown_to_another_store(
     tmp_path: Path, embedder: Embedder, falkordb_server: EmbeddedServer
 ) -> None:
     home = tmp_path / "home"
-    with facade.Memory(memory=Memory(data_dir=home, embedder=embedder)) as m:
+    with Memory(data_dir=home, embedder=embedder) as graph, facade.Memory(memory=graph) as m:
         m.graph.add_facts([SECRET], user_id="bob")
         first = _bobs(m)["id"]
-    with facade.Memory(memory=Memory(data_dir=home, embedder=embedder)) as m:
+    with Memory(data_dir=home, embedder=embedder) as graph, facade.Memory(memory=graph) as m:
         assert _bobs(m)["id"] == first
         assert m.get(str(first))["memory"] == "Bob has diagnosis Diabetes"  # type: ignore[index]
     other_store = FalkorDBStore.embedded(falkordb_server, "mem0_other_store")
