@@ -3,6 +3,7 @@ multiple agents) as written, with `mem0` resolving to graphmem's facade."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,12 @@ import pytest
 import engine.compat.mem0 as facade
 import engine.compat.mem0_sync as mem0_sync
 from engine.embedding import Embedder
-from engine.errors import ExtractionError, InvalidInputError, NotFoundError
+from engine.errors import (
+    ExtractionError,
+    InvalidInputError,
+    NotFoundError,
+    StoreUnavailableError,
+)
 from engine.memory import Memory as GraphMemory
 from engine.store.base import GraphStore
 from engine.testing.scripted_llm import ScriptedLLM, http_error, tool_call
@@ -205,19 +211,25 @@ def test_calls_graphmem_cannot_honour_are_refused(memory: GraphMemory) -> None:
 
 
 def test_from_config_with_a_neo4j_graph_store_builds_a_neo4j_memory(tmp_path: Path) -> None:
+    """Mem0's graph_store config opens graphmem's Neo4j store at that URL: with nothing
+    listening there, it says so at once, naming the URL and not the password."""
+    url = f"bolt://127.0.0.1:{_free_port()}"
     config = {
         "graph_store": {
             "provider": "neo4j",
-            "config": {"url": "bolt://localhost:7687", "username": "neo4j", "password": "pw"},
+            "config": {"url": url, "username": "neo4j", "password": "pw-not-shown"},
         },
         "graphmem": {"data_dir": str(tmp_path)},
     }
-    m = facade.Memory.from_config(config_dict=config)  # the driver connects on first use
-    try:
-        assert m.graph.store.dialect == "neo4j"
-        assert m.graph.settings.neo4j_uri == "bolt://localhost:7687"
-    finally:
-        m.close()
+    with pytest.raises(StoreUnavailableError, match=f"Neo4j is unreachable at {url}") as info:
+        facade.Memory.from_config(config_dict=config)
+    assert "pw-not-shown" not in str(info.value)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def test_score_is_a_similarity_and_threshold_applies_to_it(memory: GraphMemory) -> None:
