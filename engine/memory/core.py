@@ -33,7 +33,9 @@ class MemoryCore:
 
     Args:
         settings: the settings (default: from the environment and `overrides`).
-        store: a store to use instead of the one the settings name (`close` closes it too).
+        store: a store to use instead of the one the settings name (then not closed by
+            `close`: its owner closes it), or the name of the backend to open ("falkordb",
+            "neo4j"), as `GRAPHMEM_STORE` names it.
         embedder: an embedder to use (then not closed by `close`).
         extractor: an extractor to use (then not closed by `close`).
     """
@@ -42,11 +44,13 @@ class MemoryCore:
         self,
         settings: Settings | None = None,
         *,
-        store: GraphStore | None = None,
+        store: GraphStore | str | None = None,
         embedder: Embedder | None = None,
         extractor: Extractor | None = None,
         **overrides: Any,
     ) -> None:
+        if isinstance(store, str):  # a backend's name is a setting, not a store
+            overrides["store"], store = store, None
         self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or build_embedder(self.settings)
         self._owns_embedder = embedder is None

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.config import build_settings
-from engine.errors import StoreUnavailableError
+from engine.errors import ConfigError, StoreUnavailableError
 from engine.memory import Memory
 from engine.store.neo4j import Neo4jStore
 from tests.mcp_wire import ENV, GRAPHMEM
@@ -68,6 +68,15 @@ def test_a_memory_on_an_unreachable_neo4j_fails_as_it_opens(nowhere: str) -> Non
 
     assert time.monotonic() - started < 10
     assert nowhere in str(caught.value) and PASSWORD not in str(caught.value)
+
+
+def test_store_may_name_the_backend_as_graphmem_store_does(nowhere: str) -> None:
+    """`Memory(store="neo4j", ...)` kept the string as the store object: nothing opened, and
+    the first call failed on an attribute."""
+    with pytest.raises(StoreUnavailableError, match=f"Neo4j is unreachable at {nowhere}"):
+        Memory(store="neo4j", neo4j_uri=nowhere, embedding_preload=False)
+    with pytest.raises(ConfigError, match="store: Input should be 'falkordb' or 'neo4j'"):
+        Memory(store="mongo", embedding_preload=False)
 
 
 @pytest.mark.parametrize("scheme", ["bolt", "neo4j"])
