@@ -12,7 +12,7 @@ from engine.add.resolve import self_uid
 from engine.components import build_embedder, build_extractor, open_store, prepare_store
 from engine.config import Settings, build_settings
 from engine.embedding import Embedder
-from engine.errors import ClosedError
+from engine.errors import ClosedError, InvalidInputError
 from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
 from engine.models import Stats
@@ -38,6 +38,10 @@ class MemoryCore:
             "neo4j"), as `GRAPHMEM_STORE` names it.
         embedder: an embedder to use (then not closed by `close`).
         extractor: an extractor to use (then not closed by `close`).
+
+    Raises:
+        InvalidInputError: `settings` and keyword settings given together.
+        ConfigError: keyword settings graphmem cannot use.
     """
 
     def __init__(
@@ -51,6 +55,11 @@ class MemoryCore:
     ) -> None:
         if isinstance(store, str):  # a backend's name is a setting, not a store
             overrides["store"], store = store, None
+        if settings is not None and overrides:
+            raise InvalidInputError(
+                f"settings and {', '.join(sorted(overrides))} given together: the keywords would "
+                "be ignored; put them in the settings (build_settings(...)) or give keywords only"
+            )
         self.settings = settings or build_settings(**overrides)
         self.embedder = embedder or build_embedder(self.settings)
         self._owns_embedder = embedder is None

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
+from pathlib import Path
 
 import pytest
 
 from engine.config import build_settings
-from engine.errors import ConfigError
+from engine.errors import ConfigError, InvalidInputError
+from engine.memory import Memory
 from engine.ranking import RankingParams
 
 
@@ -83,3 +85,12 @@ def test_declared_types_are_read_from_the_environment_as_json(
     types = build_settings().graph_types
     assert (types.entities, types.only_declared_relations) == ({"Company": "a business"}, True)
     assert types.entity_type("company") == "Company" and types.entity_type("City") is None
+
+
+def test_settings_and_keyword_settings_together_are_refused_naming_the_keywords(
+    tmp_path: Path,
+) -> None:
+    """`Memory(settings, data_dir=...)` ignored data_dir unseen (and opened ~/.graphmem)."""
+    with pytest.raises(InvalidInputError, match="settings and data_dir given together"):
+        Memory(build_settings(data_dir=tmp_path), data_dir=tmp_path / "other")
+    assert not (tmp_path / "other").exists()
