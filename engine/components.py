@@ -73,6 +73,7 @@ def open_store(settings: Settings) -> GraphStore:
             password,
             settings.neo4j_database,
             timeout_s=settings.query_timeout_ms / 1000.0,
+            connect_timeout_s=settings.neo4j_connect_timeout_s,
         )
     from engine.store.falkordb import FalkorDBStore
     from engine.store.falkordb_server import EmbeddedServer

@@ -24,6 +24,9 @@ def _default_home() -> Path:
     return Path.home() / ".graphmem"
 
 
+NEO4J_CONNECT_TIMEOUT_S = 5.0
+
+
 class Settings(BaseSettings):
     """Every setting graphmem has. Environment variables: `GRAPHMEM_<NAME>`, plus the
     conventional `NEO4J_*` and `OPENAI_*` names for the Neo4j and LLM settings."""
@@ -45,6 +48,8 @@ class Settings(BaseSettings):
     neo4j_user: str = Field(default="neo4j", validation_alias="NEO4J_USER")
     neo4j_password: SecretStr | None = Field(default=None, validation_alias="NEO4J_PASSWORD")
     neo4j_database: str = Field(default="neo4j", validation_alias="NEO4J_DATABASE")
+    # how long opening waits for a Neo4j server that does not answer (then StoreUnavailableError)
+    neo4j_connect_timeout_s: float = Field(default=NEO4J_CONNECT_TIMEOUT_S, gt=0)
 
     # embeddings
     embedding_model: str = "all-MiniLM-L6-v2"

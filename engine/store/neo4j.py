@@ -17,6 +17,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from engine import cypher
+from engine.config import NEO4J_CONNECT_TIMEOUT_S  # the driver alone waits 30-120 s
 from engine.cypher import Dialect
 from engine.errors import (
     ConfigError,
@@ -39,9 +40,6 @@ from engine.store.statements import batch_statements, statement_texts, written
 
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 _DELETE_BATCH = 10_000
-# how long opening a store waits for a server that does not answer (the driver alone waits
-# 30 s for a connection, 60 s for a handshake, and retries a first query for 30 s more)
-CONNECT_TIMEOUT_S = 5.0
 _REASON = re.compile(r"\(reason ([^()]*)\)\s*$")
 
 
@@ -74,7 +72,7 @@ def map_neo4j_errors() -> Iterator[None]:
 
 
 def check_reachable(
-    uri: str, auth: tuple[str, str] | None, timeout_s: float = CONNECT_TIMEOUT_S
+    uri: str, auth: tuple[str, str] | None, timeout_s: float = NEO4J_CONNECT_TIMEOUT_S
 ) -> None:
     """Connect once, now, through a probe driver that waits at most `timeout_s`: a server
     that is not there (or never answers) fails here instead of at the first query, which the
@@ -167,7 +165,7 @@ class Neo4jStore:
         database: str = "neo4j",
         *,
         timeout_s: float | None = None,
-        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        connect_timeout_s: float = NEO4J_CONNECT_TIMEOUT_S,
     ) -> Neo4jStore:
         """Check that the server at `uri` answers (`check_reachable`), then create a driver
         for it and a store that owns the driver.

@@ -60,6 +60,14 @@ def test_a_server_that_never_answers_is_given_up_after_the_connect_timeout(silen
     assert str(caught.value).startswith(f"Neo4j is unreachable at {silent}: ")
 
 
+def test_the_connect_wait_is_a_setting(silent: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError, match=f"Neo4j is unreachable at {silent}"):
+        Memory(store="neo4j", neo4j_uri=silent, neo4j_connect_timeout_s=0.5,
+               embedding_preload=False)  # fmt: skip
+    assert time.monotonic() - started < 4  # the default waits 5 s
+
+
 def test_a_memory_on_an_unreachable_neo4j_fails_as_it_opens(nowhere: str) -> None:
     started = time.monotonic()
     with pytest.raises(StoreUnavailableError) as caught:
