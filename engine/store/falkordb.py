@@ -204,7 +204,7 @@ class FalkorDBStore:
                     self._server.wait_appended(self._db.connection)
         finally:
             self._sizes.forget(user_id)
-        return written(batch, names, rows[0])
+        return written(batch, names, rows[0] if rows else None)
 
     # -- deletes and housekeeping ---------------------------------------------------------
 
