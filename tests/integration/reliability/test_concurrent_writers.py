@@ -1,7 +1,8 @@
 """Writers that race on one message: two processes ingesting one chat log at once, or two
 adds of the same dated message, each looked the message up before the other stored it. The
 message is stored once and what it says is counted once (mentions exact), and the messages
-of a clashing add that are still new are written."""
+of a clashing add that are still new are written. The dead-letter file one process rewrites
+keeps the letters other processes appended."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engine.ingest.chat_records import ChatRecord
+from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.memory import Memory
 from tests.integration.reliability.conftest import Tally
 
@@ -109,3 +112,37 @@ def test_two_ingests_of_one_log_at_once_store_each_message_once(
     with Memory(data_dir=solo, embedding_preload=False) as mem:
         assert together == counts(mem, USER)
     tally.cases += len(lines)
+
+
+def _letter(i: int, user: str) -> DeadLetter:
+    record = ChatRecord(user_id=user, role="user", content=said(i), source=f"chat.jsonl:{i}")
+    return DeadLetter(
+        record=record,
+        user_id=user,
+        checksum=f"c{i}",
+        path="chat.jsonl",
+        location=str(i),
+        stage="extract",
+        reason="outage",
+    )
+
+
+def test_a_rewrite_of_the_dead_letters_keeps_the_letters_of_other_processes(
+    tmp_path: Path, tally: Tally
+) -> None:
+    path = tmp_path / "dead_letters.jsonl"
+    earlier = DeadLetters(path)  # a run whose messages 0 and 1 failed
+    earlier.add(_letter(0, "r"))
+    earlier.add(_letter(1, "r"))
+    earlier.close()
+    retry = DeadLetters(path)  # an `ingest --retry-failed` reads them ...
+    app = DeadLetters(path)  # ... while another process's adds fail
+    app.add(_letter(2, "app"))
+    retry.resolve("c0")
+    retry.resolve("c1")
+    app.add(_letter(1, "r"))  # failed again, after the retry stored it
+    retry.close()  # the retry rewrites the file without what it resolved
+    app.add(_letter(3, "app"))
+    app.close()
+    assert {letter.checksum for letter in DeadLetters(path).letters()} == {"c1", "c2", "c3"}
+    tally.cases += 4
