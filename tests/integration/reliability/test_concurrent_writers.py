@@ -146,3 +146,32 @@ def test_a_rewrite_of_the_dead_letters_keeps_the_letters_of_other_processes(
     app.close()
     assert {letter.checksum for letter in DeadLetters(path).letters()} == {"c1", "c2", "c3"}
     tally.cases += 4
+
+
+def test_two_loads_of_one_file_at_once_write_it_once(tmp_path: Path, tally: Tally) -> None:
+    triples = tmp_path / "triples.tsv"
+    triples.write_text("".join(f"E{i % 200}\tKNOWS\tF{i}\n" for i in range(2000)))
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    command = [sys.executable, "-m", "engine.cli", "--data-dir", str(tmp_path / "data"), "load"]
+    runs = [
+        subprocess.Popen(
+            [*command, str(triples), *USER_ARGS, "--chunk-size", "500", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        for _ in range(2)
+    ]
+    reports = []
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        reports.append(json.loads(out))
+    assert sorted(r["facts_added"] for r in reports) == [0, 2000]
+    with Memory(data_dir=tmp_path / "data", embedding_preload=False) as mem:
+        entities = mem.top_entities(USER, 5000)
+        assert sum(e.entity.mentions for e in entities) == 4000  # each fact's two ends, once
+        assert mem.stats(USER).facts == 2000
+    tally.cases += 2000
