@@ -18,6 +18,9 @@ from engine.store.base import GraphStore
 from engine.store.reads import Reads
 
 _CHUNK = 1000  # facts per batch in `add_facts`
+# times an add is prepared again after another writer stored some of its messages first (each
+# time, at least one more of them is stored): a bound, not a timing
+_CLASHES = 8
 
 
 @dataclass(slots=True)
@@ -77,9 +80,22 @@ class Adder:
         return prepare(self._context(), request)
 
     def apply(self, prepared: PreparedAdd) -> AddResult:
-        """Phase two (see `engine.add.batch.apply`), counting the LLM usage."""
+        """Phase two (see `engine.add.batch.apply`), counting the LLM usage. When another
+        writer stored one of the messages after `prepare` looked, nothing was written (its
+        facts would count twice): the add is prepared again, so the messages still new are
+        written and the others skipped."""
         result = apply(self._context(), prepared)
         self.usage.count(result)
+        for _ in range(_CLASHES):
+            if not prepared.episodes or result.episode_uids or prepared.request is None:
+                break
+            spent = result
+            prepared = self.prepare(prepared.request)
+            result = apply(self._context(), prepared)
+            self.usage.count(result)
+            result.llm_calls += spent.llm_calls
+            result.prompt_tokens += spent.prompt_tokens
+            result.completion_tokens += spent.completion_tokens
         return result
 
     def add_facts(

@@ -62,12 +62,14 @@ def apply(ctx: AddContext, prepared: PreparedAdd) -> AddResult:
     if error is not None:
         failed = [replace(row, status="failed", error=error) for row in prepared.episodes]
         batch = WriteBatch(episodes=failed, episode_embeddings=prepared.episode_vectors)
-        ctx.write(prepared.user_id, batch)
+        if ctx.write(prepared.user_id, batch).stored_already:
+            return _timed(_stored_already(result), prepared, started)
         result.extraction_error = error
         result.errors.append(f"extraction failed, episodes kept as failed: {error}")
         return _timed(result, prepared, started)
     batch, resolved, changes = _build(ctx, prepared, time.time())
-    ctx.write(prepared.user_id, batch)
+    if ctx.write(prepared.user_id, batch).stored_already:
+        return _timed(_stored_already(result), prepared, started)
     _fill(result, resolved, changes)
     return _timed(result, prepared, started)
 
@@ -141,6 +143,14 @@ def _base_result(prepared: PreparedAdd) -> AddResult:
         completion_tokens=outcome.completion_tokens,
         llm_latency_ms=outcome.latency_ms if outcome.llm_calls else 0.0,
     )
+
+
+def _stored_already(result: AddResult) -> AddResult:
+    """Another writer stored these messages after `prepare` looked (two processes ingesting
+    one log): nothing was written, the messages count as skipped."""
+    result.episodes_skipped += len(result.episode_uids)
+    result.episode_uids = []
+    return result
 
 
 def _fill(result: AddResult, resolved: Resolved, changes: Changes) -> None:

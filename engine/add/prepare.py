@@ -92,6 +92,7 @@ class PreparedAdd:
     skipped: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0  # time spent preparing
+    request: AddRequest | None = None  # what it was prepared from: prepared again on a clash
 
 
 def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
@@ -134,6 +135,7 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
         extractor=ctx.extractor().name,
         skipped=len(rows) - len(kept),
         errors=errors,
+        request=request,
     )
     if kept:
         extractor = ctx.extractor()

@@ -3,16 +3,21 @@
 Each failure is appended (and flushed) the moment it happens, so a killed run keeps it. A
 message is listed once (by checksum, the latest failure wins); `resolve` drops one that has
 since been stored, and `close` rewrites the file atomically when anything was dropped.
+Several processes share the file (an ingest, an app's `add`s): each append and each rewrite
+holds `dead_letters.jsonl.lock`, and a rewrite starts from the file as it is then, dropping
+only the letters this process resolved (not failed again since), so no process's letters
+are lost to another's rewrite.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -49,8 +54,7 @@ class DeadLetters:
         #: `(line, reason)` for each line of the file that was not a dead letter
         self.skipped: list[tuple[int, str]] = []
         self._letters = _load(path, self.skipped)
-        self._dirty = False
-        self._handle: IO[str] | None = None
+        self._resolved: dict[str, datetime] = {}  # checksum -> when this process stored it
 
     def __len__(self) -> int:
         return len(self._letters)
@@ -66,29 +70,46 @@ class DeadLetters:
     def add(self, letter: DeadLetter) -> None:
         with self._lock:
             self._letters[letter.checksum] = letter
-            if self._handle is None:
-                if not self.path.parent.is_dir():
-                    private_dir(self.path.parent)
-                self._handle = open_private(self.path, "a")
-            self._handle.write(letter.model_dump_json() + "\n")
-            self._handle.flush()
+            self._resolved.pop(letter.checksum, None)
+            if not self.path.parent.is_dir():
+                private_dir(self.path.parent)
+            # opened each time: another process's rewrite replaces the file
+            with _file_lock(self.path), open_private(self.path, "a") as handle:
+                handle.write(letter.model_dump_json() + "\n")
 
     def resolve(self, checksum: str) -> bool:
         """Forget a dead letter whose message is now stored; True if there was one."""
         with self._lock:
             found = self._letters.pop(checksum, None) is not None
-            self._dirty = self._dirty or found
+            if found:
+                self._resolved[checksum] = datetime.now(UTC)
             return found
 
     def close(self) -> None:
-        """Flush; rewrite the file (atomically) when dead letters were resolved."""
+        """Rewrite the file (atomically) when dead letters were resolved: as it is now, less
+        the letters resolved here that failed no later than they were resolved."""
         with self._lock:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
-            if self._dirty:
-                _rewrite(self.path, list(self._letters.values()))
-                self._dirty = False
+            if not self._resolved or not self.path.parent.is_dir():
+                return
+            with _file_lock(self.path):
+                letters = _load(self.path, [])
+                resolved = self._resolved
+                kept = [
+                    letter
+                    for checksum, letter in letters.items()
+                    if checksum not in resolved or letter.failed_at > resolved[checksum]
+                ]
+                if len(kept) < len(letters):
+                    _rewrite(self.path, kept)
+            self._resolved.clear()
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Held by one process at a time around an append to or a rewrite of `path`."""
+    with open_private(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _load(path: Path, warnings: list[tuple[int, str]]) -> dict[str, DeadLetter]:

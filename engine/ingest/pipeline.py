@@ -336,7 +336,7 @@ class _Run:
             report.llm_modes[extracted.mode] = report.llm_modes.get(extracted.mode, 0) + 1
         if failed:
             report.messages_failed += 1
-        elif result is None:
+        elif result is None or not result.episode_uids:  # stored by another writer meanwhile
             report.messages_skipped += 1
         else:
             report.messages_added += 1

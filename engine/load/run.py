@@ -21,7 +21,14 @@ from pydantic import BaseModel, Field
 from engine.embedding import Embedder, as_param
 from engine.load.plan import Plan, make_plan
 from engine.load.read import Limits, LineError, Triple, TripleFormat, read_triples
-from engine.load.state import LoadState, file_identity, read_state, save_state, state_path
+from engine.load.state import (
+    LoadState,
+    file_identity,
+    one_load_at_a_time,
+    read_state,
+    save_state,
+    state_path,
+)
 from engine.normalize import stable_uid
 from engine.store.base import EntityRow, FactRow, GraphStore, HistoryRow, WriteBatch
 from engine.store.reads import Reads
@@ -90,12 +97,21 @@ def load_file(
     triples = _read(path, fmt, delimiter, job.limits, report)
     where = state_path(job.data_dir, path, job.user_id)
     identity = file_identity(path)
-    state = None if restart else read_state(where, identity, job.user_id, job.chunk_size)
-    if state is not None and state.done:
-        report.already_loaded = True
-        return _finish(report, started)
-    report.resumed = state is not None
-    state = state or LoadState(identity, job.user_id, job.chunk_size)
+    with one_load_at_a_time(where):
+        state = None if restart else read_state(where, identity, job.user_id, job.chunk_size)
+        if state is not None and state.done:
+            report.already_loaded = True
+            return _finish(report, started)
+        report.resumed = state is not None
+        state = state or LoadState(identity, job.user_id, job.chunk_size)
+        _load(job, triples, where, state, report)
+    return _finish(report, started)
+
+
+def _load(
+    job: LoadJob, triples: list[Triple], where: Path, state: LoadState, report: LoadReport
+) -> None:
+    """Write what the checkpoint `state` says is left of the load (all of it when new)."""
     reads = Reads(job.store)
     counts = reads.counts(job.user_id)
     fresh = not report.resumed and counts["entities"] == 0 and counts["facts"] == 0
@@ -108,7 +124,6 @@ def load_file(
     state.done = True
     save_state(where, state)
     report.embed_s, report.write_s = round(timer.embed, 2), round(timer.write, 2)
-    return _finish(report, started)
 
 
 def _read(

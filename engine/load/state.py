@@ -2,18 +2,23 @@
 
 Facts need no checkpoint (a rerun reads which are stored and skips them); entities do, because
 writing an entity again would count its mentions twice. The file is replaced atomically after
-every committed chunk of entities, and marked done when the whole load is stored.
+every committed chunk of entities, and marked done when the whole load is stored. A load
+holds its checkpoint's lock from start to end, so a second load of the same file for the same
+user (another process) waits for it and then finds it done.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from engine.private_files import private_dir, write_private
+from engine.private_files import open_private, private_dir, write_private
 
 _HEAD_BYTES = 1 << 16
 
@@ -58,3 +63,13 @@ def save_state(where: Path, state: LoadState) -> None:
     temporary = where.with_suffix(".tmp")
     write_private(temporary, json.dumps(asdict(state)))
     os.replace(temporary, where)
+
+
+@contextlib.contextmanager
+def one_load_at_a_time(where: Path) -> Iterator[None]:
+    """Held around a whole load of the checkpoint `where`: two loads of one file for one user
+    at once both found no checkpoint and wrote every entity twice (their mentions doubled)."""
+    private_dir(where.parent)
+    with open_private(where.with_suffix(".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

@@ -188,6 +188,9 @@ class Written:
     mentions: dict[str, int] = field(default_factory=dict)  # of each fact, after the write
     predicates: frozenset[str] = frozenset()  # of the facts written
     episodes: tuple[EpisodeRow, ...] = ()  # the messages a `WriteBatch` wrote
+    # the batch's messages were stored (as good episodes) by another writer since they were
+    # looked up: nothing of it was written (`cypher/guard_new_episodes.cypher`)
+    stored_already: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +261,9 @@ class GraphStore(Protocol):
 
     def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         """Apply `batch`; return what it wrote, each fact's mention count after the write
-        among it."""
+        among it. A batch of messages of which one is stored already as a good episode
+        writes nothing (`Written.stored_already`): two writers that both found a message new
+        do not both count what it says."""
         ...
 
     def delete_user(self, user_id: str) -> int:

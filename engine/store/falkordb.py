@@ -102,11 +102,11 @@ class FalkorDBStore:
     ) -> FalkorDBStore:
         """Start (or reuse) the embedded server and connect to it. `timeout_ms` bounds each
         read query (FalkorDB runs write queries to completion, so a batch is never cut)."""
-        socket = server.ensure_running()
         patience = REPLY_PATIENCE_S + (timeout_ms or 0) / 1000
         # a command that timed out is not sent again: a write may have been applied
         retry = Retry(ExponentialWithJitterBackoff(1, 0.01), 10, (redis.ConnectionError,))
-        with map_falkordb_errors():
+        # connected under the server lock, so a process closing meanwhile sees this client
+        with server.connecting() as socket, map_falkordb_errors():
             client = FalkorDB(
                 unix_socket_path=str(socket),
                 client_name=f"graphmem-{os.getpid()}",
@@ -204,7 +204,7 @@ class FalkorDBStore:
                     self._server.wait_appended(self._db.connection)
         finally:
             self._sizes.forget(user_id)
-        return written(batch, names, rows[0])
+        return written(batch, names, rows[0] if rows else None)
 
     # -- deletes and housekeeping ---------------------------------------------------------
 

@@ -98,28 +98,36 @@ class EmbeddedServer:
 
     def ensure_running(self) -> Path:
         """Return the socket path of the data directory's server, starting one if none runs.
-
         Raises:
             StoreUnavailableError: the data directory is unusable (named, with the reason),
                 or the server did not start (with the end of its log).
         """
+        with self.connecting() as socket:
+            return socket
+
+    @contextlib.contextmanager
+    def connecting(self) -> Iterator[Path]:
+        """`ensure_running` (raises as it does), the server lock held until the block ends:
+        connect in it. The last process to close stops the server under that lock when it
+        sees no client; a process that found the server but had not connected found it gone."""
         fresh = not self.data_dir.exists()
         prepare_data_dir(self.data_dir)
+        ready = False
         try:
             with self._lock():
                 record = ServerRecord.read(self.data_dir)
-                if record is not None and self._reuse(record):
-                    return self.socket_path
-                self._start()
-                self.started_here = True
+                if record is None or not self._reuse(record):
+                    self._start()
+                    self.started_here = True
+                ready = True
+                yield self.socket_path
         except StoreUnavailableError:
-            if fresh:  # leave no trace of a data directory that never held anything
+            if fresh and not ready:  # leave no trace of a data directory that never held anything
                 for name in ("server.lock", _LOG):
                     (self.data_dir / name).unlink(missing_ok=True)
                 with contextlib.suppress(OSError):
                     self.data_dir.rmdir()
             raise
-        return self.socket_path
 
     def running(self) -> bool:
         """True when the data directory's recorded server answers (nothing is started)."""

@@ -195,7 +195,12 @@ class Neo4jStore:
         @neo4j.unit_of_work(timeout=self._timeout_s if bounded else None)
         def work(tx: neo4j.ManagedTransaction) -> list[Rows]:
             # The driver asks for LiteralString: every text is a packaged file from cypher/.
-            return [[r.values() for r in tx.run(text, params)] for text, params in statements]
+            out: list[Rows] = []
+            for text, params in statements:
+                out.append([r.values() for r in tx.run(text, params)])
+                if not out[-1]:
+                    break  # a write batch's guard said no (every other statement yields a row)
+            return out
 
         with map_neo4j_errors(), self._driver.session(database=self._database) as session:
             if read_only:
@@ -244,6 +249,8 @@ class Neo4jStore:
         finally:
             self._sizes.forget(user_id)
         # Each batch statement returns one row with one `result` column.
+        if len(results) < len(named) or not results[-1]:
+            return written(batch, [], None)  # its guard: the messages are stored already
         return written(batch, [name for name, _, _ in named], [rows[0][0] for rows in results])
 
     # -- deletes and housekeeping ---------------------------------------------------------

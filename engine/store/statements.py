@@ -51,8 +51,11 @@ def batch_statements(
 def write_statements(
     base: dict[str, Any], batch: WriteBatch, param: VectorParam
 ) -> list[NamedStatement]:
-    """The statements of an add or a load, in the order `batch_statements` promises."""
+    """The statements of an add or a load, in the order `batch_statements` promises. A batch
+    of messages starts with `guard_new_episodes`: stored already, they are not written twice."""
     out: list[NamedStatement] = []
+    if batch.episodes:
+        out.append(("guard_new_episodes", None, {**base, "uids": [e.uid for e in batch.episodes]}))
 
     def add(name: str, rows: list[Any], rel_type: str | None = None, **extra: Any) -> None:
         if rows:
@@ -158,9 +161,12 @@ def composed_batch(
     return query, params, [name for name, _, _ in named]
 
 
-def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any]) -> Written:
+def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] | None) -> Written:
     """What `batch` wrote, with each fact's mention count from the composed batch's result
-    `row` (one result per statement of `names`)."""
+    `row` (one result per statement of `names`); no row: its guard found its messages stored
+    already and nothing was written."""
+    if row is None:
+        return Written(stored_already=True)
     mentions = {
         uid: int(count)
         for name, result in zip(names, row, strict=True)
