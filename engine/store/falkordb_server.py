@@ -98,6 +98,7 @@ class EmbeddedServer:
 
     def ensure_running(self) -> Path:
         """Return the socket path of the data directory's server, starting one if none runs.
+
         Raises:
             StoreUnavailableError: the data directory is unusable (named, with the reason),
                 or the server did not start (with the end of its log).
