@@ -76,6 +76,7 @@ class MemoryHolder:
             self._future.set_exception(exc)
             return
         self._future.set_result(memory)
+        _log.info("ready: the model, the store and the extractor are loaded")
 
     def get(self) -> Memory:
         return self._future.result()
