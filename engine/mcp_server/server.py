@@ -21,13 +21,11 @@ from concurrent.futures import Future
 from importlib.metadata import version
 from typing import Any
 
-from pydantic import ValidationError
-
 from engine.errors import ClosedError, ConfigError, GraphmemError, InvalidInputError
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
 from engine.mcp_server.stdin_pipe import StdinPipe
-from engine.mcp_server.tool_errors import crash_text, refusal_text
+from engine.mcp_server.tool_errors import crash_text, graphmem_or_validation, refusal_text
 from engine.mcp_server.tools import ToolOutput
 from engine.memory import Memory
 
@@ -193,12 +191,8 @@ class GraphmemMCP(MCPServer[Any]):
 def error_kind(exc: BaseException) -> str:
     """What kind of error failed a call, for the log: the class of graphmem's error (or of
     pydantic's, for arguments of the wrong type) behind `exc`, never its text."""
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, GraphmemError | ValidationError):
-            return type(cause).__name__
-        cause = cause.__cause__
-    return type(exc).__name__
+    cause = graphmem_or_validation(exc)
+    return type(exc if cause is None else cause).__name__
 
 
 def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:

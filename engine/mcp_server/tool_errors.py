@@ -32,7 +32,7 @@ def refusal_text(tool: str, exc: BaseException, tools: Iterable[str] | None) -> 
         exc: what failed the call (the SDK's `ToolError`, or graphmem's error itself).
         tools: every tool the server has, or None when `tool` is one of them.
     """
-    cause = _graphmem_or_validation(exc)
+    cause = graphmem_or_validation(exc)
     if isinstance(cause, GraphmemError):
         said = f"{type(cause).__name__}: {cause}"
     elif isinstance(cause, ValidationError):
@@ -61,7 +61,8 @@ def argument_problems(exc: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def _graphmem_or_validation(exc: BaseException) -> BaseException | None:
+def graphmem_or_validation(exc: BaseException) -> BaseException | None:
+    """Graphmem's error, or pydantic's for a call's arguments, behind `exc` (None: neither)."""
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, GraphmemError | ValidationError):
