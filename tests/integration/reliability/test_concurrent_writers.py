@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import DeadLetter, DeadLetters
@@ -22,6 +23,7 @@ T0 = 1_700_000_000
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 ROOT = str(Path(__file__).resolve().parents[3])
 USER_ARGS = ("--user", USER)
+_ENV = {**os.environ, "PYTHONPATH": ROOT}
 
 
 def said(i: int) -> str:
@@ -78,33 +80,16 @@ def test_two_ingests_of_one_log_at_once_store_each_message_once(
     log = tmp_path / "chat.jsonl"
     lines = [{"role": "user", "content": said(i), "timestamp": T0 + 60 * i} for i in range(24)]
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    command = [sys.executable, "-m", "engine.cli", "--data-dir"]
-    runs = [
-        subprocess.Popen(
-            [*command, str(tmp_path / "data"), "ingest", str(log), *USER_ARGS, "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
-        )
-        for _ in range(2)
-    ]
-    reports = []
-    for run in runs:
-        out, err = run.communicate(timeout=120)
-        assert run.returncode == 0, err
-        reports.append(json.loads(out))
+    reports = _twice_at_once(tmp_path / "data", ["ingest", str(log), *USER_ARGS, "--json"])
     assert sum(r["messages_added"] for r in reports) == len(lines)
     with Memory(data_dir=tmp_path / "data", embedding_preload=False) as mem:
         together = counts(mem, USER)
     solo = tmp_path / "solo"
     done = subprocess.run(
-        [*command, str(solo), "ingest", str(log), *USER_ARGS],
+        _command(solo, ["ingest", str(log), *USER_ARGS]),
         capture_output=True,
         text=True,
-        env=env,
+        env=_ENV,
         cwd=ROOT,
         timeout=120,
     )
@@ -151,15 +136,25 @@ def test_a_rewrite_of_the_dead_letters_keeps_the_letters_of_other_processes(
 def test_two_loads_of_one_file_at_once_write_it_once(tmp_path: Path, tally: Tally) -> None:
     triples = tmp_path / "triples.tsv"
     triples.write_text("".join(f"E{i % 200}\tKNOWS\tF{i}\n" for i in range(2000)))
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    command = [sys.executable, "-m", "engine.cli", "--data-dir", str(tmp_path / "data"), "load"]
+    args = ["load", str(triples), *USER_ARGS, "--chunk-size", "500", "--json"]
+    reports = _twice_at_once(tmp_path / "data", args)
+    assert sorted(r["facts_added"] for r in reports) == [0, 2000]
+    with Memory(data_dir=tmp_path / "data", embedding_preload=False) as mem:
+        entities = mem.top_entities(USER, 5000)
+        assert sum(e.entity.mentions for e in entities) == 4000  # each fact's two ends, once
+        assert mem.stats(USER).facts == 2000
+    tally.cases += 2000
+
+
+def _twice_at_once(data_dir: Path, args: list[str]) -> list[dict[str, Any]]:
+    """The JSON reports of two `graphmem` processes running `args` on `data_dir` at once."""
     runs = [
         subprocess.Popen(
-            [*command, str(triples), *USER_ARGS, "--chunk-size", "500", "--json"],
+            _command(data_dir, args),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=env,
+            env=_ENV,
             cwd=ROOT,
         )
         for _ in range(2)
@@ -169,9 +164,8 @@ def test_two_loads_of_one_file_at_once_write_it_once(tmp_path: Path, tally: Tall
         out, err = run.communicate(timeout=120)
         assert run.returncode == 0, err
         reports.append(json.loads(out))
-    assert sorted(r["facts_added"] for r in reports) == [0, 2000]
-    with Memory(data_dir=tmp_path / "data", embedding_preload=False) as mem:
-        entities = mem.top_entities(USER, 5000)
-        assert sum(e.entity.mentions for e in entities) == 4000  # each fact's two ends, once
-        assert mem.stats(USER).facts == 2000
-    tally.cases += 2000
+    return reports
+
+
+def _command(data_dir: Path, args: list[str]) -> list[str]:
+    return [sys.executable, "-m", "engine.cli", "--data-dir", str(data_dir), *args]
