@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from engine.async_pool import DEFAULT_WORKERS, Pooled, check_workers
+from engine.async_pool import DEFAULT_WORKERS, Pooled
 from engine.async_pool import in_pool as _in_pool
 from engine.config import Settings
 from engine.memory import Memory
+from engine.normalize import check_count
 
 __all__ = ["DEFAULT_WORKERS", "AsyncMemory"]
 
@@ -43,7 +44,7 @@ class AsyncMemory(Pooled[Memory]):
         max_workers: int = DEFAULT_WORKERS,
         **overrides: Any,
     ) -> None:
-        workers = check_workers(max_workers)
+        workers = check_count(max_workers, "max_workers", 1)
         wrapped = memory if memory is not None else Memory(settings, **overrides)
         super().__init__(wrapped, owned=memory is None, max_workers=workers, name="async")
 

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
-from engine.errors import ClosedError, InvalidInputError
+from engine.errors import ClosedError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,16 +63,3 @@ class Pooled(Generic[T]):
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-def check_workers(max_workers: object) -> int:
-    """`max_workers` for a `Pooled`, checked before the object it wraps is built.
-
-    Raises:
-        InvalidInputError: `max_workers` is not an integer of at least 1.
-    """
-    if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
-        raise InvalidInputError(
-            f"max_workers must be an integer of at least 1, got {max_workers!r}"
-        )
-    return max_workers

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Self
 
-from engine.async_pool import DEFAULT_WORKERS, Pooled, check_workers
+from engine.async_pool import DEFAULT_WORKERS, Pooled
 from engine.async_pool import in_pool as _in_pool
 from engine.compat.mem0_sync import Memory
 from engine.memory import Memory as GraphMemory
+from engine.normalize import check_count
 
 
 class AsyncMemory(Pooled[Memory]):
@@ -44,7 +45,7 @@ class AsyncMemory(Pooled[Memory]):
         memory: GraphMemory | None = None,
         max_workers: int = DEFAULT_WORKERS,
     ) -> None:
-        workers = check_workers(max_workers)
+        workers = check_count(max_workers, "max_workers", 1)
         # the facade closes only a graphmem Memory it built: closing it closes what it owns
         super().__init__(
             Memory(config, memory=memory), owned=True, max_workers=workers, name="mem0"
