@@ -11,11 +11,16 @@ import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from engine.errors import ClosedError
 
-T = TypeVar("T")
+
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+T = TypeVar("T", bound=Closable)
 R = TypeVar("R")
 DEFAULT_WORKERS = 4
 
@@ -49,7 +54,7 @@ class Pooled(Generic[T]):
         if self._closed:
             return
         if self._owned:
-            await self._run(self._wrapped.close)  # type: ignore[attr-defined]
+            await self._run(self._wrapped.close)
         self._closed = True
         self._pool.shutdown(wait=True)
 
