@@ -18,8 +18,8 @@ from engine.cli.verbs import (
     require_user,
     when,
 )
-from engine.errors import NotFoundError
 from engine.knowledge import EntityView
+from engine.memory.held import held_history
 from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day
 
 
@@ -126,10 +126,11 @@ def _entity_text(view: EntityView) -> str:
 def cmd_history(args: argparse.Namespace) -> None:
     with open_memory(args, embedding_preload=False) as mem:
         require_user(mem, args.user)
-        events = mem.history(args.uid, args.user)
-    if not events:
-        raise NotFoundError(f"user {args.user!r} has no history for {args.uid!r}")
-    emit(args, [e.model_dump(mode="json") for e in events], "\n".join(map(_event_line, events)))
+        events = held_history(mem, args.uid, args.user)
+    text = "\n".join(map(_event_line, events)) or (
+        f"no change of {args.uid} is recorded for user {args.user!r}"
+    )
+    emit(args, [e.model_dump(mode="json") for e in events], text)
 
 
 def _event_line(event: HistoryEvent) -> str:

@@ -12,11 +12,12 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InvalidInputError, NotFoundError
+from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import quoted, render_search
 from engine.memory import Memory
+from engine.memory.held import held_history
 from engine.models import AddResult, FactInput, said_day
 from engine.times import parse_time
 
@@ -230,19 +231,10 @@ def memory_history(memory: Memory, user_id: str, fact_id: str) -> ToolOutput:
     Raises:
         NotFoundError: the user has no fact or entity of that id.
     """
-    events = memory.history(fact_id, user_id)
-    if not events and not _holds(memory, user_id, fact_id):
-        raise NotFoundError(f"user {user_id!r} has no fact or entity {fact_id!r}")
+    events = held_history(memory, fact_id, user_id)
     lines = [f"{e.ts:%Y-%m-%d %H:%M} {e.event} {e.detail or ''}".rstrip() for e in events]
     text = "\n".join(lines) or f"No change of {fact_id} of user {user_id!r} is recorded."
     return ToolOutput(text, {"events": [e.model_dump(mode="json") for e in events]})
-
-
-def _holds(memory: Memory, user_id: str, uid: str) -> bool:
-    """Whether the user has a fact or an entity of that uid (an entity `add_facts` or a load
-    wrote has no change event)."""
-    reads = memory.reads
-    return bool(reads.facts_by_uids(user_id, [uid]) or reads.entities_by_uids(user_id, [uid]))
 
 
 def delete_message(memory: Memory, user_id: str, message_id: str) -> ToolOutput:

@@ -128,6 +128,23 @@ def test_entity_entities_and_history(home: Path, capsys: Capture) -> None:
     )
 
 
+def test_history_of_a_held_id_without_events_is_empty_and_an_unheld_id_is_not_found(
+    home: Path, capsys: Capture
+) -> None:
+    entity = json.loads(run(home, capsys, "entity", "Alice", "--user", "kb", "--json")[1])
+    uid = entity["entity"]["uid"]  # `add --fact` records no event of an entity
+    quiet = run(home, capsys, "history", uid, "--user", "kb")
+    quiet_json = run(home, capsys, "history", uid, "--user", "kb", "--json")
+    unknown = run(home, capsys, "history", "f00d", "--user", "kb")
+    others = run(home, capsys, "history", uid, "--user", "u")  # u holds a message, not this
+    assert quiet[:2] == (0, f"no change of {uid} is recorded for user 'kb'\n")
+    assert (quiet_json[0], json.loads(quiet_json[1])) == (0, [])
+    assert unknown[:2] == (1, "")
+    assert unknown[2].splitlines()[-1] == "graphmem: error: user 'kb' has no fact or entity 'f00d'"
+    assert others[:2] == (1, "")
+    assert others[2].splitlines()[-1] == f"graphmem: error: user 'u' has no fact or entity {uid!r}"
+
+
 def test_update_delete_and_forget(home: Path, capsys: Capture) -> None:
     assert (
         main(["--data-dir", str(home), "add", "--fact", "Eve", "LIKES", "tea", "--user", "ed"]) == 0
