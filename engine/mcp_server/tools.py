@@ -117,7 +117,11 @@ def add_facts(memory: Memory, user_id: str, facts: list[FactIn | list[str]]) -> 
         raise InvalidInputError("facts is empty: give at least one {subject, predicate, object}")
     inputs = [_fact_input(fact) for fact in facts]
     result = memory.add_facts(inputs, user_id)
-    return ToolOutput(_added_text(result, f"{len(facts)} fact(s)"), result.model_dump(mode="json"))
+    stored = len(set(result.fact_uids))  # a fact repeated in the call is stored once
+    what = f"{stored} fact(s)" + (
+        f" ({len(facts)} given, a repeated fact counted once)" if stored < len(facts) else ""
+    )
+    return ToolOutput(_added_text(result, what), result.model_dump(mode="json"))
 
 
 def search_memory(

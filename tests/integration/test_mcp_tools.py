@@ -19,6 +19,18 @@ def test_a_fact_repeated_in_one_add_facts_call_counts_once(memory: Memory) -> No
     assert memory.entity("Bob", "bob").entity.mentions == 1
 
 
+def test_add_facts_answers_the_count_of_facts_it_stored(memory: Memory) -> None:
+    tea = FactIn(subject="Gus", predicate="likes", object="Tea")
+    given: list[FactIn | list[str]] = [tea, ["gus", "LIKES", "Tea"], ["Gus", "likes", "Rum"]]
+    repeated = tools.add_facts(memory, "gus", given)
+    distinct = tools.add_facts(memory, "gus", [["Gus", "likes", "Gin"]])
+    assert repeated.text.startswith(
+        "Stored 2 fact(s) (3 given, a repeated fact counted once) for user 'gus': 2 new facts,"
+    )
+    assert distinct.text.startswith("Stored 1 fact(s) for user 'gus': 1 new facts,")
+    assert memory.stats("gus").facts == 3
+
+
 def test_add_memory_keeps_the_metadata_search_memory_filters_on(memory: Memory) -> None:
     tools.add_memory(memory, "carol", "Maria plays the violin.", metadata={"topic": "music"})
     tools.add_memory(memory, "carol", "Maria plays the violin too.", metadata={"topic": "sport"})
