@@ -130,6 +130,11 @@ def _load_text(report: Any) -> str:
             + ("; resumed" if report.resumed else ""),
             f"{report.facts_already_stored} facts were already stored",
         ]
+        if report.facts_repeated:
+            lines.append(
+                f"{_count(report.facts_repeated, 'line')} repeated a fact of an earlier line "
+                "(each fact stored once)"
+            )
     if report.error_count:
         lines.append(f"{_count(report.error_count, 'bad line')}, not loaded:")
     lines += report.errors[:20]

@@ -28,6 +28,7 @@ class Plan:
     facts: list[FactRow] = field(default_factory=list)  # new facts, in file order
     lines: dict[str, int] = field(default_factory=dict)  # fact uid -> its first line
     stored: int = 0  # facts of the file already stored
+    repeated: int = 0  # lines that give a fact an earlier line gave (one fact, more mentions)
 
 
 def make_plan(
@@ -44,7 +45,7 @@ def make_plan(
     facts = _fact_rows(triples, user_id, uid_of, now, plan.lines)
     stored = set() if fresh else _stored_facts(reads, user_id, list(facts))
     plan.facts = [row for uid, row in facts.items() if uid not in stored]
-    plan.stored = len(stored)
+    plan.stored, plan.repeated = len(stored), len(triples) - len(facts)
     key_of = {uid: key for key, uid in uid_of.items()}
     added: Counter[str] = Counter()
     for row in plan.facts:

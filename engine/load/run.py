@@ -41,7 +41,11 @@ EMBED_WORKERS = 2
 
 
 class LoadReport(BaseModel):
-    """What `Memory.load` did. `errors` lists the first bad lines (`error_count` all)."""
+    """What `Memory.load` did. `errors` lists the first bad lines (`error_count` all).
+
+    Unless `already_loaded`, each line read is counted once: a fact added, a fact already
+    stored, a repeat of a fact an earlier line gave (`facts_repeated`: stored once, one more
+    mention of a new fact) or a bad line."""
 
     path: str
     user_id: str
@@ -49,6 +53,7 @@ class LoadReport(BaseModel):
     lines_read: int = 0
     facts_added: int = 0
     facts_already_stored: int = 0
+    facts_repeated: int = 0
     entities_added: int = 0
     entities_updated: int = 0
     error_count: int = 0
@@ -116,7 +121,7 @@ def _load(
     counts = reads.counts(job.user_id)
     fresh = not report.resumed and counts["entities"] == 0 and counts["facts"] == 0
     plan = make_plan(reads, job.user_id, triples, fresh=fresh, now=time.time())
-    report.facts_already_stored = plan.stored
+    report.facts_already_stored, report.facts_repeated = plan.stored, plan.repeated
     timer = _Timer()
     if not state.entities_complete:
         _write_entities(job, plan, state, where, timer, report)

@@ -158,6 +158,26 @@ def test_loading_again_adds_nothing(memory: Memory, tmp_path: Path) -> None:
     assert memory.entity("Kismet", "u1").entity.mentions == 4
 
 
+def test_a_repeated_line_is_counted_as_a_repeat_not_as_a_fact(
+    memory: Memory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repeats = ["\t".join(TRIPLES[0]), "kismet\tDIRECTED_BY\twilliam dieterle", "bad\tline"]
+    path = tsv(tmp_path / "kb.tsv", [*good_rows(), *repeats])
+    report = memory.load(path, "u1")
+    home = str(tmp_path / "home")
+    code = main(["--data-dir", home, "load", str(path), "--user", "cli"])
+    out = capsys.readouterr().out.splitlines()
+    counted = report.facts_added + report.facts_already_stored + report.facts_repeated
+    assert (report.lines_read, report.facts_added, report.facts_repeated) == (8, 5, 2)
+    assert counted + report.error_count == report.lines_read
+    assert memory.stats("u1").facts == 5
+    assert code == 1 and out[0].startswith("loaded 5 facts (6 new entities, 0 updated)")
+    assert out[1:3] == [
+        "0 facts were already stored",
+        "2 lines repeated a fact of an earlier line (each fact stored once)",
+    ]
+
+
 def test_a_load_beside_stored_facts_reuses_entities(memory: Memory, tmp_path: Path) -> None:
     memory.add_facts([("kismet", "DIRECTED_BY", "William Dieterle")], user_id="u1")
     report = memory.load(tsv(tmp_path / "kb.tsv", good_rows()), "u1")
