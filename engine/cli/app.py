@@ -164,6 +164,8 @@ def cmd_import(args: argparse.Namespace) -> None:
 
     show = None if args.json else for_stream(verb="import")  # on stderr, as load's
     with open_memory(args) as mem:
+        if show is not None:
+            _say_reading(args.file)
         if args.file == "-":
             limits = ImportLimits.from_settings(mem.settings)
             source: bytes | Path = read_bounded(sys.stdin.buffer, limits, "standard input")
@@ -185,6 +187,29 @@ def cmd_import(args: argparse.Namespace) -> None:
     )
     text = f"imported {counts} of {report.source_user_id!r} into user {report.user_id!r}"
     _print(args, report.model_dump(), text)
+
+
+def _say_reading(file: str) -> None:
+    """One line on stderr before an import reads its export: a large one is read and parsed
+    for a while before the first progress line."""
+    if file == "-":
+        what = "standard input"
+    else:
+        try:
+            what = f"{file} ({_size(os.path.getsize(file))})"
+        except OSError:
+            return  # the import itself says what is wrong with the file
+    print(f"import: reading {what}", file=sys.stderr, flush=True)
+
+
+def _size(n: int) -> str:
+    """`812 bytes`, `12.3 kB`, `4.0 MB`, `1.2 GB` (powers of 1000)."""
+    if n < 1000:
+        return f"{n} bytes"
+    scaled, units = n / 1000, ["kB", "MB", "GB"]
+    while scaled >= 1000 and len(units) > 1:
+        scaled, units = scaled / 1000, units[1:]
+    return f"{scaled:.1f} {units[0]}"
 
 
 def cmd_browse(args: argparse.Namespace) -> None:

@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -367,7 +368,9 @@ def test_cli_reports_a_bad_import_in_one_line(
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "graphmem-graph"}', encoding="utf-8")
     assert cli.main(["import", str(bad), "--user", "alice"]) == 1
-    assert capsys.readouterr().err.startswith("graphmem: error: not a valid graphmem export")
+    reading, error = capsys.readouterr().err.splitlines()  # what it read, then one error line
+    assert reading == f"import: reading {bad} (28 bytes)"
+    assert error.startswith("graphmem: error: not a valid graphmem export")
 
 
 def test_cli_export_of_a_user_with_no_memories_is_an_error(
@@ -423,6 +426,27 @@ def test_import_reports_its_progress(stores: list[FalkorDBStore], embedder: Embe
     assert [p for p in seen if p[0] == "vectors"] == [("vectors", 1, 1)]  # the one message
     written = [done for phase, done, total in seen if phase == "records" and total == 22]
     assert written == sorted(written) and written[-1] == 22 and len(written) > 1
+
+
+def test_cli_import_says_what_it_reads_before_reading(
+    cli_graph: FalkorDBStore,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "-o", str(out)]) == 0
+    data = out.read_bytes().ljust(1_234_567)  # JSON allows the spaces after the document
+    out.write_bytes(data)
+    capsys.readouterr()
+    assert cli.main(["import", str(out), "--user", "fay"]) == 0
+    from_file = capsys.readouterr().err.splitlines()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert cli.main(["import", "-", "--user", "fay"]) == 0
+    from_stdin = capsys.readouterr().err.splitlines()
+    assert from_file[0] == f"import: reading {out} (1.2 MB)"
+    assert from_file[1].startswith("import vectors: ")
+    assert from_stdin[0] == "import: reading standard input"
 
 
 def test_cli_import_shows_progress_on_stderr_unless_json(
