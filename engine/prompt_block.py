@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engine.errors import InvalidInputError
+from engine.normalize import check_count
 
 MAX_LIMIT = 1000  # hits per list a search returns at most
 TOKENS_PER_HIT = 25  # `search(max_tokens=)` asks for a fact and a message per this many
@@ -29,12 +29,9 @@ _AT_EQUAL_RANK = {"message": 0, "fact": 1, "path": 2}  # on chat, messages are t
 
 
 def check_budget(max_tokens: object) -> int:
-    """`max_tokens` as given, or InvalidInputError naming what is wrong with it."""
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise InvalidInputError(
-            f"max_tokens must be a whole number of at least 1, got {max_tokens!r}"
-        )
-    return max_tokens
+    """`max_tokens` as given, or InvalidInputError naming what is wrong with it (as every
+    count is checked: `check_count`)."""
+    return check_count(max_tokens, "max_tokens", 1)
 
 
 def hits_for(max_tokens: int | None, limit: int) -> int:

@@ -102,9 +102,15 @@ def test_every_message_is_dated() -> None:
 def test_the_searchs_budget_is_the_default_and_a_bad_budget_is_named() -> None:
     budgeted = RESULT.model_copy(update={"max_tokens": 60})
     assert budgeted.context() == RESULT.context(60) != RESULT.context()
+    refused = []
     for bad in (0, -5, 2.5, True):
-        with pytest.raises(InvalidInputError, match="max_tokens"):
+        with pytest.raises(InvalidInputError) as info:
             RESULT.context(bad)  # type: ignore[arg-type]
+        refused.append(str(info.value))
+    # as every count is named (normalize.check_count)
+    assert refused == [
+        f"max_tokens must be an integer of at least 1, got {bad!r}" for bad in (0, -5, 2.5, True)
+    ]
 
 
 def test_a_budget_asks_for_as_many_hits_as_it_holds() -> None:

@@ -268,8 +268,7 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         """As LlamaIndex's, from the user's own nodes only, entities named by `name`;
         graphmem's structural edges (a fact's SUBJECT and OBJECT, which repeat the typed
         edge) are always left out, and `limit` counts the triplets returned."""
-        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-            raise InvalidInputError(f"depth must be an integer from 1 to {MAX_DEPTH}: {depth!r}")
+        depth = check_count(depth, "depth", 1, MAX_DEPTH)
         limit = check_count(limit, "limit", 1, MAX_REL_MAP)
         mine = self._nodes(ids=[node.id for node in graph_nodes]) if graph_nodes else []
         if not mine:

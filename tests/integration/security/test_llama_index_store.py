@@ -52,10 +52,18 @@ def test_relation_names_and_depth_are_checked_before_splicing(graph: Any) -> Non
         with pytest.raises(InvalidInputError, match="not a relationship type of graphmem"):
             pg.get_triplets(entity_names=["John"], relation_names=names)
     alice = EntityNode(name="x")
+    refused = []
     for depth in ("1]-(o) RETURN o //", 0, 99, True):
-        with pytest.raises(InvalidInputError, match="depth must be an integer"):
+        with pytest.raises(InvalidInputError) as info:
             pg.get_rel_map([alice], depth=depth)  # type: ignore[arg-type]
+        refused.append(str(info.value))
     assert pg.sent == []
+    assert refused == [
+        "depth must be between 1 and 4, got '1]-(o) RETURN o //'",
+        "depth must be between 1 and 4, got 0",
+        "depth must be between 1 and 4, got 99",
+        "depth must be between 1 and 4, got True",
+    ]  # as every count is named (normalize.check_count)
     owns = pg.get_triplets(entity_names=["John"], relation_names=["OWNS"])
     assert {(s.name, r.label, t.name) for s, r, t in owns} == {("John", "OWNS", "Tommy")}
 
