@@ -10,6 +10,8 @@ from typing import Any, cast
 
 import anyio
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from engine.cli.app import main
 from engine.errors import ClosedError
@@ -181,3 +183,32 @@ def test_a_server_stopped_while_its_memory_opens_stops_the_opening() -> None:
     assert memory.ran == ["encode"] and memory.closed  # the store was never started
     with pytest.raises(ClosedError, match="stopped while its memory was opening"):
         holder.get()
+
+
+class _Recording:
+    """A dispatch that records the arguments each call reaches the tool with."""
+
+    def __init__(self) -> None:
+        self.seen: list[dict[str, Any]] = []
+
+    async def call(self, ctx: object, tool: object, user_id: object, **args: Any) -> Any:
+        self.seen.append(args)
+        return CallToolResult(content=[TextContent(type="text", text="ok")])
+
+
+@pytest.mark.parametrize(
+    "bad", [{"max_tokens": True}, {"limit": True}, {"limit": False}, {"since": True}]
+)
+def test_json_true_or_false_is_no_count_or_time(bad: dict[str, Any]) -> None:
+    """`search_memory(max_tokens=true)` was read as a budget of 1 (an empty answer),
+    `limit=true` as 1 and `since=true` as a second after 1970; `Memory.search` and the Mem0
+    facade refuse a bool, naming the argument."""
+    dispatch = _Recording()
+    server = build_server(cast(Any, dispatch))
+    with pytest.raises(ToolError) as refused:
+        anyio.run(server.call_tool, "search_memory", {"query": "q", "user_id": "u", **bad})
+    (name,) = bad
+    assert f"InvalidInputError: search_memory: argument {name!r}" in str(refused.value)
+    assert dispatch.seen == []
+    anyio.run(server.call_tool, "search_memory", {"query": "q", "user_id": "u", "limit": 3})
+    assert dispatch.seen[-1]["limit"] == 3
