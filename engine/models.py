@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.prompt_block import Piece, check_budget, pack
+from engine.prompt_block import Piece, check_budget, estimate_tokens, pack
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
 UNDATED = "undated"  # how a message said at an unknown time shows where a date would
@@ -263,11 +263,17 @@ class SearchResult(BaseModel):
         """A block for a prompt of at most `max_tokens` (default: the search's `max_tokens`,
         else 512): facts, connections and messages taken in turn by rank, a fact left out
         when its message is in, an entity's facts on one line, everything dated
-        (`engine.prompt_block`). Tokens are estimated as words * 4/3.
+        (`engine.prompt_block`). Tokens are estimated as words * 4/3. When the query names
+        someone nothing stored holds (`unknown_names`), the block opens by saying so; a budget
+        too small for that line holds no hit either, only "Nothing stored mentions Bob." when
+        that fits.
         """
         budget = check_budget(max_tokens if max_tokens is not None else self.max_tokens or 512)
         found = bool(self.facts or self.episodes or self.paths)
         head = nothing_about(self.unknown_names, found) if self.unknown_names else ""
+        if head and estimate_tokens(head) > budget:
+            # without the line that says they are about others, the hits read as the answer
+            return pack([], budget, nothing_about(self.unknown_names, False))
         names = ", ".join(se.entity.name for se in self.entities)
         return pack(self._pieces(), budget, head, f"Relevant entities: {names}" if names else "")
 

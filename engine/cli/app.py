@@ -20,6 +20,7 @@ from engine.cli.verbs import (
     count,
     open_memory,
     require_user,
+    user_arg,
 )
 from engine.cli.verbs import register as register_edits
 from engine.errors import GraphmemError, InvalidInputError
@@ -235,7 +236,7 @@ def _exchange_parsers(sub: Any) -> None:
         epilog="Exit status: 0 written; 1 the user has no memories (nothing is written: "
         "graphmem users lists them) or the store failed; 2 the command line was wrong.",
     )
-    export.add_argument("--user", required=True)
+    export.add_argument("--user", required=True, type=user_arg)
     export.add_argument("--format", choices=["json", "cypher", "graphml"], default="json")
     export.add_argument("-o", "--output", help="file to write (default: standard output)")
     export.add_argument(
@@ -264,13 +265,14 @@ def _exchange_parsers(sub: Any) -> None:
     imp.add_argument(
         "--user",
         required=True,
+        type=user_arg,
         help="whose graph to write: the file does not choose (its own user restores it, "
         "another gets a copy)",
     )
     imp.set_defaults(func=cmd_import)
 
     browse = sub.add_parser("browse", help="the Neo4j Browser URL and a ready query to paste")
-    browse.add_argument("--user", required=True)
+    browse.add_argument("--user", required=True, type=user_arg)
     browse.add_argument("--entity", help="show this entity's depth-2 neighbourhood")
     browse.set_defaults(func=cmd_browse)
 
@@ -314,7 +316,9 @@ def _load_parser(sub: Any) -> None:
         "again to resume).",
     )
     load.add_argument("file", metavar="FILE")
-    load.add_argument("--user", required=True, help="the user whose graph receives the facts")
+    load.add_argument(
+        "--user", required=True, type=user_arg, help="the user whose graph receives the facts"
+    )
     load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
     load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
     load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from engine.cli.verbs import count
+from engine.cli.verbs import count, user_arg
 from engine.errors import InvalidInputError
 from engine.ingest.pipeline import MAX_CONCURRENCY
 from engine.ingest.report import IngestReport, summary_text
@@ -110,7 +110,9 @@ def ingest_parser(sub: Any) -> None:
     )
     ingest.add_argument("paths", nargs="*", metavar="PATH", help="chat log files or directories")
     who = ingest.add_mutually_exclusive_group()
-    who.add_argument("--user", help="add every message for this user, whatever the file says")
+    who.add_argument(
+        "--user", type=user_arg, help="add every message for this user, whatever the file says"
+    )
     who.add_argument(
         "--users-from-file",
         action="store_true",

@@ -15,7 +15,9 @@ from engine.cli.verbs import (
     fact_line,
     open_memory,
     plural,
+    query_arg,
     require_user,
+    user_arg,
     when,
 )
 from engine.knowledge import EntityView
@@ -144,8 +146,8 @@ def _event_line(event: HistoryEvent) -> str:
 def register(sub: Any) -> None:
     """Add this module's commands to the `graphmem` subparsers `sub`."""
     search = sub.add_parser("search", help="search one user's memory")
-    search.add_argument("query")
-    search.add_argument("--user", required=True)
+    search.add_argument("query", type=query_arg)
+    search.add_argument("--user", required=True, type=user_arg)
     search.add_argument("--limit", type=count(), default=10)
     search.add_argument(
         "--mode", choices=["dual", "expansion", "semantic", "episodes"], default="dual"
@@ -162,20 +164,20 @@ def register(sub: Any) -> None:
     search.set_defaults(func=cmd_search)
 
     entities = sub.add_parser("entities", help="a user's most salient entities")
-    entities.add_argument("--user", required=True)
+    entities.add_argument("--user", required=True, type=user_arg)
     entities.add_argument("--limit", type=count(), default=10)
     entities.add_argument("--by", choices=["salience", "frequency", "recency"], default="salience")
     entities.set_defaults(func=cmd_entities)
 
     stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
-    stats.add_argument("--user", help="only this user")
+    stats.add_argument("--user", type=user_arg, help="only this user")
     stats.set_defaults(func=cmd_stats)
     users = sub.add_parser("users", help="list the users of this store with their counts")
     users.set_defaults(func=cmd_users)
 
     entity = sub.add_parser("entity", help="one entity with its facts and messages")
     entity.add_argument("name", metavar="NAME")
-    entity.add_argument("--user", required=True)
+    entity.add_argument("--user", required=True, type=user_arg)
     entity.add_argument("--limit", type=count(), default=20, help="facts and messages shown")
     entity.add_argument("--since", type=when, help="only what was said or true from then on")
     entity.add_argument("--until", type=when, help="only what was said or true until then")
@@ -183,5 +185,5 @@ def register(sub: Any) -> None:
 
     history = sub.add_parser("history", help="the change events of a fact or entity")
     history.add_argument("uid", metavar="UID")
-    history.add_argument("--user", required=True)
+    history.add_argument("--user", required=True, type=user_arg)
     history.set_defaults(func=cmd_history)

@@ -14,8 +14,9 @@ from typing import Any
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
-from engine.normalize import check_count
+from engine.normalize import canonical_text, check_count, check_user_id
 from engine.prompt_block import MAX_LIMIT
+from engine.times import parse_time
 
 COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files",
@@ -165,7 +166,7 @@ def register(sub: Any) -> None:
         "or store facts given as --fact SUBJECT PREDICATE OBJECT (repeatable).",
     )
     add.add_argument("text", nargs="?", metavar="TEXT", help="the message")
-    add.add_argument("--user", required=True)
+    add.add_argument("--user", required=True, type=user_arg)
     add.add_argument("--fact", nargs=3, action="append", metavar=("SUBJECT", "PREDICATE", "OBJECT"))
     add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
     add.add_argument("--session", help="the conversation it belongs to")
@@ -174,7 +175,7 @@ def register(sub: Any) -> None:
 
     update = sub.add_parser("update", help="change a fact's text or when it was true")
     update.add_argument("uid", metavar="FACT_UID")
-    update.add_argument("--user", required=True)
+    update.add_argument("--user", required=True, type=user_arg)
     update.add_argument("--text", help="the new sentence")
     update.add_argument("--valid-at", type=when, help="since when it is true")
     update.add_argument("--invalid-at", type=when, help="when it stopped being true")
@@ -189,14 +190,14 @@ def register(sub: Any) -> None:
     )
     delete.add_argument("kind", choices=["fact", "message", "entity"])
     delete.add_argument("id", metavar="ID", help="a uid (an entity: its name also works)")
-    delete.add_argument("--user", required=True)
+    delete.add_argument("--user", required=True, type=user_arg)
     delete.add_argument("--forget", action="store_true", help="fact: also its messages")
     delete.set_defaults(func=cmd_delete)
 
     merge = sub.add_parser("merge", help="merge one entity into another (KEEP absorbs MERGE)")
     merge.add_argument("keep", metavar="KEEP")
     merge.add_argument("merge", metavar="MERGE")
-    merge.add_argument("--user", required=True)
+    merge.add_argument("--user", required=True, type=user_arg)
     merge.set_defaults(func=cmd_merge)
 
 
@@ -225,15 +226,32 @@ def count(most: int | None = MAX_LIMIT) -> Callable[[str], int]:
     return parse
 
 
-def when(value: str) -> datetime | float:
-    """An ISO 8601 date or time, or epoch seconds."""
+def when(value: str) -> datetime:
+    """An argparse type: a time as every door reads it (`engine.times`: ISO 8601, epoch seconds
+    or milliseconds, a dated text such as 29.12.2023); anything else, or a time out of range
+    (1e400, nan), is a usage error (status 2) before any store is opened."""
     try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
+        parsed = parse_time(value, "time")
+    except InvalidInputError:
+        parsed = None
+    if parsed is None:
         raise argparse.ArgumentTypeError(
             f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch seconds"
-        ) from None
+        )
+    return parsed
+
+
+def user_arg(value: str) -> str:
+    """An argparse type: a user id every door takes (`check_user_id`); anything else is a
+    usage error (status 2) before any store is opened."""
+    try:
+        return check_user_id(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def query_arg(value: str) -> str:
+    """An argparse type: a search query with something to search for."""
+    if not canonical_text(value):
+        raise argparse.ArgumentTypeError("the query is empty or only whitespace")
+    return value

@@ -10,22 +10,33 @@ from typing import Annotated, Any, Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
-from pydantic import Field
+from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
 from engine.mcp_server import tools
 from engine.mcp_server.export_page import MAX_LIMIT
 from engine.mcp_server.tools import FactIn, MessageIn, RankBy, ToolOutput
 
+
+def _not_a_bool(value: object) -> object:
+    """JSON's true and false are no number: pydantic would read them as 1 and 0 (`limit=true`
+    one hit, `since=true` a second after 1970), where `Memory.search` refuses a bool."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("bool", "Input should not be true or false")
+    return value
+
+
+NotBool = BeforeValidator(_not_a_bool)
 UserId = Annotated[
     str | None,
     Field(description="whose memory; leave it out on a server bound to one user"),
 ]
 _WHEN = "ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset) or epoch seconds"
 Since = Annotated[
-    str | float | None, Field(description=f"only what was said or true from: {_WHEN}")
+    str | float | None, Field(description=f"only what was said or true from: {_WHEN}"), NotBool
 ]
 Until = Annotated[
-    str | float | None, Field(description=f"only what was said or true until: {_WHEN}")
+    str | float | None, Field(description=f"only what was said or true until: {_WHEN}"), NotBool
 ]
 FactArg = Annotated[
     FactIn | list[str],
@@ -64,6 +75,7 @@ def _writing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         ts: Annotated[
             str | float | None,
             Field(description="when it was said: ISO 8601 or epoch seconds (default: now)"),
+            NotBool,
         ] = None,
         metadata: Annotated[
             dict[str, Any] | None,
@@ -98,7 +110,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         ctx: Context,
         query: Annotated[str, Field(description="a question or keywords, in plain language")],
         user_id: UserId = None,
-        limit: Annotated[int, Field(ge=1, le=100, description="facts to return")] = 10,
+        limit: Annotated[int, Field(ge=1, le=100, description="facts to return"), NotBool] = 10,
         since: Since = None,
         until: Until = None,
         filters: Annotated[
@@ -116,6 +128,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
                 description="answer as one block for a prompt of at most this many tokens "
                 "(facts and messages in one order, dated) instead of the ranked lists",
             ),
+            NotBool,
         ] = None,
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
@@ -137,7 +150,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         ctx: Context,
         name: Annotated[str, Field(description="the entity's name or one of its aliases")],
         user_id: UserId = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages")] = 50,
+        limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages"), NotBool] = 50,
         since: Since = None,
         until: Until = None,
     ) -> CallToolResult:
@@ -150,7 +163,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
     async def list_entities(
         ctx: Context,
         user_id: UserId = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="entities to list")] = 20,
+        limit: Annotated[int, Field(ge=1, le=1000, description="entities to list"), NotBool] = 20,
         by: Annotated[RankBy, Field(description="salience, frequency or recency")] = "salience",
     ) -> CallToolResult:
         """The user's most important entities (people, places, things), best first."""
@@ -178,7 +191,9 @@ def _managing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
     async def export_graph(
         ctx: Context,
         user_id: UserId = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="records in this page")] = 100,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIMIT, description="records in this page"), NotBool
+        ] = 100,
         cursor: Annotated[
             str | None, Field(description="the next_cursor of the previous page")
         ] = None,
@@ -196,10 +211,12 @@ def _editing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         user_id: UserId = None,
         text: Annotated[str | None, Field(description="the fact's new sentence")] = None,
         valid_at: Annotated[
-            str | float | None, Field(description=f"when it became true: {_WHEN}")
+            str | float | None, Field(description=f"when it became true: {_WHEN}"), NotBool
         ] = None,
         invalid_at: Annotated[
-            str | float | None, Field(description=f"when it stopped being true: {_WHEN}")
+            str | float | None,
+            Field(description=f"when it stopped being true: {_WHEN}"),
+            NotBool,
         ] = None,
     ) -> CallToolResult:
         """Correct one fact: its sentence and/or when it was true (kept as history)."""

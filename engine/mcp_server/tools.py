@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
-from engine.mcp_server.render import quoted, render_search
+from engine.mcp_server.render import nothing_fits, quoted, render_search
 from engine.memory import Memory
 from engine.memory.held import held_history
 from engine.models import AddResult, FactInput, said_day
@@ -141,7 +141,9 @@ def search_memory(
         query, user_id, limit, since=start, until=end, filters=filters, max_tokens=max_tokens
     )
     found = result.facts or result.episodes or result.paths
-    text = result.context() if max_tokens is not None and found else render_search(result)
+    if max_tokens is None or not found:
+        return ToolOutput(render_search(result), result.model_dump(mode="json"))
+    text = result.context(max_tokens) or nothing_fits(result, max_tokens)
     return ToolOutput(text, result.model_dump(mode="json"))
 
 

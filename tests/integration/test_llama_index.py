@@ -129,6 +129,31 @@ def test_block_is_empty_for_a_user_with_no_memory(
     assert [m.role for m in messages] == ["user"]
 
 
+BAD_BLOCKS = {
+    "spaced user": ({"user_id": " alice"}, "not in canonical form"),
+    "empty user": ({"user_id": ""}, "user_id"),
+    "budget true": ({"max_tokens": True}, "max_tokens"),
+    "budget text": ({"max_tokens": "100"}, "max_tokens"),
+    "budget 0": ({"max_tokens": 0}, "max_tokens"),
+    "limit true": ({"limit": True}, "limit"),
+    "limit 10,000": ({"limit": 10_000}, "limit"),
+}
+
+
+@pytest.mark.parametrize("bad, says", BAD_BLOCKS.values(), ids=list(BAD_BLOCKS))
+def test_a_block_or_retriever_that_cannot_search_is_refused_when_made(
+    memory: Memory, bad: dict[str, Any], says: str
+) -> None:
+    """A block with a user id `search` refuses answered "" every turn (a warning in the log,
+    the agent none the wiser); `max_tokens=True` was a budget of 1, "100" one of 100, where
+    `Memory.search` refuses both; a bad budget was pydantic's error, not graphmem's."""
+    with pytest.raises(InvalidInputError, match=says):
+        GraphMemoryBlock(memory=memory, **({"user_id": "alice"} | bad))
+    if "max_tokens" not in bad:
+        with pytest.raises(InvalidInputError, match=says):
+            GraphMemRetriever(memory, **({"user_id": "alice"} | bad))
+
+
 def test_block_truncates_from_the_end(memory: Memory) -> None:
     block = GraphMemoryBlock(memory=memory, user_id="alice")
     content = "Facts:\nJohn owns a dog named Tommy\nAlice likes hiking"

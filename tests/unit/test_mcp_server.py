@@ -10,13 +10,15 @@ from typing import Any, cast
 
 import anyio
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from engine.cli.app import main
 from engine.errors import ClosedError
 from engine.knowledge import EntityView
 from engine.mcp_server.render import render_search
 from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server
-from engine.mcp_server.tools import _entity_text
+from engine.mcp_server.tools import _entity_text, search_memory
 from engine.memory import Memory
 from engine.models import Entity, Episode, ScoredEpisode, SearchResult, Snippet
 
@@ -181,3 +183,58 @@ def test_a_server_stopped_while_its_memory_opens_stops_the_opening() -> None:
     assert memory.ran == ["encode"] and memory.closed  # the store was never started
     with pytest.raises(ClosedError, match="stopped while its memory was opening"):
         holder.get()
+
+
+class _Recording:
+    """A dispatch that records the arguments each call reaches the tool with."""
+
+    def __init__(self) -> None:
+        self.seen: list[dict[str, Any]] = []
+
+    async def call(self, ctx: object, tool: object, user_id: object, **args: Any) -> Any:
+        self.seen.append(args)
+        return CallToolResult(content=[TextContent(type="text", text="ok")])
+
+
+@pytest.mark.parametrize(
+    "bad", [{"max_tokens": True}, {"limit": True}, {"limit": False}, {"since": True}]
+)
+def test_json_true_or_false_is_no_count_or_time(bad: dict[str, Any]) -> None:
+    """`search_memory(max_tokens=true)` was read as a budget of 1 (an empty answer),
+    `limit=true` as 1 and `since=true` as a second after 1970; `Memory.search` and the Mem0
+    facade refuse a bool, naming the argument."""
+    dispatch = _Recording()
+    server = build_server(cast(Any, dispatch))
+    with pytest.raises(ToolError) as refused:
+        anyio.run(server.call_tool, "search_memory", {"query": "q", "user_id": "u", **bad})
+    (name,) = bad
+    assert f"InvalidInputError: search_memory: argument {name!r}" in str(refused.value)
+    assert dispatch.seen == []
+    anyio.run(server.call_tool, "search_memory", {"query": "q", "user_id": "u", "limit": 3})
+    assert dispatch.seen[-1]["limit"] == 3
+
+
+class _Searched:
+    """A memory whose every search finds `result`."""
+
+    def __init__(self, result: SearchResult) -> None:
+        self.result = result
+
+    def search(
+        self, *args: object, max_tokens: int | None = None, **kwargs: object
+    ) -> SearchResult:
+        return self.result.model_copy(update={"max_tokens": max_tokens})  # as `Memory.search`
+
+
+def test_a_budget_no_hit_fits_in_says_so_instead_of_answering_nothing() -> None:
+    """`search_memory(max_tokens=1)` with hits found answered an empty text: the host's model
+    read nothing, not even that its budget was the reason."""
+    said = Snippet(uid="e1", role="user", ts=None, text="I moved to Berlin in May last year")
+    result = SearchResult(query="q", user_id="u", episodes=[ScoredEpisode(episode=said, score=1)])
+    answer = search_memory(cast(Memory, _Searched(result)), "u", "q", max_tokens=1)
+    assert answer.text == (
+        "No memory of user 'u' for 'q' fits in max_tokens=1: 0 facts and 1 message were found; "
+        "a larger max_tokens holds them."
+    )
+    fits = search_memory(cast(Memory, _Searched(result)), "u", "q", max_tokens=50)
+    assert fits.text == "Messages:\n[undated] user: I moved to Berlin in May last year"

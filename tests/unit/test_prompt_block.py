@@ -116,3 +116,18 @@ def test_the_searchs_budget_is_the_default_and_a_bad_budget_is_named() -> None:
 def test_a_budget_asks_for_as_many_hits_as_it_holds() -> None:
     assert hits_for(150, 10) == 10 and hits_for(1200, 10) == 48 and hits_for(1200, 60) == 60
     assert hits_for(100_000, 10) == 1000
+
+
+@pytest.mark.parametrize("budget", [1, 3, 5, 8, 12])
+def test_a_budget_too_small_for_the_unknown_names_line_holds_no_memory_about_others(
+    budget: int,
+) -> None:
+    """A query about Bob with no Bob stored: a block that cannot say the memories are about
+    others holds none of them (they would read as the answer), only the shorter line when it
+    fits (from 5 tokens up it held Kate's facts, no word of Bob)."""
+    about_others = RESULT.model_copy(update={"unknown_names": ["Bob"]})
+    block = about_others.context(budget)
+    assert block in ("", "Nothing stored mentions Bob.")
+    assert block == "Nothing stored mentions Bob." or _cost("Nothing stored mentions Bob.") > budget
+    full = about_others.context(100)
+    assert full.startswith("Nothing stored mentions Bob; the memories below are about others.\n")

@@ -16,16 +16,16 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import BaseMemoryBlock
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from engine.add.messages import record_checksum
-from engine.errors import GraphmemError
+from engine.errors import GraphmemError, InvalidInputError
 from engine.ingest.chat_records import ChatRecord
 from engine.ingest.deadletters import keep_messages
 from engine.ingest.pipeline import DEAD_LETTERS
 from engine.memory import Memory
 from engine.models import SearchResult
-from engine.normalize import split_text
+from engine.normalize import check_user_id, split_text
 from engine.prompt_block import estimate_tokens
 
 log = logging.getLogger("graphmem")
@@ -51,6 +51,15 @@ def latest_user_text(messages: Sequence[ChatMessage] | None) -> str | None:
         if message.role == MessageRole.USER and text:
             return text
     return None
+
+
+def _problems(exc: ValidationError) -> str:
+    """Each bad argument with what is wrong with it (graphmem's own words when it said)."""
+    said = []
+    for error in exc.errors():
+        cause = error.get("ctx", {}).get("error")
+        said.append(f"{'.'.join(map(str, error['loc']))}: {cause or error['msg']}")
+    return "; ".join(said)
 
 
 def _session_of(messages: Sequence[ChatMessage]) -> str | None:
@@ -82,10 +91,26 @@ class GraphMemoryBlock(BaseMemoryBlock[str]):
     name: str = Field(default="graph_memory", description="The name of the memory block.")
     priority: int = Field(default=1, description="Truncation priority (0 = never truncate).")
     memory: Memory = Field(description="The graphmem Memory.")
-    user_id: str = Field(min_length=1, description="The user whose graph is read and written.")
-    limit: int = Field(default=10, ge=1, le=1000)
-    max_tokens: int = Field(default=256, ge=1)
+    user_id: str = Field(description="The user whose graph is read and written.")
+    # strict: `search` takes no bool or text for a count
+    limit: int = Field(default=10, ge=1, le=1000, strict=True)
+    max_tokens: int = Field(default=256, ge=1, strict=True)
     _last: tuple[str, SearchResult] | None = PrivateAttr(default=None)  # the block it gave
+
+    def __init__(self, **data: Any) -> None:
+        """Raises:
+        InvalidInputError: an argument `Memory.search` would refuse at every turn (a user id
+            not in canonical form, a count that is no whole number in range), named.
+        """
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise InvalidInputError(f"GraphMemoryBlock: {_problems(exc)}") from exc
+
+    @field_validator("user_id")
+    @classmethod
+    def _searchable_user(cls, user_id: str) -> str:
+        return check_user_id(user_id)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         query = latest_user_text(messages)

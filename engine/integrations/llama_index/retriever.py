@@ -9,9 +9,10 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from engine.errors import InvalidInputError
 from engine.memory import Memory
 from engine.models import ScoredFact
+from engine.normalize import check_count, check_user_id
+from engine.prompt_block import MAX_LIMIT
 
 
 def fact_node(scored: ScoredFact) -> NodeWithScore:
@@ -55,11 +56,13 @@ class GraphMemRetriever(BaseRetriever):
         include_invalid: bool = False,
         callback_manager: CallbackManager | None = None,
     ) -> None:
-        if not user_id:
-            raise InvalidInputError("user_id must not be empty")
+        """Raises:
+        InvalidInputError: a user id or `limit` `Memory.search` refuses (at every retrieval
+            otherwise), named.
+        """
         self.memory = memory
-        self.user_id = user_id
-        self.limit = limit
+        self.user_id = check_user_id(user_id)
+        self.limit = check_count(limit, "limit", 1, MAX_LIMIT)
         self.include_invalid = include_invalid
         super().__init__(callback_manager=callback_manager)
 

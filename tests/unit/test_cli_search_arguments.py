@@ -1,0 +1,40 @@
+"""A search's own arguments are checked where the command line is read: a blank query, a
+time no door reads and a user id no door takes are usage errors (status 2) in one line, before
+any store opens, as a bad `--limit` or `--mode` is (they were status 1, said by the store's
+`Memory`, or, for `--since 1e400`, a time the CLI took and the engine then refused)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.cli.verbs import when
+
+BAD = {
+    "empty query": (["search", "", "--user", "u"], "argument query", "empty"),
+    "blank query": (["search", " \t\n", "--user", "u"], "argument query", "empty"),
+    "infinite since": (["search", "q", "--user", "u", "--since", "1e400"], "--since", "1e400"),
+    "nan until": (["search", "q", "--user", "u", "--until", "nan"], "--until", "nan"),
+    "empty user": (["search", "q", "--user", ""], "argument --user", "empty"),
+    "spaced user": (["search", "q", "--user", " u"], "argument --user", "canonical"),
+    "entity spaced user": (["entity", "John", "--user", "u "], "argument --user", "canonical"),
+    "entity nan since": (["entity", "John", "--user", "u", "--since", "nan"], "--since", "nan"),
+}
+
+
+@pytest.mark.parametrize("argv, names, says", BAD.values(), ids=list(BAD))
+def test_a_bad_search_argument_is_a_usage_error_before_any_store_opens(
+    argv: list[str], names: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data-dir", str(tmp_path), *argv]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert names in error and says in error, error
+    assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
+
+
+def test_every_time_the_engine_reads_is_read_on_the_command_line_too() -> None:
+    """The CLI read ISO 8601 and epoch seconds only; the API and MCP read more forms."""
+    assert when("29.12.2023, 22:42:04") == when("2023-12-29T22:42:04Z")
+    assert when("1714550400000") == when("1714550400")
