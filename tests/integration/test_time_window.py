@@ -79,4 +79,4 @@ def test_entity_takes_the_window(memory: Memory) -> None:
     assert [e.content for e in later.episodes] == ["Maria bought a red kayak."]
     assert [e["content"] for e in earlier["episodes"]] == ["Maria adopted a puppy called Biscuit."]
     assert all("kayak" not in f["text"] for f in earlier["facts"])
-    assert parsed.since == datetime(2023, 6, 1) and parsed.until is None
+    assert parsed.since == datetime(2023, 6, 1, tzinfo=UTC) and parsed.until is None
