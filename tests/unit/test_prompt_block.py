@@ -7,7 +7,16 @@ from datetime import UTC, datetime
 import pytest
 
 from engine.errors import InvalidInputError
-from engine.models import Fact, ScoredEpisode, ScoredFact, SearchResult, Snippet, nothing_about
+from engine.models import (
+    Entity,
+    Fact,
+    ScoredEntity,
+    ScoredEpisode,
+    ScoredFact,
+    SearchResult,
+    Snippet,
+    nothing_about,
+)
 from engine.prompt_block import estimate_tokens, hits_for
 
 MAY = datetime(2023, 5, 7, tzinfo=UTC)
@@ -160,3 +169,16 @@ def test_a_query_naming_thousands_of_unknown_names_still_holds_memories() -> Non
     )
     assert "Kate" in block and _cost(block) <= 150
     assert about_others.unknown_names == names
+
+
+@pytest.mark.parametrize("budget", range(1, 40))
+def test_the_entities_line_never_takes_a_memorys_place(budget: int) -> None:
+    """ "Relevant entities: ..." comes last, in what the memories leave: the block is the one
+    without it, that line added or not. A budget no memory line fits in (a fact's is about 8
+    tokens with its header) holds that line alone, by design: `search(q).context(5)`."""
+    peter = Entity(uid="e1", user_id="u", key="peter", name="Peter")
+    facts = [_fact("f1", "Peter", "lives in New York", "m1"), _fact("f2", "Peter", "is ok", "m2")]
+    bare = _result(facts, [_message("m3", "Hi.")])
+    named = bare.model_copy(update={"entities": [ScoredEntity(entity=peter, score=1.0)]})
+    without, tail = bare.context(budget), "Relevant entities: Peter"
+    assert named.context(budget) in (without, f"{without}\n{tail}".lstrip("\n"))
