@@ -236,9 +236,18 @@ class Path(BaseModel):
     facts: list[Fact]
 
 
+NAMES_SAID = 5  # a line naming every unknown name of a long query never fits a budget
+
+
 def nothing_about(names: list[str], others_follow: bool) -> str:
-    """The line that says a query's names are unknown to the memory."""
-    said = f"Nothing stored mentions {' or '.join(names)}"
+    """The line that says a query's names are unknown to the memory: the first `NAMES_SAID`
+    of them, and how many more ("Nothing stored mentions A, B, C, D, E or 7 other names")."""
+    more = len(names) - NAMES_SAID
+    if more > 0:
+        others = f"{more} other name{'s' if more > 1 else ''}"
+        said = f"Nothing stored mentions {', '.join(names[:NAMES_SAID])} or {others}"
+    else:
+        said = f"Nothing stored mentions {' or '.join(names)}"
     return f"{said}; the memories below are about others." if others_follow else f"{said}."
 
 
@@ -254,7 +263,8 @@ class SearchResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     # vector indexes still being built after a reopen: their legs scanned the user's nodes
     warming: list[str] = Field(default_factory=list)
-    # names the query asks about that nothing stored holds: its hits are about others
+    # names the query asks about that nothing stored holds, all of them (`context()` names
+    # the first few): its hits are about others
     unknown_names: list[str] = Field(default_factory=list)
     # the budget `search(max_tokens=)` retrieved for: `context()`'s default
     max_tokens: int | None = None

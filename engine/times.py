@@ -6,7 +6,8 @@ milliseconds as a number or numeric text, told apart by magnitude (from 1e11, ab
 5138 in seconds and 1973 in milliseconds, a number is milliseconds); ISO 8601 text
 ("2024-05-01", "2024-05-01T09:30:00+02:00", "...Z"); and dates as people write them when they
 give a full date ("29.12.2023, 22:42:04" day first, "Dec 29, 2023 10:42 PM"). Anything else,
-NaN and infinities included, is an `InvalidInputError` naming the field.
+NaN and infinities included, is an `InvalidInputError` naming the field; so is a window
+whose `since` is later than its `until` (`time_window`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,28 @@ def epoch(value: object, what: str) -> float | None:
     """
     when = parse_time(value, what)
     return when.timestamp() if when is not None else None
+
+
+def time_window(since: object, until: object) -> tuple[float | None, float | None]:
+    """`since` and `until` (see the module docstring) as epoch seconds, each None when not
+    given: the window every door reads (`search`, `get_all`, `entity`, `top_entities`, the
+    CLI, MCP). `since` equal to `until` is the one instant.
+
+    Raises:
+        InvalidInputError: either is not a time, or `since` is later than `until` (a window
+            that holds nothing, most often given the wrong way round); the message names both.
+    """
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    if start is not None and end is not None and start > end:
+        raise InvalidInputError(
+            f"since ({_iso(start)}) is later than until ({_iso(end)}): the window holds "
+            "nothing; swap them"
+        )
+    return (None if start is None else start.timestamp(), None if end is None else end.timestamp())
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
 
 
 def one_time(ts: TimeLike, timestamp: TimeLike) -> TimeLike:

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from engine.cli.verbs import (
+    check_window,
     count,
     day,
     emit,
@@ -55,6 +56,7 @@ def search_text(result: SearchResult) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> None:
+    check_window(args)
     with open_memory(args) as mem:
         require_user(mem, args.user)
         result = mem.search(
@@ -101,6 +103,7 @@ def cmd_users(args: argparse.Namespace) -> None:
 
 
 def cmd_entity(args: argparse.Namespace) -> None:
+    check_window(args)
     with open_memory(args, embedding_preload=False) as mem:
         require_user(mem, args.user)
         view = mem.entity(

@@ -16,7 +16,7 @@ from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
 from engine.normalize import canonical_text, check_count, check_user_id
 from engine.prompt_block import MAX_LIMIT
-from engine.times import parse_time
+from engine.times import parse_time, time_window
 
 COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files",
@@ -239,6 +239,15 @@ def when(value: str) -> datetime:
             f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch seconds"
         )
     return parsed
+
+
+def check_window(args: argparse.Namespace) -> None:
+    """`--since` later than `--until` is a usage error (status 2) before any store is opened:
+    the window holds nothing, most often because the two were given the wrong way round."""
+    try:
+        time_window(args.since, args.until)
+    except InvalidInputError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def user_arg(value: str) -> str:

@@ -31,7 +31,7 @@ from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.reads import delete_fact
-from engine.times import TimeLike, epoch, one_time
+from engine.times import TimeLike, one_time, time_window
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
@@ -263,8 +263,9 @@ class Memory(MemoryEdit, MemoryTransfer):
         (`engine.metadata_filter`).
 
         Raises:
-            InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id,
-                `min_similarity`, `filters` or `max_tokens` (below 1).
+            InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id, time
+                or window (`since` later than `until`), `min_similarity`, `filters` or
+                `max_tokens` (below 1).
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -273,7 +274,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
-        where = parse_filters(filters)
+        where, window = parse_filters(filters), time_window(since, until)
         self._setup()
         ask = functools.partial(
             self.retriever.search,
@@ -282,8 +283,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             mode=mode,
             include_invalid=include_invalid,
             self_uid=self.self_uid(user_id),
-            since=epoch(since, "since"),
-            until=epoch(until, "until"),
+            window=window,
             min_similarity=floor,
             explain=explain,
         )
@@ -306,11 +306,11 @@ class Memory(MemoryEdit, MemoryTransfer):
         those that became true in that window (`valid_at`, else when first stored).
 
         Raises:
-            InvalidInputError: a bad user id, time, or `limit` / `offset` (integers from 0).
+            InvalidInputError: a bad user id or window, or `limit` / `offset` (integers from 0).
         """
         user_id = check_user_id(user_id)
         limit, offset = check_count(limit, "limit", 0), check_count(offset, "offset", 0)
-        window = (epoch(since, "since"), epoch(until, "until"))
+        window = time_window(since, until)
         self._setup()
         return self.reads.list_facts(
             user_id, include_invalid=include_invalid, skip=offset, limit=limit, window=window
@@ -330,13 +330,13 @@ class Memory(MemoryEdit, MemoryTransfer):
 
         Raises:
             NotFoundError: the user has no entity of that name.
-            InvalidInputError: a bad user id or name, or a limit below 1.
+            InvalidInputError: a bad user id, name or window, or a limit below 1.
         """
         user_id = check_user_id(user_id)
         check_count(limit, "limit", 1)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
+        window = time_window(since, until)
         self._setup()
-        window = (epoch(since, "since"), epoch(until, "until"))
         view = entity_view(self.reads, user_id, key, limit, window)
         if view is None:
             raise NotFoundError(f"user {user_id!r} has no entity named {name!r}")
@@ -361,7 +361,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
-        window = (epoch(since, "since"), epoch(until, "until"))
+        window = time_window(since, until)
         self._setup()
         half_life = self.settings.ranking.fusion.half_life_days * DAY_S
         return top_entities(self.reads, user_id, k, by, time.time(), half_life, window)

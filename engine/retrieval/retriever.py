@@ -113,15 +113,14 @@ class DualRetriever:
         include_invalid: bool = False,
         self_uid: str | None = None,
         rank_relations: bool = True,
-        since: float | None = None,
-        until: float | None = None,
+        window: Window = (None, None),
         min_similarity: float | None = None,
         explain: bool = False,
     ) -> SearchResult:
         """`rank_relations=False` skips matching the query's words to predicates and the
         episode leg (one embedding instead of one per new word): enough when any fact about
-        the named entities will do. `since` / `until` (epoch seconds) keep the messages
-        written, and the facts that became true, in that window. `min_similarity` keeps the
+        the named entities will do. `window` (since, until: epoch seconds) keeps the
+        messages written, and the facts that became true, in it. `min_similarity` keeps the
         hits whose cosine similarity to the query is at least that (each hit's is read);
         `explain` says how each hit was found (`ScoredFact.explanation`)."""
         watch = _Stopwatch()
@@ -138,9 +137,9 @@ class DualRetriever:
             )
         legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
-        legs.messages = self.episode_leg.finish(started.episodes, parsed, since, until)
+        legs.messages = self.episode_leg.finish(started.episodes, parsed, *window)
         watch.lap("episodes")
-        ask = _Ask((since, until), min_similarity, explain, vector, self_uid)
+        ask = _Ask(window, min_similarity, explain, vector, self_uid)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.messages.hits)
         watch.lap("fuse")

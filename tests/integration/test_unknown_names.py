@@ -65,6 +65,18 @@ def test_days_months_stopwords_and_the_first_word_are_never_judged(memory: Memor
     assert both.context().startswith("Nothing stored mentions Bob or Carol")
 
 
+def test_many_unknown_names_are_all_kept_and_the_context_names_five(memory: Memory) -> None:
+    """A query naming dozens of strangers: `unknown_names` holds them all, the block's warning
+    names five and counts the rest (naming all, it outgrew every budget: an empty block)."""
+    memory.add("Peter lives in New York.", user_id="u", ts="2024-05-01")
+    names = [f"Zq{a}{b}" for a in "abcdef" for b in "ghijk"]
+    found = memory.search(f"Did {' and '.join(names)} meet Peter?", user_id="u")
+    assert found.unknown_names == names
+    block = found.context(60)
+    assert block.startswith("Nothing stored mentions Zqag, Zqah, Zqai, Zqaj, Zqak or 25 other")
+    assert "Peter" in block
+
+
 def test_another_users_names_do_not_make_a_name_known(memory: Memory) -> None:
     """No oracle across users: Bob in another user's memory leaves him unknown to this one."""
     memory.add("Bob lives in Lisbon.", user_id="other", ts="2024-05-01")

@@ -1,7 +1,8 @@
 """A search's own arguments are checked where the command line is read: a blank query, a
-time no door reads and a user id no door takes are usage errors (status 2) in one line, before
-any store opens, as a bad `--limit` or `--mode` is (they were status 1, said by the store's
-`Memory`, or, for `--since 1e400`, a time the CLI took and the engine then refused)."""
+time no door reads, a window whose `--since` is later than its `--until` and a user id no
+door takes are usage errors (status 2) in one line, before any store opens, as a bad
+`--limit` or `--mode` is (they were status 1, said by the store's `Memory`, or, for `--since
+1e400`, a time the CLI took and the engine then refused)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,16 @@ BAD = {
     "spaced user": (["search", "q", "--user", " u"], "argument --user", "canonical"),
     "entity spaced user": (["entity", "John", "--user", "u "], "argument --user", "canonical"),
     "entity nan since": (["entity", "John", "--user", "u", "--since", "nan"], "--since", "nan"),
+    "swapped window": (
+        ["search", "q", "--user", "u", "--since", "2024-05-02", "--until", "2024-05-01"],
+        "since (2024-05-02T00:00:00Z)",
+        "is later than until (2024-05-01T00:00:00Z)",
+    ),
+    "entity swapped window": (
+        ["entity", "John", "--user", "u", "--since", "1714608000", "--until", "2024-05-01"],
+        "since (2024-05-02T00:00:00Z)",
+        "is later than until (2024-05-01T00:00:00Z)",
+    ),
 }
 
 

@@ -7,7 +7,16 @@ from datetime import UTC, datetime
 import pytest
 
 from engine.errors import InvalidInputError
-from engine.models import Fact, ScoredEpisode, ScoredFact, SearchResult, Snippet
+from engine.models import (
+    Entity,
+    Fact,
+    ScoredEntity,
+    ScoredEpisode,
+    ScoredFact,
+    SearchResult,
+    Snippet,
+    nothing_about,
+)
 from engine.prompt_block import estimate_tokens, hits_for
 
 MAY = datetime(2023, 5, 7, tzinfo=UTC)
@@ -131,3 +140,45 @@ def test_a_budget_too_small_for_the_unknown_names_line_holds_no_memory_about_oth
     assert block == "Nothing stored mentions Bob." or _cost("Nothing stored mentions Bob.") > budget
     full = about_others.context(100)
     assert full.startswith("Nothing stored mentions Bob; the memories below are about others.\n")
+
+
+def test_the_unknown_names_line_names_the_first_five_and_counts_the_rest() -> None:
+    names = ["Ann", "Bob", "Cal", "Dee", "Eve", "Fay", "Gus"]
+    assert (
+        nothing_about(names[:5], False)
+        == "Nothing stored mentions Ann or Bob or Cal or Dee or Eve."
+    )
+    assert nothing_about(names[:6], True) == (
+        "Nothing stored mentions Ann, Bob, Cal, Dee, Eve or 1 other name; the memories below "
+        "are about others."
+    )
+    assert nothing_about(names, False) == (
+        "Nothing stored mentions Ann, Bob, Cal, Dee, Eve or 2 other names."
+    )
+
+
+def test_a_query_naming_thousands_of_unknown_names_still_holds_memories() -> None:
+    """A query naming 3,000 names nothing holds: its warning line listed them all, never fit a
+    budget, and the block was empty; `unknown_names` keeps them all."""
+    names = [f"Name{i}" for i in range(3000)]
+    about_others = RESULT.model_copy(update={"unknown_names": names})
+    block = about_others.context(150)
+    assert block.startswith(
+        "Nothing stored mentions Name0, Name1, Name2, Name3, Name4 or 2995 other names; the "
+        "memories below are about others.\n"
+    )
+    assert "Kate" in block and _cost(block) <= 150
+    assert about_others.unknown_names == names
+
+
+@pytest.mark.parametrize("budget", range(1, 40))
+def test_the_entities_line_never_takes_a_memorys_place(budget: int) -> None:
+    """ "Relevant entities: ..." comes last, in what the memories leave: the block is the one
+    without it, that line added or not. A budget no memory line fits in (a fact's is about 8
+    tokens with its header) holds that line alone, by design: `search(q).context(5)`."""
+    peter = Entity(uid="e1", user_id="u", key="peter", name="Peter")
+    facts = [_fact("f1", "Peter", "lives in New York", "m1"), _fact("f2", "Peter", "is ok", "m2")]
+    bare = _result(facts, [_message("m3", "Hi.")])
+    named = bare.model_copy(update={"entities": [ScoredEntity(entity=peter, score=1.0)]})
+    without, tail = bare.context(budget), "Relevant entities: Peter"
+    assert named.context(budget) in (without, f"{without}\n{tail}".lstrip("\n"))
