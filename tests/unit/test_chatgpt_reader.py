@@ -1,5 +1,5 @@
 """The ChatGPT export reader: the branch last shown, what is left out and counted, times,
-ids, broken trees, auto-detection, and the
+ids, broken trees, auto-detection (a file, an unpacked export in a directory), and the
 conversation-at-a-time decoding of large files."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 
 from engine.errors import InvalidInputError
 from engine.ingest import read_chat_log
+from engine.ingest.folders import chat_logs
 from engine.ingest.json_list import BadItem, NotAList, json_items
 from engine.ingest.readers import resolve_format
 from tests.chatgpt_export import A0, LEFT_OUT, SHOWN, at, export, message, tree, write_export
@@ -152,6 +153,27 @@ def test_auto_detects_an_export_file(tmp_path: Path) -> None:
     path.write_text(json.dumps(export(), indent=2))
     assert resolve_format(path) == "chatgpt"
     assert read_chat_log(path).format == "chatgpt"
+
+
+def test_a_directory_holding_an_export_reads_its_conversations_only(tmp_path: Path) -> None:
+    write_export(tmp_path / "logs" / "chatgpt-2024")
+    (tmp_path / "logs" / "notes.jsonl").write_text('{"role": "user", "content": "hi"}\n')
+    logs, warnings = chat_logs(str(tmp_path / "logs"), "auto")
+
+    export_dir = str(tmp_path / "logs" / "chatgpt-2024")
+    assert logs == {
+        f"{export_dir}/conversations.json": "chatgpt",
+        str(tmp_path / "logs" / "notes.jsonl"): "openai-jsonl",
+    }
+    [warning] = warnings
+    assert warning.path == export_dir
+    assert "conversations.json is read, its 4 other files" in warning.reason
+
+
+def test_a_format_named_reads_an_export_folder_alike(tmp_path: Path) -> None:
+    write_export(tmp_path)
+    logs, _ = chat_logs(str(tmp_path), "chatgpt")
+    assert logs == {str(tmp_path / "conversations.json"): "chatgpt"}
 
 
 def test_an_unknown_format_is_still_refused(tmp_path: Path) -> None:
