@@ -224,3 +224,13 @@ def test_json_items_holds_about_one_item_at_a_time() -> None:
     assert sum(1 for _ in items) == 499
     with pytest.raises(NotAList):
         list(json_items(io.StringIO('{"a": 1}')))
+
+
+def test_a_byte_order_mark_is_read_and_bytes_that_are_not_utf8_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(export()).encode())
+    assert len(read_chat_log(path, user_id="ann").records) == len(SHOWN)
+
+    path.write_bytes(json.dumps(export()).encode()[:-2] + b"\xff]")
+    [error] = read_chat_log(path, format="chatgpt", user_id="ann").errors
+    assert (error.location, error.reason) == ("file", "not valid UTF-8")
