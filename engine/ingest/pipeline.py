@@ -44,7 +44,7 @@ class IngestOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal["auto", "openai-jsonl", "sharegpt", "locomo", "csv"] = "auto"
+    format: Literal["auto", "openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt"] = "auto"
     delimiter: str | None = None
     user_id: str | None = None
     users_from_file: bool = False

@@ -1,13 +1,16 @@
 """Readers that turn chat logs on disk into `ChatRecord`s for batch ingestion.
 
-Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, or `auto` to detect one. Bad records
+Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, `chatgpt` (a ChatGPT export's
+`conversations.json`), or `auto` to detect one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
 one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
 an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
-line, so large files stream; ShareGPT and LoCoMo are single JSON documents, loaded whole.
+line, so large files stream; ShareGPT and LoCoMo are single JSON documents, loaded whole; a
+ChatGPT export is decoded one conversation at a time.
 
 `source` is `<file name>:<line>` (JSONL, CSV) or `<file name>:<record>` (ShareGPT), with
-`#<message>` when a line or record holds a whole conversation; LoCoMo uses the `dia_id`.
+`#<message>` when a line or record holds a whole conversation; LoCoMo uses the `dia_id`, a
+ChatGPT export the message id.
 Line, record and message numbers count from 1.
 """
 
@@ -23,6 +26,7 @@ from typing import Any
 from engine.errors import InvalidInputError
 from engine.ingest import fields
 from engine.ingest.chat_records import ChatRecord, ReadError, ReadResult, ReadWarning
+from engine.ingest.chatgpt import read_chatgpt
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
@@ -38,7 +42,7 @@ __all__ = [
     "resolve_format",
 ]
 
-CHAT_FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv")
+CHAT_FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt")
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
@@ -132,6 +136,8 @@ def _sniff(head: str) -> str | None:
     if head.startswith("["):
         if '"conversations"' in head:
             return "sharegpt"
+        if '"mapping"' in head:  # a conversation's message tree, near its start
+            return "chatgpt"
         if any(key in head for key in ('"sample_id"', '"speaker_a"', '"qa"', '"conversation"')):
             return "locomo"
         return None
@@ -251,4 +257,5 @@ _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "sharegpt": read_sharegpt,
     "locomo": read_locomo,
     "csv": read_csv,
+    "chatgpt": read_chatgpt,
 }

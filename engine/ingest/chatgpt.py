@@ -1,0 +1,260 @@
+"""The ChatGPT export reader: the `conversations.json` of ChatGPT's "Export data".
+
+The file is a JSON list of conversations, each a tree of messages: `mapping` (node id ->
+`{message, parent, children}`) and `current_node`, the last node of the branch the user last
+saw. Only that branch is read, root first: messages edited away or regenerated are left out.
+
+A kept message is a user or assistant text message shown in the conversation: its string parts
+joined (images and files skipped). Left out, and counted in one warning at the end of the file:
+system and tool messages, hidden ones (custom instructions), the assistant's calls to a tool,
+other content (code, browsing, reasoning), messages with no text, and the messages of other
+branches. A conversation that cannot be read (no mapping, a broken tree) is one `ReadError`;
+the others still read. The list is decoded one conversation at a time (`json_list`).
+
+Each message keeps its `create_time`, else the time of the message before it on the branch
+(the conversation's `create_time` for the first), so it keeps its place. Its session and
+conversation id are the conversation's id, its `source` the message id (stable across
+re-exports), and the conversation's title is its `title` metadata.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engine.errors import InvalidInputError
+from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord, ReadError
+from engine.ingest.fields import Item, SourceFile, parse_timestamp
+from engine.ingest.json_list import BadItem, NotAList, json_items
+from engine.ingest.turns import Turns
+
+_ROLES = ("user", "assistant")
+_TEXT_TYPES = ("text", "multimodal_text")
+_OFF_BRANCH = "on other branches (edited or regenerated)"
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What one file gave: conversations, messages kept, messages left out by reason."""
+
+    conversations: int = 0
+    kept: int = 0
+    left_out: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        reasons = ", ".join(f"{n} {why}" for why, n in self.left_out.most_common())
+        total = sum(self.left_out.values())
+        return (
+            f"{self.kept} messages read from {self.conversations} conversations; "
+            f"left out {total}: {reasons}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Conversation:
+    """One conversation, parsed: its id, title, time and the nodes of its shown branch."""
+
+    id: str
+    title: str | None
+    ts: datetime | None
+    mapping: dict[str, Any]
+    branch: list[str]  # node ids, root first
+
+
+def read_chatgpt(file: SourceFile) -> Iterator[Item]:
+    """Every shown user and assistant message of every conversation, in file order."""
+    reader = _Reader(file)
+    try:
+        with file.path.open(encoding="utf-8-sig") as handle:
+            for number, item in enumerate(json_items(handle), start=1):
+                yield from reader.conversation(number, item)
+    except NotAList:
+        yield _not_a_list(file)
+    except BadItem as exc:
+        yield file.error("file" if exc.number is None else f"record {exc.number}", exc.reason)
+    except UnicodeDecodeError:
+        yield file.error("file", "not valid UTF-8")
+    if reader.tally.left_out:
+        yield file.warning("file", reader.tally.summary())
+
+
+def _not_a_list(file: SourceFile) -> ReadError:
+    data = file.load_json()  # only to say what the file holds instead
+    if isinstance(data, ReadError):
+        return data
+    return file.error("file", f"expected a JSON list of conversations, got {type(data).__name__}")
+
+
+@dataclass(slots=True)
+class _Reader:
+    """One file being read: the file, what it gave so far, the turns met."""
+
+    file: SourceFile
+    tally: _Tally = field(default_factory=_Tally)
+    turns: Turns = field(default_factory=Turns)
+
+    def conversation(self, number: int, item: object) -> Iterator[Item]:
+        """The conversation's shown messages, or its error."""
+        where, notes = f"record {number}", list[str]()
+        try:
+            conversation = _parse(number, item, notes)
+        except InvalidInputError as exc:
+            yield self.file.error(where, str(exc))
+            return
+        yield from (self.file.warning(where, note) for note in notes)
+        self.tally.conversations += 1
+        if off := _off_branch(conversation):
+            self.tally.left_out[_OFF_BRANCH] += off
+        last = conversation.ts
+        for node_id in conversation.branch:
+            message = conversation.mapping[node_id].get("message")
+            if message is None:  # the root holds none
+                continue
+            here = f"{where} message {node_id}"
+            if not isinstance(message, dict):
+                reason = f"expected a message object, got {type(message).__name__}"
+                yield self.file.error(here, reason)
+                continue
+            notes = []
+            last = _own_time(message, notes) or last
+            yield from self.message(conversation, (here, node_id), message, (last, notes))
+
+    def message(
+        self,
+        conversation: _Conversation,
+        place: tuple[str, str],
+        message: dict[str, Any],
+        when: tuple[datetime | None, fields.Notes],
+    ) -> Iterator[Item]:
+        """The message as a record, or nothing when it is left out (counted)."""
+        (where, node_id), (ts, notes) = place, when
+        try:
+            reason = left_out(message)
+        except InvalidInputError as exc:
+            yield self.file.error(where, str(exc))
+            return
+        if reason is not None:
+            self.tally.left_out[reason] += 1
+            return
+        given = message.get("id")
+        message_id = given if isinstance(given, str) and given else node_id
+        author = message["author"]
+        record = fields.build_record(
+            self.file,
+            where,
+            lambda: ChatRecord(
+                user_id=self.file.user_id,
+                session_id=conversation.id,
+                conversation_id=conversation.id,
+                role=author["role"],
+                content=_text(message["content"]["parts"]),
+                ts=ts,
+                speaker=fields.speaker(author.get("name"), notes),
+                source=message_id,
+                metadata={"title": conversation.title} if conversation.title else {},
+            ),
+        )
+        self.tally.kept += isinstance(record, ChatRecord)
+        yield from self.turns.checked(self.file, where, record, notes, message_id)
+
+
+def _parse(number: int, item: object, notes: fields.Notes) -> _Conversation:
+    mapping = item.get("mapping") if isinstance(item, dict) else None
+    if not isinstance(item, dict) or not isinstance(mapping, dict):
+        raise InvalidInputError("expected a conversation object with a 'mapping' of messages")
+    given = fields.text_id(fields.first(item, "id", "conversation_id"), "id")
+    if given is None:
+        notes.append(f"no id or conversation_id: its session is 'record-{number}'")
+    title = item.get("title")
+    return _Conversation(
+        id=given or f"record-{number}",
+        title=title.strip() if isinstance(title, str) and title.strip() else None,
+        ts=fields.timestamp(item.get("create_time"), notes),
+        mapping=mapping,
+        branch=branch(mapping, item.get("current_node")),
+    )
+
+
+def branch(mapping: dict[str, Any], current: object) -> list[str]:
+    """The node ids from the root to `current`, following each node's `parent`.
+
+    Raises:
+        InvalidInputError: `current` is missing or not in `mapping`, a node on the way is not
+            an object or names a parent that is not in `mapping`, or the parents go round.
+    """
+    if current is None:
+        raise InvalidInputError("no current_node: the branch last shown cannot be told")
+    if not isinstance(current, str) or current not in mapping:
+        raise InvalidInputError(f"current_node {current!r} is not in the mapping")
+    path: list[str] = []
+    seen: set[str] = set()
+    node_id: str | None = current
+    while node_id is not None:
+        if node_id in seen:
+            raise InvalidInputError(f"the mapping has a cycle: node {node_id!r} is its own parent")
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            raise InvalidInputError(f"node {node_id!r} is not an object")
+        seen.add(node_id)
+        path.append(node_id)
+        parent = node.get("parent")
+        if parent is not None and (not isinstance(parent, str) or parent not in mapping):
+            raise InvalidInputError(f"node {node_id!r} names parent {parent!r}, not in the mapping")
+        node_id = parent
+    return path[::-1]
+
+
+def _off_branch(conversation: _Conversation) -> int:
+    on = set(conversation.branch)
+    return sum(
+        1
+        for node_id, node in conversation.mapping.items()
+        if node_id not in on and isinstance(node, dict) and isinstance(node.get("message"), dict)
+    )
+
+
+def _own_time(message: dict[str, Any], notes: fields.Notes) -> datetime | None:
+    try:
+        return parse_timestamp(message.get("create_time"))
+    except InvalidInputError as exc:
+        notes.append(f"{exc}; the message takes the time of the one before it")
+        return None
+
+
+def left_out(message: dict[str, Any]) -> str | None:
+    """Why a message is not read (`"system"`, `"tool"`, `"hidden"`, ...), None if it is.
+
+    Raises:
+        InvalidInputError: the message has no `author.role`, or its text has no `parts` list.
+    """
+    author = message.get("author")
+    role = author.get("role") if isinstance(author, dict) else None
+    if not isinstance(role, str):
+        raise InvalidInputError("the message has no author.role")
+    if role not in _ROLES:
+        return role if role in ("system", "tool") else f"of role {role!r}"
+    metadata = message.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("is_visually_hidden_from_conversation"):
+        return "hidden"
+    recipient = message.get("recipient")
+    if isinstance(recipient, str) and recipient != "all":
+        return "to a tool"  # the assistant calling a tool (browsing, code, memory)
+    content = message.get("content")
+    kind = content.get("content_type") if isinstance(content, dict) else None
+    if kind not in _TEXT_TYPES:
+        return f"not text ({kind})"
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if not isinstance(parts, list):
+        raise InvalidInputError(f"a {kind} message needs a 'parts' list")
+    if _text(parts):
+        return None
+    return "with only images or files" if any(not isinstance(p, str) for p in parts) else "empty"
+
+
+def _text(parts: list[Any]) -> str:
+    """The string parts joined by line breaks; images and files (objects) are skipped."""
+    return "\n".join(p for p in parts if isinstance(p, str) and p.strip())
