@@ -176,6 +176,11 @@ def _part_words(fact: Piece) -> int:
     return len(fact.said.split()) + 1
 
 
+def holds_memory(block: str) -> bool:
+    """The block holds a fact, connection or message, not only its head and tail lines."""
+    return any(line in (_FACTS, _PATHS, _MESSAGES) for line in block.splitlines())
+
+
 def pack(pieces: Iterable[Piece], max_tokens: int, head: str = "", tail: str = "") -> str:
     """The block `SearchResult.context` returns (see the module's docstring): `head` first
     and `tail` last when they fit."""

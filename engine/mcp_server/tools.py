@@ -19,6 +19,7 @@ from engine.mcp_server.render import nothing_fits, quoted, render_search
 from engine.memory import Memory
 from engine.memory.held import held_history
 from engine.models import AddResult, FactInput, said_day
+from engine.prompt_block import holds_memory
 from engine.times import parse_time
 
 RankBy = Literal["salience", "frequency", "recency"]
@@ -143,7 +144,9 @@ def search_memory(
     found = result.facts or result.episodes or result.paths
     if max_tokens is None or not found:
         return ToolOutput(render_search(result), result.model_dump(mode="json"))
-    text = result.context(max_tokens) or nothing_fits(result, max_tokens)
+    text = result.context(max_tokens)
+    if not holds_memory(text):  # the entities line alone, or nothing
+        text = "\n".join(filter(None, [nothing_fits(result, max_tokens), text]))
     return ToolOutput(text, result.model_dump(mode="json"))
 
 

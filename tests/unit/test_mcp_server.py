@@ -20,7 +20,7 @@ from engine.mcp_server.render import render_search
 from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server
 from engine.mcp_server.tools import _entity_text, search_memory
 from engine.memory import Memory
-from engine.models import Entity, Episode, ScoredEpisode, SearchResult, Snippet
+from engine.models import Entity, Episode, ScoredEntity, ScoredEpisode, SearchResult, Snippet
 
 
 def test_an_unknown_argument_of_a_tool_without_arguments_says_it_takes_none() -> None:
@@ -238,3 +238,21 @@ def test_a_budget_no_hit_fits_in_says_so_instead_of_answering_nothing() -> None:
     )
     fits = search_memory(cast(Memory, _Searched(result)), "u", "q", max_tokens=50)
     assert fits.text == "Messages:\n[undated] user: I moved to Berlin in May last year"
+
+
+def test_a_budget_that_holds_only_the_entities_line_says_no_memory_fits() -> None:
+    """A real search finds entities too: a block of "Relevant entities: Peter" alone held
+    no memory, and the host's model could not tell its budget was the reason."""
+    said = Snippet(uid="e1", role="user", ts=None, text="I moved to Berlin in May last year")
+    peter = Entity(uid="p", user_id="u", key="peter", name="Peter")
+    result = SearchResult(
+        query="q",
+        user_id="u",
+        episodes=[ScoredEpisode(episode=said, score=1)],
+        entities=[ScoredEntity(entity=peter, score=1.0)],
+    )
+    answer = search_memory(cast(Memory, _Searched(result)), "u", "q", max_tokens=5)
+    assert answer.text == (
+        "No memory of user 'u' for 'q' fits in max_tokens=5: 0 facts and 1 message were found; "
+        "a larger max_tokens holds them.\nRelevant entities: Peter"
+    )
