@@ -256,5 +256,11 @@ def left_out(message: dict[str, Any]) -> str | None:
 
 
 def _text(parts: list[Any]) -> str:
-    """The string parts joined by line breaks; images and files (objects) are skipped."""
-    return "\n".join(p for p in parts if isinstance(p, str) and p.strip())
+    """The string parts and voice messages' transcriptions joined by line breaks; images,
+    audio and files (other objects) are skipped."""
+    said = [p.get("text") if isinstance(p, dict) and _spoken(p) else p for p in parts]
+    return "\n".join(p for p in said if isinstance(p, str) and p.strip())
+
+
+def _spoken(part: dict[str, Any]) -> bool:
+    return part.get("content_type") == "audio_transcription"

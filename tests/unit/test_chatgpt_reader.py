@@ -234,3 +234,21 @@ def test_a_byte_order_mark_is_read_and_bytes_that_are_not_utf8_are_named(tmp_pat
     path.write_bytes(json.dumps(export()).encode()[:-2] + b"\xff]")
     [error] = read_chat_log(path, format="chatgpt", user_id="ann").errors
     assert (error.location, error.reason) == ("file", "not valid UTF-8")
+
+
+def test_a_voice_message_is_read_from_its_transcription(tmp_path: Path) -> None:
+    """Voice mode keeps what was said in an `audio_transcription` part beside the audio."""
+    voice = [
+        {"content_type": "audio_transcription", "text": "I start at the bakery on Monday."},
+        {"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file-2"},
+    ]
+    spoken = copy.deepcopy(export()[1]) | {"id": "conv-v", "conversation_id": "conv-v"}
+    spoken["mapping"] = tree(
+        "v-root", ("v-root", message("v-u1", "user", voice, 1714700000.0, kind="multimodal_text"))
+    )
+    spoken["current_node"] = "v-u1"
+    result = read_chat_log(write_export(tmp_path, [spoken]), user_id="ann")
+
+    assert [(r.source, r.content) for r in result.records] == [
+        ("v-u1", "I start at the bakery on Monday.")
+    ]
