@@ -100,19 +100,22 @@ def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:
 def distinct_facts(facts: list[CleanFact]) -> list[CleanFact]:
     """One fact per subject, predicate and object (names by `entity_key`): a fact repeated
     in one call is said once, one mention for it and its entities however often the call
-    repeats it (repeating cannot inflate an entity's salience). The last repeat gives the
-    text, valid_at and confidence; a type any of them names is kept."""
+    repeats it (repeating cannot inflate an entity's salience). The first gives the text,
+    valid_at, confidence and types, as a fact stored before keeps its own; a type only a
+    later repeat names is taken."""
     kept: dict[tuple[str, str, str], CleanFact] = {}
     for fact in facts:
         key = (entity_key(fact.subject), fact.predicate, entity_key(fact.object))
         held = kept.get(key)
-        if held is not None:
-            fact = replace(
-                fact,
-                subject_type=fact.subject_type or held.subject_type,
-                object_type=fact.object_type or held.object_type,
+        kept[key] = (
+            fact
+            if held is None
+            else replace(
+                held,
+                subject_type=held.subject_type or fact.subject_type,
+                object_type=held.object_type or fact.object_type,
             )
-        kept[key] = fact
+        )
     return list(kept.values())
 
 

@@ -42,6 +42,18 @@ def test_a_fact_repeated_in_one_call_counts_once(memory: Memory) -> None:
     assert (again.facts_updated, memory.entity("Tea", "a").entity.mentions) == (1, 2)
 
 
+def test_a_repeated_fact_keeps_its_first_text_within_a_call_as_across_calls(
+    memory: Memory,
+) -> None:
+    """A stored fact keeps the text it was first stored with when it is said again, and so
+    does a fact repeated within one call (the last repeat's text was kept there)."""
+    memory.add_facts([("Bob", "LIKES", "tea", "Bob likes tea"), ("Bob", "LIKES", "tea", "B")], "a")
+    memory.add_facts([("Ann", "LIKES", "tea", "Ann likes tea")], "a")
+    memory.add_facts([("Ann", "LIKES", "tea", "Ann adores green tea")], "a")
+    texts = {f.subject: f.text for f in memory.get_all("a")}
+    assert texts == {"Bob": "Bob likes tea", "Ann": "Ann likes tea"}
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
