@@ -6,6 +6,8 @@ import argparse
 import json
 import logging
 import os
+import re
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -217,14 +219,27 @@ def cmd_browse(args: argparse.Namespace) -> None:
     from engine.config import build_settings
     from engine.transfer.browse import browse_hint
 
-    uri = build_settings().neo4j_uri
-    hint = browse_hint(uri, args.user, args.entity)
+    settings = build_settings()
+    hint = browse_hint(settings.neo4j_uri, args.user, args.entity)
     text = (
         f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"
         f"Or paste this into the editor at {hint.url} (cypher/browser/{hint.query}):\n\n"
         f"{hint.statement}"
     )
+    if settings.store != "neo4j":
+        text = _embedded_first(args.user) + text
     _print(args, hint.model_dump(), text)
+
+
+def _embedded_first(user_id: str) -> str:
+    """What `browse` says first on the embedded store, which Neo4j Browser cannot open."""
+    file = re.sub(r"[^\w.-]", "_", user_id)
+    return (
+        "This store is the embedded FalkorDB, which Neo4j Browser cannot open. Copy the graph "
+        "into a Neo4j first (docker/README.md starts one):\n"
+        f"  graphmem export --user {shlex.quote(user_id)} --format cypher -o {file}.cypher\n"
+        "and run that script in Browser or cypher-shell. Then:\n\n"
+    )
 
 
 def _exchange_parsers(sub: Any) -> None:
@@ -271,7 +286,13 @@ def _exchange_parsers(sub: Any) -> None:
     )
     imp.set_defaults(func=cmd_import)
 
-    browse = sub.add_parser("browse", help="the Neo4j Browser URL and a ready query to paste")
+    browse = sub.add_parser(
+        "browse",
+        help="the Neo4j Browser URL and a ready query to paste",
+        description="The Neo4j Browser URL and a ready query showing one user's graph (or one "
+        "entity's neighbourhood) in a Neo4j store. On the embedded store it says first how to "
+        "copy the graph into a Neo4j (graphmem export --format cypher).",
+    )
     browse.add_argument("--user", required=True, type=user_arg)
     browse.add_argument("--entity", help="show this entity's depth-2 neighbourhood")
     browse.set_defaults(func=cmd_browse)
