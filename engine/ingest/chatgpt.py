@@ -19,7 +19,6 @@ re-exports), and the conversation's title is its `title` metadata.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,28 +29,12 @@ from engine.ingest import fields
 from engine.ingest.chat_records import ChatRecord, ReadError
 from engine.ingest.fields import Item, SourceFile, parse_timestamp
 from engine.ingest.json_list import BadItem, NotAList, json_items
+from engine.ingest.tally import Tally
 from engine.ingest.turns import Turns
 
 _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text", "multimodal_text")
 _OFF_BRANCH = "on other branches (edited or regenerated)"
-
-
-@dataclass(slots=True)
-class _Tally:
-    """What one file gave: conversations, messages kept, messages left out by reason."""
-
-    conversations: int = 0
-    kept: int = 0
-    left_out: Counter[str] = field(default_factory=Counter)
-
-    def summary(self) -> str:
-        reasons = ", ".join(f"{n} {why}" for why, n in self.left_out.most_common())
-        total = sum(self.left_out.values())
-        return (
-            f"{self.kept} messages read from {self.conversations} conversations; "
-            f"left out {total}: {reasons}"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +61,8 @@ def read_chatgpt(file: SourceFile) -> Iterator[Item]:
         yield file.error("file" if exc.number is None else f"record {exc.number}", exc.reason)
     except UnicodeDecodeError:
         yield file.error("file", "not valid UTF-8")
-    if reader.tally.left_out:
-        yield file.warning("file", reader.tally.summary())
+    if (summary := reader.tally.summary()) is not None:
+        yield file.warning("file", summary)
 
 
 def _not_a_list(file: SourceFile) -> ReadError:
@@ -94,7 +77,7 @@ class _Reader:
     """One file being read: the file, what it gave so far, the turns met."""
 
     file: SourceFile
-    tally: _Tally = field(default_factory=_Tally)
+    tally: Tally = field(default_factory=lambda: Tally("conversations"))
     turns: Turns = field(default_factory=Turns)
 
     def conversation(self, number: int, item: object) -> Iterator[Item]:
@@ -106,7 +89,7 @@ class _Reader:
             yield self.file.error(where, str(exc))
             return
         yield from (self.file.warning(where, note) for note in notes)
-        self.tally.conversations += 1
+        self.tally.groups += 1
         if off := _off_branch(conversation):
             self.tally.left_out[_OFF_BRANCH] += off
         last = conversation.ts
