@@ -26,15 +26,17 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
-from engine.ingest.chat_records import ChatRecord, ReadError
-from engine.ingest.fields import Item, SourceFile, parse_timestamp
-from engine.ingest.json_list import BadItem, NotAList, json_items
+from engine.ingest.chat_records import ChatRecord
+from engine.ingest.fields import Item, SourceFile
+from engine.ingest.json_list import file_items
 from engine.ingest.tally import Tally
 from engine.ingest.turns import Turns
 
 _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text", "multimodal_text")
 _OFF_BRANCH = "on other branches (edited or regenerated)"
+#: what a message whose time cannot be read is given instead
+EARLIER = "the message takes the time of the one before it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,25 +53,9 @@ class _Conversation:
 def read_chatgpt(file: SourceFile) -> Iterator[Item]:
     """Every shown user and assistant message of every conversation, in file order."""
     reader = _Reader(file)
-    try:
-        with file.path.open(encoding="utf-8-sig") as handle:
-            for number, item in enumerate(json_items(handle), start=1):
-                yield from reader.conversation(number, item)
-    except NotAList:
-        yield _not_a_list(file)
-    except BadItem as exc:
-        yield file.error("file" if exc.number is None else f"record {exc.number}", exc.reason)
-    except UnicodeDecodeError:
-        yield file.error("file", "not valid UTF-8")
+    yield from file_items(file, "conversations", reader.conversation)
     if (summary := reader.tally.summary()) is not None:
         yield file.warning("file", summary)
-
-
-def _not_a_list(file: SourceFile) -> ReadError:
-    data = file.load_json()  # only to say what the file holds instead
-    if isinstance(data, ReadError):
-        return data
-    return file.error("file", f"expected a JSON list of conversations, got {type(data).__name__}")
 
 
 @dataclass(slots=True)
@@ -103,7 +89,7 @@ class _Reader:
                 yield self.file.error(here, reason)
                 continue
             notes = []
-            last = _own_time(message, notes) or last
+            last = fields.timestamp(message.get("create_time"), notes, EARLIER) or last
             yield from self.message(conversation, (here, node_id), message, (last, notes))
 
     def message(
@@ -198,14 +184,6 @@ def _off_branch(conversation: _Conversation) -> int:
         for node_id, node in conversation.mapping.items()
         if node_id not in on and isinstance(node, dict) and isinstance(node.get("message"), dict)
     )
-
-
-def _own_time(message: dict[str, Any], notes: fields.Notes) -> datetime | None:
-    try:
-        return parse_timestamp(message.get("create_time"))
-    except InvalidInputError as exc:
-        notes.append(f"{exc}; the message takes the time of the one before it")
-        return None
 
 
 def left_out(message: dict[str, Any]) -> str | None:

@@ -93,13 +93,15 @@ def noted(file: SourceFile, where: str, item: Item, notes: Notes) -> Iterator[It
     yield item
 
 
-def timestamp(value: object, notes: Notes) -> datetime | None:
+def timestamp(
+    value: object, notes: Notes, instead: str = "the message is kept without a time"
+) -> datetime | None:
     """`parse_timestamp`, except that an unreadable value becomes a note and None: the
-    message is kept without a time (and keeps its place in the file)."""
+    message is kept without a time (and keeps its place in the file), or as `instead` says."""
     try:
         return parse_timestamp(value)
     except InvalidInputError as exc:
-        notes.append(f"{exc}; the message is kept without a time")
+        notes.append(f"{exc}; {instead}")
         return None
 
 
