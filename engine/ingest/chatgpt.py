@@ -35,8 +35,6 @@ from engine.ingest.turns import Turns
 _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text", "multimodal_text")
 _OFF_BRANCH = "on other branches (edited or regenerated)"
-#: what a message whose time cannot be read is given instead
-EARLIER = "the message takes the time of the one before it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +87,7 @@ class _Reader:
                 yield self.file.error(here, reason)
                 continue
             notes = []
-            last = fields.timestamp(message.get("create_time"), notes, EARLIER) or last
+            last = fields.timestamp(message.get("create_time"), notes, fields.EARLIER) or last
             yield from self.message(conversation, (here, node_id), message, (last, notes))
 
     def message(
