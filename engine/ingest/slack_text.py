@@ -42,9 +42,9 @@ def _shown(inner: str, names: Names) -> str:
         return "#" + (label or names.channels.get(channel) or channel)
     if target.startswith("!"):  # <!here>, <!subteam^S1|@design>, <!date^...|fallback>
         return label or "@" + target[1:].partition("^")[0]
-    if not label or _bare(label) == _bare(target):
-        return target
-    return f"{label} ({target})"
+    if label and _bare(label) == _bare(target):  # <mailto:a@x.org|a@x.org>, <https://x|x>
+        return label if target.startswith(_SCHEMES[:2]) else target
+    return f"{label} ({target})" if label else target
 
 
 def _bare(link: str) -> str:
