@@ -25,11 +25,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
-from engine.ingest.chat_records import ChatRecord, ReadError, ReadResult, ReadWarning
+from engine.ingest.chat_records import ChatFormat, ChatRecord, ReadError, ReadResult, ReadWarning
 from engine.ingest.chatgpt import read_chatgpt
 from engine.ingest.claude import read_claude
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
@@ -49,7 +49,7 @@ __all__ = [
     "resolve_format",
 ]
 
-CHAT_FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt", "claude", "slack")
+CHAT_FORMATS: tuple[str, ...] = get_args(ChatFormat)
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
