@@ -150,7 +150,8 @@ def _folder_format(path: str, format: str) -> str:
     if format in ("auto", "slack") and is_slack_export(Path(path)):
         return "slack"
     raise InvalidInputError(
-        f"chat log {path!r} is a folder, not a Slack export (users.json and channels.json)"
+        f"chat log {path!r} is not a file (a folder is read only as a Slack export, the one "
+        "holding users.json and channels.json)"
     )
 
 

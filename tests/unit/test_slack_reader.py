@@ -181,7 +181,7 @@ def test_a_slack_format_needs_the_export_folder(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError) as no_export:
         resolve_format(tmp_path / "other")
     assert "a Slack export is read as its folder" in str(as_file.value)
-    assert "is a folder, not a Slack export (users.json and channels.json)" in str(no_export.value)
+    assert "is not a file (a folder is read only as a Slack export" in str(no_export.value)
 
 
 def test_a_channels_list_that_is_no_list_is_no_export(tmp_path: Path) -> None:
