@@ -102,6 +102,10 @@ def _channel(
     if channel_id is None or folder is None:
         yield file.error(where, f"expected a channel object with an 'id' and a '{folder_key}'")
         return
+    if folder in (".", "..") or any(sep in folder for sep in ("/", "\\", "\0")):
+        # the folder is looked up under the export: a name must not lead out of it
+        yield file.error(where, f"{folder_key} {folder!r} cannot be a channel's folder")
+        return
     name = _first_name(item.get("name")) or channel_id
     workspace.channels.append(Channel(channel_id, name, folder))
     workspace.names.channels[channel_id] = name

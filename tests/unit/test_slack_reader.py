@@ -16,7 +16,7 @@ from engine.ingest.folders import chat_logs
 from engine.ingest.readers import resolve_format
 from engine.ingest.slack import slack_time
 from engine.ingest.slack_text import Names, readable
-from tests.slack_export import DAY1, LEFT_OUT, SHOWN, days, message, write_export
+from tests.slack_export import CHANNELS, DAY1, LEFT_OUT, SHOWN, days, message, write_export
 
 
 def read(folder: Path, **options: Any) -> Any:
@@ -188,3 +188,18 @@ def test_a_channels_list_that_is_no_list_is_no_export(tmp_path: Path) -> None:
     folder = write_export(tmp_path, {"channels.json": {"channels": []}})
     with pytest.raises(InvalidInputError):
         resolve_format(folder)
+
+
+@pytest.mark.parametrize("name", ["..", "../general", "a/b", "."])
+def test_a_channel_name_cannot_lead_out_of_the_export(tmp_path: Path, name: str) -> None:
+    outside = {f"{name}/2024-05-03.json": [message("U01ANN", "secret", f"{DAY1}.000001")]}
+    channels = [*CHANNELS, {"id": "C03BAD", "name": name}]
+    folder = write_export(tmp_path / "export", {"channels.json": channels, **outside})
+    result = read(folder)
+
+    [error] = result.errors
+    assert (
+        str(error)
+        == f"{folder}/channels.json: record 3: name {name!r} cannot be a channel's folder"
+    )
+    assert shown(result.records) == SHOWN
