@@ -7,9 +7,14 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import PurePath
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+#: The chat-log formats the readers know (`ReadResult.format`).
+ChatFormat = Literal["openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt", "claude", "slack"]
+#: What `format=` may name: a `ChatFormat`, or "auto" to detect it.
+IngestFormat = Literal["auto", ChatFormat]
 #: Roles a `ChatRecord` may carry (OpenAI's chat roles).
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 

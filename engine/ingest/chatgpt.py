@@ -19,7 +19,6 @@ re-exports), and the conversation's title is its `title` metadata.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,31 +26,15 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
-from engine.ingest.chat_records import ChatRecord, ReadError
-from engine.ingest.fields import Item, SourceFile, parse_timestamp
-from engine.ingest.json_list import BadItem, NotAList, json_items
+from engine.ingest.chat_records import ChatRecord
+from engine.ingest.fields import Item, SourceFile
+from engine.ingest.json_list import file_items
+from engine.ingest.tally import Tally
 from engine.ingest.turns import Turns
 
 _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text", "multimodal_text")
 _OFF_BRANCH = "on other branches (edited or regenerated)"
-
-
-@dataclass(slots=True)
-class _Tally:
-    """What one file gave: conversations, messages kept, messages left out by reason."""
-
-    conversations: int = 0
-    kept: int = 0
-    left_out: Counter[str] = field(default_factory=Counter)
-
-    def summary(self) -> str:
-        reasons = ", ".join(f"{n} {why}" for why, n in self.left_out.most_common())
-        total = sum(self.left_out.values())
-        return (
-            f"{self.kept} messages read from {self.conversations} conversations; "
-            f"left out {total}: {reasons}"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,25 +51,9 @@ class _Conversation:
 def read_chatgpt(file: SourceFile) -> Iterator[Item]:
     """Every shown user and assistant message of every conversation, in file order."""
     reader = _Reader(file)
-    try:
-        with file.path.open(encoding="utf-8-sig") as handle:
-            for number, item in enumerate(json_items(handle), start=1):
-                yield from reader.conversation(number, item)
-    except NotAList:
-        yield _not_a_list(file)
-    except BadItem as exc:
-        yield file.error("file" if exc.number is None else f"record {exc.number}", exc.reason)
-    except UnicodeDecodeError:
-        yield file.error("file", "not valid UTF-8")
-    if reader.tally.left_out:
-        yield file.warning("file", reader.tally.summary())
-
-
-def _not_a_list(file: SourceFile) -> ReadError:
-    data = file.load_json()  # only to say what the file holds instead
-    if isinstance(data, ReadError):
-        return data
-    return file.error("file", f"expected a JSON list of conversations, got {type(data).__name__}")
+    yield from file_items(file, "conversations", reader.conversation)
+    if (summary := reader.tally.summary()) is not None:
+        yield file.warning("file", summary)
 
 
 @dataclass(slots=True)
@@ -94,7 +61,7 @@ class _Reader:
     """One file being read: the file, what it gave so far, the turns met."""
 
     file: SourceFile
-    tally: _Tally = field(default_factory=_Tally)
+    tally: Tally = field(default_factory=lambda: Tally("conversations"))
     turns: Turns = field(default_factory=Turns)
 
     def conversation(self, number: int, item: object) -> Iterator[Item]:
@@ -106,7 +73,7 @@ class _Reader:
             yield self.file.error(where, str(exc))
             return
         yield from (self.file.warning(where, note) for note in notes)
-        self.tally.conversations += 1
+        self.tally.groups += 1
         if off := _off_branch(conversation):
             self.tally.left_out[_OFF_BRANCH] += off
         last = conversation.ts
@@ -120,7 +87,7 @@ class _Reader:
                 yield self.file.error(here, reason)
                 continue
             notes = []
-            last = _own_time(message, notes) or last
+            last = fields.timestamp(message.get("create_time"), notes, fields.EARLIER) or last
             yield from self.message(conversation, (here, node_id), message, (last, notes))
 
     def message(
@@ -215,14 +182,6 @@ def _off_branch(conversation: _Conversation) -> int:
         for node_id, node in conversation.mapping.items()
         if node_id not in on and isinstance(node, dict) and isinstance(node.get("message"), dict)
     )
-
-
-def _own_time(message: dict[str, Any], notes: fields.Notes) -> datetime | None:
-    try:
-        return parse_timestamp(message.get("create_time"))
-    except InvalidInputError as exc:
-        notes.append(f"{exc}; the message takes the time of the one before it")
-        return None
 
 
 def left_out(message: dict[str, Any]) -> str | None:

@@ -27,13 +27,16 @@ Item = ChatRecord | ReadError | ReadWarning
 StrPath = str | os.PathLike[str]
 TS_KEYS = ("timestamp", "ts", "created_at", "create_time")
 Notes = list[str]  # warnings met while building one record
+#: what a message whose time cannot be read gets in a conversation (`timestamp`'s `instead`)
+EARLIER = "the message takes the time of the one before it"
 
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/\d{1,2}/\d{2,4}\b")  # 12/29/2023: month first
 
 
 @dataclass(frozen=True)
 class SourceFile:
-    """The file being read and the caller's options, shared by a reader's helpers."""
+    """The file (or export folder) being read and the caller's options, shared by a reader's
+    helpers."""
 
     path: Path
     shown: str  # the path as the caller gave it, for error messages
@@ -55,6 +58,11 @@ class SourceFile:
         if not file.is_file():
             raise InvalidInputError(f"chat log {os.fspath(path)!r} is not a file")
         return cls(file, os.fspath(path), user_id, delimiter)
+
+    def inside(self, *parts: str) -> SourceFile:
+        """A file in this one, a folder (a Slack export), shown under the folder's name."""
+        shown = os.path.join(self.shown, *parts)
+        return SourceFile(self.path.joinpath(*parts), shown, self.user_id)
 
     @property
     def name(self) -> str:
@@ -93,13 +101,15 @@ def noted(file: SourceFile, where: str, item: Item, notes: Notes) -> Iterator[It
     yield item
 
 
-def timestamp(value: object, notes: Notes) -> datetime | None:
+def timestamp(
+    value: object, notes: Notes, instead: str = "the message is kept without a time"
+) -> datetime | None:
     """`parse_timestamp`, except that an unreadable value becomes a note and None: the
-    message is kept without a time (and keeps its place in the file)."""
+    message is kept without a time (and keeps its place in the file), or as `instead` says."""
     try:
         return parse_timestamp(value)
     except InvalidInputError as exc:
-        notes.append(f"{exc}; the message is kept without a time")
+        notes.append(f"{exc}; {instead}")
         return None
 
 

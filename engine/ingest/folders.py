@@ -4,21 +4,40 @@ Every file under the directory, recursively, in sorted path order; files and dir
 name starts with a dot are left out. With `format="auto"`, a file whose format cannot be told
 (a README, a picture) is skipped with a warning; with a format named, every file is read as it.
 
-A ChatGPT export unpacked under the directory (a folder whose `conversations.json` is a ChatGPT
-export, with `format` `"auto"` or `"chatgpt"`) gives its `conversations.json` only: the
-export's other files (`user.json`, `chat.html`, images) are left out, with one warning.
+An export unpacked under the directory is read as one log: a ChatGPT or Claude export (a folder
+whose `conversations.json` is such an export, with `format` `"auto"` or the export's) gives its
+`conversations.json` only, its other files (`user.json`, `chat.html`, `projects.json`, images)
+left out with one warning; a Slack export (a folder holding `users.json` and `channels.json`,
+with `format` `"auto"` or `"slack"`) is the folder itself, read by the Slack reader.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import InvalidInputError
 from engine.ingest.readers import resolve_format
 from engine.ingest.report import IngestWarning
+from engine.ingest.slack_export import CHANNELS, is_slack_export
 
-CHATGPT_EXPORT = "conversations.json"
+CONVERSATIONS = "conversations.json"
+# an export whose conversations.json is the log: what it is called, what else it holds
+_CONVERSATION_EXPORTS = {
+    "chatgpt": ("a ChatGPT export", "account details, pages, images"),
+    "claude": ("a Claude export", "account details, projects"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Export:
+    """An export under the directory: its folder, the log read (a file in it, or the folder
+    itself for Slack) and its format."""
+
+    folder: Path
+    log: Path
+    format: str
 
 
 def chat_logs(directory: str, format: str) -> tuple[dict[str, str], list[IngestWarning]]:
@@ -28,15 +47,19 @@ def chat_logs(directory: str, format: str) -> tuple[dict[str, str], list[IngestW
         InvalidInputError: `format` is unknown, or the directory holds no chat log.
     """
     root = Path(directory)
+    if format in ("auto", "slack") and is_slack_export(root):
+        return {directory: "slack"}, []
     files = _files(root)
-    exports = _chatgpt_exports(files, format)
-    read = {folder / CHATGPT_EXPORT for folder in exports}
+    exports = _exports(files, format)
     logs: dict[str, str] = {}
     skipped: list[IngestWarning] = []
-    for folder in exports:
-        skipped += _export_warning(directory, root, folder, files)
+    for found in exports:
+        skipped += _export_warning(directory, root, found, files)
     for path in files:
-        if path not in read and any(folder in path.parents for folder in exports):
+        export = _holding(exports, path)
+        if export is not None:
+            if export.log in (path, export.folder):  # a Slack export: at its first file
+                logs.setdefault(_shown(directory, root, export.log), export.format)
             continue
         shown = _shown(directory, root, path)
         try:
@@ -55,31 +78,48 @@ def _shown(directory: str, root: Path, path: Path) -> str:
     return directory if path == root else os.path.join(directory, os.fspath(path.relative_to(root)))
 
 
-def _chatgpt_exports(files: list[Path], format: str) -> list[Path]:
-    """The folders holding a ChatGPT export's `conversations.json`."""
-    if format not in ("auto", "chatgpt"):
-        return []
-    return [p.parent for p in files if p.name == CHATGPT_EXPORT and _is_chatgpt(p, format)]
+def _exports(files: list[Path], format: str) -> list[_Export]:
+    """The exports under the directory: folders of a ChatGPT or Claude `conversations.json`,
+    and Slack exports."""
+    found: list[_Export] = []
+    for path in files:
+        if path.name == CONVERSATIONS and (kind := _conversations_format(path, format)):
+            found.append(_Export(path.parent, path, kind))
+        elif path.name == CHANNELS and format in ("auto", "slack") and is_slack_export(path.parent):
+            found.append(_Export(path.parent, path.parent, "slack"))
+    return found
 
 
-def _is_chatgpt(path: Path, format: str) -> bool:
+def _conversations_format(path: Path, format: str) -> str | None:
+    if format not in ("auto", *_CONVERSATION_EXPORTS):
+        return None
     try:
-        return resolve_format(path, format) == "chatgpt"
+        kind = resolve_format(path, format)
     except InvalidInputError:
-        return False
+        return None
+    return kind if kind in _CONVERSATION_EXPORTS else None
+
+
+def _holding(exports: list[_Export], path: Path) -> _Export | None:
+    """The innermost export `path` is part of, if any."""
+    holding = [e for e in exports if e.folder in path.parents]
+    return max(holding, key=lambda e: len(e.folder.parts), default=None)
 
 
 def _export_warning(
-    directory: str, root: Path, folder: Path, files: list[Path]
+    directory: str, root: Path, export: _Export, files: list[Path]
 ) -> list[IngestWarning]:
-    others = [p for p in files if folder in p.parents and p != folder / CHATGPT_EXPORT]
+    if export.format not in _CONVERSATION_EXPORTS:
+        return []  # a Slack export: its reader says what it leaves out
+    others = [p for p in files if _holding([export], p) and p != export.log]
     if not others:
         return []
+    what, holds = _CONVERSATION_EXPORTS[export.format]
     reason = (
-        f"a ChatGPT export: {CHATGPT_EXPORT} is read, its {len(others)} other files "
-        "(account details, pages, images) are left out"
+        f"{what}: {CONVERSATIONS} is read, its {len(others)} other files ({holds}) are left out"
     )
-    return [IngestWarning(path=_shown(directory, root, folder), location="file", reason=reason)]
+    shown = _shown(directory, root, export.folder)
+    return [IngestWarning(path=shown, location="file", reason=reason)]
 
 
 def _files(root: Path) -> list[Path]:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
+
+from engine.ingest.chat_records import ReadError
+from engine.ingest.fields import Item, SourceFile
 
 CHUNK_CHARS = 1 << 20
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -49,6 +52,31 @@ def json_items(handle: TextIO, chunk_chars: int = CHUNK_CHARS) -> Iterator[Any]:
         yield from _items(text)
     if text.peek():
         raise BadItem(None, "extra data after the list")
+
+
+def file_items(
+    file: SourceFile, what: str, visit: Callable[[int, Any], Iterator[Item]]
+) -> Iterator[Item]:
+    """What `visit(number, item)` gives for each item of the JSON list in `file` (numbered from
+    1), in order. A file that is not a list of `what` ("conversations"), not valid JSON or not
+    UTF-8 gives one `ReadError` where the fault is: the items before it are read."""
+    try:
+        with file.path.open(encoding="utf-8-sig") as handle:
+            for number, item in enumerate(json_items(handle), start=1):
+                yield from visit(number, item)
+    except NotAList:
+        yield _not_a_list(file, what)
+    except BadItem as exc:
+        yield file.error("file" if exc.number is None else f"record {exc.number}", exc.reason)
+    except UnicodeDecodeError:
+        yield file.error("file", "not valid UTF-8")
+
+
+def _not_a_list(file: SourceFile, what: str) -> ReadError:
+    data = file.load_json()  # only to say what the file holds instead
+    if isinstance(data, ReadError):
+        return data
+    return file.error("file", f"expected a JSON list of {what}, got {type(data).__name__}")
 
 
 def _items(text: _Text) -> Iterator[Any]:

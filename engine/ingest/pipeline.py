@@ -25,7 +25,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
-from engine.ingest.chat_records import ChatRecord
+from engine.ingest.chat_records import ChatRecord, IngestFormat
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.lane import Lane
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
@@ -44,7 +44,7 @@ class IngestOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal["auto", "openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt"] = "auto"
+    format: IngestFormat = "auto"
     delimiter: str | None = None
     user_id: str | None = None
     users_from_file: bool = False

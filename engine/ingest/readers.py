@@ -1,16 +1,18 @@
 """Readers that turn chat logs on disk into `ChatRecord`s for batch ingestion.
 
-Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, `chatgpt` (a ChatGPT export's
-`conversations.json`), or `auto` to detect one. Bad records
+Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, `chatgpt` and `claude` (a ChatGPT or
+Claude export's `conversations.json`), `slack` (a Slack export's folder), or `auto` to detect
+one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
 one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
 an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
 line, so large files stream; ShareGPT and LoCoMo are single JSON documents, loaded whole; a
-ChatGPT export is decoded one conversation at a time.
+ChatGPT or Claude export is decoded one conversation at a time, a Slack export one message at
+a time.
 
 `source` is `<file name>:<line>` (JSONL, CSV) or `<file name>:<record>` (ShareGPT), with
 `#<message>` when a line or record holds a whole conversation; LoCoMo uses the `dia_id`, a
-ChatGPT export the message id.
+ChatGPT or Claude export the message id, a Slack export `<channel id>:<ts>`.
 Line, record and message numbers count from 1.
 """
 
@@ -18,19 +20,24 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, get_args
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
-from engine.ingest.chat_records import ChatRecord, ReadError, ReadResult, ReadWarning
+from engine.ingest.chat_records import ChatFormat, ChatRecord, ReadError, ReadResult, ReadWarning
 from engine.ingest.chatgpt import read_chatgpt
+from engine.ingest.claude import read_claude
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.sharegpt import read_sharegpt
+from engine.ingest.slack import read_slack
+from engine.ingest.slack_export import is_slack_export
 from engine.ingest.turns import Turns
 
 __all__ = [
@@ -42,10 +49,12 @@ __all__ = [
     "resolve_format",
 ]
 
-CHAT_FORMATS = ("openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt")
+CHAT_FORMATS: tuple[str, ...] = get_args(ChatFormat)
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
+# the key holding the messages of a list format's conversation, near the start of its first
+_LIST_KEYS = {'"conversations"': "sharegpt", '"mapping"': "chatgpt", '"chat_messages"': "claude"}
 
 
 @dataclass(frozen=True)
@@ -64,13 +73,14 @@ def read_chat_log(
     """Read a whole chat log into records and errors, in file order.
 
     Args:
-        path: the file to read.
+        path: the file to read; for a Slack export, its folder.
         format: one of `CHAT_FORMATS`, or `"auto"` to detect it from the extension and content.
         user_id: if given, every record is attributed to this user, whatever the file says.
         delimiter: the column separator of a CSV file (default a comma).
 
     Raises:
-        InvalidInputError: `path` does not exist or is not a file, `format` is unknown,
+        InvalidInputError: `path` does not exist or is not a file (nor a Slack export's
+            folder), `format` is unknown,
             `format="auto"` cannot tell the format, or `delimiter` is not one character.
 
     Example:
@@ -101,6 +111,8 @@ def iter_chat_log(
     fmt = resolve_format(path, format)
     if fmt == "csv":
         check_delimiter(delimiter)
+    if fmt == "slack":  # a folder, checked by resolve_format
+        return read_slack(SourceFile(Path(path), os.fspath(path), user_id))
     return _READERS[fmt](SourceFile.open(path, user_id, delimiter))
 
 
@@ -108,22 +120,39 @@ def resolve_format(path: StrPath, format: str = "auto") -> str:
     """The format to read `path` with: `format` itself, or the detected one for `"auto"`.
 
     Known extensions decide (`.jsonl`, `.ndjson`, `.csv`); otherwise the start of the file does.
+    A folder is a Slack export when it holds `users.json` and `channels.json`.
 
     Raises:
-        InvalidInputError: `path` is missing or not a file, `format` is unknown, or the format
-            of `path` cannot be told.
+        InvalidInputError: `path` is missing, a folder that is no Slack export, a file named as
+            `slack`; `format` is unknown; or the format of `path` cannot be told.
     """
-    file = SourceFile.open(path)
-    if format in CHAT_FORMATS:
-        return format
-    if format != "auto":
+    if format != "auto" and format not in CHAT_FORMATS:
         raise InvalidInputError(f"unknown chat-log format {format!r}; use one of {CHAT_FORMATS}")
+    if Path(path).is_dir():
+        return _folder_format(os.fspath(path), format)
+    file = SourceFile.open(path)
+    if format == "slack":
+        raise InvalidInputError(
+            f"{file.shown!r} is a file: a Slack export is read as its folder (the one holding "
+            "users.json and channels.json)"
+        )
+    if format != "auto":
+        return format
     detected = _EXTENSIONS.get(file.path.suffix.lower()) or _sniff(_peek(file))
     if detected is None:
         raise InvalidInputError(
             f"cannot tell the chat-log format of {file.shown!r}; pass format= one of {CHAT_FORMATS}"
         )
     return detected
+
+
+def _folder_format(path: str, format: str) -> str:
+    if format in ("auto", "slack") and is_slack_export(Path(path)):
+        return "slack"
+    raise InvalidInputError(
+        f"chat log {path!r} is not a file (a folder is read only as a Slack export, the one "
+        "holding users.json and channels.json)"
+    )
 
 
 def _peek(file: SourceFile) -> str:
@@ -134,10 +163,10 @@ def _peek(file: SourceFile) -> str:
 def _sniff(head: str) -> str | None:
     """Guess the format from the start of a file; None when nothing fits."""
     if head.startswith("["):
-        if '"conversations"' in head:
-            return "sharegpt"
-        if '"mapping"' in head:  # a conversation's message tree, near its start
-            return "chatgpt"
+        # the first of these keys met names it: a later one may be inside a message's data
+        found = [(head.find(key), fmt) for key, fmt in _LIST_KEYS.items() if key in head]
+        if found:
+            return min(found)[1]
         if any(key in head for key in ('"sample_id"', '"speaker_a"', '"qa"', '"conversation"')):
             return "locomo"
         return None
@@ -258,4 +287,6 @@ _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "locomo": read_locomo,
     "csv": read_csv,
     "chatgpt": read_chatgpt,
+    "claude": read_claude,
+    "slack": read_slack,
 }
