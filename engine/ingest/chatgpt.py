@@ -131,6 +131,8 @@ class _Reader:
 
 def _parse(number: int, item: object, notes: fields.Notes) -> _Conversation:
     mapping = item.get("mapping") if isinstance(item, dict) else None
+    if isinstance(item, dict) and "chat_messages" in item:
+        raise InvalidInputError("a Claude export: read it with --format claude (or auto)")
     if not isinstance(item, dict) or not isinstance(mapping, dict):
         raise InvalidInputError("expected a conversation object with a 'mapping' of messages")
     given = fields.text_id(fields.first(item, "id", "conversation_id"), "id")

@@ -130,6 +130,8 @@ class _Reader:
 
 def _parse(number: int, item: object, notes: fields.Notes) -> _Conversation:
     messages = item.get("chat_messages") if isinstance(item, dict) else None
+    if isinstance(item, dict) and "mapping" in item:
+        raise InvalidInputError("a ChatGPT export: read it with --format chatgpt (or auto)")
     if not isinstance(item, dict) or not isinstance(messages, list):
         raise InvalidInputError("expected a conversation object with a 'chat_messages' list")
     given = fields.text_id(item.get("uuid"), "uuid")

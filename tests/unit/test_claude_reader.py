@@ -156,3 +156,19 @@ def test_a_directory_reads_each_export_s_conversations_only(tmp_path: Path) -> N
     assert "its 2 other files (account details, projects) are left out" in warnings[1].reason
     claude_only, _ = chat_logs(str(logs_dir / "claude-2024"), "claude")
     assert claude_only == {str(logs_dir / "claude-2024" / "conversations.json"): "claude"}
+
+
+def test_each_export_read_as_the_other_says_which_format_it_is(tmp_path: Path) -> None:
+    """A Claude export read with --format chatgpt (or the other way round) failed on every
+    conversation with "no mapping" and no word of the format that reads it."""
+    claude = read_chat_log(write_export(tmp_path / "c"), format="chatgpt", user_id="ann")
+    chatgpt = read_chat_log(
+        chatgpt_export.write_export(tmp_path / "g"), format="claude", user_id="ann"
+    )
+
+    assert claude.records == [] and chatgpt.records == []
+    assert all("a Claude export: read it with --format claude" in e.reason for e in claude.errors)
+    assert all(
+        "a ChatGPT export: read it with --format chatgpt" in e.reason for e in chatgpt.errors
+    )
+    assert claude.errors and chatgpt.errors
