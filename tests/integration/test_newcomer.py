@@ -22,8 +22,11 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+from tests import chatgpt_export, claude_export, slack_export
 
 ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"```(?P<lang>\w+)\n(?P<body>.*?)```", re.S)
@@ -45,6 +48,12 @@ FILES = {
     "chat.jsonl": '{"role": "user", "content": "I adopted a cat named Felix"}\n',
     "logs/monday.jsonl": '{"role": "user", "content": "I started learning the cello"}\n',
     "logs/friday.jsonl": '{"role": "user", "content": "My sister Ana lives in Porto"}\n',
+}
+# the unpacked chat exports the README ingests, as the samples the readers are tested on
+EXPORTS: dict[str, ModuleType] = {
+    "chatgpt-export": chatgpt_export,
+    "claude-export": claude_export,
+    "slack-export": slack_export,
 }
 
 pytestmark = pytest.mark.slow
@@ -108,6 +117,8 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
     for name, text in FILES.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
+    for folder, sample in EXPORTS.items():
+        sample.write_export(tmp_path / folder)
     script = "\n".join(_checked(line) for block in _blocks("python") for line in block.splitlines())
 
     python = subprocess.run(
