@@ -30,9 +30,10 @@ _SLACKBOT = "USLACKBOT"
 
 
 def is_slack_export(folder: Path) -> bool:
-    """True when `folder` holds `users.json` and a `channels.json` that is a JSON list."""
+    """True when `folder` holds a `channels.json` that is a JSON list: without `users.json`
+    it is still an export, read with that file named as missing."""
     channels = folder / CHANNELS
-    if not (folder / USERS).is_file() or not channels.is_file():
+    if not channels.is_file():
         return False
     with channels.open(encoding="utf-8", errors="replace") as handle:
         return handle.read(256).lstrip("\ufeff \t\r\n").startswith("[")
@@ -60,10 +61,14 @@ class Workspace:
 
 
 def load_workspace(root: SourceFile, workspace: Workspace) -> Iterator[Item]:
-    """Fill `workspace` from the export at `root`; a bad list or item is a `ReadError`
-    naming its file and record, and the rest still loads."""
+    """Fill `workspace` from the export at `root`; a bad list or item, or a missing
+    `users.json`, is a `ReadError` naming its file and record, and the rest still loads."""
     users = root.inside(USERS)
-    yield from file_items(users, "users", partial(_user, users, workspace))
+    if users.path.is_file():
+        yield from file_items(users, "users", partial(_user, users, workspace))
+    else:
+        reason = "not found: messages speak under their own user_profile, else the user id"
+        yield users.error("file", reason)
     for name, folder_key in (*_LISTS, (_DMS, "id")):
         listed = root.inside(name)
         if listed.path.is_file():
