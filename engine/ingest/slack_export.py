@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ReadError
 from engine.ingest.fields import Item, SourceFile
 from engine.ingest.json_list import file_items
 from engine.ingest.slack_text import Names
@@ -55,6 +56,8 @@ class Workspace:
     names: Names = field(default_factory=Names)
     bots: set[str] = field(default_factory=lambda: {_SLACKBOT})
     channels: list[Channel] = field(default_factory=list)
+    # False when users.json is missing or no list: its error says who speaks instead, once
+    users_listed: bool = True
 
     def is_bot(self, user: str | None) -> bool:
         return user in self.bots
@@ -63,17 +66,24 @@ class Workspace:
 def load_workspace(root: SourceFile, workspace: Workspace) -> Iterator[Item]:
     """Fill `workspace` from the export at `root`; a bad list or item, or a missing
     `users.json`, is a `ReadError` naming its file and record, and the rest still loads."""
-    users = root.inside(USERS)
-    if users.path.is_file():
-        yield from file_items(users, "users", partial(_user, users, workspace))
-    else:
-        reason = "not found: messages speak under their own user_profile, else the user id"
-        yield users.error("file", reason)
+    yield from _users(root.inside(USERS), workspace)
     for name, folder_key in (*_LISTS, (_DMS, "id")):
         listed = root.inside(name)
         if listed.path.is_file():
             visit = partial(_channel, listed, folder_key, workspace)
             yield from file_items(listed, "channels", visit)
+
+
+def _users(users: SourceFile, workspace: Workspace) -> Iterator[Item]:
+    if not users.path.is_file():
+        workspace.users_listed = False
+        reason = "not found: messages speak under their own user_profile, else the user id"
+        yield users.error("file", reason)
+        return
+    for item in file_items(users, "users", partial(_user, users, workspace)):
+        if isinstance(item, ReadError) and item.location == "file":
+            workspace.users_listed = False
+        yield item
 
 
 def _user(file: SourceFile, workspace: Workspace, number: int, item: object) -> Iterator[Item]:
