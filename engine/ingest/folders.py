@@ -7,7 +7,7 @@ name starts with a dot are left out. With `format="auto"`, a file whose format c
 An export unpacked under the directory is read as one log: a ChatGPT or Claude export (a folder
 whose `conversations.json` is such an export, with `format` `"auto"` or the export's) gives its
 `conversations.json` only, its other files (`user.json`, `chat.html`, `projects.json`, images)
-left out with one warning; a Slack export (a folder holding `users.json` and `channels.json`,
+left out with one warning; a Slack export (a folder holding a `channels.json` list,
 with `format` `"auto"` or `"slack"`) is the folder itself, read by the Slack reader.
 """
 

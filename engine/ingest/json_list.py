@@ -94,6 +94,15 @@ def _items(text: _Text) -> Iterator[Any]:
             raise BadItem(number, f"expected ',' or ']' after it, found {found}")
 
 
+def _invalid(exc: json.JSONDecodeError, text: str) -> str:
+    """The reason for an item that does not decode: the decoder's, without the place its
+    message would end with, and whether the file ends inside the item (a download cut short)."""
+    said = f"invalid JSON: {exc.msg.removesuffix(' starting at')}"
+    if exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()):
+        said += "; the file ends inside it: cut short?"
+    return said
+
+
 class _Text:
     """The unread text of the file: a buffer, where decoding stands in it, and the file."""
 
@@ -128,7 +137,7 @@ class _Text:
                 # is decoded a few times at most
                 if self.more(len(self.buffer) - self.pos):
                     continue
-                raise BadItem(number, f"invalid JSON: {exc.msg}") from exc
+                raise BadItem(number, _invalid(exc, self.buffer)) from exc
             except RecursionError as exc:
                 raise BadItem(number, "invalid JSON: nested too deeply") from exc
             if end < len(self.buffer) or not self.more(0):  # a number may go on in the file

@@ -120,7 +120,7 @@ def resolve_format(path: StrPath, format: str = "auto") -> str:
     """The format to read `path` with: `format` itself, or the detected one for `"auto"`.
 
     Known extensions decide (`.jsonl`, `.ndjson`, `.csv`); otherwise the start of the file does.
-    A folder is a Slack export when it holds `users.json` and `channels.json`.
+    A folder is a Slack export when it holds a `channels.json` list (`is_slack_export`).
 
     Raises:
         InvalidInputError: `path` is missing, a folder that is no Slack export, a file named as

@@ -132,11 +132,12 @@ class _Reader:
         )
 
     def speaker(self, user: str, profile: object, notes: fields.Notes) -> str:
-        """The author's name: users.json's, the message's user_profile's, else the id."""
+        """The author's name: users.json's, the message's user_profile's, else the id (with
+        a warning the first time, unless users.json's own error said so already)."""
         name = self.workspace.names.users.get(user) or profile_name(profile)
         if name is not None:
             return name
-        if user not in self.unknown:
+        if self.workspace.users_listed and user not in self.unknown:
             self.unknown.add(user)
             notes.append(
                 f"user {user!r} is not in users.json and the message names no user_profile: "

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ReadError
 from engine.ingest.fields import Item, SourceFile
 from engine.ingest.json_list import file_items
 from engine.ingest.slack_text import Names
@@ -30,9 +31,10 @@ _SLACKBOT = "USLACKBOT"
 
 
 def is_slack_export(folder: Path) -> bool:
-    """True when `folder` holds `users.json` and a `channels.json` that is a JSON list."""
+    """True when `folder` holds a `channels.json` that is a JSON list: without `users.json`
+    it is still an export, read with that file named as missing."""
     channels = folder / CHANNELS
-    if not (folder / USERS).is_file() or not channels.is_file():
+    if not channels.is_file():
         return False
     with channels.open(encoding="utf-8", errors="replace") as handle:
         return handle.read(256).lstrip("\ufeff \t\r\n").startswith("[")
@@ -54,21 +56,34 @@ class Workspace:
     names: Names = field(default_factory=Names)
     bots: set[str] = field(default_factory=lambda: {_SLACKBOT})
     channels: list[Channel] = field(default_factory=list)
+    # False when users.json is missing or no list: its error says who speaks instead, once
+    users_listed: bool = True
 
     def is_bot(self, user: str | None) -> bool:
         return user in self.bots
 
 
 def load_workspace(root: SourceFile, workspace: Workspace) -> Iterator[Item]:
-    """Fill `workspace` from the export at `root`; a bad list or item is a `ReadError`
-    naming its file and record, and the rest still loads."""
-    users = root.inside(USERS)
-    yield from file_items(users, "users", partial(_user, users, workspace))
+    """Fill `workspace` from the export at `root`; a bad list or item, or a missing
+    `users.json`, is a `ReadError` naming its file and record, and the rest still loads."""
+    yield from _users(root.inside(USERS), workspace)
     for name, folder_key in (*_LISTS, (_DMS, "id")):
         listed = root.inside(name)
         if listed.path.is_file():
             visit = partial(_channel, listed, folder_key, workspace)
             yield from file_items(listed, "channels", visit)
+
+
+def _users(users: SourceFile, workspace: Workspace) -> Iterator[Item]:
+    if not users.path.is_file():
+        workspace.users_listed = False
+        reason = "not found: messages speak under their own user_profile, else the user id"
+        yield users.error("file", reason)
+        return
+    for item in file_items(users, "users", partial(_user, users, workspace)):
+        if isinstance(item, ReadError) and item.location == "file":
+            workspace.users_listed = False
+        yield item
 
 
 def _user(file: SourceFile, workspace: Workspace, number: int, item: object) -> Iterator[Item]:

@@ -182,6 +182,21 @@ def test_an_unknown_format_is_still_refused(tmp_path: Path) -> None:
     assert "chatgpt" in str(caught.value)
 
 
+@pytest.mark.parametrize("cut", [0.6, 0.9])
+def test_a_file_cut_short_says_so_at_the_record_it_ends_in(tmp_path: Path, cut: float) -> None:
+    path = write_export(tmp_path)
+    text = path.read_text()
+    path.write_text(text[: int(len(text) * cut)])
+    result = read_chat_log(path, format="chatgpt", user_id="ann")
+
+    [error] = result.errors
+    assert error.location == "record 2"
+    assert error.reason.startswith("invalid JSON: ")
+    assert error.reason.endswith("; the file ends inside it: cut short?")
+    assert "starting at" not in error.reason
+    assert [r.source for r in result.records] == ["a-u1", "a-a1", "a-u2", "a-a2"]
+
+
 # -- json_items: one item at a time -------------------------------------------------------------
 
 

@@ -145,6 +145,34 @@ def test_a_broken_users_list_is_named_and_speakers_fall_back(tmp_path: Path) -> 
     assert result.records[0].content.startswith("Hi @U02BOB,")
 
 
+def test_a_missing_users_list_is_named_and_the_channels_still_read(tmp_path: Path) -> None:
+    folder = write_export(tmp_path / "slack")
+    (folder / "users.json").unlink()
+    assert resolve_format(folder) == "slack"
+    assert chat_logs(str(tmp_path), "slack") == ({str(folder): "slack"}, [])
+    result = read(folder)
+
+    [error] = result.errors
+    assert error.path == str(folder / "users.json")
+    assert "not found" in error.reason
+    speakers = [r.speaker for r in result.records]
+    assert speakers == ["U01ANN", "U02BOB", "Cat Diaz", "U01ANN", "U02BOB"]
+
+
+@pytest.mark.parametrize("users", [None, {"members": []}])
+def test_without_a_users_list_its_one_error_tells_the_fallback_not_a_warning_per_user(
+    tmp_path: Path, users: Any
+) -> None:
+    folder = write_export(tmp_path / "slack", {"users.json": users} if users else {})
+    if users is None:
+        (folder / "users.json").unlink()
+    result = read(folder)
+
+    [error] = result.errors
+    assert error.path == str(folder / "users.json") and error.location == "file"
+    assert [w.location for w in result.warnings] == ["file"]  # the count of what is left out
+
+
 def test_dms_and_folders_no_list_names(tmp_path: Path) -> None:
     dms = [{"id": "D01", "members": ["U01ANN", "U02BOB"]}]
     said = [message("U01ANN", "Lunch at noon?", f"{DAY1 + 900}.000000")]
