@@ -12,7 +12,8 @@ caller's timestamp (if given) and source. A message with an explicit time (or an
 record) is keyed by its checksum: the same one added again is recognised and skipped
 (retried if its extraction failed). A message with no time is said anew each time it is
 added ("I have a headache again"): it gets a fresh uid. An `ingest` record placed by its time
-(`ChatRecord.identified_by_time`) is keyed without its file position: `record_checksums`.
+(`ChatRecord.identified_by_time`) is keyed without its file position, one an export identifies
+by its own id (`ChatRecord.exported_id`) by that id, without its text: `record_checksums`.
 """
 
 from __future__ import annotations
@@ -196,11 +197,13 @@ def record_checksum(record: ChatRecord, user_id: str, max_chars: int) -> str:
 def record_checksums(record: ChatRecord, user_id: str, max_chars: int) -> tuple[str, ...]:
     """The checksums the record's episode may be stored under, the one it gets now first.
 
-    A record `identified_by_time` is keyed by user, session, role, speaker, text and time
-    (`timed_checksum`: the same line moved, or read from a renamed file, is the same
-    message), then by the checksum stores written before held for it, with its source (its
-    position in the file), so such a store is read, not added to again. Any other record
-    has one checksum, with its source, as `add` stores it.
+    A record with an `exported_id` is keyed by user, session and that id (`id_checksum`:
+    edited, or rendered anew, it is the same message), then by the checksum stores written
+    before held for it, with its text. A record `identified_by_time` is keyed by user,
+    session, role, speaker, text and time (`timed_checksum`: the same line moved, or read
+    from a renamed file, is the same message), then by the checksum stores written before
+    held for it, with its source (its position in the file), so such a store is read, not
+    added to again. Any other record has one checksum, with its source, as `add` stores it.
 
     Raises:
         InvalidInputError: the record holds no usable message.
@@ -208,6 +211,9 @@ def record_checksums(record: ChatRecord, user_id: str, max_chars: int) -> tuple[
     message = parse_message(record_message(record), max_chars)
     ts = to_epoch(record.ts)
     [row] = episode_rows(user_id, [message], record.session_id, ts, record.source, None, keyed=True)
+    if record.exported_id:
+        assert row.source is not None  # a record always has a source
+        return (id_checksum(user_id, row.session_id, row.source), row.checksum)
     if ts is None or not record.identified_by_time:
         return (row.checksum,)
     timed = timed_checksum(user_id, row.session_id, row.role, row.speaker, row.content, ts)
@@ -222,3 +228,11 @@ def timed_checksum(
     never equals a `checksum`."""
     parts = ["timed", user_id, session_id or "", role, speaker or "", canonical_text(content)]
     return hashlib.sha256("\x1f".join([*parts, repr(ts)]).encode("utf-8")).hexdigest()
+
+
+def id_checksum(user_id: str, session_id: str | None, source: str) -> str:
+    """sha256 of what makes a message an export identifies by its own id (`source`) the same
+    message, whatever its text: user, session and that id. Its parts are tagged, so it never
+    equals a `checksum` or a `timed_checksum`."""
+    parts = ["id", user_id, session_id or "", source]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()

@@ -31,6 +31,10 @@ class ChatRecord(BaseModel):
     `positional` says the source is only where the record sits in its input (a line, a record
     number), which moves when a log grows at the top, is renamed or re-sorted; the readers of
     JSONL, CSV and ShareGPT set it, a LoCoMo `dia_id` or a source a caller gives is an id.
+    `exported_id` says the source is the id the exporting app gave the message (a ChatGPT
+    message id, a Claude `uuid`, a Slack `<channel>:<ts>`): the message is that id whatever
+    its text shows (edited since, a name it mentions renamed, its markup rendered anew); the
+    ChatGPT, Claude and Slack readers set it.
     `ts` is always timezone-aware UTC; naive datetimes are taken to be UTC.
     """
 
@@ -44,6 +48,7 @@ class ChatRecord(BaseModel):
     speaker: str | None = None
     source: str
     positional: bool = False
+    exported_id: bool = False
     conversation_id: str | None = None
     metadata: dict[str, str] = Field(default_factory=dict)
 
@@ -79,14 +84,18 @@ class ChatRecord(BaseModel):
 
         The sha256 hex digest of a compact JSON array encoded as UTF-8, where `ts` is the
         ISO 8601 UTC string (`2023-05-08T13:56:00+00:00`) or null:
-        `[user_id, session_id, role, speaker, content, ts]` when `identified_by_time` (the
-        turn a reader would take for a repeat: the same line moved, or read from a renamed
-        file, keeps its checksum), else `[user_id, session_id, role, content, ts, source]`.
-        Conversation id and metadata never take part.
+        `["id", user_id, session_id, source]` when `exported_id` (the export's own id, not the
+        text), `[user_id, session_id, role, speaker, content, ts]` when `identified_by_time`
+        (the turn a reader would take for a repeat: the same line moved, or read from a
+        renamed file, keeps its checksum), else `[user_id, session_id, role, content, ts,
+        source]`. Conversation id and metadata never take part.
         """
         ts = self.ts.isoformat() if self.ts is not None else None
         r = self
-        if self.identified_by_time:
+        fields: list[str | None]
+        if self.exported_id:
+            fields = ["id", r.user_id, r.session_id, r.source]
+        elif self.identified_by_time:
             fields = [r.user_id, r.session_id, r.role, r.speaker, r.content, ts]
         else:
             fields = [r.user_id, r.session_id, r.role, r.content, ts, r.source]

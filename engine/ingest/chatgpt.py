@@ -122,6 +122,7 @@ class _Reader:
                 ts=ts,
                 speaker=fields.speaker(author.get("name"), notes),
                 source=message_id,
+                exported_id=True,
                 metadata={"title": conversation.title} if conversation.title else {},
             ),
         )

@@ -123,6 +123,7 @@ class _Reader:
             content=said.text,
             ts=ts,
             source=message_id,
+            exported_id=True,
             metadata={"title": conversation.title} if conversation.title else {},
         )
         yield from self.turns.checked(self.file, where, record, notes, message_id)

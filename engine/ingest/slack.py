@@ -128,6 +128,7 @@ class _Reader:
             ts=slack_time(ts),
             speaker=self.speaker(user, item.get("user_profile"), notes),
             source=f"{channel.id}:{ts}",
+            exported_id=True,
             metadata={"channel": channel.name} | ({"thread_ts": thread} if thread else {}),
         )
 

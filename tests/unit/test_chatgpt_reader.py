@@ -32,6 +32,7 @@ def test_the_shown_branch_is_read_in_order_with_times_roles_and_ids(tmp_path: Pa
     assert {r.speaker for r in result.records} == {None}  # as ShareGPT: the role says who
     assert result.records[0].metadata == {"title": "Moving to Lisbon"}
     assert not any(r.positional for r in result.records)  # a message id is no place
+    assert all(r.exported_id for r in result.records)
 
 
 def test_what_is_left_out_is_counted_in_one_warning(tmp_path: Path) -> None:

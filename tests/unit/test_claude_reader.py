@@ -34,6 +34,7 @@ def test_the_messages_are_read_in_order_with_roles_times_and_conversations(
     assert {r.speaker for r in result.records} == {None}  # as ChatGPT: the role says who
     assert [r.metadata for r in result.records] == [{"title": "Trip to Kyoto"}] * 4 + [{}]
     assert not any(r.positional for r in result.records)  # a message uuid is no place
+    assert all(r.exported_id for r in result.records)
 
 
 def test_blocks_and_messages_without_text_are_counted_in_one_warning(tmp_path: Path) -> None:

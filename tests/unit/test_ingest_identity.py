@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.add.messages import checksum, record_checksums
+from engine.add.messages import checksum, id_checksum, record_checksums
 from engine.ingest import ChatRecord, read_chat_log
 from engine.ingest.sources import Job, collect, plan
 
@@ -55,6 +55,23 @@ def test_a_timed_record_has_its_time_checksum_then_the_one_stores_held() -> None
     untimed = checksum("u", "s", "user", "hello", None, "chat.jsonl:1")
     assert record_checksums(record(ts=None), "u", 100) == (untimed,)
     assert record_checksums(record(positional=False), "u", 100) == (legacy,)
+
+
+def test_an_exported_id_keys_the_message_whatever_its_text_then_the_one_stores_held() -> None:
+    exported = record(positional=False, exported_id=True, source="C1:1700000000.000100")
+    by_id, legacy = record_checksums(exported, "u", 100)
+    assert by_id == id_checksum("u", "s", "C1:1700000000.000100")
+    assert legacy == checksum("u", "s", "user", "hello", T0.timestamp(), "C1:1700000000.000100")
+    edited = exported.model_copy(update={"content": "hello @Ann", "speaker": "Ann Lee"})
+    assert record_checksums(edited, "u", 100)[0] == by_id
+    assert record_checksums(edited.model_copy(update={"ts": None}), "u", 100)[0] == by_id
+    assert exported.checksum == edited.checksum != record().checksum
+    other = exported.model_copy(update={"session_id": "C2"})
+    assert record_checksums(other, "u", 100)[0] != by_id
+    # tagged: never the checksum a message of that text and source would have otherwise
+    assert by_id not in record_checksums(
+        exported.model_copy(update={"exported_id": False}), "u", 100
+    )
 
 
 def test_a_job_found_under_an_older_checksum_takes_it_and_twins_meet_on_any() -> None:

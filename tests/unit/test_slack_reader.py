@@ -41,6 +41,7 @@ def test_the_messages_people_wrote_are_read_with_speakers_times_and_channels(
     assert [r.conversation_id for r in result.records] == ["C01GEN"] * 4 + ["C02TRIP"]
     assert {(r.user_id, r.role) for r in result.records} == {("ann", "user")}
     assert not any(r.positional for r in result.records)  # channel and ts: Slack's own id
+    assert all(r.exported_id for r in result.records)
 
 
 def test_system_bot_deleted_and_empty_messages_are_counted_in_one_warning(
