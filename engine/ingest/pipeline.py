@@ -82,8 +82,8 @@ class Steps(Protocol):
         (`sources.KeyFn`); InvalidInputError if unusable."""
         ...
 
-    def stored(self, user_id: str, checksums: list[str]) -> set[str]:
-        """Which of these checksums the user's memory holds as episodes (failed ones too)."""
+    def stored(self, user_id: str, checksums: list[str]) -> dict[str, str]:
+        """The checksums the user's memory holds as episodes (failed ones too), with their text."""
         ...
 
     def failed(self, user_id: str, checksums: list[str]) -> set[str]:
@@ -184,7 +184,7 @@ class Ingestor:
             concurrency=opts.concurrency,
             dead_letter_path=str(opts.dead_letter_path),
         )
-        jobs, stored = as_stored(self.steps.stored, retried + jobs)
+        jobs, stored, report.messages_changed = as_stored(self.steps.stored, retried + jobs)
         lanes, duplicates = plan(jobs)  # a replayed dead letter wins over its twin
         report.messages_skipped = len(duplicates)
         report.warnings = [*_skipped(letters), *collected.warnings] + [

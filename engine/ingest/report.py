@@ -84,6 +84,11 @@ class IngestReport(BaseModel):
         default=0, description="stored as failed by an earlier run: extracted again in this one"
     )
     messages_pending: int = Field(default=0, description="dry run: messages a real run would add")
+    messages_changed: int = Field(
+        default=0,
+        description="stored under the id their export gives them, now read with another text "
+        "(edited, or a name they mention renamed): kept as stored",
+    )
     dead_letters_retried: int = 0
     dead_letters_resolved: int = 0
     facts_added: int = 0
@@ -167,6 +172,8 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
             f"  {report.messages_retried} had failed in an earlier run: "
             f"{'would be' if report.dry_run else 'were'} extracted again"
         )
+    if report.messages_changed:
+        lines.append(f"  {_changed(report.messages_changed)}: kept as stored")
     if report.dead_letters_retried:
         lines.append(
             f"  dead letters retried {report.dead_letters_retried}, "
@@ -180,6 +187,21 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     lines += _listed("errors", report.errors, max_errors)
     lines += _listed("warnings (kept or skipped as said)", report.warnings, max_errors)
     return "\n".join(lines)
+
+
+def _changed(count: int) -> str:
+    """The warning for messages an export keys by their own id read with another text than
+    they were stored with.
+
+    >>> _changed(3)
+    '3 messages changed since they were stored (edited, or a name they mention renamed)'
+    """
+    said = (
+        "1 message changed since it was"
+        if count == 1
+        else f"{count} messages changed since they were"
+    )
+    return f"{said} stored (edited, or a name they mention renamed)"
 
 
 def _users(users: list[str], shown: int = 5) -> str:

@@ -9,7 +9,7 @@ records that cannot be used become `IngestError`s and the rest still ingest.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -60,7 +60,7 @@ class Job:
         """Every checksum this message may be stored under, `checksum` first."""
         return (self.checksum, *(key for key in self.aliases if key != self.checksum))
 
-    def as_stored(self, stored: set[str]) -> Job:
+    def as_stored(self, stored: Collection[str]) -> Job:
         """This job under the first of its keys found in `stored` (itself when none is)."""
         found = next((key for key in self.keys if key in stored), self.checksum)
         if found == self.checksum:

@@ -370,9 +370,9 @@ class Reads:
         rows = self.store.run("count_user_episodes", {"user_id": user_id})
         return int(rows[0][0]) if rows else 0
 
-    def existing_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
+    def stored_texts(self, user_id: str, checksums: list[str]) -> dict[str, str]:
         params = {"user_id": user_id, "checksums": checksums}
-        return {row[0] for row in self.store.run("find_episode_checksums", params)}
+        return {row[0]: row[1] for row in self.store.run("get_episode_texts_by_checksums", params)}
 
     def failed_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
         """Which of these checksums the user holds as failed episodes (extraction failed)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.add.messages import checksum, id_checksum, record_checksums
 from engine.ingest import ChatRecord, read_chat_log
 from engine.ingest.sources import Job, collect, plan
+from engine.ingest.stored import as_stored
 
 T0 = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
 
@@ -85,3 +86,22 @@ def test_a_job_found_under_an_older_checksum_takes_it_and_twins_meet_on_any() ->
     letter = Job.of(record(), "u", "add", ("old",))
     lanes, duplicates = plan([letter, job])
     assert (lanes, duplicates) == ({"u": [letter]}, [(job, letter)])
+
+
+def test_an_exported_message_stored_with_another_text_is_counted_and_keeps_that_text() -> None:
+    exported = record(positional=False, exported_id=True, source="m-1")
+    edited = Job.of(exported.model_copy(update={"content": "hello, edited"}), "u", "a", ("id",))
+    twin = Job.of(edited.record, "u", "b", ("id",))  # the same message in a second file
+    spaced = Job.of(exported.model_copy(update={"content": " hello "}), "u", "a", ("id2",))
+    placed = Job.of(record(content="other"), "u", "a", ("timed", "legacy"))
+    texts = {"id": "hello", "id2": "hello", "legacy": "not compared"}
+
+    def question(user: str, checksums: list[str]) -> dict[str, str]:
+        return {key: texts[key] for key in checksums if key in texts}
+
+    jobs, found, changed = as_stored(question, [edited, twin, spaced, placed])
+
+    assert changed == 1  # one message, read twice; spaces are no change
+    assert [job.record.content for job in jobs] == ["hello", "hello", " hello ", "other"]
+    assert jobs[3].checksum == "legacy"
+    assert found == {"u": {"id", "id2", "legacy"}}
