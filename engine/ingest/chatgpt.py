@@ -20,17 +20,15 @@ re-exports), and the conversation's title is its `title` metadata.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
 from engine.ingest.chat_records import ChatRecord
+from engine.ingest.conversations import ConversationReader, Place, When
 from engine.ingest.fields import Item, SourceFile
-from engine.ingest.json_list import file_items
-from engine.ingest.tally import Tally
-from engine.ingest.turns import Turns
 
 _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text", "multimodal_text")
@@ -50,54 +48,25 @@ class _Conversation:
 
 def read_chatgpt(file: SourceFile) -> Iterator[Item]:
     """Every shown user and assistant message of every conversation, in file order."""
-    reader = _Reader(file)
-    yield from file_items(file, "conversations", reader.conversation)
-    if (summary := reader.tally.summary()) is not None:
-        yield file.warning("file", summary)
+    yield from _Reader(file).read()
 
 
-@dataclass(slots=True)
-class _Reader:
-    """One file being read: the file, what it gave so far, the turns met."""
+class _Reader(ConversationReader[_Conversation]):
+    def parse(self, number: int, item: object, notes: fields.Notes) -> _Conversation:
+        return _parse(number, item, notes)
 
-    file: SourceFile
-    tally: Tally = field(default_factory=lambda: Tally("conversations"))
-    turns: Turns = field(default_factory=Turns)
-
-    def conversation(self, number: int, item: object) -> Iterator[Item]:
-        """The conversation's shown messages, or its error."""
-        where, notes = f"record {number}", list[str]()
-        try:
-            conversation = _parse(number, item, notes)
-        except InvalidInputError as exc:
-            yield self.file.error(where, str(exc))
-            return
-        yield from (self.file.warning(where, note) for note in notes)
-        self.tally.groups += 1
+    def messages(self, conversation: _Conversation) -> Iterator[tuple[Any, object]]:
+        """The shown branch's messages (the root holds none); those off it are counted."""
         if off := _off_branch(conversation):
             self.tally.left_out[_OFF_BRANCH] += off
-        last = conversation.ts
         for node_id in conversation.branch:
             message = conversation.mapping[node_id].get("message")
-            if message is None:  # the root holds none
-                continue
-            here = f"{where} message {node_id}"
-            if not isinstance(message, dict):
-                reason = f"expected a message object, got {type(message).__name__}"
-                yield self.file.error(here, reason)
-                continue
-            notes = []
-            last = fields.timestamp(message.get("create_time"), notes, fields.EARLIER) or last
-            yield from self.message(conversation, (here, node_id), message, (last, notes))
+            if message is not None:
+                yield node_id, message
 
     def message(
-        self,
-        conversation: _Conversation,
-        place: tuple[str, str],
-        message: dict[str, Any],
-        when: tuple[datetime | None, fields.Notes],
+        self, conversation: _Conversation, place: Place, message: dict[str, Any], when: When
     ) -> Iterator[Item]:
-        """The message as a record, or nothing when it is left out (counted)."""
         (where, node_id), (ts, notes) = place, when
         try:
             reason = left_out(message)

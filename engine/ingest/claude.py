@@ -20,17 +20,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
 from engine.ingest.chat_records import ChatRecord
+from engine.ingest.conversations import ConversationReader, Place, When
 from engine.ingest.fields import Item, SourceFile
-from engine.ingest.json_list import file_items
-from engine.ingest.tally import Tally
-from engine.ingest.turns import Turns
 
 _ROLES = {"human": "user", "assistant": "assistant"}
 _FILES = (("attachments", "attachment"), ("files", "file"))  # list key, what one is called
@@ -57,49 +55,21 @@ class _Said:
 
 def read_claude(file: SourceFile) -> Iterator[Item]:
     """Every user and assistant message with text of every conversation, in file order."""
-    reader = _Reader(file)
-    yield from file_items(file, "conversations", reader.conversation)
-    if (summary := reader.tally.summary()) is not None:
-        yield file.warning("file", summary)
+    yield from _Reader(file).read()
 
 
-@dataclass(slots=True)
-class _Reader:
-    """One file being read: the file, what it gave so far, the turns met."""
+class _Reader(ConversationReader[_Conversation]):
+    time_key = "created_at"
 
-    file: SourceFile
-    tally: Tally = field(default_factory=lambda: Tally("conversations"))
-    turns: Turns = field(default_factory=Turns)
+    def parse(self, number: int, item: object, notes: fields.Notes) -> _Conversation:
+        return _parse(number, item, notes)
 
-    def conversation(self, number: int, item: object) -> Iterator[Item]:
-        """The conversation's messages, or its error."""
-        where, notes = f"record {number}", list[str]()
-        try:
-            conversation = _parse(number, item, notes)
-        except InvalidInputError as exc:
-            yield self.file.error(where, str(exc))
-            return
-        yield from (self.file.warning(where, note) for note in notes)
-        self.tally.groups += 1
-        last = conversation.ts
-        for index, message in enumerate(conversation.messages, start=1):
-            here = f"{where} message {index}"
-            if not isinstance(message, dict):
-                reason = f"expected a message object, got {type(message).__name__}"
-                yield self.file.error(here, reason)
-                continue
-            notes = []
-            last = fields.timestamp(message.get("created_at"), notes, fields.EARLIER) or last
-            yield from self.message(conversation, (here, index), message, (last, notes))
+    def messages(self, conversation: _Conversation) -> Iterator[tuple[Any, object]]:
+        return enumerate(conversation.messages, start=1)
 
     def message(
-        self,
-        conversation: _Conversation,
-        place: tuple[str, int],
-        message: dict[str, Any],
-        when: tuple[datetime | None, fields.Notes],
+        self, conversation: _Conversation, place: Place, message: dict[str, Any], when: When
     ) -> Iterator[Item]:
-        """The message as a record, or nothing when it has no text (counted)."""
         (where, index), (ts, notes) = place, when
         try:
             said = _said(message)
