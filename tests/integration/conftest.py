@@ -104,3 +104,11 @@ def store(
 def memory(store: GraphStore, embedder: Embedder, tmp_path: Path) -> Iterator[Memory]:
     mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
     yield mem
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> Iterator[Path]:
+    """A data dir for `graphmem` commands, its server stopped after them."""
+    home = tmp_path / "home"
+    yield home
+    EmbeddedServer(home).stop_if_unused()

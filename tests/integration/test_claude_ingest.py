@@ -14,25 +14,18 @@ from engine.cli import main
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store.base import GraphStore
-from engine.store.falkordb_server import EmbeddedServer
 from engine.testing.scripted_llm import ScriptedLLM
 from engine.transfer.export import read_snapshot
 from tests import chatgpt_export
 from tests.claude_export import LEFT_OUT, SHOWN, write_export
+from tests.integration.test_ingest import llm_memory
 
 
 @pytest.fixture
 def mem(
     store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
 ) -> Iterator[Memory]:
-    memory = Memory(
-        store=store,
-        embedder=embedder,
-        data_dir=tmp_path / "data",
-        openai_base_url=scripted_llm.base_url,  # answers every extraction with nothing found
-        openai_api_key="test",
-        llm_max_retries=0,
-    )
+    memory = llm_memory(store, embedder, tmp_path / "data", scripted_llm)  # nothing found
     yield memory
     memory.close()
 
@@ -82,13 +75,6 @@ def test_a_directory_with_a_claude_and_a_chatgpt_export_reads_both(
     assert (report.messages_pending, report.messages_added, report.errors) == (pending, 0, [])
     assert LEFT_OUT in [w.reason for w in report.warnings]
     assert read_snapshot(store, "ann").episodes == []
-
-
-@pytest.fixture
-def cli_home(tmp_path: Path) -> Iterator[Path]:
-    home = tmp_path / "home"
-    yield home
-    EmbeddedServer(home).stop_if_unused()
 
 
 def test_cli_ingests_an_export_folder(

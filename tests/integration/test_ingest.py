@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -362,13 +361,6 @@ def test_one_users_messages_apply_in_timestamp_order(
 
 
 # -- the CLI ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def cli_home(tmp_path: Path) -> Iterator[Path]:
-    home = tmp_path / "home"
-    yield home
-    EmbeddedServer(home).stop_if_unused()
 
 
 def test_cli_ingest_json_summary_and_progress_lines(

@@ -15,9 +15,9 @@ from engine.cli import main
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store.base import GraphStore
-from engine.store.falkordb_server import EmbeddedServer
 from engine.testing.scripted_llm import ScriptedLLM
 from engine.transfer.export import read_snapshot
+from tests.integration.test_ingest import llm_memory
 from tests.slack_export import LEFT_OUT, SHOWN, write_export
 
 
@@ -25,14 +25,7 @@ from tests.slack_export import LEFT_OUT, SHOWN, write_export
 def mem(
     store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
 ) -> Iterator[Memory]:
-    memory = Memory(
-        store=store,
-        embedder=embedder,
-        data_dir=tmp_path / "data",
-        openai_base_url=scripted_llm.base_url,  # answers every extraction with nothing found
-        openai_api_key="test",
-        llm_max_retries=0,
-    )
+    memory = llm_memory(store, embedder, tmp_path / "data", scripted_llm)  # nothing found
     yield memory
     memory.close()
 
@@ -100,13 +93,6 @@ def test_users_from_the_file_is_refused_per_message(mem: Memory, tmp_path: Path)
     report = mem.ingest(write_export(tmp_path / "e"), users_from_file=True, dry_run=True)
     assert report.messages_pending == 0
     assert {e.reason for e in report.errors} == {"the record names no user; pass user_id= (--user)"}
-
-
-@pytest.fixture
-def cli_home(tmp_path: Path) -> Iterator[Path]:
-    home = tmp_path / "home"
-    yield home
-    EmbeddedServer(home).stop_if_unused()
 
 
 def test_cli_ingests_an_export_folder(
