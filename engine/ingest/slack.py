@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInputError
@@ -39,6 +40,7 @@ _TS = re.compile(r"(\d{1,12})(?:\.(\d{1,6}))?")
 # subtypes that are what a person wrote; any other is a system message, left out by its name
 _KEPT = (None, "thread_broadcast", "file_share", "me_message")
 _DELETED = ("message_deleted", "tombstone")
+_LINK_OUT = "a link out of the export, not read"
 
 
 def read_slack(root: SourceFile) -> Iterator[Item]:
@@ -50,6 +52,12 @@ def read_slack(root: SourceFile) -> Iterator[Item]:
     yield from _unlisted(root, reader.workspace)
     if (summary := reader.tally.summary()) is not None:
         yield root.warning("file", summary)
+
+
+def _within(path: Path, root: Path) -> bool:
+    """`path`, its links followed, is in the export: a zip unpacks symbolic links, and one
+    that leads out would have the reader take whatever JSON lies there for messages."""
+    return path.resolve().is_relative_to(root.resolve())
 
 
 def _unlisted(root: SourceFile, workspace: Workspace) -> Iterator[Item]:
@@ -78,12 +86,18 @@ class _Reader:
         folder = self.root.path / channel.folder
         if not folder.is_dir():
             return  # a channel with no message in the export
+        if not _within(folder, self.root.path):
+            yield self.root.inside(channel.folder).error("file", _LINK_OUT)
+            return
         self.tally.groups += 1
         days = sorted(
             p.name for p in folder.iterdir() if p.suffix == ".json" and not p.name.startswith(".")
         )
         for day in days:
             file = self.root.inside(channel.folder, day)
+            if not _within(file.path, self.root.path):
+                yield file.error("file", _LINK_OUT)
+                continue
             visit = partial(self.message, file, (channel, Turns()))
             yield from file_items(file, "messages", visit)
 

@@ -4,6 +4,7 @@ readable; stable ids; faults located in their day file; auto-detection of the fo
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,26 @@ def test_a_channel_name_cannot_lead_out_of_the_export(tmp_path: Path, name: str)
         == f"{folder}/channels.json: record 3: name {name!r} cannot be a channel's folder"
     )
     assert shown(result.records) == SHOWN
+
+
+def test_a_link_out_of_the_export_is_not_followed(tmp_path: Path) -> None:
+    """A zip unpacks its symbolic links: a channel folder or day file that is a link out of
+    the export would read whatever JSON lies there (a shared export turned on its reader)."""
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "2024-05-03.json").write_text(
+        json.dumps([message("U01ANN", "the secret", f"{DAY1}.000001")])
+    )
+    folder = write_export(tmp_path / "export")
+    (folder / "trips").rename(tmp_path / "trips-moved")
+    (folder / "trips").symlink_to(outside, target_is_directory=True)
+    day = sorted((folder / "general").iterdir())[0]
+    day.unlink()
+    day.symlink_to(outside / "2024-05-03.json")
+    result = read(folder)
+
+    assert "the secret" not in [r.content for r in result.records]
+    assert sorted(str(e) for e in result.errors) == [
+        f"{folder}/general/{day.name}: a link out of the export, not read",
+        f"{folder}/trips: a link out of the export, not read",
+    ]
