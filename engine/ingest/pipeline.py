@@ -18,18 +18,19 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
-from engine.ingest.chat_records import ChatRecord, IngestFormat
+from engine.ingest.chat_records import IngestFormat
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.lane import Lane
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
 from engine.ingest.sources import IngestInput, Job, collect, duplicate, interleave, plan
+from engine.ingest.steps import Extracted, Steps
 from engine.ingest.stored import as_stored, ask, resolve
 from engine.models import AddResult
 
@@ -53,50 +54,6 @@ class IngestOptions(BaseModel):
     retry_failed: bool = False
     on_error: Literal["skip", "raise"] = "skip"
     dead_letter_path: Path
-
-
-@dataclass(slots=True)
-class Extracted:
-    """What preparing one message gave: something to apply, "already stored", or an error.
-
-    With an error, `prepared` (when set) is still applied: it keeps the message as a failed
-    episode, so nothing said is lost even before the dead letter is replayed.
-    """
-
-    prepared: object | None = None
-    stored: bool = False
-    error: str | None = None
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    mode: str | None = None
-
-
-class Steps(Protocol):
-    """The two halves of adding one message, as the pipeline drives them."""
-
-    max_message_chars: int  # a longer message is split into pieces that fit
-
-    def keys(self, record: ChatRecord, user_id: str) -> tuple[str, ...]:
-        """The checksums the record's episode may be stored under, the one it gets now first
-        (`sources.KeyFn`); InvalidInputError if unusable."""
-        ...
-
-    def stored(self, user_id: str, checksums: list[str]) -> dict[str, str]:
-        """The checksums the user's memory holds as episodes (failed ones too), with their text."""
-        ...
-
-    def failed(self, user_id: str, checksums: list[str]) -> set[str]:
-        """Which of these checksums the user's memory holds as failed episodes."""
-        ...
-
-    def prepare(self, job: Job) -> Extracted:
-        """Validate and extract (the slow, parallel half). Thread-safe."""
-        ...
-
-    def apply(self, prepared: object) -> AddResult:
-        """Resolve and write (the ordered half)."""
-        ...
 
 
 def ingest(
