@@ -29,7 +29,15 @@ from engine.ingest.chat_records import IngestFormat
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.lane import Lane
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
-from engine.ingest.sources import IngestInput, Job, collect, duplicate, interleave, plan
+from engine.ingest.sources import (
+    IngestInput,
+    Job,
+    ReadFn,
+    collect,
+    duplicate,
+    interleave,
+    plan,
+)
 from engine.ingest.steps import Extracted, Steps
 from engine.ingest.stored import as_stored, ask, resolve
 from engine.models import AddResult
@@ -106,7 +114,7 @@ class Ingestor:
         started = time.perf_counter()
         letters = DeadLetters(self.options.dead_letter_path)
         try:
-            report, jobs = self._plan(inputs, letters)
+            report, jobs = self._plan(inputs, letters, started)
             if not self.options.dry_run and jobs:
                 _Run(self, report, letters, started).execute(jobs)
         finally:
@@ -115,7 +123,7 @@ class Ingestor:
         return report
 
     def _plan(
-        self, inputs: IngestInput, letters: DeadLetters
+        self, inputs: IngestInput, letters: DeadLetters, started: float
     ) -> tuple[IngestReport, dict[str, list[Job]]]:
         opts = self.options
         collected = collect(
@@ -126,6 +134,7 @@ class Ingestor:
             users_from_file=opts.users_from_file,
             delimiter=opts.delimiter,
             split_at=self.steps.max_message_chars,
+            on_read=self._reading(started),
         )
         if opts.on_error == "raise" and collected.errors:
             raise InvalidInputError(str(collected.errors[0]))
@@ -154,6 +163,22 @@ class Ingestor:
         pending = {user: lane for user, lane in lanes.items() if lane}
         report.messages_pending = sum(len(lane) for lane in pending.values())
         return report, pending
+
+    def _reading(self, started: float) -> ReadFn | None:
+        """Tells `progress` how reading goes: the file being read, the messages read so far."""
+        progress = self.progress
+        if progress is None:
+            return None
+
+        def tell(path: str | None, read: int) -> None:
+            elapsed = time.perf_counter() - started
+            progress(
+                IngestProgress(
+                    phase="read", path=path, records_read=read, total=0, elapsed_s=elapsed
+                )
+            )
+
+        return tell
 
     def _unstored(
         self,
@@ -329,6 +354,7 @@ class _Run:
         with self.lock:
             r = self.report
             snapshot = IngestProgress(
+                records_read=r.records_read,
                 total=self.total,
                 done=self.done,
                 messages_added=r.messages_added,

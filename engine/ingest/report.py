@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from engine.ingest.chat_records import located
 
 Stage = Literal["read", "extract", "apply"]
+Phase = Literal["read", "ingest"]
 
 
 class IngestError(BaseModel):
@@ -40,8 +41,13 @@ class IngestWarning(BaseModel):
 
 
 class IngestProgress(BaseModel):
-    """A snapshot of a running ingest, handed to the `progress` callback."""
+    """A snapshot of a running ingest, handed to the `progress` callback: first while the
+    inputs are read (`phase` "read": `path` the file being read, None once all are), then
+    after every message (`phase` "ingest")."""
 
+    phase: Phase = "ingest"
+    path: str | None = Field(default=None, description="read: the file being read")
+    records_read: int = Field(default=0, description="messages read so far")
     total: int = Field(description="messages to process (after skipping stored ones)")
     done: int = 0
     messages_added: int = 0
