@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import deque
 from typing import IO, Any
 
 from engine.ingest.report import IngestProgress
@@ -58,40 +59,81 @@ class BarProgress:
             self._bar = None
 
 
+class Throughput:
+    """Messages per second over the last `window_s` seconds, for the rate and ETA shown.
+
+    The rate since the start overstates the ETA while the embedding model loads and the first
+    extractions warm up (147 s shown for a 25 s run), so it is measured from the first message
+    done on, over a sliding window, and is None (estimating) until `min_done` more are done.
+    """
+
+    def __init__(self, window_s: float = 30.0, min_done: int = 5) -> None:
+        self._window_s = window_s
+        self._min_done = min_done
+        self._samples: deque[tuple[float, int]] = deque()  # (elapsed seconds, done)
+        self._first = 0  # done at the first sample: what `min_done` counts from
+
+    def add(self, elapsed_s: float, done: int) -> None:
+        """Note `done` messages after `elapsed_s` seconds; none done yet is still warming up."""
+        if done == 0:
+            return
+        if not self._samples:
+            self._first = done
+        self._samples.append((elapsed_s, done))
+        # the oldest kept is the last one at or before the window's start
+        while len(self._samples) > 2 and self._samples[1][0] <= elapsed_s - self._window_s:
+            self._samples.popleft()
+
+    @property
+    def rate(self) -> float | None:
+        """Messages per second over the window; None while estimating."""
+        if len(self._samples) < 2 or self._samples[-1][1] - self._first < self._min_done:
+            return None
+        (start, done_then), (now, done) = self._samples[0], self._samples[-1]
+        return (done - done_then) / (now - start) if now > start else None
+
+
 class LineProgress:
     """One plain line every `every_s` seconds, as each phase starts and as it ends: for logs
-    and pipes."""
+    and pipes. The rate and ETA are those of the last half minute (`Throughput`)."""
 
     def __init__(self, stream: IO[str] | None = None, every_s: float = 5.0) -> None:
         self._stream = stream or sys.stderr
         self._every_s = every_s
         self._last_at = float("-inf")
         self._phase: str | None = None
+        self._throughput = Throughput()
 
     def __call__(self, p: IngestProgress) -> None:
         now = time.monotonic()
+        self._throughput.add(p.elapsed_s, p.done)
         ended = p.path is None if p.phase == "read" else p.done >= p.total
         if now - self._last_at >= self._every_s or ended or p.phase != self._phase:
             self._last_at, self._phase = now, p.phase
-            self._stream.write(line(p) + "\n")
+            rate = p.rate if ended else self._throughput.rate
+            self._stream.write(line(p, rate) + "\n")
             self._stream.flush()
 
     def close(self) -> None:
         pass
 
 
-def line(p: IngestProgress) -> str:
+def line(p: IngestProgress, rate: float | None) -> str:
     """`ingest: 120/300 messages (added 118, failed 2), 40 facts, 120 LLM calls, 31k tokens,
-    12.1 msg/s, ETA 15s`: added and failed as the summary counts them; while reading,
+    12.1 msg/s, ETA 15s`: added and failed as the summary counts them, the ETA at `rate`
+    (None: `rate and ETA estimating`); while reading,
     `ingest: reading chats/a.jsonl, 12000 messages read so far (3s)`."""
     if p.phase == "read":
         return _read_line(p)
-    eta = f"{p.eta_s:.0f}s" if p.eta_s is not None else "?"
-    return (
+    counts = (
         f"ingest: {p.done}/{p.total} messages (added {p.messages_added}, failed "
         f"{p.messages_failed}), {p.facts} facts, {p.llm_calls} LLM calls, "
-        f"{_short(p.tokens)} tokens, {p.rate:.1f} msg/s, ETA {eta}"
+        f"{_short(p.tokens)} tokens"
     )
+    if rate is None:
+        return f"{counts}, rate and ETA estimating"
+    eta = f"{(p.total - p.done) / rate:.0f}s" if rate > 0 else "?"
+    return f"{counts}, {rate:.1f} msg/s, ETA {eta}"
 
 
 def _read_line(p: IngestProgress) -> str:
