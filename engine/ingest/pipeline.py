@@ -143,6 +143,7 @@ class Ingestor:
         report = IngestReport(
             files=collected.files,
             formats=collected.formats,
+            day_files=collected.day_files,
             records_read=len(jobs),
             errors=collected.errors,
             dead_letters_retried=len(retried),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,6 +23,7 @@ from engine.ingest.folders import chat_logs
 from engine.ingest.pieces import pieces
 from engine.ingest.readers import iter_chat_log, resolve_format
 from engine.ingest.report import IngestError, IngestWarning
+from engine.ingest.slack_export import day_files
 from engine.normalize import check_user_id
 
 IngestInput = StrPath | Iterable[StrPath | ChatRecord | Mapping[str, Any]]
@@ -79,6 +81,7 @@ class Collected:
     warnings: list[IngestWarning] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    day_files: dict[str, int] = field(default_factory=dict)  # a Slack export's
     split_at: int | None = None  # a longer message is split (`engine.ingest.pieces`)
 
 
@@ -165,6 +168,7 @@ def _logs(path: str, format: str, out: Collected) -> dict[str, str]:
     else:
         logs = {path: resolve_format(path, format)}
     out.formats |= logs
+    out.day_files |= {log: day_files(Path(log)) for log, fmt in logs.items() if fmt == "slack"}
     return logs
 
 

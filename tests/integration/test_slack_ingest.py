@@ -105,7 +105,7 @@ def test_cli_ingests_an_export_folder(
     # a dry run shows its reading as a real run does, on stderr
     assert f"ingest: reading {folder}, 0 messages read so far" in err
     assert "ingest: read 5 messages in " in err
-    assert "5 messages read from 1 file(s) for user 'team'" in out
+    assert "5 messages read from 1 Slack export (3 day files) for user 'team'" in out
     assert "would add 5, already stored 0, failed 0" in out
     assert f"{folder}: {LEFT_OUT}" in out
 
@@ -114,4 +114,5 @@ def test_cli_ingests_an_export_folder(
     summary = json.loads(out)
     assert "ingest:" not in err
     assert summary["formats"] == {str(folder): "slack"}
+    assert (summary["files"], summary["day_files"]) == ([str(folder)], {str(folder): 3})
     assert summary["messages_pending"] == 5
