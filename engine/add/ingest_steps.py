@@ -6,13 +6,13 @@ from engine.add.adder import Adder
 from engine.add.messages import record_checksums, record_message
 from engine.add.prepare import AddRequest, PreparedAdd
 from engine.ingest.chat_records import ChatRecord
-from engine.ingest.pipeline import Extracted
 from engine.ingest.sources import Job
+from engine.ingest.steps import Extracted
 from engine.models import AddResult
 
 
 class AddSteps:
-    """Implements `engine.ingest.pipeline.Steps` with the two phases of an add.
+    """Implements `engine.ingest.steps.Steps` with the two phases of an add.
 
     Args:
         adder: adds to the memory the pipeline fills.

@@ -11,19 +11,41 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from engine.cli.verbs import count, user_arg
 from engine.errors import InvalidInputError
 from engine.ingest.pipeline import MAX_CONCURRENCY
-from engine.ingest.report import IngestReport, summary_text
+from engine.ingest.report import IngestProgress, IngestReport, summary_text
 from engine.ingest.sources import check_user_choice
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
-RESUME_HINT = (
-    "graphmem: interrupted; what was added stays added. Run the same command again to resume "
-    "(messages already stored are skipped)."
-)
+RESUME_HINT = "Run the same command again to resume (messages already stored are skipped)."
+
+
+class _Watched:
+    """The progress shown (None: none), and the messages this run added so far: what an
+    interrupted run says it stored."""
+
+    def __init__(self, show: Callable[[IngestProgress], None] | None) -> None:
+        self.show = show
+        self.added = 0
+
+    def __call__(self, p: IngestProgress) -> None:
+        self.added = max(self.added, p.messages_added)
+        if self.show is not None:
+            self.show(p)
+
+
+def interrupted(added: int) -> str:
+    """The last line of an interrupted run: how many messages it added, and how to resume.
+
+    >>> interrupted(2).split(".")[0]
+    'graphmem: interrupted; this run added 2 messages before it stopped'
+    """
+    what = {0: "no message", 1: "1 message"}.get(added, f"{added} messages")
+    return f"graphmem: interrupted; this run added {what} before it stopped. {RESUME_HINT}"
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -33,10 +55,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except InvalidInputError as exc:
         print(f"graphmem: error: {exc}", file=sys.stderr)
         return USAGE
+    watched = _Watched(None)
     try:
-        report = _run(args)
+        report = _run(args, watched)
     except KeyboardInterrupt:
-        print(RESUME_HINT, file=sys.stderr)
+        print(interrupted(watched.added), file=sys.stderr)
         return INTERRUPTED
     _write(_summary(args, report))
     return FAILED if report.errors or report.messages_failed else OK
@@ -48,11 +71,13 @@ def _check_usage(args: argparse.Namespace) -> None:
     check_user_choice(args.user, args.users_from_file, bool(args.paths))
 
 
-def _run(args: argparse.Namespace) -> IngestReport:
+def _run(args: argparse.Namespace, watched: _Watched) -> IngestReport:
+    """Ingest as `args` say, `watched` told how it goes (and showing it unless --json)."""
     from engine.ingest.progress import for_stream
     from engine.memory import Memory
 
     show = None if args.json else for_stream()
+    watched.show = show
     options: dict[str, Any] = {}
     if args.data_dir:
         options["data_dir"] = args.data_dir
@@ -69,7 +94,7 @@ def _run(args: argparse.Namespace) -> IngestReport:
                 concurrency=args.concurrency,
                 dry_run=args.dry_run,
                 retry_failed=args.retry_failed,
-                progress=show,
+                progress=watched,
             )
         finally:
             if show is not None:

@@ -18,18 +18,27 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ExtractionError, GraphmemError, InvalidInputError
-from engine.ingest.chat_records import ChatRecord, IngestFormat
+from engine.ingest.chat_records import IngestFormat
 from engine.ingest.deadletters import DeadLetter, DeadLetters
 from engine.ingest.lane import Lane
 from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning, Stage
-from engine.ingest.sources import IngestInput, Job, collect, duplicate, interleave, plan
+from engine.ingest.sources import (
+    IngestInput,
+    Job,
+    ReadFn,
+    collect,
+    duplicate,
+    interleave,
+    plan,
+)
+from engine.ingest.steps import Extracted, Steps
 from engine.ingest.stored import as_stored, ask, resolve
 from engine.models import AddResult
 
@@ -53,50 +62,6 @@ class IngestOptions(BaseModel):
     retry_failed: bool = False
     on_error: Literal["skip", "raise"] = "skip"
     dead_letter_path: Path
-
-
-@dataclass(slots=True)
-class Extracted:
-    """What preparing one message gave: something to apply, "already stored", or an error.
-
-    With an error, `prepared` (when set) is still applied: it keeps the message as a failed
-    episode, so nothing said is lost even before the dead letter is replayed.
-    """
-
-    prepared: object | None = None
-    stored: bool = False
-    error: str | None = None
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    mode: str | None = None
-
-
-class Steps(Protocol):
-    """The two halves of adding one message, as the pipeline drives them."""
-
-    max_message_chars: int  # a longer message is split into pieces that fit
-
-    def keys(self, record: ChatRecord, user_id: str) -> tuple[str, ...]:
-        """The checksums the record's episode may be stored under, the one it gets now first
-        (`sources.KeyFn`); InvalidInputError if unusable."""
-        ...
-
-    def stored(self, user_id: str, checksums: list[str]) -> dict[str, str]:
-        """The checksums the user's memory holds as episodes (failed ones too), with their text."""
-        ...
-
-    def failed(self, user_id: str, checksums: list[str]) -> set[str]:
-        """Which of these checksums the user's memory holds as failed episodes."""
-        ...
-
-    def prepare(self, job: Job) -> Extracted:
-        """Validate and extract (the slow, parallel half). Thread-safe."""
-        ...
-
-    def apply(self, prepared: object) -> AddResult:
-        """Resolve and write (the ordered half)."""
-        ...
 
 
 def ingest(
@@ -149,7 +114,7 @@ class Ingestor:
         started = time.perf_counter()
         letters = DeadLetters(self.options.dead_letter_path)
         try:
-            report, jobs = self._plan(inputs, letters)
+            report, jobs = self._plan(inputs, letters, started)
             if not self.options.dry_run and jobs:
                 _Run(self, report, letters, started).execute(jobs)
         finally:
@@ -158,7 +123,7 @@ class Ingestor:
         return report
 
     def _plan(
-        self, inputs: IngestInput, letters: DeadLetters
+        self, inputs: IngestInput, letters: DeadLetters, started: float
     ) -> tuple[IngestReport, dict[str, list[Job]]]:
         opts = self.options
         collected = collect(
@@ -169,6 +134,7 @@ class Ingestor:
             users_from_file=opts.users_from_file,
             delimiter=opts.delimiter,
             split_at=self.steps.max_message_chars,
+            on_read=self._reading(started),
         )
         if opts.on_error == "raise" and collected.errors:
             raise InvalidInputError(str(collected.errors[0]))
@@ -177,6 +143,7 @@ class Ingestor:
         report = IngestReport(
             files=collected.files,
             formats=collected.formats,
+            day_files=collected.day_files,
             records_read=len(jobs),
             errors=collected.errors,
             dead_letters_retried=len(retried),
@@ -197,6 +164,22 @@ class Ingestor:
         pending = {user: lane for user, lane in lanes.items() if lane}
         report.messages_pending = sum(len(lane) for lane in pending.values())
         return report, pending
+
+    def _reading(self, started: float) -> ReadFn | None:
+        """Tells `progress` how reading goes: the file being read, the messages read so far."""
+        progress = self.progress
+        if progress is None:
+            return None
+
+        def tell(path: str | None, read: int) -> None:
+            elapsed = time.perf_counter() - started
+            progress(
+                IngestProgress(
+                    phase="read", path=path, records_read=read, total=0, elapsed_s=elapsed
+                )
+            )
+
+        return tell
 
     def _unstored(
         self,
@@ -372,6 +355,7 @@ class _Run:
         with self.lock:
             r = self.report
             snapshot = IngestProgress(
+                records_read=r.records_read,
                 total=self.total,
                 done=self.done,
                 messages_added=r.messages_added,

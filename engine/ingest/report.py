@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -10,6 +11,9 @@ from pydantic import BaseModel, Field
 from engine.ingest.chat_records import located
 
 Stage = Literal["read", "extract", "apply"]
+# what an export read is called in the summary, by format; any other input is a file
+_EXPORTS = {"chatgpt": "ChatGPT export", "claude": "Claude export", "slack": "Slack export"}
+Phase = Literal["read", "ingest"]
 
 
 class IngestError(BaseModel):
@@ -40,8 +44,13 @@ class IngestWarning(BaseModel):
 
 
 class IngestProgress(BaseModel):
-    """A snapshot of a running ingest, handed to the `progress` callback."""
+    """A snapshot of a running ingest, handed to the `progress` callback: first while the
+    inputs are read (`phase` "read": `path` the file being read, None once all are), then
+    after every message (`phase` "ingest")."""
 
+    phase: Phase = "ingest"
+    path: str | None = Field(default=None, description="read: the file being read")
+    records_read: int = Field(default=0, description="messages read so far")
     total: int = Field(description="messages to process (after skipping stored ones)")
     done: int = 0
     messages_added: int = 0
@@ -74,6 +83,9 @@ class IngestReport(BaseModel):
 
     files: list[str] = Field(default_factory=list)
     formats: dict[str, str] = Field(default_factory=dict, description="file -> format read")
+    day_files: dict[str, int] = Field(
+        default_factory=dict, description="Slack export (its folder) -> the day files it holds"
+    )
     users: int = 0
     user_ids: list[str] = Field(default_factory=list, description="the users written for")
     records_read: int = 0
@@ -151,7 +163,7 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     verb = "would add" if report.dry_run else "added"
     count = report.messages_pending if report.dry_run else report.messages_added
     lines = [
-        f"{report.records_read} messages read from {len(report.files)} file(s) for "
+        f"{report.records_read} messages read from {_inputs(report)} for "
         f"{_users(report.user_ids)} in {report.elapsed_s:.1f} s",
         f"  {verb} {count}, already stored {report.messages_skipped}, "
         f"failed {report.messages_failed}",
@@ -187,6 +199,24 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     lines += _listed("errors", report.errors, max_errors)
     lines += _listed("warnings (kept or skipped as said)", report.warnings, max_errors)
     return "\n".join(lines)
+
+
+def _inputs(report: IngestReport) -> str:
+    """What was read, as the user knows it: files, and exports by kind.
+
+    >>> _inputs(IngestReport(formats={"a.csv": "csv", "e": "slack"}, day_files={"e": 180}))
+    '1 file and 1 Slack export (180 day files)'
+    """
+    kinds = Counter(_EXPORTS.get(fmt, "file") for fmt in report.formats.values())
+    said = [_counted(n, kind) for kind, n in kinds.items()] or ["0 files"]
+    if report.day_files:
+        slack = list(kinds).index(_EXPORTS["slack"])
+        said[slack] += f" ({_counted(sum(report.day_files.values()), 'day file')})"
+    return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+
+
+def _counted(count: int, thing: str) -> str:
+    return f"{count} {thing}" if count == 1 else f"{count} {thing}s"
 
 
 def _changed(count: int) -> str:

@@ -40,6 +40,17 @@ def is_slack_export(folder: Path) -> bool:
         return handle.read(256).lstrip("\ufeff \t\r\n").startswith("[")
 
 
+def day_files(folder: Path) -> int:
+    """How many day files (`<channel folder>/<date>.json`) the export at `folder` holds."""
+    return sum(
+        1
+        for channel in folder.iterdir()
+        if channel.is_dir() and not channel.name.startswith(".")
+        for day in channel.iterdir()
+        if day.suffix == ".json" and not day.name.startswith(".")
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Channel:
     """A conversation of the export: its id (the session), its name, its folder."""

@@ -11,17 +11,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning
-from engine.ingest.fields import StrPath
+from engine.ingest.fields import Item, StrPath
 from engine.ingest.folders import chat_logs
 from engine.ingest.pieces import pieces
 from engine.ingest.readers import iter_chat_log, resolve_format
 from engine.ingest.report import IngestError, IngestWarning
+from engine.ingest.slack_export import day_files
 from engine.normalize import check_user_id
 
 IngestInput = StrPath | Iterable[StrPath | ChatRecord | Mapping[str, Any]]
@@ -29,7 +31,11 @@ IngestInput = StrPath | Iterable[StrPath | ChatRecord | Mapping[str, Any]]
 #: (`engine.add.messages.record_checksums`); raises `InvalidInputError` for a record that
 #: cannot be added.
 KeyFn = Callable[[ChatRecord, str], tuple[str, ...]]
+#: Told how reading goes: the file being read and the messages read so far (None once every
+#: input is read).
+ReadFn = Callable[[str | None, int], None]
 IN_MEMORY = "<iterable>"
+READ_EVERY = 1000  # messages read between two `ReadFn` calls within a file
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,7 @@ class Collected:
     warnings: list[IngestWarning] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    day_files: dict[str, int] = field(default_factory=dict)  # a Slack export's
     split_at: int | None = None  # a longer message is split (`engine.ingest.pieces`)
 
 
@@ -106,8 +113,10 @@ def collect(
     users_from_file: bool = False,
     delimiter: str | None = None,
     split_at: int | None = None,
+    on_read: ReadFn | None = None,
 ) -> Collected:
-    """Read every input into jobs and errors, in input order.
+    """Read every input into jobs and errors, in input order; `on_read` is told as each file
+    starts, every `READ_EVERY` messages within it, and once when all are read.
 
     Raises:
         InvalidInputError: a path is missing or not a file, `format` is unknown, the format
@@ -124,12 +133,31 @@ def collect(
     for index, item in enumerate(items, start=1):
         if index - 1 in logs:
             for path, fmt in logs[index - 1].items():
-                for read in iter_chat_log(path, fmt, user_id, delimiter):
-                    _take(read, path, key, out)
+                _read(path, iter_chat_log(path, fmt, user_id, delimiter), key, out, on_read)
         else:
             _take(_record(item, index, user_id), IN_MEMORY, key, out)
     out.files = list(out.formats)
+    if on_read is not None:
+        on_read(None, len(out.jobs))
     return out
+
+
+def _read(
+    path: str, items: Iterable[Item], key: KeyFn, out: Collected, on_read: ReadFn | None
+) -> None:
+    """Take every item of one file, telling `on_read` as it starts and as it goes."""
+    tell = on_read or _untold
+    told = len(out.jobs)
+    tell(path, told)
+    for item in items:
+        _take(item, path, key, out)
+        if len(out.jobs) - told >= READ_EVERY:
+            told = len(out.jobs)
+            tell(path, told)
+
+
+def _untold(path: str | None, read: int) -> None:
+    pass
 
 
 def _logs(path: str, format: str, out: Collected) -> dict[str, str]:
@@ -140,6 +168,7 @@ def _logs(path: str, format: str, out: Collected) -> dict[str, str]:
     else:
         logs = {path: resolve_format(path, format)}
     out.formats |= logs
+    out.day_files |= {log: day_files(Path(log)) for log, fmt in logs.items() if fmt == "slack"}
     return logs
 
 
@@ -163,9 +192,7 @@ def _record(item: object, index: int, user_id: str | None) -> ChatRecord | ReadE
     return record.model_copy(update={"user_id": user_id}) if user_id else record
 
 
-def _take(
-    item: ChatRecord | ReadError | ReadWarning, path: str, key: KeyFn, out: Collected
-) -> None:
+def _take(item: Item, path: str, key: KeyFn, out: Collected) -> None:
     if isinstance(item, ReadWarning):
         out.warnings.append(
             IngestWarning(path=item.path, location=item.location, reason=item.reason)

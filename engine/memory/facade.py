@@ -128,7 +128,9 @@ class Memory(MemoryEdit, MemoryTransfer):
         required (only `retry_failed=True` alone needs neither). Rerunning adds nothing twice
         and retries failed extractions; messages that fail go to `dead_letter_path` (default
         `<data_dir>/dead_letters.jsonl`), which `retry_failed=True` replays (with `user_id`,
-        only that user's). `progress` gets an `IngestProgress` after every message.
+        only that user's). `progress` gets an `IngestProgress` while the inputs are read
+        (`phase="read"`: as each file starts, every 1000 messages, at the end) and after
+        every message (`phase="ingest"`).
 
         Raises:
             ConfigError: the extractor cannot be built (OpenAI's API without OPENAI_API_KEY),

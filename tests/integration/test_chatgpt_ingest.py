@@ -82,7 +82,7 @@ def test_cli_ingests_an_export_folder(
     command = ["--data-dir", str(cli_home), "ingest", str(folder), "--user", "ann", "--dry-run"]
     assert main(command) == 0
     out = capsys.readouterr().out
-    assert "7 messages read from 1 file(s) for user 'ann'" in out
+    assert "7 messages read from 1 ChatGPT export for user 'ann'" in out
     assert "would add 7, already stored 0, failed 0" in out
     assert f"{folder}/conversations.json: {LEFT_OUT}" in out
 

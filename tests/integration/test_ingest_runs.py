@@ -21,7 +21,7 @@ from engine.cli import main
 from engine.embedding import Embedder
 from engine.errors import ConfigError, InvalidInputError
 from engine.ingest.progress import LineProgress
-from engine.ingest.report import summary_text
+from engine.ingest.report import IngestProgress, summary_text
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb_server import EmbeddedServer
@@ -292,12 +292,39 @@ def test_the_progress_line_counts_as_the_summary_does(memory: Memory, tmp_path: 
 def test_ctrl_c_says_how_to_resume(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    def interrupted(args: object) -> None:
+    def interrupted(args: object, watched: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli_ingest, "_run", interrupted)
     assert main(["ingest", str(tmp_path / "chat.jsonl"), "--user", "u1"]) == 130
-    assert "Run the same command again to resume" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "graphmem: interrupted; this run added no message before it stopped. "
+        "Run the same command again to resume (messages already stored are skipped)."
+    )
+
+
+def test_ctrl_c_mid_run_says_how_many_it_added(
+    cli_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shown = LineProgress.__call__
+
+    def ctrl_c_after_two(self: LineProgress, p: IngestProgress) -> None:
+        shown(self, p)
+        if p.done >= 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(LineProgress, "__call__", ctrl_c_after_two)
+    path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["I like tea.", "I like chess.", "Hi."]))
+    command = ["--data-dir", str(cli_home), "ingest", str(path), "--user", "u1"]
+    assert main([*command, "--concurrency", "1"]) == 130
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("graphmem: interrupted; this run added 2 messages before it stopped.")
+    assert last.endswith(
+        "Run the same command again to resume (messages already stored are skipped)."
+    )
 
 
 def test_a_reader_that_stops_early_gives_no_traceback() -> None:

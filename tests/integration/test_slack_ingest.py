@@ -101,12 +101,18 @@ def test_cli_ingests_an_export_folder(
     folder = write_export(tmp_path / "export")
     command = ["--data-dir", str(cli_home), "ingest", str(folder), "--user", "team", "--dry-run"]
     assert main(command) == 0
-    out = capsys.readouterr().out
-    assert "5 messages read from 1 file(s) for user 'team'" in out
+    out, err = capsys.readouterr()
+    # a dry run shows its reading as a real run does, on stderr
+    assert f"ingest: reading {folder}, 0 messages read so far" in err
+    assert "ingest: read 5 messages in " in err
+    assert "5 messages read from 1 Slack export (3 day files) for user 'team'" in out
     assert "would add 5, already stored 0, failed 0" in out
     assert f"{folder}: {LEFT_OUT}" in out
 
     assert main([*command, "--format", "slack", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert "ingest:" not in err
     assert summary["formats"] == {str(folder): "slack"}
+    assert (summary["files"], summary["day_files"]) == ([str(folder)], {str(folder): 3})
     assert summary["messages_pending"] == 5
