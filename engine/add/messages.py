@@ -212,8 +212,7 @@ def record_checksums(record: ChatRecord, user_id: str, max_chars: int) -> tuple[
     ts = to_epoch(record.ts)
     [row] = episode_rows(user_id, [message], record.session_id, ts, record.source, None, keyed=True)
     if record.exported_id:
-        assert row.source is not None  # a record always has a source
-        return (id_checksum(user_id, row.session_id, row.source), row.checksum)
+        return (id_checksum(user_id, row.session_id, row.source or record.source), row.checksum)
     if ts is None or not record.identified_by_time:
         return (row.checksum,)
     timed = timed_checksum(user_id, row.session_id, row.role, row.speaker, row.content, ts)
