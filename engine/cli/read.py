@@ -24,6 +24,7 @@ from engine.cli.verbs import (
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
 from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day
+from engine.prompt_block import holds_memory
 
 
 def metadata_filter(text: str) -> tuple[str, Any]:
@@ -67,8 +68,23 @@ def cmd_search(args: argparse.Namespace) -> None:
             since=args.since,
             until=args.until,
             filters=dict(args.filter) if args.filter else None,
+            max_tokens=args.max_tokens,
         )
-    emit(args, result.model_dump(mode="json"), search_text(result))
+    if args.max_tokens is None:
+        emit(args, result.model_dump(mode="json"), search_text(result))
+        return
+    block = result.context()
+    emit(args, {**result.model_dump(mode="json"), "context": block}, _block_text(result, block))
+
+
+def _block_text(result: SearchResult, block: str) -> str:
+    """The block, or why it holds no memory: nothing found, or nothing that fits."""
+    if not (result.facts or result.episodes or result.paths):
+        return search_text(result)
+    if holds_memory(block):
+        return block
+    fits = f"(no memory found fits in {result.max_tokens} tokens)"
+    return "\n".join(filter(None, [fits, block]))
 
 
 def cmd_entities(args: argparse.Namespace) -> None:
@@ -163,6 +179,13 @@ def register(sub: Any) -> None:
         type=metadata_filter,
         metavar="KEY=VALUE",
         help="only what messages with this metadata said (repeatable, all must hold)",
+    )
+    search.add_argument(
+        "--max-tokens",
+        type=count(None),
+        metavar="N",
+        help="print the block an agent puts in its prompt, at most N tokens (search(q, "
+        "max_tokens=N).context()), instead of the ranked lists",
     )
     search.set_defaults(func=cmd_search)
 

@@ -65,6 +65,20 @@ def test_json_and_data_dir_work_after_the_command(home: Path, capsys: Capture) -
     assert json.loads(capsys.readouterr().out)["facts"] == 2
 
 
+def test_search_with_a_budget_prints_the_block_an_agent_gets(home: Path, capsys: Capture) -> None:
+    """`--max-tokens N` shows what `search(q, max_tokens=N).context()` puts in a prompt."""
+    code, out, _ = run(home, capsys, "search", "password hint", "--user", "u", "--max-tokens", "60")
+    assert code == 0
+    assert out.startswith(("Facts:", "Messages:")) and f"[2024-03-05] user: {SECRET}" in out
+    assert len(out.split()) * 4 / 3 <= 60 + 2  # the estimate the block is packed with
+    code, out, _ = run(
+        home, capsys, "search", "password", "--user", "u", "--max-tokens", "60", "--json"
+    )
+    assert code == 0 and json.loads(out)["context"].startswith(("Facts:", "Messages:"))
+    code, _, err = run(home, capsys, "search", "password", "--user", "u", "--max-tokens", "0")
+    assert code == 2 and "--max-tokens" in err
+
+
 def test_search_prints_dated_facts_and_the_matching_messages(home: Path, capsys: Capture) -> None:
     code, out, _ = run(home, capsys, "search", "password hint", "--user", "u")
     assert code == 0
