@@ -133,7 +133,13 @@ def ingest_parser(sub: Any) -> None:
         "--retry-failed replays them. Exit status: 0 all stored, 1 some records or messages "
         "failed, 2 usage error, 130 interrupted (run the same command again to resume).",
     )
-    ingest.add_argument("paths", nargs="*", metavar="PATH", help="chat log files or directories")
+    ingest.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="chat log files or directories (an unpacked ChatGPT, Claude or Slack export in one "
+        "is read as one log)",
+    )
     who = ingest.add_mutually_exclusive_group()
     who.add_argument(
         "--user", type=user_arg, help="add every message for this user, whatever the file says"
@@ -144,7 +150,13 @@ def ingest_parser(sub: Any) -> None:
         help="take each message's user from the file (a JSONL user_id or user field, a CSV "
         "user column, a LoCoMo sample_id)",
     )
-    ingest.add_argument("--format", choices=["auto", *CHAT_FORMATS], default="auto")
+    ingest.add_argument(
+        "--format",
+        choices=["auto", *CHAT_FORMATS],
+        default="auto",
+        help="what the logs are (default: told from each file); chatgpt and claude read an "
+        "export's conversations.json, slack an unpacked workspace export's folder",
+    )
     ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")
     ingest.add_argument(
         "--concurrency",
