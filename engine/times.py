@@ -65,6 +65,35 @@ def time_window(since: object, until: object) -> tuple[float | None, float | Non
     return (None if start is None else start.timestamp(), None if end is None else end.timestamp())
 
 
+# The embedded store (FalkorDB) gives a stored number back to 15 significant digits: a time
+# of 2024 comes back to 10 us. Some window checks run in the store on the exact time, others
+# in Python on the time given back.
+_STORED_DIGITS = 15
+
+
+def read_window(since: object, until: object) -> tuple[float | None, float | None]:
+    """`time_window(since, until)` widened by the stored times' resolution (10 us for a time
+    of our era), so every door keeps the same messages and facts at a bound: a time given to
+    the microsecond (a Slack `ts`) and the time graphmem shows for it (read back from the
+    store) both fall inside `since == until`.
+
+    Raises:
+        InvalidInputError: as `time_window`.
+    """
+    start, end = time_window(since, until)
+    return (
+        None if start is None else start - _resolution(start),
+        None if end is None else end + _resolution(end),
+    )
+
+
+def _resolution(stamp: float) -> float:
+    """The step of `stamp` at the store's significant digits."""
+    if stamp == 0:
+        return 0.0
+    return 10.0 ** (math.floor(math.log10(abs(stamp))) + 1 - _STORED_DIGITS)
+
+
 def _iso(when: datetime) -> str:
     return when.isoformat().replace("+00:00", "Z")
 

@@ -31,7 +31,7 @@ from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.reads import delete_fact
-from engine.times import TimeLike, one_time, time_window
+from engine.times import TimeLike, one_time, read_window
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
@@ -276,7 +276,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
-        where, window = parse_filters(filters), time_window(since, until)
+        where, window = parse_filters(filters), read_window(since, until)
         self._setup()
         ask = functools.partial(
             self.retriever.search,
@@ -312,7 +312,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         """
         user_id = check_user_id(user_id)
         limit, offset = check_count(limit, "limit", 0), check_count(offset, "offset", 0)
-        window = time_window(since, until)
+        window = read_window(since, until)
         self._setup()
         return self.reads.list_facts(
             user_id, include_invalid=include_invalid, skip=offset, limit=limit, window=window
@@ -337,7 +337,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         user_id = check_user_id(user_id)
         check_count(limit, "limit", 1)
         key = entity_key(clean_text(name, "name", self.settings.max_name_chars))
-        window = time_window(since, until)
+        window = read_window(since, until)
         self._setup()
         view = entity_view(self.reads, user_id, key, limit, window)
         if view is None:
@@ -363,7 +363,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         if by not in RANKINGS:
             raise InvalidInputError(f"by must be salience, frequency or recency, got {by!r}")
         user_id = check_user_id(user_id)
-        window = time_window(since, until)
+        window = read_window(since, until)
         self._setup()
         half_life = self.settings.ranking.fusion.half_life_days * DAY_S
         return top_entities(self.reads, user_id, k, by, time.time(), half_life, window)

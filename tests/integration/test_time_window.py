@@ -80,3 +80,21 @@ def test_entity_takes_the_window(memory: Memory) -> None:
     assert [e["content"] for e in earlier["episodes"]] == ["Maria adopted a puppy called Biscuit."]
     assert all("kayak" not in f["text"] for f in earlier["facts"])
     assert parsed.since == datetime(2023, 6, 1, tzinfo=UTC) and parsed.until is None
+
+
+def test_an_instant_window_finds_the_message_of_that_instant(memory: Memory) -> None:
+    """`since` equal to `until` is one instant, at every door alike: given the time the
+    message was said (to the microsecond, as a Slack `ts` gives it) or the time graphmem
+    shows for it (the embedded store gives times back to 15 significant digits)."""
+    said = datetime(2024, 6, 1, 9, 0, 5, 123456, tzinfo=UTC)
+    memory.add("Maria adopted a puppy called Biscuit.", user_id="u", ts=said)
+    shown = memory.entity("Maria", "u").episodes[0].ts
+    assert shown is not None
+
+    for instant in (said, shown):
+        found = memory.search("Biscuit puppy", user_id="u", since=instant, until=instant)
+        entity = memory.entity("Maria", "u", since=instant, until=instant)
+        assert [h.episode.text for h in found.episodes] == [
+            "Maria adopted a puppy called Biscuit."
+        ], instant
+        assert found.facts and entity.facts and len(entity.episodes) == 1, instant
