@@ -226,12 +226,11 @@ def _changed(count: int) -> str:
     >>> _changed(3)
     '3 messages changed since they were stored (edited, or a name they mention renamed)'
     """
-    said = (
-        "1 message changed since it was"
-        if count == 1
-        else f"{count} messages changed since they were"
+    if count == 1:
+        return "1 message changed since it was stored (edited, or a name it mentions renamed)"
+    return (
+        f"{count} messages changed since they were stored (edited, or a name they mention renamed)"
     )
-    return f"{said} stored (edited, or a name they mention renamed)"
 
 
 def _users(users: list[str], shown: int = 5) -> str:

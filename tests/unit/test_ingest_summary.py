@@ -32,3 +32,16 @@ def test_the_summary_names_exports_and_files() -> None:
     assert first.startswith("9 messages read from 1 Slack export (180 day files) for no user")
     assert "read from 2 files and 1 ChatGPT export for" in summary_text(mixed)
     assert "read from 0 files for" in summary_text(IngestReport())
+
+
+def test_one_changed_message_is_said_in_the_singular() -> None:
+    one = summary_text(IngestReport(records_read=7, messages_skipped=7, messages_changed=1))
+    three = summary_text(IngestReport(records_read=7, messages_skipped=7, messages_changed=3))
+    assert (
+        "1 message changed since it was stored (edited, or a name it mentions renamed): "
+        "kept as stored" in one
+    )
+    assert (
+        "3 messages changed since they were stored (edited, or a name they mention renamed): "
+        "kept as stored" in three
+    )
