@@ -27,7 +27,9 @@ class Tally:
         """The warning's text; None when nothing was left out."""
         if not self.left_out and not self.parts:
             return None
-        said = f"{self.kept} messages read from {self.groups} {self.unit}"
+        messages = "1 message" if self.kept == 1 else f"{self.kept} messages"
+        unit = self.unit.removesuffix("s") if self.groups == 1 else self.unit
+        said = f"{messages} read from {self.groups} {unit}"
         if self.left_out:
             total = sum(self.left_out.values())
             said += f"; left out {total}: {_counted(self.left_out)}"
