@@ -163,7 +163,7 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     verb = "would add" if report.dry_run else "added"
     count = report.messages_pending if report.dry_run else report.messages_added
     lines = [
-        f"{report.records_read} messages read from {_inputs(report)} for "
+        f"{_counted(report.records_read, 'message')} read from {_inputs(report)} for "
         f"{_users(report.user_ids)} in {report.elapsed_s:.1f} s",
         f"  {verb} {count}, already stored {report.messages_skipped}, "
         f"failed {report.messages_failed}",

@@ -45,3 +45,8 @@ def test_one_changed_message_is_said_in_the_singular() -> None:
         "3 messages changed since they were stored (edited, or a name they mention renamed): "
         "kept as stored" in three
     )
+
+
+def test_one_message_read_is_said_in_the_singular() -> None:
+    one = IngestReport(files=["a.jsonl"], formats={"a.jsonl": "openai-jsonl"}, records_read=1)
+    assert summary_text(one).startswith("1 message read from 1 file for")
