@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import threading
@@ -140,6 +141,14 @@ def _looks_english(text: str) -> bool:
     words = re.findall(r"[A-Za-z']+", text)
     if len(words) < 5:
         return True
-    from spacy.lang.en.stop_words import STOP_WORDS
+    stop_words = _stop_words()
+    return any(w.lower() in stop_words for w in words)
 
-    return any(w.lower() in STOP_WORDS for w in words)
+
+@functools.cache
+def _stop_words() -> frozenset[str]:
+    """spaCy's English stop words, imported under the load lock: an import beside another
+    thread's `spacy.load` can fail with Python's `_DeadlockError` (an ingest's threads)."""
+    with _LOAD_LOCK:
+        from spacy.lang.en.stop_words import STOP_WORDS
+    return frozenset(STOP_WORDS)
