@@ -21,13 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
 from engine.ingest.chat_records import ChatRecord
-from engine.ingest.conversations import ConversationReader, Place, When
+from engine.ingest.conversations import ConversationReader, Heading, Place, When
 from engine.ingest.fields import Item, SourceFile
 
 _ROLES = ("user", "assistant")
@@ -37,11 +36,9 @@ _OFF_BRANCH = "on other branches (edited or regenerated)"
 
 @dataclass(frozen=True, slots=True)
 class _Conversation:
-    """One conversation, parsed: its id, title, time and the nodes of its shown branch."""
+    """One conversation, parsed: its heading and the nodes of its shown branch."""
 
-    id: str
-    title: str | None
-    ts: datetime | None
+    heading: Heading
     mapping: dict[str, Any]
     branch: list[str]  # node ids, root first
 
@@ -82,17 +79,13 @@ class _Reader(ConversationReader[_Conversation]):
         record = fields.build_record(
             self.file,
             where,
-            lambda: ChatRecord(
+            lambda: conversation.heading.record(
                 user_id=self.file.user_id,
-                session_id=conversation.id,
-                conversation_id=conversation.id,
                 role=author["role"],
                 content=_text(message["content"]["parts"]),
                 ts=ts,
                 speaker=fields.speaker(author.get("name"), notes),
                 source=message_id,
-                exported_id=True,
-                metadata={"title": conversation.title} if conversation.title else {},
             ),
         )
         self.tally.kept += isinstance(record, ChatRecord)
@@ -105,14 +98,8 @@ def _parse(number: int, item: object, notes: fields.Notes) -> _Conversation:
         raise InvalidInputError("a Claude export: read it with --format claude (or auto)")
     if not isinstance(item, dict) or not isinstance(mapping, dict):
         raise InvalidInputError("expected a conversation object with a 'mapping' of messages")
-    given = fields.text_id(fields.first(item, "id", "conversation_id"), "id")
-    if given is None:
-        notes.append(f"no id or conversation_id: its session is 'record-{number}'")
-    title = item.get("title")
     return _Conversation(
-        id=given or f"record-{number}",
-        title=title.strip() if isinstance(title, str) and title.strip() else None,
-        ts=fields.timestamp(item.get("create_time"), notes),
+        heading=Heading.of(item, number, notes, ("id", "conversation_id", "title", "create_time")),
         mapping=mapping,
         branch=branch(mapping, item.get("current_node")),
     )

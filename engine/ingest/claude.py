@@ -21,13 +21,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
-from engine.ingest.chat_records import ChatRecord
-from engine.ingest.conversations import ConversationReader, Place, When
+from engine.ingest.conversations import ConversationReader, Heading, Place, When
 from engine.ingest.fields import Item, SourceFile
 
 _ROLES = {"human": "user", "assistant": "assistant"}
@@ -36,11 +34,9 @@ _FILES = (("attachments", "attachment"), ("files", "file"))  # list key, what on
 
 @dataclass(frozen=True, slots=True)
 class _Conversation:
-    """One conversation, parsed: its id, title, time and messages (not yet checked)."""
+    """One conversation, parsed: its heading and messages (not yet checked)."""
 
-    id: str
-    title: str | None
-    ts: datetime | None
+    heading: Heading
     messages: list[Any]
 
 
@@ -81,20 +77,12 @@ class _Reader(ConversationReader[_Conversation]):
             self.tally.left_out[_no_text(said.parts)] += 1
             return
         if message_id is None:
-            message_id = f"{conversation.id}#{index}"
+            message_id = f"{conversation.heading.id}#{index}"
             notes.append(f"no uuid: its source is {message_id!r}")
         self.tally.parts.update(said.parts)
         self.tally.kept += 1
-        record = ChatRecord(
-            user_id=self.file.user_id,
-            session_id=conversation.id,
-            conversation_id=conversation.id,
-            role=said.role,
-            content=said.text,
-            ts=ts,
-            source=message_id,
-            exported_id=True,
-            metadata={"title": conversation.title} if conversation.title else {},
+        record = conversation.heading.record(
+            user_id=self.file.user_id, role=said.role, content=said.text, ts=ts, source=message_id
         )
         yield from self.turns.checked(self.file, where, record, notes, message_id)
 
@@ -105,16 +93,7 @@ def _parse(number: int, item: object, notes: fields.Notes) -> _Conversation:
         raise InvalidInputError("a ChatGPT export: read it with --format chatgpt (or auto)")
     if not isinstance(item, dict) or not isinstance(messages, list):
         raise InvalidInputError("expected a conversation object with a 'chat_messages' list")
-    given = fields.text_id(item.get("uuid"), "uuid")
-    if given is None:
-        notes.append(f"no uuid: its session is 'record-{number}'")
-    name = item.get("name")
-    return _Conversation(
-        id=given or f"record-{number}",
-        title=name.strip() if isinstance(name, str) and name.strip() else None,
-        ts=fields.timestamp(item.get("created_at"), notes),
-        messages=messages,
-    )
+    return _Conversation(Heading.of(item, number, notes, ("uuid", "name", "created_at")), messages)
 
 
 def _said(message: dict[str, Any]) -> _Said:

@@ -15,15 +15,49 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from engine.errors import InvalidInputError
 from engine.ingest import fields
+from engine.ingest.chat_records import ChatRecord
 from engine.ingest.fields import Item, SourceFile
 from engine.ingest.json_list import file_items
 from engine.ingest.tally import Tally
 from engine.ingest.turns import Turns
 
 
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """What every conversation of an export has: its id (`record-N` when it has none), its
+    title and its time."""
+
+    id: str
+    title: str | None
+    ts: datetime | None
+
+    @classmethod
+    def of(
+        cls, item: dict[str, Any], number: int, notes: fields.Notes, keys: tuple[str, ...]
+    ) -> Heading:
+        """The heading of the `number`th conversation `item`, read from its `keys`: the id's
+        (the first present of one or more), then the title's and the time's. What could not
+        be read is noted in `notes`."""
+        *ids, title_key, time_key = keys
+        given = fields.text_id(fields.first(item, *ids), ids[0])
+        if given is None:
+            notes.append(f"no {' or '.join(ids)}: its session is 'record-{number}'")
+        title = item.get(title_key)
+        title = title.strip() if isinstance(title, str) and title.strip() else None
+        return cls(given or f"record-{number}", title, fields.timestamp(item.get(time_key), notes))
+
+    def record(self, **said: Any) -> ChatRecord:
+        """A message of the conversation: its session and conversation the conversation's, its
+        title as metadata, keyed by the export's own id (`source`)."""
+        metadata = {"title": self.title} if self.title else {}
+        return ChatRecord(
+            session_id=self.id, conversation_id=self.id, exported_id=True, metadata=metadata, **said
+        )
+
+
 class Conversation(Protocol):
     @property
-    def ts(self) -> datetime | None: ...
+    def heading(self) -> Heading: ...
 
 
 C = TypeVar("C", bound=Conversation)
@@ -57,7 +91,7 @@ class ConversationReader(Generic[C]):
             return
         yield from (self.file.warning(where, note) for note in notes)
         self.tally.groups += 1
-        last = conversation.ts
+        last = conversation.heading.ts
         for key, message in self.messages(conversation):
             here = f"{where} message {key}"
             if not isinstance(message, dict):
