@@ -19,6 +19,7 @@ from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.server_record import RECORD, ServerRecord, is_server, kill_server
+from engine.testing.scripted_llm import ScriptedLLM
 from tests.leftovers import ServerLeftWarning
 
 _graph_ids = itertools.count()
@@ -112,3 +113,21 @@ def cli_home(tmp_path: Path) -> Iterator[Path]:
     home = tmp_path / "home"
     yield home
     EmbeddedServer(home).stop_if_unused()
+
+
+@pytest.fixture
+def quiet_memory(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
+) -> Iterator[Memory]:
+    """A `Memory` whose LLM (the scripted one) finds nothing in any message: for tests of
+    what an ingest stores, not of what it extracts."""
+    memory = Memory(
+        store=store,
+        embedder=embedder,
+        data_dir=tmp_path / "data",
+        openai_base_url=scripted_llm.base_url,
+        openai_api_key="test",
+        llm_max_retries=0,
+    )
+    yield memory
+    memory.close()

@@ -5,29 +5,16 @@ rerun stores nothing new; the unpacked export folder is recognised."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from engine.cli import main
-from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store.base import GraphStore
-from engine.testing.scripted_llm import ScriptedLLM
 from engine.transfer.export import read_snapshot
 from tests.chatgpt_export import LEFT_OUT, SHOWN, write_export
-from tests.integration.test_ingest import llm_memory
-
-
-@pytest.fixture
-def mem(
-    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
-) -> Iterator[Memory]:
-    memory = llm_memory(store, embedder, tmp_path / "data", scripted_llm)  # nothing found
-    yield memory
-    memory.close()
 
 
 def stored(store: GraphStore, user: str) -> list[tuple[str | None, str, str, datetime]]:
@@ -37,10 +24,10 @@ def stored(store: GraphStore, user: str) -> list[tuple[str | None, str, str, dat
 
 
 def test_the_shown_messages_are_stored_in_order_once(
-    mem: Memory, store: GraphStore, tmp_path: Path
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     path = write_export(tmp_path / "export")
-    report = mem.ingest(path, user_id="ann", concurrency=1)
+    report = quiet_memory.ingest(path, user_id="ann", concurrency=1)
 
     assert report.formats == {str(path): "chatgpt"}
     assert (report.records_read, report.messages_added, report.errors) == (7, 7, [])
@@ -53,18 +40,18 @@ def test_the_shown_messages_are_stored_in_order_once(
     titles = {json.loads(e.metadata or "{}").get("title") for e in episodes}
     assert titles == {"Moving to Lisbon", "Dinner ideas"}
 
-    again = mem.ingest(path, user_id="ann", concurrency=1)
+    again = quiet_memory.ingest(path, user_id="ann", concurrency=1)
 
     assert (again.records_read, again.messages_added, again.messages_skipped) == (7, 0, 7)
     assert len(read_snapshot(store, "ann").episodes) == 7
 
 
 def test_a_directory_with_an_export_is_detected_and_dry_run_counts(
-    mem: Memory, store: GraphStore, tmp_path: Path
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     folder = tmp_path / "downloads"
     path = write_export(folder / "chatgpt-export")
-    report = mem.ingest(folder, user_id="ann", dry_run=True)
+    report = quiet_memory.ingest(folder, user_id="ann", dry_run=True)
 
     assert report.formats == {str(path): "chatgpt"}
     assert (report.messages_pending, report.messages_added, report.errors) == (7, 0, [])

@@ -5,29 +5,16 @@ nothing new; the unpacked export folder is recognised beside a ChatGPT one."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.cli import main
-from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store.base import GraphStore
-from engine.testing.scripted_llm import ScriptedLLM
 from engine.transfer.export import read_snapshot
 from tests import chatgpt_export
 from tests.claude_export import LEFT_OUT, SHOWN, write_export
-from tests.integration.test_ingest import llm_memory
-
-
-@pytest.fixture
-def mem(
-    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
-) -> Iterator[Memory]:
-    memory = llm_memory(store, embedder, tmp_path / "data", scripted_llm)  # nothing found
-    yield memory
-    memory.close()
 
 
 def stored(store: GraphStore, user: str) -> list[tuple[str | None, str, str, float, str]]:
@@ -42,10 +29,10 @@ def shown() -> list[tuple[str, str, str, float, str]]:
 
 
 def test_the_messages_with_text_are_stored_in_order_once(
-    mem: Memory, store: GraphStore, tmp_path: Path
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     path = write_export(tmp_path / "export")
-    report = mem.ingest(path, user_id="ann", concurrency=1)
+    report = quiet_memory.ingest(path, user_id="ann", concurrency=1)
 
     assert report.formats == {str(path): "claude"}
     assert (report.records_read, report.messages_added, report.errors) == (5, 5, [])
@@ -56,19 +43,19 @@ def test_the_messages_with_text_are_stored_in_order_once(
     titles = {e.source: json.loads(e.metadata or "{}").get("title") for e in episodes}
     assert titles == {s[0]: "Trip to Kyoto" if s[0].startswith("k-") else None for s in SHOWN}
 
-    again = mem.ingest(path, user_id="ann", concurrency=1)
+    again = quiet_memory.ingest(path, user_id="ann", concurrency=1)
 
     assert (again.records_read, again.messages_added, again.messages_skipped) == (5, 0, 5)
     assert len(read_snapshot(store, "ann").episodes) == 5
 
 
 def test_a_directory_with_a_claude_and_a_chatgpt_export_reads_both(
-    mem: Memory, store: GraphStore, tmp_path: Path
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     folder = tmp_path / "downloads"
     claude = write_export(folder / "claude")
     chatgpt = chatgpt_export.write_export(folder / "chatgpt")
-    report = mem.ingest(folder, user_id="ann", dry_run=True)
+    report = quiet_memory.ingest(folder, user_id="ann", dry_run=True)
 
     assert report.formats == {str(chatgpt): "chatgpt", str(claude): "claude"}
     pending = len(SHOWN) + len(chatgpt_export.SHOWN)

@@ -5,29 +5,16 @@ rerun stores nothing new; the unpacked export folder is recognised."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from engine.cli import main
-from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.store.base import GraphStore
-from engine.testing.scripted_llm import ScriptedLLM
 from engine.transfer.export import read_snapshot
-from tests.integration.test_ingest import llm_memory
 from tests.slack_export import LEFT_OUT, SHOWN, write_export
-
-
-@pytest.fixture
-def mem(
-    store: GraphStore, embedder: Embedder, tmp_path: Path, scripted_llm: ScriptedLLM
-) -> Iterator[Memory]:
-    memory = llm_memory(store, embedder, tmp_path / "data", scripted_llm)  # nothing found
-    yield memory
-    memory.close()
 
 
 def stored(store: GraphStore, user: str) -> list[tuple[str | None, ...]]:
@@ -58,10 +45,10 @@ def expected() -> list[tuple[str | None, ...]]:
 
 
 def test_the_messages_people_wrote_are_stored_in_time_order_once(
-    mem: Memory, store: GraphStore, tmp_path: Path
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     folder = write_export(tmp_path / "slack-export")
-    report = mem.ingest(folder, user_id="team", concurrency=1)
+    report = quiet_memory.ingest(folder, user_id="team", concurrency=1)
 
     assert report.formats == {str(folder): "slack"}
     assert (report.records_read, report.messages_added, report.errors) == (5, 5, [])
@@ -71,17 +58,17 @@ def test_the_messages_people_wrote_are_stored_in_time_order_once(
     assert stored(store, "team") == expected()
     assert {e.role for e in read_snapshot(store, "team").episodes} == {"user"}
 
-    again = mem.ingest(folder, user_id="team", concurrency=1)
+    again = quiet_memory.ingest(folder, user_id="team", concurrency=1)
 
     assert (again.records_read, again.messages_added, again.messages_skipped) == (5, 0, 5)
     assert len(read_snapshot(store, "team").episodes) == 5
 
 
 def test_a_directory_holding_an_export_is_detected_and_dry_run_counts(
-    mem: Memory, store: GraphStore, tmp_path: Path
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:
     folder = write_export(tmp_path / "downloads" / "acme-slack")
-    report = mem.ingest(tmp_path / "downloads", user_id="team", dry_run=True)
+    report = quiet_memory.ingest(tmp_path / "downloads", user_id="team", dry_run=True)
 
     assert report.formats == {str(folder): "slack"}
     assert (report.messages_pending, report.messages_added, report.errors) == (5, 0, [])
@@ -89,8 +76,8 @@ def test_a_directory_holding_an_export_is_detected_and_dry_run_counts(
     assert read_snapshot(store, "team").episodes == []
 
 
-def test_users_from_the_file_is_refused_per_message(mem: Memory, tmp_path: Path) -> None:
-    report = mem.ingest(write_export(tmp_path / "e"), users_from_file=True, dry_run=True)
+def test_users_from_the_file_is_refused_per_message(quiet_memory: Memory, tmp_path: Path) -> None:
+    report = quiet_memory.ingest(write_export(tmp_path / "e"), users_from_file=True, dry_run=True)
     assert report.messages_pending == 0
     assert {e.reason for e in report.errors} == {"the record names no user; pass user_id= (--user)"}
 
