@@ -34,8 +34,8 @@ class AddSteps:
     def keys(self, record: ChatRecord, user_id: str) -> tuple[str, ...]:
         return record_checksums(record, user_id, self.adder.settings.max_message_chars)
 
-    def stored(self, user_id: str, checksums: list[str]) -> dict[str, str]:
-        return self.adder.reads.stored_texts(user_id, checksums)
+    def stored(self, user_id: str, checksums: list[str], texts: list[str]) -> dict[str, str | None]:
+        return self.adder.reads.stored_texts(user_id, checksums, texts)
 
     def failed(self, user_id: str, checksums: list[str]) -> set[str]:
         return self.adder.reads.failed_checksums(user_id, checksums)

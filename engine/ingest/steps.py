@@ -38,8 +38,9 @@ class Steps(Protocol):
         (`sources.KeyFn`); InvalidInputError if unusable."""
         ...
 
-    def stored(self, user_id: str, checksums: list[str]) -> dict[str, str]:
-        """The checksums the user's memory holds as episodes (failed ones too), with their text."""
+    def stored(self, user_id: str, checksums: list[str], texts: list[str]) -> dict[str, str | None]:
+        """The checksums the user's memory holds as episodes (failed ones too), with their
+        text for those of `texts` (None for the others)."""
         ...
 
     def failed(self, user_id: str, checksums: list[str]) -> set[str]:

@@ -20,8 +20,9 @@ from engine.normalize import canonical_text
 
 #: Which of these checksums a user's memory holds as failed episodes (`Steps.failed`).
 Question = Callable[[str, list[str]], set[str]]
-#: The text a user's memory holds under each of these checksums it holds (`Steps.stored`).
-TextQuestion = Callable[[str, list[str]], dict[str, str]]
+#: Which of these checksums a user's memory holds, with the text stored under those of the
+#: last list (None for the others: `Steps.stored`).
+TextQuestion = Callable[[str, list[str], list[str]], dict[str, str | None]]
 _CHUNK = 500  # checksums in one read, about: a message's keys are never split
 
 
@@ -31,9 +32,15 @@ def ask(question: Question, user: str, keys: list[tuple[str, ...]]) -> set[str]:
     return found.union(*(question(user, batch) for batch in reads(keys)))
 
 
-def ask_texts(question: TextQuestion, user: str, keys: list[tuple[str, ...]]) -> dict[str, str]:
-    """The checksums among `keys` that `question` finds for `user`, with their stored text."""
-    return {key: text for batch in reads(keys) for key, text in question(user, batch).items()}
+def ask_texts(
+    question: TextQuestion, user: str, keys: list[tuple[str, ...]], texts: set[str]
+) -> dict[str, str | None]:
+    """The checksums among `keys` that `question` finds for `user`, with the text stored under
+    those of `texts`."""
+    found: dict[str, str | None] = {}
+    for batch in reads(keys):
+        found |= question(user, batch, sorted(texts.intersection(batch)))
+    return found
 
 
 def reads(keys: list[tuple[str, ...]]) -> Iterator[list[str]]:
@@ -55,9 +62,15 @@ def as_stored(
     """Each job under the checksum its message is stored under (`Job.as_stored`), per user the
     checksums `question` found, and how many messages were found changed (`kept_as_stored`)."""
     by_user: dict[str, list[tuple[str, ...]]] = {}
+    compared: dict[str, set[str]] = {}  # the checksums whose stored text is compared
     for job in jobs:
         by_user.setdefault(job.user_id, []).append(job.keys)
-    texts = {user: ask_texts(question, user, keys) for user, keys in by_user.items()}
+        if job.record.exported_id:
+            compared.setdefault(job.user_id, set()).add(job.checksum)
+    texts = {
+        user: ask_texts(question, user, keys, compared.get(user, set()))
+        for user, keys in by_user.items()
+    }
     found = [job.as_stored(texts[job.user_id].keys()) for job in jobs]
     kept = [kept_as_stored(job, texts[job.user_id]) for job in found]
     pairs = zip(kept, found, strict=True)
@@ -65,7 +78,7 @@ def as_stored(
     return kept, {user: set(text) for user, text in texts.items()}, len(changed)
 
 
-def kept_as_stored(job: Job, stored: Mapping[str, str]) -> Job:
+def kept_as_stored(job: Job, stored: Mapping[str, str | None]) -> Job:
     """`job`, or, when an export keys its message by its own id and it is stored already under
     another text (edited since, a name it mentions renamed, its markup rendered anew), the job
     with the text stored. Nothing stored is rewritten: such a message is skipped, or, stored

@@ -20,6 +20,7 @@ from engine.store.rows import (
     history_from_row,
     neighbours_from_rows,
     probed_neighbours,
+    unit,
 )
 from engine.store.uids import ALL_UIDS
 
@@ -133,14 +134,14 @@ class Reads:
     ) -> list[tuple[Entity, float]]:
         params = {"user_id": user_id, "embedding": embedding}
         rows = self.store.nearest(ENTITY_VECTORS, params, k)
-        return [(Entity.from_props(row[0]), _unit(row[1])) for row in rows]
+        return [(Entity.from_props(row[0]), unit(row[1])) for row in rows]
 
     def vector_facts(
         self, user_id: str, embedding: list[float], k: int, *, include_invalid: bool
     ) -> list[tuple[Fact, float]]:
         params = {"user_id": user_id, "embedding": embedding, "include_invalid": include_invalid}
         rows = self.store.nearest(FACT_VECTORS, params, k)
-        return [(fact_from_row(row), _unit(row[3])) for row in rows]
+        return [(fact_from_row(row), unit(row[3])) for row in rows]
 
     def neighbours(
         self,
@@ -335,7 +336,7 @@ class Reads:
     ) -> list[tuple[str, float]]:
         """Uids and similarities of the user's k episodes nearest to `embedding`."""
         params = {"user_id": user_id, "embedding": embedding}
-        return [(row[0], _unit(row[1])) for row in self.store.nearest(EPISODE_VECTORS, params, k)]
+        return [(row[0], unit(row[1])) for row in self.store.nearest(EPISODE_VECTORS, params, k)]
 
     def similarities(
         self,
@@ -348,7 +349,7 @@ class Reads:
         `uids` that has an embedding."""
         params = {"user_id": user_id, "uids": uids, "embedding": embedding}
         rows = self.store.run(f"score_{kind}_vectors", params)
-        return {row[0]: 2.0 * _unit(row[1]) - 1.0 for row in rows}
+        return {row[0]: 2.0 * unit(row[1]) - 1.0 for row in rows}
 
     def episode_texts(
         self, user_id: str, terms_v: int, uids: tuple[str, str] = ALL_UIDS, limit: int = 2**31
@@ -370,8 +371,11 @@ class Reads:
         rows = self.store.run("count_user_episodes", {"user_id": user_id})
         return int(rows[0][0]) if rows else 0
 
-    def stored_texts(self, user_id: str, checksums: list[str]) -> dict[str, str]:
-        params = {"user_id": user_id, "checksums": checksums}
+    def stored_texts(
+        self, user_id: str, checksums: list[str], texts: list[str]
+    ) -> dict[str, str | None]:
+        """Which of `checksums` the user holds, with the text stored under those of `texts`."""
+        params = {"user_id": user_id, "checksums": checksums, "texts": texts}
         return {row[0]: row[1] for row in self.store.run("get_episode_texts_by_checksums", params)}
 
     def failed_checksums(self, user_id: str, checksums: list[str]) -> set[str]:
@@ -393,8 +397,3 @@ def delete_fact(store: GraphStore, user_id: str, uid: str) -> bool:
     store.run("delete_target_history", {"user_id": user_id, "target_uid": uid}, read_only=False)
     rows = store.run("delete_fact", {"user_id": user_id, "uid": uid}, read_only=False)
     return bool(rows and rows[0][0])
-
-
-def _unit(similarity: float) -> float:
-    """A similarity from (1 + cos) / 2, kept in [0, 1] against float32 rounding."""
-    return min(1.0, max(0.0, float(similarity)))

@@ -93,3 +93,8 @@ def episode_texts(rows: Iterable[list[Any]]) -> tuple[list[EpisodeText], list[st
         for r in rows
     ]
     return texts, [r[8] for r in rows]
+
+
+def unit(similarity: float) -> float:
+    """A similarity from (1 + cos) / 2, kept in [0, 1] against float32 rounding."""
+    return min(1.0, max(0.0, float(similarity)))

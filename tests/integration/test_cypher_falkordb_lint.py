@@ -37,7 +37,7 @@ PARAMETERS: dict[str, Any] = {
     "last": True,
     "now": 1.7e9, "at": 1.7e9, "since": 1.6e9, "until": 1.8e9, "half_life": 30.0,
     "include_invalid": False, "subjects": True,
-    "embedding": [0.1, 0.2], "uids": ["u1"], "keys": ["john"], "checksums": ["c"],
+    "embedding": [0.1, 0.2], "uids": ["u1"], "keys": ["john"], "checksums": ["c"], "texts": ["c"],
     "nodes": ["u1"], "dropped": ["-"], "pairs": [["OWNS", "u1", "u2"]], "graphmem_labels": ["Fact"],
     "rows": [{"uid": "u1", "key": "john", "name": "John"}],
     "lookups": [{"id": "u1", "key": "john"}], "where": {"type": "person"},

@@ -96,8 +96,11 @@ def test_an_exported_message_stored_with_another_text_is_counted_and_keeps_that_
     placed = Job.of(record(content="other"), "u", "a", ("timed", "legacy"))
     texts = {"id": "hello", "id2": "hello", "legacy": "not compared"}
 
-    def question(user: str, checksums: list[str]) -> dict[str, str]:
-        return {key: texts[key] for key in checksums if key in texts}
+    asked: set[str] = set()
+
+    def question(user: str, checksums: list[str], wanted: list[str]) -> dict[str, str | None]:
+        asked.update(wanted)
+        return {key: texts[key] if key in wanted else None for key in checksums if key in texts}
 
     jobs, found, changed = as_stored(question, [edited, twin, spaced, placed])
 
@@ -105,3 +108,4 @@ def test_an_exported_message_stored_with_another_text_is_counted_and_keeps_that_
     assert [job.record.content for job in jobs] == ["hello", "hello", " hello ", "other"]
     assert jobs[3].checksum == "legacy"
     assert found == {"u": {"id", "id2", "legacy"}}
+    assert asked == {"id", "id2"}  # a message no export keys by id needs no text read
