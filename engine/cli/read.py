@@ -24,7 +24,7 @@ from engine.cli.verbs import (
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
 from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day
-from engine.prompt_block import holds_memory
+from engine.prompt_block import block_or_why
 
 
 def metadata_filter(text: str) -> tuple[str, Any]:
@@ -74,17 +74,8 @@ def cmd_search(args: argparse.Namespace) -> None:
         emit(args, result.model_dump(mode="json"), search_text(result))
         return
     block = result.context()
-    emit(args, {**result.model_dump(mode="json"), "context": block}, _block_text(result, block))
-
-
-def _block_text(result: SearchResult, block: str) -> str:
-    """The block, or why it holds no memory: nothing found, or nothing that fits."""
-    if not (result.facts or result.episodes or result.paths):
-        return search_text(result)
-    if holds_memory(block):
-        return block
-    fits = f"(no memory found fits in {result.max_tokens} tokens)"
-    return "\n".join(filter(None, [fits, block]))
+    text = block_or_why(result, block, args.max_tokens) or search_text(result)
+    emit(args, {**result.model_dump(mode="json"), "context": block}, text)
 
 
 def cmd_entities(args: argparse.Namespace) -> None:

@@ -45,17 +45,6 @@ def _episode_line(scored: ScoredEpisode) -> str:
     return f"- [{', '.join(where)}] {who}: {quoted(said.text)}  (message id {said.uid})"
 
 
-def nothing_fits(result: SearchResult, max_tokens: int) -> str:
-    """The answer to a search whose hits have no line short enough for its `max_tokens`: the
-    reason, where an empty block would say nothing at all."""
-    facts, messages = len(result.facts), len(result.episodes)
-    found = f"{facts} fact{'s' * (facts != 1)} and {messages} message{'s' * (messages != 1)}"
-    return (
-        f"No memory of user {result.user_id!r} for {result.query!r} fits in "
-        f"max_tokens={max_tokens}: {found} were found; a larger max_tokens holds them."
-    )
-
-
 def render_search(result: SearchResult) -> str:
     """The facts (best first, with ids for `delete_memory`), the connections joining what the
     question names, the messages that say it and the entities involved. Says so plainly when

@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
-from engine.mcp_server.render import nothing_fits, quoted, render_search
+from engine.mcp_server.render import quoted, render_search
 from engine.memory import Memory
 from engine.memory.held import held_history
 from engine.models import AddResult, FactInput, said_day
-from engine.prompt_block import holds_memory
+from engine.prompt_block import block_or_why
 from engine.times import parse_time
 
 RankBy = Literal["salience", "frequency", "recency"]
@@ -144,9 +144,7 @@ def search_memory(
     found = result.facts or result.episodes or result.paths
     if max_tokens is None or not found:
         return ToolOutput(render_search(result), result.model_dump(mode="json"))
-    text = result.context(max_tokens)
-    if not holds_memory(text):  # the entities line alone, or nothing
-        text = "\n".join(filter(None, [nothing_fits(result, max_tokens), text]))
+    text = block_or_why(result, result.context(max_tokens), max_tokens)
     return ToolOutput(text, result.model_dump(mode="json"))
 
 
