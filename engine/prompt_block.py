@@ -18,12 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from engine.normalize import check_count
-
-if TYPE_CHECKING:
-    from engine.models import SearchResult
 
 MAX_LIMIT = 1000  # hits per list a search returns at most
 TOKENS_PER_HIT = 25  # `search(max_tokens=)` asks for a fact and a message per this many
@@ -184,16 +181,17 @@ def holds_memory(block: str) -> bool:
     return any(line in (_FACTS, _PATHS, _MESSAGES) for line in block.splitlines())
 
 
-def block_or_why(result: SearchResult, block: str, max_tokens: int) -> str:
-    """`block` (`result.context(max_tokens)`); when it holds no memory though the search found
-    some (no hit has a line short enough), the reason first, where an empty block says nothing."""
-    if holds_memory(block) or not (result.facts or result.episodes or result.paths):
+def block_or_why(block: str, max_tokens: int, found: tuple[int, int], asked: str) -> str:
+    """`block`, packed in `max_tokens` from what a search `asked` ("user 'u' for 'q'") `found`
+    (facts, messages); when it holds none of them (no hit has a line short enough), the reason
+    first, where an empty block says nothing."""
+    if holds_memory(block) or not any(found):
         return block
-    facts, messages = len(result.facts), len(result.episodes)
-    found = f"{facts} fact{'s' * (facts != 1)} and {messages} message{'s' * (messages != 1)}"
+    facts, messages = found
+    said = f"{facts} fact{'s' * (facts != 1)} and {messages} message{'s' * (messages != 1)}"
     why = (
-        f"No memory of user {result.user_id!r} for {result.query!r} fits in "
-        f"max_tokens={max_tokens}: {found} were found; a larger max_tokens holds them."
+        f"No memory of {asked} fits in max_tokens={max_tokens}: {said} were found; a larger "
+        "max_tokens holds them."
     )
     return "\n".join(filter(None, [why, block]))
 

@@ -74,7 +74,9 @@ def cmd_search(args: argparse.Namespace) -> None:
         emit(args, result.model_dump(mode="json"), search_text(result))
         return
     block = result.context()
-    text = block_or_why(result, block, args.max_tokens) or search_text(result)
+    counts = (len(result.facts), len(result.episodes))
+    asked = f"user {result.user_id!r} for {result.query!r}"
+    text = block_or_why(block, args.max_tokens, counts, asked) or search_text(result)
     emit(args, {**result.model_dump(mode="json"), "context": block}, text)
 
 

@@ -144,7 +144,9 @@ def search_memory(
     found = result.facts or result.episodes or result.paths
     if max_tokens is None or not found:
         return ToolOutput(render_search(result), result.model_dump(mode="json"))
-    text = block_or_why(result, result.context(max_tokens), max_tokens)
+    counts = (len(result.facts), len(result.episodes))
+    asked = f"user {result.user_id!r} for {result.query!r}"
+    text = block_or_why(result.context(max_tokens), max_tokens, counts, asked)
     return ToolOutput(text, result.model_dump(mode="json"))
 
 
