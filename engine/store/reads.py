@@ -170,12 +170,12 @@ class Reads:
             "include_invalid": include_invalid,
         }
         if predicates is None:
-            return neighbours_from_rows(self.store.run("expand_any", params))
+            return neighbours_from_rows(self.store.run("expand_any", params), nodes)
         name = "expand_typed"
         if self.store.dialect == "falkordb" and len(nodes) >= BATCHED_TYPED_READ_NODES:
             name = "expand_typed_batched"
         rows = self.store.run(name, params, rel_types=sorted(set(predicates)))
-        return neighbours_from_rows(rows)
+        return neighbours_from_rows(rows, nodes)
 
     def shared_neighbours(
         self,
@@ -200,7 +200,7 @@ class Reads:
             "limit": limit,
             "include_invalid": include_invalid,
         }
-        return neighbours_from_rows(self.store.run("expand_shared", params))
+        return neighbours_from_rows(self.store.run("expand_shared", params), nodes)
 
     def probe(
         self,
@@ -219,7 +219,7 @@ class Reads:
         params["include_invalid"] = include_invalid
         groups = [sorted(set(g)) for g in groups]
         rows = self.store.run("probe_typed", params, rel_type_groups=groups)
-        return probed_neighbours(rows, groups)
+        return probed_neighbours(rows, nodes, groups)
 
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool

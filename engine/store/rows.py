@@ -61,20 +61,31 @@ def neighbours_of(near: str, edges: Iterable[Edge], degree: int) -> list[Neighbo
     ]
 
 
-def neighbours_from_rows(rows: Iterable[list[Any]]) -> list[Neighbour]:
-    """Flatten `expand_typed` / `expand_any` rows (a node with the edges read from it)."""
+def in_node_order(rows: Iterable[list[Any]], nodes: list[str]) -> list[list[Any]]:
+    """Rows keyed by node (`near` first) in the order of `nodes`, the read's argument: the
+    order a store returns its groups in after `collect` is not promised."""
+    at: dict[str, int] = {}
+    for i, node in enumerate(nodes):
+        at.setdefault(node, i)
+    return sorted(rows, key=lambda row: at.get(row[0], len(at)))
+
+
+def neighbours_from_rows(rows: Iterable[list[Any]], nodes: list[str]) -> list[Neighbour]:
+    """Flatten `expand_*` rows (a node with the edges read from it), in the order of `nodes`."""
     out = []
-    for near, lines, degree in rows:
+    for near, lines, degree in in_node_order(rows, nodes):
         out += neighbours_of(near, map(edge_line, lines), int(degree or 0))
     return out
 
 
-def probed_neighbours(rows: Iterable[list[Any]], groups: list[list[str]]) -> list[list[Neighbour]]:
+def probed_neighbours(
+    rows: Iterable[list[Any]], nodes: list[str], groups: list[list[str]]
+) -> list[list[Neighbour]]:
     """`probe_typed` rows (a node with its edges along every group of types) split by group,
-    each node's degree in a group what it read along that group."""
+    each node's degree in a group what it read along that group, in the order of `nodes`."""
     group_of = {t: i for i, g in enumerate(groups) for t in g}
     split: list[list[Neighbour]] = [[] for _ in groups]
-    for near, lines in rows:
+    for near, lines in in_node_order(rows, nodes):
         parts: list[list[Edge]] = [[] for _ in groups]
         for edge in map(edge_line, lines):
             parts[group_of[edge[1]]].append(edge)
