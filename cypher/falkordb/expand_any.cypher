@@ -6,6 +6,8 @@
 // most mentioned $limit neighbours kept: used where the question names no relation, so a hub
 // costs no more than $scan facts, and all of them no more than $total (the nodes in the
 // order given). degree: how many were read (at most $scan).
+// Ties in mentions go to the lower f.uid: which of the edges read are kept, and in what order,
+// is a function of the graph, not of where the store keeps each edge.
 // FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
 // Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it), built
 // only for the $limit kept: a hub's context sample keeps 50 of 500 (7.4 -> 3.3 ms).
@@ -22,7 +24,7 @@ WITH n, f, side LIMIT $total
 MATCH (f)-[other:SUBJECT|OBJECT]->(m:Entity)
 WHERE type(other) <> type(side) AND (m <> n OR type(side) = 'SUBJECT')
 WITH n, f, side, m
-ORDER BY m.mentions DESC, f.mentions DESC
+ORDER BY m.mentions DESC, f.mentions DESC, f.uid
 WITH n, collect([f, type(side), m]) AS read
 RETURN n.uid AS near, [x IN read[0..$limit] |
   toString(size(x[0].uid)) + ' ' + toString(size(x[2].uid)) + ' ' + x[0].predicate +

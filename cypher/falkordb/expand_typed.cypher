@@ -3,6 +3,8 @@
 // edges of other types are never touched. At most $scan edges are read per node, then the most
 // mentioned $limit neighbours kept; at most $total edges in all (the nodes in the order given).
 // degree: how many were read (at most $scan).
+// Ties in mentions go to the lower r.uid: which of the edges read are kept, and in what order,
+// is a function of the graph, not of where the store keeps each edge.
 // FalkorDB has no scoped `CALL (vars) { }`: its subquery imports with a leading WITH.
 // Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
 UNWIND $nodes AS near_uid
@@ -16,7 +18,7 @@ CALL {
 }
 WITH n, r, m LIMIT $total
 WITH n, r, m
-ORDER BY m.mentions DESC, r.mentions DESC
+ORDER BY m.mentions DESC, r.mentions DESC, r.uid
 WITH n, collect(
   toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) +
   CASE WHEN startNode(r) = n THEN ' > ' ELSE ' < ' END +

@@ -1,5 +1,6 @@
 // expand_typed for many nodes at once (`Reads.neighbours` sends it from
-// `BATCHED_TYPED_READ_NODES` nodes on): the same edges in the same order.
+// `BATCHED_TYPED_READ_NODES` nodes on): the same edges in the same order (ties in mentions
+// to the lower r.uid).
 // FalkorDB evaluates a traversal once per batch of input rows, but once per row inside a
 // subquery: ~0.1 ms per node for an undirected read of six types. So when no node can hold
 // more than $scan edges and all of them fit in $total (by their mentions, which count their
@@ -46,7 +47,7 @@ CALL {
 WITH n, r, m
 LIMIT $total
 WITH n, r, m
-ORDER BY m.mentions DESC, r.mentions DESC
+ORDER BY m.mentions DESC, r.mentions DESC, r.uid
 WITH n, collect(
   toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) +
   CASE WHEN startNode(r) = n THEN ' > ' ELSE ' < ' END +
