@@ -2,20 +2,22 @@
 by every process that shares the server.
 
 What the token promises: it changes after every write to the user's graph is applied, by any
-process (`FalkorDBStore.write`, each `run(..., read_only=False)`, `delete_user`), and after every
-write statement that names no user (`reset`, the store's id key), which changes every user's
-token; the schema's statements that name no user (an index declared or dropped, the store's
-schema node) change none. So a reader that reads the token, then the graph, and later finds the same token
-knows that no write completed in between: what it kept from that read still holds. A change
-does not say that the user's graph did change (a write may have found nothing to do).
+process (`FalkorDBStore.write`, each `run(..., read_only=False)`, `delete_user`), and after
+every write statement that names no user (`reset`, the store's id key), which changes every
+user's token; the schema's statements that name no user (an index declared or dropped, the
+store's schema node) change none. So a reader that reads the token, then the graph, and later
+finds the same token knows that no write completed in between: what it kept from that read
+still holds. A change does not say that the user's graph did change (a write may have found
+nothing to do, or stored only what a search derived, such as the relation names' vectors).
 
 Each change stores a fresh random token (uuid4), never a count: a key lost or deleted comes
 back as a new token, never as one a reader may still hold. A write that fails is followed by
 a change too (it may be applied all the same), but for one whose reply never came (the server
-may be hung: the store's restart of a hung server changes every token). The change follows
-the write before the write is acknowledged to the append-only file, so a write that survives a
-crash of the server usually brings its change along; a writer killed between its write and
-its change leaves the old token until the next write (the window of one redis command).
+may be hung: the store's restart of a hung server changes every token). The change is sent
+right after the write, before the store waits for both to reach the append-only file, so a
+write that survives a crash of the server brings its change along but in a narrow window; a
+writer killed between its write and its change leaves the old token until the next write (the
+window of one redis command).
 
 Keys, in the graph's own namespace, apart from any graph (FalkorDB keeps a graph under its
 name; none is named like these): `graphmem:<graph>:generation:all` holds the token of writes
