@@ -105,7 +105,7 @@ def client() -> FakeClient:
 
 
 @pytest.fixture
-def store(client: FakeClient) -> FalkorDBStore:
+def adapter(client: FakeClient) -> FalkorDBStore:
     return FalkorDBStore(client, "g")  # type: ignore[arg-type]
 
 
@@ -145,65 +145,65 @@ def test_the_engine_writes_through_named_statements_this_test_sees() -> None:
 
 @pytest.mark.parametrize("name", WRITTEN)
 def test_each_write_statement_changes_the_named_users_token_after_it(
-    store: FalkorDBStore, client: FakeClient, name: str
+    adapter: FalkorDBStore, client: FakeClient, name: str
 ) -> None:
-    store.run(name, {"user_id": "u:1"}, read_only=False)
+    adapter.run(name, {"user_id": "u:1"}, read_only=False)
     assert _changes(client) == [(USERS, "u:1")]
     assert _changed_after_query(client)
 
 
 def test_a_write_naming_no_user_changes_every_users_token(
-    store: FalkorDBStore, client: FakeClient
+    adapter: FalkorDBStore, client: FakeClient
 ) -> None:
-    before = store.generation("u1")
-    store.run("merge_graphmem_key", {"name": "k", "secret": "s"}, read_only=False)
-    store.reset()
+    before = adapter.generation("u1")
+    adapter.run("merge_graphmem_key", {"name": "k", "secret": "s"}, read_only=False)
+    adapter.reset()
     assert _changes(client) == [(ALL,), (ALL,)]
-    assert store.generation("u1") != before
+    assert adapter.generation("u1") != before
 
 
 def test_batches_and_user_deletes_change_the_users_token_after_the_query(
-    store: FalkorDBStore, client: FakeClient
+    adapter: FalkorDBStore, client: FakeClient
 ) -> None:
     batch = WriteBatch(entities=[EntityRow(uid="e1", key="a", name="A", type=None, ts=1.0)])
-    store.write("u1", batch)
+    adapter.write("u1", batch)
     assert _changes(client) == [(USERS, "u1")] and _changed_after_query(client)
     client.log.clear()
-    store.delete_user("u2")
+    adapter.delete_user("u2")
     assert _changes(client) == [(USERS, "u2")] and _changed_after_query(client)
     client.log.clear()
-    store.write("u1", WriteBatch())  # nothing to write: nothing changes
+    adapter.write("u1", WriteBatch())  # nothing to write: nothing changes
     assert client.log == []
 
 
-def test_a_failed_write_changes_the_token_too(store: FalkorDBStore, client: FakeClient) -> None:
-    graph: Any = store._graph
+def test_a_failed_write_changes_the_token_too(adapter: FalkorDBStore, client: FakeClient) -> None:
+    graph: Any = adapter._graph
 
     def fail(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("lost midway")
 
     graph.query = fail
     with pytest.raises(RuntimeError):
-        store.run("delete_fact", {"user_id": "u1", "uid": "f"}, read_only=False)
+        adapter.run("delete_fact", {"user_id": "u1", "uid": "f"}, read_only=False)
     assert _changes(client) == [(USERS, "u1")]
 
 
 def test_reads_and_schema_statements_change_nothing(
-    store: FalkorDBStore, client: FakeClient
+    adapter: FalkorDBStore, client: FakeClient
 ) -> None:
-    store.run("list_users", {})
-    store.run("get_relation_vectors", {"user_id": "u1"})
-    store.schema.drop_for_reopen()  # index drops and the store's own schema node
+    adapter.run("list_users", {})
+    adapter.run("get_relation_vectors", {"user_id": "u1"})
+    adapter.schema.drop_for_reopen()  # index drops and the store's own schema node
     assert _changes(client) == []
-    store._schema_run("set_entity_user_keys", {"user_id": "u1", "user_key": "k"}, read_only=False)
+    adapter._schema_run("set_entity_user_keys", {"user_id": "u1", "user_key": "k"}, read_only=False)
     assert _changes(client) == [(USERS, "u1")]
 
 
 def test_a_token_is_read_in_one_round_trip_and_kept(
-    store: FalkorDBStore, client: FakeClient
+    adapter: FalkorDBStore, client: FakeClient
 ) -> None:
-    first = store.generation("u1")
-    assert store.generation("u1") == first and store.generation("u2") != first
+    first = adapter.generation("u1")
+    assert adapter.generation("u1") == first and adapter.generation("u2") != first
     assert [e for e in client.log if e[0] == "round trip"] == [("round trip", 4)] * 3
     every, own = first.split(":")
     assert (every, own) == (client.connection.data[ALL], client.connection.data[USERS]["u1"])
