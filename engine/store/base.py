@@ -266,6 +266,13 @@ class GraphStore(Protocol):
         do not both count what it says."""
         ...
 
+    def generation(self, user_id: str) -> str | None:
+        """An opaque token that changes after every write that may have changed the user's
+        graph, by any process sharing the store: read it before reading the graph, and what
+        was read still holds while it stays the same. Cheap (one round trip at most). None:
+        this store cannot say (keep nothing read from it)."""
+        ...
+
     def delete_user(self, user_id: str) -> int:
         """Delete every node of `user_id`; return how many."""
         ...

@@ -8,6 +8,8 @@ Index life cycle (the schema, the vector indexes a reopen builds again in the ba
 which labels are still warming): `falkordb_schema.py`. The last process to close drops the
 vector indexes and compacts the append-only file before the server stops (`close`), so the
 next start loads a snapshot without them.
+
+Each user's write generation (`generation`), changed after every write: `generation.py`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavai
 from engine.store.base import Dimension, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.generation import Generations, written_user
 from engine.store.in_flight import InFlight
 from engine.store.nearest import UserSizes, nearest_rows
 from engine.store.statements import composed_batch, pack_vector, written
@@ -87,8 +90,9 @@ class FalkorDBStore:
         self._write_lock = threading.Lock()
         self._sizes = UserSizes()
         self._calls = InFlight(f"the store of graph {graph_name!r}")
+        self._generations = Generations(client.connection, graph_name)
         self.schema = FalkorDBSchema(
-            lambda *args, **kwargs: self.run(*args, **kwargs),
+            self._schema_run,
             self._schema_query,
             map_falkordb_errors,
             graph_name,
@@ -131,11 +135,26 @@ class FalkorDBStore:
             text = cypher.with_rel_types(text, rel_types)
         if rel_type_groups is not None:
             text = cypher.with_rel_type_groups(text, rel_type_groups)
+        return self._rows(text, params, read_only, changes=True)
+
+    def _schema_run(self, name: str, params: dict[str, Any], *, read_only: bool = True) -> Rows:
+        """`run` for the schema, whose writes change the tokens only of a user they name: an
+        index dropped, or the store's own node, changes no user's graph (`generation.py`)."""
+        changes = written_user(params) is not None
+        return self._rows(cypher.load(name, self.dialect), params, read_only, changes)
+
+    def _rows(self, text: str, params: dict[str, Any], read_only: bool, changes: bool) -> Rows:
         with self._calls.call(), self._answering(self._timeout_ms):
             if read_only:
                 result = self._graph.ro_query(text, params, timeout=self._timeout_ms)
             else:
-                result = self._graph.query(text, params, timeout=self._timeout_ms)
+                changing = (
+                    self._generations.changing(written_user(params))
+                    if changes
+                    else contextlib.nullcontext()
+                )
+                with changing:
+                    result = self._graph.query(text, params, timeout=self._timeout_ms)
                 if self._server is not None:
                     self._server.wait_appended(self._db.connection)
         return list(result.result_set)
@@ -161,6 +180,8 @@ class FalkorDBStore:
                 raise
             server.restart()
             self._db.connection.connection_pool.disconnect()
+            with contextlib.suppress(redis.RedisError):  # what it replayed may differ
+                self._generations.change(None)
             raise StoreUnavailableError(
                 f"the embedded FalkorDB of {server.data_dir} stopped answering and was "
                 "restarted; this call was cut off (a write in it may or may not be stored): "
@@ -186,6 +207,13 @@ class FalkorDBStore:
         user's nodes meanwhile), e.g. `["Entity", "Fact"]` for a while after a reopen."""
         return self.schema.warming()
 
+    def generation(self, user_id: str) -> str:
+        """The user's write generation: changes after every write to the user's graph or
+        to every user's, by any process sharing the server (`generation.py`). One round
+        trip."""
+        with self._calls.call(), self._answering():
+            return self._generations.read(user_id)
+
     # -- schema and writes ----------------------------------------------------------------
 
     def setup(self, dimension: Dimension) -> None:
@@ -199,7 +227,8 @@ class FalkorDBStore:
         across = self._server.writing() if self._server else contextlib.nullcontext()
         try:
             with self._calls.call(), self._write_lock, across, self._answering():
-                rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
+                with self._generations.changing(user_id):
+                    rows = self._graph.query(query, params, timeout=self._timeout_ms).result_set
                 if self._server is not None:
                     self._server.wait_appended(self._db.connection)
         finally:
@@ -214,7 +243,7 @@ class FalkorDBStore:
         return sum(int(row[0]) for row in rows)
 
     def reset(self) -> None:
-        self.run("delete_all_nodes", {}, read_only=False)
+        self.run("delete_all_nodes", {}, read_only=False)  # names no user: every token changes
         self._sizes.forget()
 
     def close(self) -> None:

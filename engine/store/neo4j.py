@@ -253,6 +253,12 @@ class Neo4jStore:
             return written(batch, [], None)  # its guard: the messages are stored already
         return written(batch, [name for name, _, _ in named], [rows[0][0] for rows in results])
 
+    def generation(self, user_id: str) -> None:
+        """None: Neo4j keeps no cheap counter that every process sees change, short of a
+        write to a node on every statement (a lock on one node for every writer); a caller
+        keeps nothing read from this store in memory."""
+        return None
+
     # -- deletes and housekeeping ---------------------------------------------------------
 
     def delete_user(self, user_id: str) -> int:
