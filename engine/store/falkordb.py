@@ -32,7 +32,7 @@ from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavai
 from engine.store.base import Dimension, RestoreBatch, Rows, VectorRead, WriteBatch, Written
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
-from engine.store.generation import Generations, written_user
+from engine.store.generation import DERIVED, Generations, written_user
 from engine.store.in_flight import InFlight
 from engine.store.nearest import UserSizes, nearest_rows
 from engine.store.statements import composed_batch, pack_vector, written
@@ -135,7 +135,7 @@ class FalkorDBStore:
             text = cypher.with_rel_types(text, rel_types)
         if rel_type_groups is not None:
             text = cypher.with_rel_type_groups(text, rel_type_groups)
-        return self._rows(text, params, read_only, changes=True)
+        return self._rows(text, params, read_only, changes=name not in DERIVED)
 
     def _schema_run(self, name: str, params: dict[str, Any], *, read_only: bool = True) -> Rows:
         """`run` for the schema, whose writes change the tokens only of a user they name: an

@@ -86,6 +86,11 @@ class Generations:
         self.change(user_id)
 
 
+# statements that store what a search derives from a user's graph (the relation vectors, the
+# message index and its terms): they change no entity, fact or message, so no token
+DERIVED = frozenset({"set_relation_vectors", "set_message_index", "set_episode_terms"})
+
+
 def written_user(params: dict[str, object]) -> str | None:
     """The user a write statement names (`$user_id`), or None: one that names none."""
     user_id = params.get("user_id")
