@@ -19,7 +19,7 @@ from engine.memory.merge import merge_batch
 from engine.models import Deleted, Entity, Fact, UserSummary
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
-from engine.store.reads import delete_fact
+from engine.store.statements import delete_fact
 
 MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 _UID = re.compile(r"[0-9a-f]{32}")

@@ -30,7 +30,7 @@ from engine.prompt_block import MAX_LIMIT, hits_for
 from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
-from engine.store.reads import delete_fact
+from engine.store.statements import delete_fact
 from engine.times import TimeLike, one_time, read_window
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing

@@ -21,6 +21,7 @@ from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
+from engine.retrieval.known_edges import KnownEdges, KnownReads
 from engine.retrieval.paths import Join, common_neighbours, joining_paths, may_share
 from engine.retrieval.predicates import RelationMatch
 from engine.retrieval.query import Query
@@ -43,6 +44,7 @@ class NameReads:
     by_name: Future[list[tuple[Entity, float]]]
     by_key: Future[dict[str, Entity]]
     me: Future[list[Entity]] | None = None
+    generation: Future[str | None] | None = None  # of the user's graph, as the search began
     by_vector: Future[list[tuple[Entity, float]]] | None = None
     _named: list[tuple[Entity, float]] | None = None
 
@@ -85,6 +87,8 @@ class GraphLeg:
         self.scorer = scorer
         self.params = params
         self.ends = RelationEnds(reads, params.relations)
+        walk = params.expansion
+        self.known = KnownEdges(reads, walk.kept_node_edges, walk.kept_edges)
 
     def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""
@@ -96,7 +100,8 @@ class GraphLeg:
         me = None
         if self_uid and query.first_person:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
-        return NameReads(by_name, by_key, me)
+        generation = BACKGROUND.submit(self.reads.store.generation, user_id)
+        return NameReads(by_name, by_key, me, generation)
 
     def read_vectors(
         self, name_search: NameReads, user_id: str, param: list[float]
@@ -148,7 +153,7 @@ class GraphLeg:
         match = named.with_ends(ends)
         lap("relations")
         expansion = expand(
-            self.reads,
+            self._walk_reads(user_id, name_search),
             user_id,
             found.anchors,
             match,
@@ -167,6 +172,12 @@ class GraphLeg:
         found.hits = _joins_first(expansion.hits, found.joins, len(uids), sure)
         lap("expansion")
         return found
+
+    def _walk_reads(self, user_id: str, name_search: NameReads) -> Reads:
+        """The reads of the walk: from the nodes kept of the user's graph where they can be."""
+        generation = name_search.generation.result() if name_search.generation else None
+        user = self.known.at(user_id, generation)
+        return self.reads if user is None else KnownReads(self.reads, self.known, user_id, user)
 
     def _shared(
         self, user_id: str, uids: list[str], read: list[ExpandedEdge], include_invalid: bool

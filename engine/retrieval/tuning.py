@@ -169,6 +169,10 @@ class ExpansionParams:
     # ... its later ones at this share of it, so the best of the next paths come first when
     # nearly as good (bench-hub, bench-metaqa recall)
     later_share: float = 0.7
+    # the walks' nodes kept in the process (`retrieval.known_edges`): this many edges in all at
+    # most (memory: ~0.3 kB an edge), none of a node with more than `kept_node_edges`
+    kept_edges: int = 100_000
+    kept_node_edges: int = 2000
     # neighbours shared by two anchors or more read at most: "which member of X is from Y"
     shared_neighbours: int = 50
     join_paths: int = 5  # paths through common neighbours returned (presentation)

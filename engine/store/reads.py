@@ -2,7 +2,7 @@
 `cypher/` per call (two for `entities_by_keys` when a key is an alias; a vector read is the
 adapter's `nearest`) and maps its rows to models. The statements differ by dialect only
 where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.fulltext` does.
-`delete_fact` and `set_episode_terms` are the shared statements that write.
+`set_episode_terms` is the one that writes.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from engine.models import Entity, Episode, Fact, HistoryEvent
 from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, VectorRead
 from engine.store.fulltext import fulltext_query
 from engine.store.rows import (
+    KeptEdge,
     entity_pairs,
     episode_texts,
     fact_from_row,
     history_from_row,
+    kept_edges,
     neighbours_from_rows,
     probed_neighbours,
     unit,
@@ -221,6 +223,12 @@ class Reads:
         rows = self.store.run("probe_typed", params, rel_type_groups=groups)
         return probed_neighbours(rows, nodes, groups)
 
+    def node_edges(self, user_id: str, nodes: list[str], most: int) -> dict[str, list[KeptEdge]]:
+        """Every fact edge of each of `nodes` that has one, current or not, of a node with
+        more than `most` the first `most` + 1 read (FalkorDB: `KnownEdges` learns them)."""
+        params = {"user_id": user_id, "nodes": nodes, "most": most + 1}
+        return kept_edges(self.store.run("list_node_edges", params))
+
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool
     ) -> dict[str, dict[str, int]]:
@@ -388,12 +396,3 @@ class Reads:
         row = self.store.run("count_nodes", {"user_id": user_id})[0]
         keys = ("users", "entities", "facts", "valid_facts", "episodes")
         return {k: int(v or 0) for k, v in zip(keys, row, strict=True)}
-
-
-def delete_fact(store: GraphStore, user_id: str, uid: str) -> bool:
-    """Delete one fact of `user_id` in both its forms and its change history (a fact added
-    again starts its own); False when the user has no such fact. The history goes first:
-    should the fact's delete fail, running it again finishes both."""
-    store.run("delete_target_history", {"user_id": user_id, "target_uid": uid}, read_only=False)
-    rows = store.run("delete_fact", {"user_id": user_id, "uid": uid}, read_only=False)
-    return bool(rows and rows[0][0])

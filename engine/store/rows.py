@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.models import Entity, Fact, HistoryEvent
 from engine.store.base import EpisodeText, Neighbour
@@ -32,6 +32,20 @@ def history_from_row(props: dict[str, Any]) -> HistoryEvent:
 
 # uid, predicate, outgoing, far uid, far name, far mentions, mentions
 Edge = tuple[str, str, bool, str, str, int, int]
+
+
+class KeptEdge(NamedTuple):
+    """An edge of a node the walk keeps (`list_node_edges`): an `Edge`, and whether it is
+    current (not invalid)."""
+
+    uid: str
+    predicate: str
+    outgoing: bool
+    far: str
+    far_name: str
+    far_mentions: int
+    mentions: int
+    current: bool
 
 
 def edge_line(line: str) -> Edge:
@@ -92,6 +106,14 @@ def probed_neighbours(
         for i, part in enumerate(parts):
             split[i] += neighbours_of(near, part, len(part))
     return split
+
+
+def kept_edges(rows: Iterable[list[Any]]) -> dict[str, list[KeptEdge]]:
+    """`list_node_edges` rows: each node's edges, each line led by 1 (current) or 0."""
+    return {
+        near: [KeptEdge(*edge_line(line[2:]), line[0] == "1") for line in lines]
+        for near, lines in rows
+    }
 
 
 def episode_texts(rows: Iterable[list[Any]]) -> tuple[list[EpisodeText], list[str | None]]:

@@ -15,7 +15,7 @@ from engine import cypher
 from engine.cypher import Dialect
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import is_type_label
-from engine.store.base import RestoreBatch, WriteBatch, Written
+from engine.store.base import GraphStore, RestoreBatch, WriteBatch, Written
 from engine.store.fulltext import user_key
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
@@ -177,3 +177,12 @@ def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] |
         return Written(mentions, frozenset(fact["predicate"] for fact in batch.facts))
     predicates = frozenset(fact.predicate for fact in batch.facts)
     return Written(mentions, predicates, tuple(batch.episodes))
+
+
+def delete_fact(store: GraphStore, user_id: str, uid: str) -> bool:
+    """Delete one fact of `user_id` in both its forms and its change history (a fact added
+    again starts its own); False when the user has no such fact. The history goes first:
+    should the fact's delete fail, running it again finishes both."""
+    store.run("delete_target_history", {"user_id": user_id, "target_uid": uid}, read_only=False)
+    rows = store.run("delete_fact", {"user_id": user_id, "uid": uid}, read_only=False)
+    return bool(rows and rows[0][0])

@@ -88,7 +88,7 @@ const parameters = {
   dimension: 384, dropped: ['-'], embedding: [0.0], half_life: 1.0, half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, lookups: [{ id: 'u', key: 'k' }],
   loose: 'k',
-  max_mentions: 500,
+  max_mentions: 500, most: 2001,
   name: 'Alice', nodes: ['u'],
   now: 0.0, pairs: [['R', 's', 'o']], part: 0, query: 'q', rows: [row], scan: 500, secret: 's',
   since: 0.0, skip: 0, subjects: true, target_uid: 'u', terms_v: 1, texts: ['c'], timeout_s: 300,

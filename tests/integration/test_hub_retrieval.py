@@ -19,6 +19,7 @@ from engine.retrieval import graph_leg
 from engine.retrieval import question as asked
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.kinds import RelationEnds
+from engine.retrieval.known_edges import KnownEdges
 from engine.retrieval.predicates import Ends
 from engine.retrieval.query import Query
 from engine.retrieval.scorer import PredicateScorer
@@ -73,16 +74,18 @@ class Spy:
 
 @contextmanager
 def spied(mem: Memory, **expansion: Any) -> Iterator[Spy]:
-    """The graph leg's reads recorded, with `expansion` settings changed, while inside."""
+    """The graph leg's reads recorded, with `expansion` settings changed, while inside: each
+    from the store (no node kept from one walk to the next)."""
     leg = mem.retriever.graph_leg
-    params = leg.params
+    params, known = leg.params, leg.known
     leg.params = replace(params, expansion=replace(params.expansion, **expansion))
     spy = Spy(mem.reads)
     leg.reads = spy  # type: ignore[assignment]
+    leg.known = KnownEdges(mem.reads, node_edges=0, max_edges=0)
     try:
         yield spy
     finally:
-        leg.reads, leg.params = mem.reads, params
+        leg.reads, leg.params, leg.known = mem.reads, params, known
 
 
 @pytest.fixture(scope="module")

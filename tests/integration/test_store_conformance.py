@@ -14,7 +14,8 @@ from engine.knowledge import salience
 from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store import nearest as vector_reads
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, Rows, WriteBatch, Written
-from engine.store.reads import Reads, delete_fact
+from engine.store.reads import Reads
+from engine.store.statements import delete_fact
 
 SETTINGS = Settings()
 

@@ -25,7 +25,8 @@ from engine.errors import (
 from engine.store.base import EntityRow, FactRow, GraphStore, WriteBatch, Written
 from engine.store.fulltext import lucene_query
 from engine.store.neo4j import Neo4jStore, map_neo4j_errors
-from engine.store.reads import Reads, delete_fact
+from engine.store.reads import Reads
+from engine.store.statements import delete_fact
 
 Respond = Callable[[str, dict[str, Any]], list[list[Any]]]
 

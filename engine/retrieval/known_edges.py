@@ -1,0 +1,251 @@
+"""The edges of the nodes a user's walks have met, kept in the process while the user's graph
+is unchanged: most of a walk's read time goes to nodes an earlier walk read (issue 51;
+benchmarks/results/reads_bound.md).
+
+A node is kept whole: every fact edge it has, each with the far end, the counts the store's
+reads sort by and whether it is current, in the order those reads return them (the far
+end's mentions, then the fact's, most first, then uid). A read is answered here only when it
+would read every edge of the asked types at each of its nodes (no per-node scan binds, all
+fit in its `total`; a probe's in its `size`): what the store returns is then a function of
+these edges, and the same is returned. Any other read goes to the store, which scans a hub
+in storage order. What is kept holds for one write generation of the user
+(`GraphStore.generation`, changed by every write of any process sharing the store): a walk
+that finds another generation starts afresh. A node a read could not be answered for is
+learned in the background, for the walks after it; one with more edges than `node_edges`
+is remembered as not kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+
+from engine.retrieval.background import BACKGROUND
+from engine.store.base import Neighbour
+from engine.store.reads import Reads
+from engine.store.rows import KeptEdge
+
+log = logging.getLogger(__name__)
+NodeEdges = tuple[KeptEdge, ...] | None  # None: too many edges to keep (a hub), or a loop
+
+
+@dataclass(slots=True)
+class UserEdges:
+    """One user's kept nodes, for one generation of the user's graph."""
+
+    generation: str
+    nodes: dict[str, NodeEdges] = field(default_factory=dict)
+    asked: set[str] = field(default_factory=set)  # learned, or being learned
+    size: int = 0  # edges kept
+
+    def neighbours(
+        self,
+        nodes: list[str],
+        types: list[str] | None,
+        scan: int,
+        limit: int,
+        total: int,
+        include_invalid: bool,
+    ) -> list[Neighbour] | None:
+        """What `Reads.neighbours` returns, or None when it cannot be said from here."""
+        wanted = None if types is None else set(types)
+        out: list[Neighbour] = []
+        read = 0
+        kept = self._kept(nodes)
+        if kept is None:
+            return None
+        for near, edges in kept:
+            match = [e for e in edges if _asked(e, wanted, include_invalid)]
+            read += len(match)
+            if len(match) > scan or read > total:
+                return None
+            out += _neighbours(near, match[:limit], len(match))
+        return out
+
+    def probe(
+        self, nodes: list[str], groups: list[list[str]], size: int, include_invalid: bool
+    ) -> list[list[Neighbour]] | None:
+        """What `Reads.probe` returns, or None when it cannot be said from here."""
+        split: list[list[Neighbour]] = [[] for _ in groups]
+        kept = self._kept(nodes)
+        if kept is None:
+            return None
+        for near, edges in kept:
+            for i, group in enumerate(groups):
+                wanted = set(group)
+                match = [e for e in edges if _asked(e, wanted, include_invalid)]
+                if len(match) > size:
+                    return None
+                split[i] += _neighbours(near, match, len(match))
+        return split
+
+    def relation_types(
+        self, nodes: list[str], include_invalid: bool
+    ) -> dict[str, dict[str, int]] | None:
+        """What `Reads.relation_types` returns, or None when it cannot be said from here."""
+        kept = self._kept(nodes)
+        if kept is None:
+            return None
+        found = {
+            near: Counter(e.predicate for e in edges if _asked(e, None, include_invalid))
+            for near, edges in kept
+        }
+        return {near: dict(types) for near, types in found.items() if types}
+
+    def _kept(self, nodes: list[str]) -> list[tuple[str, tuple[KeptEdge, ...]]] | None:
+        """Each of `nodes` with its edges; None when one is not kept (or named twice)."""
+        kept = []
+        for near in nodes:
+            edges = self.nodes.get(near)
+            if edges is None:
+                return None
+            kept.append((near, edges))
+        return kept if len(set(nodes)) == len(nodes) else None
+
+
+class KnownEdges:
+    """The kept nodes of each user, at most `max_edges` edges in all (the users searched
+    longest ago dropped first)."""
+
+    def __init__(self, reads: Reads, node_edges: int, max_edges: int) -> None:
+        self.reads = reads
+        self.node_edges, self.max_edges = node_edges, max_edges
+        self._users: OrderedDict[str, UserEdges] = OrderedDict()
+        self._size = 0  # edges kept of all users
+        self._lock = threading.Lock()
+
+    def at(self, user_id: str, generation: str | None) -> UserEdges | None:
+        """The user's kept nodes of `generation`; None keeps nothing (a store that cannot
+        say its generation)."""
+        if generation is None or self.max_edges <= 0:
+            return None
+        with self._lock:
+            user = self._users.get(user_id)
+            if user is None or user.generation != generation:
+                self._size -= user.size if user is not None else 0
+                user = UserEdges(generation)
+                self._users[user_id] = user
+            self._users.move_to_end(user_id)
+            return user
+
+    def learn(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
+        """Read the edges of those of `nodes` not asked yet, in the background."""
+        with self._lock:
+            new = [near for near in dict.fromkeys(nodes) if near not in user.asked]
+            user.asked.update(new)
+        if new:
+            BACKGROUND.submit(self._read, user_id, user, new)
+
+    def _read(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
+        try:
+            found = self.reads.node_edges(user_id, nodes, self.node_edges)
+        except Exception:  # a search's reads report the store's trouble; this one only waits
+            log.debug("reading the edges of %d nodes failed", len(nodes), exc_info=True)
+            with self._lock:
+                user.asked.difference_update(nodes)
+            return
+        with self._lock:
+            if self._users.get(user_id) is not user:
+                return  # another generation since
+            for near, edges in found.items():
+                keep = len(edges) <= self.node_edges and all(e.far != near for e in edges)
+                keep = keep and self._room(user, len(edges))
+                user.nodes[near] = tuple(sorted(edges, key=_store_order)) if keep else None
+                user.size += len(edges) if keep else 0
+                self._size += len(edges) if keep else 0
+
+    def _room(self, user: UserEdges, edges: int) -> bool:
+        """Whether `edges` more fit in `max_edges`, once the other users searched longest
+        ago are dropped to make room for them."""
+        for other_id, other in list(self._users.items()):
+            if self._size + edges <= self.max_edges:
+                break
+            if other is not user:
+                del self._users[other_id]
+                self._size -= other.size
+        return self._size + edges <= self.max_edges
+
+
+class KnownReads(Reads):
+    """`reads` whose walk reads are answered from `user`'s kept nodes where they can be, and
+    sent to `reads` where not."""
+
+    def __init__(self, reads: Reads, known: KnownEdges, user_id: str, user: UserEdges) -> None:
+        super().__init__(reads.store)
+        self.reads, self.known, self.user_id, self.user = reads, known, user_id, user
+
+    def neighbours(
+        self,
+        user_id: str,
+        nodes: list[str],
+        *,
+        predicates: list[str] | None,
+        scan: int,
+        limit: int,
+        total: int,
+        include_invalid: bool,
+    ) -> list[Neighbour]:
+        if user_id == self.user_id and nodes and predicates != []:
+            found = self.user.neighbours(nodes, predicates, scan, limit, total, include_invalid)
+            if found is not None:
+                return found
+            self.known.learn(user_id, self.user, nodes)
+        return self.reads.neighbours(
+            user_id, nodes, predicates=predicates, scan=scan, limit=limit, total=total,
+            include_invalid=include_invalid,
+        )  # fmt: skip
+
+    def probe(
+        self,
+        user_id: str,
+        nodes: list[str],
+        groups: list[list[str]],
+        *,
+        size: int,
+        include_invalid: bool,
+    ) -> list[list[Neighbour]]:
+        if user_id == self.user_id and nodes and groups:
+            found = self.user.probe(nodes, groups, size, include_invalid)
+            if found is not None:
+                return found
+            self.known.learn(user_id, self.user, nodes)
+        return self.reads.probe(user_id, nodes, groups, size=size, include_invalid=include_invalid)
+
+    def relation_types(
+        self, user_id: str, nodes: list[str], *, include_invalid: bool
+    ) -> dict[str, dict[str, int]]:
+        if user_id == self.user_id and nodes:
+            found = self.user.relation_types(nodes, include_invalid)
+            if found is not None:
+                return found
+            self.known.learn(user_id, self.user, nodes)
+        return self.reads.relation_types(user_id, nodes, include_invalid=include_invalid)
+
+
+def _asked(edge: KeptEdge, types: set[str] | None, include_invalid: bool) -> bool:
+    return (types is None or edge.predicate in types) and (include_invalid or edge.current)
+
+
+def _neighbours(near: str, edges: list[KeptEdge], degree: int) -> list[Neighbour]:
+    return [
+        Neighbour(
+            near,
+            e.uid,
+            e.predicate,
+            e.outgoing,
+            e.far,
+            e.far_name,
+            e.far_mentions,
+            e.mentions,
+            degree,
+        )
+        for e in edges
+    ]
+
+
+def _store_order(edge: KeptEdge) -> tuple[int, int, str]:
+    """The order of the store's neighbour reads: the far end's mentions, then the fact's, most
+    first, then the uid."""
+    return (-edge.far_mentions, -edge.mentions, edge.uid)

@@ -1,0 +1,142 @@
+"""The walk's kept nodes answer a read only when every edge it would read is kept."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from engine.retrieval.known_edges import KnownEdges, KnownReads, UserEdges
+from engine.store.reads import Reads
+from engine.store.rows import KeptEdge
+
+
+def _edge(uid: str, predicate: str, far_mentions: int, current: bool = True) -> KeptEdge:
+    return KeptEdge(uid, predicate, True, f"far-{uid}", f"Far {uid}", far_mentions, 1, current)
+
+
+def _user(nodes: dict[str, list[KeptEdge]]) -> UserEdges:
+    user = UserEdges("g1")
+    user.nodes = {near: tuple(edges) for near, edges in nodes.items()}
+    return user
+
+
+ANN = [_edge("a1", "LIKES", 9), _edge("a2", "LIKES", 5), _edge("a3", "KNOWS", 7, current=False)]
+BOB = [_edge("b1", "LIKES", 3)]
+
+
+def test_a_typed_read_of_kept_nodes_is_answered_best_first_with_its_degree() -> None:
+    found = _user({"ann": ANN, "bob": BOB}).neighbours(
+        ["bob", "ann"], ["LIKES"], scan=10, limit=1, total=100, include_invalid=False
+    )
+    assert found is not None
+    assert [(n.near, n.uid, n.degree) for n in found] == [("bob", "b1", 1), ("ann", "a1", 2)]
+
+
+def test_edges_no_longer_true_are_read_only_when_asked() -> None:
+    user = _user({"ann": ANN})
+    current = user.neighbours(["ann"], None, scan=10, limit=10, total=100, include_invalid=False)
+    every = user.neighbours(["ann"], None, scan=10, limit=10, total=100, include_invalid=True)
+    assert current is not None and every is not None
+    assert [n.uid for n in current] == ["a1", "a2"]
+    assert [n.uid for n in every] == ["a1", "a2", "a3"]
+
+
+def test_a_read_a_cap_would_cut_goes_to_the_store() -> None:
+    user = _user({"ann": ANN, "bob": BOB})
+    # the store scans a node's edges in its own order up to `scan`, and all in order up to
+    # `total`: which ones it keeps is not known here
+    assert user.neighbours(["ann"], ["LIKES"], 1, 10, 100, False) is None
+    assert user.neighbours(["ann", "bob"], ["LIKES"], 10, 10, 2, False) is None
+    assert user.neighbours(["ann", "bob"], ["LIKES"], 10, 10, 3, False) is not None
+    assert user.probe(["ann"], [["LIKES"]], 1, False) is None
+
+
+def test_a_node_not_kept_or_named_twice_sends_the_read_to_the_store() -> None:
+    user = _user({"ann": ANN})
+    user.nodes["hub"] = None  # too many edges to keep
+    assert user.neighbours(["ann", "bob"], None, 10, 10, 100, False) is None
+    assert user.neighbours(["ann", "hub"], None, 10, 10, 100, False) is None
+    assert user.neighbours(["ann", "ann"], None, 10, 10, 100, False) is None
+    assert user.relation_types(["ann", "bob"], False) is None
+
+
+def test_a_probe_splits_each_node_by_group() -> None:
+    found = _user({"ann": ANN, "bob": BOB}).probe(["ann", "bob"], [["LIKES"], ["KNOWS"]], 3, True)
+    assert found is not None
+    likes, knows = found
+    assert [(n.uid, n.degree) for n in likes] == [("a1", 2), ("a2", 2), ("b1", 1)]
+    assert [n.uid for n in knows] == ["a3"]
+
+
+def test_relation_types_count_each_nodes_current_facts_by_type() -> None:
+    user = _user({"ann": ANN, "bob": BOB, "cy": [_edge("c1", "KNOWS", 1, current=False)]})
+    assert user.relation_types(["ann", "bob", "cy"], False) == {
+        "ann": {"LIKES": 2},
+        "bob": {"LIKES": 1},
+    }
+
+
+class _Store:
+    dialect = "falkordb"
+
+    def __init__(self, edges: dict[str, list[KeptEdge]]) -> None:
+        self.edges = edges
+        self.asked: list[list[str]] = []
+
+    def run(self, name: str, params: dict[str, Any], **_: Any) -> list[list[Any]]:
+        assert name == "list_node_edges"
+        self.asked.append(params["nodes"])
+        return [[near, [_line(e) for e in self.edges[near]]] for near in params["nodes"]]
+
+
+def _line(e: KeptEdge) -> str:
+    arrow = ">" if e.outgoing else "<"
+    head = f"{int(e.current)} {len(e.uid)} {len(e.far)} {e.predicate} {arrow} "
+    return f"{head}{e.far_mentions} {e.mentions} {e.uid}{e.far}{e.far_name}"
+
+
+def test_nodes_are_learned_once_and_dropped_with_their_generation() -> None:
+    store = _Store({"ann": ANN, "loop": [KeptEdge("l1", "IS", True, "loop", "Loop", 1, 1, True)]})
+    reads = Reads(cast(Any, store))
+    known = KnownEdges(reads, node_edges=2, max_edges=100)
+    user = known.at("alice", "g1")
+    assert user is not None
+    known._read("alice", user, ["ann", "loop"])
+    assert user.nodes["ann"] is None  # three edges: more than two are not kept
+    assert user.nodes["loop"] is None  # joined to itself: the store's reads see it twice
+    known = KnownEdges(reads, node_edges=10, max_edges=100)
+    user = known.at("alice", "g1")
+    assert user is not None
+    known._read("alice", user, ["ann"])
+    assert user.nodes["ann"] == (ANN[0], ANN[2], ANN[1])  # most mentioned far end first
+    assert known.at("alice", "g1") is user
+    assert known.at("alice", "g2") is not user  # a write since: nothing kept holds
+    assert known.at("alice", None) is None
+
+
+def test_reads_of_kept_nodes_do_not_reach_the_store() -> None:
+    store = _Store({"ann": ANN})
+    reads = Reads(cast(Any, store))
+    known = KnownEdges(reads, node_edges=10, max_edges=100)
+    user = known.at("alice", "g1")
+    assert user is not None
+    known._read("alice", user, ["ann"])
+    walk = KnownReads(reads, known, "alice", user)
+    found = walk.neighbours(
+        "alice", ["ann"], predicates=["LIKES"], scan=10, limit=10, total=100,
+        include_invalid=False,
+    )  # fmt: skip
+    assert [n.uid for n in found] == ["a1", "a2"]
+    assert store.asked == [["ann"]]
+
+
+def test_the_users_searched_longest_ago_are_dropped_past_max_edges() -> None:
+    store = _Store({"ann": ANN, "bob": BOB})
+    known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=3)
+    alice, bert = known.at("alice", "g"), known.at("bert", "g")
+    assert alice is not None and bert is not None
+    known._read("alice", alice, ["ann"])
+    known._read("bert", bert, ["bob"])
+    assert known.at("bert", "g") is bert
+    assert known.at("alice", "g") is not alice
+    known._read("bert", bert, ["ann"])  # three more do not fit beside bob's one
+    assert bert.nodes == {"bob": (BOB[0],), "ann": None}
