@@ -88,7 +88,7 @@ class GraphLeg:
         self.params = params
         self.ends = RelationEnds(reads, params.relations)
         walk = params.expansion
-        self.known = KnownEdges(reads, walk.kept_node_edges, walk.kept_edges)
+        self.known = KnownEdges(reads, walk.kept_node_edges, walk.kept_edges, walk.kept_after)
 
     def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared."""

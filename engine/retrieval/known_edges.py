@@ -11,8 +11,8 @@ these edges, and the same is returned. Any other read goes to the store, which s
 in storage order. What is kept holds for one write generation of the user
 (`GraphStore.generation`, changed by every write of any process sharing the store): a walk
 that finds another generation starts afresh. A node a read could not be answered for is
-learned in the background, for the walks after it; one with more edges than `node_edges`
-is remembered as not kept.
+learned in the background when a read meets it again, for the walks after it; one with
+more edges than `node_edges` is remembered as not kept.
 """
 
 from __future__ import annotations
@@ -37,8 +37,12 @@ class UserEdges:
 
     generation: str
     nodes: dict[str, NodeEdges] = field(default_factory=dict)
+    met: Counter[str] = field(default_factory=Counter)  # reads they could not answer
     asked: set[str] = field(default_factory=set)  # learned, or being learned
     size: int = 0  # edges kept
+    # whether the user's graph fits in what is kept (None: not counted yet): the nodes of a
+    # larger one are read again too seldom to pay for reading them whole (MetaQA's 128k facts)
+    fits: bool | None = None
 
     def neighbours(
         self,
@@ -109,9 +113,9 @@ class KnownEdges:
     """The kept nodes of each user, at most `max_edges` edges in all (the users searched
     longest ago dropped first)."""
 
-    def __init__(self, reads: Reads, node_edges: int, max_edges: int) -> None:
+    def __init__(self, reads: Reads, node_edges: int, max_edges: int, after: int = 1) -> None:
         self.reads = reads
-        self.node_edges, self.max_edges = node_edges, max_edges
+        self.node_edges, self.max_edges, self.after = node_edges, max_edges, after
         self._users: OrderedDict[str, UserEdges] = OrderedDict()
         self._size = 0  # edges kept of all users
         self._lock = threading.Lock()
@@ -131,15 +135,26 @@ class KnownEdges:
             return user
 
     def learn(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
-        """Read the edges of those of `nodes` not asked yet, in the background."""
+        """Read in the background the edges of those of `nodes` a walk met before and that
+        are not asked yet: most nodes of a large graph a walk meets once (reading a node
+        whole costs more than the typed read it replaces)."""
+        if user.fits is False:
+            return
         with self._lock:
             new = [near for near in dict.fromkeys(nodes) if near not in user.asked]
+            user.met.update(new)
+            new = [near for near in new if user.met[near] >= self.after]
             user.asked.update(new)
         if new:
             BACKGROUND.submit(self._read, user_id, user, new)
 
     def _read(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
         try:
+            if user.fits is None:
+                most = self.max_edges // 2  # a fact is an edge at each of its two ends
+                user.fits = self.reads.count_facts(user_id, most + 1) <= most
+            if not user.fits:
+                return
             found = self.reads.node_edges(user_id, nodes, self.node_edges)
         except Exception:  # a search's reads report the store's trouble; this one only waits
             log.debug("reading the edges of %d nodes failed", len(nodes), exc_info=True)

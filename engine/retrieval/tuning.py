@@ -173,6 +173,10 @@ class ExpansionParams:
     # most (memory: ~0.3 kB an edge), none of a node with more than `kept_node_edges`
     kept_edges: int = 100_000
     kept_node_edges: int = 2000
+    # ... read whole once this many reads met a node that kept nodes could not answer: most
+    # nodes of a large graph are met once or twice (MetaQA 3-hop: filling at the second cost
+    # more than it saved)
+    kept_after: int = 3
     # neighbours shared by two anchors or more read at most: "which member of X is from Y"
     shared_neighbours: int = 50
     join_paths: int = 5  # paths through common neighbours returned (presentation)

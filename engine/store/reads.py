@@ -224,10 +224,13 @@ class Reads:
         return probed_neighbours(rows, nodes, groups)
 
     def node_edges(self, user_id: str, nodes: list[str], most: int) -> dict[str, list[KeptEdge]]:
-        """Every fact edge of each of `nodes` that has one, current or not, of a node with
-        more than `most` the first `most` + 1 read (FalkorDB: `KnownEdges` learns them)."""
+        """Every fact edge of each of `nodes`, current or not; of more than `most`, `most` + 1."""
         params = {"user_id": user_id, "nodes": nodes, "most": most + 1}
         return kept_edges(self.store.run("list_node_edges", params))
+
+    def count_facts(self, user_id: str, cap: int) -> int:
+        """The user's facts, counted up to `cap`."""
+        return int(self.store.run(FACT_VECTORS.count, {"user_id": user_id, "cap": cap})[0][0])
 
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool
@@ -317,9 +320,8 @@ class Reads:
     ) -> list[tuple[Entity, float]]:
         params = {"user_id": user_id, "k": k, "by": by, "now": now, "half_life": half_life_s}
         params |= {"since": window[0], "until": window[1]}
-        return [
-            (Entity.from_props(r[0]), float(r[1])) for r in self.store.run("top_entities", params)
-        ]
+        rows = self.store.run("top_entities", params)
+        return [(Entity.from_props(r[0]), float(r[1])) for r in rows]
 
     def history(self, user_id: str, target_uid: str) -> list[HistoryEvent]:
         params = {"user_id": user_id, "target_uid": target_uid}
@@ -335,9 +337,8 @@ class Reads:
         """The messages that mention the entity, newest first; those said in `window`."""
         params = {"user_id": user_id, "uid": uid, "limit": limit}
         params |= {"since": window[0], "until": window[1]}
-        return [
-            Episode.from_props(row[0]) for row in self.store.run("list_entity_episodes", params)
-        ]
+        rows = self.store.run("list_entity_episodes", params)
+        return [Episode.from_props(row[0]) for row in rows]
 
     def vector_episodes(
         self, user_id: str, embedding: list[float], k: int

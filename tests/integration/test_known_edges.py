@@ -12,6 +12,7 @@ from engine import Memory
 from engine.embedding import Embedder
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.known_edges import KnownEdges, KnownReads
+from engine.retrieval.tuning import ExpansionParams
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
 
@@ -80,8 +81,11 @@ def test_a_write_by_another_memory_is_seen_by_the_next_walk(
         pytest.skip("the walk keeps nodes only on a store that says its generation")
     _, uids = _graph(memory)
     leg = memory.retriever.graph_leg
-    memory.search("What does Ann like?", user_id="u", mode="expansion")
-    BACKGROUND.drain()  # the nodes the walk met are learned in the background
+    for _ in range(
+        ExpansionParams().kept_after
+    ):  # a node met again by walks is learned, in the background
+        memory.search("What does Ann like?", user_id="u", mode="expansion")
+        BACKGROUND.drain()
     kept = leg.known.at("u", store.generation("u"))
     assert kept is not None and kept.nodes.get(uids["Ann"])
     other = Memory(store=store, embedder=embedder, data_dir=tmp_path / "other")

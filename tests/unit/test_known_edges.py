@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.known_edges import KnownEdges, KnownReads, UserEdges
 from engine.store.reads import Reads
 from engine.store.rows import KeptEdge
@@ -78,11 +79,13 @@ def test_relation_types_count_each_nodes_current_facts_by_type() -> None:
 class _Store:
     dialect = "falkordb"
 
-    def __init__(self, edges: dict[str, list[KeptEdge]]) -> None:
-        self.edges = edges
+    def __init__(self, edges: dict[str, list[KeptEdge]], facts: int = 10) -> None:
+        self.edges, self.facts = edges, facts
         self.asked: list[list[str]] = []
 
     def run(self, name: str, params: dict[str, Any], **_: Any) -> list[list[Any]]:
+        if name == "count_fact_vectors":
+            return [[min(self.facts, params["cap"])]]
         assert name == "list_node_edges"
         self.asked.append(params["nodes"])
         return [[near, [_line(e) for e in self.edges[near]]] for near in params["nodes"]]
@@ -130,7 +133,7 @@ def test_reads_of_kept_nodes_do_not_reach_the_store() -> None:
 
 
 def test_the_users_searched_longest_ago_are_dropped_past_max_edges() -> None:
-    store = _Store({"ann": ANN, "bob": BOB})
+    store = _Store({"ann": ANN, "bob": BOB}, facts=1)
     known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=3)
     alice, bert = known.at("alice", "g"), known.at("bert", "g")
     assert alice is not None and bert is not None
@@ -140,3 +143,27 @@ def test_the_users_searched_longest_ago_are_dropped_past_max_edges() -> None:
     assert known.at("alice", "g") is not alice
     known._read("bert", bert, ["ann"])  # three more do not fit beside bob's one
     assert bert.nodes == {"bob": (BOB[0],), "ann": None}
+
+
+def test_the_nodes_of_a_graph_larger_than_what_is_kept_are_not_read() -> None:
+    store = _Store({"ann": ANN}, facts=51)
+    known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=100)
+    user = known.at("alice", "g1")
+    assert user is not None
+    known._read("alice", user, ["ann"])
+    assert user.fits is False and not user.nodes and store.asked == []
+    known.learn("alice", user, ["ann"] * 3)
+    assert not user.asked  # nothing sent to be learned
+
+
+def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> None:
+    store = _Store({"ann": ANN})
+    known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=100, after=3)
+    user = known.at("alice", "g1")
+    assert user is not None
+    for _ in range(2):
+        known.learn("alice", user, ["ann", "ann"])  # named twice in one read: met once
+    assert not user.asked
+    known.learn("alice", user, ["ann"])
+    BACKGROUND.drain()
+    assert user.asked == {"ann"} and user.nodes["ann"] is not None
