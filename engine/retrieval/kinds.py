@@ -21,8 +21,9 @@ is forgotten (deleted, loaded, imported).
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.normalize import predicate_words
@@ -216,12 +217,20 @@ class RelationEnds:
         return best if facts[best] >= self.params.twin_share * sampled else None
 
 
-def _stored(relation: str, predicates: Sequence[str]) -> Iterator[tuple[str, bool]]:
+def _stored(relation: str, predicates: Sequence[str]) -> list[tuple[str, bool]]:
     """The predicates storing `relation`, each with whether it is an `_INVERSE` twin (which
     runs the other way)."""
+    return _by_relation(tuple(predicates)).get(relation, [])
+
+
+@functools.lru_cache(maxsize=_USERS_KEPT)
+def _by_relation(predicates: tuple[str, ...]) -> dict[str, list[tuple[str, bool]]]:
+    """`_stored` of every relation of `predicates` (a user's: folded once, not per call)."""
+    found: dict[str, list[tuple[str, bool]]] = {}
     for predicate in predicates:
-        if base_relation(predicate) == relation:
-            yield predicate, predicate != relation
+        relation = base_relation(predicate)
+        found.setdefault(relation, []).append((predicate, predicate != relation))
+    return found
 
 
 def _as_relation(met: Met) -> Met:
