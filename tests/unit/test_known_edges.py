@@ -82,11 +82,14 @@ class _Store:
     def __init__(self, edges: dict[str, list[KeptEdge]], facts: int = 10) -> None:
         self.edges, self.facts = edges, facts
         self.asked: list[list[str]] = []
+        self.other: list[tuple[str, str]] = []  # any other statement run, and its user
 
     def run(self, name: str, params: dict[str, Any], **_: Any) -> list[list[Any]]:
         if name == "count_fact_vectors":
             return [[min(self.facts, params["cap"])]]
-        assert name == "list_node_edges"
+        if name != "list_node_edges":
+            self.other.append((name, params["user_id"]))
+            return []
         self.asked.append(params["nodes"])
         return [[near, [_line(e) for e in self.edges[near]]] for near in params["nodes"]]
 
@@ -167,3 +170,26 @@ def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> N
     known.learn("alice", user, ["ann"])
     BACKGROUND.drain()
     assert user.asked == {"ann"} and user.nodes["ann"] is not None
+
+
+def test_kept_nodes_answer_only_their_users_reads() -> None:
+    store = _Store({"ann": ANN})
+    reads = Reads(cast(Any, store))
+    known = KnownEdges(reads, node_edges=10, max_edges=100)
+    alice = known.at("alice", "g1")
+    assert alice is not None
+    known._read("alice", alice, ["ann"])
+    walk = KnownReads(reads, known, "alice", alice)
+    # the same node uid asked for bob (a uid bob could only have guessed) reads bob's graph
+    found = walk.neighbours(
+        "bob", ["ann"], predicates=["LIKES"], scan=10, limit=10, total=100,
+        include_invalid=False,
+    )  # fmt: skip
+    assert found == [] and store.other == [("expand_typed", "bob")]
+    assert walk.probe("bob", ["ann"], [["LIKES"]], size=3, include_invalid=False) == [[]]
+    assert walk.relation_types("bob", ["ann"], include_invalid=False) == {}
+    assert [name for name, user in store.other] == [
+        "expand_typed",
+        "probe_typed",
+        "list_relation_types",
+    ] and {user for _, user in store.other} == {"bob"}
