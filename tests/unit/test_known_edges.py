@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.known_edges import KnownEdges, KnownReads, UserEdges
+from engine.store.base import Neighbour
 from engine.store.reads import Reads
 from engine.store.rows import KeptEdge
 
@@ -119,19 +120,27 @@ def test_nodes_are_learned_once_and_dropped_with_their_generation() -> None:
     assert known.at("alice", None) is None
 
 
-def test_reads_of_kept_nodes_do_not_reach_the_store() -> None:
-    store = _Store({"ann": ANN})
+def _alices_walk(store: _Store) -> KnownReads:
+    """The reads of a walk for alice, her node `ann` kept."""
     reads = Reads(cast(Any, store))
     known = KnownEdges(reads, node_edges=10, max_edges=100)
     user = known.at("alice", "g1")
     assert user is not None
     known._read("alice", user, ["ann"])
-    walk = KnownReads(reads, known, "alice", user)
-    found = walk.neighbours(
-        "alice", ["ann"], predicates=["LIKES"], scan=10, limit=10, total=100,
+    return KnownReads(reads, known, "alice", user)
+
+
+def _likes(walk: KnownReads, user_id: str) -> list[Neighbour]:
+    return walk.neighbours(
+        user_id, ["ann"], predicates=["LIKES"], scan=10, limit=10, total=100,
         include_invalid=False,
     )  # fmt: skip
-    assert [n.uid for n in found] == ["a1", "a2"]
+
+
+def test_reads_of_kept_nodes_do_not_reach_the_store() -> None:
+    store = _Store({"ann": ANN})
+    walk = _alices_walk(store)
+    assert [n.uid for n in _likes(walk, "alice")] == ["a1", "a2"]
     assert store.asked == [["ann"]]
 
 
@@ -174,18 +183,9 @@ def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> N
 
 def test_kept_nodes_answer_only_their_users_reads() -> None:
     store = _Store({"ann": ANN})
-    reads = Reads(cast(Any, store))
-    known = KnownEdges(reads, node_edges=10, max_edges=100)
-    alice = known.at("alice", "g1")
-    assert alice is not None
-    known._read("alice", alice, ["ann"])
-    walk = KnownReads(reads, known, "alice", alice)
+    walk = _alices_walk(store)
     # the same node uid asked for bob (a uid bob could only have guessed) reads bob's graph
-    found = walk.neighbours(
-        "bob", ["ann"], predicates=["LIKES"], scan=10, limit=10, total=100,
-        include_invalid=False,
-    )  # fmt: skip
-    assert found == [] and store.other == [("expand_typed", "bob")]
+    assert _likes(walk, "bob") == [] and store.other == [("expand_typed", "bob")]
     assert walk.probe("bob", ["ann"], [["LIKES"]], size=3, include_invalid=False) == [[]]
     assert walk.relation_types("bob", ["ann"], include_invalid=False) == {}
     assert [name for name, user in store.other] == [
