@@ -178,13 +178,16 @@ class EmbeddedServer:
         queries off redis's main thread, which stays free for PING and INFO, except when a
         write arrives while it builds an index over the nodes it holds: the thread then waits
         for the build's batch, seconds for vectors. A server that neither answers nor uses
-        CPU while asked is hung (on systems without /proc, one that does not answer)."""
+        CPU while asked, its main thread asleep, is hung (a busy one on a loaded machine may
+        get no CPU for the wait, but stays runnable; without /proc, one that does not answer)."""
         pid = self._read_pid()
         before = cpu_ticks(pid) if pid is not None else None
         if self._state() != "down":
             return True
         after = cpu_ticks(pid) if pid is not None else None
-        return before is not None and after is not None and after > before
+        if pid is None or before is None or after is None:
+            return False
+        return after > before or not asleep(pid)
 
     def restart(self) -> None:
         """Kill a hung server and start it again; it replays its append-only file."""
@@ -281,8 +284,7 @@ class EmbeddedServer:
         self._forget(record)
         log_file = self.data_dir / _LOG
         said = (done.stderr + done.stdout).strip()
-        if not said and log_file.exists():
-            said = log_file.read_text(errors="replace")
+        said = said or (log_file.read_text(errors="replace") if log_file.exists() else "")
         tail = "\n".join(said.strip().splitlines()[-12:]) or "(nothing)"
         raise StoreUnavailableError(
             f"the embedded FalkorDB of {self.data_dir} did not start; it said:\n{tail}"
@@ -353,10 +355,9 @@ class EmbeddedServer:
         """Return once every write the server acknowledged reached the operating system.
 
         With `appendfsync everysec` redis answers a write before it wrote it to the
-        append-only file when a background fsync is still running (a busy disk): the write
-        waits in the server's memory, up to two seconds, and a `kill -9` of the server then
-        loses it. Called after each write batch, under `writing()`; one INFO when the buffer
-        is empty (`always` writes and fsyncs before it answers: nothing to wait for).
+        append-only file while a background fsync runs (a busy disk): it waits in memory up to
+        two seconds, and a `kill -9` of the server loses it. Called after each write batch,
+        under `writing()`; one INFO when the buffer is empty (`always`: nothing to wait for).
 
         Raises:
             StoreError: the server kept the write in memory for `_APPEND_PATIENCE_S`.

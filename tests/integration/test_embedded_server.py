@@ -250,6 +250,22 @@ def test_a_server_busy_without_answering_is_not_restarted(
         assert int(server.pid_file.read_text()) == pid
 
 
+def test_a_busy_server_given_no_cpu_while_asked_is_not_taken_for_hung(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine a busy server may get no CPU during the whole wait for its reply
+    (a fresh CI run restarted one once): its main thread is runnable, not asleep, and it is
+    not restarted. Here no CPU is seen while asked; a stopped server is still hung."""
+    monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(falkordb_server, "cpu_ticks", lambda pid: 7)
+    server = EmbeddedServer(tmp_path)
+    with contextlib.closing(FalkorDBStore.embedded(server)):
+        with _busy(server, seconds=2.0):
+            assert server.answers()
+        with _frozen(server):
+            assert not server.answers()
+
+
 def test_a_server_that_hangs_while_it_loads_is_started_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -355,12 +371,28 @@ def _busy(server: EmbeddedServer, seconds: float) -> Iterator[None]:
     client = redis.Redis(unix_socket_path=str(server.socket_path))
     holding = threading.Thread(target=client.eval, args=(loop, 0, int(seconds * 1e6)))
     holding.start()
-    time.sleep(0.2)  # the loop has begun
+    _held(server)
     try:
         yield
     finally:
         holding.join()
         client.close()
+
+
+def _held(server: EmbeddedServer) -> None:
+    """Wait until the server stops answering a PING within 0.1 s (on a loaded machine the
+    loop's thread may take a while to send it)."""
+    probe = falkordb_server.single_try_client(server.socket_path, 0.1)
+    deadline = time.monotonic() + 10
+    try:
+        while time.monotonic() < deadline:
+            probe.ping()
+            time.sleep(0.01)
+    except redis.TimeoutError:
+        return
+    finally:
+        probe.close()
+    raise AssertionError("the server still answers: the loop never began")
 
 
 @contextlib.contextmanager

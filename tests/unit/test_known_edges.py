@@ -102,8 +102,8 @@ def _line(e: KeptEdge) -> str:
 
 
 def test_nodes_are_learned_once_and_dropped_with_their_generation() -> None:
-    store = _Store({"ann": ANN, "loop": [KeptEdge("l1", "IS", True, "loop", "Loop", 1, 1, True)]})
-    reads = Reads(cast(Any, store))
+    graph = _Store({"ann": ANN, "loop": [KeptEdge("l1", "IS", True, "loop", "Loop", 1, 1, True)]})
+    reads = Reads(cast(Any, graph))
     known = KnownEdges(reads, node_edges=2, max_edges=100)
     user = known.at("alice", "g1")
     assert user is not None
@@ -120,9 +120,9 @@ def test_nodes_are_learned_once_and_dropped_with_their_generation() -> None:
     assert known.at("alice", None) is None
 
 
-def _alices_walk(store: _Store) -> KnownReads:
+def _alices_walk(graph: _Store) -> KnownReads:
     """The reads of a walk for alice, her node `ann` kept."""
-    reads = Reads(cast(Any, store))
+    reads = Reads(cast(Any, graph))
     known = KnownEdges(reads, node_edges=10, max_edges=100)
     user = known.at("alice", "g1")
     assert user is not None
@@ -138,15 +138,15 @@ def _likes(walk: KnownReads, user_id: str) -> list[Neighbour]:
 
 
 def test_reads_of_kept_nodes_do_not_reach_the_store() -> None:
-    store = _Store({"ann": ANN})
-    walk = _alices_walk(store)
+    graph = _Store({"ann": ANN})
+    walk = _alices_walk(graph)
     assert [n.uid for n in _likes(walk, "alice")] == ["a1", "a2"]
-    assert store.asked == [["ann"]]
+    assert graph.asked == [["ann"]]
 
 
 def test_the_users_searched_longest_ago_are_dropped_past_max_edges() -> None:
-    store = _Store({"ann": ANN, "bob": BOB}, facts=1)
-    known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=3)
+    graph = _Store({"ann": ANN, "bob": BOB}, facts=1)
+    known = KnownEdges(Reads(cast(Any, graph)), node_edges=10, max_edges=3)
     alice, bert = known.at("alice", "g"), known.at("bert", "g")
     assert alice is not None and bert is not None
     known._read("alice", alice, ["ann"])
@@ -158,19 +158,19 @@ def test_the_users_searched_longest_ago_are_dropped_past_max_edges() -> None:
 
 
 def test_the_nodes_of_a_graph_larger_than_what_is_kept_are_not_read() -> None:
-    store = _Store({"ann": ANN}, facts=51)
-    known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=100)
+    graph = _Store({"ann": ANN}, facts=51)
+    known = KnownEdges(Reads(cast(Any, graph)), node_edges=10, max_edges=100)
     user = known.at("alice", "g1")
     assert user is not None
     known._read("alice", user, ["ann"])
-    assert user.fits is False and not user.nodes and store.asked == []
+    assert user.fits is False and not user.nodes and graph.asked == []
     known.learn("alice", user, ["ann"] * 3)
     assert not user.asked  # nothing sent to be learned
 
 
 def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> None:
-    store = _Store({"ann": ANN})
-    known = KnownEdges(Reads(cast(Any, store)), node_edges=10, max_edges=100, after=3)
+    graph = _Store({"ann": ANN})
+    known = KnownEdges(Reads(cast(Any, graph)), node_edges=10, max_edges=100, after=3)
     user = known.at("alice", "g1")
     assert user is not None
     for _ in range(2):
@@ -182,14 +182,14 @@ def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> N
 
 
 def test_kept_nodes_answer_only_their_users_reads() -> None:
-    store = _Store({"ann": ANN})
-    walk = _alices_walk(store)
+    graph = _Store({"ann": ANN})
+    walk = _alices_walk(graph)
     # the same node uid asked for bob (a uid bob could only have guessed) reads bob's graph
-    assert _likes(walk, "bob") == [] and store.other == [("expand_typed", "bob")]
+    assert _likes(walk, "bob") == [] and graph.other == [("expand_typed", "bob")]
     assert walk.probe("bob", ["ann"], [["LIKES"]], size=3, include_invalid=False) == [[]]
     assert walk.relation_types("bob", ["ann"], include_invalid=False) == {}
-    assert [name for name, user in store.other] == [
+    assert [name for name, user in graph.other] == [
         "expand_typed",
         "probe_typed",
         "list_relation_types",
-    ] and {user for _, user in store.other} == {"bob"}
+    ] and {user for _, user in graph.other} == {"bob"}

@@ -66,8 +66,10 @@ def test_entities_of_an_older_store_get_their_key_at_setup(
     store._graph.query("MATCH (e:Entity {user_id: 'carol'}) REMOVE e.user_key")
     assert Reads(store).fulltext_entities("carol", ["quartz"], 10) == []
     ran: list[str] = []
-    run = store.run
-    monkeypatch.setattr(store, "run", lambda name, *a, **k: ran.append(name) or run(name, *a, **k))
+    run = store.schema._run  # the statements the schema runs
+    monkeypatch.setattr(
+        store.schema, "_run", lambda name, *a, **k: ran.append(name) or run(name, *a, **k)
+    )
     store.setup(DIMENSION)
     assert [e.name for e, _ in Reads(store).fulltext_entities("carol", ["quartz"], 10)] == [
         "Quartz Pine"
