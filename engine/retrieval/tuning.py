@@ -170,7 +170,7 @@ class ExpansionParams:
     # nearly as good (bench-hub, bench-metaqa recall)
     later_share: float = 0.7
     # the walks' nodes kept in the process (`retrieval.known_edges`): this many edges in all at
-    # most (memory: ~0.3 kB an edge), none of a node with more than `kept_node_edges`
+    # most (memory: ~0.4 kB an edge, 40 MB), none of a node with more than `kept_node_edges`
     kept_edges: int = 100_000
     kept_node_edges: int = 2000
     # ... read whole once this many reads met a node that kept nodes could not answer: most
