@@ -10,9 +10,11 @@ fit in its `total`; a probe's in its `size`): what the store returns is then a f
 these edges, and the same is returned. Any other read goes to the store, which scans a hub
 in storage order. What is kept holds for one write generation of the user
 (`GraphStore.generation`, changed by every write of any process sharing the store): a walk
-that finds another generation starts afresh. A node a read could not be answered for is
-learned in the background when a read meets it again, for the walks after it; one with
-more edges than `node_edges` is remembered as not kept.
+that finds another generation starts afresh. A node that reads could not be answered for
+met `after` times is learned in the background, for the walks after it; one with more edges
+than `node_edges` is remembered as not kept, and a user whose graph cannot be kept whole
+(more facts than half of `max_edges`) keeps nothing: its nodes are seldom met again
+(benchmarks/results/known_edges.md).
 """
 
 from __future__ import annotations
@@ -135,9 +137,9 @@ class KnownEdges:
             return user
 
     def learn(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
-        """Read in the background the edges of those of `nodes` a walk met before and that
-        are not asked yet: most nodes of a large graph a walk meets once (reading a node
-        whole costs more than the typed read it replaces)."""
+        """Read in the background the edges of those of `nodes` that reads the kept nodes
+        could not answer have now met `after` times: reading a node whole costs more than
+        the typed read it replaces, and most nodes of a graph are met once or twice."""
         if user.fits is False:
             return
         with self._lock:
