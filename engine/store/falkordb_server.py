@@ -133,10 +133,8 @@ class EmbeddedServer:
     def running(self) -> bool:
         """True when the data directory's recorded server answers (nothing is started)."""
         record = ServerRecord.read(self.data_dir) if self.data_dir.is_dir() else None
-        if record is None:
-            return False
-        self.socket_path = Path(record.socket)
-        return self._ping()
+        self.socket_path = Path(record.socket) if record else self.socket_path
+        return record is not None and self._ping()
 
     def clients(self) -> list[str]:
         """The names of the clients connected to the running server (graphmem's are
@@ -176,10 +174,14 @@ class EmbeddedServer:
     def answers(self) -> bool:
         """True when the server answers at all, or works without answering. FalkorDB runs
         queries off redis's main thread, which stays free for PING and INFO, except when a
-        write arrives while it builds an index over the nodes it holds: the thread then waits
-        for the build's batch, seconds for vectors. A server that neither answers nor uses
-        CPU while asked, its main thread asleep, is hung (a busy one on a loaded machine may
-        get no CPU for the wait, but stays runnable; without /proc, one that does not answer)."""
+        write arrives while it builds an index: the thread then waits for the build's batch,
+        seconds for vectors. A server that twice neither answers nor uses CPU while asked, its
+        main thread asleep, is hung (a busy one on a loaded machine may get no CPU for a wait
+        but stays runnable; the end of a busy stretch once looked hung for one wait; without
+        /proc, one that does not answer is hung)."""
+        return self._answers_once() or self._answers_once()
+
+    def _answers_once(self) -> bool:
         pid = self._read_pid()
         before = cpu_ticks(pid) if pid is not None else None
         if self._state() != "down":
@@ -194,9 +196,7 @@ class EmbeddedServer:
         with self._lock():
             record = ServerRecord.read(self.data_dir)
             if record is not None and kill_server(record):
-                log.warning(
-                    "graphmem: the embedded FalkorDB (pid %s) stopped answering", record.pid
-                )
+                log.warning("graphmem: the embedded FalkorDB (pid %s) hung", record.pid)
                 self._wait_gone(record)
             self._forget(record)
             self._start()

@@ -266,6 +266,25 @@ def test_a_busy_server_given_no_cpu_while_asked_is_not_taken_for_hung(
             assert not server.answers()
 
 
+def test_a_server_that_looks_hung_for_one_wait_only_is_not_taken_for_hung(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end of a busy stretch looked like a hang for one wait (a fresh run restarted a
+    server a Lua loop had held): a server is looked at twice before it is taken for hung."""
+    server = EmbeddedServer(tmp_path)
+    server.ensure_running()
+    try:
+        monkeypatch.setattr(falkordb_server, "cpu_ticks", lambda pid: 7)  # no CPU used
+        monkeypatch.setattr(falkordb_server, "asleep", lambda pid: True)
+        states = iter(["down", "ready"])
+        monkeypatch.setattr(server, "_state", lambda: next(states))
+        assert server.answers()
+        monkeypatch.setattr(server, "_state", lambda: "down")
+        assert not server.answers()
+    finally:
+        server.stop_if_unused()
+
+
 def test_a_server_that_hangs_while_it_loads_is_started_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
