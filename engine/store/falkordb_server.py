@@ -137,8 +137,7 @@ class EmbeddedServer:
         return record is not None and self._ping()
 
     def clients(self) -> list[str]:
-        """The names of the clients connected to the running server (graphmem's are
-        `graphmem-<pid>`), this question's own connection left out."""
+        """The names of the clients connected (graphmem's `graphmem-<pid>`), but this one."""
         client = single_try_client(self.socket_path, _PING_TIMEOUT_S)
         try:
             me = client.client_id()
@@ -182,14 +181,15 @@ class EmbeddedServer:
         return self._answers_once() or self._answers_once()
 
     def _answers_once(self) -> bool:
-        pid = self._read_pid()
-        before = cpu_ticks(pid) if pid is not None else None
+        pid = self._read_pid() or 0  # 0: no pid file, so no evidence from /proc
+        before = cpu_ticks(pid) if pid else None
         if self._state() != "down":
             return True
-        after = cpu_ticks(pid) if pid is not None else None
-        if pid is None or before is None or after is None:
-            return False
-        return after > before or not asleep(pid)
+        after = cpu_ticks(pid) if pid else None
+        if before is not None and after is not None and (after > before or not asleep(pid)):
+            return True
+        log.warning("graphmem: FalkorDB (pid %s) silent, CPU ticks %s -> %s", pid, before, after)
+        return False
 
     def restart(self) -> None:
         """Kill a hung server and start it again; it replays its append-only file."""
