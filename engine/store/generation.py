@@ -2,13 +2,15 @@
 by every process that shares the server.
 
 What the token promises: it changes after every write to the user's graph is applied, by any
-process (`FalkorDBStore.write`, each `run(..., read_only=False)`, `delete_user`), and after
+process (`FalkorDBStore.write`, each `run(..., read_only=False)` but of the `DERIVED`
+statements, which store only what a search derives, `delete_user`), and after
 every write statement that names no user (`reset`, the store's id key), which changes every
 user's token; the schema's statements that name no user (an index declared or dropped, the
 store's schema node) change none. So a reader that reads the token, then the graph, and later
-finds the same token knows that no write completed in between: what it kept from that read
+finds the same token knows that no write of its entities, facts or messages completed in
+between: what it kept from that read
 still holds. A change does not say that the user's graph did change (a write may have found
-nothing to do, or stored only what a search derived, such as the relation names' vectors).
+nothing to do).
 
 Each change stores a fresh random token (uuid4), never a count: a key lost or deleted comes
 back as a new token, never as one a reader may still hold. A write that fails is followed by
