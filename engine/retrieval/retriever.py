@@ -3,6 +3,7 @@ hops) + vector similarity over facts, fused; nodes joining several anchors come 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.stored_relations import StoredRelations
 from engine.retrieval.tuning import Tuning
-from engine.retrieval.unknown import about_the_user, unknown_names
+from engine.retrieval.unknown import about_the_user, judged_names, unknown_names
 from engine.store.base import Written
 from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
@@ -216,9 +217,9 @@ class DualRetriever:
         episodes = with_replies(episodes, messages.index, replies)
         facts_named = (name for s in found for name in (s.fact.subject, s.fact.object))
         named = itertools.chain(_names(legs.graph.anchors), facts_named)
-        index = messages.index if legs.names_searched else None  # else no name is judged
-        unknown = unknown_names(query, index, named)
-        if unknown and all(a.entity.uid == ask.self_uid for a in legs.graph.anchors):
+        lookup = None if legs.names_searched else functools.partial(self._names_of, user_id)
+        unknown = unknown_names(query, messages.index, named, lookup)
+        if unknown and _only_strangers(query, unknown, legs, ask.self_uid):
             found = about_the_user(found, ask.self_uid)
         found, episodes = found[:limit], episodes[:limit]
         if ask.explain:
@@ -236,6 +237,16 @@ class DualRetriever:
             paths=self.graph_leg.paths(legs.graph, walks, facts),
             unknown_names=unknown,
         )
+
+    def _names_of(self, user_id: str, words: list[str]) -> list[str]:
+        """The names and aliases of the user's entities holding any of `words` (a search
+        that did not look the query's names up): one read, then one a word when it was
+        full."""
+        k = self.params.anchors.fulltext_k
+        found = self.reads.fulltext_entities(user_id, words, k)
+        if len(found) == k and len(words) > 1:
+            found += [hit for w in words for hit in self.reads.fulltext_entities(user_id, [w], k)]
+        return [name for entity, _ in found for name in (entity.name, *entity.aliases)]
 
     def _found(self, limit: int, legs: _Legs, ranked: dict[str, float]) -> Found:
         """What `explain` reads: the legs' orders as the fusion saw them."""
@@ -260,6 +271,14 @@ class DualRetriever:
 
 
 _EXPANDING = ("dual", "expansion")
+
+
+def _only_strangers(query: str, unknown: list[str], legs: _Legs, self_uid: str | None) -> bool:
+    """Whether the query names no one known but the user: no other entity anchored or, when
+    its names were not looked up, every name it has unknown."""
+    if legs.names_searched:
+        return all(a.entity.uid == self_uid for a in legs.graph.anchors)
+    return set(unknown) == set(judged_names(query))
 
 
 def _names(anchors: list[Anchor]) -> list[str]:

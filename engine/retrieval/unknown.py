@@ -10,14 +10,15 @@ messages stay, for the agent to read with the warning.
 
 A name is a capitalized word of two letters or more, not the first of its sentence, that no
 anchored entity's name or alias holds, no fact found names (its subject or object) and no
-message of the user's (its text or speaker) contains. Words a message index never keeps
+message of the user's (its text or speaker) contains; a search that did not look the query's
+names up asks the user's entities for those left. Words a message index never keeps
 (stopwords: "Will") and the names of days and months ("May", "Aug") are never judged.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from engine.models import ScoredFact
 from engine.retrieval.lexical import LexicalIndex, stem
@@ -32,25 +33,44 @@ _CALENDAR = frozenset(
 )
 
 
-def unknown_names(text: str, index: LexicalIndex | None, known_names: Iterable[str]) -> list[str]:
+def unknown_names(
+    text: str,
+    index: LexicalIndex | None,
+    known_names: Iterable[str],
+    lookup: Callable[[list[str]], Iterable[str]] | None = None,
+) -> list[str]:
     """The names in `text` that nothing of the user's holds; none when `index` is None (the
-    user's messages not read, or the query's names not looked up: nothing can tell). The
-    `known_names` are read only when some name of `text` is in no message."""
+    user's messages not read: nothing can tell). The `known_names` are read only when some
+    name of `text` is in no message; `lookup` (the stored entities' names holding any of the
+    given words) only when a name is in none of those either: a search that did not look
+    the query's names up."""
     if index is None:
         return []
-    candidates: dict[str, str] = {}  # a name of the text, as the message index reads it
+    candidates = {
+        name: word
+        for name, word in judged_names(text).items()
+        if not index.term_postings(stem(word))
+    }
+    if not candidates:
+        return []
+    known = {word for name in known_names for word in words(name)}
+    left = sorted({word for word in candidates.values() if word not in known})
+    if left and lookup is not None:
+        known.update(word for name in lookup(left) for word in words(name))
+    return [name for name, word in candidates.items() if word not in known]
+
+
+def judged_names(text: str) -> dict[str, str]:
+    """The names of `text` that are judged, each with its word as a message index reads it."""
+    judged: dict[str, str] = {}
     names = [n for sentence in _SENTENCE_END.split(text) for n in _TOKEN.findall(sentence)[1:]]
     for name in names:
         tokens = words(name)
         if not name[0].isupper() or len(name) < 2 or len(tokens) != 1:
             continue
-        word = tokens[0]
-        if word not in STOPWORDS and word not in _CALENDAR and not index.term_postings(stem(word)):
-            candidates.setdefault(name, word)
-    if not candidates:
-        return []
-    known = {word for name in known_names for word in words(name)}
-    return [name for name, word in candidates.items() if word not in known]
+        if tokens[0] not in STOPWORDS and tokens[0] not in _CALENDAR:
+            judged.setdefault(name, tokens[0])
+    return judged
 
 
 def about_the_user(found: list[ScoredFact], self_uid: str | None) -> list[ScoredFact]:

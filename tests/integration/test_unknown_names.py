@@ -86,15 +86,35 @@ def test_another_users_names_do_not_make_a_name_known(memory: Memory) -> None:
     assert memory.search("Where does Bob live?", user_id="other").unknown_names == []
 
 
-def test_a_search_without_the_name_search_holds_no_fact_back(memory: Memory) -> None:
-    """The semantic leg alone never looks the query's names up: "CEO" is in no message and no
-    found fact, but that cannot tell it is no stored name."""
+def test_every_mode_names_the_strangers_and_holds_back_what_is_about_others(
+    memory: Memory,
+) -> None:
+    """The semantic and episode legs do not look the query's names up: the names no message
+    holds are looked up then, so each mode says the same and holds back the same."""
+    memory.add_facts([("Peter", "LIVES_IN", "New York"), ("Zed", "LIKES", "tea")], user_id="u")
+    memory.add("Peter lives in New York.", user_id="u", ts="2024-05-01")
+    memory.add_facts([("Bob", "LIVES_IN", "Lisbon")], user_id="other")
+    for mode in ("dual", "semantic", "episodes"):
+        bob = memory.search("Where does Bob live?", user_id="u", mode=mode)
+        assert bob.unknown_names == ["Bob"], mode
+        assert [t for t in _texts(bob) if "Peter" in t] == [], mode
+        assert "Peter lives in New York." in [e.episode.text for e in bob.episodes], mode
+        zed = memory.search("What does Zed like?", user_id="u", mode=mode)  # in no message
+        assert zed.unknown_names == [], mode
+        both = memory.search("Does Bob live near Zed?", user_id="u", mode=mode)
+        assert both.unknown_names == ["Bob"], mode
+    semantic = memory.search("Does Bob live near Zed?", user_id="u", mode="semantic")
+    assert "Zed likes tea" in _texts(semantic)  # Zed is known: nothing is held back
+
+
+def test_a_name_only_an_entity_holds_is_known_to_the_semantic_leg_too(memory: Memory) -> None:
+    """A name in no message and no found fact, held by a stored entity: known in every mode
+    (a user with facts and no messages: every name is looked up)."""
     memory.add_facts(
         [("Acme", "MAKES", "Risher"), ("Jane Doe", "CHIEF_EXECUTIVE_OF", "Acme")], user_id="u"
     )
-    query = "who is the CEO of the firm that makes Risher"
-    for mode in ("semantic", "episodes"):
-        found = memory.search(query, user_id="u", mode=mode)
-        assert found.unknown_names == [], mode
+    query = "who is the chief executive of the firm that makes Risher"
+    for mode in ("dual", "semantic", "episodes"):
+        assert memory.search(query, user_id="u", mode=mode).unknown_names == [], mode
     semantic = memory.search(query, user_id="u", mode="semantic")
     assert "Jane Doe chief executive of Acme" in _texts(semantic)
