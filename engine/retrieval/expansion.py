@@ -196,10 +196,10 @@ class _Walk:
                 loop = n.far == n.near  # "Alice HAS_NAME Alice": an answer, not a way on
                 if base is None or (not loop and (n.far == anchor or visits(reach, n.far))):
                     continue
-                edge = edge_of(anchor, n, hop)
+                edge = edge_of(anchor, n, hop, self.twins)
                 self._note(edge)
                 hub = reach.hub * through_hub(n.degree if hop > 1 else 0, self.settings.hub_degree)
-                key = (n.far, (*relations, base), anchor)
+                key = (n.far, (*relations, edge.step or base), anchor)
                 found = nxt.get(key)
                 starts = reach.starts or frozenset((n.far,))
                 if found is None:

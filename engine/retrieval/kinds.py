@@ -22,6 +22,7 @@ is forgotten (deleted, loaded, imported).
 from __future__ import annotations
 
 import functools
+import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,8 @@ _USERS_KEPT = 256  # users whose samples are kept (the most recent ones, as a bo
 class _UserEnds:
     since: float
     pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # sampled facts
+    # relation -> facts checked for a twin: any of those read, not the first of each entity
+    mixed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     shares: dict[tuple[str, str], float] = field(default_factory=dict)  # (kind, relation)
     twins: dict[str, str | None] = field(default_factory=dict)  # relation -> reversed twin
     # relation -> what is met at each of its ends (an end too large to read left out)
@@ -149,6 +152,7 @@ class RelationEnds:
             for predicate, twin in found:
                 pairs.update(((o, s) if twin else (s, o), None) for s, o in read[predicate])
             user.pairs[relation] = _spread(list(pairs), self.params.kind_sample)
+            user.mixed[relation] = sorted(pairs, key=_shuffled)[: self.params.twin_sample]
 
     def twins(
         self, user_id: str, relations: list[str], predicates: Sequence[str]
@@ -164,7 +168,7 @@ class RelationEnds:
         """`twins` of `relations`, sampled already."""
         missing = [r for r in relations if r not in user.twins]
         if missing:
-            checked = {r: user.pairs[r][: self.params.twin_sample] for r in missing}
+            checked = {r: user.mixed[r] for r in missing}
             enough = self.params.twin_min_facts  # fewer facts make no twin: nothing to read
             asked = [(r, s, o) for r, ps in checked.items() if len(ps) >= enough for s, o in ps]
             found = self.reads.reversed_facts(user_id, asked)
@@ -238,6 +242,12 @@ def _as_relation(met: Met) -> Met:
     predicate, subject = met
     relation = base_relation(predicate)
     return relation, subject if relation == predicate else not subject
+
+
+def _shuffled(pair: tuple[str, str]) -> bytes:
+    """An order of pairs that neither storage nor the order of writing decides: the first
+    pair of each entity is often a special one (a party's first member is its chair)."""
+    return hashlib.blake2b("\x00".join(pair).encode()).digest()
 
 
 def _spread(pairs: list[tuple[str, str]], k: int) -> list[tuple[str, str]]:

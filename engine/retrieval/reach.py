@@ -28,6 +28,7 @@ class ExpandedEdge:
     far_mentions: int
     outgoing: bool  # the relationship points from `near` to `far`
     mentions: int = 0  # of the fact
+    step: str | None = None  # the relation the walk took it as, when not its own (`walked_as`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,11 @@ def through_hub(degree: int, hub_degree: int) -> float:
     return 1.0 if degree <= hub_degree else 1.0 / (1.0 + math.log(degree / hub_degree))
 
 
-def edge_of(anchor: str, n: Neighbour, hop: int) -> ExpandedEdge:
+def edge_of(
+    anchor: str, n: Neighbour, hop: int, twins: Mapping[str, str] | None = None
+) -> ExpandedEdge:
+    """The edge the walk took along `n`; with `twins`, taken as the relation `walked_as`
+    says."""
     return ExpandedEdge(
         anchor=anchor,
         uid=n.uid,
@@ -75,13 +80,25 @@ def edge_of(anchor: str, n: Neighbour, hop: int) -> ExpandedEdge:
         far_mentions=n.far_mentions,
         outgoing=n.outgoing,
         mentions=n.mentions,
+        step=walked_as(n, base_relation(n.predicate), twins) if twins else None,
     )
 
 
 def arrived_at_subject(edge: ExpandedEdge) -> bool:
     """Whether the walk along `edge` arrived at its relation's subject: it went against the
-    relation's direction (an `_INVERSE` twin's turned round)."""
-    return not _forwards(edge, base_relation(edge.predicate))
+    relation's direction (an `_INVERSE` twin's turned round), the relation it was taken as."""
+    return not _forwards(edge, edge.step or base_relation(edge.predicate))
+
+
+def walked_as(n: Neighbour, relation: str, twins: Mapping[str, str]) -> str | None:
+    """The relation a step along `n`, a fact of `relation`, is taken as when not its own:
+    read against its direction, the twin that stores it reversed when each is the other's
+    ("X MEMBER_OF The Sters" read from the band is the step BAND_MEMBER), so that one step
+    has one name, whichever of the two facts a pair has stored."""
+    twin = twins.get(relation)
+    if twin is None or twins.get(twin) != relation or _forwards(n, relation):
+        return None
+    return twin
 
 
 def best_first(steps: dict[str, float]) -> list[str]:

@@ -32,6 +32,7 @@ from engine.store.reads import Reads
 from tests.synthetic_kg import (
     FAMILIES,
     FOOTBALL,
+    MUSIC,
     ORGANISATIONS,
     POLITICS,
     Graph,
@@ -39,6 +40,7 @@ from tests.synthetic_kg import (
     ask,
     families,
     football,
+    music,
     organisations,
     politics,
 )
@@ -483,6 +485,36 @@ def test_a_relation_another_stores_reversed_is_its_twin(mem: Memory) -> None:
     relations = ["PARENTS", "CHILDREN", "LIKES", "HELPS", "NATIONALITY"]
     twins = RelationEnds(mem.reads, RelationParams()).twins(user, relations, predicates)
     assert twins == {"PARENTS": "CHILDREN", "CHILDREN": "PARENTS"}
+
+
+def test_a_relation_is_no_twin_of_one_holding_only_its_first_facts(mem: Memory) -> None:
+    """Each party's chair is its member: MEMBER_OF is CHAIRPERSON's twin, never the other
+    way round, even when the store reads each party's chair first (the order of its writes,
+    or of the slots its deletions freed, decides that)."""
+    user = "chairs"
+    facts = []
+    for i in range(12):
+        party, members = f"Party {i}", [f"Member {i}-{j}" for j in range(6)]
+        facts += [(members[0], "MEMBER_OF", party), (party, "CHAIRPERSON", members[0])]
+        facts += [(m, "MEMBER_OF", party) for m in members[1:]]
+    mem.add_facts(facts, user_id=user)
+
+    class ChairsFirst(Reads):
+        def relation_ends(self, user_id: str, predicates: list[str], k: int) -> Any:
+            read = super().relation_ends(user_id, predicates, k)
+            chairs = {
+                o for _, o in super().relation_ends(user_id, ["CHAIRPERSON"], k)["CHAIRPERSON"]
+            }
+            if "MEMBER_OF" in read:
+                read["MEMBER_OF"] = sorted(
+                    read["MEMBER_OF"], key=lambda pair: pair[0] not in chairs
+                )
+            return read
+
+    predicates = mem.reads.predicates(user)
+    ends = RelationEnds(ChairsFirst(mem.store), RelationParams())
+    twins = ends.twins(user, ["MEMBER_OF", "CHAIRPERSON"], predicates)
+    assert twins == {"CHAIRPERSON": "MEMBER_OF"}
 
 
 def test_a_relation_with_too_few_facts_for_a_twin_is_not_read_for_one(mem: Memory) -> None:
@@ -1016,3 +1048,19 @@ def test_timings_say_where_the_time_went(mem: Memory, graphs: dict[str, Graph]) 
     stages = {"embed", "anchors", "relations", "expansion", "semantic", "fuse"}
     assert stages <= set(timings)
     assert sum(v for k, v in timings.items() if k != "total") == pytest.approx(timings["total"])
+
+
+def test_a_step_has_one_name_whichever_twin_fact_it_read(mem: Memory) -> None:
+    """A band's members are stored both ways (MEMBER_OF, BAND_MEMBER); a typed read of
+    MEMBER_OF at another band reads one of the two, and its step is BAND_MEMBER all the same:
+    read as MEMBER_OF it named the question's "member of" better than the anchor's own
+    members, and paths through bands of its genre or city buried them (hub-kg music)."""
+    graph = music(seed=3, musicians=500)
+    memory = Memory(store=mem.store, embedder=mem.embedder)  # the default hub degree
+    memory.add_facts(graph.triples, user_id=graph.domain)
+    paths = ("~memberOf", "memberOf ~memberOf")
+    members = {t for _, _, path, templates in MUSIC if path in paths for t in templates}
+    asked = [q for q in ask(graph, MUSIC, 40, seed=5) if q.template in members]
+    assert len(asked) >= 12
+    missed = [q.text for q in asked if _found(memory, graph.domain, q) is None]
+    assert missed == []
