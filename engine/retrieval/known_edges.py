@@ -78,10 +78,10 @@ class UserEdges:
         kept = self._kept(nodes)
         if kept is None:
             return None
+        wanted = [set(group) for group in groups]
         for near, edges in kept:
-            for i, group in enumerate(groups):
-                wanted = set(group)
-                match = [e for e in edges if _asked(e, wanted, include_invalid)]
+            for i, types in enumerate(wanted):
+                match = [e for e in edges if _asked(e, types, include_invalid)]
                 if len(match) > size:
                     return None
                 split[i] += _neighbours(near, match, len(match))
