@@ -17,7 +17,7 @@ from importlib.resources.abc import Traversable
 from typing import Any, Literal
 
 from engine.errors import InvalidInputError
-from engine.normalize import PREDICATE_PATTERN, is_type_label
+from engine.normalize import is_relation_type, is_type_label
 
 Dialect = Literal["falkordb", "neo4j"]
 REL_TYPE_PLACEHOLDER = "__REL_TYPE__"
@@ -51,13 +51,14 @@ def with_rel_type(text: str, rel_type: str) -> str:
 
 
 def with_rel_types(text: str, rel_types: list[str]) -> str:
-    """Fill the relationship-type placeholder with validated types: `A|B` matches either."""
+    """Fill the relationship-type placeholder with validated types, each between backticks
+    (a type may be in any script: `住在`): `A`|`B` matches either."""
     if not rel_types:
         raise InvalidInputError("at least one relationship type is needed")
     for rel_type in rel_types:
-        if not PREDICATE_PATTERN.fullmatch(rel_type):
+        if not is_relation_type(rel_type):
             raise InvalidInputError(f"relationship type {rel_type!r} is not UPPER_SNAKE_CASE")
-    return text.replace(REL_TYPE_PLACEHOLDER, "|".join(rel_types))
+    return text.replace(REL_TYPE_PLACEHOLDER, "|".join(f"`{t}`" for t in rel_types))
 
 
 def with_rel_type_groups(text: str, groups: list[list[str]]) -> str:
@@ -98,7 +99,7 @@ def with_label(text: str, label: str) -> str:
     """Fill the label placeholder with a validated entity type label."""
     if not is_type_label(label):
         raise InvalidInputError(f"label {label!r} is not a PascalCase entity type label")
-    return text.replace(LABEL_PLACEHOLDER, label)
+    return text.replace(LABEL_PLACEHOLDER, f"`{label}`")
 
 
 def fill(text: str, value: str) -> str:

@@ -34,8 +34,8 @@ class GraphTypes(BaseModel):
         for name, description in entities.items():
             if normalize_label(name) != name:
                 raise ValueError(
-                    f"entity type {name!r} cannot be a label: use PascalCase ASCII letters and "
-                    f"digits (e.g. Company), and none of {', '.join(sorted(RESERVED_LABELS))}"
+                    f"entity type {name!r} cannot be a label: use PascalCase letters and digits "
+                    f"(e.g. Company), and none of {', '.join(sorted(RESERVED_LABELS))}"
                 )
             _check_description(name, description)
         return entities

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
 
 from engine.errors import InvalidInputError, LimitExceededError
 
-PREDICATE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
-LABEL_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]{0,63}$")
-MAX_LABEL_CHARS = 64
+MAX_LABEL_CHARS = 64  # a relationship type's or a label's characters
 # labels graphmem's own queries match on: an entity type never becomes one of them
 RESERVED_LABELS = frozenset(
     {"Entity", "Fact", "Episode", "History", "MessageIndex", "RelationVectors"}
 )
-_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPACES = re.compile(r"\s+")
+_WORD_CATEGORIES = "LMN"  # a name's words: letters, marks (a vowel sign, an accent), digits
 _NAMESPACE_SEPARATORS = re.compile(r"[/.#:]+")
 _CONTROL = {"Cc", "Cs"}
 # plurals no ending rule makes singular
@@ -103,25 +101,71 @@ def entity_key(name: str) -> str:
 
 
 def normalize_predicate(predicate: object) -> str:
-    """Turn `predicate` into an UPPER_SNAKE_CASE relationship type.
+    """Turn `predicate` into an UPPER_SNAKE_CASE relationship type, in its own script.
 
-    "friend of", "friendOf" and "FRIEND-OF" all become FRIEND_OF; a namespaced name keeps
-    its local part ("/people/person/nationality": NATIONALITY, see `_local_name`).
+    "friend of", "friendOf" and "FRIEND-OF" all become FRIEND_OF, "está casado con"
+    ESTÁ_CASADO_CON, "住在" stays 住在; a namespaced name keeps its local part
+    ("/people/person/nationality": NATIONALITY, see `_local_name`).
 
     Raises:
         InvalidInputError: nothing usable is left, or it does not start with a letter.
     """
     if not isinstance(predicate, str):
         raise InvalidInputError(f"predicate must be a string, got {type(predicate).__name__}")
-    text = _local_name(unicodedata.normalize("NFKC", predicate).strip())
-    snake = _NON_WORD.sub("_", _CAMEL.sub("_", text)).strip("_").upper()
-    snake = re.sub(r"_+", "_", snake)[:64].rstrip("_")
-    if not PREDICATE_PATTERN.fullmatch(snake):
+    snake = _snake_case(predicate)
+    if not is_relation_type(snake):
         raise InvalidInputError(
-            f"predicate {predicate!r} cannot be a relationship type: it needs ASCII letters and "
+            f"predicate {predicate!r} cannot be a relationship type: it needs letters or "
             "digits and must start with a letter (e.g. FRIEND_OF)"
         )
     return snake
+
+
+@functools.lru_cache(maxsize=4096)  # a graph's predicates repeat: loads normalize each fact's
+def _snake_case(predicate: str) -> str:
+    text = _local_name(unicodedata.normalize("NFKC", predicate).strip())
+    return "_".join(name_words(text)).upper()[:MAX_LABEL_CHARS].rstrip("_")
+
+
+@functools.lru_cache(maxsize=4096)  # checked at every statement a search fills with types
+def is_relation_type(name: str) -> bool:
+    """True when `name` may be a relationship type: upper snake case in any script
+    (FRIEND_OF, ESTÁ_CASADO_CON, 住在), a letter first, at most 64 characters. Such a name
+    holds no character Cypher would read (it is written between backticks)."""
+    return (
+        0 < len(name) <= MAX_LABEL_CHARS
+        and _is_letter(name[0])
+        and all(c == "_" or _in_word(c) for c in name)
+        and name == name.upper()
+    )
+
+
+def name_words(text: str) -> list[str]:
+    """The words of a name: runs of letters, marks and digits in any script, split where a
+    lower-case letter or a digit meets a capital ("friendOf": friend, Of)."""
+    words: list[str] = []
+    word: list[str] = []
+    before = ""
+    for c in text:
+        kind = unicodedata.category(c)
+        if kind[0] not in _WORD_CATEGORIES or (kind == "Lu" and before in ("Ll", "Nd")):
+            if word:
+                words.append("".join(word))
+            word = []
+        if kind[0] in _WORD_CATEGORIES:
+            word.append(c)
+        before = kind
+    if word:
+        words.append("".join(word))
+    return words
+
+
+def _in_word(c: str) -> bool:
+    return unicodedata.category(c)[0] in _WORD_CATEGORIES
+
+
+def _is_letter(c: str) -> bool:
+    return unicodedata.category(c)[0] == "L"
 
 
 def _local_name(text: str) -> str:
@@ -167,13 +211,14 @@ def normalize_label(entity_type: str | None) -> str | None:
 
 
 def check_label(entity_type: object, what: str, max_chars: int) -> str | None:
-    """The label of an entity type a caller names (`add_facts`): its words in PascalCase
-    ("person": Person, "sports team": SportsTeam), or None for none (None, blank). Nothing
-    is dropped or cut silently: a type that would lose a part is refused, naming it.
+    """The label of an entity type a caller names (`add_facts`): its words in PascalCase, in
+    their own script ("person": Person, "sports team": SportsTeam, "país": País), or None
+    for none (None, blank). Nothing is dropped or cut silently: a type that would lose a
+    part is refused, naming it.
 
     Raises:
-        InvalidInputError: not a string, or no label: letters other than ASCII ones (a label
-            cannot hold them), no letter first, or one of graphmem's own labels.
+        InvalidInputError: not a string, or no label: no letter first, or one of graphmem's
+            own labels.
         LimitExceededError: longer than `max_chars` as given, or than 64 as a label.
     """
     if entity_type is None:
@@ -194,24 +239,32 @@ def check_label(entity_type: object, what: str, max_chars: int) -> str | None:
         raise InvalidInputError(
             f"{shown} cannot be an entity type: {label} is one of graphmem's own labels"
         )
-    if any(c.isalnum() and not c.isascii() for c in text) or not is_type_label(label):
+    if not is_type_label(label):
         raise InvalidInputError(
-            f"{shown} cannot be an entity type: it needs ASCII letters and digits and must "
-            "start with a letter (e.g. person, or sports team for SportsTeam)"
+            f"{shown} cannot be an entity type: it needs letters or digits and must start "
+            "with a letter (e.g. person, or sports team for SportsTeam)"
         )
     return label
 
 
 def _pascal_case(text: str) -> str:
-    """The ASCII words of `text` joined, each capitalized ("sports team" and "SportsTeam":
-    SportsTeam; "PERSON": Person)."""
-    words = _NON_WORD.sub(" ", _CAMEL.sub(" ", text)).split()
-    return "".join(w[:1].upper() + w[1:].lower() for w in words)
+    """The words of `text` joined, each capitalized ("sports team" and "SportsTeam":
+    SportsTeam; "PERSON": Person; "país": País)."""
+    return "".join(w[:1].upper() + w[1:].lower() for w in name_words(text))
 
 
+@functools.lru_cache(maxsize=4096)
 def is_type_label(label: str) -> bool:
-    """True when `label` may be an entity's type label: PascalCase ASCII, not reserved."""
-    return LABEL_PATTERN.fullmatch(label) is not None and label not in RESERVED_LABELS
+    """True when `label` may be an entity's type label: PascalCase in any script (Person,
+    País, 人物), at most 64 characters, not reserved. Such a label holds no character Cypher
+    would read (it is written between backticks)."""
+    return (
+        0 < len(label) <= MAX_LABEL_CHARS
+        and _is_letter(label[0])
+        and label[0] == label[0].upper()
+        and all(_in_word(c) for c in label)
+        and label not in RESERVED_LABELS
+    )
 
 
 def stable_uid(*parts: str) -> str:

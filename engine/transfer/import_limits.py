@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from engine.config import Settings
 from engine.errors import InvalidInputError, LimitExceededError
-from engine.normalize import LABEL_PATTERN, check_length, clean_text, entity_key
+from engine.normalize import check_length, clean_text, entity_key, is_type_label
 from engine.transfer.snapshot import (
     EntityRecord,
     EpisodeRecord,
@@ -194,7 +194,7 @@ class _Rules:
     def entity(self, e: EntityRecord) -> EntityRecord:
         self._uids(e.uid)
         self._vector(e.embedding)
-        if e.type is not None and not LABEL_PATTERN.fullmatch(e.type):
+        if e.type is not None and not is_type_label(e.type):
             raise InvalidInputError(f"type {e.type[:80]!r} is not a PascalCase label")
         return e.model_copy(
             update={

@@ -2,8 +2,9 @@
 
 Times are kept as the epoch seconds the store holds (not datetimes), so an export -> import
 round trip restores every value bit for bit. The document is validated when it is read: the
-relationship types match `^[A-Z][A-Z0-9_]{0,63}$`, every fact and episode points at an entity
-of the document, and no text holds NUL (neither database round-trips it through a parameter).
+relationship types are upper snake case in any script (`normalize.is_relation_type`), every
+fact and episode points at an entity of the document, and no text holds NUL (neither
+database round-trips it through a parameter).
 
 Example:
     >>> doc = GraphSnapshot(user_id="alice", exported_at=0.0)
@@ -25,7 +26,7 @@ from pydantic import (
 )
 
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
-from engine.normalize import PREDICATE_PATTERN
+from engine.normalize import is_relation_type
 
 SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
 SNAPSHOT_VERSION: Literal[1] = 1
@@ -39,7 +40,7 @@ def _no_nul(value: Any) -> Any:
 
 
 def _rel_type(value: str) -> str:
-    if not PREDICATE_PATTERN.fullmatch(value):
+    if not is_relation_type(value):
         raise ValueError(f"{value!r} is not an UPPER_SNAKE_CASE relationship type")
     return value
 

@@ -40,7 +40,13 @@ _names = itertools.count()
 HOSTILE_FACTS = [
     ('O\'Brien "the" \\ man', "FRIEND_OF", "`backtick` Bob"),
     ("'}) DETACH DELETE n //", "OWNS", '"}) MATCH (x) DETACH DELETE x RETURN 1 //'),
-    ("Zoë 😀 李雷 \u202eevil", "LIVES_IN", "Berlin"),
+    # a relationship type and a label in other scripts, written between backticks
+    {
+        "subject": "Zoë 😀 李雷 \u202eevil",
+        "predicate": "住在",
+        "object": "Berlin",
+        "object_type": "город",
+    },
     ("Alice", "LIVES_IN", "Paris"),
     ("nul\x00byte", "KNOWS", "tab\there", "it's $user_id \\ `x` '}) DETACH DELETE n //"),
 ]

@@ -164,6 +164,16 @@ def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
     assert {r.label for _, r, _ in everything} == {"FRIEND_OF", "OWNS"}
 
 
+def test_relation_names_in_any_script_are_read(graph: Any, memory: Memory) -> None:
+    memory.add_facts([("John", "住在", "北京"), ("John", "vive en", "Madrid")], user_id="alice")
+    memory.add_facts([("John", "住在", "上海")], user_id="bob")
+    pg = OnEmbeddedStore(graph, "alice")
+    triplets = pg.get_triplets(entity_names=["John"], relation_names=["住在", "VIVE_EN"])
+    assert {(r.label, t.name) for _, r, t in triplets} == {("住在", "北京"), ("VIVE_EN", "Madrid")}
+    with pytest.raises(InvalidInputError, match="not a relationship type"):
+        pg.get_triplets(relation_names=["住在`]->() DETACH DELETE"])
+
+
 def test_get_rel_map_walks_typed_edges_of_the_users_nodes(graph: Any, memory: Memory) -> None:
     pg = OnEmbeddedStore(graph, "alice")
     alice = pg.get(properties={"name": "Alice"})

@@ -133,8 +133,8 @@ def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> 
     # entities, their type labels, their embeddings, facts, theirs, typed relationships
     assert len(runs) == 6
     assert all(params["user_id"] == "alice" for _, params in runs)
-    assert any("[r:FRIEND_OF {user_id: $user_id, uid: row.uid}]" in t for t in texts)
-    assert any("SET e:Person" in t for t in texts)
+    assert any("[r:`FRIEND_OF` {user_id: $user_id, uid: row.uid}]" in t for t in texts)
+    assert any("SET e:`Person`" in t for t in texts)
     assert not any(cypher.REL_TYPE_PLACEHOLDER in t or cypher.LABEL_PLACEHOLDER in t for t in texts)
     assert sum("db.create.setNodeVectorProperty" in t for t in texts) == 2
 

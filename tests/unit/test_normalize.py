@@ -30,13 +30,20 @@ from engine.times import one_time
         ("schema:birthPlace", "BIRTH_PLACE"),
         ("<http://dbpedia.org/ontology/birthPlace>", "BIRTH_PLACE"),
         ("http://example.org/relations/knows/", "KNOWS"),
+        # any script, its letters kept as written (accents and vowel signs too)
+        ("está casado con", "ESTÁ_CASADO_CON"),
+        ("größer als", "GRÖSSER_ALS"),
+        ("喜欢", "喜欢"),
+        ("живёт в", "ЖИВЁТ_В"),  # noqa: RUF001
+        ("रहता है", "रहता_है"),
+        ("estáCasadoCon", "ESTÁ_CASADO_CON"),
     ],
 )
 def test_predicates_become_upper_snake_case(raw: str, expected: str) -> None:
     assert normalize_predicate(raw) == expected
 
 
-@pytest.mark.parametrize("raw", ["", "   ", "喜欢", "123abc", "`", None, 42])
+@pytest.mark.parametrize("raw", ["", "   ", "😀", "123abc", "`", "\uff12\uff4e\uff44", None, 42])
 def test_unusable_predicates_are_rejected_with_a_clear_error(raw: object) -> None:
     with pytest.raises(InvalidInputError) as info:
         normalize_predicate(raw)

@@ -47,7 +47,7 @@ from llama_index.graph_stores.neo4j.neo4j_property_graph import remove_empty_val
 
 from engine import cypher
 from engine.errors import InvalidInputError, StoreError
-from engine.normalize import PREDICATE_PATTERN, check_count, check_user_id, entity_key
+from engine.normalize import check_count, check_user_id, entity_key, is_relation_type
 from engine.store.neo4j import check_reachable, map_neo4j_errors
 
 STRUCTURAL_RELS = ["SUBJECT", "OBJECT", "MENTIONS"]
@@ -76,7 +76,7 @@ def check_key(key: object, what: str) -> str:
 
 def check_relation(name: object) -> str:
     """A relation name LlamaIndex writes into its Cypher text as a relationship type."""
-    if not isinstance(name, str) or not PREDICATE_PATTERN.fullmatch(name):
+    if not isinstance(name, str) or not is_relation_type(name):
         raise InvalidInputError(
             f"relation name {name!r} is not a relationship type of graphmem (UPPER_SNAKE_CASE)"
         )

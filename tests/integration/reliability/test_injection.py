@@ -10,7 +10,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.errors import InvalidInputError, LimitExceededError, NotFoundError
 from engine.memory import Memory
-from engine.normalize import PREDICATE_PATTERN
+from engine.normalize import is_relation_type
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.testing.scripted_llm import ScriptedLLM
@@ -110,7 +110,7 @@ def test_hostile_text_is_data_or_a_clear_error(
             assert named is None or named in str(exc), str(exc)
     assert _canary(mem, store) == before
     assert [sf.fact.user_id for sf in mem.search("Canary owns", CANARY).facts][:1] == [CANARY]
-    assert all(PREDICATE_PATTERN.fullmatch(t) for t in _relationship_types(store))
+    assert all(is_relation_type(t) for t in _relationship_types(store))
     assert half_written(store, ATTACKER) == [] and half_written(store, CANARY) == []
 
 
@@ -134,4 +134,4 @@ def test_a_megabyte_predicate_is_cut_to_a_valid_identifier(mem: Memory, tally: T
     CALLS["predicate"](mem, "A" * 1_000_000)
     tally.cases += 1
     tally.faults += 1
-    assert all(PREDICATE_PATTERN.fullmatch(f.predicate) for f in mem.get_all(ATTACKER))
+    assert all(is_relation_type(f.predicate) for f in mem.get_all(ATTACKER))

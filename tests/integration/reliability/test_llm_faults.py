@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.normalize import PREDICATE_PATTERN
+from engine.normalize import is_relation_type
 from engine.store.base import GraphStore
 from engine.testing.scripted_llm import ScriptedLLM, ToolCall
 from tests.integration.reliability.conftest import Tally
@@ -64,7 +64,7 @@ def _clean_name(name: str) -> bool:
 def _check_user_graph(mem: Memory, store: GraphStore, user: str) -> int:
     facts = mem.get_all(user, include_invalid=True)
     for f in facts:
-        assert PREDICATE_PATTERN.fullmatch(f.predicate), f.predicate
+        assert is_relation_type(f.predicate), f.predicate
         assert _clean_name(f.subject) and _clean_name(f.object), (f.subject, f.object)
         assert f.text.strip()
     for scored in mem.top_entities(user, 100):
