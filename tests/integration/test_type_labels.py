@@ -76,5 +76,5 @@ def test_export_and_import_keep_the_type_labels(memory: Memory) -> None:
     assert report.entities == 4
     assert labels_by_name(memory.store, "bob") == labels_by_name(memory.store, "alice")
     script = memory.export("alice", "cypher")
-    assert "SET e:Person" in script
+    assert "SET e:`Person`" in script
     assert "SET e:__LABEL__" not in script
