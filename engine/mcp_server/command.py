@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ WHOM = (
     "user only; --any-user lets every client name any user with user_id (it trusts every client)"
 )
 _log = logging.getLogger("graphmem.mcp")
+_FREEZE_GC = "GRAPHMEM_FREEZE_GC"
 
 
 def add_mcp_parser(sub: Any) -> None:
@@ -155,4 +157,9 @@ def url_host(host: str) -> str:
 
 
 def _memory(args: argparse.Namespace) -> Memory:
-    return Memory(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    """The server's memory. The process is the server's own, so what it loads (the model, the
+    extractor's pipeline) is frozen out of the garbage collector's full passes, each of which
+    walked it all (~360,000 objects, 140-190 ms) inside a tool call; `GRAPHMEM_FREEZE_GC`
+    decides instead when set (docs/performance.md)."""
+    own = {} if _FREEZE_GC in os.environ else {"freeze_gc": True}
+    return Memory(**own, **({"data_dir": args.data_dir} if args.data_dir else {}))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import socket
 import time
 from importlib.metadata import version
@@ -14,8 +15,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from engine.cli.app import main
+from engine.config import build_settings
 from engine.errors import ClosedError
 from engine.knowledge import EntityView
+from engine.mcp_server import command
 from engine.mcp_server.render import render_search
 from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server
 from engine.mcp_server.tools import _entity_text, search_memory
@@ -256,3 +259,20 @@ def test_a_budget_that_holds_only_the_entities_line_says_no_memory_fits() -> Non
         "No memory of user 'u' for 'q' fits in max_tokens=5: 0 facts and 1 message were found; "
         "a larger max_tokens holds them.\nRelevant entities: Peter"
     )
+
+
+@pytest.mark.parametrize(("env", "freeze"), [(None, True), ("false", False), ("true", True)])
+def test_the_server_freezes_what_it_loads_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, env: str | None, freeze: bool
+) -> None:
+    """The process is the server's own: a full garbage collection walked the model and the
+    extractor's pipeline inside a tool call; `GRAPHMEM_FREEZE_GC` set decides instead."""
+    if env is None:
+        monkeypatch.delenv("GRAPHMEM_FREEZE_GC", raising=False)
+    else:
+        monkeypatch.setenv("GRAPHMEM_FREEZE_GC", env)
+    opened: list[dict[str, Any]] = []
+    monkeypatch.setattr(command, "Memory", lambda **settings: opened.append(settings))
+    command._memory(argparse.Namespace(data_dir=tmp_path))
+    assert opened == [{"data_dir": tmp_path, **({"freeze_gc": True} if env is None else {})}]
+    assert build_settings(**opened[0]).freeze_gc is freeze
