@@ -165,6 +165,8 @@ class Memory:
         clipped to [0, 1]; `threshold` keeps the results scoring at least that much. `limit`
         (or `top_k`, Mem0's newer name) results at most, 100 by default. `rerank` is accepted
         and changes nothing: graphmem has no reranker to run (`engine.compat.mem0_args`).
+        `unknown_names` (graphmem's own key) lists the names the query asks about that no
+        memory of the user holds ("Bob" in "where does Bob live?").
 
         Raises:
             InvalidInputError: no id, a bad id, filter, `threshold` or count; `explain=True`
@@ -174,8 +176,11 @@ class Memory:
         check_search_flags(rerank, explain, reference_date)
         floor, limit = check_threshold(threshold), count_of(limit, top_k)
 
+        unknown: list[str] = []
+
         def ask(k: int) -> tuple[dict[str, float], list[tuple[Fact, Origin]], int]:
-            found = self.graph.search(query, scope.user, k).facts
+            result = self.graph.search(query, scope.user, k)
+            found, unknown[:] = result.facts, result.unknown_names
             score = similarities(self.graph, scope.user, query, found)
             hits = [h.fact for h in found if floor is None or score[h.fact.uid] >= floor]
             return score, self._admitted(scope, hits)[:limit], len(found)
@@ -191,6 +196,7 @@ class Memory:
         return {
             "results": [self._item(f, scope, o, score[f.uid]) for f, o in kept],
             "relations": [relation(f, "destination") for f, _ in kept],
+            "unknown_names": unknown,
         }
 
     def get_all(

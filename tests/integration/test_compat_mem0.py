@@ -407,3 +407,18 @@ def test_search_takes_the_keywords_of_mem0s_current_api(memory: GraphMemory) -> 
         m.search(query, user_id="alice", limit=5, top_k=2)
     with pytest.raises(InvalidInputError, match="top_k must be an integer of at least 1, got 0"):
         m.get_all(user_id="alice", top_k=0)
+
+
+def test_search_names_whom_no_memory_holds(memory: GraphMemory) -> None:
+    """The facade dropped `unknown_names`: a Mem0 user asking about Bob got no word that
+    nothing stored mentions him (another user's Bob included)."""
+    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Peter", "LIVES_IN", "Oslo")], "alice")
+    memory.add_facts([("Bob", "LIVES_IN", "Rome")], user_id="bob")
+    m = facade.Memory(memory=memory)
+    strangers = m.search("Where does Bob live?", user_id="alice")
+    assert strangers["unknown_names"] == ["Bob"]
+    assert strangers["results"] == []  # not Peter's or Alice's home
+    known = m.search("Where does Peter live?", user_id="alice")
+    assert known["unknown_names"] == []
+    assert [r["memory"] for r in known["results"]][:1] == ["Peter lives in Oslo"]
+    assert m.search("Where does Bob live?", user_id="bob")["unknown_names"] == []
