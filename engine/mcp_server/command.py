@@ -161,5 +161,7 @@ def _memory(args: argparse.Namespace) -> Memory:
     extractor's pipeline) is frozen out of the garbage collector's full passes, each of which
     walked it all (~360,000 objects, 140-190 ms) inside a tool call; `GRAPHMEM_FREEZE_GC`
     decides instead when set (docs/performance.md)."""
-    own = {} if _FREEZE_GC in os.environ else {"freeze_gc": True}
-    return Memory(**own, **({"data_dir": args.data_dir} if args.data_dir else {}))
+    own: dict[str, Any] = {} if _FREEZE_GC in os.environ else {"freeze_gc": True}
+    if args.data_dir:
+        own["data_dir"] = args.data_dir
+    return Memory(**own)
