@@ -10,12 +10,22 @@ import unicodedata
 from engine.errors import InvalidInputError, LimitExceededError
 
 MAX_LABEL_CHARS = 64  # a relationship type's or a label's characters
+MAX_PREDICATE_CHARS = 1024  # a predicate as given: a namespaced one (a URI) keeps a short part
 # labels graphmem's own queries match on: an entity type never becomes one of them
 RESERVED_LABELS = frozenset(
-    {"Entity", "Fact", "Episode", "History", "MessageIndex", "RelationVectors"}
-)
+    {
+        "Entity", "Fact", "Episode", "History", "MessageIndex", "RelationVectors",
+        "GraphmemKey", "GraphmemSchema",
+    }
+)  # fmt: skip
 _SPACES = re.compile(r"\s+")
-_WORD_CATEGORIES = "LMN"  # a name's words: letters, marks (a vowel sign, an accent), digits
+# a name's words: letters and digits, and the marks and joiners written with them (a vowel
+# sign, an accent; the zero-width (non-)joiner of Persian or Sinhala); presentation only
+# (a variation selector, an enclosing mark) is no part of a name
+_WORD_START = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No"})
+_WORD_PART = _WORD_START | {"Mn", "Mc"}
+_JOINERS = frozenset("\u200c\u200d")
+_PRESENTATION = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _NAMESPACE_SEPARATORS = re.compile(r"[/.#:]+")
 _CONTROL = {"Cc", "Cs"}
 # plurals no ending rule makes singular
@@ -109,13 +119,20 @@ def normalize_predicate(predicate: object) -> str:
 
     Raises:
         InvalidInputError: nothing usable is left, or it does not start with a letter.
+        LimitExceededError: longer than 1,024 characters as given, or than 64 as a type.
     """
     if not isinstance(predicate, str):
         raise InvalidInputError(f"predicate must be a string, got {type(predicate).__name__}")
+    check_length(predicate, "predicate", MAX_PREDICATE_CHARS)  # before any pass over it
     snake = _snake_case(predicate)
+    if len(snake) > MAX_LABEL_CHARS:
+        raise LimitExceededError(
+            f"predicate {predicate[:80]!r} is {len(snake)} characters as a relationship type "
+            f"({snake[:20]}...); the limit is {MAX_LABEL_CHARS}"
+        )
     if not is_relation_type(snake):
         raise InvalidInputError(
-            f"predicate {predicate!r} cannot be a relationship type: it needs letters or "
+            f"predicate {predicate[:80]!r} cannot be a relationship type: it needs letters or "
             "digits and must start with a letter (e.g. FRIEND_OF)"
         )
     return snake
@@ -124,7 +141,8 @@ def normalize_predicate(predicate: object) -> str:
 @functools.lru_cache(maxsize=4096)  # a graph's predicates repeat: loads normalize each fact's
 def _snake_case(predicate: str) -> str:
     text = _local_name(unicodedata.normalize("NFKC", predicate).strip())
-    return "_".join(name_words(text)).upper()[:MAX_LABEL_CHARS].rstrip("_")
+    # upper case may decompose a letter ("ΐ"): composed again, the type is its own form
+    return unicodedata.normalize("NFKC", "_".join(name_words(text)).upper())
 
 
 @functools.lru_cache(maxsize=4096)  # checked at every statement a search fills with types
@@ -137,31 +155,40 @@ def is_relation_type(name: str) -> bool:
         and _is_letter(name[0])
         and all(c == "_" or _in_word(c) for c in name)
         and name == name.upper()
+        and unicodedata.is_normalized("NFKC", name)
     )
 
 
 def name_words(text: str) -> list[str]:
-    """The words of a name: runs of letters, marks and digits in any script, split where a
-    lower-case letter or a digit meets a capital ("friendOf": friend, Of)."""
+    """The words of a name: runs of letters and digits in any script with the marks and
+    joiners written with them, split where a lower-case letter or a digit meets a capital
+    ("friendOf": friend, Of) or where a caseless letter meets one ("住在Inverse")."""
     words: list[str] = []
     word: list[str] = []
     before = ""
-    for c in text:
+    for c in _PRESENTATION.sub("", text):
         kind = unicodedata.category(c)
-        if kind[0] not in _WORD_CATEGORIES or (kind == "Lu" and before in ("Ll", "Nd")):
-            if word:
-                words.append("".join(word))
+        joins = bool(word) and (kind in ("Mn", "Mc") or c in _JOINERS)
+        starts = kind in _WORD_START
+        if (not starts and not joins) or (kind == "Lu" and before in ("Ll", "Lo", "Nd")):
+            _end_word(words, word)
             word = []
-        if kind[0] in _WORD_CATEGORIES:
+        if starts or joins:
             word.append(c)
         before = kind
-    if word:
-        words.append("".join(word))
+    _end_word(words, word)
     return words
 
 
+def _end_word(words: list[str], word: list[str]) -> None:
+    while word and word[-1] in _JOINERS:
+        word.pop()
+    if word:
+        words.append("".join(word))
+
+
 def _in_word(c: str) -> bool:
-    return unicodedata.category(c)[0] in _WORD_CATEGORIES
+    return unicodedata.category(c) in _WORD_PART or c in _JOINERS
 
 
 def _is_letter(c: str) -> bool:
@@ -179,6 +206,15 @@ def _local_name(text: str) -> str:
     # a local name has two letters or more: "citizen_of_U.S." is a name with dots in it
     named = len(parts) > 1 and sum(c.isalpha() for c in parts[-1]) > 1
     return parts[-1] if named else text
+
+
+def spoken_predicate(predicate: str) -> str:
+    """The words a fact's sentence says for `predicate` as given ("lives in" for LIVES_IN
+    and livesIn): each in lower case, but a word beyond ASCII that holds a lower-case letter
+    stays as written, as the type's upper case may have lost a letter (a Turkish dotless i
+    is an I, a German sharp s an SS)."""
+    words = name_words(_local_name(unicodedata.normalize("NFKC", predicate).strip()))
+    return " ".join(w if not w.isascii() and w != w.upper() else w.lower() for w in words)
 
 
 def predicate_words(predicate: str) -> str:
@@ -249,8 +285,10 @@ def check_label(entity_type: object, what: str, max_chars: int) -> str | None:
 
 def _pascal_case(text: str) -> str:
     """The words of `text` joined, each capitalized ("sports team" and "SportsTeam":
-    SportsTeam; "PERSON": Person; "país": País)."""
-    return "".join(w[:1].upper() + w[1:].lower() for w in name_words(text))
+    SportsTeam; "PERSON": Person; "país": País), composed again where a case change
+    decomposed a letter."""
+    label = "".join(w[:1].title() + w[1:].lower() for w in name_words(text))
+    return unicodedata.normalize("NFKC", label)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -261,9 +299,10 @@ def is_type_label(label: str) -> bool:
     return (
         0 < len(label) <= MAX_LABEL_CHARS
         and _is_letter(label[0])
-        and label[0] == label[0].upper()
+        and label[0] == label[0].title()
         and all(_in_word(c) for c in label)
         and label not in RESERVED_LABELS
+        and unicodedata.is_normalized("NFKC", label)
     )
 
 

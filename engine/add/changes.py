@@ -22,7 +22,7 @@ from engine.normalize import (
     clean_text,
     entity_key,
     normalize_predicate,
-    predicate_words,
+    spoken_predicate,
     stable_uid,
 )
 from engine.store.base import FactRow, HistoryRow
@@ -130,7 +130,7 @@ def _text(fact: ExtractedFact, predicate: str, speaker: str | None, limit: int) 
     try:
         text = clean_text(fact.fact, "fact text", limit)
     except InvalidInputError:
-        text = f"{fact.source} {predicate_words(predicate)} {fact.target}"
+        text = f"{fact.source} {spoken_predicate(fact.predicate)} {fact.target}"
     # 'USER' is how the extractor calls the user until it knows their name
     if not speaker:
         return text

@@ -22,7 +22,7 @@ from engine.normalize import (
     clean_text,
     entity_key,
     normalize_predicate,
-    predicate_words,
+    spoken_predicate,
     stable_uid,
 )
 from engine.store.base import EntityRow, FactRow, WriteBatch
@@ -68,7 +68,7 @@ def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
     if fact.text is not None:
         text = clean_text(fact.text, "fact text", settings.max_text_chars)
     else:
-        text = f"{subject} {predicate_words(predicate)} {obj}"
+        text = f"{subject} {spoken_predicate(fact.predicate)} {obj}"
     return CleanFact(
         subject,
         predicate,

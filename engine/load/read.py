@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from engine.errors import InvalidInputError
-from engine.normalize import clean_text, normalize_predicate, predicate_words
+from engine.normalize import clean_text, normalize_predicate, spoken_predicate
 
 TripleFormat = Literal["tsv", "csv", "jsonl"]
 TRIPLE_FORMATS: tuple[TripleFormat, ...] = ("tsv", "csv", "jsonl")
@@ -190,5 +190,5 @@ def _triple(number: int, fields: list[str], limits: Limits) -> Triple:
     if len(fields) == 4 and fields[3].strip():
         text = clean_text(fields[3], "fact text", limits.max_text_chars)
     else:
-        text = f"{subject} {predicate_words(predicate)} {obj}"
+        text = f"{subject} {spoken_predicate(fields[1])} {obj}"
     return Triple(number, subject, predicate, obj, text)

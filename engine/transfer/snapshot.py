@@ -171,6 +171,11 @@ class GraphSnapshot(_Record):
         for fact in self.facts:
             if not {fact.subject_uid, fact.object_uid} <= uids:
                 raise ValueError(f"fact {fact.uid!r} names an entity missing from the document")
+            if fact.relationship is not None and fact.relationship.type != fact.predicate:
+                raise ValueError(
+                    f"fact {fact.uid!r} is {fact.predicate} but its relationship is "
+                    f"{fact.relationship.type}"
+                )
         for episode in self.episodes:
             if not set(episode.entity_uids) <= uids:
                 raise ValueError(f"episode {episode.uid!r} mentions a missing entity")

@@ -29,6 +29,7 @@ from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
 from engine.testing.hash_encoder import HashEmbedder
 from engine.transfer.export import read_snapshot, to_cypher, to_graphml, to_json
+from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.restore import import_snapshot, parse_snapshot
 from engine.transfer.snapshot import GraphSnapshot
 from tests.integration.test_cypher_lint import lint, problems
@@ -294,6 +295,10 @@ def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
     [
         (lambda d: d["entities"][0].update(name="a\x00b"), "NUL"),
         (lambda d: d["facts"][0].update(predicate="X` DETACH DELETE"), "relationship type"),
+        # a type add_facts never makes: a look-alike of a stored one (decomposed, fullwidth)
+        (lambda d: d["facts"][0].update(predicate="ESTA\u0301"), "relationship type"),
+        (lambda d: d["facts"][0].update(predicate="\uff25\uff33\uff34\uff21"), "relationship type"),
+        (lambda d: d["facts"][0].update(predicate="KNOWS"), "but its relationship is"),
         (lambda d: d["facts"][0].update(subject_uid="nobody"), "missing"),
         (lambda d: d.update(version=2), "version"),
         (lambda d: d["entities"][0].update(mentions=float("nan")), "mentions"),
@@ -308,6 +313,21 @@ def test_a_bad_document_is_refused(
     with pytest.raises(InvalidInputError) as caught:
         parse_snapshot(document)
     assert message in str(caught.value) or message in str(caught.value.__cause__)
+
+
+def test_an_entity_type_add_facts_never_makes_is_refused(
+    stores: list[FalkorDBStore], embedder: Embedder
+) -> None:
+    """A decomposed or fullwidth label is a look-alike of one add_facts stores."""
+    build_graph(stores[0], embedder, "alice")
+    document = json.loads(to_json(read_snapshot(stores[0], "alice")))
+    limits = ImportLimits.from_settings(SETTINGS, embedder.dimension)
+    for look_alike in ["Pai\u0301s", "\uff30\uff45\uff52\uff53\uff4f\uff4e\uff41"]:
+        document["entities"][0]["type"] = look_alike
+        with pytest.raises(InvalidInputError, match="is not a PascalCase label"):
+            checked(parse_snapshot(document), limits)
+    document["entities"][0]["type"] = "País"
+    assert checked(parse_snapshot(document), limits).entities[0].type == "País"
 
 
 # -- CLI ------------------------------------------------------------------------------------

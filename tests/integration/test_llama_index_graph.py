@@ -162,6 +162,8 @@ def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
     assert pg.get_triplets(entity_names=["Rex"]) == []  # bob's dog
     everything = pg.get_triplets()
     assert {r.label for _, r, _ in everything} == {"FRIEND_OF", "OWNS"}
+    seen_once = {(s.id, r.label, t.id) for s, r, t in everything}
+    assert len(everything) == len(seen_once)  # each relation once: it came twice, one per end
 
 
 def test_relation_names_in_any_script_are_read(graph: Any, memory: Memory) -> None:
@@ -170,6 +172,7 @@ def test_relation_names_in_any_script_are_read(graph: Any, memory: Memory) -> No
     pg = OnEmbeddedStore(graph, "alice")
     triplets = pg.get_triplets(entity_names=["John"], relation_names=["住在", "VIVE_EN"])
     assert {(r.label, t.name) for _, r, t in triplets} == {("住在", "北京"), ("VIVE_EN", "Madrid")}
+    assert [t.name for _, _, t in pg.get_triplets(relation_names=["住在"])] == ["北京"]
     with pytest.raises(InvalidInputError, match="not a relationship type"):
         pg.get_triplets(relation_names=["住在`]->() DETACH DELETE"])
 

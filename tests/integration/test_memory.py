@@ -187,6 +187,10 @@ def test_types_and_predicates_in_any_script_are_kept_as_written(memory: Memory) 
     assert memory.entity("Москва", "u").entity.type == "Город"
     found = memory.search("Where does 小明 live?", user_id="u", mode="expansion")
     assert [h.fact.object for h in found.facts][:1] == ["北京"]
+    # the sentence says the predicate as written: KALIYOR would read "kaliyor"
+    memory.add_facts([("Ali", "kal\u0131yor", "Ankara"), ("Ana", "wohnt in der Straße", "Z")], "u")
+    texts = {f.text for f in memory.get_all("u")}
+    assert {"Ali kal\u0131yor Ankara", "Ana wohnt in der Straße Z"} <= texts
 
 
 def test_hostile_names_are_stored_as_plain_values(memory: Memory) -> None:

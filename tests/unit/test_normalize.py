@@ -1,10 +1,15 @@
+import unicodedata
+
 import pytest
 
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.graph_types import GraphTypes
 from engine.normalize import (
+    check_label,
     clean_text,
     entity_key,
+    is_relation_type,
+    is_type_label,
     normalize_label,
     normalize_predicate,
     singular_form,
@@ -110,3 +115,51 @@ def test_a_declared_pascal_case_type_is_its_own_label() -> None:
     types = GraphTypes(entities={"SportsTeam": "a club that plays a sport"})
     assert types.entity_type("sports team") == "SportsTeam"
     assert types.entity_type("SportsTeam") == "SportsTeam"
+
+
+# names in many scripts, and input that must not leave a trace: emoji with a variation
+# selector, an enclosing mark, a letter a case change decomposes (ΐ), ß, dz ligatures, ZWNJ
+ODD_NAMES = [
+    "ταΐζει", "loves ❤️", "❤️ loves", "box\u20dd item", "دوست\u200cدارد",  # noqa: RUF001
+    "ශ්\u200dරී ලංකාවේ",
+    "straße liegt", "ßtraße", "ǆemal", "İstanbul'da yaşar", "住在_INVERSE", "人物Person",
+    "estáCasadoCon", "Pai\u0301s", "\uff30\uff45\uff52\uff53\uff4f\uff4e\uff41",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("raw", ODD_NAMES)
+def test_a_type_or_label_is_its_own_normal_form(raw: str) -> None:
+    """Stored names are normalized once for good: normalizing again changes nothing (a type
+    upper-cased into decomposed letters was a second, look-alike type), and a checked name
+    holds no presentation character (U+FE0F of an emoji, an enclosing mark)."""
+    predicate = normalize_predicate(raw)
+    assert normalize_predicate(predicate) == predicate and is_relation_type(predicate)
+    label = check_label(raw, "type", 512)
+    assert label is not None and check_label(label, "type", 512) == label
+    assert is_type_label(label)
+    for name in (predicate, label):
+        assert unicodedata.is_normalized("NFKC", name)
+        assert not any(unicodedata.category(c) == "Me" or 0xFE00 <= ord(c) <= 0xFE0F for c in name)
+
+
+def test_what_emoji_leave_is_no_part_of_a_name() -> None:
+    assert normalize_predicate("loves ❤️") == normalize_predicate("loves 👍🏽") == "LOVES"
+    assert normalize_label("person ❤️") == "Person"
+    joined = "\u062f\u0648\u0633\u062a\u200c\u062f\u0627\u0631\u062f"  # Persian, with a ZWNJ
+    assert normalize_predicate(joined) == joined  # the joiner is spelling
+
+
+def test_look_alikes_of_a_stored_name_are_no_names() -> None:
+    """Import checks names with these: only what the doors themselves store passes."""
+    assert is_relation_type("ESTÁ_CASADO_CON")
+    assert not is_relation_type(unicodedata.normalize("NFD", "ESTÁ_CASADO_CON"))
+    assert not is_relation_type("\uff25\uff33\uff34\uff21")  # fullwidth
+    assert is_type_label("País") and not is_type_label(unicodedata.normalize("NFD", "País"))
+    assert not is_type_label("GraphmemSchema") and not is_type_label("GraphmemKey")
+
+
+def test_a_predicate_longer_than_a_type_is_refused_not_cut() -> None:
+    """Two long predicates differing past the 64th character were cut into one type."""
+    with pytest.raises(LimitExceededError, match="the limit is 64"):
+        normalize_predicate("x" * 70 + " a")
+    assert normalize_predicate("x" * 64) == "X" * 64

@@ -74,7 +74,8 @@ def test_a_reserved_type_is_refused_naming_every_reserved_label() -> None:
     with pytest.raises(ConfigError) as raised:
         build_settings(graph_types={"entities": {"MessageIndex": "an index of messages"}})
     assert "'MessageIndex' cannot be a label" in str(raised.value)
-    assert "Entity, Episode, Fact, History, MessageIndex, RelationVectors" in str(raised.value)
+    reserved = "Entity, Episode, Fact, GraphmemKey, GraphmemSchema, History, MessageIndex, "
+    assert reserved + "RelationVectors" in str(raised.value)
 
 
 def test_declared_types_are_read_from_the_environment_as_json(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import TYPE_CHECKING
 
 from engine.extraction.offline.vocab import USER
@@ -70,9 +69,9 @@ def possessive(name: str) -> str:
 
 
 def predicate_of(words: str) -> str | None:
-    """UPPER_SNAKE_CASE ASCII, or None when nothing valid is left."""
-    ascii_words = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode()
+    """UPPER_SNAKE_CASE, as every door makes it ("protégé of": PROTÉGÉ_OF), or None when
+    nothing valid is left."""
     try:
-        return normalize_predicate(ascii_words)
+        return normalize_predicate(words)
     except ValueError:
         return None

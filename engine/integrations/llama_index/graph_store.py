@@ -283,12 +283,15 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
             asked = min(asked * 3, MAX_REL_MAP)
 
     def _with_facts(self, triplets: list[Triplet]) -> list[Triplet]:
-        """The triplets, each relation with the rest of its fact (`FACT_PROPERTIES`), read in
-        one statement within the user's graph.
+        """The triplets, each relation once (LlamaIndex's read meets a relation from both of
+        its ends when both are asked for) with the rest of its fact (`FACT_PROPERTIES`), read
+        in one statement within the user's graph.
 
         Raises:
             StoreError: the read returned a fact of another user (it never should).
         """
+        once = {(s.id, r.label, r.properties.get("uid"), t.id): (s, r, t) for s, r, t in triplets}
+        triplets = list(once.values())
         uids = {r.properties.get("uid") for _, r, _ in triplets} - {None}
         if not uids:
             return triplets

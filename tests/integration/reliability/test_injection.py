@@ -63,7 +63,7 @@ CALLS: dict[str, Callable[[Memory, str], object]] = {
 }
 # the error names the field (the message's own name for the two that reuse another field)
 FIELD_IN_ERROR = {
-    "delete uid": "uid", "metadata": "metadata", "type": "subject_type", "predicate": None,
+    "delete uid": "uid", "metadata": "metadata", "type": "subject_type",
 }  # fmt: skip
 
 
@@ -127,11 +127,3 @@ def test_a_megabyte_string_is_refused_naming_the_field(
     assert f"{named} has " in str(caught.value) and "the limit is" in str(caught.value)
     assert len(str(caught.value)) < 300  # the error quotes no megabyte
     assert nodes_of(store, ATTACKER) == before
-
-
-def test_a_megabyte_predicate_is_cut_to_a_valid_identifier(mem: Memory, tally: Tally) -> None:
-    """(An entity type is never cut: one over 64 characters as a label is refused.)"""
-    CALLS["predicate"](mem, "A" * 1_000_000)
-    tally.cases += 1
-    tally.faults += 1
-    assert all(is_relation_type(f.predicate) for f in mem.get_all(ATTACKER))
