@@ -16,14 +16,19 @@ from engine.retrieval.episodes import EpisodeHit
 from engine.retrieval.lexical import LexicalIndex
 from engine.retrieval.tuning import EpisodeParams
 
+Window = tuple[float | None, float | None]  # since, until (epoch seconds)
+
 
 def fuse_provenance(
     facts: list[ScoredFact],
     hits: list[EpisodeHit],
     index: LexicalIndex | None,
     params: EpisodeParams,
+    window: Window = (None, None),
 ) -> tuple[list[ScoredFact], list[ScoredEpisode]]:
-    """Facts with their source messages, and messages with the support of the facts."""
+    """Facts with their source messages, and messages with the support of the facts: a
+    message only the facts bring is listed when it was said in `window` (an undated one
+    never is, with a bound), as the episode leg's own are."""
     found = _normalised({h.uid: h.score for h in hits})
     backing = _fact_support(facts)
     for hit in facts:
@@ -34,6 +39,8 @@ def fuse_provenance(
     vote = (
         params.fact_vote * agreement(facts, hits, params.agreement_facts) ** params.agreement_power
     )
+    if index is not None and window != (None, None):
+        backing = {u: s for u, s in backing.items() if u in found or _said(index, u, window)}
     episodes = _episodes(found, backing, index, vote)
     return facts, episodes
 
@@ -83,6 +90,23 @@ def _episodes(
         out.append(ScoredEpisode(episode=snippet(index, uid), score=score, legs=legs))
     out.sort(key=lambda s: (-s.score, s.episode.uid))
     return out
+
+
+def said_in(index: LexicalIndex, doc: int, window: Window) -> bool:
+    """Whether message `doc` of `index` was said in `window` (an undated one never is known
+    to be, when the window has a bound)."""
+    since, until = window
+    if since is None and until is None:
+        return True
+    if index.undated[doc]:
+        return False
+    ts = index.times[doc]
+    return (since is None or ts >= since) and (until is None or ts <= until)
+
+
+def _said(index: LexicalIndex, uid: str, window: Window) -> bool:
+    doc = index.position.get(uid)
+    return doc is not None and said_in(index, doc, window)
 
 
 def has_text(index: LexicalIndex | None, uid: str) -> bool:

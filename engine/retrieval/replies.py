@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from engine.models import ScoredEpisode
 from engine.retrieval.lexical import LexicalIndex
-from engine.retrieval.provenance import has_text, snippet
+from engine.retrieval.provenance import Window, has_text, said_in, snippet
 
 QUESTION_MARKS = ("?", "\uff1f", "\u061f")  # ASCII, full-width (CJK), Arabic
-Window = tuple[float | None, float | None]
 
 
 def asks(text: str) -> bool:
@@ -33,7 +32,7 @@ def replies_to(
         if doc is None or not asks(hit.episode.text):
             continue
         reply = index.next[doc]
-        if reply >= 0 and _in_window(index, reply, window):
+        if reply >= 0 and said_in(index, reply, window):
             out[hit.episode.uid] = index.uids[reply]
     return out
 
@@ -61,13 +60,3 @@ def with_replies(
         out.append(shown)
         placed.add(reply)
     return out
-
-
-def _in_window(index: LexicalIndex, doc: int, window: Window) -> bool:
-    since, until = window
-    if since is None and until is None:
-        return True
-    if index.undated[doc]:
-        return False  # never known to be inside
-    ts = index.times[doc]
-    return (since is None or ts >= since) and (until is None or ts <= until)

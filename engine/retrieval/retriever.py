@@ -210,7 +210,7 @@ class DualRetriever:
         shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))
         self.episode_leg.read_texts(user_id, messages, shown)
         found, episodes = fuse_provenance(
-            scored, messages.hits, messages.index, self.params.episodes
+            scored, messages.hits, messages.index, self.params.episodes, ask.window
         )
         replies = replies_to(episodes, messages.index, limit, ask.window)
         self.episode_leg.read_texts(user_id, messages, replies.values())

@@ -26,8 +26,8 @@ def _ingest(memory: Memory, tmp_path: Path) -> None:
     assert report.messages_added == 2
 
 
-def _cello(memory: Memory, **window: str) -> list[str]:
-    found = memory.search("Who plays the cello?", user_id="u", mode="episodes", **window)
+def _cello(memory: Memory, mode: str = "episodes", **window: str) -> list[str]:
+    found = memory.search("Who plays the cello?", user_id="u", mode=mode, **window)  # type: ignore[arg-type]
     return [h.episode.line() for h in found.episodes if "cello" in h.episode.text]
 
 
@@ -53,6 +53,11 @@ def test_a_window_leaves_undated_messages_out(memory: Memory, tmp_path: Path) ->
     assert _cello(memory) != []
     assert _cello(memory, since="2000-01-01") == []
     assert _cello(memory, until="2100-01-01") == []
+    # the dual search listed it as the source of its fact, which passes by when it was stored
+    assert _cello(memory, "dual") != []
+    assert _cello(memory, "dual", since="2000-01-01") == []
+    windowed = memory.search("Who plays the cello?", user_id="u", since="2000-01-01")
+    assert "user: My sister Clara" not in windowed.context(max_tokens=400)
 
 
 def test_export_and_import_keep_it_undated(memory: Memory, tmp_path: Path) -> None:
