@@ -17,6 +17,7 @@ In order, a name is:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -32,6 +33,7 @@ SELF_TYPE = "Person"
 SELF_KEYS = frozenset({"user", "i", "me", "my", "mine", "myself", "我", "我的", "自己"})
 NAME_PREDICATE = "HAS_NAME"
 _SIMILAR_K = 5
+_SELF_OWNER = re.compile(rf"\b{SELF_NAME}(?='s\b)")
 
 
 def self_uid(user_id: str) -> str:
@@ -195,7 +197,8 @@ class Resolver:
         episode: str | None,
         now: float,
     ) -> None:
-        vectors = [as_param(v) for v in self.embedder.encode([names[k].name for k in keys])]
+        shown = {k: _owned(names[k].name, out.self_name or out.user_id) for k in keys}
+        vectors = [as_param(v) for v in self.embedder.encode([shown[k] for k in keys])]
         for key, vector in zip(keys, vectors, strict=True):
             name = names[key]
             readable = self.embedder.reads(name.name)
@@ -212,10 +215,12 @@ class Resolver:
             etype = normalize_label(name.type)
             out.uid_of[key] = uid
             out.surfaces.setdefault(uid, set()).add(key)
-            out.entities[uid] = EntityRow(uid, key, name.name, etype, now, counts[key])
+            out.entities[uid] = EntityRow(uid, key, shown[key], etype, now, counts[key])
+            if shown[key] != name.name:  # found by the name it shows too
+                out.aliases.append(AliasRow(uid, shown[key], entity_key(shown[key])))
             out.embeddings[uid] = vector
             out.new.append(uid)
-            out.history.append(history_row(uid, "ADD", now, episode, name.name))
+            out.history.append(history_row(uid, "ADD", now, episode, shown[key]))
 
     def _similar(
         self, user_id: str, vector: list[float], etype: str | None
@@ -227,6 +232,13 @@ class Resolver:
             if cos >= self.threshold and entity.type == etype:
                 return entity, cos
         return None
+
+
+def _owned(name: str, self_name: str) -> str:
+    """A new entity's name as shown: the user's own thing under the user's name ("USER's
+    job", an extractor's placeholder for "my job", is "Alice's job", an alias of it); its key
+    stays the placeholder's, so "my job" is the same entity whatever the user is called."""
+    return _SELF_OWNER.sub(self_name, name)
 
 
 def extracted_names(extraction: Extraction) -> list[str]:

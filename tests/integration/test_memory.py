@@ -209,3 +209,16 @@ def test_oversized_values_get_a_clear_error(memory: Memory) -> None:
         memory.search("   ", user_id="u")
     with pytest.raises(InvalidInputError):
         memory.search("tea", user_id="u", limit=0)
+
+
+def test_the_users_own_thing_is_named_after_the_user(memory: Memory) -> None:
+    """The offline extractor calls "my job" USER's job until the user is known; the entity
+    kept that placeholder as its name ("USER's job" among the top entities)."""
+    memory.add("Lost my job yesterday", user_id="u")
+    names = [e.entity.name for e in memory.top_entities("u", k=10)]
+    assert "u's job" in names
+    assert not any("USER" in name for name in names)
+    assert memory.entity("u's job", "u") is not None
+    memory.add("My name is Alice. I hate my job.", user_id="u")  # one job, whatever my name
+    jobs = [e.entity for e in memory.top_entities("u", k=10) if "job" in e.entity.name]
+    assert [(j.name, j.mentions) for j in jobs] == [("u's job", 2)]
