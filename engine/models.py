@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.normalize import entity_key
 from engine.prompt_block import Piece, check_budget, estimate_tokens, pack
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
@@ -59,13 +60,15 @@ class Entity(BaseModel):
 
     @classmethod
     def from_props(cls, props: dict[str, Any]) -> Entity:
+        name = props["name"]
         return cls(
             uid=props["uid"],
             user_id=props["user_id"],
             key=props["key"],
-            name=props["name"],
+            name=name,
             type=props.get("type"),
-            aliases=list(props.get("aliases") or []),
+            # a name the entity is shown by is no other name of it
+            aliases=[a for a in props.get("aliases") or [] if entity_key(a) != entity_key(name)],
             mentions=int(props.get("mentions") or 0),
             first_seen=from_epoch(props.get("first_seen")),
             last_seen=from_epoch(props.get("last_seen")),

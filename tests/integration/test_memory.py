@@ -218,7 +218,7 @@ def test_the_users_own_thing_is_named_after_the_user(memory: Memory) -> None:
     names = [e.entity.name for e in memory.top_entities("u", k=10)]
     assert "u's job" in names
     assert not any("USER" in name for name in names)
-    assert memory.entity("u's job", "u") is not None
+    assert memory.entity("u's job", "u").entity.aliases == []  # not its own name again
     memory.add("My name is Alice. I hate my job.", user_id="u")  # one job, whatever my name
     jobs = [e.entity for e in memory.top_entities("u", k=10) if "job" in e.entity.name]
     assert [(j.name, j.mentions) for j in jobs] == [("u's job", 2)]
