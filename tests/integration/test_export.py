@@ -18,6 +18,7 @@ from falkordb import FalkorDB
 from engine.add.facts import facts_batch, validate_facts
 from engine.add.resolve import history_row
 from engine.cli import app as cli
+from engine.cli import exchange as cli_exchange
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
@@ -350,7 +351,7 @@ def cli_graph(
             opened.append(FalkorDBStore(client, graph_name))
             return Memory(store=opened[-1], embedder=embedder, data_dir=tmp_path)
 
-        monkeypatch.setattr(cli, "open_memory", memory)
+        monkeypatch.setattr(cli_exchange, "open_memory", memory)
         yield store
         for same in opened:
             same.close()
