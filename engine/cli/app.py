@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from typing import Any
 
 from engine.cli.exchange import register as register_exchange
@@ -142,6 +143,14 @@ def _load_text(report: Any) -> str:
     return "\n".join(lines)
 
 
+def _version() -> str:
+    """The installed package's version; a source tree run without installing has none."""
+    try:
+        return metadata.version("graphmem")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="graphmem",
@@ -152,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data-dir", help="where the embedded database keeps its files")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--version", action="version", version=f"graphmem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="store a small example graph and search it")
@@ -180,11 +190,16 @@ def _load_parser(sub: Any) -> None:
         "the load stopped on an error; 2 the command line was wrong; 130 interrupted (run it "
         "again to resume).",
     )
-    load.add_argument("file", metavar="FILE")
+    load.add_argument("file", metavar="FILE", help="the file of triples")
     load.add_argument(
         "--user", required=True, type=user_arg, help="the user whose graph receives the facts"
     )
-    load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
+    load.add_argument(
+        "--format",
+        choices=["auto", "tsv", "csv", "jsonl"],
+        default="auto",
+        help="what FILE is (default: told from its suffix: .tsv .tab .txt, .csv, .jsonl .ndjson)",
+    )
     load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
     load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")
     load.add_argument(

@@ -123,8 +123,15 @@ def register(sub: Any) -> None:
         epilog="Exit status: 0 written; 1 the user has no memories (nothing is written: "
         "graphmem users lists them) or the store failed; 2 the command line was wrong.",
     )
-    export.add_argument("--user", required=True, type=user_arg)
-    export.add_argument("--format", choices=["json", "cypher", "graphml"], default="json")
+    export.add_argument(
+        "--user", required=True, type=user_arg, help="the user whose graph to write"
+    )
+    export.add_argument(
+        "--format",
+        choices=["json", "cypher", "graphml"],
+        default="json",
+        help="json (lossless: what import reads; the default), a cypher script or graphml",
+    )
     export.add_argument("-o", "--output", help="file to write (default: standard output)")
     export.add_argument(
         "--dialect",
@@ -165,6 +172,6 @@ def register(sub: Any) -> None:
         "entity's neighbourhood) in a Neo4j store. On the embedded store it says first how to "
         "copy the graph into a Neo4j (graphmem export --format cypher).",
     )
-    browse.add_argument("--user", required=True, type=user_arg)
+    browse.add_argument("--user", required=True, type=user_arg, help="the user whose graph to show")
     browse.add_argument("--entity", help="show this entity's depth-2 neighbourhood")
     browse.set_defaults(func=cmd_browse)

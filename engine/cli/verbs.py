@@ -156,6 +156,8 @@ def cmd_merge(args: argparse.Namespace) -> None:
 
 # -- parsers -------------------------------------------------------------------------------
 
+WHOSE = "the user whose memory to change"
+
 
 def register(sub: Any) -> None:
     """Add this module's commands to the `graphmem` subparsers `sub`."""
@@ -166,16 +168,25 @@ def register(sub: Any) -> None:
         "or store facts given as --fact SUBJECT PREDICATE OBJECT (repeatable).",
     )
     add.add_argument("text", nargs="?", metavar="TEXT", help="the message")
-    add.add_argument("--user", required=True, type=user_arg)
-    add.add_argument("--fact", nargs=3, action="append", metavar=("SUBJECT", "PREDICATE", "OBJECT"))
+    add.add_argument("--user", required=True, type=user_arg, help=WHOSE)
+    add.add_argument(
+        "--fact",
+        nargs=3,
+        action="append",
+        metavar=("SUBJECT", "PREDICATE", "OBJECT"),
+        help="a fact to store as given, no extraction (repeatable; instead of TEXT): "
+        "--fact Alice LIVES_IN Paris",
+    )
     add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
     add.add_argument("--session", help="the conversation it belongs to")
-    add.add_argument("--ts", type=when, help="when it was written (ISO 8601 or epoch seconds)")
+    add.add_argument(
+        "--ts", type=when, help="when it was written (ISO 8601, epoch seconds or milliseconds)"
+    )
     add.set_defaults(func=cmd_add)
 
     update = sub.add_parser("update", help="change a fact's text or when it was true")
-    update.add_argument("uid", metavar="FACT_UID")
-    update.add_argument("--user", required=True, type=user_arg)
+    update.add_argument("uid", metavar="FACT_UID", help="the fact's id (search shows it)")
+    update.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     update.add_argument("--text", help="the new sentence")
     update.add_argument("--valid-at", type=when, help="since when it is true")
     update.add_argument("--invalid-at", type=when, help="when it stopped being true")
@@ -188,24 +199,32 @@ def register(sub: Any) -> None:
         "longer shows what was said), one message (its facts stay), or one entity with "
         "every fact that names it.",
     )
-    delete.add_argument("kind", choices=["fact", "message", "entity"])
+    delete.add_argument("kind", choices=["fact", "message", "entity"], help="what ID names")
     delete.add_argument("id", metavar="ID", help="a uid (an entity: its name also works)")
-    delete.add_argument("--user", required=True, type=user_arg)
+    delete.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     delete.add_argument("--forget", action="store_true", help="fact: also its messages")
     delete.set_defaults(func=cmd_delete)
 
     merge = sub.add_parser("merge", help="merge one entity into another (KEEP absorbs MERGE)")
-    merge.add_argument("keep", metavar="KEEP")
-    merge.add_argument("merge", metavar="MERGE")
-    merge.add_argument("--user", required=True, type=user_arg)
+    merge.add_argument("keep", metavar="KEEP", help="the entity that stays: a name, alias or id")
+    merge.add_argument(
+        "merge",
+        metavar="MERGE",
+        help="the entity merged into KEEP and deleted: its facts and messages move to KEEP, "
+        "its names become KEEP's aliases",
+    )
+    merge.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     merge.set_defaults(func=cmd_merge)
 
 
-def add_common_options(sub: Any) -> None:
+def add_common_options(sub: Any, servers: tuple[str, ...] = ("mcp",)) -> None:
     """--data-dir and --json after the command too (`graphmem search ... --json`), for every
-    command that does not define them itself."""
-    for parser in sub.choices.values():
+    command that does not define them itself; a server (`servers`) prints no result to put
+    in JSON, so it takes no --json."""
+    for name, parser in sub.choices.items():
         for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
+            if flag == "--json" and name in servers:
+                continue
             with contextlib.suppress(argparse.ArgumentError):  # the command has its own
                 parser.add_argument(
                     flag, default=argparse.SUPPRESS, help=COMMON_HELP[flag], **extra
@@ -236,7 +255,8 @@ def when(value: str) -> datetime:
         parsed = None
     if parsed is None:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch seconds"
+            f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch "
+            "seconds or milliseconds"
         )
     return parsed
 
