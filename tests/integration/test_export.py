@@ -450,7 +450,8 @@ def test_import_reports_its_progress(stores: list[FalkorDBStore], embedder: Embe
         target, read_snapshot(source, "alice"), "bob", embedder,
         progress=lambda p: seen.append((p.phase, p.done, p.total)),
     )  # fmt: skip
-    assert [p for p in seen if p[0] == "vectors"] == [("vectors", 1, 1)]  # the one message
+    # its start, then the one message
+    assert [p for p in seen if p[0] == "vectors"] == [("vectors", 0, 1), ("vectors", 1, 1)]
     written = [done for phase, done, total in seen if phase == "records" and total == 22]
     assert written == sorted(written) and written[-1] == 22 and len(written) > 1
 
