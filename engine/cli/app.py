@@ -15,6 +15,7 @@ from engine.cli.exchange import register as register_exchange
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
 from engine.cli.verbs import (
+    COMMON_HELP,
     PartialFailure,
     UsageError,
     add_common_options,
@@ -155,12 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="graphmem",
         description="Graph-first long-term memory for LLM agents. The embedded store lives in "
-        "~/.graphmem unless --data-dir or GRAPHMEM_HOME says otherwise.",
+        "~/.graphmem unless --data-dir or GRAPHMEM_HOME (or GRAPHMEM_DATA_DIR) says otherwise.",
         epilog=EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data-dir", help="where the embedded database keeps its files")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--data-dir", help=COMMON_HELP["--data-dir"])
+    parser.add_argument("--json", action="store_true", help=COMMON_HELP["--json"])
     parser.add_argument("--version", action="version", version=f"graphmem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

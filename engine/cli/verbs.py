@@ -19,7 +19,8 @@ from engine.prompt_block import MAX_LIMIT
 from engine.times import parse_time, time_window
 
 COMMON_HELP = {
-    "--data-dir": "where the embedded database keeps its files",
+    "--data-dir": "where the embedded database keeps its files (default ~/.graphmem, or "
+    "GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set)",
     "--json": "machine-readable output",
 }
 

@@ -73,3 +73,14 @@ def test_mcp_offers_no_json_option(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["mcp", "--user", "u", "--json"]) == 2
     assert "unrecognized arguments: --json" in capsys.readouterr().err
+
+
+def test_help_names_both_data_dir_variables(capsys: pytest.CaptureFixture[str]) -> None:
+    """`GRAPHMEM_DATA_DIR` worked but only `GRAPHMEM_HOME` was named."""
+    assert main(["--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert main(["users", "--help"]) == 0
+    command = " ".join(capsys.readouterr().out.split())
+
+    assert "GRAPHMEM_HOME (or GRAPHMEM_DATA_DIR)" in said
+    assert "default ~/.graphmem, or GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set" in command
