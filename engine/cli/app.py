@@ -30,7 +30,8 @@ from engine.mcp_server.command import add_mcp_parser
 EXIT_STATUS = """exit status:
   0    done
   1    an operation failed, or did part of its work (the message says what), or the
-       user has no memories (read commands)
+       user has no memories or the data dir does not exist (commands that read or edit
+       what is stored; add, ingest, load, import and demo create the data dir)
   2    the command line is wrong (unknown command or option, missing argument)
   130  interrupted (Ctrl-C)
 Output cut short by a closed pipe (graphmem search ... | head) is not an error."""
@@ -43,7 +44,7 @@ def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
 def cmd_demo(args: argparse.Namespace) -> None:
     from engine.demo import DEMO_FACTS, DEMO_QUERIES, DEMO_USER
 
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         mem.delete_all(DEMO_USER)
         added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
         results = [mem.search(query, user_id=DEMO_USER, limit=args.limit) for query in DEMO_QUERIES]
@@ -91,7 +92,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     from engine.load.load_bar import for_stream
 
     show = None if args.json else for_stream()
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         try:
             report = mem.load(
                 args.file,

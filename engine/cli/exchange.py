@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.cli.verbs import emit, open_memory, require_user, user_arg
+from engine.cli.verbs import emit, open_memory, require_data_dir, require_user, user_arg
 from engine.errors import InvalidInputError
 from engine.private_files import write_private
 
@@ -37,7 +37,7 @@ def cmd_import(args: argparse.Namespace) -> None:
     from engine.transfer.import_limits import ImportLimits
 
     show = None if args.json else for_stream(verb="import")  # on stderr, as load's
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         if show is not None:
             _say_reading(args.file)
         if args.file == "-":
@@ -90,7 +90,8 @@ def cmd_browse(args: argparse.Namespace) -> None:
     from engine.config import build_settings
     from engine.transfer.browse import browse_hint
 
-    settings = build_settings()
+    settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    require_data_dir(settings)  # the graph it would tell how to copy is not there
     hint = browse_hint(settings.neo4j_uri, args.user, args.entity)
     text = (
         f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from engine.config import Settings, build_settings
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
@@ -25,12 +26,31 @@ COMMON_HELP = {
 }
 
 
-def open_memory(args: argparse.Namespace, **overrides: Any) -> Memory:
+def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: Any) -> Memory:
     """The `Memory` of the command's data dir (`embedding_preload=False` for a command that
-    embeds nothing: its process need not wait for a model it never uses)."""
+    embeds nothing: its process need not wait for a model it never uses). Only a command
+    that stores what it is given (`create=True`) makes a data dir that does not exist.
+
+    Raises:
+        NotFoundError: the embedded store's data dir does not exist, and `create` is False
+            (nothing is made, no server started: a misspelt --data-dir holds no memories).
+    """
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
-    return Memory(**overrides)
+    settings = build_settings(**overrides)
+    if not create:
+        require_data_dir(settings)
+    return Memory(settings)
+
+
+def require_data_dir(settings: Settings) -> None:
+    """Raises NotFoundError when the embedded store's data dir does not exist (Neo4j keeps
+    no memory there)."""
+    if settings.store == "falkordb" and not settings.data_dir.exists():
+        raise NotFoundError(
+            f"no data dir at {settings.data_dir} (nothing is stored there: add, ingest, load, "
+            "import and demo create it)"
+        )
 
 
 def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -79,7 +99,7 @@ class PartialFailure(Exception):
 def cmd_add(args: argparse.Namespace) -> None:
     if (args.text is None) == (not args.fact):
         raise UsageError("add: give either TEXT or --fact SUBJECT PREDICATE OBJECT")
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         if args.fact:
             result = mem.add_facts([tuple(f) for f in args.fact], user_id=args.user)
         else:
