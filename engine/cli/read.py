@@ -11,7 +11,6 @@ from typing import Any
 from engine.cli.verbs import (
     check_window,
     count,
-    day,
     emit,
     fact_line,
     open_memory,
@@ -41,7 +40,7 @@ def metadata_filter(text: str) -> tuple[str, Any]:
 def _hit_line(hit: ScoredFact) -> str:
     when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
     legs = "+".join(hit.legs)
-    return f"  {hit.score:.4f}  [{day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    return f"  {hit.score:.4f}  [{said_day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
 
 
 def search_text(result: SearchResult) -> str:
@@ -125,8 +124,8 @@ def _entity_text(view: EntityView) -> str:
     e = view.entity
     lines = [
         f"{e.name} ({e.type or 'no type'}) {e.uid}",
-        f"  {plural(e.mentions, 'mention')}; first seen {day(e.first_seen)}, "
-        f"last seen {day(e.last_seen)}"
+        f"  {plural(e.mentions, 'mention')}; first seen {said_day(e.first_seen)}, "
+        f"last seen {said_day(e.last_seen)}"
         + (f"; also known as {', '.join(e.aliases)}" if e.aliases else ""),
         "facts:" if view.facts else "(no facts)",
         *(f"  {fact_line(f)}  {f.uid}" for f in view.facts),

@@ -14,7 +14,7 @@ from typing import Any
 from engine.config import Settings, build_settings
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
-from engine.models import AddResult, Deleted, Fact
+from engine.models import AddResult, Deleted, Fact, said_day
 from engine.normalize import canonical_text, check_count, check_user_id
 from engine.prompt_block import MAX_LIMIT
 from engine.times import parse_time, time_window
@@ -73,16 +73,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
-def day(when: datetime | None) -> str:
-    return f"{when:%Y-%m-%d}" if when else "----------"
-
-
 def fact_line(fact: Fact) -> str:
     """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one;
-    a fact with no known start (said in an undated message) shows no date, not when it was
-    stored."""
+    a fact with no known start (said in an undated message) shows `[undated]`, as `context()`
+    does, not when it was stored."""
     until = f" (until {fact.invalid_at:%Y-%m-%d})" if fact.invalid_at else ""
-    return f"[{day(fact.valid_at)}] {fact.text}{until}"
+    return f"[{said_day(fact.valid_at)}] {fact.text}{until}"
 
 
 class UsageError(Exception):
