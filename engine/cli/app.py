@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
@@ -24,6 +25,7 @@ from engine.cli.verbs import (
     user_arg,
 )
 from engine.cli.verbs import register as register_edits
+from engine.config import Settings
 from engine.errors import GraphmemError
 from engine.mcp_server.command import add_mcp_parser
 
@@ -49,15 +51,17 @@ def cmd_demo(args: argparse.Namespace) -> None:
         added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
         results = [mem.search(query, user_id=DEMO_USER, limit=args.limit) for query in DEMO_QUERIES]
         top = mem.top_entities(DEMO_USER, 5)
+        where = _store_of(mem.settings)
     payload = {
         "user_id": DEMO_USER,
+        "store": where,
         "added": added.model_dump(mode="json"),
         "searches": [r.model_dump(mode="json") for r in results],
         "top_entities": [s.model_dump(mode="json") for s in top],
     }
     lines = [
         f"stored {added.facts_added} facts about {added.entities_added} entities "
-        f"for user {DEMO_USER!r}\n"
+        f"for user {DEMO_USER!r} in {where}\n"
     ]
     for query, result in zip(DEMO_QUERIES, results, strict=True):
         anchors = ", ".join(result.anchors) or "-"
@@ -66,7 +70,18 @@ def cmd_demo(args: argparse.Namespace) -> None:
         lines.append("")
     names = ", ".join(f"{s.entity.name} ({s.entity.mentions})" for s in top)
     lines.append(f"most salient entities: {names}")
+    given = f" --data-dir {shlex.quote(args.data_dir)}" if args.data_dir else ""
+    lines.append(
+        f"\nsearch it yourself: graphmem{given} search 'who is Spider-Man?' --user {DEMO_USER}"
+    )
     _print(args, payload, "\n".join(lines))
+
+
+def _store_of(settings: Settings) -> str:
+    """Where a command's memory is: the embedded store's data dir, or the Neo4j server."""
+    if settings.store == "neo4j":
+        return f"Neo4j at {settings.neo4j_uri}"
+    return f"the data dir {settings.data_dir}"
 
 
 def cmd_stop(args: argparse.Namespace) -> None:
