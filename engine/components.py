@@ -32,19 +32,26 @@ def build_embedder(settings: Settings) -> Embedder:
 
 def build_extractor(settings: Settings) -> Extractor:
     """The LLM extractor when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL), else
-    the offline one, with one warning saying so."""
+    the offline one, with a warning saying so (once a process: `say_offline`)."""
     if settings.llm_configured:
         from engine.extraction.llm import build_llm_extractor
 
         return build_llm_extractor(settings)
     from engine.extraction.offline import OfflineExtractor
 
+    say_offline()
+    on_load = functools.partial(freeze_long_lived, "spacy") if settings.freeze_gc else None
+    return OfflineExtractor(on_load=on_load)
+
+
+@functools.cache
+def say_offline() -> None:
+    """Warn that extraction is offline, the first time only: a process opening a `Memory`
+    per request (or several at once) said it each time."""
     log.warning(
         "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
         "offline (spaCy rules, English only)"
     )
-    on_load = functools.partial(freeze_long_lived, "spacy") if settings.freeze_gc else None
-    return OfflineExtractor(on_load=on_load)
 
 
 def prepare_store(settings: Settings) -> None:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.errors import ConfigError
@@ -41,7 +41,11 @@ class Settings(BaseSettings):
 
     # storage
     store: Literal["falkordb", "neo4j"] = "falkordb"
-    data_dir: Path = Field(default_factory=_default_home, validation_alias="GRAPHMEM_HOME")
+    # GRAPHMEM_HOME, or GRAPHMEM_DATA_DIR as every other setting is named (HOME wins if both)
+    data_dir: Path = Field(
+        default_factory=_default_home,
+        validation_alias=AliasChoices("GRAPHMEM_HOME", "GRAPHMEM_DATA_DIR"),
+    )
     graph_name: str = "graphmem"
     appendfsync: Literal["always", "everysec", "no"] = "everysec"
     neo4j_uri: str | None = Field(default=None, validation_alias="NEO4J_URI")

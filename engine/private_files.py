@@ -129,7 +129,7 @@ def _own_group(gid: int) -> bool:
 def _unusable(data_dir: Path, problem: str) -> NoReturn:
     raise StoreUnavailableError(
         f"cannot use the data directory {str(data_dir)!r}: {problem}. Choose another one "
-        "(--data-dir or GRAPHMEM_HOME) or fix this one."
+        "(--data-dir, GRAPHMEM_HOME or GRAPHMEM_DATA_DIR) or fix this one."
     )
 
 

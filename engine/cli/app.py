@@ -6,33 +6,34 @@ import argparse
 import json
 import logging
 import os
-import re
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from importlib import metadata
 from typing import Any
 
+from engine.cli.exchange import register as register_exchange
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
 from engine.cli.verbs import (
+    COMMON_HELP,
     PartialFailure,
     UsageError,
     add_common_options,
     count,
     open_memory,
-    require_user,
     user_arg,
 )
 from engine.cli.verbs import register as register_edits
-from engine.errors import GraphmemError, InvalidInputError
+from engine.config import Settings
+from engine.errors import GraphmemError
 from engine.mcp_server.command import add_mcp_parser
-from engine.private_files import write_private
 
 EXIT_STATUS = """exit status:
   0    done
   1    an operation failed, or did part of its work (the message says what), or the
-       user has no memories (read commands)
+       user has no memories or the data dir does not exist (commands that read or edit
+       what is stored; add, ingest, load, import and demo create the data dir)
   2    the command line is wrong (unknown command or option, missing argument)
   130  interrupted (Ctrl-C)
 Output cut short by a closed pipe (graphmem search ... | head) is not an error."""
@@ -45,20 +46,22 @@ def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
 def cmd_demo(args: argparse.Namespace) -> None:
     from engine.demo import DEMO_FACTS, DEMO_QUERIES, DEMO_USER
 
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         mem.delete_all(DEMO_USER)
         added = mem.add_facts(DEMO_FACTS, user_id=DEMO_USER)
         results = [mem.search(query, user_id=DEMO_USER, limit=args.limit) for query in DEMO_QUERIES]
         top = mem.top_entities(DEMO_USER, 5)
+        where = _store_of(mem.settings)
     payload = {
         "user_id": DEMO_USER,
+        "store": where,
         "added": added.model_dump(mode="json"),
         "searches": [r.model_dump(mode="json") for r in results],
         "top_entities": [s.model_dump(mode="json") for s in top],
     }
     lines = [
         f"stored {added.facts_added} facts about {added.entities_added} entities "
-        f"for user {DEMO_USER!r}\n"
+        f"for user {DEMO_USER!r} in {where}\n"
     ]
     for query, result in zip(DEMO_QUERIES, results, strict=True):
         anchors = ", ".join(result.anchors) or "-"
@@ -67,7 +70,18 @@ def cmd_demo(args: argparse.Namespace) -> None:
         lines.append("")
     names = ", ".join(f"{s.entity.name} ({s.entity.mentions})" for s in top)
     lines.append(f"most salient entities: {names}")
+    given = f" --data-dir {shlex.quote(args.data_dir)}" if args.data_dir else ""
+    lines.append(
+        f"\nsearch it yourself: graphmem{given} search 'who is Spider-Man?' --user {DEMO_USER}"
+    )
     _print(args, payload, "\n".join(lines))
+
+
+def _store_of(settings: Settings) -> str:
+    """Where a command's memory is: the embedded store's data dir, or the Neo4j server."""
+    if settings.store == "neo4j":
+        return f"Neo4j at {settings.neo4j_uri}"
+    return f"the data dir {settings.data_dir}"
 
 
 def cmd_stop(args: argparse.Namespace) -> None:
@@ -93,7 +107,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     from engine.load.load_bar import for_stream
 
     show = None if args.json else for_stream()
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         try:
             report = mem.load(
                 args.file,
@@ -146,168 +160,25 @@ def _load_text(report: Any) -> str:
     return "\n".join(lines)
 
 
-def cmd_export(args: argparse.Namespace) -> None:
-    with open_memory(args, embedding_preload=False) as mem:
-        require_user(mem, args.user)  # a misspelt user is no empty backup
-        text = mem.export(args.user, args.format, dialect=args.dialect, embeddings=args.embeddings)
-    if args.output in (None, "-"):
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
+def _version() -> str:
+    """The installed package's version; a source tree run without installing has none."""
     try:
-        write_private(Path(args.output), text)  # a user's whole memory: theirs to share
-    except OSError as exc:
-        raise InvalidInputError(f"cannot write {args.output!r}: {exc}") from exc
-    print(f"exported user {args.user!r} as {args.format} to {args.output}", file=sys.stderr)
-
-
-def cmd_import(args: argparse.Namespace) -> None:
-    from engine.load.load_bar import for_stream
-    from engine.transfer.document import read_bounded
-    from engine.transfer.import_limits import ImportLimits
-
-    show = None if args.json else for_stream(verb="import")  # on stderr, as load's
-    with open_memory(args) as mem:
-        if show is not None:
-            _say_reading(args.file)
-        if args.file == "-":
-            limits = ImportLimits.from_settings(mem.settings)
-            source: bytes | Path = read_bounded(sys.stdin.buffer, limits, "standard input")
-        else:
-            source = Path(args.file)
-        try:
-            report = mem.import_(source, user_id=args.user, progress=show)
-        finally:
-            if show is not None:
-                show.close()
-    counts = ", ".join(
-        f"{new} new {kind} ({held} already held)"
-        for kind, new, held in (
-            ("entities", report.entities_new, report.entities_held),
-            ("facts", report.facts_new, report.facts_held),
-            ("episodes", report.episodes_new, report.episodes_held),
-            ("history events", report.history_new, report.history_held),
-        )
-    )
-    text = f"imported {counts} of {report.source_user_id!r} into user {report.user_id!r}"
-    _print(args, report.model_dump(), text)
-
-
-def _say_reading(file: str) -> None:
-    """One line on stderr before an import reads its export: a large one is read and parsed
-    for a while before the first progress line."""
-    if file == "-":
-        what = "standard input"
-    else:
-        try:
-            what = f"{file} ({_size(os.path.getsize(file))})"
-        except OSError:
-            return  # the import itself says what is wrong with the file
-    print(f"import: reading {what}", file=sys.stderr, flush=True)
-
-
-def _size(n: int) -> str:
-    """`812 bytes`, `12.3 kB`, `4.0 MB`, `1.2 GB` (powers of 1000)."""
-    if n < 1000:
-        return f"{n} bytes"
-    scaled, units = n / 1000, ["kB", "MB", "GB"]
-    while scaled >= 1000 and len(units) > 1:
-        scaled, units = scaled / 1000, units[1:]
-    return f"{scaled:.1f} {units[0]}"
-
-
-def cmd_browse(args: argparse.Namespace) -> None:
-    from engine.config import build_settings
-    from engine.transfer.browse import browse_hint
-
-    settings = build_settings()
-    hint = browse_hint(settings.neo4j_uri, args.user, args.entity)
-    text = (
-        f"Open this to get the query in Neo4j Browser's editor, then run it:\n{hint.open_url}\n\n"
-        f"Or paste this into the editor at {hint.url} (cypher/browser/{hint.query}):\n\n"
-        f"{hint.statement}"
-    )
-    if settings.store != "neo4j":
-        text = _embedded_first(args.user) + text
-    _print(args, hint.model_dump(), text)
-
-
-def _embedded_first(user_id: str) -> str:
-    """What `browse` says first on the embedded store, which Neo4j Browser cannot open."""
-    file = re.sub(r"[^\w.-]", "_", user_id)
-    return (
-        "This store is the embedded FalkorDB, which Neo4j Browser cannot open. Copy the graph "
-        "into a Neo4j first (docker/README.md starts one):\n"
-        f"  graphmem export --user {shlex.quote(user_id)} --format cypher -o {file}.cypher\n"
-        "and run that script in Browser or cypher-shell. Then:\n\n"
-    )
-
-
-def _exchange_parsers(sub: Any) -> None:
-    export = sub.add_parser(
-        "export",
-        help="write one user's graph as json (lossless), cypher or graphml",
-        description="Write one user's graph. json is lossless and is what `graphmem import` "
-        "reads; cypher is a script for Neo4j Browser or cypher-shell; graphml is for graph tools.",
-        epilog="Exit status: 0 written; 1 the user has no memories (nothing is written: "
-        "graphmem users lists them) or the store failed; 2 the command line was wrong.",
-    )
-    export.add_argument("--user", required=True, type=user_arg)
-    export.add_argument("--format", choices=["json", "cypher", "graphml"], default="json")
-    export.add_argument("-o", "--output", help="file to write (default: standard output)")
-    export.add_argument(
-        "--dialect",
-        choices=["neo4j", "falkordb"],
-        default="neo4j",
-        help="the database the cypher script is for (default neo4j)",
-    )
-    export.add_argument(
-        "--embeddings",
-        action="store_true",
-        help="put the vectors in the cypher script too (json always has them)",
-    )
-    export.set_defaults(func=cmd_export)
-
-    imp = sub.add_parser(
-        "import",
-        help="read a json export into this store (idempotent)",
-        description="Read a json export (`graphmem export --format json`) into the configured "
-        "store (GRAPHMEM_STORE=neo4j for Neo4j). Running it again changes nothing, and it "
-        "never lowers what the user already holds.",
-        epilog="Exit status: 0 imported; 1 refused (nothing written) or the store failed; 2 "
-        "the command line was wrong.",
-    )
-    imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
-    imp.add_argument(
-        "--user",
-        required=True,
-        type=user_arg,
-        help="whose graph to write: the file does not choose (its own user restores it, "
-        "another gets a copy)",
-    )
-    imp.set_defaults(func=cmd_import)
-
-    browse = sub.add_parser(
-        "browse",
-        help="the Neo4j Browser URL and a ready query to paste",
-        description="The Neo4j Browser URL and a ready query showing one user's graph (or one "
-        "entity's neighbourhood) in a Neo4j store. On the embedded store it says first how to "
-        "copy the graph into a Neo4j (graphmem export --format cypher).",
-    )
-    browse.add_argument("--user", required=True, type=user_arg)
-    browse.add_argument("--entity", help="show this entity's depth-2 neighbourhood")
-    browse.set_defaults(func=cmd_browse)
+        return metadata.version("graphmem")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="graphmem",
         description="Graph-first long-term memory for LLM agents. The embedded store lives in "
-        "~/.graphmem unless --data-dir or GRAPHMEM_HOME says otherwise.",
+        "~/.graphmem unless --data-dir or GRAPHMEM_HOME (or GRAPHMEM_DATA_DIR) says otherwise.",
         epilog=EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data-dir", help="where the embedded database keeps its files")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--data-dir", help=COMMON_HELP["--data-dir"])
+    parser.add_argument("--json", action="store_true", help=COMMON_HELP["--json"])
+    parser.add_argument("--version", action="version", version=f"graphmem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="store a small example graph and search it")
@@ -316,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_reads(sub)
     stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
     stop.set_defaults(func=cmd_stop)
-    _exchange_parsers(sub)
+    register_exchange(sub)
     ingest_parser(sub)
     add_mcp_parser(sub)
     _load_parser(sub)
@@ -336,11 +207,16 @@ def _load_parser(sub: Any) -> None:
         "the load stopped on an error; 2 the command line was wrong; 130 interrupted (run it "
         "again to resume).",
     )
-    load.add_argument("file", metavar="FILE")
+    load.add_argument("file", metavar="FILE", help="the file of triples")
     load.add_argument(
         "--user", required=True, type=user_arg, help="the user whose graph receives the facts"
     )
-    load.add_argument("--format", choices=["auto", "tsv", "csv", "jsonl"], default="auto")
+    load.add_argument(
+        "--format",
+        choices=["auto", "tsv", "csv", "jsonl"],
+        default="auto",
+        help="what FILE is (default: told from its suffix: .tsv .tab .txt, .csv, .jsonl .ndjson)",
+    )
     load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
     load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")
     load.add_argument(

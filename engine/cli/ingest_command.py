@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,23 @@ from engine.ingest.sources import check_user_choice
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
 RESUME_HINT = "Run the same command again to resume (messages already stored are skipped)."
+# how `engine.ingest` names an option in its errors, for the Python API: `user_id= (--user
+# NAME)` (the command line's name beside it) or `format=` alone
+_API_OPTION_BESIDE = re.compile(r"\b\w+=(?:True)? \((--[\w-]+(?: [A-Z]+)?)\)")
+_API_OPTION = re.compile(r"\b(format|delimiter|user_id)=(?=[ ,;)]|$)")
+_CLI_OPTION = {"format": "--format", "delimiter": "--delimiter", "user_id": "--user"}
+
+
+def cli_words(text: str) -> str:
+    """An ingest error or warning worded for the Python API, with the command line's option
+    names instead: `pass format= one of (...)` is `pass --format one of (...)`, `user_id=
+    (--user NAME)` is `--user NAME`.
+
+    >>> cli_words("the record names no user; pass user_id= (--user)")
+    'the record names no user; pass --user'
+    """
+    text = _API_OPTION_BESIDE.sub(r"\1", text)
+    return _API_OPTION.sub(lambda option: _CLI_OPTION[option[1]], text)
 
 
 class _Watched:
@@ -53,7 +71,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         _check_usage(args)
     except InvalidInputError as exc:
-        print(f"graphmem: error: {exc}", file=sys.stderr)
+        print(f"graphmem: error: {cli_words(str(exc))}", file=sys.stderr)
         return USAGE
     watched = _Watched(None)
     try:
@@ -61,6 +79,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(interrupted(watched.added), file=sys.stderr)
         return INTERRUPTED
+    except InvalidInputError as exc:  # a file of no format it can tell, an unusable option
+        raise type(exc)(cli_words(str(exc))) from exc
     _write(_summary(args, report))
     return FAILED if report.errors or report.messages_failed else OK
 
@@ -102,6 +122,14 @@ def _run(args: argparse.Namespace, watched: _Watched) -> IngestReport:
 
 
 def _summary(args: argparse.Namespace, report: IngestReport) -> str:
+    report = report.model_copy(
+        update={
+            "errors": [e.model_copy(update={"reason": cli_words(e.reason)}) for e in report.errors],
+            "warnings": [
+                w.model_copy(update={"reason": cli_words(w.reason)}) for w in report.warnings
+            ],
+        }
+    )
     if args.json:
         return json.dumps(report.summary(), indent=2, default=str)
     return summary_text(report)

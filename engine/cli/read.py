@@ -11,7 +11,6 @@ from typing import Any
 from engine.cli.verbs import (
     check_window,
     count,
-    day,
     emit,
     fact_line,
     open_memory,
@@ -41,7 +40,7 @@ def metadata_filter(text: str) -> tuple[str, Any]:
 def _hit_line(hit: ScoredFact) -> str:
     when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
     legs = "+".join(hit.legs)
-    return f"  {hit.score:.4f}  [{day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    return f"  {hit.score:.4f}  [{said_day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
 
 
 def search_text(result: SearchResult) -> str:
@@ -125,8 +124,8 @@ def _entity_text(view: EntityView) -> str:
     e = view.entity
     lines = [
         f"{e.name} ({e.type or 'no type'}) {e.uid}",
-        f"  {plural(e.mentions, 'mention')}; first seen {day(e.first_seen)}, "
-        f"last seen {day(e.last_seen)}"
+        f"  {plural(e.mentions, 'mention')}; first seen {said_day(e.first_seen)}, "
+        f"last seen {said_day(e.last_seen)}"
         + (f"; also known as {', '.join(e.aliases)}" if e.aliases else ""),
         "facts:" if view.facts else "(no facts)",
         *(f"  {fact_line(f)}  {f.uid}" for f in view.facts),
@@ -154,15 +153,28 @@ def _event_line(event: HistoryEvent) -> str:
 
 # -- parsers -------------------------------------------------------------------------------
 
+WHOSE = "the user whose memory to read"
+
 
 def register(sub: Any) -> None:
     """Add this module's commands to the `graphmem` subparsers `sub`."""
     search = sub.add_parser("search", help="search one user's memory")
-    search.add_argument("query", type=query_arg)
-    search.add_argument("--user", required=True, type=user_arg)
-    search.add_argument("--limit", type=count(), default=10)
+    search.add_argument("query", type=query_arg, help="what to look for, as a question or words")
+    search.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     search.add_argument(
-        "--mode", choices=["dual", "expansion", "semantic", "episodes"], default="dual"
+        "--limit",
+        type=count(),
+        default=10,
+        metavar="N",
+        help="at most N facts and N messages (default 10)",
+    )
+    search.add_argument(
+        "--mode",
+        choices=["dual", "expansion", "semantic", "episodes"],
+        default="dual",
+        help="how facts are found (docs/search.md): dual, the two below fused (default); "
+        "expansion, the graph walk from the entities the query names; semantic, the facts "
+        "nearest the query's meaning; episodes, none: messages only",
     )
     search.add_argument("--since", type=when, help="only what was said or true from then on")
     search.add_argument("--until", type=when, help="only what was said or true until then")
@@ -183,9 +195,15 @@ def register(sub: Any) -> None:
     search.set_defaults(func=cmd_search)
 
     entities = sub.add_parser("entities", help="a user's most salient entities")
-    entities.add_argument("--user", required=True, type=user_arg)
-    entities.add_argument("--limit", type=count(), default=10)
-    entities.add_argument("--by", choices=["salience", "frequency", "recency"], default="salience")
+    entities.add_argument("--user", required=True, type=user_arg, help=WHOSE)
+    entities.add_argument("--limit", type=count(), default=10, help="entities shown (default 10)")
+    entities.add_argument(
+        "--by",
+        choices=["salience", "frequency", "recency"],
+        default="salience",
+        help="the order: salience (mentions and recency together; the default), "
+        "frequency (mentions) or recency (last seen)",
+    )
     entities.set_defaults(func=cmd_entities)
 
     stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
@@ -195,14 +213,18 @@ def register(sub: Any) -> None:
     users.set_defaults(func=cmd_users)
 
     entity = sub.add_parser("entity", help="one entity with its facts and messages")
-    entity.add_argument("name", metavar="NAME")
-    entity.add_argument("--user", required=True, type=user_arg)
-    entity.add_argument("--limit", type=count(), default=20, help="facts and messages shown")
+    entity.add_argument("name", metavar="NAME", help="the entity's name or one of its aliases")
+    entity.add_argument("--user", required=True, type=user_arg, help=WHOSE)
+    entity.add_argument(
+        "--limit", type=count(), default=20, help="facts and messages shown (default 20)"
+    )
     entity.add_argument("--since", type=when, help="only what was said or true from then on")
     entity.add_argument("--until", type=when, help="only what was said or true until then")
     entity.set_defaults(func=cmd_entity)
 
     history = sub.add_parser("history", help="the change events of a fact or entity")
-    history.add_argument("uid", metavar="UID")
-    history.add_argument("--user", required=True, type=user_arg)
+    history.add_argument(
+        "uid", metavar="UID", help="the id of a fact (search shows it) or of an entity (entity)"
+    )
+    history.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     history.set_defaults(func=cmd_history)

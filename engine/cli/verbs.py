@@ -11,25 +11,46 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from engine.config import Settings, build_settings
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
-from engine.models import AddResult, Deleted, Fact
+from engine.models import AddResult, Deleted, Fact, said_day
 from engine.normalize import canonical_text, check_count, check_user_id
 from engine.prompt_block import MAX_LIMIT
 from engine.times import parse_time, time_window
 
 COMMON_HELP = {
-    "--data-dir": "where the embedded database keeps its files",
+    "--data-dir": "where the embedded database keeps its files (default ~/.graphmem, or "
+    "GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set)",
     "--json": "machine-readable output",
 }
 
 
-def open_memory(args: argparse.Namespace, **overrides: Any) -> Memory:
+def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: Any) -> Memory:
     """The `Memory` of the command's data dir (`embedding_preload=False` for a command that
-    embeds nothing: its process need not wait for a model it never uses)."""
+    embeds nothing: its process need not wait for a model it never uses). Only a command
+    that stores what it is given (`create=True`) makes a data dir that does not exist.
+
+    Raises:
+        NotFoundError: the embedded store's data dir does not exist, and `create` is False
+            (nothing is made, no server started: a misspelt --data-dir holds no memories).
+    """
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
-    return Memory(**overrides)
+    settings = build_settings(**overrides)
+    if not create:
+        require_data_dir(settings)
+    return Memory(settings)
+
+
+def require_data_dir(settings: Settings) -> None:
+    """Raises NotFoundError when the embedded store's data dir does not exist (Neo4j keeps
+    no memory there)."""
+    if settings.store == "falkordb" and not settings.data_dir.exists():
+        raise NotFoundError(
+            f"no data dir at {settings.data_dir} (nothing is stored there: add, ingest, load, "
+            "import and demo create it)"
+        )
 
 
 def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -52,16 +73,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
-def day(when: datetime | None) -> str:
-    return f"{when:%Y-%m-%d}" if when else "----------"
-
-
 def fact_line(fact: Fact) -> str:
     """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one;
-    a fact with no known start (said in an undated message) shows no date, not when it was
-    stored."""
+    a fact with no known start (said in an undated message) shows `[undated]`, as `context()`
+    does, not when it was stored."""
     until = f" (until {fact.invalid_at:%Y-%m-%d})" if fact.invalid_at else ""
-    return f"[{day(fact.valid_at)}] {fact.text}{until}"
+    return f"[{said_day(fact.valid_at)}] {fact.text}{until}"
 
 
 class UsageError(Exception):
@@ -78,7 +95,7 @@ class PartialFailure(Exception):
 def cmd_add(args: argparse.Namespace) -> None:
     if (args.text is None) == (not args.fact):
         raise UsageError("add: give either TEXT or --fact SUBJECT PREDICATE OBJECT")
-    with open_memory(args) as mem:
+    with open_memory(args, create=True) as mem:
         if args.fact:
             result = mem.add_facts([tuple(f) for f in args.fact], user_id=args.user)
         else:
@@ -156,6 +173,8 @@ def cmd_merge(args: argparse.Namespace) -> None:
 
 # -- parsers -------------------------------------------------------------------------------
 
+WHOSE = "the user whose memory to change"
+
 
 def register(sub: Any) -> None:
     """Add this module's commands to the `graphmem` subparsers `sub`."""
@@ -166,16 +185,25 @@ def register(sub: Any) -> None:
         "or store facts given as --fact SUBJECT PREDICATE OBJECT (repeatable).",
     )
     add.add_argument("text", nargs="?", metavar="TEXT", help="the message")
-    add.add_argument("--user", required=True, type=user_arg)
-    add.add_argument("--fact", nargs=3, action="append", metavar=("SUBJECT", "PREDICATE", "OBJECT"))
+    add.add_argument("--user", required=True, type=user_arg, help=WHOSE)
+    add.add_argument(
+        "--fact",
+        nargs=3,
+        action="append",
+        metavar=("SUBJECT", "PREDICATE", "OBJECT"),
+        help="a fact to store as given, no extraction (repeatable; instead of TEXT): "
+        "--fact Alice LIVES_IN Paris",
+    )
     add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
     add.add_argument("--session", help="the conversation it belongs to")
-    add.add_argument("--ts", type=when, help="when it was written (ISO 8601 or epoch seconds)")
+    add.add_argument(
+        "--ts", type=when, help="when it was written (ISO 8601, epoch seconds or milliseconds)"
+    )
     add.set_defaults(func=cmd_add)
 
     update = sub.add_parser("update", help="change a fact's text or when it was true")
-    update.add_argument("uid", metavar="FACT_UID")
-    update.add_argument("--user", required=True, type=user_arg)
+    update.add_argument("uid", metavar="FACT_UID", help="the fact's id (search shows it)")
+    update.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     update.add_argument("--text", help="the new sentence")
     update.add_argument("--valid-at", type=when, help="since when it is true")
     update.add_argument("--invalid-at", type=when, help="when it stopped being true")
@@ -188,24 +216,32 @@ def register(sub: Any) -> None:
         "longer shows what was said), one message (its facts stay), or one entity with "
         "every fact that names it.",
     )
-    delete.add_argument("kind", choices=["fact", "message", "entity"])
+    delete.add_argument("kind", choices=["fact", "message", "entity"], help="what ID names")
     delete.add_argument("id", metavar="ID", help="a uid (an entity: its name also works)")
-    delete.add_argument("--user", required=True, type=user_arg)
+    delete.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     delete.add_argument("--forget", action="store_true", help="fact: also its messages")
     delete.set_defaults(func=cmd_delete)
 
     merge = sub.add_parser("merge", help="merge one entity into another (KEEP absorbs MERGE)")
-    merge.add_argument("keep", metavar="KEEP")
-    merge.add_argument("merge", metavar="MERGE")
-    merge.add_argument("--user", required=True, type=user_arg)
+    merge.add_argument("keep", metavar="KEEP", help="the entity that stays: a name, alias or id")
+    merge.add_argument(
+        "merge",
+        metavar="MERGE",
+        help="the entity merged into KEEP and deleted: its facts and messages move to KEEP, "
+        "its names become KEEP's aliases",
+    )
+    merge.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     merge.set_defaults(func=cmd_merge)
 
 
-def add_common_options(sub: Any) -> None:
+def add_common_options(sub: Any, servers: tuple[str, ...] = ("mcp",)) -> None:
     """--data-dir and --json after the command too (`graphmem search ... --json`), for every
-    command that does not define them itself."""
-    for parser in sub.choices.values():
+    command that does not define them itself; a server (`servers`) prints no result to put
+    in JSON, so it takes no --json."""
+    for name, parser in sub.choices.items():
         for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
+            if flag == "--json" and name in servers:
+                continue
             with contextlib.suppress(argparse.ArgumentError):  # the command has its own
                 parser.add_argument(
                     flag, default=argparse.SUPPRESS, help=COMMON_HELP[flag], **extra
@@ -236,7 +272,8 @@ def when(value: str) -> datetime:
         parsed = None
     if parsed is None:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch seconds"
+            f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch "
+            "seconds or milliseconds"
         )
     return parsed
 

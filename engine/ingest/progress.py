@@ -121,7 +121,7 @@ class LineProgress:
 def line(p: IngestProgress, rate: float | None) -> str:
     """`ingest: 120/300 messages (added 118, failed 2), 40 facts, 120 LLM calls, 31k tokens,
     12.1 msg/s, ETA 15s`: added and failed as the summary counts them, the ETA at `rate`
-    (None: `rate and ETA estimating`); while reading,
+    (None: `rate and ETA estimating`; at the end, the rate alone); while reading,
     `ingest: reading chats/a.jsonl, 12000 messages read so far (3s)`."""
     if p.phase == "read":
         return _read_line(p)
@@ -132,6 +132,8 @@ def line(p: IngestProgress, rate: float | None) -> str:
     )
     if rate is None:
         return f"{counts}, rate and ETA estimating"
+    if p.done >= p.total:  # the end: nothing left to estimate
+        return f"{counts}, {rate:.1f} msg/s"
     eta = f"{(p.total - p.done) / rate:.0f}s" if rate > 0 else "?"
     return f"{counts}, {rate:.1f} msg/s, ETA {eta}"
 

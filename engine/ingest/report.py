@@ -95,7 +95,12 @@ class IngestReport(BaseModel):
     messages_retried: int = Field(
         default=0, description="stored as failed by an earlier run: extracted again in this one"
     )
-    messages_pending: int = Field(default=0, description="dry run: messages a real run would add")
+    messages_pending: int = Field(
+        default=0,
+        description="messages to add when the run began (new, or stored as failed): what a "
+        "dry run would add; a real run tried each (messages_added + messages_failed, and any "
+        "another writer stored meanwhile, in messages_skipped)",
+    )
     messages_changed: int = Field(
         default=0,
         description="stored under the id their export gives them, now read with another text "

@@ -30,6 +30,10 @@ _BY_SUFFIX: dict[str, TripleFormat] = {
 _SNIFF_BYTES = 8192
 _HEADER = ("subject", "predicate", "object", "text")
 _MAX_LINE_BYTES = 1 << 20  # a line longer than this is reported, not parsed
+# separators a file of triples may use in place of the one read (a format's own, or one
+# given): each named in the error of a line of one column that it splits
+_SEPARATORS = ("\t", "|", ";", ",")
+_FORMAT_OF: dict[str, TripleFormat] = {"\t": "tsv", ",": "csv"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +155,25 @@ def _fields(text: str, fmt: TripleFormat, sep: str) -> list[str]:
     if not 3 <= len(fields) <= 4:
         raise InvalidInputError(
             f"expected 3 or 4 columns (subject, predicate, object[, text]), got {len(fields)}"
+            + (_separator_hint(text, fmt, sep) if len(fields) == 1 else "")
         )
     return fields
+
+
+def _separator_hint(text: str, fmt: TripleFormat, sep: str) -> str:
+    """What to pass when a line of one column splits into 3 or 4 at another common separator
+    (a file of `Alice|LIVES_IN|Paris` read as TSV): each of its lines is an error otherwise."""
+    for other in _SEPARATORS:
+        if other != sep and 3 <= len(text.split(other)) <= 4:
+            return f"; the line holds {other!r}: is that the separator? ({_option(other, fmt)})"
+    return ""
+
+
+def _option(separator: str, fmt: TripleFormat) -> str:
+    own = _FORMAT_OF.get(separator)
+    if own == fmt:  # the format's own separator, replaced by the one given
+        return "leave out --delimiter"
+    return f"pass --format {own}" if own else f"pass --delimiter '{separator}'"
 
 
 def _json_fields(text: str) -> list[str]:

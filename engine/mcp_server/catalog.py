@@ -228,10 +228,17 @@ def _editing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
     @server.tool()
     async def memory_history(
         ctx: Context,
-        fact_id: Annotated[str, Field(description="the id of a fact or entity")],
+        fact_id: Annotated[
+            str,
+            Field(
+                description="the id of a fact (search_memory shows it) or of an entity "
+                "(get_entity shows it)"
+            ),
+        ],
         user_id: UserId = None,
     ) -> CallToolResult:
-        """How a fact or entity changed: added, updated, invalidated, merged, oldest first."""
+        """How a fact or an entity changed, oldest first: added, updated, invalidated, merged.
+        fact_id takes either one's id."""
         return await dispatch.call(ctx, tools.memory_history, user_id, fact_id=fact_id)
 
     @server.tool()

@@ -154,7 +154,7 @@ def _entity_text(view: EntityView) -> str:
     entity = view.entity
     head = f"{entity.name}" + (f" ({entity.type})" if entity.type else "")
     seen = entity.last_seen.date().isoformat() if entity.last_seen else "never"
-    lines = [f"{head}: {entity.mentions} mentions, last seen {seen}"]
+    lines = [f"{head}, id {entity.uid}: {entity.mentions} mentions, last seen {seen}"]
     if entity.aliases:
         lines.append("Also called: " + ", ".join(entity.aliases))
     lines.append("Facts:" if view.facts else "No facts.")

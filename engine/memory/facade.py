@@ -39,8 +39,8 @@ _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 class Memory(MemoryEdit, MemoryTransfer):
     """Long-term graph memory for one or many users.
 
-    `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (or `GRAPHMEM_HOME`)
-    and embeds with the local all-MiniLM-L6-v2; the schema is set up on first use.
+    `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (`GRAPHMEM_HOME` or
+    `GRAPHMEM_DATA_DIR`), embeds with the local all-MiniLM-L6-v2; the schema is set up on first use.
 
     Example:
         >>> mem = Memory()

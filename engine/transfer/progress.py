@@ -31,10 +31,13 @@ ImportProgressFn = Callable[[ImportProgress], None]
 
 
 class Phase:
-    """Counts one phase's work and reports each step to `report` (None: to no one)."""
+    """Counts one phase's work and reports each step to `report` (None: to no one), and its
+    start (0 done): a display times the phase from there."""
 
     def __init__(self, report: ImportProgressFn | None, name: str, total: int) -> None:
         self.report, self.name, self.total, self.done = report, name, total, 0
+        if report is not None and total:
+            report(ImportProgress(name, 0, total))
 
     def advance(self, count: int) -> None:
         self.done += count

@@ -100,9 +100,23 @@ def test_demo_answers_json_with_json(home: Path, capsys: Capture) -> None:
     code, out, _ = run(home, capsys, "demo", "--json", "--limit", "1")
     answer = json.loads(out)
     assert code == 0 and answer["user_id"] == DEMO_USER
+    assert answer["store"] == f"the data dir {home}"
     assert len(answer["searches"]) == len(DEMO_QUERIES)
     assert all(len(s["facts"]) == 1 for s in answer["searches"])
     assert answer["top_entities"][0]["entity"]["name"] == "Alice"
+
+
+def test_demo_says_where_its_data_went(home: Path, capsys: Capture) -> None:
+    """It wrote demo-alice into ~/.graphmem and never said so."""
+    code, out, _ = run(home, capsys, "demo", "--limit", "1")
+    lines = out.strip().splitlines()
+
+    assert code == 0
+    assert lines[0].endswith(f"for user {DEMO_USER!r} in the data dir {home}")
+    assert lines[-1] == (
+        f"search it yourself: graphmem --data-dir {home} search 'who is Spider-Man?' "
+        f"--user {DEMO_USER}"
+    )
 
 
 def test_users_lists_each_user_with_counts(home: Path, capsys: Capture) -> None:

@@ -18,6 +18,7 @@ from falkordb import FalkorDB
 from engine.add.facts import facts_batch, validate_facts
 from engine.add.resolve import history_row
 from engine.cli import app as cli
+from engine.cli import exchange as cli_exchange
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
@@ -350,7 +351,7 @@ def cli_graph(
             opened.append(FalkorDBStore(client, graph_name))
             return Memory(store=opened[-1], embedder=embedder, data_dir=tmp_path)
 
-        monkeypatch.setattr(cli, "open_memory", memory)
+        monkeypatch.setattr(cli_exchange, "open_memory", memory)
         yield store
         for same in opened:
             same.close()
@@ -449,7 +450,8 @@ def test_import_reports_its_progress(stores: list[FalkorDBStore], embedder: Embe
         target, read_snapshot(source, "alice"), "bob", embedder,
         progress=lambda p: seen.append((p.phase, p.done, p.total)),
     )  # fmt: skip
-    assert [p for p in seen if p[0] == "vectors"] == [("vectors", 1, 1)]  # the one message
+    # its start, then the one message
+    assert [p for p in seen if p[0] == "vectors"] == [("vectors", 0, 1), ("vectors", 1, 1)]
     written = [done for phase, done, total in seen if phase == "records" and total == 22]
     assert written == sorted(written) and written[-1] == 22 and len(written) > 1
 

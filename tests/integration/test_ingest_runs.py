@@ -194,13 +194,14 @@ def test_a_rerun_extracts_failed_messages_again_and_counts_them_honestly(
     path = jsonl(tmp_path / "chat.jsonl", rows("u1", ["Hiking today.", "Chess later."]))
     scripted_llm.script(http_error(500, "down"))
     first = mem.ingest(path, user_id="u1", concurrency=1)
-    assert (first.messages_added, first.messages_failed) == (1, 1)
+    assert (first.messages_added, first.messages_failed, first.messages_pending) == (1, 1, 2)
     assert f"  {path}:1: " in summary_text(first)  # one location, not "chat.jsonl: chat.jsonl:1"
 
     dry = mem.ingest(path, user_id="u1", dry_run=True)
     assert (dry.messages_pending, dry.messages_skipped, dry.messages_retried) == (1, 1, 1)
     again = mem.ingest(path, user_id="u1")
     assert (again.messages_added, again.messages_skipped, again.messages_retried) == (1, 1, 1)
+    assert again.messages_pending == 1  # the one it tried again
     assert (again.llm_calls, again.dead_letters_resolved) == (1, 1)
     assert "1 had failed in an earlier run: were extracted again" in summary_text(again)
     assert {f.object for f in mem.get_all("u1")} == {"hiking", "chess"}

@@ -80,12 +80,13 @@ def test_the_cli_and_mcp_say_undated(memory: Memory, tmp_path: Path) -> None:
     assert clara is not None
     searches = [cli_read.search_text(result), render_search(result)]
     views = [cli_read._entity_text(clara), mcp_tools._entity_text(clara)]
-    facts = [line for line in views[0].splitlines() if "cello" in line and "[undated]" not in line]
+    facts = [line for line in views[0].split("messages:")[0].splitlines() if "cello" in line]
 
     assert all("undated" in text and TODAY not in text for text in searches)
     assert "[undated] user: My sister Clara plays the cello." in views[0]
     assert '[undated] user: "My sister Clara plays the cello."' in views[1]  # MCP quotes it
     assert facts and all(TODAY not in line for line in facts)  # seen today, not said today
+    assert all(line.startswith("  [undated] ") for line in facts)  # as context() shows them
 
 
 def test_a_stored_episode_without_the_marker_keeps_its_time() -> None:

@@ -3,15 +3,18 @@ user's graph gets there first."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.cli import main
 
 
 def test_on_the_embedded_store_browse_says_to_export_the_graph_first(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.delenv("GRAPHMEM_STORE", raising=False)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))  # a data dir that exists
     assert main(["browse", "--user", "alice"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("This store is the embedded FalkorDB")

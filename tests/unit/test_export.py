@@ -32,8 +32,11 @@ def test_a_cypher_file_is_not_importable(tmp_path: Path) -> None:
         parse_snapshot(tmp_path / "missing.json")
 
 
-def test_cli_browse(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_browse(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     monkeypatch.delenv("NEO4J_URI", raising=False)
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))  # a data dir that exists
     assert cli.main(["browse", "--user", "alice"]) == 0
     out = capsys.readouterr().out
     assert "http://localhost:7474/browser/?cmd=edit&arg=MATCH%20%28a%3AEntity" in out

@@ -89,4 +89,4 @@ def test_the_line_shows_the_recent_rate_and_eta() -> None:
     assert all(text.endswith("rate and ETA estimating") for text in lines[:6])
     assert lines[-1].endswith(", 4.0 msg/s, ETA 24s")  # 95 left at 4 a second
     show(IngestProgress(total=106, done=106, messages_added=106, elapsed_s=50.0))
-    assert stream.getvalue().splitlines()[-1].endswith(", 2.1 msg/s, ETA 0s")  # the whole run
+    assert stream.getvalue().splitlines()[-1].endswith(", 2.1 msg/s")  # the whole run, no ETA

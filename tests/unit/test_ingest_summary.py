@@ -50,3 +50,12 @@ def test_one_changed_message_is_said_in_the_singular() -> None:
 def test_one_message_read_is_said_in_the_singular() -> None:
     one = IngestReport(files=["a.jsonl"], formats={"a.jsonl": "openai-jsonl"}, records_read=1)
     assert summary_text(one).startswith("1 message read from 1 file for")
+
+
+def test_messages_pending_says_what_it_is_after_a_real_run() -> None:
+    """It said "dry run: messages a real run would add", yet a real run fills it too (6 after
+    ingesting 6 new messages): the messages it set out to add, each added or failed."""
+    said = IngestReport.model_fields["messages_pending"].description or ""
+
+    assert not said.startswith("dry run:")
+    assert "a real run tried each (messages_added + messages_failed" in said

@@ -276,3 +276,17 @@ def test_the_server_freezes_what_it_loads_unless_told_otherwise(
     command._memory(argparse.Namespace(data_dir=tmp_path))
     assert opened == [{"data_dir": tmp_path, **({"freeze_gc": True} if env is None else {})}]
     assert build_settings(**opened[0]).freeze_gc is freeze
+
+
+def test_memory_history_says_its_fact_id_takes_an_entity_s_id_too() -> None:
+    """It described itself as for "a fact or entity" and took `fact_id`, with no word of
+    where an entity's id comes from: get_entity's answer now shows it."""
+    server = build_server(cast(Any, object()))  # listing the tools calls none
+
+    (history,) = [t for t in anyio.run(server.list_tools) if t.name == "memory_history"]
+    entity = Entity(uid="n1", user_id="alice", key="tea", name="Tea", mentions=2)
+
+    assert "fact_id takes either one's id" in (history.description or "")
+    said = history.input_schema["properties"]["fact_id"]["description"]
+    assert said == "the id of a fact (search_memory shows it) or of an entity (get_entity shows it)"
+    assert _entity_text(EntityView(entity=entity)).startswith("Tea, id n1: 2 mentions")

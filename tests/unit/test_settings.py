@@ -95,3 +95,15 @@ def test_settings_and_keyword_settings_together_are_refused_naming_the_keywords(
     with pytest.raises(InvalidInputError, match="settings and data_dir given together"):
         Memory(build_settings(data_dir=tmp_path), data_dir=tmp_path / "other")
     assert not (tmp_path / "other").exists()
+
+
+def test_the_data_dir_is_read_from_either_environment_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """GRAPHMEM_DATA_DIR (the name every setting's pattern gives) and GRAPHMEM_HOME (the one
+    documented) both set the data dir; HOME wins when both are set, an argument over both."""
+    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path / "data"))
+    assert build_settings().data_dir == tmp_path / "data"
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "home"))
+    assert build_settings().data_dir == tmp_path / "home"
+    assert build_settings(data_dir=tmp_path / "given").data_dir == tmp_path / "given"

@@ -63,6 +63,7 @@ def test_a_relative_data_dir_works_from_python(
 
 
 def test_a_relative_data_dir_works_from_the_cli(tmp_path: Path) -> None:
+    (tmp_path / "mem").mkdir()  # a read command makes no data dir
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "--data-dir", "./mem", "stats"],
         cwd=tmp_path,

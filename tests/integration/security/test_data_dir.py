@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import app as cli
+from engine.cli import exchange as cli_exchange
 from engine.embedding import Embedder
 from engine.errors import StoreUnavailableError
 from engine.ingest.deadletters import DeadLetters
@@ -105,7 +106,7 @@ def test_an_export_through_a_symlink_or_into_anothers_file_is_refused(
 ) -> None:
     mem = Memory(data_dir=tmp_path / "mem", embedder=embedder)
     mem.add_facts([("Alice", "FRIEND_OF", "John")], user_id="alice")
-    monkeypatch.setattr(cli, "open_memory", lambda args, **_: contextlib.nullcontext(mem))
+    monkeypatch.setattr(cli_exchange, "open_memory", lambda args, **_: contextlib.nullcontext(mem))
     target = tmp_path / "target"
     target.write_text("theirs")
     link = tmp_path / "link.json"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import app as cli
+from engine.cli import exchange as cli_exchange
 from engine.embedding import Embedder
 from engine.errors import StoreUnavailableError
 from engine.ingest.chat_records import ChatRecord
@@ -88,7 +89,7 @@ def test_a_cli_export_is_private(
 ) -> None:
     mem = Memory(data_dir=tmp_path / "mem", embedder=embedder)
     mem.add_facts([("Alice", "FRIEND_OF", "John")], user_id="alice")
-    monkeypatch.setattr(cli, "open_memory", lambda args, **_: mem)
+    monkeypatch.setattr(cli_exchange, "open_memory", lambda args, **_: mem)
     out = tmp_path / "alice.json"
     assert cli.main(["export", "--user", "alice", "-o", str(out)]) == 0
     assert stat.S_IMODE(out.stat().st_mode) == 0o600

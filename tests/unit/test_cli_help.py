@@ -1,0 +1,86 @@
+"""What `graphmem --help` and each command's `--help` say: every argument of every command
+has a help string, `--version` answers, and a server takes no `--json` (it prints no result).
+No store is opened."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from importlib.metadata import version
+
+import pytest
+
+from engine.cli import build_parser, main
+
+
+def _arguments(
+    parser: argparse.ArgumentParser, path: str = "graphmem"
+) -> Iterator[tuple[str, argparse.Action]]:
+    """Every action of `parser` and of its commands, each with the command it belongs to."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            yield from ((path, command) for command in action._choices_actions)
+            for name, command_parser in action.choices.items():
+                yield from _arguments(command_parser, f"{path} {name}")
+        elif not isinstance(action, argparse._HelpAction):
+            yield path, action
+
+
+def test_every_argument_of_every_command_says_what_it_is() -> None:
+    """`search`'s query, --user, --limit and --mode, `merge`'s KEEP and MERGE, `add --fact`
+    and others showed no help at all."""
+    silent = [
+        f"{path} {'/'.join(action.option_strings) or action.dest}"
+        for path, action in _arguments(build_parser())
+        if not (action.help or "").strip()
+    ]
+
+    assert silent == []
+
+
+def test_search_help_states_the_default_limit_and_what_each_mode_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["search", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+
+    assert "(default 10)" in said
+    for mode in ("dual, the two below", "expansion, the graph walk", "semantic, the facts"):
+        assert mode in said
+    assert "episodes, none: messages only" in said
+
+
+def test_add_ts_help_says_epoch_milliseconds_are_read_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["add", "--help"]) == 0
+
+    assert "epoch seconds or milliseconds" in " ".join(capsys.readouterr().out.split())
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """`graphmem --version` said "the following arguments are required: COMMAND"."""
+    assert main(["--version"]) == 0
+
+    assert capsys.readouterr().out.strip() == f"graphmem {version('graphmem')}"
+
+
+def test_mcp_offers_no_json_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """A server prints no result to put in JSON: `graphmem mcp --help` listed a --json that
+    did nothing."""
+    assert main(["mcp", "--help"]) == 0
+    assert "--json" not in capsys.readouterr().out
+
+    assert main(["mcp", "--user", "u", "--json"]) == 2
+    assert "unrecognized arguments: --json" in capsys.readouterr().err
+
+
+def test_help_names_both_data_dir_variables(capsys: pytest.CaptureFixture[str]) -> None:
+    """`GRAPHMEM_DATA_DIR` worked but only `GRAPHMEM_HOME` was named."""
+    assert main(["--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert main(["users", "--help"]) == 0
+    command = " ".join(capsys.readouterr().out.split())
+
+    assert "GRAPHMEM_HOME (or GRAPHMEM_DATA_DIR)" in said
+    assert "default ~/.graphmem, or GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set" in command
