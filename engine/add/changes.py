@@ -96,7 +96,8 @@ def likely_texts(extraction: Extraction, speaker: str | None, limit: int) -> lis
     texts = []
     for fact in extraction.facts:
         with contextlib.suppress(InvalidInputError):
-            texts.append(_text(fact, normalize_predicate(fact.predicate), speaker, limit))
+            normalize_predicate(fact.predicate)  # a fact it refuses is not written
+            texts.append(_text(fact, speaker, limit))
     return texts
 
 
@@ -120,13 +121,13 @@ def fact_row(fact: ExtractedFact, ctx: FactContext) -> FactRow:
     uid = stable_uid(ctx.user_id, subject, predicate, obj, *([value] if value else []))
     # "USER's name is Alice" reads "The user's name is Alice", not "Alice's name is Alice"
     speaker = "the user" if own_name else resolved.self_name
-    text = _text(fact, predicate, speaker, ctx.max_text_chars)
+    text = _text(fact, speaker, ctx.max_text_chars)
     episode = ctx.episode_of(subject, obj)
     valid_at = to_epoch(fact.valid_at) or ctx.episode_times.get(episode or "")
     return FactRow(uid, subject, obj, predicate, text, ctx.now, valid_at, 1.0, episode)
 
 
-def _text(fact: ExtractedFact, predicate: str, speaker: str | None, limit: int) -> str:
+def _text(fact: ExtractedFact, speaker: str | None, limit: int) -> str:
     try:
         text = clean_text(fact.fact, "fact text", limit)
     except InvalidInputError:

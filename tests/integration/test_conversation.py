@@ -13,6 +13,7 @@ from typing import Any
 import openai
 import pytest
 
+from engine.components import say_offline
 from engine.embedding import Embedder
 from engine.errors import LimitExceededError
 from engine.extraction.llm import LLMExtractor
@@ -288,8 +289,9 @@ def test_seed_scenario_offline(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    say_offline.cache_clear()  # said once a process: this worker may have said it already
     with caplog.at_level(logging.WARNING, logger="graphmem"):
+        mem = Memory(store=store, embedder=embedder, data_dir=tmp_path)
         results = [mem.add(message, USER) for message in ENGLISH]
 
     assert isinstance(mem.extractor, OfflineExtractor)
