@@ -96,16 +96,18 @@ def score(mem: Memory, user: str, q: Question, mode: Any = "dual") -> dict[str, 
     result = mem.search(q.text, user_id=user, limit=max(KS), mode=mode)
     gold = {entity_key(a) for a in q.answers}
     named = {entity_key(t) for t in q.topics}
-    first = None
+    first = direct = None  # direct: a fact joining a named entity itself to an answer
     for rank, hit in enumerate(result.facts, start=1):
         names = {entity_key(hit.fact.subject), entity_key(hit.fact.object)}
-        if {n for n in names if n not in named or n in gold} & gold:
+        if direct is None and names & named and (names - named) & gold:
+            direct = rank
+        if first is None and {n for n in names if n not in named or n in gold} & gold:
             first = rank
-            break
     return {
         "kind": q.kind,
         "hub": q.hub_start,
         "hits": {k: first is not None and first <= k for k in KS},
+        "direct": {k: direct is not None and direct <= k for k in KS},
         "rr": 1.0 / first if first else 0.0,
         "latency_ms": result.timings_ms["total"],
         "timings": result.timings_ms,
@@ -117,6 +119,7 @@ def score(mem: Memory, user: str, q: Question, mode: Any = "dual") -> dict[str, 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
     lat = sorted(r["latency_ms"] for r in rows)
     out = {f"hits@{k}": statistics.mean(r["hits"][k] for r in rows) for k in KS}
+    out |= {f"direct@{k}": statistics.mean(r["direct"][k] for r in rows) for k in KS}
     out["mrr"] = statistics.mean(r["rr"] for r in rows)
     out["p50_ms"] = lat[len(lat) // 2]
     out["p95_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.95))]

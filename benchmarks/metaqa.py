@@ -141,8 +141,11 @@ def score(mem: Memory, q: Question, mode: str) -> dict[str, Any]:
     topic = entity_key(q.topic)
     ranks_hit: list[int] = []
     found_at: dict[int, set[str]] = {}
+    direct = None  # the first fact joining the topic itself to an answer (1-hop: the answer's fact)
     for rank, hit in enumerate(result.facts, start=1):
         names = {entity_key(hit.fact.subject), entity_key(hit.fact.object)}
+        if direct is None and topic in names and (names - {topic}) & gold:
+            direct = rank
         names = {n for n in names if n != topic or n in gold}
         if names & gold:
             ranks_hit.append(rank)
@@ -154,6 +157,7 @@ def score(mem: Memory, q: Question, mode: str) -> dict[str, Any]:
         "question": q.text,
         "found": first,
         "hits": {k: first is not None and first <= k for k in KS},
+        "direct": {k: direct is not None and direct <= k for k in KS},
         "recall": recall,
         "rr": 1.0 / first if first else 0.0,
         "candidates": result.candidates,
@@ -167,6 +171,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, float]:
         return {}
     lat = sorted(r["latency_ms"] for r in rows)
     out = {f"hits@{k}": statistics.mean(r["hits"][k] for r in rows) for k in KS}
+    out |= {f"direct@{k}": statistics.mean(r["direct"][k] for r in rows) for k in KS}
     out |= {f"recall@{k}": statistics.mean(r["recall"][k] for r in rows) for k in KS}
     out["mrr"] = statistics.mean(r["rr"] for r in rows)
     out["candidates_mean"] = statistics.mean(r["candidates"] for r in rows)

@@ -80,9 +80,7 @@ def expand(
     reaches = walk.run(anchors)
     out.reads = walk.io.count
     strength = {a.entity.uid: a.score for a in anchors}
-    out.hits = rank(
-        reaches, match, strength, settings.many_paths, settings.per_path, settings.later_share
-    )
+    out.hits = rank(reaches, match, strength, settings)
     return out
 
 

@@ -169,6 +169,11 @@ class ExpansionParams:
     # ... its later ones at this share of it, so the best of the next paths come first when
     # nearly as good (bench-hub, bench-metaqa recall)
     later_share: float = 0.7
+    # a first step the walk went on from is an answer too when its own path scores this share
+    # of the better path's through it, at this share of its score (bench-metaqa and bench-hub
+    # first-hop answer facts in the top 10; `reach._answer_on_the_way`)
+    answer_near: float = 0.9
+    answer_share: float = 0.8
     # the walks' nodes kept in the process (`retrieval.known_edges`): this many edges in all at
     # most (memory: ~0.4 kB an edge, 40 MB), none of a node with more than `kept_node_edges`
     kept_edges: int = 100_000

@@ -20,7 +20,7 @@ from engine.retrieval.terms import (
     content_words,
     words,
 )
-from engine.retrieval.tuning import NameParams, RelationParams
+from engine.retrieval.tuning import ExpansionParams, NameParams, RelationParams
 from engine.store.base import Neighbour
 
 
@@ -174,6 +174,10 @@ def _edge(uid: str, near: str, far: str, hop: int) -> ExpandedEdge:
     return ExpandedEdge("p", uid, "R", hop, near, far, far, 1, True)
 
 
+def _walk(per_path: int) -> ExpansionParams:
+    return ExpansionParams(many_paths=0.1, per_path=per_path, later_share=0.7)
+
+
 def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> None:
     """ "Which club does P play for": P's teammates' positions are reached by many paths, all
     through P's one club; they must not outrank (or pass over, as a bridge) the club itself."""
@@ -184,7 +188,7 @@ def test_many_paths_count_only_through_different_neighbours_of_the_anchor() -> N
         Reach("p", ("IN_CLUB", "IN_CLUB", "POSITION"), chain, paths=12, starts=frozenset({"c"})),
     ]
     scores = {("IN_CLUB",): 0.65, ("IN_CLUB", "IN_CLUB", "POSITION"): 0.6}
-    hits = rank_reaches(one_club, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches(one_club, _Scores(scores), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert [h.uid for h in hits] == ["club", "pos"]
 
 
@@ -212,12 +216,12 @@ def test_a_fact_on_the_way_to_the_asked_kind_is_no_answer() -> None:
         reaches[2].relations: 0.8 - 2 * hop,
     }
     kinds = {("IN_CLUB",): 0.3, ("IN_CLUB", "BASED_IN"): 0.32, reaches[2].relations: 0.6}
-    hits = rank_reaches(reaches, _Scores(scores, kinds), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches(reaches, _Scores(scores, kinds), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert [h.uid for h in hits] == ["country"]
-    unasked = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    unasked = rank_reaches(reaches, _Scores(scores), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert [h.uid for h in unasked] == ["club", "city", "country"]
     scores[reaches[2].relations] -= 0.01  # explains the question less well
-    hits = rank_reaches(reaches, _Scores(scores, kinds), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches(reaches, _Scores(scores, kinds), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert hits[0].uid == "club"
 
 
@@ -230,7 +234,7 @@ def test_many_paths_order_the_answers_of_a_path_not_the_paths() -> None:
     small = Reach("p", ("FROM", "IN_CLUB"), (_edge("s", "y", "small", 2),), starts=frozenset("y"))
     founder = Reach("p", ("FOUNDED_BY",), (_edge("f", "p", "f", 1),), starts=frozenset("f"))
     scores = {("FROM", "IN_CLUB"): 0.6, ("FOUNDED_BY",): 0.62}
-    hits = rank_reaches([small, big, founder], _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches([small, big, founder], _Scores(scores), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert [h.uid for h in hits] == ["f", "b", "s"]
     assert hits[1].support > hits[0].score  # the many ways still make the leg surer
 
@@ -246,12 +250,12 @@ def test_one_path_leaves_room_for_the_next_paths_best() -> None:
     other = Reach("p", ("BASED_IN",), (_edge("o", "p", "city", 1),), starts=frozenset({"city"}))
     reaches = [*many, other]
     scores = {("FROM",): 0.9, ("BASED_IN",): 0.7}
-    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches(reaches, _Scores(scores), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert [h.uid for h in hits].index("o") == 5
-    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 8, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches(reaches, _Scores(scores), {}, _walk(per_path=8))  # type: ignore[arg-type]
     assert [h.uid for h in hits].index("o") == 8
     scores[("BASED_IN",)] = 0.5
-    hits = rank_reaches(reaches, _Scores(scores), {}, 0.1, 5, 0.7)  # type: ignore[arg-type]
+    hits = rank_reaches(reaches, _Scores(scores), {}, _walk(per_path=5))  # type: ignore[arg-type]
     assert [h.uid for h in hits].index("o") == 8
 
 
@@ -282,3 +286,21 @@ def test_two_anchors_may_share_a_neighbour_only_where_their_reads_leave_room(
 ) -> None:
     """The anchors read whole have only the neighbours read; the others may have any."""
     assert may_share(anchors, whole) is may
+
+
+@pytest.mark.parametrize(("own", "kept"), [(0.48, True), (0.3, False)])
+def test_a_first_step_nearly_as_good_as_the_path_beyond_is_an_answer_too(
+    own: float, kept: bool
+) -> None:
+    """ "What movies did X write": the film X wrote was passed over for the path on to its
+    actors, which the word "movies" lifted a little; its own fact was in no top 10. A first
+    step far below the path beyond (a society's member, for the disciplines its members work
+    in) is still passed over."""
+    wrote = _edge("wrote", "x", "film", 1)
+    on = Reach("x", ("WRITTEN_BY", "STARRED_ACTORS"), (wrote, _edge("actor", "film", "a", 2)))
+    reaches = [Reach("x", ("WRITTEN_BY",), (wrote,), starts=frozenset({"film"})), on]
+    scores = {("WRITTEN_BY",): own, ("WRITTEN_BY", "STARRED_ACTORS"): 0.5}
+    hits = rank_reaches(reaches, _Scores(scores), {}, _walk(per_path=5))  # type: ignore[arg-type]
+    assert [h.uid for h in hits] == (["actor", "wrote"] if kept else ["actor"])
+    if kept:
+        assert hits[1].score == pytest.approx(own * ExpansionParams().answer_share)
