@@ -31,7 +31,9 @@ UserId = Annotated[
     str | None,
     Field(description="whose memory; leave it out on a server bound to one user"),
 ]
-_WHEN = "ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset) or epoch seconds"
+_WHEN = (
+    "ISO 8601 (e.g. 2024-05-01T09:30:00Z; UTC without an offset), or epoch seconds or milliseconds"
+)
 Since = Annotated[
     str | float | None, Field(description=f"only what was said or true from: {_WHEN}"), NotBool
 ]
@@ -74,7 +76,7 @@ def _writing_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         speaker: Annotated[str | None, Field(description="who said it, if not the user")] = None,
         ts: Annotated[
             str | float | None,
-            Field(description="when it was said: ISO 8601 or epoch seconds (default: now)"),
+            Field(description=f"when it was said: {_WHEN} (default: now)"),
             NotBool,
         ] = None,
         metadata: Annotated[

@@ -145,6 +145,9 @@ def test_a_host_reads_plain_descriptions_and_graphmem_s_version() -> None:
     described = {t.name: t.description or "" for t in tools}
     assert described["add_memory"].startswith("Remember what was said: facts are extracted")
     assert all("\n " not in text for text in described.values()), described
+    (search,) = [t for t in tools if t.name == "search_memory"]
+    since = search.input_schema["properties"]["since"]["description"]
+    assert "epoch seconds or milliseconds" in since  # both are read; it said seconds only
 
 
 def test_add_memory_takes_metadata_and_says_what_filters_it() -> None:
