@@ -216,10 +216,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def markdown(report: dict[str, Any]) -> str:
     head = (
-        "| hops / mode | n | hits@1 | hits@5 | hits@10 | hits@20 | MRR | candidates "
-        "| p50 ms | p95 ms |"
+        "| hops / mode | n | hits@1 | hits@5 | hits@10 | hits@20 | MRR | direct@1 | direct@10 "
+        "| candidates | p50 ms | p95 ms |"
     )
-    lines = [head, "|" + "---|" * 10]
+    lines = [head, "|" + "---|" * 12]
     for name, parts in report["results"].items():
         for subset in ("all", "answerable"):
             s = parts[subset]
@@ -228,6 +228,7 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(
                 f"| {name} ({subset}) | {s['n']} | {s['hits@1']:.3f} | {s['hits@5']:.3f} | "
                 f"{s['hits@10']:.3f} | {s['hits@20']:.3f} | {s['mrr']:.3f} | "
+                f"{s['direct@1']:.3f} | {s['direct@10']:.3f} | "
                 f"{s['candidates_mean']:.0f} | {s['p50_ms']:.1f} | {s['p95_ms']:.1f} |"
             )
     return "\n".join(lines + tail_lines(report["results"]))
