@@ -61,14 +61,14 @@ class Entity(BaseModel):
     @classmethod
     def from_props(cls, props: dict[str, Any]) -> Entity:
         name = props["name"]
+        own = entity_key(name)  # a name the entity is shown by is no other name of it
         return cls(
             uid=props["uid"],
             user_id=props["user_id"],
             key=props["key"],
             name=name,
             type=props.get("type"),
-            # a name the entity is shown by is no other name of it
-            aliases=[a for a in props.get("aliases") or [] if entity_key(a) != entity_key(name)],
+            aliases=[a for a in props.get("aliases") or [] if entity_key(a) != own],
             mentions=int(props.get("mentions") or 0),
             first_seen=from_epoch(props.get("first_seen")),
             last_seen=from_epoch(props.get("last_seen")),

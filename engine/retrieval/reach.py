@@ -224,7 +224,7 @@ def rank(
     explaining the question as well, hop cost aside, and the asked kind better ("which country
     is X's team based in": the team's city is on the way to its country). Past a path's first
     `per_path` hits, the rest count at `later_share` of their score. A first step passed
-    over counts as well when its own path is nearly as good (`_answers_on_the_way`)."""
+    over counts as well when its own path is nearly as good (`_answer_on_the_way`)."""
     many_paths = params.many_paths
     widest: dict[tuple[str, tuple[str, ...]], int] = defaultdict(lambda: 1)
     for reach in reaches:
@@ -264,17 +264,15 @@ def rank(
             for start in reach.starts:
                 way = (reach.anchor, start)
                 through[way] = max(through.get(way, NOTHING), score)
-    hits = [
-        h
-        for h in best.values()
-        if bridge_score[h.uid] <= h.score
-        and not _answered_further(h, further.get(h.uid, []), scores[h.relations], match, kinds)
-        and (h.edge.hop > 1 or through.get((h.edge.anchor, h.edge.far), NOTHING) <= h.score)
-    ]
-    for hit in best.values():  # a first step the paths beyond it went on from
-        beyond = max(bridge_score[hit.uid], through.get((hit.edge.anchor, hit.edge.far), NOTHING))
-        if hit.edge.hop == 1 and beyond > hit.score:
-            hits += _answer_on_the_way(hit, beyond, params)
+    hits = []
+    for h in best.values():
+        beyond = bridge_score[h.uid]  # the best path going on from it
+        if h.edge.hop == 1:
+            beyond = max(beyond, through.get((h.edge.anchor, h.edge.far), NOTHING))
+        if beyond > h.score:
+            hits += _answer_on_the_way(h, beyond, params)
+        elif not _answered_further(h, further.get(h.uid, []), scores[h.relations], match, kinds):
+            hits.append(h)
     hits.sort(key=lambda h: (-h.score, h.edge.hop, -h.edge.mentions, -h.edge.far_mentions, h.uid))
     return _one_per_node(_few_per_path(hits, params.per_path, params.later_share))
 
@@ -288,7 +286,7 @@ def _answer_on_the_way(
     write", though the path on to the film's actors scored more by the word "movies"
     (MetaQA's and bench-hub's first-hop answers). A member of a society on the way to the
     disciplines its members work in is far below the path beyond: still passed over."""
-    if hit.score < params.answer_near * beyond:
+    if hit.edge.hop > 1 or hit.score < params.answer_near * beyond:
         return []
     share = params.answer_share
     return [replace(hit, score=hit.score * share, support=hit.support * share)]
