@@ -174,6 +174,7 @@ def cmd_merge(args: argparse.Namespace) -> None:
 # -- parsers -------------------------------------------------------------------------------
 
 WHOSE = "the user whose memory to change"
+_SERVERS = frozenset({"mcp"})  # commands that serve, printing no result
 
 
 def register(sub: Any) -> None:
@@ -234,13 +235,13 @@ def register(sub: Any) -> None:
     merge.set_defaults(func=cmd_merge)
 
 
-def add_common_options(sub: Any, servers: tuple[str, ...] = ("mcp",)) -> None:
+def add_common_options(sub: Any) -> None:
     """--data-dir and --json after the command too (`graphmem search ... --json`), for every
-    command that does not define them itself; a server (`servers`) prints no result to put
-    in JSON, so it takes no --json."""
+    command that does not define them itself; a server (`mcp`) prints no result to put in
+    JSON, so it takes no --json."""
     for name, parser in sub.choices.items():
         for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
-            if flag == "--json" and name in servers:
+            if flag == "--json" and name in _SERVERS:
                 continue
             with contextlib.suppress(argparse.ArgumentError):  # the command has its own
                 parser.add_argument(
