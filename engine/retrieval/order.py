@@ -10,7 +10,7 @@ for a living": `terms.chain_rest`) is one more word, said by a relation after th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,12 +28,15 @@ class ChainOrder:
         named: Collection[str],
         kind: str | None,
         rest: str = "",
+        goes_back: Callable[[int, int], bool] = lambda a, b: False,
     ) -> None:
         """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
         which only a path's last relation explains anyway; `rest` (one of `words`): what the
-        question asks beyond the chain, which only a relation after it explains."""
+        question asks beyond the chain, which only a relation after it explains; `goes_back`:
+        a step along the second relation (an index) after one along the first goes back."""
         self._hops = [words.index(w) for w in chain if w in named and w != kind]
+        self._goes_back = goes_back
         self._asks_kind = kind in words
         self._rest = words.index(rest) if rest in words else None
         apart = {*chain, kind, rest}
@@ -67,27 +70,42 @@ class ChainOrder:
         self,
         weight: Vector,
         padded: Vector,
-        hops: Vector,
+        on_path: Vector,
         steps: Vector,
         explained: Vector,
     ) -> Vector:
-        """What each path (`padded`, of `hops` relations) loses for explaining two ordered
-        words in reverse (`steps`: the hop explaining each word; `weight * explained`: what it
-        gives), or two chained nouns by one hop: the lesser of the two words' evidence."""
+        """What each path (`padded`, of one length) loses for explaining two ordered words in
+        reverse (`on_path`: each word's similarity to each hop's relation; `steps`: the hop
+        explaining each word; `weight * explained`: what it gives), or two chained nouns by
+        one hop: the lesser of the two words' evidence. A path going out and back along the
+        anchor's first relation explains the relation's words on the way back as on the way
+        out: there the later word counts at the later hop ("the director of X also directed
+        which films": X's director, then the films he directed)."""
         lost = np.zeros(steps.shape[1])
         given = weight[:, None] * explained
         rows = np.arange(len(padded))
-        for a, b in self._ordered:
-            lost += (steps[a] > steps[b]) * np.minimum(given[a], given[b])
+        back = np.zeros(len(padded), dtype=bool)
+        if padded.shape[1] == 2 and (self._ordered or self._rest is not None):
+            back = np.array([self._goes_back(a, b) for a, b in padded.tolist()], dtype=bool)
+        for a, b in self._ordered:  # b at a's hop or after
+            lost += (steps[a] > steps[b]) * _unless_back(given, on_path, a, b, back)
         if self._rest is not None:  # said by a relation after the chain's
             for h in self._hops:
-                lost += (steps[h] >= steps[self._rest]) * np.minimum(given[h], given[self._rest])
+                cost = _unless_back(given, on_path, h, self._rest, back)
+                lost += (steps[h] >= steps[self._rest]) * cost
         if self._apart:
             column = padded[rows[:, None], steps.T].T  # the relation explaining each word
             # a relation twice on the path (out and back) may explain two nouns
-            walked = np.arange(padded.shape[1])[None, None, :] < hops[:, None, None]
-            once = ((padded[:, :, None] == padded[:, None, :]) & walked).sum(axis=-1) == 1
+            once = (padded[:, :, None] == padded[:, None, :]).sum(axis=-1) == 1
             for a, b in self._apart:
                 shared = (column[a] == column[b]) & once[rows, steps[a]]
                 lost += shared * np.minimum(given[a], given[b])
         return lost
+
+
+def _unless_back(given: Vector, on_path: Vector, a: int, b: int, back: Vector) -> Vector:
+    """The lesser of words `a`'s and `b`'s evidence on each path, but none on a path going out
+    and back (`back`) that explains `a` on the way out and `b` as well on the way back."""
+    out = on_path[a][:, 0] >= on_path[a].max(axis=-1)
+    returned = on_path[b][:, -1] >= on_path[b].max(axis=-1)
+    return np.where(back & out & returned, 0.0, np.minimum(given[a], given[b]))

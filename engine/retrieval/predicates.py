@@ -108,7 +108,7 @@ class RelationMatch:
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
-        self._order = ChainOrder(words, chain, self.relation_words(), kind, rest)
+        self._order = ChainOrder(words, chain, self.relation_words(), kind, rest, self._back)
         self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
@@ -387,7 +387,7 @@ class RelationMatch:
             if self._order:  # most questions chain nothing: no order to keep
                 steps = on_path.argmax(axis=-1)
                 self._order.before_answer(on_path, hops, explained, steps)
-                lost = self._order.lost(self._weight, relations, hops, steps, explained)
+                lost = self._order.lost(self._weight, relations, on_path, steps, explained)
                 scores = scores - lost  # a word explained out of order is not explained
             if self._kind is not None:
                 last = relations[:, -1]

@@ -42,6 +42,7 @@ _DO = frozenset({"do", "does", "did"})  # "what does X's daughter do": asks beyo
 WHERE = "where"
 _POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
 _ARTICLES = frozenset({"the", "a", "an"})
+_AND_OR = frozenset({"and", "or"})  # "a son or daughter of X": one hop, said two ways
 _IMPERATIVE = frozenset({"name", "list", "give", "show", "find"})  # "name a sister of X"
 # punctuation around a name's words: quotes, brackets, dashes ("\u2019" is a typed apostrophe)
 _EDGE = "\"'()[]{},;:!?\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u2014\u2013"
@@ -135,9 +136,13 @@ def chain_order(tokens: Sequence[str], span: frozenset[int], words: Sequence[str
     father" and "the father of the wife of X": wife, father; "the husband of X's daughter":
     daughter, husband. Each is a hop of its own, in that order, before the question's other
     words: "who did X's son marry" (son, then marry). The order of other words says less:
-    "the films X directed" and "the film X starred in" are no chain."""
+    "the films X directed" and "the film X starred in" are no chain, nor is "the writer of X
+    directed films" (the writer of the films X directed, not X's writer)."""
     wanted = set(words)
-    return [w for w in dict.fromkeys(_chain(tokens, span)[0]) if w in wanted]
+    chained, start, end = _chain(tokens, span)
+    if _of_own_phrase(tokens, span, start, end):
+        return []
+    return [w for w in dict.fromkeys(chained) if w in wanted]
 
 
 def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) -> str:
@@ -152,8 +157,8 @@ def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) ->
     chained, start, end = _chain(tokens, span)
     if not chained:
         return ""
-    if start < min(span) and end == max(span) + 1 and _content(tokens[end : end + 2]) == 2:
-        end = len(tokens)  # chained by "of" to the name's own noun phrase
+    if _of_own_phrase(tokens, span, start, end):
+        end = len(tokens)
     rest = [w for i, w in enumerate(tokens) if (i < start or i >= end) and w != kind]
     return " ".join(rest) if _content(rest) or _DO.intersection(rest) else ""
 
@@ -162,10 +167,17 @@ def _content(tokens: Sequence[str]) -> int:
     return sum(w not in STOPWORDS and w not in _IMPERATIVE for w in tokens)
 
 
+def _of_own_phrase(tokens: Sequence[str], span: frozenset[int], start: int, end: int) -> bool:
+    """The noun chained by "of" is chained to the name's own noun phrase, which the two words
+    after the name make ("the writer of X directed films"), not to the name."""
+    return start < min(span) and end == max(span) + 1 and _content(tokens[end : end + 2]) == 2
+
+
 def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int, int]:
     """The nouns chained to the name at `span`, nearest first, and the positions [start, end)
     the chain takes: the name, and before a noun chained by "of" up to two nouns of its own
-    ("the head office of", "movie co-writers of") and an article."""
+    ("the head office of", "movie co-writers of"), another it is joined to by "and" or "or"
+    ("a son or daughter of": one hop) and an article."""
     end = max(span) + 1
     chained: list[str] = []
     # one word a possessive: "X's wife born" is not a wife-birth
@@ -178,6 +190,8 @@ def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int,
         chained.append(tokens[start])
         for _ in range(2):
             start -= int(start >= 1 and _content(tokens[start - 1 : start]) == 1)
+        if start >= 2 and tokens[start - 1] in _AND_OR and _content(tokens[start - 2 : start]) == 1:
+            start = start - 2
         start -= int(start >= 1 and tokens[start - 1] in _ARTICLES)
     return chained, start, end
 

@@ -107,6 +107,9 @@ def _with_ann(question: str) -> tuple[list[str], frozenset[int]]:
         ("in which country is the city where the club of Ann is based", "club"),
         ("the films starring Ann were released in which years", ""),
         ("the films that share actors with the film Ann are directed by who", ""),
+        # the writer of the films Ann directed, not Ann's writer
+        ("who is listed as screenwriter of Ann directed movies", ""),
+        ("name a son or daughter of Ann", "daughter"),
     ],
 )
 def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> None:
@@ -124,6 +127,7 @@ def test_a_question_chains_nouns_to_its_anchor(question: str, chain: str) -> Non
         ("which country hosts the head office of the society of Ann", "which hosts"),
         ("who is the husband of Ann's daughter", ""),  # the chain's last noun is the answer
         ("name a sister of Ann", ""),
+        ("name a son or daughter of Ann", ""),  # either word is the one hop
         ("what is the job of Ann's son", ""),
         ("which actor is Ann's husband", ""),  # the kind asked, nothing more
         ("where was Ann born", ""),  # no chain

@@ -1,0 +1,55 @@
+"""The order a relation path explains a question's chained words in (`retrieval.order`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.tuning import RelationParams
+
+# "the director of X also directed which films": "director" chained to X, what it asks beyond
+# the chain ("also directed which films") said by a relation after the chain's
+WORDS = ["director", "also directed which films"]
+WEIGHTS = np.array([0.43, 0.27])
+RELATIONS = ["DIRECTED_BY", "STARRED_ACTORS"]
+SIMS = np.array([[0.8, 0.2], [0.6, 0.3]])  # each word (row) to each relation
+
+
+def _match() -> RelationMatch:
+    of = {r: i for i, r in enumerate(RELATIONS)}
+    return RelationMatch(
+        RelationParams(),
+        WORDS,
+        RELATIONS,
+        of,
+        SIMS,
+        WEIGHTS,
+        None,
+        chain=["director"],
+        rest=WORDS[1],
+    )
+
+
+def test_out_and_back_along_one_relation_explains_the_rest_at_its_last_hop() -> None:
+    """X's director, then his films: the way back explains "directed" as the way out does,
+    after the chain's hop; the director alone explains both words at one hop, and loses the
+    lesser (the rest)."""
+    match = _match()
+    director, rest = WEIGHTS * SIMS[:, 0]
+    one = match.path(["DIRECTED_BY"])
+    back = match.path(["DIRECTED_BY", "DIRECTED_BY"])
+    assert one == pytest.approx(director + rest - min(director, rest))
+    assert back == pytest.approx(director + rest - RelationParams().extra_hop_cost)
+    assert back > one
+
+
+def test_a_path_going_on_elsewhere_still_explains_the_rest_out_of_order() -> None:
+    """Only the way back at a path's end explains the rest at either hop: a path that goes
+    back and then on (out to the director, back to a film, on to its actors) explains the
+    rest by the first hop, as the chain word, and loses it."""
+    match = _match()
+    director, rest = WEIGHTS * SIMS[:, 0]
+    on = match.path(["DIRECTED_BY", "DIRECTED_BY", "STARRED_ACTORS"])
+    cost = 2 * RelationParams().extra_hop_cost
+    assert on == pytest.approx(director + rest - min(director, rest) - cost)
