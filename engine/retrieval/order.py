@@ -27,8 +27,8 @@ class ChainOrder:
         chain: Sequence[str],
         named: Collection[str],
         kind: str | None,
-        rest: str = "",
-        goes_back: Callable[[int, int], bool] = lambda a, b: False,
+        rest: str,
+        goes_back: Callable[[int, int], bool],
     ) -> None:
         """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
