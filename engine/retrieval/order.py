@@ -105,7 +105,7 @@ class ChainOrder:
 
 def _unless_back(given: Vector, on_path: Vector, a: int, b: int, back: Vector) -> Vector:
     """The lesser of words `a`'s and `b`'s evidence on each path, but none on a path going out
-    and back (`back`) that explains `a` on the way out and `b` as well on the way back."""
+    and back (`back`: along one relation, or along it and its twin) that explains `a` on the way
+    out: the way back is the same relation, and explains `b` as the way out does."""
     out = on_path[a][:, 0] >= on_path[a].max(axis=-1)
-    returned = on_path[b][:, -1] >= on_path[b].max(axis=-1)
-    return np.where(back & out & returned, 0.0, np.minimum(given[a], given[b]))
+    return np.where(back & out, 0.0, np.minimum(given[a], given[b]))

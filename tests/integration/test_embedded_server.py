@@ -386,7 +386,9 @@ def _busy(server: EmbeddedServer, seconds: float) -> Iterator[None]:
         local start = os.clock()
         while os.clock() - start < tonumber(ARGV[1]) do end
         return 1"""
-    client = redis.Redis(unix_socket_path=str(server.socket_path))
+    # the loop's own reply comes when it ends: later than redis-py's default read timeout
+    # (5 s since 8.0) on a loaded machine, where 4 s of the loop's CPU take longer
+    client = redis.Redis(unix_socket_path=str(server.socket_path), socket_timeout=60)
     client.config_set("busy-reply-threshold", 600_000)
     holding = threading.Thread(target=client.eval, args=(loop, 0, seconds))
     holding.start()

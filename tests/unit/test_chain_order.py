@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.predicates import Ends, RelationMatch
 from engine.retrieval.tuning import RelationParams
 
 # "the director of X also directed which films": "director" chained to X, what it asks beyond
@@ -53,3 +53,29 @@ def test_a_path_going_on_elsewhere_still_explains_the_rest_out_of_order() -> Non
     on = match.path(["DIRECTED_BY", "DIRECTED_BY", "STARRED_ACTORS"])
     cost = 2 * RelationParams().extra_hop_cost
     assert on == pytest.approx(director + rest - min(director, rest) - cost)
+
+
+def test_out_along_a_relation_and_back_along_its_twin_explains_the_rest_too() -> None:
+    """ "The employer of X also employs whom": out along EMPLOYER, back along EMPLOYEE, its
+    twin (stored the other way round), whose name the rest's words are a little further
+    from: the way back is the same relation all the same."""
+    words = ["employer", "also employs whom"]
+    weights = np.array([0.55, 0.26])
+    sims = np.array([[1.0, 0.77], [0.544, 0.541]])  # EMPLOYER, EMPLOYEE
+    relations = ["EMPLOYER", "EMPLOYEE"]
+    match = RelationMatch(
+        RelationParams(),
+        words,
+        relations,
+        {r: i for i, r in enumerate(relations)},
+        sims,
+        weights,
+        None,
+        chain=["employer"],
+        rest=words[1],
+        ends=Ends(twins={"EMPLOYER": "EMPLOYEE", "EMPLOYEE": "EMPLOYER"}),
+    )
+    employer, rest = weights * sims[:, 0]
+    assert match.path(["EMPLOYER"]) == pytest.approx(employer + rest - min(employer, rest))
+    back = match.path(["EMPLOYER", "EMPLOYEE"])
+    assert back == pytest.approx(employer + rest - RelationParams().extra_hop_cost)
