@@ -10,7 +10,7 @@ for a living": `terms.chain_rest`) is one more word, said by a relation after th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,15 +28,12 @@ class ChainOrder:
         named: Collection[str],
         kind: str | None,
         rest: str,
-        goes_back: Callable[[int, int], bool],
     ) -> None:
         """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
         which only a path's last relation explains anyway; `rest` (one of `words`): what the
-        question asks beyond the chain, which only a relation after it explains; `goes_back`:
-        a step along the second relation (an index) after one along the first goes back."""
+        question asks beyond the chain, which only a relation after it explains."""
         self._hops = [words.index(w) for w in chain if w in named and w != kind]
-        self._goes_back = goes_back
         self._asks_kind = kind in words
         self._rest = words.index(rest) if rest in words else None
         apart = {*chain, kind, rest}
@@ -73,20 +70,20 @@ class ChainOrder:
         on_path: Vector,
         steps: Vector,
         explained: Vector,
+        turned: Vector,
     ) -> Vector:
         """What each path (`padded`, of one length) loses for explaining two ordered words in
         reverse (`on_path`: each word's similarity to each hop's relation; `steps`: the hop
         explaining each word; `weight * explained`: what it gives), or two chained nouns by
-        one hop: the lesser of the two words' evidence. A path going out and back along the
-        anchor's first relation explains the relation's words on the way back as on the way
-        out: there the later word counts at the later hop ("the director of X also directed
-        which films": X's director, then the films he directed)."""
+        one hop: the lesser of the two words' evidence. A path of two steps going out and back
+        along the anchor's first relation (`turned`: each path's first two steps do) explains
+        the relation's words on the way back as on the way out: there the later word counts at
+        the later hop ("the director of X also directed which films": X's director, then the
+        films he directed)."""
         lost = np.zeros(steps.shape[1])
         given = weight[:, None] * explained
         rows = np.arange(len(padded))
-        back = np.zeros(len(padded), dtype=bool)
-        if padded.shape[1] == 2 and (self._ordered or self._rest is not None):
-            back = np.array([self._goes_back(a, b) for a, b in padded.tolist()], dtype=bool)
+        back = turned & (padded.shape[1] == 2)  # and ends there
         for a, b in self._ordered:  # b at a's hop or after
             lost += (steps[a] > steps[b]) * _unless_back(given, on_path, a, b, back)
         if self._rest is not None:  # said by a relation after the chain's

@@ -39,7 +39,7 @@ import numpy as np
 
 from engine.normalize import predicate_words
 from engine.retrieval.order import ChainOrder
-from engine.retrieval.steps import back_along_twins, no_triple, unless_back
+from engine.retrieval.steps import back_along_twins, first_turns, no_triple, unless_back
 from engine.retrieval.terms import WHERE
 from engine.retrieval.tuning import RelationParams
 
@@ -108,7 +108,7 @@ class RelationMatch:
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
-        self._order = ChainOrder(words, chain, self.relation_words(), kind, rest, self._back)
+        self._order = ChainOrder(words, chain, self.relation_words(), kind, rest)
         self._kind_through = np.zeros(len(bases))  # what each relation earns for it by its ends
         self._single: dict[str, float] | None = None
         self._index = {b: i for i, b in enumerate(bases)}
@@ -376,10 +376,10 @@ class RelationMatch:
         # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
         # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
         # X's film), nor is going on along the same relation (Alice's other likes)
+        turned = first_turns(relations, self._one)
         cost = params.extra_hop_cost * (hops - 1)
         if self.siblings:
-            repeats = [int(len(p) > 1 and self._back(p[0], p[1])) for p in relations.tolist()]
-            cost = cost - np.array(repeats) * params.sibling_bonus
+            cost = cost - turned * params.sibling_bonus
         scores: Vector = phrase - cost
         if len(self._weight):
             on_path = unless_back(self._sims[:, relations], back, -1.0)
@@ -387,7 +387,7 @@ class RelationMatch:
             if self._order:  # most questions chain nothing: no order to keep
                 steps = on_path.argmax(axis=-1)
                 self._order.before_answer(on_path, hops, explained, steps)
-                lost = self._order.lost(self._weight, relations, on_path, steps, explained)
+                lost = self._order.lost(self._weight, relations, on_path, steps, explained, turned)
                 scores = scores - lost  # a word explained out of order is not explained
             if self._kind is not None:
                 last = relations[:, -1]

@@ -27,6 +27,20 @@ def back_along_twins(padded: Vector, mutual: Sequence[int]) -> Vector:
     return back
 
 
+def first_turns(padded: Vector, one: Sequence[int]) -> Vector:
+    """Whether each path (`padded`: rows of relation indexes) goes out and back at its first
+    two steps (`one`: each relation's id, the same for twins): the same relation twice, or a
+    relation and its twin; a relation with a twin named twice goes on (X's parents' parents).
+    Vectorised `RelationMatch._back`."""
+    if padded.shape[1] < 2:
+        return np.zeros(len(padded), dtype=bool)
+    ids = np.asarray(one)
+    first, second = padded[:, 0], padded[:, 1]
+    alone = np.bincount(ids, minlength=len(ids))[ids[first]] == 1
+    turned: Vector = (ids[first] == ids[second]) & ((first != second) | alone)
+    return turned
+
+
 def unless_back(values: Vector, back: Vector | None, fill: float) -> Vector:
     """`values` (per step of each path, in the last two axes) with `fill` where a step goes
     back (`back`; None: none does)."""

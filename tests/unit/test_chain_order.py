@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engine.retrieval.predicates import Ends, RelationMatch
+from engine.retrieval.steps import first_turns
 from engine.retrieval.tuning import RelationParams
 
 # "the director of X also directed which films": "director" chained to X, what it asks beyond
@@ -79,3 +80,13 @@ def test_out_along_a_relation_and_back_along_its_twin_explains_the_rest_too() ->
     assert match.path(["EMPLOYER"]) == pytest.approx(employer + rest - min(employer, rest))
     back = match.path(["EMPLOYER", "EMPLOYEE"])
     assert back == pytest.approx(employer + rest - RelationParams().extra_hop_cost)
+
+
+def test_a_path_turns_at_its_first_steps_along_one_relation_or_its_twin() -> None:
+    """PARENTS (0) and CHILDREN (1) are twins, SPOUSE (2) has none: out along a relation and
+    back along its twin turns, as does one with no twin twice; one with a twin named twice
+    goes on (X's parents' parents)."""
+    one = [0, 0, 2]
+    paths = np.array([[0, 1], [1, 0], [2, 2], [0, 0], [0, 2], [2, 0]])
+    assert first_turns(paths, one).tolist() == [True, True, True, False, False, False]
+    assert first_turns(np.array([[0], [2]]), one).tolist() == [False, False]
