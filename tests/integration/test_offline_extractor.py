@@ -167,6 +167,20 @@ VARIED: list[tuple[str, set[Triple]]] = [
 ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Melanie, my kids and I went camping last weekend",  # three people, not a kid Melanie
+        "Jon, my sisters and I visited Rome",
+        "Caroline, my parents and I went to the beach",
+    ],
+)
+def test_a_list_of_people_is_no_apposition(extractor: OfflineExtractor, text: str) -> None:
+    found = triples(run(extractor, text))
+    assert not {t for t in found if t[0] == "USER" and t[1].startswith("HAS_")}, found
+    assert {t for t in found if t[2] in ("camping", "Rome", "beach")}  # the rest is still read
+
+
 @pytest.mark.parametrize(("text", "expected"), VARIED, ids=[t for t, _ in VARIED])
 def test_varied_sentences(extractor: OfflineExtractor, text: str, expected: set[Triple]) -> None:
     extraction = run(extractor, text)

@@ -83,7 +83,7 @@ def owner_token(tok: Token) -> Token | None:
             return child
     if tok.pos_ == "PROPN":
         for child in tok.children:
-            if child.dep_ in ("compound", "appos") and child.pos_ == "NOUN":
+            if _says_what(tok, child):
                 return next((c for c in child.children if c.dep_ == "poss"), None)
     return None
 
@@ -107,9 +107,19 @@ def _role_token(tok: Token, name: Token) -> Token | None:
     if name is not tok:
         return tok
     for child in tok.children:
-        if child.dep_ in ("compound", "appos") and child.pos_ == "NOUN":
+        if _says_what(tok, child):
             return child
     return None
+
+
+def _says_what(name: Token, noun: Token) -> bool:
+    """`noun` says what `name` is ("my friend Peter", "John, my brother"): not a noun heading a
+    list, nor a plural beside one name ("Melanie, my kids and I went camping": three people)."""
+    if noun.dep_ not in ("compound", "appos") or noun.pos_ != "NOUN":
+        return False
+    listed = any(c.dep_ == "conj" for c in noun.children)
+    plural = noun.tag_ == "NNS" and not any(c.dep_ == "conj" for c in name.children)
+    return noun.dep_ == "compound" or not (listed or plural)
 
 
 def phrase(tok: Token) -> str:
