@@ -138,6 +138,7 @@ class PredicateScorer:
         for i, word in enumerate(words):
             stem = root(word, params.same_form_root)
             ends = range(params.compound_modifier, len(stem) - params.same_form_root + 1)
+            # a chain's rest ("also directed which films") is a phrase, not a compound
             heads = [stem] if " " in stem else [stem, *(stem[k:] for k in ends)]
             for head in heads:
                 for j, form in forms.get(head, ()):

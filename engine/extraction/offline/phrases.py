@@ -115,11 +115,13 @@ def _role_token(tok: Token, name: Token) -> Token | None:
 def _says_what(name: Token, noun: Token) -> bool:
     """`noun` says what `name` is ("my friend Peter", "John, my brother"): not a noun heading a
     list, nor a plural beside one name ("Melanie, my kids and I went camping": three people)."""
-    if noun.dep_ not in ("compound", "appos") or noun.pos_ != "NOUN":
+    if noun.pos_ != "NOUN" or noun.dep_ not in ("compound", "appos"):
         return False
+    if noun.dep_ == "compound":
+        return True
     listed = any(c.dep_ == "conj" for c in noun.children)
     plural = noun.tag_ == "NNS" and not any(c.dep_ == "conj" for c in name.children)
-    return noun.dep_ == "compound" or not (listed or plural)
+    return not (listed or plural)
 
 
 def phrase(tok: Token) -> str:
