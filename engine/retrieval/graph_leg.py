@@ -146,7 +146,6 @@ class GraphLeg:
             question.kind,
             list(question.chain),
             question.rest,
-            question.shared,
         )
         # the relations that may answer for the asked kind, and whose twins the walk needs
         candidates = named.best_relations(self.params.relations.kind_relations)

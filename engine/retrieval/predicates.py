@@ -22,10 +22,10 @@ before its other relation words (the nationality of X's wife's father, not of th
 X's father), each also matched to a relation's name in the singular ("son" ~ "child").
 A predicate and its inverse twin (`PLAYS_IN_CLUB` and `PLAYS_IN_CLUB_INVERSE`) are one relation.
 A question asking for siblings ("who co-wrote with X", "films with the same director as Y")
-wants the path that goes out and back along one relation (the one saying what the cue says is
-shared: "director"), which then beats the single relation it repeats; a relation then the twin
-storing it reversed (MEMBER_OF, then HAS_MEMBER) goes out and back as well, and without such a
-cue the twin's name explains nothing there: it reads the step before's facts again.
+wants the path that goes out and back along one relation: with such a cue, that pair beats
+the single relation it repeats; a relation then the twin storing it reversed (MEMBER_OF, then
+HAS_MEMBER) goes out and back as well, and without such a cue the twin's name explains nothing
+there: it reads the step before's facts again.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import numpy as np
 
 from engine.normalize import predicate_words
 from engine.retrieval.order import ChainOrder
-from engine.retrieval.steps import back_along_twins, first_turns, no_triple, turned_on, unless_back
+from engine.retrieval.steps import back_along_twins, first_turns, no_triple, unless_back
 from engine.retrieval.terms import WHERE
 from engine.retrieval.tuning import RelationParams
 
@@ -96,12 +96,10 @@ class RelationMatch:
         kind: str | None = None,
         chain: Sequence[str] = (),
         rest: str = "",
-        shared: str = "",
         ends: Ends | None = None,
     ) -> None:
         self.params = params
-        self._asked = (kind, tuple(chain), rest, shared)
-        self._shared = words.index(shared) if shared in words else None
+        self._asked = (kind, tuple(chain), rest)
         self._words = words
         self.bases = bases
         self._of = of
@@ -174,6 +172,7 @@ class RelationMatch:
 
     def with_ends(self, ends: Ends) -> RelationMatch:
         """This question's match, knowing `ends` (of the relations `best_relations` named)."""
+        kind, chain, rest = self._asked
         return RelationMatch(
             self.params,
             self._words,
@@ -183,7 +182,9 @@ class RelationMatch:
             self._weight,
             self._phrase,
             self.siblings,
-            *self._asked,
+            kind,
+            chain,
+            rest,
             ends,
         )
 
@@ -377,11 +378,11 @@ class RelationMatch:
         # X's film), nor is going on along the same relation (Alice's other likes)
         turned = first_turns(relations, self._one)
         cost = params.extra_hop_cost * (hops - 1)
-        on_path = unless_back(self._sims[:, relations], back, -1.0)
         if self.siblings:
-            cost = cost - turned_on(turned, on_path, self._shared) * params.sibling_bonus
+            cost = cost - turned * params.sibling_bonus
         scores: Vector = phrase - cost
         if len(self._weight):
+            on_path = unless_back(self._sims[:, relations], back, -1.0)
             explained = on_path.max(axis=-1)
             if self._order:  # most questions chain nothing: no order to keep
                 steps = on_path.argmax(axis=-1)

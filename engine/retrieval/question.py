@@ -23,7 +23,6 @@ from engine.retrieval.terms import (
     chain_rest,
     name_span,
     relation_phrase,
-    shared_word,
 )
 from engine.retrieval.terms import words as words_of
 from engine.retrieval.tuning import NameParams
@@ -41,7 +40,6 @@ class Question:
     chain: tuple[str, ...]  # the nouns chained to the one name, nearest first
     rest: str  # what the question asks beyond the chain ("what does ... do")
     siblings: bool  # it asks for what shares a neighbour with the anchor
-    shared: str  # the word saying what is shared ("share actors with"), "" when none
 
     @classmethod
     def of(
@@ -75,7 +73,6 @@ class Question:
             chain=tuple(chain),
             rest=chain_rest(query.words, spans[0], asked) if chain else "",
             siblings=asks_for_siblings(query.words, spans),
-            shared=shared_word(query.words, spans),
         )
 
 

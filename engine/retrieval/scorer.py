@@ -85,13 +85,11 @@ class PredicateScorer:
         kind: str | None = None,
         chain: Sequence[str] = (),
         rest: str = "",
-        shared: str = "",
     ) -> RelationMatch:
         """Similarities of each question word, and of the relation `phrase`, to each relation
         of `predicates`; `siblings`: the question asks for what shares a neighbour; `kind`: the
         word naming the kind of thing asked for ("which genres"); `chain`: the nouns the
-        question chains to its one anchor, nearest first; `rest`: what it asks beyond them;
-        `shared`: the word a sibling cue says is shared."""
+        question chains to its one anchor, nearest first; `rest`: what it asks beyond them."""
         words = [*words, rest] if rest and rest not in words else list(words)
         bases, of, readable, singular, forms = self._relations(predicates)
         if not bases:
@@ -114,36 +112,17 @@ class PredicateScorer:
             similarity = readable @ phrase
             centred = np.clip(similarity - similarity.mean(), 0.0, None)
         return RelationMatch(
-            self.params,
-            words,
-            bases,
-            of,
-            sims,
-            specificity,
-            centred,
-            siblings,
-            kind,
-            chain,
-            rest,
-            shared,
+            self.params, words, bases, of, sims, specificity, centred, siblings, kind, chain, rest
         )
 
     def _other_forms(self, sims: Vector, words: list[str], forms: _Forms) -> None:
         """A question word that is another form of a word in a relation's name ("director",
-        "directed by"), or a compound ending in one ("screenwriter"), matches that relation at
-        least `same_form_sim`: the model puts "director" barely nearer "directed by" (0.58)
-        than "starred actors" (0.48), and "screenwriter" nearer "starred actors" (0.53) than
-        "written by" (0.44)."""
-        params = self.params
+        "directed by") matches that relation at least `same_form_sim`: the model puts
+        "director" barely nearer "directed by" (0.58) than "starred actors" (0.48)."""
         for i, word in enumerate(words):
-            stem = root(word, params.same_form_root)
-            ends = range(params.compound_modifier, len(stem) - params.same_form_root + 1)
-            # a chain's rest ("also directed which films") is a phrase, not a compound
-            heads = [stem] if " " in stem else [stem, *(stem[k:] for k in ends)]
-            for head in heads:
-                for j, form in forms.get(head, ()):
-                    if form != word:
-                        sims[i, j] = max(sims[i, j], params.same_form_sim)
+            for j, form in forms.get(root(word, self.params.same_form_root), ()):
+                if form != word:
+                    sims[i, j] = max(sims[i, j], self.params.same_form_sim)
 
     def _relations(self, predicates: Sequence[str]) -> _Relations:
         """The relations of `predicates`, each predicate's relation, their readable forms'

@@ -41,17 +41,6 @@ def first_turns(padded: Vector, one: Sequence[int]) -> Vector:
     return turned
 
 
-def turned_on(turned: Vector, on_path: Vector, word: int | None) -> Vector:
-    """The paths of `turned` (`first_turns`) whose first two steps explain `word` (a row of
-    `on_path`, each word's similarity to each step's relation) better than a later step: a
-    sibling cue says what is shared ("the films that share actors with X are directed by
-    whom": out and back along `STARRED_ACTORS`, then `DIRECTED_BY`; not the reverse)."""
-    if word is None or on_path.shape[-1] <= 2:
-        return turned
-    shared: Vector = turned & (on_path[word].argmax(axis=-1) < 2)
-    return shared
-
-
 def unless_back(values: Vector, back: Vector | None, fill: float) -> Vector:
     """`values` (per step of each path, in the last two axes) with `fill` where a step goes
     back (`back`; None: none does)."""

@@ -97,19 +97,6 @@ def asks_for_siblings(tokens: Sequence[str], spans: Sequence[frozenset[int]] = (
     return any(w in SIBLING_CUES for i, w in enumerate(tokens) if i not in named)
 
 
-def shared_word(tokens: Sequence[str], spans: Sequence[frozenset[int]] = ()) -> str:
-    """What a sibling cue says is shared: the word after it ("films that share actors with X":
-    actors; "the same director as X": director; "co-wrote": wrote); "" when a stopword follows
-    ("acted together with X")."""
-    named = set().union(*(span for span in spans if len(span) > 1))
-    for i, word in enumerate(tokens):
-        if word in SIBLING_CUES and i not in named:
-            after = (t for t in tokens[i + 1 :] if t not in SIBLING_CUES and t not in _ARTICLES)
-            shared = next(after, "")
-            return "" if shared in STOPWORDS else shared
-    return ""
-
-
 def asked_kind(tokens: Sequence[str], candidates: Sequence[str]) -> str | None:
     """The kind of thing a question asks for: the first of `candidates` after an asking word
     that opens the question or follows a stopword ("were in which genres"), not one after

@@ -88,9 +88,6 @@ class RelationParams:
     # ... their root of this many letters at least: shorter ones join unrelated words ("act":
     # actors, actual)
     same_form_root: int = 4
-    # ... or a compound ending in such a word after this many letters ("screenwriter": "written
-    # by"; bench-metaqa; the model puts "birthplace", "grandparents" right without it: bench-hub)
-    compound_modifier: int = 3
     # a word clearly names a relation ("directed") at this similarity to one ...
     relation_word_sim: float = 0.5
     # ... and this much above its average relation (by hand); such a word is not an anchor

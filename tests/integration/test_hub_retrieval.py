@@ -337,33 +337,6 @@ def test_a_step_back_along_a_twin_explains_nothing_new(embedder: Embedder) -> No
     assert siblings.path(back) > siblings.path(("MEMBER_OF",)) - hop + bonus + 0.05
 
 
-def test_a_compound_names_the_relation_its_head_does(embedder: Embedder) -> None:
-    """ "screenwriter" ends in "writer", another form of "written": the model alone puts it
-    nearer "starred actors" and "directed by"."""
-    predicates = ["DIRECTED_BY", "WRITTEN_BY", "STARRED_ACTORS", "HAS_GENRE", "RELEASE_YEAR"]
-    blind = replace(RelationParams(), compound_modifier=99)  # no compound that long
-    alone = PredicateScorer(embedder, blind).match(["screenwriter"], predicates).single()
-    assert alone["WRITTEN_BY"] < max(alone["STARRED_ACTORS"], alone["DIRECTED_BY"])
-    scorer = PredicateScorer(embedder, RelationParams())
-    single = scorer.match(["screenwriter"], predicates).single()
-    assert single["WRITTEN_BY"] > max(single["STARRED_ACTORS"], single["DIRECTED_BY"]) + 0.05
-
-
-def test_a_sibling_cue_turns_along_what_it_says_is_shared(embedder: Embedder) -> None:
-    """ "The films that share actors with X are directed by whom": X's co-stars' films'
-    directors, not X's director's other films' actors, which explain the same words."""
-    scorer = PredicateScorer(embedder, RelationParams())
-    predicates = ["DIRECTED_BY", "WRITTEN_BY", "STARRED_ACTORS", "HAS_GENRE"]
-    content = ["films", "share", "actors", "directed"]
-    phrase = scorer.phrase("the films that share actors with the film are directed by who")
-    right = ("STARRED_ACTORS", "STARRED_ACTORS", "DIRECTED_BY")
-    wrong = ("DIRECTED_BY", "DIRECTED_BY", "STARRED_ACTORS")
-    blind = scorer.match(content, predicates, phrase, siblings=True)
-    assert blind.path(right) == pytest.approx(blind.path(wrong), abs=0.01)
-    told = scorer.match(content, predicates, phrase, siblings=True, shared="actors")
-    assert told.path(right) > told.path(wrong) + RelationParams().sibling_bonus / 2
-
-
 def test_a_chained_noun_is_a_step_before_the_asked_kind(embedder: Embedder) -> None:
     """ "Where does the band of Ann come from": her band, then where it comes from; not the
     members of the bands from Ann's birthplace, whose last relation names "band" best but

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.retrieval.predicates import Ends, RelationMatch
-from engine.retrieval.steps import first_turns, turned_on
+from engine.retrieval.steps import first_turns
 from engine.retrieval.tuning import RelationParams
 
 # "the director of X also directed which films": "director" chained to X, what it asks beyond
@@ -90,15 +90,3 @@ def test_a_path_turns_at_its_first_steps_along_one_relation_or_its_twin() -> Non
     paths = np.array([[0, 1], [1, 0], [2, 2], [0, 0], [0, 2], [2, 0]])
     assert first_turns(paths, one).tolist() == [True, True, True, False, False, False]
     assert first_turns(np.array([[0], [2]]), one).tolist() == [False, False]
-
-
-def test_a_sibling_cue_turns_along_the_relation_saying_what_is_shared() -> None:
-    """ "The films that share actors with X are directed by whom": of two paths turning at
-    their first two steps, the one whose turn explains "actors" best keeps the turn; one
-    explaining it only after the turn does not; two-step paths and no shared word: as before."""
-    turned = np.array([True, True, False])
-    # "actors" (row 1) against each step of three 3-step paths: SA SA DB, DB DB SA, DB SA SA
-    on_path = np.array([[[0.6] * 3] * 3, [[0.9, 0.9, 0.2], [0.2, 0.2, 0.9], [0.2, 0.9, 0.9]]])
-    assert turned_on(turned, on_path, 1).tolist() == [True, False, False]
-    assert turned_on(turned, on_path, None).tolist() == turned.tolist()
-    assert turned_on(turned, on_path[:, :, :2], 1).tolist() == turned.tolist()

@@ -6,13 +6,7 @@ import pytest
 
 from engine.retrieval.fusion import fuse_legs
 from engine.retrieval.query import Query
-from engine.retrieval.terms import (
-    asks_for_siblings,
-    fulltext_terms,
-    name_keys,
-    shared_word,
-    words,
-)
+from engine.retrieval.terms import asks_for_siblings, fulltext_terms, name_keys, words
 from engine.retrieval.terms import name_match as name_match_with
 from engine.retrieval.tuning import AnchorParams, FusionParams, NameParams
 
@@ -88,21 +82,6 @@ def test_the_keys_looked_up_are_bounded() -> None:
 )
 def test_cue_words_ask_for_siblings(question: str, siblings: bool) -> None:
     assert asks_for_siblings(words(question)) is siblings
-
-
-@pytest.mark.parametrize(
-    ("question", "shared"),
-    [
-        ("the films that share actors with Heat are directed by who", "actors"),
-        ("which films share the same screenwriter as Heat", "screenwriter"),
-        ("who co-wrote films with Ann", "wrote"),
-        ("who plays in the same band as Ann", "band"),
-        ("who starred together with Ann", ""),  # a stopword: nothing said
-        ("who directed Heat", ""),
-    ],
-)
-def test_a_sibling_cue_says_what_is_shared(question: str, shared: str) -> None:
-    assert shared_word(words(question)) == shared
 
 
 @pytest.mark.parametrize(
