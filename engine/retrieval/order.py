@@ -83,13 +83,13 @@ class ChainOrder:
         lost = np.zeros(steps.shape[1])
         given = weight[:, None] * explained
         rows = np.arange(len(padded))
-        back = turned & (padded.shape[1] == 2)  # and ends there
+        # each word, on each path going out and back and ending there, explained on the way out
+        out = (turned & (padded.shape[1] == 2)) & (on_path[..., 0] >= on_path.max(axis=-1))
         for a, b in self._ordered:  # b at a's hop or after
-            lost += (steps[a] > steps[b]) * _unless_back(given, on_path, a, b, back)
+            lost += (steps[a] > steps[b]) * _unless_back(given, out, a, b)
         if self._rest is not None:  # said by a relation after the chain's
             for h in self._hops:
-                cost = _unless_back(given, on_path, h, self._rest, back)
-                lost += (steps[h] >= steps[self._rest]) * cost
+                lost += (steps[h] >= steps[self._rest]) * _unless_back(given, out, h, self._rest)
         if self._apart:
             column = padded[rows[:, None], steps.T].T  # the relation explaining each word
             # a relation twice on the path (out and back) may explain two nouns
@@ -100,9 +100,9 @@ class ChainOrder:
         return lost
 
 
-def _unless_back(given: Vector, on_path: Vector, a: int, b: int, back: Vector) -> Vector:
+def _unless_back(given: Vector, out: Vector, a: int, b: int) -> Vector:
     """The lesser of words `a`'s and `b`'s evidence on each path, but none on a path going out
-    and back (`back`: along one relation, or along it and its twin) that explains `a` on the way
-    out: the way back is the same relation, and explains `b` as the way out does."""
-    out = on_path[a][:, 0] >= on_path[a].max(axis=-1)
-    return np.where(back & out, 0.0, np.minimum(given[a], given[b]))
+    and back (along one relation, or along it and its twin) that explains `a` on the way out
+    (`out`, per word and path): the way back is the same relation, and explains `b` as the way
+    out does."""
+    return np.where(out[a], 0.0, np.minimum(given[a], given[b]))
