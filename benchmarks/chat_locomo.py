@@ -23,6 +23,10 @@ markdown table to stdout.
 turns become unnamed `user` messages (their "I" is the user's self entity), the other's
 `assistant` messages, and the questions ask in the first person ("What did Caroline research?"
 -> "What did I research?"). A check that graphmem holds up when the log names no one.
+
+`--facts observations` builds the graph from LoCoMo's own LLM-written observations instead of
+the turns (`observation_facts.py`): what the fact legs and fusion do with facts of LLM quality,
+measured with no model (a store built so is kept apart: give `--store` a directory of its own).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.append(str(REPO))  # after PYTHONPATH: another checkout's engine can be measured
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from observation_facts import ObservationExtractor  # noqa: E402
 from raw_turns import Turns, build_turns  # noqa: E402
 from tails import slowest_stages, stages_text  # noqa: E402
 
@@ -180,7 +185,8 @@ def markdown(payload: dict[str, Any]) -> str:
     columns = ["all", *CATEGORIES.values()]
     lines = [
         f"LoCoMo, {payload['conversations']} conversations, {payload['questions']} questions "
-        f"with evidence; evidence recall@10 with a {BUDGET}-turn budget (offline extractor)",
+        f"with evidence; evidence recall@10 with a {BUDGET}-turn budget (offline extractor"
+        + (" reading LoCoMo's observations)" if payload.get("facts") == "observations" else ")"),
         "",
         "| mode | " + " | ".join(columns) + " | search p50 ms | p95 ms |",
         "|---|" + "---:|" * (len(columns) + 2),
@@ -230,6 +236,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="names: every turn names its speaker (LoCoMo as it is); user-assistant: replayed "
         "as an agent's unnamed user and its assistant, questions in the first person",
     )
+    parser.add_argument(
+        "--facts",
+        choices=["extracted", "observations"],
+        default="extracted",
+        help="extracted: the offline extractor reads the turns; observations: it reads "
+        "LoCoMo's LLM-written observations of each turn instead (facts of LLM quality)",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     return parser.parse_args(argv)
 
@@ -249,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         home = args.store or Path(tmp)
         embedder = Embedder()
         embedder.encode(["warm up"])
-        with Memory(embedder=embedder, data_dir=home) as mem:
+        extractor = ObservationExtractor(args.data) if args.facts == "observations" else None
+        with Memory(embedder=embedder, data_dir=home, extractor=extractor) as mem:
             ingested = ingest(mem, records, args.concurrency)
             raw = raw_turn_ranker(records, embedder)
             # searches embed every query afresh: no vector kept from ingest or another mode
@@ -262,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "data": str(args.data),
         "conversations": len(users),
         "roles": args.roles,
+        "facts": args.facts,
         "questions": len(questions),
         "budget_turns": BUDGET,
         "cpus": os.cpu_count(),

@@ -10,6 +10,8 @@ found moves up.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from engine.models import Leg, ScoredEpisode, ScoredFact, Snippet, from_epoch
 from engine.retrieval.episodes import EpisodeHit
@@ -25,12 +27,15 @@ def fuse_provenance(
     index: LexicalIndex | None,
     params: EpisodeParams,
     window: Window = (None, None),
+    clear: AbstractSet[str] = frozenset(),
 ) -> tuple[list[ScoredFact], list[ScoredEpisode]]:
     """Facts with their source messages, and messages with the support of the facts: a
     message only the facts bring is listed when it was said in `window` (an undated one
-    never is, with a bound), as the episode leg's own are."""
+    never is, with a bound), as the episode leg's own are. A message behind a fact of `clear`
+    (see `clear_matches`) scores at least `clear_vote`, whatever the legs' agreement."""
     found = _normalised({h.uid: h.score for h in hits})
     backing = _fact_support(facts)
+    sure = {uid for hit in facts if hit.fact.uid in clear for uid in hit.fact.episodes}
     for hit in facts:
         hit.sources = [snippet(index, uid) for uid in hit.fact.episodes if has_text(index, uid)]
         behind = max((found.get(u, 0.0) for u in hit.fact.episodes), default=0.0)
@@ -39,10 +44,30 @@ def fuse_provenance(
     vote = (
         params.fact_vote * agreement(facts, hits, params.agreement_facts) ** params.agreement_power
     )
+    votes = {u: vote * s for u, s in backing.items()}
+    for uid in sure:  # at least `clear_vote` in all: one the episode leg ranks higher stays
+        votes[uid] = max(votes[uid], params.clear_vote - found.get(uid, 0.0))
     if index is not None and window != (None, None):
-        backing = {u: s for u, s in backing.items() if u in found or _said(index, u, window)}
-    episodes = _episodes(found, backing, index, vote)
+        votes = {u: s for u, s in votes.items() if u in found or _said(index, u, window)}
+    episodes = _episodes(found, votes, index)
     return facts, episodes
+
+
+def clear_matches(
+    semantic: Sequence[tuple[str, float]],
+    nearest: Sequence[tuple[str, float]],
+    margin: float,
+    most: int,
+) -> set[str]:
+    """Of the `most` facts nearest the question, those nearer it than the nearest message by
+    `margin` in cosine (both lists nearest first, as a vector read gives them: uid,
+    (1 + cos) / 2): a short fact that says what the question asks, where no message comes as
+    close. At most `most`: where every fact is that near (long messages embed farther), the
+    messages are still the episode leg's."""
+    best = max((unit for _, unit in nearest), default=None)
+    if best is None:
+        return set()
+    return {uid for uid, unit in semantic[:most] if 2.0 * (unit - best) >= margin}
 
 
 def agreement(facts: list[ScoredFact], hits: list[EpisodeHit], top: int) -> float:
@@ -72,21 +97,18 @@ def _fact_support(facts: list[ScoredFact]) -> dict[str, float]:
 
 
 def _episodes(
-    found: dict[str, float],
-    backing: dict[str, float],
-    index: LexicalIndex | None,
-    fact_vote: float,
+    found: dict[str, float], votes: dict[str, float], index: LexicalIndex | None
 ) -> list[ScoredEpisode]:
     out = []
-    for uid in found.keys() | backing.keys():
+    for uid in found.keys() | votes.keys():
         if not has_text(index, uid):
             continue
         legs: list[Leg] = []
         if uid in found:
             legs.append("episodes")
-        if uid in backing:
+        if uid in votes:
             legs.append("facts")
-        score = found.get(uid, 0.0) + fact_vote * backing.get(uid, 0.0)
+        score = found.get(uid, 0.0) + votes.get(uid, 0.0)
         out.append(ScoredEpisode(episode=snippet(index, uid), score=score, legs=legs))
     out.sort(key=lambda s: (-s.score, s.episode.uid))
     return out

@@ -21,7 +21,7 @@ from engine.retrieval.fusion import confidence, pool_size
 from engine.retrieval.fusion import ranked as fused
 from engine.retrieval.fusion import scored as boosted
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
-from engine.retrieval.provenance import fuse_provenance
+from engine.retrieval.provenance import clear_matches, fuse_provenance
 from engine.retrieval.query import Query
 from engine.retrieval.replies import replies_to, with_replies
 from engine.retrieval.scorer import PredicateScorer
@@ -209,8 +209,11 @@ class DualRetriever:
         messages = legs.messages
         shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))
         self.episode_leg.read_texts(user_id, messages, shown)
+        nearest = [(f.uid, unit) for f, unit in legs.semantic]
+        voting = self.params.episodes
+        clear = clear_matches(nearest, messages.nearest, voting.clear_margin, voting.clear_facts)
         found, episodes = fuse_provenance(
-            scored, messages.hits, messages.index, self.params.episodes, ask.window
+            scored, messages.hits, messages.index, self.params.episodes, ask.window, clear
         )
         replies = replies_to(episodes, messages.index, limit, ask.window)
         self.episode_leg.read_texts(user_id, messages, replies.values())

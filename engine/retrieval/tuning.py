@@ -256,6 +256,12 @@ class EpisodeParams:
     # the vote grows with this power of the agreement: a fact leg that half agrees with the
     # episode leg gets a quarter of the vote (bench-chat)
     agreement_power: float = 2.0
+    # a fact nearer the question than the nearest message by this much (in cosine) says what
+    # the question asks: its message scores at least `clear_vote` of the best message's,
+    # whatever the agreement (about the episode leg's sixth best on LoCoMo) (bench-chat)
+    clear_margin: float = 0.1
+    clear_vote: float = 0.6
+    clear_facts: int = 3  # ... of the semantic leg's first this many facts (bench-chat)
     bm25: BM25 = field(default_factory=BM25)
     refresh_s: float = SEARCH_REFRESH_S  # the index checked against the store (`Settings`)
     max_users: int = SEARCH_CACHED_USERS  # users whose index stays in memory (`Settings`)
