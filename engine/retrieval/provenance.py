@@ -56,17 +56,17 @@ def fuse_provenance(
 def clear_matches(
     semantic: Sequence[tuple[str, float]],
     nearest: Sequence[tuple[str, float]],
-    margin: float,
-    most: int,
+    params: EpisodeParams,
 ) -> set[str]:
-    """Of the `most` facts nearest the question, those nearer it than the nearest message by
-    `margin` in cosine (both lists nearest first, as a vector read gives them: uid,
-    (1 + cos) / 2): a short fact that says what the question asks, where no message comes as
-    close. At most `most`: where every fact is that near (long messages embed farther), the
-    messages are still the episode leg's."""
+    """Of the `clear_facts` facts nearest the question, those nearer it than the nearest
+    message by `clear_margin` in cosine (both lists nearest first, as a vector read gives
+    them: uid, (1 + cos) / 2): a short fact that says what the question asks, where no message
+    comes as close. A few at most: where every fact is that near (long messages embed
+    farther), the messages are still the episode leg's."""
     best = max((unit for _, unit in nearest), default=None)
     if best is None:
         return set()
+    most, margin = params.clear_facts, params.clear_margin
     return {uid for uid, unit in semantic[:most] if 2.0 * (unit - best) >= margin}
 
 

@@ -209,9 +209,8 @@ class DualRetriever:
         messages = legs.messages
         shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))
         self.episode_leg.read_texts(user_id, messages, shown)
-        nearest = [(f.uid, unit) for f, unit in legs.semantic]
-        voting = self.params.episodes
-        clear = clear_matches(nearest, messages.nearest, voting.clear_margin, voting.clear_facts)
+        semantic = [(f.uid, unit) for f, unit in legs.semantic]
+        clear = clear_matches(semantic, messages.nearest, self.params.episodes)
         found, episodes = fuse_provenance(
             scored, messages.hits, messages.index, self.params.episodes, ask.window, clear
         )

@@ -3,6 +3,8 @@ legs agree, and whatever the agreement for a fact that says what the question as
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.models import Fact, ScoredFact
 from engine.retrieval.episodes import EpisodeHit
 from engine.retrieval.lexical import LexicalIndex
@@ -47,10 +49,14 @@ def _order(clear: set[str], source: str = "shelter") -> list[str]:
 def test_a_fact_clearly_nearer_the_question_than_any_message_is_clear() -> None:
     nearest = [("cafe", 0.80), ("weather", 0.70)]  # (1 + cos) / 2: cosines 0.60, 0.40
     semantic = [("near", 0.86), ("close", 0.83), ("far", 0.75)]  # cosines 0.72, 0.66, 0.50
-    assert clear_matches(semantic, nearest, margin=0.1, most=3) == {"near"}
-    assert clear_matches(semantic, nearest, margin=0.0, most=3) == {"near", "close"}
-    assert clear_matches(semantic, nearest, margin=0.0, most=1) == {"near"}
-    assert clear_matches(semantic, [], margin=0.1, most=3) == set()  # no message to beat
+
+    def clear(margin: float, most: int) -> EpisodeParams:
+        return replace(PARAMS, clear_margin=margin, clear_facts=most)
+
+    assert clear_matches(semantic, nearest, clear(0.1, 3)) == {"near"}
+    assert clear_matches(semantic, nearest, clear(0.0, 3)) == {"near", "close"}
+    assert clear_matches(semantic, nearest, clear(0.0, 1)) == {"near"}
+    assert clear_matches(semantic, [], clear(0.1, 3)) == set()  # no message to beat
 
 
 def test_a_clear_fact_brings_its_message_up_though_the_legs_disagree() -> None:
