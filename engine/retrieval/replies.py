@@ -38,9 +38,15 @@ def replies_to(
 
 
 def with_replies(
-    episodes: list[ScoredEpisode], index: LexicalIndex | None, replies: dict[str, str]
+    episodes: list[ScoredEpisode],
+    index: LexicalIndex | None,
+    replies: dict[str, str],
+    limit: int | None = None,
 ) -> list[ScoredEpisode]:
-    """`episodes` with each question's reply right behind it, at the question's score."""
+    """`episodes` with each question's reply right behind it, at the question's score. A
+    question whose reply would fall past the first `limit` gives its place to the messages
+    after it: shown without its answer it is seldom what was asked for (LoCoMo: a message in
+    the last place was evidence a third as often as those around it)."""
     if not replies or index is None:
         return episodes
     found = {hit.episode.uid: hit for hit in episodes}
@@ -59,4 +65,11 @@ def with_replies(
         shown.legs, shown.reply_to = [*shown.legs, "reply"], hit.episode.uid
         out.append(shown)
         placed.add(reply)
-    return out
+    return out if limit is None else _answered_at_the_end(out, limit)
+
+
+def _answered_at_the_end(episodes: list[ScoredEpisode], limit: int) -> list[ScoredEpisode]:
+    """Without a question at place `limit` whose reply is at the next place (and is cut)."""
+    while len(episodes) > limit and episodes[limit].reply_to == episodes[limit - 1].episode.uid:
+        episodes = episodes[: limit - 1] + episodes[limit + 1 :]
+    return episodes

@@ -216,7 +216,7 @@ class DualRetriever:
         )
         replies = replies_to(episodes, messages.index, limit, ask.window)
         self.episode_leg.read_texts(user_id, messages, replies.values())
-        episodes = with_replies(episodes, messages.index, replies)
+        episodes = with_replies(episodes, messages.index, replies, limit)
         facts_named = (name for s in found for name in (s.fact.subject, s.fact.object))
         named = itertools.chain(_names(legs.graph.anchors), facts_named)
         lookup = None if legs.names_searched else functools.partial(self._names_of, user_id)

@@ -75,3 +75,12 @@ def test_a_reply_whose_text_is_not_read_is_left_out() -> None:
     replies = replies_to(found, index, 10, ALL_TIME)
     index.contents[index.position["a"]] = None  # an index read from the store, text unread
     assert _shown(with_replies(found, index, replies)) == [("q", 0.9, None)]
+
+
+def test_a_question_in_the_last_place_gives_it_up_when_its_reply_would_be_cut() -> None:
+    index = _index()
+    found = [_hit(index, "z", 0.9), _hit(index, "q", 0.5), _hit(index, "kyoto", 0.3)]
+    cut = with_replies(found, index, replies_to(found, index, 2, ALL_TIME), limit=2)
+    assert [e.episode.uid for e in cut] == ["z", "kyoto"]  # z asks too, but has no reply
+    room = with_replies(found, index, replies_to(found, index, 3, ALL_TIME), limit=3)
+    assert [e.episode.uid for e in room] == ["z", "q", "a", "kyoto"]
