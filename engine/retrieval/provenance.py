@@ -9,8 +9,9 @@ found moves up.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
 from engine.models import Leg, ScoredEpisode, ScoredFact, Snippet, from_epoch
@@ -54,20 +55,17 @@ def fuse_provenance(
 
 
 def clear_matches(
-    semantic: Sequence[tuple[str, float]],
-    nearest: Sequence[tuple[str, float]],
-    params: EpisodeParams,
+    facts: Mapping[str, float], messages: Mapping[str, float], params: EpisodeParams
 ) -> set[str]:
-    """Of the `clear_facts` facts nearest the question, those nearer it than the nearest
-    message by `clear_margin` in cosine (both lists nearest first, as a vector read gives
-    them: uid, (1 + cos) / 2): a short fact that says what the question asks, where no message
-    comes as close. A few at most: where every fact is that near (long messages embed
-    farther), the messages are still the episode leg's."""
-    best = max((unit for _, unit in nearest), default=None)
+    """Of the `clear_facts` facts nearest the question (their cosines, nearest first), those
+    nearer it than the nearest of `messages` by `clear_margin`: a short fact that says what
+    the question asks, where no message comes as close. A few at most: where every fact is
+    that near (long messages embed farther), the messages are still the episode leg's."""
+    best = max(messages.values(), default=None)
     if best is None:
         return set()
-    most, margin = params.clear_facts, params.clear_margin
-    return {uid for uid, unit in semantic[:most] if 2.0 * (unit - best) >= margin}
+    nearest = itertools.islice(facts.items(), params.clear_facts)
+    return {uid for uid, cosine in nearest if cosine - best >= params.clear_margin}
 
 
 def agreement(facts: list[ScoredFact], hits: list[EpisodeHit], top: int) -> float:

@@ -209,8 +209,8 @@ class DualRetriever:
         messages = legs.messages
         shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))
         self.episode_leg.read_texts(user_id, messages, shown)
-        semantic = [(f.uid, unit) for f, unit in legs.semantic]
-        clear = clear_matches(semantic, messages.nearest, self.params.episodes)
+        cosines = (known([(f.uid, s) for f, s in legs.semantic]), known(messages.nearest))
+        clear = clear_matches(*cosines, self.params.episodes)
         found, episodes = fuse_provenance(
             scored, messages.hits, messages.index, self.params.episodes, ask.window, clear
         )
@@ -227,7 +227,6 @@ class DualRetriever:
         if ask.explain:
             explain(found, episodes, self._found(limit, legs, ranked))
         read = ask.embedding if ask.min_similarity is not None or ask.explain else None
-        cosines = (known([(f.uid, s) for f, s in legs.semantic]), known(messages.nearest))
         fill(self.reads, user_id, read, found, episodes, cosines)
         return SearchResult(
             query=query,

@@ -47,8 +47,8 @@ def _order(clear: set[str], source: str = "shelter") -> list[str]:
 
 
 def test_a_fact_clearly_nearer_the_question_than_any_message_is_clear() -> None:
-    nearest = [("cafe", 0.80), ("weather", 0.70)]  # (1 + cos) / 2: cosines 0.60, 0.40
-    semantic = [("near", 0.86), ("close", 0.83), ("far", 0.75)]  # cosines 0.72, 0.66, 0.50
+    nearest = {"cafe": 0.60, "weather": 0.40}  # cosines with the question
+    semantic = {"near": 0.72, "close": 0.66, "far": 0.50}  # nearest first
 
     def clear(margin: float, most: int) -> EpisodeParams:
         return replace(PARAMS, clear_margin=margin, clear_facts=most)
@@ -56,7 +56,7 @@ def test_a_fact_clearly_nearer_the_question_than_any_message_is_clear() -> None:
     assert clear_matches(semantic, nearest, clear(0.1, 3)) == {"near"}
     assert clear_matches(semantic, nearest, clear(0.0, 3)) == {"near", "close"}
     assert clear_matches(semantic, nearest, clear(0.0, 1)) == {"near"}
-    assert clear_matches(semantic, [], clear(0.1, 3)) == set()  # no message to beat
+    assert clear_matches(semantic, {}, clear(0.1, 3)) == set()  # no message to beat
 
 
 def test_a_clear_fact_brings_its_message_up_though_the_legs_disagree() -> None:
