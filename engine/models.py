@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.normalize import entity_key
-from engine.prompt_block import Piece, check_budget, estimate_tokens, pack
+from engine.prompt_block import Piece, check_budget, estimate_tokens, nothing_about, pack
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
 UNDATED = "undated"  # how a message said at an unknown time shows where a date would
@@ -239,19 +239,16 @@ class Path(BaseModel):
     facts: list[Fact]
 
 
-NAMES_SAID = 5  # a line naming every unknown name of a long query never fits a budget
+class Premise(BaseModel):
+    """The query names one speaker; the facts nearest what it asks are another's
+    (`engine.retrieval.premise`)."""
 
+    named: str  # the speaker the question names
+    matches: str  # the other speaker, whose facts are nearer what it asks
 
-def nothing_about(names: list[str], others_follow: bool) -> str:
-    """The line that says a query's names are unknown to the memory: the first `NAMES_SAID`
-    of them, and how many more ("Nothing stored mentions A, B, C, D, E or 7 other names")."""
-    more = len(names) - NAMES_SAID
-    if more > 0:
-        others = f"{more} other name{'s' if more > 1 else ''}"
-        said = f"Nothing stored mentions {', '.join(names[:NAMES_SAID])} or {others}"
-    else:
-        said = f"Nothing stored mentions {' or '.join(names)}"
-    return f"{said}; the memories below are about others." if others_follow else f"{said}."
+    def note(self) -> str:
+        about = f"about {self.matches}, not {self.named}"
+        return f"Note: the memories nearest this question are {about}."
 
 
 class SearchResult(BaseModel):
@@ -269,6 +266,7 @@ class SearchResult(BaseModel):
     # names the query asks about that nothing stored holds, all of them (`context()` names
     # the first few): its hits are about others
     unknown_names: list[str] = Field(default_factory=list)
+    premise: Premise | None = None  # another speaker's facts are nearer what it asks
     # the budget `search(max_tokens=)` retrieved for: `context()`'s default
     max_tokens: int | None = None
 
@@ -279,11 +277,14 @@ class SearchResult(BaseModel):
         (`engine.prompt_block`). Tokens are estimated as words * 4/3. When the query names
         someone nothing stored holds (`unknown_names`), the block opens by saying so; a budget
         too small for that line holds no hit either, only "Nothing stored mentions Bob." when
-        that fits.
+        that fits. When the memories nearest the question are about another speaker than the
+        one it names (`premise`), the block opens with that note.
         """
         budget = check_budget(max_tokens if max_tokens is not None else self.max_tokens or 512)
         found = bool(self.facts or self.episodes or self.paths)
         head = nothing_about(self.unknown_names, found) if self.unknown_names else ""
+        if not head and self.premise is not None:
+            head = self.premise.note()
         if head and estimate_tokens(head) > budget:
             # without the line that says they are about others, the hits read as the answer
             return pack([], budget, nothing_about(self.unknown_names, False))

@@ -208,3 +208,18 @@ def pack(pieces: Iterable[Piece], max_tokens: int, head: str = "", tail: str = "
     if tail and block.spent + estimate_tokens(tail) <= max_tokens:
         lines.append(tail)
     return "\n".join(lines)
+
+
+NAMES_SAID = 5  # a line naming every unknown name of a long query never fits a budget
+
+
+def nothing_about(names: list[str], others_follow: bool) -> str:
+    """The line that says a query's names are unknown to the memory: the first `NAMES_SAID`
+    of them, and how many more ("Nothing stored mentions A, B, C, D, E or 7 other names")."""
+    more = len(names) - NAMES_SAID
+    if more > 0:
+        others = f"{more} other name{'s' if more > 1 else ''}"
+        said = f"Nothing stored mentions {', '.join(names[:NAMES_SAID])} or {others}"
+    else:
+        said = f"Nothing stored mentions {' or '.join(names)}"
+    return f"{said}; the memories below are about others." if others_follow else f"{said}."

@@ -22,8 +22,8 @@ from engine.cli.verbs import (
 )
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredFact, SearchResult, nothing_about, said_day
-from engine.prompt_block import block_or_why
+from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
+from engine.prompt_block import block_or_why, nothing_about
 
 
 def metadata_filter(text: str) -> tuple[str, Any]:

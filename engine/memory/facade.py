@@ -288,6 +288,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             window=window,
             min_similarity=floor,
             explain=explain,
+            check_premise=max_tokens is not None,
         )
         result = search_matching(ask, where, self.reads, limit, MAX_LIMIT)
         result.warming = self.store.warming()  # vector legs that scanned instead

@@ -145,9 +145,22 @@ class LexicalIndex:
     total_length: int = 0
     # documents placed whose terms are not in `postings` or `blocks` yet (`extend`, `seal`)
     unsealed: list[str] = field(default_factory=list)
+    _speakers: tuple[int, dict[str, str]] = field(default_factory=lambda: (0, {}))
 
     def __len__(self) -> int:
         return len(self.uids)
+
+    def speakers_by_key(self) -> dict[str, str]:
+        """The names the messages are said under, by their case-folded form (the first
+        spelling met; new messages' added as they come)."""
+        counted, names = self._speakers
+        if counted > (now := len(self.speakers)):  # fewer messages: counted afresh
+            counted, names = 0, {}
+        if counted != now:
+            new = {s.casefold(): s for s in reversed(self.speakers[counted:now]) if s}
+            names = {**new, **names}
+            self._speakers = (now, names)
+        return names
 
     def doc(self, d: int) -> EpisodeText:
         """Document `d` as the message it is (its text read: see `unread`)."""

@@ -6,11 +6,12 @@ from __future__ import annotations
 import functools
 import itertools
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.embedding import Embedder, as_param
-from engine.models import Fact, ScoredEntity, SearchResult
+from engine.models import Fact, Premise, ScoredEntity, SearchResult
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.blas import blas_limited
 from engine.retrieval.episodes import EpisodeLeg
@@ -21,6 +22,7 @@ from engine.retrieval.fusion import confidence, pool_size
 from engine.retrieval.fusion import ranked as fused
 from engine.retrieval.fusion import scored as boosted
 from engine.retrieval.graph_leg import GraphFound, GraphLeg, NameReads
+from engine.retrieval.premise import PremiseCheck, plan
 from engine.retrieval.provenance import clear_matches, fuse_provenance
 from engine.retrieval.query import Query
 from engine.retrieval.replies import replies_to, with_replies
@@ -72,6 +74,7 @@ class DualRetriever:
         self.graph_leg = GraphLeg(reads, self.scorer, params)
         self.episode_leg = EpisodeLeg(reads, params.episodes, MessageIndexes(reads.store))
         self.semantic_leg = SemanticLeg(reads, params.fusion)
+        self.premise = PremiseCheck(reads, self.scorer.embed, params.episodes)
         self._predicates: dict[str, tuple[float, list[str]]] = {}
 
         def model() -> str:
@@ -117,13 +120,15 @@ class DualRetriever:
         window: Window = (None, None),
         min_similarity: float | None = None,
         explain: bool = False,
+        check_premise: bool = False,
     ) -> SearchResult:
         """`rank_relations=False` skips matching the query's words to predicates and the
         episode leg (one embedding instead of one per new word): enough when any fact about
         the named entities will do. `window` (since, until: epoch seconds) keeps the
         messages written, and the facts that became true, in it. `min_similarity` keeps the
         hits whose cosine similarity to the query is at least that (each hit's is read);
-        `explain` says how each hit was found (`ScoredFact.explanation`)."""
+        `explain` says how each hit was found (`ScoredFact.explanation`); `check_premise` asks
+        whose memories a query naming a speaker is about (`engine.retrieval.premise`)."""
         watch = _Stopwatch()
         parsed = Query.parse(query, self.max_query_words)
         started = self._start(parsed, user_id, self_uid, mode, rank_relations)
@@ -139,6 +144,8 @@ class DualRetriever:
         legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.messages = self.episode_leg.finish(started.episodes, parsed, *window)
+        check = plan(query, legs.messages.index) if check_premise and legs.names_searched else None
+        legs.premise = self.premise.start(check, user_id, include_invalid) if check else None
         watch.lap("episodes")
         ask = _Ask(window, min_similarity, explain, vector, self_uid)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
@@ -237,6 +244,7 @@ class DualRetriever:
             anchors=[a.entity.name for a in legs.graph.anchors],
             paths=self.graph_leg.paths(legs.graph, walks, facts),
             unknown_names=unknown,
+            premise=legs.premise.result() if legs.premise and not unknown else None,
         )
 
     def _names_of(self, user_id: str, words: list[str]) -> list[str]:
@@ -304,6 +312,7 @@ class _Legs:
     graph: GraphFound = field(default_factory=GraphFound)
     semantic: list[tuple[Fact, float]] = field(default_factory=list)
     messages: EpisodesFound = field(default_factory=EpisodesFound)
+    premise: Future[Premise | None] | None = None  # the check's read, while the legs fuse
 
 
 @dataclass(frozen=True, slots=True)

@@ -262,6 +262,11 @@ class EpisodeParams:
     clear_margin: float = 0.1
     clear_vote: float = 0.6
     clear_facts: int = 3  # ... of the semantic leg's first this many facts (bench-chat)
+    # a question naming one speaker whose facts are this much farther (in cosine) from what it
+    # asks than another speaker's is about that other one (`premise`; LoCoMo: 31% of the
+    # adversarial questions, 3% of the others; chosen on 4 conversations, checked on 6)
+    premise_margin: float = 0.12
+    premise_facts: int = 30  # ... among the facts nearest the question without the name
     bm25: BM25 = field(default_factory=BM25)
     refresh_s: float = SEARCH_REFRESH_S  # the index checked against the store (`Settings`)
     max_users: int = SEARCH_CACHED_USERS  # users whose index stays in memory (`Settings`)

@@ -15,9 +15,8 @@ from engine.models import (
     ScoredFact,
     SearchResult,
     Snippet,
-    nothing_about,
 )
-from engine.prompt_block import estimate_tokens, hits_for
+from engine.prompt_block import estimate_tokens, hits_for, nothing_about
 
 MAY = datetime(2023, 5, 7, tzinfo=UTC)
 
