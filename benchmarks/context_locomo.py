@@ -10,7 +10,12 @@ the raw turns printed as graphmem prints a message, "[date] Speaker: text", and 
 the same estimate (`raw_turns.pack`). A block "answers" when every content word of the gold
 answer (stopwords out, a light stem, dates read as day, month and year) is in it. Adversarial
 questions (category 5) have no gold answer: for them the table gives the share of blocks that
-hold the adversarial answer (the wrong one the question invites), reported apart. Evidence
+hold the adversarial answer (the wrong one the question invites), reported apart, and the share
+whose facts claim it of the speaker the question names (a fact line "Caroline: ..." holding it,
+where a message would only quote the other speaker saying it: what is wrong, not merely near);
+and, per category, the share of results noting that another speaker's memories are nearer
+(`SearchResult.premise`).
+Evidence
 recall@10 (10 distinct turns, as `chat_locomo.py` walks a result) is given for the same three.
 
 The graph is built once per conversation set and extractor code and kept in a data directory
@@ -26,6 +31,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from collections import defaultdict
@@ -89,15 +95,19 @@ def build_store(
 
 def blocks(
     mem: Memory, turns: Turns, question: LocomoQuestion, query: np.ndarray
-) -> tuple[dict[str, Callable[[int], str]], dict[str, list[str]]]:
-    """Per method: the block at a budget, and the first 10 turns walked (for recall)."""
+) -> tuple[dict[str, Callable[[int], str]], dict[str, list[str]], list[bool]]:
+    """Per method: the block at a budget, and the first 10 turns walked (for recall); and,
+    as graphmem's blocks are made, whether each search noted that another speaker's
+    memories are nearer (`premise`)."""
     result = mem.search(question.question, user_id=question.sample_id)
     by_embedding = turns.by_embedding(query)
     fused = turns.fused(question.question, query)
+    noted: list[bool] = []
 
     def graphmem(budget: int) -> str:
-        ask = question.question
-        return mem.search(ask, user_id=question.sample_id, max_tokens=budget).context()
+        found = mem.search(question.question, user_id=question.sample_id, max_tokens=budget)
+        noted.append(found.premise is not None)
+        return found.context()
 
     packers: dict[str, Callable[[int], str]] = {
         "graphmem": graphmem,
@@ -109,7 +119,7 @@ def blocks(
         "raw embedding": [turns.sources[i] for i in by_embedding[:10]],
         "raw BM25 + embedding": [turns.sources[i] for i in fused[:10]],
     }
-    return packers, walked
+    return packers, walked, noted
 
 
 def evaluate(
@@ -118,11 +128,12 @@ def evaluate(
     turns: dict[str, Turns],
     budgets: tuple[int, ...],
     scores: Scores,
+    speakers: dict[str, set[str]],
 ) -> None:
     """Add each question's hits to `scores` (per measure, category and method)."""
     queries = mem.embedder.encode([q.question for q in questions])
     for question, query in zip(questions, queries, strict=True):
-        packers, walked = blocks(mem, turns[question.sample_id], question, query)
+        packers, walked, noted = blocks(mem, turns[question.sample_id], question, query)
         gold = question.answer if question.category != ADVERSARIAL else question.adversarial_answer
         for method in METHODS:
             wanted = set(question.evidence)
@@ -130,8 +141,34 @@ def evaluate(
                 len(wanted & set(walked[method])) / len(wanted)
             )
             for budget in budgets:
-                hit = answered(gold or "", packers[method](budget))
+                block = packers[method](budget)
+                hit = answered(gold or "", block)
                 scores[str(budget)][question.category][method].append(float(hit))
+                if question.category == ADVERSARIAL:
+                    named = named_speaker(question.question, speakers[question.sample_id])
+                    wrong = hit and named is not None and claimed(gold or "", block, named)
+                    scores[f"claimed {budget}"][question.category][method].append(float(wrong))
+            # the blocks' searches agree: one check per question, whatever the budget
+            said = float(method == METHODS[0] and noted[0])
+            scores["noted"][question.category][method].append(said)
+
+
+def named_speaker(question: str, speakers: set[str]) -> str | None:
+    """The one speaker of the conversation the question names, if one."""
+    named = [s for s in speakers if re.search(rf"\b{re.escape(s)}\b", question)]
+    return named[0] if len(named) == 1 else None
+
+
+def claimed(answer: str, block: str, person: str) -> bool:
+    """The block's facts about `person` (its "Facts:" lines opening with the name) hold
+    every content word of `answer`."""
+    facts, section = [], ""
+    for line in block.splitlines():
+        if line.endswith(":") and " " not in line:
+            section = line
+        elif section == "Facts:" and line.startswith(f"{person}:"):
+            facts.append(line)
+    return bool(facts) and answered(answer, "\n".join(facts))
 
 
 def summary(scores: Scores) -> dict[str, Any]:
@@ -165,6 +202,19 @@ def markdown(payload: dict[str, Any]) -> str:
         for method, row in payload["results"][str(budget)].items():
             cells = [f"{row.get(c, 0.0):.3f}" for c in (*columns, "adversarial")]
             lines.append(f"| {budget} | {method} | " + " | ".join(cells) + " |")
+    claims = [b for b in payload["budgets"] if f"claimed {b}" in payload["results"]]
+    lines += ["", "Adversarial blocks whose facts claim the invited answer of the one named", ""]
+    lines += ["| budget | " + " | ".join(METHODS) + " |", "|---:|" + "---:|" * len(METHODS)]
+    for budget in claims:
+        row = payload["results"][f"claimed {budget}"]
+        cells = [f"{row[m].get('adversarial', 0.0):.3f}" for m in METHODS]
+        lines.append(f"| {budget} | " + " | ".join(cells) + " |")
+    if "noted" in payload["results"]:
+        row = payload["results"]["noted"][METHODS[0]]
+        cells = [f"{row.get(c, 0.0):.3f}" for c in (*columns, "adversarial")]
+        lines += ["", "Results noting another speaker's memories nearer (`premise`)", ""]
+        lines += ["| " + " | ".join([*columns, "adversarial"]) + " |"]
+        lines += ["|" + "---:|" * (len(columns) + 1), "| " + " | ".join(cells) + " |"]
     lines += ["", "Evidence recall@10 (10 distinct turns)", ""]
     lines += ["| method | " + " | ".join([*columns, "adversarial"]) + " |"]
     lines += ["|---|" + "---:|" * (len(columns) + 1)]
@@ -220,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             turns = build_turns(own, embedder)
             started = time.perf_counter()
             asked = [q for q in questions if q.sample_id == user]
-            evaluate(mem, asked, turns, tuple(args.budgets), scores)
+            speakers = {user: {r.speaker for r in own if r.speaker}}
+            evaluate(mem, asked, turns, tuple(args.budgets), scores, speakers)
             seconds += time.perf_counter() - started
         print(f"{user}: {len(own)} messages, {len(asked)} questions", file=sys.stderr)
     payload = {
