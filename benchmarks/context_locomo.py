@@ -14,9 +14,8 @@ hold the adversarial answer (the wrong one the question invites), reported apart
 whose facts claim it of the speaker the question names (a fact line "Caroline: ..." holding it,
 where a message would only quote the other speaker saying it: what is wrong, not merely near);
 and, per category, the share of results noting that another speaker's memories are nearer
-(`SearchResult.premise`).
-Evidence
-recall@10 (10 distinct turns, as `chat_locomo.py` walks a result) is given for the same three.
+(`SearchResult.premise`). Evidence recall@10 (10 distinct turns, as `chat_locomo.py` walks a
+result) is given for the same three.
 
 The graph is built once per conversation set and extractor code and kept in a data directory
 (`--store-root`, keyed by a hash of engine/extraction and engine/add), so a rerun only searches.
@@ -128,7 +127,7 @@ def evaluate(
     turns: dict[str, Turns],
     budgets: tuple[int, ...],
     scores: Scores,
-    speakers: dict[str, set[str]],
+    speakers: set[str],
 ) -> None:
     """Add each question's hits to `scores` (per measure, category and method)."""
     queries = mem.embedder.encode([q.question for q in questions])
@@ -145,7 +144,7 @@ def evaluate(
                 hit = answered(gold or "", block)
                 scores[str(budget)][question.category][method].append(float(hit))
                 if question.category == ADVERSARIAL:
-                    named = named_speaker(question.question, speakers[question.sample_id])
+                    named = named_speaker(question.question, speakers)
                     wrong = hit and named is not None and claimed(gold or "", block, named)
                     scores[f"claimed {budget}"][question.category][method].append(float(wrong))
             # the blocks' searches agree: one check per question, whatever the budget
@@ -270,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             turns = build_turns(own, embedder)
             started = time.perf_counter()
             asked = [q for q in questions if q.sample_id == user]
-            speakers = {user: {r.speaker for r in own if r.speaker}}
+            speakers = {r.speaker for r in own if r.speaker}
             evaluate(mem, asked, turns, tuple(args.budgets), scores, speakers)
             seconds += time.perf_counter() - started
         print(f"{user}: {len(own)} messages, {len(asked)} questions", file=sys.stderr)
