@@ -32,19 +32,23 @@ class ChainOrder:
         """`chain`: the nouns of `words` chained to the name, nearest first; `named`: the words
         that clearly name a relation (the only ones ordered); `kind`: the asked kind's word,
         which only a path's last relation explains anyway; `rest` (one of `words`): what the
-        question asks beyond the chain, which only a relation after it explains."""
+        question asks beyond the chain, which only a relation after it explains. Two chained
+        nouns take a hop each whether or not they clearly name a relation: "the manager of X's
+        club" is X's club, then its manager, though "manager" is far from every relation."""
         self._hops = [words.index(w) for w in chain if w in named and w != kind]
         self._asks_kind = kind in words
         self._rest = words.index(rest) if rest in words else None
         apart = {*chain, kind, rest}
         others = [i for i, w in enumerate(words) if w in named and w not in apart]
         hops = self._hops
-        self._apart = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]  # a hop each
-        self._ordered = self._apart + [(a, b) for a in hops for b in others]
+        nouns = [words.index(w) for w in chain if w in words and w != kind]
+        self._apart = [(a, b) for i, a in enumerate(nouns) for b in nouns[i + 1 :]]  # a hop each
+        in_order = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]
+        self._ordered = in_order + [(a, b) for a in hops for b in others]
 
     def __bool__(self) -> bool:
-        """The question chains a relation word to its name: paths have an order to keep."""
-        return bool(self._hops)
+        """The question chains words to its name: paths have an order to keep."""
+        return bool(self._hops or self._apart)
 
     def before_answer(
         self, on_path: Vector, hops: Vector, explained: Vector, steps: Vector

@@ -90,3 +90,23 @@ def test_a_path_turns_at_its_first_steps_along_one_relation_or_its_twin() -> Non
     paths = np.array([[0, 1], [1, 0], [2, 2], [0, 0], [0, 2], [2, 0]])
     assert first_turns(paths, one).tolist() == [True, True, True, False, False, False]
     assert first_turns(np.array([[0], [2]]), one).tolist() == [False, False]
+
+
+def test_two_chained_nouns_take_a_hop_each_though_one_names_no_relation() -> None:
+    """ "Who is the manager of X's club": X's club, then its manager. "manager" is far from
+    every relation (0.46 to COACHED_BY, below the similarity that makes a word a relation's
+    name), yet the club's relation alone, explaining both a little, loses the lesser: the
+    club's coach comes before the club."""
+    words, relations = ["manager", "club"], ["PLAYS_IN_CLUB", "COACHED_BY"]
+    sims, weights = np.array([[0.371, 0.464], [0.764, 0.256]]), np.array([0.154, 0.422])
+    match = RelationMatch(
+        RelationParams(), words, relations, {r: i for i, r in enumerate(relations)}, sims,
+        weights, None, chain=["club", "manager"],
+    )  # fmt: skip
+    assert "manager" not in match.relation_words()
+    club, manager = weights[1] * sims[1, 0], weights[0] * sims[0, 1]
+    one = match.path(["PLAYS_IN_CLUB"])
+    two = match.path(["PLAYS_IN_CLUB", "COACHED_BY"])
+    assert one == pytest.approx(club)
+    assert two == pytest.approx(club + manager - RelationParams().extra_hop_cost)
+    assert two > one
