@@ -153,10 +153,8 @@ class LexicalIndex:
     def speakers_by_key(self) -> dict[str, str]:
         """The names the messages are said under, by their case-folded form (the first
         spelling met; new messages' added as they come)."""
-        counted, names = self._speakers
-        if counted > (now := len(self.speakers)):  # fewer messages: counted afresh
-            counted, names = 0, {}
-        if counted != now:
+        counted, names = self._speakers  # messages are only added: an index is never cut
+        if counted != (now := len(self.speakers)):
             new = {s.casefold(): s for s in reversed(self.speakers[counted:now]) if s}
             names = {**new, **names}
             self._speakers = (now, names)

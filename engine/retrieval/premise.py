@@ -16,8 +16,7 @@ to tell (benchmarks/results/premise.md).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from engine.embedding import Vector, as_param
 from engine.models import Fact, Premise
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.lexical import LexicalIndex
+from engine.retrieval.terms import POSSESSIVE, relation_phrase, words
 from engine.retrieval.tuning import EpisodeParams
 from engine.store.reads import Reads
 
@@ -37,7 +37,7 @@ class Plan:
 
     named: str  # that speaker, as the messages write the name
     others: frozenset[str]  # the speakers it does not name, case-folded
-    asked: str  # the query without the name
+    asked: str  # the query's words without the name
 
 
 class PremiseCheck:
@@ -57,21 +57,27 @@ class PremiseCheck:
         return BACKGROUND.submit(check)
 
 
-def plan(query: str, index: LexicalIndex | None) -> Plan | None:
-    """None unless the query names exactly one speaker of the user's messages, word for word,
-    and another speaker is left that it does not name."""
+def plan(tokens: Sequence[str], index: LexicalIndex | None) -> Plan | None:
+    """None unless the query (its `Query.words`) names exactly one speaker of the user's
+    messages word for word, and another speaker is left that it does not name."""
     speakers = index.speakers_by_key() if index is not None else {}
-    named = [name for key, name in speakers.items() if _in(key, query)]
+    places = {key: _places(words(name), tokens) for key, name in speakers.items()}
+    named = [key for key, taken in places.items() if taken]
     if len(named) != 1:
         return None
-    others = frozenset(speakers) - {named[0].casefold()}
-    return Plan(named[0], others, without_name(query, named[0])) if others else None
+    others = frozenset(speakers) - {named[0]}
+    asked = relation_phrase(tokens, [places[named[0]]])
+    return Plan(speakers[named[0]], others, asked) if others else None
 
 
-def without_name(query: str, name: str) -> str:
-    """The query with `name` (and its possessive) taken out: what it asks of that person."""
-    left = re.sub(rf"(?i)(?<!\w){re.escape(name)}(?:'s|\u2019s)?(?!\w)", " ", query)
-    return " ".join(left.split())
+def _places(name: Sequence[str], tokens: Sequence[str]) -> frozenset[int]:
+    """Every place `tokens` have the name whole, with the possessive after it ("Caroline's"
+    is "caroline", "s")."""
+    seq, whole, n, taken = list(tokens), list(name), len(name), set[int]()
+    for i in range(len(seq) - n + 1 if n else 0):
+        if seq[i : i + n] == whole:
+            taken.update(range(i, i + n + (seq[i + n : i + n + 1] == [POSSESSIVE])))
+    return frozenset(taken)
 
 
 def premise(plan: Plan, near: Near, margin: float) -> Premise | None:
@@ -79,22 +85,14 @@ def premise(plan: Plan, near: Near, margin: float) -> Premise | None:
     nearest the query without the name) than the named speaker's by `margin` in cosine; the
     named speaker's best is taken as the farthest fact read when none of theirs was read."""
     own_key = plan.named.casefold()
-    own = [s for f, s in near if own_key in _ends(f)]
+    ends = [{f.subject.casefold(), f.object.casefold()} for f, _ in near]
+    own = [s for (_, s), at in zip(near, ends, strict=True) if own_key in at]
     best_own = max(own) if own else (near[-1][1] if near else 0.0)
-    for fact, score in near:
-        ends = _ends(fact)
-        if own_key in ends or not ends & plan.others:
+    for (fact, score), at in zip(near, ends, strict=True):
+        if own_key in at or not at & plan.others:
             continue
         if 2.0 * (score - best_own) < margin:
             return None
         other = fact.subject if fact.subject.casefold() in plan.others else fact.object
         return Premise(named=plan.named, matches=other)
     return None
-
-
-def _ends(fact: Fact) -> set[str]:
-    return {fact.subject.casefold(), fact.object.casefold()}
-
-
-def _in(name: str, text: str) -> bool:
-    return re.search(rf"(?i)(?<!\w){re.escape(name)}(?!\w)", text) is not None

@@ -144,8 +144,9 @@ class DualRetriever:
         legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.messages = self.episode_leg.finish(started.episodes, parsed, *window)
-        check = plan(query, legs.messages.index) if check_premise and legs.names_searched else None
-        legs.premise = self.premise.start(check, user_id, include_invalid) if check else None
+        if check_premise and legs.names_searched:  # whose memories the query asks about
+            check = plan(parsed.words, legs.messages.index)
+            legs.premise = self.premise.start(check, user_id, include_invalid) if check else None
         watch.lap("episodes")
         ask = _Ask(window, min_similarity, explain, vector, self_uid)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
@@ -244,7 +245,7 @@ class DualRetriever:
             anchors=[a.entity.name for a in legs.graph.anchors],
             paths=self.graph_leg.paths(legs.graph, walks, facts),
             unknown_names=unknown,
-            premise=legs.premise.result() if legs.premise and not unknown else None,
+            premise=legs.premise.result() if legs.premise else None,
         )
 
     def _names_of(self, user_id: str, words: list[str]) -> list[str]:

@@ -40,7 +40,7 @@ ASKING = frozenset({"what", "which", "who"})
 _DO = frozenset({"do", "does", "did"})  # "what does X's daughter do": asks beyond the chain
 # "where" asks for a place, and names the kind itself: the relations leading to places
 WHERE = "where"
-_POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
+POSSESSIVE = "s"  # "X's" is tokenised as "x", "s"
 _ARTICLES = frozenset({"the", "a", "an"})
 _AND_OR = frozenset({"and", "or"})  # "a son or daughter of X": one hop, said two ways
 _IMPERATIVE = frozenset({"name", "list", "give", "show", "find"})  # "name a sister of X"
@@ -181,7 +181,7 @@ def _chain(tokens: Sequence[str], span: frozenset[int]) -> tuple[list[str], int,
     end = max(span) + 1
     chained: list[str] = []
     # one word a possessive: "X's wife born" is not a wife-birth
-    while end + 1 < len(tokens) and tokens[end] == _POSSESSIVE:
+    while end + 1 < len(tokens) and tokens[end] == POSSESSIVE:
         chained.append(tokens[end + 1])
         end = end + 2
     start = min(span)

@@ -263,7 +263,7 @@ class EpisodeParams:
     clear_vote: float = 0.6
     clear_facts: int = 3  # ... of the semantic leg's first this many facts (bench-chat)
     # a question naming one speaker whose facts are this much farther (in cosine) from what it
-    # asks than another speaker's is about that other one (`premise`; LoCoMo: 31% of the
+    # asks than another speaker's is about that other one (`premise`; LoCoMo: 35% of the
     # adversarial questions, 3% of the others; chosen on 4 conversations, checked on 6)
     premise_margin: float = 0.12
     premise_facts: int = 30  # ... among the facts nearest the question without the name
