@@ -58,3 +58,21 @@ def test_messages_without_speakers_and_other_modes_have_no_note(memory: Memory) 
     for mode in ("semantic", "episodes"):  # modes that look no names up
         assert memory.search(asked, user_id="u", mode=mode, max_tokens=300).premise is None
     assert memory.search(asked, user_id="u", mode="expansion", max_tokens=300).premise
+
+
+def test_another_users_speakers_and_facts_never_make_a_note(memory: Memory) -> None:
+    """The check reads the asking user's message index and facts only: a user whose own chat
+    has Caroline alone gets no note naming the Melanie of another user's chat (it would tell
+    that user's speakers and what they did), whichever of the two searched first."""
+    memory.add(
+        [{"role": "user", "name": "Caroline", "content": "I love painting portraits."}],
+        user_id="solo", ts="2024-05-01", session_id="s1",
+    )  # fmt: skip
+    asked = "When did Caroline run a charity race for mental health?"
+    before = memory.search(asked, user_id="solo", max_tokens=300)
+    _chat(memory, "other")
+    assert memory.search(asked, user_id="other", max_tokens=300).premise is not None
+    after = memory.search(asked, user_id="solo", max_tokens=300)
+    for found in (before, after):
+        assert found.premise is None
+        assert "Melanie" not in found.context() and "charity" not in found.context()
