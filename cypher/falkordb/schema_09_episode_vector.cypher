@@ -1,1 +1,2 @@
-CREATE VECTOR INDEX FOR (p:Episode) ON (p.embedding) OPTIONS {dimension: $dimension, similarityFunction: 'cosine'}
+CREATE VECTOR INDEX FOR (p:Episode) ON (p.embedding)
+OPTIONS {dimension: $dimension, similarityFunction: 'cosine', efConstruction: $ef_construction}

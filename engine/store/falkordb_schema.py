@@ -58,6 +58,11 @@ SCHEMA_PATIENCE_S = 10.0
 # (a few hundred milliseconds here) instead of in the background: a small graph never shows as
 # warming.
 BUILD_NOW = 2_000
+# Candidates an insert into a vector index weighs (HNSW's efConstruction; FalkorDB's default is
+# 200, pgvector's 64). At 128k MetaQA facts 64 took the server's load CPU from 170 to 95 s and
+# the load from 259 to 208 s, every vector read as near the exact answer and every MetaQA hit
+# the same (benchmarks/results/load_metaqa.md).
+VECTOR_EF_CONSTRUCTION = 64
 DECLARE_TRIES = 3
 # Indexes no search reads, dropped with the vector indexes before a clean stop: the fulltext
 # indexes of facts and messages (for Cypher users; graphmem searches names only) and the
@@ -247,7 +252,9 @@ class FalkorDBSchema:
         """Run schema statement `name` (`dimension`: a vector index's); "already indexed" is
         the expected answer on every run after the first."""
         statement = cypher.load(name, DIALECT)
-        params = {} if dimension is None else {"dimension": dimension}
+        params = {}
+        if dimension is not None:
+            params = {"dimension": dimension, "ef_construction": VECTOR_EF_CONSTRUCTION}
         with contextlib.suppress(QueryError), self._errors():
             if self._server is None or not self._answered_in_time(statement, params):
                 self._query(statement, params)

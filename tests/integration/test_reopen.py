@@ -40,6 +40,28 @@ def test_a_small_graph_reopens_with_its_vector_indexes_built(tmp_path: Path) -> 
         assert mem.stats().warming == []
 
 
+def _construction_widths(mem: Memory) -> dict[str, int]:
+    rows = mem.store._graph.query(  # type: ignore[attr-defined]
+        "CALL db.indexes() YIELD label, options RETURN label, options"
+    ).result_set
+    vectors = [(label, opts["embedding"]) for label, opts in rows if "embedding" in opts]
+    return {label: vector["efConstruction"] for label, vector in vectors}
+
+
+def test_vector_indexes_are_declared_with_the_stores_construction_width(tmp_path: Path) -> None:
+    """A new store's vector indexes, and those a reopen declares again, weigh
+    `VECTOR_EF_CONSTRUCTION` candidates an insert (FalkorDB's default, 200, doubled a load)."""
+    home = tmp_path / "home"
+    width = falkordb_schema.VECTOR_EF_CONSTRUCTION
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+        assert _construction_widths(mem) == {"Entity": width, "Fact": width, "Episode": width}
+    with Memory(data_dir=home) as mem:
+        assert mem.search("who directed Kismet", user_id="u1").facts  # declares the indexes
+        _wait_warm(mem.store)
+        assert _construction_widths(mem) == {"Entity": width, "Fact": width, "Episode": width}
+
+
 def test_search_answers_while_vector_indexes_are_built(memory: Memory) -> None:
     store = memory.store
     if not isinstance(store, FalkorDBStore):
