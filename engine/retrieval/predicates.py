@@ -30,7 +30,6 @@ there: it reads the step before's facts again.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +38,7 @@ import numpy as np
 
 from engine.normalize import predicate_words
 from engine.retrieval.order import ChainOrder
-from engine.retrieval.steps import back_along_twins, first_turns, no_triple, unless_back
+from engine.retrieval.steps import back_along_twins, first_turns, no_triple, thrice, unless_back
 from engine.retrieval.terms import WHERE
 from engine.retrieval.tuning import RelationParams
 
@@ -117,6 +116,7 @@ class RelationMatch:
         self._back_uncounted = False  # a step back along such a twin explains nothing
         # (relation, at its subject end): the relations met there, each with the ends it has
         self._follows: dict[tuple[int, bool], frozenset[tuple[str, bool]]] = {}
+        self._arrived: dict[tuple[int, frozenset[bool], int], frozenset[bool]] = {}
         self._outlooks: dict[tuple[tuple[str, ...], int, bool | None], Outlook] = {}
         self._paths: dict[tuple[str, ...], float] = {}
         self._top_cache: list[int] | None = None
@@ -309,38 +309,39 @@ class RelationMatch:
         self, prefix: tuple[str, ...], depth: int, end: bool | None
     ) -> list[list[int]]:
         """The paths an outlook scores: `prefix` and up to `depth` hops of the best relations
-        after it, each step met where the one before arrived."""
+        after it, each step met where the one before arrived. A tail that cannot be walked is
+        not extended: no longer path through it can."""
         head = [self._index[b] for b in prefix]
         top = self._top()
         later = top[: self.params.later_steps]
-        tails: list[tuple[int, ...]] = [(a,) for a in top]
-        for _ in range(depth - len(prefix) - 1):
-            tails += [(*t, b) for t in tails if len(t) == len(tails[-1]) for b in later]
-        walked = max(len(head) - 1, 0)  # the steps before the last one walked are possible
-        return [
-            p
-            for p in ([*head, *t] for t in tails)
-            if no_triple([self._one[i] for i in p]) and self._possible(p[walked:], end)
-        ]
+        ends = frozenset(_ENDS) if end is None else frozenset({end})
+        if not no_triple([self._one[i] for i in head]):
+            return []
+        last = head[-1] if head else None  # the steps before the last one walked are possible
+        level: list[tuple[list[int], int | None, frozenset[bool]]] = [(head, last, ends)]
+        paths: list[list[int]] = []
+        for hop in range(max(depth - len(prefix), 1)):
+            level = [
+                ([*path, b], b, arrived)
+                for path, at, met in level
+                for b in (top if hop == 0 else later)
+                if not thrice(path, b, self._one)
+                and (arrived := met if at is None else self._arrivals(at, met, b))
+            ]
+            paths += [path for path, _, _ in level]
+        return paths
 
-    def _possible(self, path: list[int], end: bool | None) -> bool:
-        """Each step of `path` is met where the one before it arrived (`end`: where its first
-        step arrived, True at the relation's subject; None: either), as far as the graph is
-        known. A step leaving from its subject arrives at its object."""
-        ends = {True, False} if end is None else {end}
-        for a, b in itertools.pairwise(path):
-            arrived: set[bool] = set()
-            step = self.bases[b]
+    def _arrivals(self, a: int, ends: frozenset[bool], b: int) -> frozenset[bool]:
+        """The ends (True: subject) step `b` may arrive at, leaving where step `a` arrived
+        (`ends`); none when `b` was never met there. It leaves one end, arrives at the other."""
+        key = (a, ends, b)
+        if (arrived := self._arrived.get(key)) is None:
+            step, found = self.bases[b], set[bool]()
             for at in ends:
                 met = self._follows.get((a, at))
-                if met is None:
-                    arrived |= {True, False}
-                else:
-                    arrived |= {not s for s in _ENDS if (step, s) in met}
-            if not arrived:
-                return False
-            ends = arrived
-        return True
+                found |= set(_ENDS) if met is None else {not s for s in _ENDS if (step, s) in met}
+            arrived = self._arrived[key] = frozenset(found)
+        return arrived
 
     def _top(self) -> list[int]:  # the relations tried as next steps: the best single ones
         if self._top_cache is None:

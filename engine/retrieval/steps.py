@@ -16,6 +16,12 @@ def no_triple(path: Sequence[int]) -> bool:
     return not any(path[i] == path[i + 1] == path[i + 2] for i in range(len(path) - 2))
 
 
+def thrice(path: Sequence[int], step: int, one: Sequence[int]) -> bool:
+    """Whether `step` after `path` (relation indexes; `one`: each one's id, the same for
+    twins) makes the third of one relation in a row."""
+    return len(path) > 1 and one[path[-2]] == one[path[-1]] == one[step]
+
+
 def back_along_twins(padded: Vector, mutual: Sequence[int]) -> Vector:
     """For each step of each path (`padded`: rows of relation indexes), whether it goes back
     along the twin of the step before (`mutual`: each relation's id, the same for twins each
