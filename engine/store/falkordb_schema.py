@@ -58,11 +58,11 @@ SCHEMA_PATIENCE_S = 10.0
 # (a few hundred milliseconds here) instead of in the background: a small graph never shows as
 # warming.
 BUILD_NOW = 2_000
-# Candidates an insert into a vector index weighs (HNSW's efConstruction; FalkorDB's default is
-# 200, pgvector's 64). At 128k MetaQA facts 64 took the server's load CPU from 170 to 95 s and
-# the load from 259 to 208 s, every vector read as near the exact answer and every MetaQA hit
-# the same (benchmarks/results/load_metaqa.md).
-VECTOR_EF_CONSTRUCTION = 64
+# Candidates an insert into a vector index weighs (HNSW's efConstruction), FalkorDB's default
+# said out loud: 64 loaded the 128k MetaQA KB in 208 s instead of 259 s, but its indexes found
+# less (a fact read's top 30: 0.911 of the exact ones against 0.967; MetaQA 1-hop semantic
+# hits@10 -0.03), benchmarks/results/load_metaqa.md.
+VECTOR_EF_CONSTRUCTION = 200
 DECLARE_TRIES = 3
 # Indexes no search reads, dropped with the vector indexes before a clean stop: the fulltext
 # indexes of facts and messages (for Cypher users; graphmem searches names only) and the

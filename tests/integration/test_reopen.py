@@ -50,7 +50,7 @@ def _construction_widths(mem: Memory) -> dict[str, int]:
 
 def test_vector_indexes_are_declared_with_the_stores_construction_width(tmp_path: Path) -> None:
     """A new store's vector indexes, and those a reopen declares again, weigh
-    `VECTOR_EF_CONSTRUCTION` candidates an insert (FalkorDB's default, 200, doubled a load)."""
+    `VECTOR_EF_CONSTRUCTION` candidates an insert, whatever FalkorDB's default."""
     home = tmp_path / "home"
     width = falkordb_schema.VECTOR_EF_CONSTRUCTION
     with Memory(data_dir=home) as mem:
