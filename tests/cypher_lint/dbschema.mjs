@@ -85,7 +85,7 @@ const parameters = {
   after: '', lo: '', hi: 'f', at: 0.0, batch: 1000, by: 'salience', cap: 5001,
   change_events: ['ADD'], checksums: ['c'], data: 'd', format: 1, graphmem_labels: ['Entity'],
   model: 'm',
-  dimension: 384, dropped: ['-'], ef_construction: 64, embedding: [0.0], half_life: 1.0,
+  dimension: 384, dropped: ['-'], ef_construction: 200, embedding: [0.0], half_life: 1.0,
   half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, lookups: [{ id: 'u', key: 'k' }],
   loose: 'k',

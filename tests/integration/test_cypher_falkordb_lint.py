@@ -31,7 +31,7 @@ PARAMETERS: dict[str, Any] = {
     "user_id": "alice", "user_key": "alice", "uid": "u1", "target_uid": "u2", "name": "n",
     "query": "john", "secret": "s", "lo": "", "hi": "f", "by": "salience", "loose": "john",
     "k": 10, "limit": 10, "terms_v": 1, "skip": 0, "cap": 100, "dimension": 384, "total": 100,
-    "ef_construction": 64,
+    "ef_construction": 200,
     "most": 500, "predicates": ["OWNS"], "change_events": ["ADD"], "unchanged_details": ["d"],
     "after": "",
     "scan": 10, "format": 1, "data": "d", "model": "m", "max_mentions": 500, "part": 0,

@@ -48,11 +48,14 @@ def _construction_widths(mem: Memory) -> dict[str, int]:
     return {label: vector["efConstruction"] for label, vector in vectors}
 
 
-def test_vector_indexes_are_declared_with_the_stores_construction_width(tmp_path: Path) -> None:
+def test_vector_indexes_are_declared_with_the_stores_construction_width(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A new store's vector indexes, and those a reopen declares again, weigh
-    `VECTOR_EF_CONSTRUCTION` candidates an insert, whatever FalkorDB's default."""
+    `VECTOR_EF_CONSTRUCTION` candidates an insert, whatever FalkorDB's default (200)."""
     home = tmp_path / "home"
-    width = falkordb_schema.VECTOR_EF_CONSTRUCTION
+    width = 96
+    monkeypatch.setattr(falkordb_schema, "VECTOR_EF_CONSTRUCTION", width)
     with Memory(data_dir=home) as mem:
         mem.add_facts(FACTS, user_id="u1")
         assert _construction_widths(mem) == {"Entity": width, "Fact": width, "Episode": width}
