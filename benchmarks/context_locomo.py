@@ -134,6 +134,7 @@ def evaluate(
     for question, query in zip(questions, queries, strict=True):
         packers, walked, noted = blocks(mem, turns[question.sample_id], question, query)
         gold = question.answer if question.category != ADVERSARIAL else question.adversarial_answer
+        named = named_speaker(question.question, speakers)
         for method in METHODS:
             wanted = set(question.evidence)
             scores["recall"][question.category][method].append(
@@ -144,7 +145,6 @@ def evaluate(
                 hit = answered(gold or "", block)
                 scores[str(budget)][question.category][method].append(float(hit))
                 if question.category == ADVERSARIAL:
-                    named = named_speaker(question.question, speakers)
                     wrong = hit and named is not None and claimed(gold or "", block, named)
                     scores[f"claimed {budget}"][question.category][method].append(float(wrong))
             # the blocks' searches agree: one check per question, whatever the budget

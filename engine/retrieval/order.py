@@ -35,16 +35,14 @@ class ChainOrder:
         question asks beyond the chain, which only a relation after it explains. Two chained
         nouns take a hop each whether or not they clearly name a relation: "the manager of X's
         club" is X's club, then its manager, though "manager" is far from every relation."""
-        self._hops = [words.index(w) for w in chain if w in named and w != kind]
+        nouns = [words.index(w) for w in chain if w in words and w != kind]
+        self._hops = hops = [i for i in nouns if words[i] in named]
         self._asks_kind = kind in words
         self._rest = words.index(rest) if rest in words else None
         apart = {*chain, kind, rest}
         others = [i for i, w in enumerate(words) if w in named and w not in apart]
-        hops = self._hops
-        nouns = [words.index(w) for w in chain if w in words and w != kind]
-        self._apart = [(a, b) for i, a in enumerate(nouns) for b in nouns[i + 1 :]]  # a hop each
-        in_order = [(a, b) for i, a in enumerate(hops) for b in hops[i + 1 :]]
-        self._ordered = in_order + [(a, b) for a in hops for b in others]
+        self._apart = _pairs(nouns)  # a hop each
+        self._ordered = _pairs(hops) + [(a, b) for a in hops for b in others]
 
     def __bool__(self) -> bool:
         """The question chains words to its name: paths have an order to keep."""
@@ -110,3 +108,8 @@ def _unless_back(given: Vector, out: Vector, a: int, b: int) -> Vector:
     (`out`, per word and path): the way back is the same relation, and explains `b` as the way
     out does."""
     return np.where(out[a], 0.0, np.minimum(given[a], given[b]))
+
+
+def _pairs(places: list[int]) -> list[tuple[int, int]]:
+    """Each pair of `places`, the earlier first."""
+    return [(a, b) for i, a in enumerate(places) for b in places[i + 1 :]]
