@@ -1,3 +1,3 @@
-// The distinct predicates of a user's facts.
+// The distinct predicates of a user's facts, each with how many facts it holds.
 MATCH (f:Fact {user_id: $user_id})
-RETURN DISTINCT f.predicate AS predicate
+RETURN f.predicate AS predicate, count(*) AS facts

@@ -19,7 +19,7 @@ from engine.models import Entity, Fact, Path
 from engine.normalize import predicate_words
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.expansion import expand
+from engine.retrieval.expansion import Expansion, expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.known_edges import KnownEdges, KnownReads
 from engine.retrieval.paths import Join, common_neighbours, joining_paths, may_share
@@ -30,7 +30,8 @@ from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.scorer import USERS_CACHED, PredicateScorer
 from engine.retrieval.terms import name_keys, whole_span
 from engine.retrieval.terms import words as words_of
-from engine.retrieval.tuning import Tuning
+from engine.retrieval.tuning import ExpansionParams, Tuning
+from engine.retrieval.user_relations import Relations
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
@@ -122,8 +123,10 @@ class GraphLeg:
         predicates: list[str],
         include_invalid: bool,
         lap: Lap,
+        counted: Relations | None = None,
     ) -> GraphFound:
-        """Anchors, then the walk along the question's relations, then the joins."""
+        """Anchors, then the walk along the question's relations, then the joins; no walk
+        when the relations it would follow are one-offs in the `counted` graph."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
         names = _name_words(query.words, name_search.named(), predicates)
         relational = [w for w in words if w not in names]
@@ -152,16 +155,18 @@ class GraphLeg:
         ends = self.ends.ends(user_id, named, candidates, predicates)
         match = named.with_ends(ends)
         lap("relations")
-        expansion = expand(
-            self._walk_reads(user_id, name_search),
-            user_id,
-            found.anchors,
-            match,
-            predicates,
-            self.params.expansion,
-            include_invalid,
-            ends.twins,
-        )
+        expansion = Expansion()
+        if counted is None or not one_offs(match, counted, self.params.expansion):
+            expansion = expand(
+                self._walk_reads(user_id, name_search),
+                user_id,
+                found.anchors,
+                match,
+                predicates,
+                self.params.expansion,
+                include_invalid,
+                ends.twins,
+            )
         uids = [a.entity.uid for a in found.anchors]
         found.edges = expansion.edges
         found.joins = common_neighbours(uids, found.edges, match.single())
@@ -297,3 +302,16 @@ def _joins_first(
                 support = max(score, sure) if len(join.edges) == anchors else score
                 first[edge.uid] = ExpansionHit(edge.uid, score, edge, support, len(join.edges))
     return list(first.values()) + [h for h in hits if h.uid not in first]
+
+
+def one_offs(match: RelationMatch, counted: Relations, params: ExpansionParams) -> bool:
+    """Whether each of the relations the question names best holds a handful of facts, in a
+    graph of hundreds whose relations hold a handful on average: the sentence's own words as
+    a relation (an offline extractor's `IS_TO_GO_TO_DO`), where a walk along one reaches the
+    facts whose own text the semantic leg finds (benchmarks/results/one_off_walk.md). A
+    relation written since it was counted is not one."""
+    few = params.one_off_facts
+    if counted.total < params.one_off_graph or counted.facts_per_relation >= few:
+        return False
+    best = match.best_relations(params.one_off_best)
+    return bool(best) and all(counted.facts.get(r, few) < few for r in best)

@@ -33,6 +33,7 @@ from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.stored_relations import StoredRelations
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, judged_names, unknown_names
+from engine.retrieval.user_relations import Relations, UserRelations
 from engine.store.base import Written
 from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
@@ -75,7 +76,7 @@ class DualRetriever:
         self.episode_leg = EpisodeLeg(reads, params.episodes, MessageIndexes(reads.store))
         self.semantic_leg = SemanticLeg(reads, params.fusion)
         self.premise = PremiseCheck(reads, self.scorer.embed, params.episodes)
-        self._predicates: dict[str, tuple[float, list[str]]] = {}
+        self.users = UserRelations(reads, params.relations.refresh_s)
 
         def model() -> str:
             return f"{embedder.model_name}@{embedder.dimension}"
@@ -85,26 +86,22 @@ class DualRetriever:
     def forget(self, user_id: str) -> None:
         """Called after deletes, loads and imports: the user's predicate list and message
         index are read again on the next search."""
-        self._predicates.pop(user_id, None)
+        self.users.forget(user_id)
         self.graph_leg.ends.forget(user_id)
         self.episode_leg.forget(user_id)
 
     def written(self, user_id: str, written: Written) -> None:
         """Called with what a write returned: its predicates join the user's predicate list
         and its messages the user's message index (each if cached)."""
-        cached = self._predicates.get(user_id)
-        if cached is not None and written.predicates:
-            self._predicates[user_id] = (cached[0], sorted({*cached[1], *written.predicates}))
+        self.users.written(user_id, written.predicates)
         if written.episodes:
             self.episode_leg.note(user_id, written.episodes)
 
-    def _user_predicates(self, user_id: str) -> list[str]:
-        cached = self._predicates.get(user_id)
-        if cached is None or time.monotonic() - cached[0] > self.params.relations.refresh_s:
-            cached = (time.monotonic(), sorted(self.reads.predicates(user_id)))
-            self.relations.load(user_id, cached[1])
-            self._predicates[user_id] = cached
-        return cached[1]
+    def _user_relations(self, user_id: str) -> Relations:
+        relations, read = self.users.of(user_id)
+        if read:
+            self.relations.load(user_id, relations.predicates)
+        return relations
 
     @blas_limited
     def search(
@@ -139,8 +136,9 @@ class DualRetriever:
         if started.names is not None:
             words = parsed.relational if rank_relations else []
             legs.graph = self._finish_graph(
-                started.names, parsed, user_id, words, vector, include_invalid, watch
-            )
+                started.names, parsed, user_id, words, vector, include_invalid, watch,
+                skips_one_offs=mode == "dual",
+            )  # fmt: skip
         legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
         legs.messages = self.episode_leg.finish(started.episodes, parsed, *window)
@@ -175,13 +173,18 @@ class DualRetriever:
         vector: list[float],
         include_invalid: bool,
         watch: _Stopwatch,
+        skips_one_offs: bool,
     ) -> GraphFound:
-        """The graph leg: anchors, the question's relations, the walk, the joins."""
-        predicates = self._user_predicates(user_id)
+        """The graph leg: anchors, the question's relations, the walk, the joins. The walk
+        along relations that are one-offs is skipped when `skips_one_offs` (the semantic
+        leg runs beside it)."""
+        relations = self._user_relations(user_id)
+        counted = relations if skips_one_offs else None
         found = self.graph_leg.search(
-            query, user_id, words, vector, names, predicates, include_invalid, watch.lap
-        )
-        self.relations.store_if_lacking(user_id, predicates)
+            query, user_id, words, vector, names, relations.predicates, include_invalid,
+            watch.lap, counted,
+        )  # fmt: skip
+        self.relations.store_if_lacking(user_id, relations.predicates)
         return found
 
     def _start_vector_reads(

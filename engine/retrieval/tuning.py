@@ -182,6 +182,13 @@ class ExpansionParams:
     # nodes of a large graph are met once or twice (MetaQA 3-hop: filling at the second cost
     # more than it saved)
     kept_after: int = 3
+    # the walk is not taken when each of the question's `one_off_best` best relations holds
+    # fewer than `one_off_facts` facts, as its relations do on average, in a graph of
+    # `one_off_graph` facts or more: following one finds what the semantic leg does (latency;
+    # LoCoMo, and never on bench-hub or MetaQA)
+    one_off_facts: int = 5
+    one_off_best: int = 3
+    one_off_graph: int = 100
     # neighbours shared by two anchors or more read at most: "which member of X is from Y"
     shared_neighbours: int = 50
     join_paths: int = 5  # paths through common neighbours returned (presentation)

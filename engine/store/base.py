@@ -228,7 +228,7 @@ class GraphStore(Protocol):
         >>> store = FalkorDBStore.embedded(EmbeddedServer(data_dir))  # doctest: +SKIP
         >>> store.setup(dimension=384)  # doctest: +SKIP
         >>> Reads(store).predicates("alice")  # doctest: +SKIP
-        ['LIKES', 'LIVES_IN']
+        {'LIKES': 3, 'LIVES_IN': 1}
     """
 
     dialect: Dialect

@@ -306,8 +306,9 @@ class Reads:
         rows = self.store.run("filter_relation_ends", params, rel_types=[predicate])
         return {row[0] for row in rows}
 
-    def predicates(self, user_id: str) -> list[str]:
-        return [row[0] for row in self.store.run("list_predicates", {"user_id": user_id})]
+    def predicates(self, user_id: str) -> dict[str, int]:
+        """The user's predicates, each with how many facts it holds."""
+        return {p: int(n) for p, n in self.store.run("list_predicates", {"user_id": user_id})}
 
     def top_entities(
         self,

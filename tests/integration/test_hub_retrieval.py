@@ -398,7 +398,7 @@ def test_the_last_relation_names_the_asked_kind_where_the_path_arrives(
 
 def _shares(mem: Memory, user: str, words: list[str], kind: str) -> dict[str, float]:
     scorer = mem.retriever.scorer
-    predicates = mem.reads.predicates(user)
+    predicates = list(mem.reads.predicates(user))
     match = scorer.match(words, predicates, kind=kind)
     relations = match.best_relations(RelationParams().kind_relations)
     return RelationEnds(mem.reads, RelationParams()).shares(user, match, relations, predicates)
@@ -426,7 +426,7 @@ def test_what_a_relation_leads_to_is_read_again_when_the_graph_is_replaced(mem: 
     ends = mem.retriever.graph_leg.ends
 
     def shares() -> dict[str, float]:
-        predicates = mem.reads.predicates(user)
+        predicates = list(mem.reads.predicates(user))
         match = mem.retriever.scorer.match(["country"], predicates, kind="country")
         relations = match.best_relations(RelationParams().kind_relations)
         return ends.shares(user, match, relations, predicates)
@@ -448,7 +448,7 @@ def test_a_word_naming_what_its_relation_leads_to_is_a_name(
         p for p in graph.classes["person"] if graph.out[(p, "religion")] == {"hinduism"}
     )
     (country,) = graph.out[(believer, "nationality")]
-    predicates = mem.reads.predicates(FAMILIES_USER)
+    predicates = list(mem.reads.predicates(FAMILIES_USER))
     words = ["citizen", "religion", "hinduism"]
     assert "hinduism" in mem.retriever.scorer.match(words, predicates).relation_words()
     question = f"name a citizen of {country} whose religion is hinduism"
@@ -481,7 +481,7 @@ def test_a_relation_another_stores_reversed_is_its_twin(mem: Memory) -> None:
     mem.add_facts([("Ann", "LIKES", "Bob"), ("Bob", "HELPS", "Ann")], user_id=user)
     citizens = [(f"Kid {i}", "NATIONALITY", "Peru") for i in range(4)]
     mem.add_facts(citizens + [(c, "NATIONALITY_INVERSE", k) for k, _, c in citizens], user_id=user)
-    predicates = mem.reads.predicates(user)
+    predicates = list(mem.reads.predicates(user))
     relations = ["PARENTS", "CHILDREN", "LIKES", "HELPS", "NATIONALITY"]
     twins = RelationEnds(mem.reads, RelationParams()).twins(user, relations, predicates)
     assert twins == {"PARENTS": "CHILDREN", "CHILDREN": "PARENTS"}
@@ -511,7 +511,7 @@ def test_a_relation_is_no_twin_of_one_holding_only_its_first_facts(mem: Memory) 
                 )
             return read
 
-    predicates = mem.reads.predicates(user)
+    predicates = list(mem.reads.predicates(user))
     ends = RelationEnds(ChairsFirst(mem.store), RelationParams())
     twins = ends.twins(user, ["MEMBER_OF", "CHAIRPERSON"], predicates)
     assert twins == {"CHAIRPERSON": "MEMBER_OF"}
@@ -531,7 +531,7 @@ def test_a_relation_with_too_few_facts_for_a_twin_is_not_read_for_one(mem: Memor
             asked.extend(pairs)
             return super().reversed_facts(user_id, pairs)
 
-    predicates = mem.reads.predicates(user)
+    predicates = list(mem.reads.predicates(user))
     ends = RelationEnds(Counted(mem.store), RelationParams())
     twins = ends.twins(user, ["PARENTS", "LIKES", "HELPS"], predicates)
     assert twins == {"PARENTS": "CHILDREN"}
@@ -573,7 +573,7 @@ def _bands() -> list[tuple[str, str, str]]:
 def test_what_can_follow_a_relation_is_what_its_ends_have(mem: Memory) -> None:
     user = "follows"
     mem.add_facts(_bands(), user_id=user)
-    predicates = mem.reads.predicates(user)
+    predicates = list(mem.reads.predicates(user))
     follows = RelationEnds(mem.reads, RelationParams()).follows(
         user, ["BAND_MEMBER", "HOMETOWN"], predicates
     )
@@ -594,7 +594,7 @@ def test_a_relation_is_sampled_across_its_entities(mem: Memory) -> None:
     facts = [(f"Film {i}", "STARRED_ACTORS", f"Actor {i}-{j}") for i in range(12) for j in range(4)]
     facts += [(f"Film {i}", "IN_LANGUAGE", "Esperanto") for i in (*range(3), *range(9, 12))]
     mem.add_facts(facts, user_id=user)
-    predicates = mem.reads.predicates(user)
+    predicates = list(mem.reads.predicates(user))
     params = RelationParams(kind_sample=8, kind_read=60)
     follows = RelationEnds(mem.reads, params).follows(user, ["STARRED_ACTORS"], predicates)
     films = follows["STARRED_ACTORS"][True]
