@@ -305,13 +305,14 @@ def _joins_first(
 
 
 def one_offs(match: RelationMatch, counted: Relations, params: ExpansionParams) -> bool:
-    """Whether each of the relations the question names best holds a handful of facts, in a
-    graph of hundreds whose relations hold a handful on average: the sentence's own words as
-    a relation (an offline extractor's `IS_TO_GO_TO_DO`), where a walk along one reaches the
-    facts whose own text the semantic leg finds (benchmarks/results/one_off_walk.md). A
-    relation written since it was counted is not one."""
+    """Whether each of the relations the question names best holds a handful of facts, all
+    said in messages, in a graph of hundreds whose relations hold a handful on average: the
+    sentence's own words as a relation (an offline extractor's `IS_TO_GO_TO_DO`), where a
+    walk along one reaches the facts whose own text the semantic leg finds, and whose
+    messages the episode leg does (benchmarks/results/one_off_walk.md). A relation written
+    since it was counted is not one, nor one of a knowledge base loaded as facts."""
     few = params.one_off_facts
     if counted.total < params.one_off_graph or counted.facts_per_relation >= few:
         return False
     best = match.best_relations(params.one_off_best)
-    return bool(best) and all(counted.facts.get(r, few) < few for r in best)
+    return bool(best) and all(counted.said.get(r, few) < few for r in best)

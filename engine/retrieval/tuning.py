@@ -183,9 +183,9 @@ class ExpansionParams:
     # more than it saved)
     kept_after: int = 3
     # the walk is not taken when each of the question's `one_off_best` best relations holds
-    # fewer than `one_off_facts` facts, as its relations do on average, in a graph of
-    # `one_off_graph` facts or more: following one finds what the semantic leg does (latency;
-    # LoCoMo, and never on bench-hub or MetaQA)
+    # fewer than `one_off_facts` facts, all said in messages, as the graph's relations do on
+    # average, in a graph of `one_off_graph` facts or more: following one finds what the
+    # semantic and episode legs do (latency; LoCoMo, and never on bench-hub or MetaQA)
     one_off_facts: int = 5
     one_off_best: int = 3
     one_off_graph: int = 100

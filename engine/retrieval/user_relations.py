@@ -19,7 +19,9 @@ class Relations:
 
     since: float
     predicates: list[str]
-    facts: dict[str, int]  # per relation (`base_relation`) no later write touched
+    # facts per relation (`base_relation`) whose every fact was said in a message, of those
+    # no later write touched
+    said: dict[str, int]
     total: int  # facts of the user's graph as read
     facts_per_relation: float  # as read
 
@@ -37,11 +39,15 @@ class UserRelations:
             return cached, False
         per_predicate = self.reads.predicates(user_id)
         facts: Counter[str] = Counter()
-        for predicate, count in per_predicate.items():
+        unsaid: set[str] = set()
+        for predicate, (count, said) in per_predicate.items():
             facts[base_relation(predicate)] += count
+            if said < count:
+                unsaid.add(base_relation(predicate))
+        said_only = {r: n for r, n in facts.items() if r not in unsaid}
         total = facts.total()
         mean = total / max(1, len(facts))
-        read = Relations(time.monotonic(), sorted(per_predicate), dict(facts), total, mean)
+        read = Relations(time.monotonic(), sorted(per_predicate), said_only, total, mean)
         self._users[user_id] = read
         return read, True
 
@@ -51,7 +57,7 @@ class UserRelations:
         if cached is not None and predicates:
             cached.predicates = sorted({*cached.predicates, *predicates})
             for predicate in predicates:
-                cached.facts.pop(base_relation(predicate), None)
+                cached.said.pop(base_relation(predicate), None)
 
     def forget(self, user_id: str) -> None:
         self._users.pop(user_id, None)

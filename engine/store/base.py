@@ -228,7 +228,7 @@ class GraphStore(Protocol):
         >>> store = FalkorDBStore.embedded(EmbeddedServer(data_dir))  # doctest: +SKIP
         >>> store.setup(dimension=384)  # doctest: +SKIP
         >>> Reads(store).predicates("alice")  # doctest: +SKIP
-        {'LIKES': 3, 'LIVES_IN': 1}
+        {'LIKES': (3, 3), 'LIVES_IN': (1, 0)}
     """
 
     dialect: Dialect

@@ -235,8 +235,7 @@ class Reads:
     def relation_types(
         self, user_id: str, nodes: list[str], *, include_invalid: bool
     ) -> dict[str, dict[str, int]]:
-        """How many fact relationships of each type each of `nodes` has (they should not be
-        hubs: this reads every edge of a node)."""
+        """How many fact relationships of each type each of `nodes` has (not for hubs)."""
         if not nodes:
             return {}
         params = {"user_id": user_id, "nodes": nodes, "include_invalid": include_invalid}
@@ -306,9 +305,10 @@ class Reads:
         rows = self.store.run("filter_relation_ends", params, rel_types=[predicate])
         return {row[0] for row in rows}
 
-    def predicates(self, user_id: str) -> dict[str, int]:
-        """The user's predicates, each with how many facts it holds."""
-        return {p: int(n) for p, n in self.store.run("list_predicates", {"user_id": user_id})}
+    def predicates(self, user_id: str) -> dict[str, tuple[int, int]]:
+        """The user's predicates, each with how many facts it holds and how many were said."""
+        rows = self.store.run("list_predicates", {"user_id": user_id})
+        return {p: (int(n), int(said)) for p, n, said in rows}
 
     def top_entities(
         self,

@@ -236,7 +236,7 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
         assert report["entities_added"] == 0  # every entity was written before the kill
         counts = reads.counts("u1")
         assert (counts["facts"], counts["entities"]) == (total, total + 700)
-        assert reads.predicates("u1") == {"DIRECTED_BY": total}
+        assert reads.predicates("u1") == {"DIRECTED_BY": (total, 0)}  # none said in a message
         assert len(reads.list_facts("u1", include_invalid=True, skip=0, limit=total + 10)) == total
     finally:
         if process.poll() is None:

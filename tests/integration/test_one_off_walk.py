@@ -1,15 +1,28 @@
-"""A dual search does not walk along relations that are one-offs of a graph of hundreds of facts
-(what an offline extractor makes of a chat: the semantic leg finds those facts by their own
-text); it walks where the graph is small, where a relation the question names holds many facts,
-and in the expansion mode."""
+"""A dual search does not walk along relations that are one-offs of a chat's graph of hundreds
+of facts (what an offline extractor makes of a chat: the semantic leg finds those facts by their
+own text, the episode leg their messages); it walks where the graph is small, where a relation
+the question names holds many facts, where the facts were loaded rather than said, and in the
+expansion mode."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
+from engine.embedding import Embedder
+from engine.extraction.schema import (
+    ChatMessage,
+    ExtractedFact,
+    Extraction,
+    ExtractionOutcome,
+    KnownFact,
+)
 from engine.memory import Memory
 from engine.models import SearchResult
 from engine.retrieval.tuning import ExpansionParams
+from engine.store.base import GraphStore
 
 PARAMS = ExpansionParams()
 ALICE = [("Alice", "LIKES_TO_PAINT", "Watercolours"), ("Alice", "WENT_HIKING_IN", "the Alps")]
@@ -26,33 +39,71 @@ def _answered(result: SearchResult) -> bool:
     return any(hit.fact.object == "Watercolours" for hit in result.facts)
 
 
+class SaidTriples:
+    """Reads each message "subject | PREDICATE | object" as that fact."""
+
+    name = "said-triples"
+
+    def extract(
+        self, messages: list[ChatMessage], known: list[KnownFact], *, user_name: str | None
+    ) -> ExtractionOutcome:
+        facts = []
+        for message in messages:
+            s, p, o = (part.strip() for part in message.content.split("|"))
+            facts.append(ExtractedFact(source=s, predicate=p, target=o, fact=f"{s} {p} {o}"))
+        return ExtractionOutcome(extraction=Extraction(facts=facts))
+
+
+def _said(facts: list[tuple[str, str, str]]) -> list[dict[str, str]]:
+    return [{"role": "user", "content": " | ".join(fact)} for fact in facts]
+
+
+Memories = Callable[[], Memory]
+
+
 @pytest.fixture
-def chat_like(memory: Memory) -> Memory:
-    memory.add_facts(ALICE + OTHERS, user_id="u")
-    return memory
+def memories(store: GraphStore, embedder: Embedder, tmp_path: Path) -> Memories:
+    """A new memory on the store each call: as another process, it counts the relations
+    afresh (a memory that wrote keeps the counts it read before, for `search_refresh_s`)."""
+    return lambda: Memory(
+        store=store, embedder=embedder, data_dir=tmp_path, extractor=SaidTriples()
+    )
 
 
-def test_no_walk_along_one_offs_of_a_large_graph(chat_like: Memory) -> None:
-    dual = chat_like.search(QUESTION, user_id="u")
+def _chat(memories: Memories, facts: list[tuple[str, str, str]]) -> Memory:
+    result = memories().add(_said(facts), user_id="u")
+    assert result.facts_added == len(facts)
+    return memories()
+
+
+def test_no_walk_along_one_offs_of_a_large_graph(memories: Memories) -> None:
+    chat = _chat(memories, ALICE + OTHERS)
+    dual = chat.search(QUESTION, user_id="u")
     assert _answered(dual) and not _walked(dual)
-    walk = chat_like.search(QUESTION, user_id="u", mode="expansion")
+    walk = chat.search(QUESTION, user_id="u", mode="expansion")
     assert _answered(walk) and _walked(walk)
 
 
-def test_a_relation_written_since_the_count_is_walked(chat_like: Memory) -> None:
-    assert not _walked(chat_like.search(QUESTION, user_id="u"))
-    chat_like.add_facts(PAINTERS, user_id="u")
-    dual = chat_like.search(QUESTION, user_id="u")
+def test_a_relation_written_since_the_count_is_walked(memories: Memories) -> None:
+    chat = _chat(memories, ALICE + OTHERS)
+    assert not _walked(chat.search(QUESTION, user_id="u"))
+    chat.add(_said(PAINTERS), user_id="u")
+    dual = chat.search(QUESTION, user_id="u")
     assert _answered(dual) and _walked(dual)
 
 
-def test_a_relation_of_many_facts_is_walked(memory: Memory) -> None:
-    memory.add_facts(ALICE + OTHERS + PAINTERS, user_id="u")
-    dual = memory.search(QUESTION, user_id="u")
+def test_a_relation_of_many_facts_is_walked(memories: Memories) -> None:
+    dual = _chat(memories, ALICE + OTHERS + PAINTERS).search(QUESTION, user_id="u")
     assert _answered(dual) and _walked(dual)
 
 
-def test_a_small_graph_is_walked(memory: Memory) -> None:
-    memory.add_facts(ALICE + OTHERS[:10], user_id="u")
+def test_a_small_graph_is_walked(memories: Memories) -> None:
+    dual = _chat(memories, ALICE + OTHERS[:10]).search(QUESTION, user_id="u")
+    assert _answered(dual) and _walked(dual)
+
+
+def test_facts_loaded_rather_than_said_are_walked(memory: Memory) -> None:
+    """A knowledge base's rare relations: no message holds what they say."""
+    memory.add_facts(ALICE + OTHERS, user_id="u")
     dual = memory.search(QUESTION, user_id="u")
     assert _answered(dual) and _walked(dual)

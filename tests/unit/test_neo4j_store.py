@@ -166,7 +166,7 @@ def test_setup_creates_every_schema_object_then_waits_for_indexes() -> None:
 def test_schema_work_is_not_cut_by_the_query_timeout() -> None:
     """Creating an index and waiting for it (up to index_wait_s) take longer than a read may;
     reads and writes stay under the query timeout."""
-    driver = FakeDriver(lambda text, params: [[1, 1]])
+    driver = FakeDriver(lambda text, params: [[1, 1, 1]])
     store = make_store(driver, timeout_s=10.0, index_wait_s=300)
     store.setup(384)
     assert driver.timeouts and set(driver.timeouts) == {None}

@@ -62,35 +62,42 @@ def test_a_relation_not_counted_is_not_a_one_off() -> None:
 
 
 class _Reads:
-    def __init__(self, facts: dict[str, int]) -> None:
-        self.facts, self.calls = facts, 0
+    def __init__(self, facts: dict[str, tuple[int, int]]) -> None:
+        self.facts, self.calls = facts, 0  # predicate -> facts, of them said in a message
 
-    def predicates(self, user_id: str) -> dict[str, int]:
+    def predicates(self, user_id: str) -> dict[str, tuple[int, int]]:
         self.calls += 1
         return dict(self.facts)
 
 
 def test_counts_fold_twins_and_a_write_makes_its_relations_unknown() -> None:
-    reads = _Reads({"PARENTS": 3, "PARENTS_INVERSE": 2, "LIKES": 1})
+    reads = _Reads({"PARENTS": (3, 3), "PARENTS_INVERSE": (2, 2), "LIKES": (1, 1)})
     users = UserRelations(reads, refresh_s=3600)  # type: ignore[arg-type]
     relations, read = users.of("u")
-    assert read and relations.facts == {"PARENTS": 5, "LIKES": 1} and relations.total == 6
+    assert read and relations.said == {"PARENTS": 5, "LIKES": 1} and relations.total == 6
     assert relations.facts_per_relation == 3.0
     assert relations.predicates == ["LIKES", "PARENTS", "PARENTS_INVERSE"]
     users.written("u", frozenset({"LIKES", "OWNS"}))
     relations, read = users.of("u")
     assert not read and reads.calls == 1
     assert relations.predicates == ["LIKES", "OWNS", "PARENTS", "PARENTS_INVERSE"]
-    assert relations.facts == {"PARENTS": 5}
+    assert relations.said == {"PARENTS": 5}
     users.forget("u")
     relations, read = users.of("u")
-    assert read and reads.calls == 2 and relations.facts == {"PARENTS": 5, "LIKES": 1}
+    assert read and reads.calls == 2 and relations.said == {"PARENTS": 5, "LIKES": 1}
 
 
 def test_counts_are_read_again_after_the_refresh() -> None:
-    reads = _Reads({"LIKES": 1})
+    reads = _Reads({"LIKES": (1, 1)})
     users = UserRelations(reads, refresh_s=-1.0)  # type: ignore[arg-type]  # always stale
     users.of("u")
-    reads.facts["LIKES"] = 7
+    reads.facts["LIKES"] = (7, 7)
     relations, read = users.of("u")
-    assert read and relations.facts == {"LIKES": 7}
+    assert read and relations.said == {"LIKES": 7}
+
+
+def test_a_relation_with_a_fact_no_message_said_is_not_counted_as_said() -> None:
+    reads = _Reads({"PARENTS": (3, 3), "PARENTS_INVERSE": (2, 1), "LIKES": (4, 4)})
+    relations, _ = UserRelations(reads, refresh_s=3600).of("u")  # type: ignore[arg-type]
+    assert relations.said == {"LIKES": 4}
+    assert relations.total == 9 and relations.facts_per_relation == 4.5
