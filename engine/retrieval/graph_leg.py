@@ -150,23 +150,21 @@ class GraphLeg:
             list(question.chain),
             question.rest,
         )
-        # the relations that may answer for the asked kind, and whose twins the walk needs
-        candidates = named.best_relations(self.params.relations.kind_relations)
-        ends = self.ends.ends(user_id, named, candidates, predicates)
-        match = named.with_ends(ends)
-        lap("relations")
-        expansion = Expansion()
-        if counted is None or not one_offs(match, counted, self.params.expansion):
+        if counted is not None and one_offs(named, counted, self.params.expansion):
+            match, expansion = named, Expansion()  # nor the relations' ends: only a walk uses them
+            lap("relations")
+        else:
+            # the relations that may answer for the asked kind, and whose twins the walk needs
+            candidates = named.best_relations(self.params.relations.kind_relations)
+            ends = self.ends.ends(user_id, named, candidates, predicates)
+            match = named.with_ends(ends)
+            lap("relations")
+            walk_reads = self._walk_reads(user_id, name_search)
+            walk = self.params.expansion
             expansion = expand(
-                self._walk_reads(user_id, name_search),
-                user_id,
-                found.anchors,
-                match,
-                predicates,
-                self.params.expansion,
-                include_invalid,
+                walk_reads, user_id, found.anchors, match, predicates, walk, include_invalid,
                 ends.twins,
-            )
+            )  # fmt: skip
         uids = [a.entity.uid for a in found.anchors]
         found.edges = expansion.edges
         found.joins = common_neighbours(uids, found.edges, match.single())
