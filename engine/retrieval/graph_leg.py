@@ -125,8 +125,10 @@ class GraphLeg:
         lap: Lap,
         counted: Relations | None = None,
     ) -> GraphFound:
-        """Anchors, then the walk along the question's relations, then the joins; no walk
-        when the relations it would follow are one-offs in the `counted` graph."""
+        """Anchors, then the walk along the question's relations, then the joins; neither
+        the relations nor the walk in a `counted` graph of one-off relations."""
+        one_offs = counted is not None and of_one_offs(counted, self.params.expansion)
+        words = [] if one_offs else words  # the relations are the sentences' own words
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
         names = _name_words(query.words, name_search.named(), predicates)
         relational = [w for w in words if w not in names]
@@ -139,7 +141,8 @@ class GraphLeg:
         )
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
         question = Question.of(query, words, found.anchors, relation_words, self.params.names)
-        phrase_vector = self.scorer.phrase(question.phrase) if question.phrase else None
+        phrase = question.phrase and not one_offs
+        phrase_vector = self.scorer.phrase(question.phrase) if phrase else None
         lap("anchors")
         named = self.scorer.match(
             list(question.unnamed),
@@ -150,7 +153,7 @@ class GraphLeg:
             list(question.chain),
             question.rest,
         )
-        if counted is not None and one_offs(named, counted, self.params.expansion):
+        if one_offs:
             match, expansion = named, Expansion()  # nor the relations' ends: only a walk uses them
             lap("relations")
         else:
@@ -302,15 +305,12 @@ def _joins_first(
     return list(first.values()) + [h for h in hits if h.uid not in first]
 
 
-def one_offs(match: RelationMatch, counted: Relations, params: ExpansionParams) -> bool:
-    """Whether each of the relations the question names best holds a handful of facts, all
-    said in messages, in a graph of hundreds whose relations hold a handful on average: the
-    sentence's own words as a relation (an offline extractor's `IS_TO_GO_TO_DO`), where a
-    walk along one reaches the facts whose own text the semantic leg finds, and whose
-    messages the episode leg does (benchmarks/results/one_off_walk.md). A relation written
-    since it was counted is not one, nor one of a knowledge base loaded as facts."""
-    few = params.one_off_facts
-    if counted.total < params.one_off_graph or counted.facts_per_relation >= few:
-        return False
-    best = match.best_relations(params.one_off_best)
-    return bool(best) and all(counted.said.get(r, few) < few for r in best)
+def of_one_offs(counted: Relations, params: ExpansionParams) -> bool:
+    """Whether the user's graph is of one-off relations said in messages: hundreds of facts,
+    every one said in a message, its relations holding a handful each on average (an offline
+    extractor's chat: `IS_TO_GO_TO_DO`, 2-3 facts a relation against hundreds in a knowledge
+    graph). A relation there is the sentence's own words: matching a question to it and
+    walking it finds what the semantic and episode legs find by the facts' and messages' own
+    text (benchmarks/results/one_off_walk.md)."""
+    few, large = params.one_off_facts, params.one_off_graph
+    return counted.all_said and counted.total >= large and counted.facts_per_relation < few

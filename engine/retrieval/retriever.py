@@ -93,7 +93,7 @@ class DualRetriever:
     def written(self, user_id: str, written: Written) -> None:
         """Called with what a write returned: its predicates join the user's predicate list
         and its messages the user's message index (each if cached)."""
-        self.users.written(user_id, written.predicates)
+        self.users.written(user_id, written)
         if written.episodes:
             self.episode_leg.note(user_id, written.episodes)
 
@@ -175,9 +175,9 @@ class DualRetriever:
         watch: _Stopwatch,
         skips_one_offs: bool,
     ) -> GraphFound:
-        """The graph leg: anchors, the question's relations, the walk, the joins. The walk
-        along relations that are one-offs is skipped when `skips_one_offs` (the semantic
-        leg runs beside it)."""
+        """The graph leg: anchors, the question's relations, the walk, the joins; the last
+        three skipped in a graph of one-off relations when `skips_one_offs` (the semantic and
+        episode legs run beside it)."""
         relations = self._user_relations(user_id)
         counted = relations if skips_one_offs else None
         found = self.graph_leg.search(

@@ -182,12 +182,11 @@ class ExpansionParams:
     # nodes of a large graph are met once or twice (MetaQA 3-hop: filling at the second cost
     # more than it saved)
     kept_after: int = 3
-    # the walk is not taken when each of the question's `one_off_best` best relations holds
-    # fewer than `one_off_facts` facts, all said in messages, as the graph's relations do on
-    # average, in a graph of `one_off_graph` facts or more: following one finds what the
-    # semantic and episode legs do (latency; LoCoMo, and never on bench-hub or MetaQA)
+    # a dual search neither matches the question to the relations nor walks them in a graph
+    # of `one_off_graph` facts or more, every one said in a message, whose relations hold
+    # fewer than `one_off_facts` facts on average: the sentences' own words (latency and
+    # LoCoMo; never on bench-hub or MetaQA, whose facts no message said)
     one_off_facts: int = 5
-    one_off_best: int = 3
     one_off_graph: int = 100
     # neighbours shared by two anchors or more read at most: "which member of X is from Y"
     shared_neighbours: int = 50

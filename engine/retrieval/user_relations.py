@@ -1,15 +1,14 @@
-"""Each user's predicates, and how many facts each relation holds: read once, and again
-after `refresh_s` or when the user's graph is forgotten (deleted, loaded, imported). A write
-adds its predicates at once; how many facts a relation it wrote holds is unknown until the
-next read."""
+"""Each user's predicates, how many facts the graph's relations hold, and whether every fact
+was said in a message: read once, and again after `refresh_s` or when the user's graph is
+forgotten (deleted, loaded, imported). A write adds its predicates at once."""
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 from engine.retrieval.predicates import base_relation
+from engine.store.base import Written
 from engine.store.reads import Reads
 
 
@@ -19,11 +18,11 @@ class Relations:
 
     since: float
     predicates: list[str]
-    # facts per relation (`base_relation`) whose every fact was said in a message, of those
-    # no later write touched
-    said: dict[str, int]
     total: int  # facts of the user's graph as read
     facts_per_relation: float  # as read
+    # every fact was said in a message, none loaded or added as a fact (since the read: none
+    # written by a write without messages)
+    all_said: bool
 
 
 class UserRelations:
@@ -38,26 +37,21 @@ class UserRelations:
         if cached is not None and time.monotonic() - cached.since <= self.refresh_s:
             return cached, False
         per_predicate = self.reads.predicates(user_id)
-        facts: Counter[str] = Counter()
-        unsaid: set[str] = set()
-        for predicate, (count, said) in per_predicate.items():
-            facts[base_relation(predicate)] += count
-            if said < count:
-                unsaid.add(base_relation(predicate))
-        said_only = {r: n for r, n in facts.items() if r not in unsaid}
-        total = facts.total()
-        mean = total / max(1, len(facts))
-        read = Relations(time.monotonic(), sorted(per_predicate), said_only, total, mean)
+        relations = {base_relation(predicate) for predicate in per_predicate}
+        total = sum(facts for facts, _ in per_predicate.values())
+        said = all(said == facts for facts, said in per_predicate.values())
+        mean = total / max(1, len(relations))
+        read = Relations(time.monotonic(), sorted(per_predicate), total, mean, said)
         self._users[user_id] = read
         return read, True
 
-    def written(self, user_id: str, predicates: frozenset[str]) -> None:
-        """A write of facts of `predicates`: they join the list, their counts are unknown."""
+    def written(self, user_id: str, written: Written) -> None:
+        """A write: its predicates join the list; facts written without messages were not
+        said."""
         cached = self._users.get(user_id)
-        if cached is not None and predicates:
-            cached.predicates = sorted({*cached.predicates, *predicates})
-            for predicate in predicates:
-                cached.said.pop(base_relation(predicate), None)
+        if cached is not None and written.predicates:
+            cached.predicates = sorted({*cached.predicates, *written.predicates})
+            cached.all_said = cached.all_said and bool(written.episodes)
 
     def forget(self, user_id: str) -> None:
         self._users.pop(user_id, None)

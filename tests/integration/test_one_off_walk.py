@@ -1,8 +1,8 @@
-"""A dual search does not walk along relations that are one-offs of a chat's graph of hundreds
-of facts (what an offline extractor makes of a chat: the semantic leg finds those facts by their
-own text, the episode leg their messages); it walks where the graph is small, where a relation
-the question names holds many facts, where the facts were loaded rather than said, and in the
-expansion mode."""
+"""A dual search neither matches the question to the relations nor walks them in a chat's graph
+of one-off relations (what an offline extractor makes of a chat: the semantic leg finds those
+facts by their own text, the episode leg their messages); it walks where the graph is small,
+where its relations hold many facts on average, where facts were loaded rather than said, and in
+the expansion mode."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from engine.store.base import GraphStore
 PARAMS = ExpansionParams()
 ALICE = [("Alice", "LIKES_TO_PAINT", "Watercolours"), ("Alice", "WENT_HIKING_IN", "the Alps")]
 OTHERS = [(f"Person {i}", f"MENTIONED_ITEM_{i}", f"Item {i}") for i in range(PARAMS.one_off_graph)]
-PAINTERS = [(f"Painter {i}", "LIKES_TO_PAINT", f"Subject {i}") for i in range(PARAMS.one_off_facts)]
+PAINTERS = [(f"Painter {i}", "LIKES_TO_PAINT", f"Subject {i}") for i in range(2)]
 QUESTION = "What does Alice like to paint?"
 
 
@@ -84,16 +84,19 @@ def test_no_walk_along_one_offs_of_a_large_graph(memories: Memories) -> None:
     assert _answered(walk) and _walked(walk)
 
 
-def test_a_relation_written_since_the_count_is_walked(memories: Memories) -> None:
+def test_facts_written_without_a_message_since_the_count_are_walked(memories: Memories) -> None:
     chat = _chat(memories, ALICE + OTHERS)
     assert not _walked(chat.search(QUESTION, user_id="u"))
-    chat.add(_said(PAINTERS), user_id="u")
+    chat.add(_said(PAINTERS), user_id="u")  # said: still a chat of one-offs
+    assert not _walked(chat.search(QUESTION, user_id="u"))
+    chat.add_facts([("Alice", "OWNS", "a cat")], user_id="u")
     dual = chat.search(QUESTION, user_id="u")
     assert _answered(dual) and _walked(dual)
 
 
-def test_a_relation_of_many_facts_is_walked(memories: Memories) -> None:
-    dual = _chat(memories, ALICE + OTHERS + PAINTERS).search(QUESTION, user_id="u")
+def test_a_graph_whose_relations_hold_many_facts_is_walked(memories: Memories) -> None:
+    many = [(f"Painter {i}", "LIKES_TO_PAINT", f"Subject {i}") for i in range(PARAMS.one_off_graph)]
+    dual = _chat(memories, ALICE + many).search(QUESTION, user_id="u")
     assert _answered(dual) and _walked(dual)
 
 
