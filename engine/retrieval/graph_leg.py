@@ -19,7 +19,7 @@ from engine.models import Entity, Fact, Path
 from engine.normalize import predicate_words
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
-from engine.retrieval.expansion import Expansion, expand
+from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.known_edges import KnownEdges, KnownReads
 from engine.retrieval.paths import Join, common_neighbours, joining_paths, may_share
@@ -125,11 +125,14 @@ class GraphLeg:
         lap: Lap,
         counted: Relations | None = None,
     ) -> GraphFound:
-        """Anchors, then the walk along the question's relations, then the joins; neither
-        the relations nor the walk in a `counted` graph of one-off relations."""
-        one_offs = counted is not None and of_one_offs(counted, self.params.expansion)
-        words = [] if one_offs else words  # the relations are the sentences' own words
+        """Anchors, then the walk along the question's relations, then the joins; the anchors
+        alone in a `counted` graph of one-off relations (its relations are the sentences' own
+        words: none is matched, embedded, walked or joined through)."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
+        if counted is not None and of_one_offs(counted, self.params.expansion):
+            found = GraphFound(anchors=self._anchors(query, name_search, pending.result(), set()))
+            lap("anchors")
+            return found
         names = _name_words(query.words, name_search.named(), predicates)
         relational = [w for w in words if w not in names]
         self.scorer.learn(relational)
@@ -141,8 +144,7 @@ class GraphLeg:
         )
         found = GraphFound(anchors=self._anchors(query, name_search, by_vector, not_names))
         question = Question.of(query, words, found.anchors, relation_words, self.params.names)
-        phrase = question.phrase and not one_offs
-        phrase_vector = self.scorer.phrase(question.phrase) if phrase else None
+        phrase_vector = self.scorer.phrase(question.phrase) if question.phrase else None
         lap("anchors")
         named = self.scorer.match(
             list(question.unnamed),
@@ -153,21 +155,21 @@ class GraphLeg:
             list(question.chain),
             question.rest,
         )
-        if one_offs:
-            match, expansion = named, Expansion()  # nor the relations' ends: only a walk uses them
-            lap("relations")
-        else:
-            # the relations that may answer for the asked kind, and whose twins the walk needs
-            candidates = named.best_relations(self.params.relations.kind_relations)
-            ends = self.ends.ends(user_id, named, candidates, predicates)
-            match = named.with_ends(ends)
-            lap("relations")
-            walk_reads = self._walk_reads(user_id, name_search)
-            walk = self.params.expansion
-            expansion = expand(
-                walk_reads, user_id, found.anchors, match, predicates, walk, include_invalid,
-                ends.twins,
-            )  # fmt: skip
+        # the relations that may answer for the asked kind, and whose twins the walk needs
+        candidates = named.best_relations(self.params.relations.kind_relations)
+        ends = self.ends.ends(user_id, named, candidates, predicates)
+        match = named.with_ends(ends)
+        lap("relations")
+        expansion = expand(
+            self._walk_reads(user_id, name_search),
+            user_id,
+            found.anchors,
+            match,
+            predicates,
+            self.params.expansion,
+            include_invalid,
+            ends.twins,
+        )
         uids = [a.entity.uid for a in found.anchors]
         found.edges = expansion.edges
         found.joins = common_neighbours(uids, found.edges, match.single())
