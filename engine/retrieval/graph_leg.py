@@ -30,8 +30,7 @@ from engine.retrieval.reach import ExpandedEdge, ExpansionHit, edge_of
 from engine.retrieval.scorer import USERS_CACHED, PredicateScorer
 from engine.retrieval.terms import name_keys, whole_span
 from engine.retrieval.terms import words as words_of
-from engine.retrieval.tuning import ExpansionParams, Tuning
-from engine.retrieval.user_relations import Relations
+from engine.retrieval.tuning import Tuning
 from engine.store.reads import Reads
 
 Lap = Callable[[str], None]
@@ -123,13 +122,13 @@ class GraphLeg:
         predicates: list[str],
         include_invalid: bool,
         lap: Lap,
-        counted: Relations | None = None,
+        anchors_only: bool = False,
     ) -> GraphFound:
         """Anchors, then the walk along the question's relations, then the joins; the anchors
-        alone in a `counted` graph of one-off relations (its relations are the sentences' own
-        words: none is matched, embedded, walked or joined through)."""
+        alone when `anchors_only` (a graph of one-off relations, `user_relations.of_one_offs`:
+        its relations are the sentences' own words, none is matched, walked or joined through)."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
-        if counted is not None and of_one_offs(counted, self.params.expansion):
+        if anchors_only:
             found = GraphFound(anchors=self._anchors(query, name_search, pending.result(), set()))
             lap("anchors")
             return found
@@ -305,14 +304,3 @@ def _joins_first(
                 support = max(score, sure) if len(join.edges) == anchors else score
                 first[edge.uid] = ExpansionHit(edge.uid, score, edge, support, len(join.edges))
     return list(first.values()) + [h for h in hits if h.uid not in first]
-
-
-def of_one_offs(counted: Relations, params: ExpansionParams) -> bool:
-    """Whether the user's graph is of one-off relations said in messages: hundreds of facts,
-    every one said in a message, its relations holding a handful each on average (an offline
-    extractor's chat: `IS_TO_GO_TO_DO`, 2-3 facts a relation against hundreds in a knowledge
-    graph). A relation there is the sentence's own words: matching a question to it and
-    walking it finds what the semantic and episode legs find by the facts' and messages' own
-    text (benchmarks/results/one_off_walk.md)."""
-    few, large = params.one_off_facts, params.one_off_graph
-    return counted.all_said and counted.total >= large and counted.facts_per_relation < few

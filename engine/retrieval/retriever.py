@@ -33,7 +33,7 @@ from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.stored_relations import StoredRelations
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, judged_names, unknown_names
-from engine.retrieval.user_relations import Relations, UserRelations
+from engine.retrieval.user_relations import UserRelations, of_one_offs
 from engine.store.base import Written
 from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
@@ -96,12 +96,6 @@ class DualRetriever:
         self.users.written(user_id, written)
         if written.episodes:
             self.episode_leg.note(user_id, written.episodes)
-
-    def _user_relations(self, user_id: str) -> Relations:
-        relations, read = self.users.of(user_id)
-        if read:
-            self.relations.load(user_id, relations.predicates)
-        return relations
 
     @blas_limited
     def search(
@@ -177,12 +171,15 @@ class DualRetriever:
     ) -> GraphFound:
         """The graph leg: anchors, the question's relations, the walk, the joins; the last
         three skipped in a graph of one-off relations when `skips_one_offs` (the semantic and
-        episode legs run beside it)."""
-        relations = self._user_relations(user_id)
-        counted = relations if skips_one_offs else None
+        episode legs run beside it), and the relations' stored vectors then not read."""
+        relations, _ = self.users.of(user_id)
+        anchors_only = skips_one_offs and of_one_offs(relations, self.params.expansion)
+        if not anchors_only and not relations.vectors_loaded:
+            relations.vectors_loaded = True
+            self.relations.load(user_id, relations.predicates)
         found = self.graph_leg.search(
             query, user_id, words, vector, names, relations.predicates, include_invalid,
-            watch.lap, counted,
+            watch.lap, anchors_only,
         )  # fmt: skip
         self.relations.store_if_lacking(user_id, relations.predicates)
         return found

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from engine.retrieval.predicates import base_relation
+from engine.retrieval.tuning import ExpansionParams
 from engine.store.base import Written
 from engine.store.reads import Reads
 
@@ -23,6 +24,7 @@ class Relations:
     # every fact was said in a message, none loaded or added as a fact (since the read: none
     # written by a write without messages)
     all_said: bool
+    vectors_loaded: bool = False  # the stored vectors of its relations' names
 
 
 class UserRelations:
@@ -55,3 +57,14 @@ class UserRelations:
 
     def forget(self, user_id: str) -> None:
         self._users.pop(user_id, None)
+
+
+def of_one_offs(counted: Relations, params: ExpansionParams) -> bool:
+    """Whether the user's graph is of one-off relations said in messages: hundreds of facts,
+    every one said in a message, its relations holding a handful each on average (an offline
+    extractor's chat: `IS_TO_GO_TO_DO`, 2-3 facts a relation against hundreds in a knowledge
+    graph). A relation there is the sentence's own words: matching a question to it and
+    walking it finds what the semantic and episode legs find by the facts' and messages' own
+    text (benchmarks/results/one_off_walk.md)."""
+    few, large = params.one_off_facts, params.one_off_graph
+    return counted.all_said and counted.total >= large and counted.facts_per_relation < few

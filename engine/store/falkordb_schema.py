@@ -252,9 +252,8 @@ class FalkorDBSchema:
         """Run schema statement `name` (`dimension`: a vector index's); "already indexed" is
         the expected answer on every run after the first."""
         statement = cypher.load(name, DIALECT)
-        params = {}
-        if dimension is not None:
-            params = {"dimension": dimension, "ef_construction": VECTOR_EF_CONSTRUCTION}
+        vector = {"dimension": dimension, "ef_construction": VECTOR_EF_CONSTRUCTION}
+        params = {} if dimension is None else vector
         with contextlib.suppress(QueryError), self._errors():
             if self._server is None or not self._answered_in_time(statement, params):
                 self._query(statement, params)

@@ -1,11 +1,10 @@
 """No relation match and no walk in a graph of one-off relations said in messages
-(`graph_leg.of_one_offs`), and the per-user counts it reads (`user_relations.UserRelations`)."""
+(`user_relations.of_one_offs`), and the per-user counts it reads (`UserRelations`)."""
 
 from __future__ import annotations
 
-from engine.retrieval.graph_leg import of_one_offs
 from engine.retrieval.tuning import ExpansionParams
-from engine.retrieval.user_relations import Relations, UserRelations
+from engine.retrieval.user_relations import Relations, UserRelations, of_one_offs
 from engine.store.base import EpisodeRow, Written
 
 PARAMS = ExpansionParams()
