@@ -77,9 +77,11 @@ def scored(
     hits: list[ExpansionHit],
     semantic: Semantic,
     params: FusionParams,
+    anchored: AbstractSet[str] = frozenset(),
 ) -> list[ScoredFact]:
     """The `fused` facts with knowledge boosts (salience against the most mentioned of the
-    legs' facts), best first, each relation once."""
+    legs' facts; `anchored_boost` for a fact about one of the `anchored` entities), best
+    first, each relation once."""
     near = {f.uid for f, _ in semantic}
     legs_facts = [facts[u] for u in near | fused.keys() if u in facts]
     max_mentions = max((f.mentions for f in legs_facts), default=1)
@@ -94,6 +96,8 @@ def scored(
         if fact is None:
             continue
         boost = knowledge_boost(fact, max_mentions, params)
+        if fact.subject_uid in anchored or fact.object_uid in anchored:
+            boost *= params.anchored_boost
         which: list[Leg] = [leg for leg, uids in in_leg.items() if uid in uids]
         out.append(ScoredFact(fact=fact, score=score * boost, hop=hop.get(uid), legs=which))
     out.sort(key=lambda s: -s.score)

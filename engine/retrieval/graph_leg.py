@@ -69,6 +69,12 @@ class GraphFound:
     hits: list[ExpansionHit] = field(default_factory=list)
     edges: list[ExpandedEdge] = field(default_factory=list)
     joins: list[Join] = field(default_factory=list)
+    anchors_only: bool = False  # not walked: a graph of one-off relations
+
+    @property
+    def anchored(self) -> set[str]:
+        """The anchors whose facts the fusion puts first: where nothing was walked from them."""
+        return {a.entity.uid for a in self.anchors} if self.anchors_only else set()
 
     @property
     def bridges(self) -> set[str]:
@@ -129,7 +135,8 @@ class GraphLeg:
         its relations are the sentences' own words, none is matched, walked or joined through)."""
         pending = name_search.by_vector or self.read_vectors(name_search, user_id, param)
         if anchors_only:
-            found = GraphFound(anchors=self._anchors(query, name_search, pending.result(), set()))
+            anchors = self._anchors(query, name_search, pending.result(), set())
+            found = GraphFound(anchors=anchors, anchors_only=True)
             lap("anchors")
             return found
         names = _name_words(query.words, name_search.named(), predicates)

@@ -212,7 +212,7 @@ class DualRetriever:
         )
         walks = self.graph_leg.walks(legs.graph)
         facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
-        scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion)
+        scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion, legs.graph.anchored)
         scored = [s for s in scored if _in_window(s.fact, ask.window)]
         messages = legs.messages
         shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))

@@ -213,6 +213,11 @@ class FusionParams:
     min_pool: int = 30  # ... and at least this many
     salience_weight: float = _PUBLIC.fusion.salience_weight
     half_life_days: float = _PUBLIC.fusion.half_life_days
+    # in a search of the anchors alone (`ExpansionParams.one_off_facts`), a semantic fact about
+    # an anchor counts this many times: far more than a pool's scores differ (under 3x with
+    # the provenance vote), so those come first, as the walk's first hop would have put them
+    # (bench-chat: 4 and 8, which leave some below, rank a few evidence messages lower)
+    anchored_boost: float = 100.0
 
 
 # messages added together that are counted as one numpy block (a load's pages); fewer (a

@@ -110,3 +110,12 @@ def test_facts_loaded_rather_than_said_are_walked(memory: Memory) -> None:
     memory.add_facts(ALICE + OTHERS, user_id="u")
     dual = memory.search(QUESTION, user_id="u")
     assert _answered(dual) and _walked(dual)
+
+
+def test_the_anchors_facts_come_first_where_nothing_is_walked(memories: Memories) -> None:
+    """Alice's facts before Bob's nearer-worded ones, as the walk's first hop from her would
+    have put them."""
+    bob = [("Bob", "LIKES_TO_PAINT", "Sunsets"), ("Bob", "REALLY_LIKES_TO_PAINT", "Boats")]
+    dual = _chat(memories, ALICE + bob + OTHERS).search(QUESTION, user_id="u")
+    assert not _walked(dual)
+    assert [hit.fact.subject for hit in dual.facts[:3]] == ["Alice", "Alice", "Bob"]

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from engine.retrieval.tuning import ExpansionParams
+from engine.models import Fact
+from engine.retrieval.fusion import ranked, scored
+from engine.retrieval.tuning import ExpansionParams, FusionParams
 from engine.retrieval.user_relations import Relations, UserRelations, of_one_offs
 from engine.store.base import EpisodeRow, Written
 
@@ -13,6 +15,31 @@ FEW, LARGE = PARAMS.one_off_facts, PARAMS.one_off_graph
 
 def _counted(total: int, relations: int, all_said: bool = True) -> Relations:
     return Relations(0.0, [], total, total / relations, all_said)
+
+
+def _fact(subject: str, obj: str) -> Fact:
+    return Fact(
+        uid=f"{subject}-{obj}", user_id="u", subject=subject, predicate="SAID", object=obj,
+        subject_uid=subject.lower(), object_uid=obj.lower(), text=f"{subject} said {obj}",
+    )  # fmt: skip
+
+
+def _semantic_order(anchored: set[str]) -> list[str]:
+    """The objects of a search's facts, best first: the semantic leg's order, with nothing
+    walked."""
+    near = [_fact("Bob", "cooking"), _fact("Carol", "skiing"), _fact("Alice", "painting")]
+    semantic = [(fact, 0.9 - i / 100) for i, fact in enumerate(near)]
+    facts = {fact.uid: fact for fact in near}
+    fusion = FusionParams()
+    fused = ranked(10, [], semantic, set(), fusion)
+    return [s.fact.object for s in scored(10, fused, facts, [], semantic, fusion, anchored)]
+
+
+def test_an_anchors_facts_come_first_in_a_search_of_anchors_alone() -> None:
+    """What the walk's first hop would have put first: "What does Alice like?"."""
+    assert _semantic_order(set()) == ["cooking", "skiing", "painting"]
+    assert _semantic_order({"alice"}) == ["painting", "cooking", "skiing"]
+    assert _semantic_order({"alice", "carol"}) == ["skiing", "painting", "cooking"]
 
 
 def test_a_chat_graph_of_one_offs_is_not_matched_or_walked() -> None:
