@@ -195,7 +195,7 @@ class Explanation(BaseModel):
     anchor: str | None = None  # facts the expansion reached: the entity it started from
     relations: list[str] = Field(default_factory=list)  # ... and the relation path it took
     paths: int | None = None  # ... and how many paths reached it
-    boost: float | None = None  # facts: the factor for mentions and recency
+    boost: float | None = None  # facts: the factor of mentions, recency, an unwalked anchor
     # facts: the factor from their messages the episode leg found; messages: what the fact
     # legs added for the facts they back
     provenance: float | None = None
