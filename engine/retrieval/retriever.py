@@ -76,7 +76,7 @@ class DualRetriever:
         self.episode_leg = EpisodeLeg(reads, params.episodes, MessageIndexes(reads.store))
         self.semantic_leg = SemanticLeg(reads, params.fusion)
         self.premise = PremiseCheck(reads, self.scorer.embed, params.episodes)
-        self.users = UserRelations(reads, params.relations.refresh_s)
+        self.users = UserRelations(reads, params.relations.refresh_s, params.relations.cached_users)
 
         def model() -> str:
             return f"{embedder.model_name}@{embedder.dimension}"

@@ -126,6 +126,9 @@ class RelationParams:
     # the user's predicate list and relation samples are read again after this many seconds
     # (`Settings`)
     refresh_s: float = SEARCH_REFRESH_S
+    # users whose predicate lists and counts are kept, the least recently searched dropped
+    # first (memory: a chat user's list of 200-400 relations, ~20-40 kB; a bound)
+    cached_users: int = 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,13 @@
 """Each user's predicates, how many facts the graph's relations hold, and whether every fact
 was said in a message: read once, and again after `refresh_s` or when the user's graph is
-forgotten (deleted, loaded, imported). A write adds its predicates at once."""
+forgotten (deleted, loaded, imported). A write adds its predicates at once. The `most` users
+searched last are kept: a host meeting many users does not grow with them."""
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from engine.retrieval.predicates import base_relation
@@ -28,14 +31,18 @@ class Relations:
 
 
 class UserRelations:
-    def __init__(self, reads: Reads, refresh_s: float) -> None:
+    def __init__(self, reads: Reads, refresh_s: float, most: int) -> None:
         self.reads = reads
-        self.refresh_s = refresh_s
-        self._users: dict[str, Relations] = {}
+        self.refresh_s, self.most = refresh_s, most
+        self._users: OrderedDict[str, Relations] = OrderedDict()
+        self._lock = threading.Lock()  # the table; never held across a read
 
     def of(self, user_id: str) -> tuple[Relations, bool]:
         """The user's relations, and whether they were read just now."""
-        cached = self._users.get(user_id)
+        with self._lock:
+            cached = self._users.get(user_id)
+            if cached is not None:
+                self._users.move_to_end(user_id)
         if cached is not None and time.monotonic() - cached.since <= self.refresh_s:
             return cached, False
         per_predicate = self.reads.predicates(user_id)
@@ -44,7 +51,11 @@ class UserRelations:
         said = all(said == facts for facts, said in per_predicate.values())
         mean = total / max(1, len(relations))
         read = Relations(time.monotonic(), sorted(per_predicate), total, mean, said)
-        self._users[user_id] = read
+        with self._lock:
+            self._users[user_id] = read
+            self._users.move_to_end(user_id)
+            while len(self._users) > self.most:
+                self._users.popitem(last=False)
         return read, True
 
     def written(self, user_id: str, written: Written) -> None:
@@ -56,7 +67,8 @@ class UserRelations:
             cached.all_said = cached.all_said and bool(written.episodes)
 
     def forget(self, user_id: str) -> None:
-        self._users.pop(user_id, None)
+        with self._lock:
+            self._users.pop(user_id, None)
 
 
 def of_one_offs(counted: Relations, params: ExpansionParams) -> bool:
