@@ -172,7 +172,7 @@ class DualRetriever:
         """The graph leg: anchors, the question's relations, the walk, the joins; the last
         three skipped in a graph of one-off relations when `skips_one_offs` (the semantic and
         episode legs run beside it), and the relations' stored vectors then not read."""
-        relations, _ = self.users.of(user_id)
+        relations = self.users.of(user_id)
         anchors_only = skips_one_offs and of_one_offs(relations, self.params.expansion)
         if not anchors_only and not relations.vectors_loaded:
             relations.vectors_loaded = True

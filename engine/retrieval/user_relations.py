@@ -37,14 +37,14 @@ class UserRelations:
         self._users: OrderedDict[str, Relations] = OrderedDict()
         self._lock = threading.Lock()  # the table; never held across a read
 
-    def of(self, user_id: str) -> tuple[Relations, bool]:
-        """The user's relations, and whether they were read just now."""
+    def of(self, user_id: str) -> Relations:
+        """The user's relations, read again when older than `refresh_s`."""
         with self._lock:
             cached = self._users.get(user_id)
             if cached is not None:
                 self._users.move_to_end(user_id)
         if cached is not None and time.monotonic() - cached.since <= self.refresh_s:
-            return cached, False
+            return cached
         per_predicate = self.reads.predicates(user_id)
         relations = {base_relation(predicate) for predicate in per_predicate}
         total = sum(facts for facts, _ in per_predicate.values())
@@ -56,12 +56,13 @@ class UserRelations:
             self._users.move_to_end(user_id)
             while len(self._users) > self.most:
                 self._users.popitem(last=False)
-        return read, True
+        return read
 
     def written(self, user_id: str, written: Written) -> None:
         """A write: its predicates join the list; facts written without messages were not
         said."""
-        cached = self._users.get(user_id)
+        with self._lock:
+            cached = self._users.get(user_id)
         if cached is not None and written.predicates:
             cached.predicates = sorted({*cached.predicates, *written.predicates})
             cached.all_said = cached.all_said and bool(written.episodes)

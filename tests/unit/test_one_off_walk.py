@@ -72,14 +72,14 @@ class _Reads:
 
 def test_counts_fold_twins_into_their_relation() -> None:
     reads = _Reads({"PARENTS": (3, 3), "PARENTS_INVERSE": (2, 2), "LIKES": (1, 1)})
-    relations, read = UserRelations(reads, refresh_s=3600, most=8).of("u")  # type: ignore[arg-type]
-    assert read and relations.total == 6 and relations.facts_per_relation == 3.0
+    relations = UserRelations(reads, refresh_s=3600, most=8).of("u")  # type: ignore[arg-type]
+    assert reads.calls == 1 and relations.total == 6 and relations.facts_per_relation == 3.0
     assert relations.all_said and relations.predicates == ["LIKES", "PARENTS", "PARENTS_INVERSE"]
 
 
 def test_one_fact_no_message_said_makes_the_graph_unsaid() -> None:
     reads = _Reads({"PARENTS": (3, 3), "LIKES": (4, 3)})
-    relations, _ = UserRelations(reads, refresh_s=3600, most=8).of("u")  # type: ignore[arg-type]
+    relations = UserRelations(reads, refresh_s=3600, most=8).of("u")  # type: ignore[arg-type]
     assert not relations.all_said
 
 
@@ -90,14 +90,14 @@ def test_a_write_without_messages_makes_the_graph_unsaid_until_read_again() -> N
     message = EpisodeRow("e1", None, "user", "I own a cat", 1.0, None, "c1")
     said = Written(predicates=frozenset({"OWNS"}), episodes=(message,))
     users.written("u", said)
-    relations, read = users.of("u")
-    assert not read and relations.all_said and relations.predicates == ["LIKES", "OWNS"]
+    relations = users.of("u")
+    assert reads.calls == 1 and relations.all_said and relations.predicates == ["LIKES", "OWNS"]
     users.written("u", Written(predicates=frozenset({"KNOWS"})))
-    relations, read = users.of("u")
-    assert not read and not relations.all_said and reads.calls == 1
+    relations = users.of("u")
+    assert not relations.all_said and reads.calls == 1
     users.forget("u")
-    relations, read = users.of("u")
-    assert read and relations.all_said and reads.calls == 2
+    relations = users.of("u")
+    assert relations.all_said and reads.calls == 2
 
 
 def test_counts_are_read_again_after_the_refresh() -> None:
@@ -105,8 +105,8 @@ def test_counts_are_read_again_after_the_refresh() -> None:
     users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]  # always stale
     users.of("u")
     reads.facts["LIKES"] = (7, 6)
-    relations, read = users.of("u")
-    assert read and relations.total == 7 and not relations.all_said
+    relations = users.of("u")
+    assert reads.calls == 2 and relations.total == 7 and not relations.all_said
 
 
 def test_the_users_searched_longest_ago_are_dropped() -> None:
@@ -116,5 +116,8 @@ def test_the_users_searched_longest_ago_are_dropped() -> None:
     for user in ("a", "b", "a", "c"):  # "b" is the one searched longest ago when "c" comes
         users.of(user)
     assert reads.calls == 3
-    assert not users.of("a")[1] and not users.of("c")[1] and reads.calls == 3
-    assert users.of("b")[1] and reads.calls == 4
+    users.of("a")
+    users.of("c")
+    assert reads.calls == 3
+    users.of("b")
+    assert reads.calls == 4
