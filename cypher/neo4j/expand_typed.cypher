@@ -5,7 +5,9 @@
 // degree: how many were read (at most $scan).
 // Ties in mentions go to the lower r.uid: which of the edges read are kept, and in what order,
 // is a function of the graph, not of where the store keeps each edge.
-// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it).
+// Each edge comes back as one line of text (`engine.store.rows.edge_line` reads it), built
+// only for the $limit kept (a hub read 500 deep keeps 50; 556 MetaQA reads replayed on FalkorDB:
+// the same rows, 1,015 -> 800 ms in all, the slowest 7 -> 3.5 ms).
 UNWIND $nodes AS near_uid
 MATCH (n:Entity {user_id: $user_id, uid: near_uid})
 CALL (n) {
@@ -17,10 +19,10 @@ CALL (n) {
 WITH n, r, m LIMIT $total
 WITH n, r, m
 ORDER BY m.mentions DESC, r.mentions DESC, r.uid
-WITH n, collect(
-  toString(size(r.uid)) + ' ' + toString(size(m.uid)) + ' ' + type(r) +
-  CASE WHEN startNode(r) = n THEN ' > ' ELSE ' < ' END +
-  toString(coalesce(m.mentions, 0)) + ' ' + toString(coalesce(r.mentions, 0)) + ' ' +
-  r.uid + m.uid + m.name
-) AS read
-RETURN n.uid AS near, read[0..$limit] AS edges, size(read) AS degree
+WITH n, collect([r, m]) AS read
+RETURN n.uid AS near, [x IN read[0..$limit] |
+  toString(size(x[0].uid)) + ' ' + toString(size(x[1].uid)) + ' ' + type(x[0]) +
+  CASE WHEN startNode(x[0]) = n THEN ' > ' ELSE ' < ' END +
+  toString(coalesce(x[1].mentions, 0)) + ' ' + toString(coalesce(x[0].mentions, 0)) + ' ' +
+  x[0].uid + x[1].uid + x[1].name
+] AS edges, size(read) AS degree
