@@ -276,6 +276,25 @@ def test_many_nodes_read_by_type_in_one_go_give_what_each_read_alone_gives(
     assert len(with_hub) == 20 and {near for near, *_ in with_hub} == {keys["drama"].uid}
 
 
+def test_a_typed_read_keeps_the_most_mentioned_of_the_edges_it_read(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """Of the `scan` edges read at a node, the `limit` to the most mentioned neighbours come
+    back (ties to the lower uid), however many nodes the read has."""
+    reads = Reads(store)
+    facts = [(f"Movie {i}", "HAS_GENRE", "Drama") for i in range(12)]
+    facts += [(f"Movie {i}", "RELEASE_YEAR", f"{1990 + n}") for i in (3, 7, 9) for n in range(i)]
+    _write(store, embedder, "u", facts)
+    keys = reads.entities_by_keys("u", ["drama", "movie 0", "movie 1", "movie 2"])
+    drama, others = keys["drama"].uid, [keys[f"movie {i}"].uid for i in range(3)]
+    for nodes in ([drama], [drama, *others]):  # alone, and with three more (one traversal)
+        found = reads.neighbours("u", nodes, predicates=["HAS_GENRE"], scan=50, limit=3,
+                                 total=100, include_invalid=False)  # fmt: skip
+        kept = [e for e in found if e.near == drama]
+        assert [e.far_name for e in kept] == ["Movie 9", "Movie 7", "Movie 3"]
+        assert {e.degree for e in kept} == {12}  # the edges read, not those kept
+
+
 def test_probes_of_several_relations_in_one_read_give_what_each_read_alone_gives(
     store: GraphStore, embedder: Embedder
 ) -> None:
