@@ -33,7 +33,7 @@ SELF_TYPE = "Person"
 SELF_KEYS = frozenset({"user", "i", "me", "my", "mine", "myself", "我", "我的", "自己"})
 NAME_PREDICATE = "HAS_NAME"
 _SIMILAR_K = 5
-_SELF_OWNER = re.compile(rf"\b{SELF_NAME}(?='s\b)")
+_SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
 
 
 def self_uid(user_id: str) -> str:
@@ -236,9 +236,12 @@ class Resolver:
 
 def _owned(name: str, self_name: str) -> str:
     """A new entity's name as shown: the user's own thing under the user's name ("USER's
-    job", an extractor's placeholder for "my job", is "Alice's job", an alias of it); its key
-    stays the placeholder's, so "my job" is the same entity whatever the user is called."""
-    return _SELF_OWNER.sub(self_name, name)
+    job", an extractor's placeholder for "my job", is "Alice's job", an alias of it; "people
+    like USER", "people like Alice"); its key stays the placeholder's, so "my job" is the same
+    entity whatever the user is called."""
+    if entity_key(name) == entity_key(SELF_NAME):
+        return name
+    return _SELF_WORD.sub(self_name, name)
 
 
 def extracted_names(extraction: Extraction) -> list[str]:

@@ -213,10 +213,12 @@ def test_oversized_values_get_a_clear_error(memory: Memory) -> None:
 
 def test_the_users_own_thing_is_named_after_the_user(memory: Memory) -> None:
     """The offline extractor calls "my job" USER's job until the user is known; the entity
-    kept that placeholder as its name ("USER's job" among the top entities)."""
+    kept that placeholder as its name ("USER's job" among the top entities); and so did
+    "people like USER", its "people like me"."""
     memory.add("Lost my job yesterday", user_id="u")
+    memory.add("Pottery is a great outlet for people like me.", user_id="u")
     names = [e.entity.name for e in memory.top_entities("u", k=10)]
-    assert "u's job" in names
+    assert {"u's job", "great outlet for people like u"} <= set(names)
     assert not any("USER" in name for name in names)
     assert memory.entity("u's job", "u").entity.aliases == []  # not its own name again
     memory.add("My name is Alice. I hate my job.", user_id="u")  # one job, whatever my name

@@ -62,6 +62,29 @@ def test_assistant_lines_are_not_read_even_with_a_name(extractor: OfflineExtract
     assert found.facts == []
 
 
+def test_the_speakers_my_and_me_inside_a_fact_are_said_by_name(
+    extractor: OfflineExtractor,
+) -> None:
+    found = extract(
+        extractor,
+        ChatMessage(name="Caroline", content="My friends help with my transition."),
+        ChatMessage(name="Caroline", content="Pottery is a great outlet for people like me."),
+        ChatMessage(name="Melanie", content="Pottery is a great outlet for people like me."),
+        ChatMessage(content="Pottery is a great outlet for people like me."),
+        ChatMessage(name="Caroline", content="I watched Despicable Me with my sister Anna."),
+        ChatMessage(name="Caroline", content="I love My Neighbor Totoro."),
+    )
+    assert {
+        ("Caroline's friends", "HELPS_WITH", "Caroline's transition"),
+        ("Pottery", "IS", "great outlet for people like Caroline"),
+        ("Pottery", "IS", "great outlet for people like Melanie"),  # not the same people
+        ("Pottery", "IS", "great outlet for people like USER"),  # shown with the user's name
+        ("Caroline", "WATCHES", "Despicable Me"),  # a title keeps its words
+        ("Caroline", "LOVES", "My Neighbor Totoro"),
+    } <= triples(found)
+    assert not [f for f in found.facts if {"my", "me"} & set(f"{f.source} {f.target}".split())]
+
+
 def test_a_named_speaker_naming_themself(extractor: OfflineExtractor) -> None:
     found = extract(extractor, ChatMessage(name="Mel", content="My name is Melanie."))
     assert triples(found) == {("Mel", "HAS_NAME", "Melanie")}

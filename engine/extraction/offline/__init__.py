@@ -27,10 +27,11 @@ What it reads, clause by clause, from the dependency parse (`clauses`, `phrases`
 
 Who "I/me/my/we" is: the message's speaker (`ChatMessage.name`, a Person of that name); a
 message without a name, or whose name is the user's own known name, speaks for the user, the
-entity 'USER' (the user's name, when given, is its alias). he/she/him/her/his is the person
-named before it in the same message when exactly one is; other pronouns are not resolved, so
-facts about them are skipped, and so are questions. Only user messages (role "user" or
-"human") are read. Predicates are the verb's lemma (+ particle/preposition) in
+entity 'USER' (the user's name, when given, is its alias); a "my", "mine", "me" or "myself"
+left inside a fact's phrases is said by that name ("people like Caroline"). he/she/him/her/his
+is the person named before it in the same message when exactly one is; other pronouns are not
+resolved, so facts about them are skipped, and so are questions. Only user messages (role
+"user" or "human") are read. Predicates are the verb's lemma (+ particle/preposition) in
 UPPER_SNAKE_CASE ASCII; fact sentences are short ("USER likes hiking").
 
 English only: a message that is not English (e.g. Chinese) gives an empty extraction, not an

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from engine.extraction.offline.verbs import predicate_of, third_person
+from engine.extraction.offline.verbs import possessive, predicate_of, third_person
 from engine.extraction.offline.vocab import NEGATIVE, POSITIVE, SINGLE_VALUED, USER, USER_REF, Ref
 from engine.extraction.schema import ExtractedEntity, ExtractedFact, Invalidation, KnownFact
 from engine.normalize import entity_key
@@ -39,6 +40,8 @@ class Collector:
         self, source: Ref, predicate: str, target: Ref, text: str, valid_at: datetime | None = None
     ) -> None:
         pred = predicate_of(predicate)
+        source, target = self._said_by_name(source), self._said_by_name(target)
+        text = said_by_name(text, self.speaker)
         if pred is None or not target.name or entity_key(source.name) == entity_key(target.name):
             return
         fact = ExtractedFact(
@@ -54,11 +57,33 @@ class Collector:
         self.entity(target)
         self.facts.append(fact)
 
+    def _said_by_name(self, ref: Ref) -> Ref:
+        named = said_by_name(ref.name, self.speaker)
+        return ref if named == ref.name else Ref(named, ref.type)
+
     def entity_list(self) -> list[ExtractedEntity]:
         user = self.entities.get(entity_key(USER))
         if user is not None and self.user_name and self.user_name not in user.aliases:
             user.aliases.append(self.user_name)
         return list(self.entities.values())
+
+
+def said_by_name(text: str, speaker: Ref) -> str:
+    """`text` with the speaker's "my", "mine", "me" and "myself" said by name: "people like
+    me" said by Caroline and by Melanie are two things, and a fact read out of its message
+    names whose they are ("have my friends" -> "have Caroline's friends"). In lower case only:
+    a title keeps its words ("Despicable Me", "My Neighbor Totoro"). "I" stays (also a
+    numeral: "World War I"), and so do "we", "us" and "our" (the speaker and others)."""
+
+    def named(match: re.Match[str]) -> str:
+        owned = match.group(0) in _POSSESSIVE_FIRST_PERSON
+        return possessive(speaker.name) if owned else speaker.name
+
+    return _FIRST_PERSON_WORD.sub(named, text)
+
+
+_POSSESSIVE_FIRST_PERSON = frozenset({"my", "mine"})
+_FIRST_PERSON_WORD = re.compile(r"\b(?:my|mine|me|myself)\b")
 
 
 def fact_triple(source: str, predicate: str, target: str, user_name: str | None) -> Triple:
