@@ -85,6 +85,20 @@ def test_the_speakers_my_and_me_inside_a_fact_are_said_by_name(
     assert not [f for f in found.facts if {"my", "me"} & set(f"{f.source} {f.target}".split())]
 
 
+def test_the_one_spoken_to_is_not_a_subject(extractor: OfflineExtractor) -> None:
+    said = [
+        "Hey Caroline, since we last chatted, I've had a lot of things happening to me.",
+        "Caroline, I ran a charity race last Saturday.",
+    ]
+    found = extract(extractor, *(ChatMessage(name="Melanie", content=text) for text in said))
+    assert triples(found) == {
+        ("Melanie", "HAS", "lot of things happening to Melanie"),
+        ("Melanie", "RUNS", "charity race"),
+    }
+    both = extract(extractor, ChatMessage(name="Melanie", content="Caroline and I ran a race."))
+    assert triples(both) == {("Caroline", "RUNS", "race"), ("Melanie", "RUNS", "race")}
+
+
 def test_a_named_speaker_naming_themself(extractor: OfflineExtractor) -> None:
     found = extract(extractor, ChatMessage(name="Mel", content="My name is Melanie."))
     assert triples(found) == {("Mel", "HAS_NAME", "Melanie")}

@@ -84,6 +84,8 @@ def _clause(verb: Token, out: Collector) -> None:
 def _subjects(verb: Token) -> list[Token]:
     """The verb's subjects, shared down a coordination ("I like tea but hate coffee")."""
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if len(subjects) > 1:  # not coordinated: one names whom the sentence is said to
+        subjects = [s for s in subjects if not _addressed(s)] or subjects
     if not subjects and verb.dep_ == "conj" and verb.head is not verb:
         return _subjects(verb.head)
     if not subjects and participle_clause(verb):
@@ -94,6 +96,13 @@ def _subjects(verb: Token) -> list[Token]:
             subject = verb.head
         found.extend(_coordinated(subject))
     return found
+
+
+def _addressed(subject: Token) -> bool:
+    """A name set off by a comma beside the verb's other subject: the one spoken to ("Hey
+    Caroline, I've had a lot happening", which the parser gives two subjects)."""
+    after = subject.i + 1
+    return subject.pos_ == "PROPN" and after < len(subject.doc) and subject.doc[after].text == ","
 
 
 def _clause_head(verb: Token) -> Token:
