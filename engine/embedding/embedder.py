@@ -3,25 +3,25 @@
 Many threads embed at once during a batch ingest, each a few short texts (names, fact
 sentences, a message). One model pass per call would serialize them behind the model and pay
 the per-pass overhead every time, so calls share passes (`_SharedPasses`), and the vectors of
-short texts are kept (`_Recent`): a name or sentence embedded while an extraction is prepared
-is not embedded again when it is written.
+short texts are kept (`engine.recent.Recent`): a name or sentence embedded while an extraction
+is prepared is not embedded again when it is written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from engine.embedding.runtime import Encoder, Runtime, load_encoder
 from engine.embedding.worker import ModelProcess
+from engine.recent import Recent
 
 _CACHED_CHARS = 256  # names and fact sentences; longer texts (queries) rarely come back
 _PADDING_CHARS = 128  # padding that costs about as much as one more forward pass
@@ -43,36 +43,6 @@ def length_groups(texts: list[str]) -> list[list[int]]:
         else:
             groups.append([index])
     return groups
-
-
-class _Recent(Generic[T]):
-    """A thread-safe map of at most `size` texts; the least recently used go first."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._lock = threading.Lock()
-        self._items: OrderedDict[str, T] = OrderedDict()
-
-    def get(self, texts: Iterable[str]) -> dict[str, T]:
-        found: dict[str, T] = {}
-        with self._lock:
-            for text in texts:
-                item = self._items.get(text)
-                if item is not None:
-                    self._items.move_to_end(text)
-                    found[text] = item
-        return found
-
-    def put(self, items: dict[str, T]) -> None:
-        if self._size <= 0:
-            return
-        with self._lock:
-            for text, item in items.items():
-                if len(text) <= _CACHED_CHARS:
-                    self._items[text] = item
-                    self._items.move_to_end(text)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
 
 
 @dataclass(slots=True)
@@ -198,8 +168,8 @@ class Embedder:
             arguments |= {"threads": threads, "short_threads": short_threads}
             self._process = ModelProcess(arguments | {"cache_size": 0})
         self._passes = _SharedPasses(self._run)
-        self._vectors: _Recent[Vector] = _Recent(cache_size)
-        self._readable: _Recent[bool] = _Recent(cache_size)
+        self._vectors: Recent[Vector] = Recent(cache_size)
+        self._readable: Recent[bool] = Recent(cache_size)
         self._loader: threading.Thread | None = None
 
     @cached_property
@@ -256,7 +226,7 @@ class Embedder:
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             fresh = self._passes.encode(missing)
-            self._vectors.put(fresh)
+            self._vectors.put(_short(fresh))
             found.update(fresh)
         return np.stack([found[t] for t in texts])
 
@@ -309,7 +279,7 @@ class Embedder:
             return known[key]
         if self._process is not None:
             readable = bool(self._process.call("reads", (text, max_unknown)))
-            self._readable.put({key: readable})
+            self._readable.put(_short({key: readable}))
             return readable
         model = self.model
         if model.unk_token is None:
@@ -318,7 +288,7 @@ class Embedder:
         # the tokenizer is shared with the model's passes, which run in other threads
         tokens = self._passes.run_alone(lambda: model.tokenize(text))
         readable = bool(tokens) and sum(t == unknown for t in tokens) <= max_unknown * len(tokens)
-        self._readable.put({key: readable})
+        self._readable.put(_short({key: readable}))
         return readable
 
     def close(self) -> None:
@@ -339,6 +309,11 @@ class Embedder:
     def encode_one(self, text: str) -> Vector:
         vector: Vector = self.encode([text])[0]
         return vector
+
+
+def _short(items: dict[str, T]) -> dict[str, T]:
+    """The items worth keeping: those of short texts."""
+    return {text: item for text, item in items.items() if len(text) <= _CACHED_CHARS}
 
 
 def as_param(vector: Vector) -> list[float]:

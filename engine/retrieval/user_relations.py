@@ -5,11 +5,10 @@ searched last are kept: a host meeting many users does not grow with them."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
+from engine.recent import Recent
 from engine.retrieval.predicates import base_relation
 from engine.retrieval.tuning import ExpansionParams
 from engine.store.base import Written
@@ -33,16 +32,12 @@ class Relations:
 class UserRelations:
     def __init__(self, reads: Reads, refresh_s: float, most: int) -> None:
         self.reads = reads
-        self.refresh_s, self.most = refresh_s, most
-        self._users: OrderedDict[str, Relations] = OrderedDict()
-        self._lock = threading.Lock()  # the table; never held across a read
+        self.refresh_s = refresh_s
+        self._users: Recent[Relations] = Recent(most)
 
     def of(self, user_id: str) -> Relations:
         """The user's relations, read again when older than `refresh_s`."""
-        with self._lock:
-            cached = self._users.get(user_id)
-            if cached is not None:
-                self._users.move_to_end(user_id)
+        cached = self._users.one(user_id)
         if cached is not None and time.monotonic() - cached.since <= self.refresh_s:
             return cached
         per_predicate = self.reads.predicates(user_id)
@@ -51,25 +46,19 @@ class UserRelations:
         said = all(said == facts for facts, said in per_predicate.values())
         mean = total / max(1, len(relations))
         read = Relations(time.monotonic(), sorted(per_predicate), total, mean, said)
-        with self._lock:
-            self._users[user_id] = read
-            self._users.move_to_end(user_id)
-            while len(self._users) > self.most:
-                self._users.popitem(last=False)
+        self._users.put({user_id: read})
         return read
 
     def written(self, user_id: str, written: Written) -> None:
         """A write: its predicates join the list; facts written without messages were not
         said."""
-        with self._lock:
-            cached = self._users.get(user_id)
+        cached = self._users.one(user_id)
         if cached is not None and written.predicates:
             cached.predicates = sorted({*cached.predicates, *written.predicates})
             cached.all_said = cached.all_said and bool(written.episodes)
 
     def forget(self, user_id: str) -> None:
-        with self._lock:
-            self._users.pop(user_id, None)
+        self._users.pop(user_id)
 
 
 def of_one_offs(counted: Relations, params: ExpansionParams) -> bool:

@@ -35,6 +35,7 @@ LAYERS = [
         "graph_types",
         "prompt_block",
         "async_pool",
+        "recent",
     },
     {"embedding", "extraction"},
     {"store"},
