@@ -4,6 +4,8 @@ Two phases, each a pipeline: a thread embeds chunk i+1 (texts deduplicated, batc
 while the caller's thread writes chunk i, so the model and the database work at once.
 1. entities: each written once, new ones with their vector (see `engine.load.plan`);
 2. facts: the new ones, both forms, vectors and ADD events, one atomic write per chunk.
+A load that at least doubles the graph lets the store build its vector indexes after the
+writes instead of during them (`BulkWrites`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -30,7 +33,7 @@ from engine.load.state import (
     state_path,
 )
 from engine.normalize import stable_uid
-from engine.store.base import EntityRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.store.base import BulkWrites, EntityRow, FactRow, GraphStore, HistoryRow, WriteBatch
 from engine.store.reads import Reads
 
 T = TypeVar("T")
@@ -123,9 +126,12 @@ def _load(
     plan = make_plan(reads, job.user_id, triples, fresh=fresh, now=time.time())
     report.facts_already_stored, report.facts_repeated = plan.stored, plan.repeated
     timer = _Timer()
-    if not state.entities_complete:
-        _write_entities(job, plan, state, where, timer, report)
-    _write_facts(job, plan, timer, report)
+    adding = len(plan.new_entities) + len(plan.facts)
+    bulk = job.store.bulk_writing(adding) if isinstance(job.store, BulkWrites) else nullcontext()
+    with bulk:
+        if not state.entities_complete:
+            _write_entities(job, plan, state, where, timer, report)
+        _write_facts(job, plan, timer, report)
     state.done = True
     save_state(where, state)
     report.embed_s, report.write_s = round(timer.embed, 2), round(timer.write, 2)

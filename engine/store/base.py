@@ -15,6 +15,7 @@ Contract for every adapter:
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -288,3 +289,13 @@ class GraphStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class BulkWrites(Protocol):
+    """A store that can set its indexes aside for a bulk load's writes and build them after
+    (`warming()` names them meanwhile); a store without it writes a load as any write."""
+
+    def bulk_writing(self, adding: int) -> AbstractContextManager[None]:
+        """Around the writes of `adding` nodes."""
+        ...

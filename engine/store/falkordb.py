@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import redis
@@ -219,6 +220,11 @@ class FalkorDBStore:
     def setup(self, dimension: Dimension) -> None:
         """Declare every index (`FalkorDBSchema.setup`)."""
         self.schema.setup(dimension, lambda: int(self.run("count_all_nodes", {})[0][0]))
+
+    def bulk_writing(self, adding: int) -> AbstractContextManager[None]:
+        """Around writes of `adding` nodes: the vector indexes built after them when that at
+        least doubles the graph (`FalkorDBSchema.built_after`)."""
+        return self.schema.built_after(adding, int(self.run("count_all_nodes", {})[0][0]))
 
     def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         if batch.is_empty():

@@ -10,7 +10,9 @@ background while every other index answers. Until a label's vector index is buil
 reads scan the user's nodes (exact, slower for a large user) and `warming()` names it; search
 and stats say so. The indexes no search reads go the same way (`BUILT_AFTER_REOPEN`), as
 FalkorDB builds every other index of a snapshot before it answers. After a crash the old
-way applies: the snapshot still declares them and the reopen waits for the rebuild.
+way applies: the snapshot still declares them and the reopen waits for the rebuild. A bulk
+load that at least doubles the graph goes the same way (`built_after`): its writes go without
+the vector indexes, declared again after it.
 
 FalkorDB builds an index over existing nodes in batches of 10,000, each under the graph's read
 lock (a few seconds each for vectors), and its lock prefers writers: a write that arrives
@@ -27,7 +29,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -185,11 +187,36 @@ class FalkorDBSchema:
         if nodes() < BUILD_NOW:
             self._declare_all(missing, size)  # little to build: done at once
         else:
-            self._checked = float("-inf")
-            self._worker = threading.Thread(
-                target=self._declare_all, args=(missing, size), daemon=True
-            )
-            self._worker.start()
+            self._declare_in_background(missing, size)
+
+    @contextlib.contextmanager
+    def built_after(self, adding: int, nodes: int) -> Iterator[None]:
+        """Around a bulk write of `adding` nodes into a graph of `nodes`: when it at least
+        doubles a graph of `BUILD_NOW` nodes or more, the vector indexes are dropped for the
+        write and declared again after it (built in the background, reads scanning
+        meanwhile). Building an index afresh costs what inserting into it costs, and a close
+        drops it anyway (benchmarks/results/load_metaqa.md). Nothing is dropped while a
+        reopen's indexes are still being declared."""
+        busy = self._worker is not None and self._worker.is_alive()
+        if busy or adding < max(BUILD_NOW, nodes):
+            yield
+            return
+        with self.declaring:
+            self._drop_vector_indexes()
+        try:
+            yield
+        finally:
+            names = [n for n in cypher.schema_names(DIALECT) if vector_label(n) is not None]
+            recorded = self._run("get_vector_dimension", {})
+            if recorded and not self.closed:
+                self._declare_in_background(names, int(recorded[0][0]))
+
+    def _declare_in_background(self, names: list[str], dimension: int) -> None:
+        self._checked = float("-inf")
+        self._worker = threading.Thread(
+            target=self._declare_all, args=(names, dimension), daemon=True
+        )
+        self._worker.start()
 
     def close(self, patience_s: float) -> None:
         """Declare nothing more, and wait up to `patience_s` for a declaration in flight: its
@@ -203,11 +230,7 @@ class FalkorDBSchema:
         """Drop the graph's vector indexes, recording their dimension for the next `setup`,
         and those `BUILT_AFTER_REOPEN` (before a compaction: see the module docstring)."""
         with self.declaring:
-            for _, dimension in self._run("list_vector_dimensions", {})[:1]:
-                self._run("set_vector_dimension", {"dimension": dimension}, read_only=False)
-            for label in VECTOR_LABELS.values():
-                self._drop(f"drop_{label.lower()}_vector_index")
-            self._warming = set(VECTOR_LABELS.values())
+            self._drop_vector_indexes()
             deadline = time.monotonic() + REBUILT_PATIENCE_S
             listed = self._still_listed()
             while listed and time.monotonic() < deadline:
@@ -216,6 +239,14 @@ class FalkorDBSchema:
                 listed = self._still_listed()
                 if listed:  # lost: dropped during a build; again once it is done
                     time.sleep(_REDROP_PAUSE_S)
+
+    def _drop_vector_indexes(self) -> None:
+        """Drop them, recording their dimension for whoever declares them again."""
+        for _, dimension in self._run("list_vector_dimensions", {})[:1]:
+            self._run("set_vector_dimension", {"dimension": dimension}, read_only=False)
+        for label in VECTOR_LABELS.values():
+            self._drop(f"drop_{label.lower()}_vector_index")
+        self._warming = set(VECTOR_LABELS.values())
 
     def _drop(self, name: str) -> None:
         with contextlib.suppress(QueryError):  # not declared (a store never set up)

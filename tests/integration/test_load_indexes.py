@@ -1,0 +1,131 @@
+"""A bulk load that at least doubles a FalkorDB graph writes without its vector indexes and
+builds them after (inserting into them cost ~40% of a load's writes, and a clean close drops
+them anyway); a smaller load writes into them as every other write does."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.embedding import Embedder
+from engine.errors import StoreError
+from engine.load.run import LoadProgress
+from engine.memory import Memory
+from engine.store import falkordb_schema
+from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_server import EmbeddedServer
+
+ALL = {"Entity", "Fact", "Episode"}
+FILMS = [(f"Film {i}", "directed_by", f"Director {i % 7}") for i in range(40)]
+
+
+@pytest.fixture
+def falkordb_memory(
+    falkordb_server: EmbeddedServer, embedder: Embedder, tmp_path: Path
+) -> Iterator[Memory]:
+    store = FalkorDBStore.embedded(falkordb_server, f"load-{uuid.uuid4().hex[:8]}")
+    store.setup(embedder.dimension)
+    yield Memory(store=store, embedder=embedder, data_dir=tmp_path)
+    store.reset()
+    store.close()
+
+
+def _file(path: Path, triples: list[tuple[str, str, str]]) -> Path:
+    path.write_text("".join("\t".join(t) + "\n" for t in triples), encoding="utf-8")
+    return path
+
+
+def _declared_during(store: FalkorDBStore) -> tuple[list[set[str]], object]:
+    """What the load's progress saw declared, and the progress function."""
+    seen: list[set[str]] = []
+
+    def progress(_: LoadProgress) -> None:
+        seen.append(store.schema.vector_indexes())
+
+    return seen, progress
+
+
+def _wait_built(store: FalkorDBStore, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while store.warming() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert store.warming() == []
+
+
+def test_a_load_that_doubles_the_graph_builds_its_vector_indexes_after(
+    falkordb_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)  # as if the load were large
+    store = falkordb_memory.store
+    assert isinstance(store, FalkorDBStore)
+    falkordb_memory.add_facts([("Kismet", "DIRECTED_BY", "William Dieterle")], user_id="u1")
+    seen, progress = _declared_during(store)
+    report = falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1", progress=progress)  # type: ignore[arg-type]
+    assert report.facts_added == 40
+    assert seen and all(declared == set() for declared in seen)
+    result = falkordb_memory.search("who directed Film 3", user_id="u1")
+    assert result.facts[0].fact.text == "Film 3 directed by Director 3"  # answered meanwhile
+    _wait_built(store)
+    assert store.schema.vector_indexes() == ALL
+    warm = falkordb_memory.search("who directed Film 3", user_id="u1")
+    assert warm.facts[0].fact.text == "Film 3 directed by Director 3"
+    assert "semantic" in warm.facts[0].legs
+
+
+def test_a_load_smaller_than_the_graph_writes_into_its_indexes(
+    falkordb_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
+    store = falkordb_memory.store
+    assert isinstance(store, FalkorDBStore)
+    falkordb_memory.load(_file(tmp_path / "first.tsv", FILMS), "u1")
+    _wait_built(store)
+    seen, progress = _declared_during(store)
+    more = [("Kismet", "DIRECTED_BY", "William Dieterle"), ("Kismet", "RELEASE_YEAR", "1944")]
+    falkordb_memory.load(_file(tmp_path / "more.tsv", more), "u2", progress=progress)  # type: ignore[arg-type]
+    assert seen and all(declared == ALL for declared in seen)
+    assert store.warming() == []
+
+
+def test_a_failed_load_still_gets_its_vector_indexes_back(
+    falkordb_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
+    store = falkordb_memory.store
+    assert isinstance(store, FalkorDBStore)
+    real, writes = store.write, []
+
+    def failing(user_id: str, batch: object) -> object:
+        writes.append(user_id)
+        if len(writes) == 2:
+            raise StoreError("the database went away")
+        return real(user_id, batch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "write", failing)
+    with pytest.raises(StoreError, match="went away"):
+        falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1", chunk_size=10)
+    _wait_built(store)
+    assert store.schema.vector_indexes() == ALL
+
+
+def test_a_close_right_after_the_load_leaves_no_vector_index_to_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
+    home = tmp_path / "home"
+    with Memory(data_dir=home) as mem:
+        mem.load(_file(tmp_path / "kb.tsv", FILMS), "u1")
+    server = EmbeddedServer(home)
+    store = FalkorDBStore.embedded(server)
+    try:
+        assert store.schema.vector_indexes() == set()  # as the snapshot left them
+        store.setup(384)
+        _wait_built(store)
+        assert store.schema.vector_indexes() == ALL
+    finally:
+        store.close()
+    assert not server.running()
