@@ -14,7 +14,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -33,7 +32,14 @@ from engine.load.state import (
     state_path,
 )
 from engine.normalize import stable_uid
-from engine.store.base import BulkWrites, EntityRow, FactRow, GraphStore, HistoryRow, WriteBatch
+from engine.store.base import (
+    EntityRow,
+    FactRow,
+    GraphStore,
+    HistoryRow,
+    WriteBatch,
+    bulk_writing,
+)
 from engine.store.reads import Reads
 
 T = TypeVar("T")
@@ -126,9 +132,7 @@ def _load(
     plan = make_plan(reads, job.user_id, triples, fresh=fresh, now=time.time())
     report.facts_already_stored, report.facts_repeated = plan.stored, plan.repeated
     timer = _Timer()
-    adding = len(plan.new_entities) + len(plan.facts)
-    bulk = job.store.bulk_writing(adding) if isinstance(job.store, BulkWrites) else nullcontext()
-    with bulk:
+    with bulk_writing(job.store, len(plan.new_entities) + len(plan.facts)):
         if not state.entities_complete:
             _write_entities(job, plan, state, where, timer, report)
         _write_facts(job, plan, timer, report)

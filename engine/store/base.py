@@ -15,7 +15,7 @@ Contract for every adapter:
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -299,3 +299,8 @@ class BulkWrites(Protocol):
     def bulk_writing(self, adding: int) -> AbstractContextManager[None]:
         """Around the writes of `adding` nodes."""
         ...
+
+
+def bulk_writing(store: GraphStore, adding: int) -> AbstractContextManager[None]:
+    """`store.bulk_writing(adding)` where the store offers it (`BulkWrites`)."""
+    return store.bulk_writing(adding) if isinstance(store, BulkWrites) else nullcontext()

@@ -11,8 +11,8 @@ reads scan the user's nodes (exact, slower for a large user) and `warming()` nam
 and stats say so. The indexes no search reads go the same way (`BUILT_AFTER_REOPEN`), as
 FalkorDB builds every other index of a snapshot before it answers. After a crash the old
 way applies: the snapshot still declares them and the reopen waits for the rebuild. A bulk
-load that at least doubles the graph goes the same way (`built_after`): its writes go without
-the vector indexes, declared again after it.
+load or import that at least doubles the graph goes the same way (`built_after`): its writes
+go without the vector indexes, declared again after it.
 
 FalkorDB builds an index over existing nodes in batches of 10,000, each under the graph's read
 lock (a few seconds each for vectors), and its lock prefers writers: a write that arrives

@@ -28,7 +28,7 @@ from pydantic import BaseModel, computed_field
 from engine.embedding import Embedder, as_param
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
-from engine.store.base import GraphStore
+from engine.store.base import GraphStore, bulk_writing
 from engine.store.reads import Reads
 from engine.transfer.document import parse_snapshot
 from engine.transfer.export import PAGE, batch_records, read_all, snapshot_batches
@@ -370,9 +370,10 @@ def import_snapshot(
         messages = episode_vectors(snapshot, embedder, phase)
     records = len(snapshot.entities) + len(snapshot.facts) + len(snapshot.episodes)
     written = Phase(progress, "records", records + len(snapshot.history))
-    for batch in snapshot_batches(snapshot, episode_vectors=messages):
-        store.write(target, batch)
-        written.advance(batch_records(batch))
+    with bulk_writing(store, records):
+        for batch in snapshot_batches(snapshot, episode_vectors=messages):
+            store.write(target, batch)
+            written.advance(batch_records(batch))
     return ImportReport(
         user_id=target,
         source_user_id=source_user,

@@ -1,6 +1,6 @@
-"""A bulk load that at least doubles a FalkorDB graph writes without its vector indexes and
-builds them after (inserting into them cost ~40% of a load's writes, and a clean close drops
-them anyway); a smaller load writes into them as every other write does."""
+"""A bulk load or import that at least doubles a FalkorDB graph writes without its vector
+indexes and builds them after (inserting into them cost ~40% of a load's writes, and a clean
+close drops them anyway); a smaller one writes into them as every other write does."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from engine.memory import Memory
 from engine.store import falkordb_schema
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.transfer.export import read_snapshot
+from engine.transfer.restore import import_snapshot
 
 ALL = {"Entity", "Fact", "Episode"}
 FILMS = [(f"Film {i}", "directed_by", f"Director {i % 7}") for i in range(40)]
@@ -129,3 +131,35 @@ def test_a_close_right_after_the_load_leaves_no_vector_index_to_rebuild(
     finally:
         store.close()
     assert not server.running()
+
+
+def test_an_import_that_doubles_the_graph_builds_its_vector_indexes_after(
+    falkordb_memory: Memory,
+    falkordb_server: EmbeddedServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
+    falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1")
+    snapshot = read_snapshot(falkordb_memory.store, "u1")
+    target = FalkorDBStore.embedded(falkordb_server, f"import-{uuid.uuid4().hex[:8]}")
+    target.setup(falkordb_memory.embedder.dimension)
+    declared: list[set[str]] = []
+    real = target.write
+
+    def write(user_id: str, batch: object) -> object:
+        declared.append(target.schema.vector_indexes())
+        return real(user_id, batch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(target, "write", write)
+    try:
+        report = import_snapshot(target, snapshot, "u2")
+        assert report.facts == 40
+        assert declared and all(d == set() for d in declared)
+        _wait_built(target)
+        copy = Memory(store=target, embedder=falkordb_memory.embedder, data_dir=tmp_path)
+        hit = copy.search("who directed Film 3", user_id="u2").facts[0]
+        assert hit.fact.text == "Film 3 directed by Director 3" and "semantic" in hit.legs
+    finally:
+        target.reset()
+        target.close()
