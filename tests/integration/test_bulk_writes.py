@@ -15,7 +15,7 @@ from engine.embedding import Embedder
 from engine.errors import StoreError
 from engine.load.run import LoadProgress
 from engine.memory import Memory
-from engine.store import falkordb_schema
+from engine.store import falkordb_schema, nearest
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.transfer.export import read_snapshot
@@ -163,3 +163,40 @@ def test_an_import_that_doubles_the_graph_builds_its_vector_indexes_after(
     finally:
         target.reset()
         target.close()
+
+
+def test_another_store_on_the_graph_searches_through_the_load(
+    falkordb_memory: Memory,
+    falkordb_server: EmbeddedServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another process's store learns of the dropped indexes from its vector reads (it scans
+    meanwhile) and finds them again once built."""
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
+    monkeypatch.setattr(nearest, "SCAN_MAX", 0)  # every vector read asks the index
+    store = falkordb_memory.store
+    assert isinstance(store, FalkorDBStore)
+    falkordb_memory.add_facts([("Kismet", "DIRECTED_BY", "William Dieterle")], user_id="u0")
+    other = FalkorDBStore.embedded(falkordb_server, store._graph.name)
+    other.setup(falkordb_memory.embedder.dimension)
+    beside = Memory(store=other, embedder=falkordb_memory.embedder, data_dir=tmp_path / "b")
+    asked = "who directed Kismet"
+    try:
+        assert "semantic" in beside.search(asked, user_id="u0").facts[0].legs
+        during: list[tuple[str, set[str], list[str]]] = []
+
+        def progress(_: LoadProgress) -> None:
+            if not during:
+                hit = beside.search(asked, user_id="u0").facts[0]
+                during.append((hit.fact.text, set(hit.legs), other.warming()))
+
+        falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1", progress=progress)
+        text, legs, warming = during[0]
+        assert text == "Kismet directed by William Dieterle" and "semantic" in legs  # a scan
+        assert {"Entity", "Fact"} <= set(warming)  # learnt from the index's error
+        _wait_built(store)
+        _wait_built(other)
+        assert "semantic" in beside.search(asked, user_id="u0").facts[0].legs
+    finally:
+        other.close()
