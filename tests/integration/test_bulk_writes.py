@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from engine.errors import StoreError
 from engine.load.run import LoadProgress
 from engine.memory import Memory
 from engine.store import falkordb_schema, nearest
+from engine.store.base import RestoreBatch, WriteBatch, Written
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.transfer.export import read_snapshot
@@ -23,6 +24,11 @@ from engine.transfer.restore import import_snapshot
 
 ALL = {"Entity", "Fact", "Episode"}
 FILMS = [(f"Film {i}", "directed_by", f"Director {i % 7}") for i in range(40)]
+
+
+@pytest.fixture(autouse=True)
+def _large_from_ten_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)  # as if each load were large
 
 
 @pytest.fixture
@@ -41,7 +47,14 @@ def _file(path: Path, triples: list[tuple[str, str, str]]) -> Path:
     return path
 
 
-def _declared_during(store: FalkorDBStore) -> tuple[list[set[str]], object]:
+def _falkordb(memory: Memory) -> FalkorDBStore:
+    assert isinstance(memory.store, FalkorDBStore)
+    return memory.store
+
+
+def _declared_during(
+    store: FalkorDBStore,
+) -> tuple[list[set[str]], Callable[[LoadProgress], None]]:
     """What the load's progress saw declared, and the progress function."""
     seen: list[set[str]] = []
 
@@ -59,14 +72,12 @@ def _wait_built(store: FalkorDBStore, timeout_s: float = 60.0) -> None:
 
 
 def test_a_load_that_doubles_the_graph_builds_its_vector_indexes_after(
-    falkordb_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    falkordb_memory: Memory, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)  # as if the load were large
-    store = falkordb_memory.store
-    assert isinstance(store, FalkorDBStore)
+    store = _falkordb(falkordb_memory)
     falkordb_memory.add_facts([("Kismet", "DIRECTED_BY", "William Dieterle")], user_id="u1")
     seen, progress = _declared_during(store)
-    report = falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1", progress=progress)  # type: ignore[arg-type]
+    report = falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1", progress=progress)
     assert report.facts_added == 40
     assert seen and all(declared == set() for declared in seen)
     result = falkordb_memory.search("who directed Film 3", user_id="u1")
@@ -79,16 +90,14 @@ def test_a_load_that_doubles_the_graph_builds_its_vector_indexes_after(
 
 
 def test_a_load_smaller_than_the_graph_writes_into_its_indexes(
-    falkordb_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    falkordb_memory: Memory, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
-    store = falkordb_memory.store
-    assert isinstance(store, FalkorDBStore)
+    store = _falkordb(falkordb_memory)
     falkordb_memory.load(_file(tmp_path / "first.tsv", FILMS), "u1")
     _wait_built(store)
     seen, progress = _declared_during(store)
     more = [("Kismet", "DIRECTED_BY", "William Dieterle"), ("Kismet", "RELEASE_YEAR", "1944")]
-    falkordb_memory.load(_file(tmp_path / "more.tsv", more), "u2", progress=progress)  # type: ignore[arg-type]
+    falkordb_memory.load(_file(tmp_path / "more.tsv", more), "u2", progress=progress)
     assert seen and all(declared == ALL for declared in seen)
     assert store.warming() == []
 
@@ -96,16 +105,14 @@ def test_a_load_smaller_than_the_graph_writes_into_its_indexes(
 def test_a_failed_load_still_gets_its_vector_indexes_back(
     falkordb_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
-    store = falkordb_memory.store
-    assert isinstance(store, FalkorDBStore)
+    store = _falkordb(falkordb_memory)
     real, writes = store.write, []
 
-    def failing(user_id: str, batch: object) -> object:
+    def failing(user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         writes.append(user_id)
         if len(writes) == 2:
             raise StoreError("the database went away")
-        return real(user_id, batch)  # type: ignore[arg-type]
+        return real(user_id, batch)
 
     monkeypatch.setattr(store, "write", failing)
     with pytest.raises(StoreError, match="went away"):
@@ -114,10 +121,7 @@ def test_a_failed_load_still_gets_its_vector_indexes_back(
     assert store.schema.vector_indexes() == ALL
 
 
-def test_a_close_right_after_the_load_leaves_no_vector_index_to_rebuild(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
+def test_a_close_right_after_the_load_leaves_no_vector_index_to_rebuild(tmp_path: Path) -> None:
     home = tmp_path / "home"
     with Memory(data_dir=home) as mem:
         mem.load(_file(tmp_path / "kb.tsv", FILMS), "u1")
@@ -139,7 +143,6 @@ def test_an_import_that_doubles_the_graph_builds_its_vector_indexes_after(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
     falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1")
     snapshot = read_snapshot(falkordb_memory.store, "u1")
     target = FalkorDBStore.embedded(falkordb_server, f"import-{uuid.uuid4().hex[:8]}")
@@ -147,9 +150,9 @@ def test_an_import_that_doubles_the_graph_builds_its_vector_indexes_after(
     declared: list[set[str]] = []
     real = target.write
 
-    def write(user_id: str, batch: object) -> object:
+    def write(user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         declared.append(target.schema.vector_indexes())
-        return real(user_id, batch)  # type: ignore[arg-type]
+        return real(user_id, batch)
 
     monkeypatch.setattr(target, "write", write)
     try:
@@ -173,10 +176,8 @@ def test_another_store_on_the_graph_searches_through_the_load(
 ) -> None:
     """Another process's store learns of the dropped indexes from its vector reads (it scans
     meanwhile) and finds them again once built."""
-    monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 10)
     monkeypatch.setattr(nearest, "SCAN_MAX", 0)  # every vector read asks the index
-    store = falkordb_memory.store
-    assert isinstance(store, FalkorDBStore)
+    store = _falkordb(falkordb_memory)
     falkordb_memory.add_facts([("Kismet", "DIRECTED_BY", "William Dieterle")], user_id="u0")
     other = FalkorDBStore.embedded(falkordb_server, store._graph.name)
     other.setup(falkordb_memory.embedder.dimension)
