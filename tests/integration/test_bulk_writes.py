@@ -18,6 +18,7 @@ from engine.memory import Memory
 from engine.store import falkordb_schema, nearest
 from engine.store.base import RestoreBatch, WriteBatch, Written
 from engine.store.falkordb import FalkorDBStore
+from engine.store.falkordb_schema import FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
 from engine.transfer.export import read_snapshot
 from engine.transfer.restore import import_snapshot
@@ -121,10 +122,24 @@ def test_a_failed_load_still_gets_its_vector_indexes_back(
     assert store.schema.vector_indexes() == ALL
 
 
-def test_a_close_right_after_the_load_leaves_no_vector_index_to_rebuild(tmp_path: Path) -> None:
+def test_a_close_right_after_the_load_builds_nothing_and_leaves_nothing_to_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The indexes are declared again `AFTER_BULK_S` after the load: a close before then (as
+    `graphmem load`'s) waited for a build's batch only to drop what it built."""
+    declared: list[str] = []
+    real = FalkorDBSchema.declare
+
+    def declare(schema: FalkorDBSchema, name: str, dimension: int | None = None) -> None:
+        if dimension is not None:
+            declared.append(name)
+        real(schema, name, dimension)
+
+    monkeypatch.setattr(FalkorDBSchema, "declare", declare)
     home = tmp_path / "home"
     with Memory(data_dir=home) as mem:
         mem.load(_file(tmp_path / "kb.tsv", FILMS), "u1")
+    assert len(declared) == 3  # by the new store's setup only
     server = EmbeddedServer(home)
     store = FalkorDBStore.embedded(server)
     try:
