@@ -198,9 +198,9 @@ class FalkorDBSchema:
         """Around a bulk write of `adding` nodes into a graph of `nodes`: when it at least
         doubles a graph of `BUILD_NOW` nodes or more, the vector indexes are dropped for the
         write and declared again `AFTER_BULK_S` after it (built in the background, reads
-        scanning meanwhile). Building an index afresh costs what inserting into it costs, and a close
-        drops it anyway (benchmarks/results/load_metaqa.md). Nothing is dropped while
-        indexes are still being declared (after a reopen or an earlier load)."""
+        scanning meanwhile). Building an index afresh costs what inserting into it costs,
+        and a close drops it anyway (benchmarks/results/load_metaqa.md). Nothing is dropped
+        while indexes are still being declared (after a reopen or an earlier load)."""
         busy = self._worker is not None and self._worker.is_alive()
         if busy or adding < max(BUILD_NOW, nodes):
             yield
