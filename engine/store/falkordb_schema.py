@@ -51,7 +51,7 @@ VECTOR_LABELS = {
     "search_episode_vectors": "Episode",
 }
 _WARMING_RECHECK_S = 1.0
-_REDROP_PAUSE_S = 0.05
+_POLL_S = 0.05  # between two looks: at a drop that may be lost, at a close
 # A schema statement takes milliseconds, or waits its turn behind an index build. FalkorDB
 # deadlocked once, every thread waiting, while declaring an index on a fresh graph: after this
 # long without an answer the embedded server is asked whether it still answers at all.
@@ -242,7 +242,7 @@ class FalkorDBSchema:
                     self._drop(name)
                 listed = self._still_listed()
                 if listed:  # lost: dropped during a build; again once it is done
-                    time.sleep(_REDROP_PAUSE_S)
+                    time.sleep(_POLL_S)
 
     def _drop_vector_indexes(self) -> None:
         """Drop them, recording their dimension for whoever declares them again."""
@@ -315,7 +315,7 @@ class FalkorDBSchema:
         first after `after_s` seconds unless the store closes first."""
         deadline = time.monotonic() + after_s
         while not self.closed and time.monotonic() < deadline:
-            time.sleep(_REDROP_PAUSE_S)
+            time.sleep(_POLL_S)
         for name in names:
             if not self._declare_built(name, dimension):
                 return
