@@ -195,11 +195,11 @@ def snapshot_batches(
     episode_vectors = episode_vectors or {}
     changed = last_changes(snapshot.history)
     for entities in _chunks(snapshot.entities, chunk):
-        vectors = {e.uid: e.embedding for e in entities if e.embedding and embeddings}
+        vectors = {e.uid: list(e.embedding) for e in entities if e.embedding and embeddings}
         records = [e.model_dump(exclude={"embedding"}) for e in entities]
         yield RestoreBatch(entities=records, entity_embeddings=vectors)
     for facts in _chunks(snapshot.facts, chunk):
-        vectors = {f.uid: f.embedding for f in facts if f.embedding and embeddings}
+        vectors = {f.uid: list(f.embedding) for f in facts if f.embedding and embeddings}
         records = [
             {**f.model_dump(exclude={"embedding"}), "changed_at": changed.get(f.uid)} for f in facts
         ]

@@ -16,7 +16,7 @@ one it would refuse is refused with `InvalidInputError` naming the record and th
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -183,7 +183,7 @@ class _Rules:
             if value is not None and not 0 < len(value) <= MAX_UID_CHARS:
                 raise LimitExceededError(f"a uid has {len(value)} characters (1 to 256 allowed)")
 
-    def _vector(self, vector: list[float] | None) -> None:
+    def _vector(self, vector: Sequence[float] | None) -> None:
         if not vector:
             return
         if len(vector) != self.dimension or len(vector) > MAX_DIMENSION:
