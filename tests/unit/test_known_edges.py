@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any, cast
 
 from engine.retrieval.background import BACKGROUND
@@ -118,6 +119,20 @@ def test_nodes_are_learned_once_and_dropped_with_their_generation() -> None:
     assert known.at("alice", "g1") is user
     assert known.at("alice", "g2") is not user  # a write since: nothing kept holds
     assert known.at("alice", None) is None
+
+
+def test_kept_edges_are_left_alone_by_the_garbage_collector() -> None:
+    """Named tuples are walked at every full collection: 46k kept edges made each ~57 ms
+    instead of ~30. Plain tuples of strings, numbers and booleans are not walked."""
+    known = KnownEdges(Reads(cast(Any, _Store({"ann": ANN}))), node_edges=10, max_edges=100)
+    user = known.at("alice", "g1")
+    assert user is not None
+    known._read("alice", user, ["ann"])
+    gc.collect()
+    gc.collect()  # the node's tuple is let go once its edges were, at a later collection
+    kept = user.nodes["ann"]
+    assert kept is not None
+    assert not any(gc.is_tracked(edge) for edge in kept) and not gc.is_tracked(kept)
 
 
 def _alices_walk(graph: _Store) -> KnownReads:
