@@ -173,8 +173,8 @@ class KnownEdges:
             for near, edges in found.items():
                 keep = len(edges) <= self.node_edges and all(e.far != near for e in edges)
                 keep = keep and self._room(user, len(edges))
-                in_order = sorted(edges, key=_store_order)
-                user.nodes[near] = tuple(_plain(e) for e in in_order) if keep else None
+                in_order = sorted(edges, key=_store_order) if keep else None
+                user.nodes[near] = None if in_order is None else tuple(map(_plain, in_order))
                 user.size += len(edges) if keep else 0
                 self._size += len(edges) if keep else 0
 
@@ -261,12 +261,10 @@ def _asked(edge: Kept, types: set[str] | None, include_invalid: bool) -> bool:
 
 
 def _neighbours(near: str, edges: list[Kept], degree: int) -> list[Neighbour]:
-    found = []
-    for uid, predicate, outgoing, far, far_name, far_mentions, mentions, _ in edges:
-        found.append(
-            Neighbour(near, uid, predicate, outgoing, far, far_name, far_mentions, mentions, degree)
-        )
-    return found
+    return [
+        Neighbour(near, uid, predicate, outgoing, far, far_name, far_mentions, mentions, degree)
+        for uid, predicate, outgoing, far, far_name, far_mentions, mentions, _ in edges
+    ]
 
 
 def _store_order(edge: KeptEdge) -> tuple[int, int, str]:
