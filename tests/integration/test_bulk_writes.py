@@ -4,7 +4,6 @@ close drops them anyway); a smaller one writes into them as every other write do
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from engine.store.falkordb_schema import FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
 from engine.transfer.export import read_snapshot
 from engine.transfer.restore import import_snapshot
+from tests.warming import wait_built
 
 ALL = {"Entity", "Fact", "Episode"}
 FILMS = [(f"Film {i}", "directed_by", f"Director {i % 7}") for i in range(40)]
@@ -65,13 +65,6 @@ def _declared_during(
     return seen, progress
 
 
-def _wait_built(store: FalkorDBStore, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while store.warming() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert store.warming() == []
-
-
 def test_a_load_that_doubles_the_graph_builds_its_vector_indexes_after(
     falkordb_memory: Memory, tmp_path: Path
 ) -> None:
@@ -83,7 +76,7 @@ def test_a_load_that_doubles_the_graph_builds_its_vector_indexes_after(
     assert seen and all(declared == set() for declared in seen)
     result = falkordb_memory.search("who directed Film 3", user_id="u1")
     assert result.facts[0].fact.text == "Film 3 directed by Director 3"  # answered meanwhile
-    _wait_built(store)
+    wait_built(store)
     assert store.schema.vector_indexes() == ALL
     warm = falkordb_memory.search("who directed Film 3", user_id="u1")
     assert warm.facts[0].fact.text == "Film 3 directed by Director 3"
@@ -95,7 +88,7 @@ def test_a_load_smaller_than_the_graph_writes_into_its_indexes(
 ) -> None:
     store = _falkordb(falkordb_memory)
     falkordb_memory.load(_file(tmp_path / "first.tsv", FILMS), "u1")
-    _wait_built(store)
+    wait_built(store)
     seen, progress = _declared_during(store)
     more = [("Kismet", "DIRECTED_BY", "William Dieterle"), ("Kismet", "RELEASE_YEAR", "1944")]
     falkordb_memory.load(_file(tmp_path / "more.tsv", more), "u2", progress=progress)
@@ -118,7 +111,7 @@ def test_a_failed_load_still_gets_its_vector_indexes_back(
     monkeypatch.setattr(store, "write", failing)
     with pytest.raises(StoreError, match="went away"):
         falkordb_memory.load(_file(tmp_path / "kb.tsv", FILMS), "u1", chunk_size=10)
-    _wait_built(store)
+    wait_built(store)
     assert store.schema.vector_indexes() == ALL
 
 
@@ -145,7 +138,7 @@ def test_a_close_right_after_the_load_builds_nothing_and_leaves_nothing_to_rebui
     try:
         assert store.schema.vector_indexes() == set()  # as the snapshot left them
         store.setup(384)
-        _wait_built(store)
+        wait_built(store)
         assert store.schema.vector_indexes() == ALL
     finally:
         store.close()
@@ -174,7 +167,7 @@ def test_an_import_that_doubles_the_graph_builds_its_vector_indexes_after(
         report = import_snapshot(target, snapshot, "u2")
         assert report.facts == 40
         assert declared and all(d == set() for d in declared)
-        _wait_built(target)
+        wait_built(target)
         copy = Memory(store=target, embedder=falkordb_memory.embedder, data_dir=tmp_path)
         hit = copy.search("who directed Film 3", user_id="u2").facts[0]
         assert hit.fact.text == "Film 3 directed by Director 3" and "semantic" in hit.legs
@@ -211,8 +204,8 @@ def test_another_store_on_the_graph_searches_through_the_load(
         text, legs, warming = during[0]
         assert text == "Kismet directed by William Dieterle" and "semantic" in legs  # a scan
         assert {"Entity", "Fact"} <= set(warming)  # learnt from the index's error
-        _wait_built(store)
-        _wait_built(other)
+        wait_built(store)
+        wait_built(other)
         assert "semantic" in beside.search(asked, user_id="u0").facts[0].legs
     finally:
         other.close()

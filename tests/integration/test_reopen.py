@@ -13,22 +13,15 @@ from falkordb import FalkorDB
 from engine.errors import StoreUnavailableError
 from engine.memory import Memory
 from engine.store import falkordb_schema
-from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, single_try_client
+from tests.warming import wait_built
 
 FACTS = [
     ("Kismet", "DIRECTED_BY", "William Dieterle"),
     ("Kismet", "STARRED_ACTORS", "Marlene Dietrich"),
     ("The Scarlet Empress", "STARRED_ACTORS", "Marlene Dietrich"),
 ]
-
-
-def _wait_warm(store: GraphStore, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while store.warming() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert store.warming() == []
 
 
 def test_a_small_graph_reopens_with_its_vector_indexes_built(tmp_path: Path) -> None:
@@ -61,7 +54,7 @@ def test_vector_indexes_are_declared_with_the_stores_construction_width(
         assert _construction_widths(mem) == {"Entity": width, "Fact": width, "Episode": width}
     with Memory(data_dir=home) as mem:
         assert mem.search("who directed Kismet", user_id="u1").facts  # declares the indexes
-        _wait_warm(mem.store)
+        wait_built(mem.store)
         assert _construction_widths(mem) == {"Entity": width, "Fact": width, "Episode": width}
 
 
@@ -70,7 +63,7 @@ def test_search_answers_while_vector_indexes_are_built(memory: Memory) -> None:
     if not isinstance(store, FalkorDBStore):
         return  # Neo4j keeps its vector indexes on disk: nothing warms
     memory.add_facts(FACTS, user_id="u1")
-    _wait_warm(store)
+    wait_built(store)
     for label in ("entity", "fact"):
         store.run(f"drop_{label}_vector_index", {}, read_only=False)
     time.sleep(1.1)  # the store looks the indexes up again at most once a second
@@ -80,7 +73,7 @@ def test_search_answers_while_vector_indexes_are_built(memory: Memory) -> None:
     assert "semantic" in {leg for hit in result.facts for leg in hit.legs}  # by exact scan
     assert memory.stats("u1").warming == ["Entity", "Fact"]
     store.setup(384)
-    _wait_warm(store)
+    wait_built(store)
     warm = memory.search("who directed Kismet", user_id="u1")
     assert warm.warming == [] and "semantic" in {leg for hit in warm.facts for leg in hit.legs}
 
@@ -105,7 +98,7 @@ def test_a_clean_close_leaves_no_vector_index_to_rebuild(tmp_path: Path) -> None
     with Memory(data_dir=home) as mem:
         hits = mem.search("who directed Kismet", user_id="u1").facts
         assert hits[0].fact.text == "Kismet directed by William Dieterle"
-        _wait_warm(mem.store)
+        wait_built(mem.store)
         assert mem.stats("u1").facts == 3
     assert not server.socket_path.exists()
 
@@ -185,7 +178,7 @@ def test_vector_indexes_are_declared_one_after_another(
         return
     monkeypatch.setattr(falkordb_schema, "BUILD_NOW", 0)  # built in the background, as if large
     memory.add_facts(FACTS, user_id="u1")
-    _wait_warm(store)
+    wait_built(store)
     for label in ("entity", "fact"):
         store.run(f"drop_{label}_vector_index", {}, read_only=False)
     built = threading.Event()  # until set, the Entity index counts as still being built
@@ -199,7 +192,7 @@ def test_vector_indexes_are_declared_one_after_another(
         label for label, types, _ in store.run("list_indexes", {}) if "VECTOR" in str(types)
     }
     built.set()
-    _wait_warm(store)
+    wait_built(store)
     assert declared == {"Entity", "Episode"}  # Episode's was never dropped; Fact's waits
 
 
@@ -239,7 +232,7 @@ def test_a_reopen_declares_the_vector_indexes_without_loading_the_model(tmp_path
         mem.add_facts(FACTS, user_id="u1")
     with Memory(data_dir=home, embedding_preload=False) as mem:
         assert mem.stats("u1").facts == 3
-        _wait_warm(mem.store)
+        wait_built(mem.store)
         assert "model" not in vars(mem.embedder)
         dimensions = mem.store.run("list_vector_dimensions", {})
         assert sorted(dimensions) == [["Entity", 384], ["Episode", 384], ["Fact", 384]]
