@@ -1,5 +1,7 @@
 """Threads for the database reads of one search that need not wait for each other (a
-semantic query while the caller anchors and expands): each mostly waits on the database.
+semantic query while the caller anchors and expands): each mostly waits on the database. Work
+no search waits for (reading a user's nodes whole, `known_edges`) runs aside, on one thread
+of its own: it never takes a search's thread, and sends the database one read at a time.
 
 No thread exists at import: the pool starts at the first read sent, and stops when the last
 `Memory` using it closes (`hold` / `release`), so a host that closed its memories is left
@@ -26,17 +28,36 @@ class BackgroundReads:
         self._lock = threading.Lock()
         self._holders = 0
         self._pool: ThreadPoolExecutor | None = None
+        self._aside: ThreadPoolExecutor | None = None
         self._running: set[Future[Any]] = set()
 
     def submit(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Run `call` in the pool (started now if it is not running)."""
+        return self._send(False, call, *args, **kwargs)
+
+    def aside(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> Future[R]:
+        """Run `call` on the thread for work no search waits for, after the work sent there
+        before it (started now if it is not running)."""
+        return self._send(True, call, *args, **kwargs)
+
+    def _send(
+        self, aside: bool, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs
+    ) -> Future[R]:
         with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="graphmem-search")
-            future = self._pool.submit(call, *args, **kwargs)
+            future = self._executor(aside).submit(call, *args, **kwargs)
             self._running.add(future)
         future.add_done_callback(self._done)
         return future
+
+    def _executor(self, aside: bool) -> ThreadPoolExecutor:
+        """The pool, or the thread aside (called holding the lock)."""
+        if aside:
+            if self._aside is None:
+                self._aside = ThreadPoolExecutor(1, thread_name_prefix="graphmem-aside")
+            return self._aside
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="graphmem-search")
+        return self._pool
 
     def _done(self, future: Future[Any]) -> None:
         with self._lock:
@@ -59,16 +80,17 @@ class BackgroundReads:
         """One user less; the last stops the pool's threads (its reads in flight end first)."""
         with self._lock:
             self._holders = max(self._holders - 1, 0)
-            pool = self._pool if self._holders == 0 else None
+            pools = [self._pool, self._aside] if self._holders == 0 else []
+            if pools:
+                self._pool = self._aside = None
+        for pool in pools:
             if pool is not None:
-                self._pool = None
-        if pool is not None:
-            pool.shutdown(wait=True)
+                pool.shutdown(wait=True)
 
     def running(self) -> bool:
-        """Whether the pool has been started and not stopped since."""
+        """Whether the pool (or its thread aside) has been started and not stopped since."""
         with self._lock:
-            return self._pool is not None
+            return self._pool is not None or self._aside is not None
 
 
 BACKGROUND = BackgroundReads(_WORKERS)

@@ -141,9 +141,10 @@ class KnownEdges:
             return user
 
     def learn(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
-        """Read in the background the edges of those of `nodes` that reads the kept nodes
-        could not answer have now met `after` times: reading a node whole costs more than
-        the typed read it replaces, and most nodes of a graph are met once or twice."""
+        """Read aside (`BACKGROUND.aside`: one read at a time, no search's thread taken) the
+        edges of those of `nodes` that reads the kept nodes could not answer have now met
+        `after` times: reading a node whole costs more than the typed read it replaces, and
+        most nodes of a graph are met once or twice."""
         if user.fits is False:
             return
         with self._lock:
@@ -152,9 +153,12 @@ class KnownEdges:
             new = [near for near in new if user.met[near] >= self.after]
             user.asked.update(new)
         if new:
-            BACKGROUND.submit(self._read, user_id, user, new)
+            BACKGROUND.aside(self._read, user_id, user, new)
 
     def _read(self, user_id: str, user: UserEdges, nodes: list[str]) -> None:
+        with self._lock:
+            if self._users.get(user_id) is not user:
+                return  # another generation, or dropped, while the read waited its turn
         try:
             if user.fits is None:
                 most = self.max_edges // 2  # a fact is an edge at each of its two ends

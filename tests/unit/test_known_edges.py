@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from typing import Any, cast
 
 from engine.retrieval.background import BACKGROUND
@@ -194,6 +195,37 @@ def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> N
     known.learn("alice", user, ["ann"])
     BACKGROUND.drain()
     assert user.asked == {"ann"} and user.nodes["ann"] is not None
+
+
+class _SlowStore(_Store):
+    """Its whole-node reads wait until `opened` is set."""
+
+    def __init__(self, edges: dict[str, list[KeptEdge]]) -> None:
+        super().__init__(edges)
+        self.opened = threading.Event()
+
+    def run(self, name: str, params: dict[str, Any], **kwargs: Any) -> list[list[Any]]:
+        if name == "list_node_edges":
+            self.opened.wait(timeout=10)
+        return super().run(name, params, **kwargs)
+
+
+def test_nodes_read_whole_never_hold_the_search_threads() -> None:
+    """Learning is background work, read one node set at a time: however many wait, a
+    search's own reads start at once (and a busy user's learning cannot hold another user's
+    search back)."""
+    graph = _SlowStore({name: BOB for name in ["n1", "n2", "n3", "n4", "n5"]})
+    known = KnownEdges(Reads(cast(Any, graph)), node_edges=10, max_edges=100, after=1)
+    user = known.at("alice", "g1")
+    assert user is not None
+    for name in ["n1", "n2", "n3", "n4", "n5"]:
+        known.learn("alice", user, [name])
+    try:
+        assert BACKGROUND.submit(lambda: "read").result(timeout=2) == "read"
+    finally:
+        graph.opened.set()
+        BACKGROUND.drain()
+    assert all(user.nodes[name] is not None for name in ["n1", "n2", "n3", "n4", "n5"])
 
 
 def test_kept_nodes_answer_only_their_users_reads() -> None:
