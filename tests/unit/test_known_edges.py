@@ -197,6 +197,16 @@ def test_a_node_is_read_whole_once_reads_it_could_not_answer_met_it_again() -> N
     assert user.asked == {"ann"} and user.nodes["ann"] is not None
 
 
+def test_a_read_waiting_its_turn_is_not_sent_once_its_user_has_moved_on() -> None:
+    graph = _Store({"ann": ANN})
+    known = KnownEdges(Reads(cast(Any, graph)), node_edges=10, max_edges=100)
+    user = known.at("alice", "g1")
+    assert user is not None
+    assert known.at("alice", "g2") is not user  # a write while the read waited
+    known._read("alice", user, ["ann"])
+    assert graph.asked == [] and "ann" not in user.nodes
+
+
 class _SlowStore(_Store):
     """Its whole-node reads wait until `opened` is set."""
 
