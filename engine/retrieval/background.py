@@ -80,9 +80,9 @@ class BackgroundReads:
         """One user less; the last stops the pool's threads (its reads in flight end first)."""
         with self._lock:
             self._holders = max(self._holders - 1, 0)
-            pools = [self._pool, self._aside] if self._holders == 0 else []
-            if pools:
-                self._pool = self._aside = None
+            if self._holders:
+                return
+            pools, self._pool, self._aside = [self._pool, self._aside], None, None
         for pool in pools:
             if pool is not None:
                 pool.shutdown(wait=True)

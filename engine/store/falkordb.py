@@ -219,12 +219,16 @@ class FalkorDBStore:
 
     def setup(self, dimension: Dimension) -> None:
         """Declare every index (`FalkorDBSchema.setup`)."""
-        self.schema.setup(dimension, lambda: int(self.run("count_all_nodes", {})[0][0]))
+        self.schema.setup(dimension, self._nodes)
 
     def bulk_writing(self, adding: int) -> AbstractContextManager[None]:
         """Around writes of `adding` nodes: the vector indexes built after them when that at
         least doubles the graph (`FalkorDBSchema.built_after`)."""
-        return self.schema.built_after(adding, int(self.run("count_all_nodes", {})[0][0]))
+        return self.schema.built_after(adding, self._nodes)
+
+    def _nodes(self) -> int:
+        """Every node of the graph, any user's (what an index build covers)."""
+        return int(self.run("count_all_nodes", {})[0][0])
 
     def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         if batch.is_empty():

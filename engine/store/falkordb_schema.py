@@ -90,6 +90,10 @@ REBUILT_PATIENCE_S = 5.0
 DIALECT: Dialect = "falkordb"
 
 
+def _vector_index_names() -> list[str]:
+    return [n for n in cypher.schema_names(DIALECT) if vector_label(n) is not None]
+
+
 def vector_label(name: str) -> str | None:
     """The label whose vector index schema statement `name` declares ("schema_05_entity_vector":
     Entity); None for any other statement (schema_14_relation_vectors is a range index)."""
@@ -175,34 +179,31 @@ class FalkorDBSchema:
         a reopen) in a thread when the graph holds `BUILD_NOW` `nodes()` or more: while
         FalkorDB builds one, each further schema statement waits its turn for the graph (15-30
         s each at 128k facts), and nothing here needs the index built."""
-        vectors = []
+        vectors = _vector_index_names()
         for name in cypher.schema_names(DIALECT):
-            if vector_label(name) is not None:
-                vectors.append(name)
-            else:
+            if name not in vectors:
                 self.declare(name)
         dropped = self._key_old_entities()
         built = self.vector_indexes() - dropped  # FalkorDB lists a dropped index for a while
         missing = [n for n in vectors if vector_label(n) not in built]
         if not missing:
             return
-        recorded = self._run("get_vector_dimension", {})
-        size = int(recorded[0][0]) if recorded else dimension_of(dimension)
+        size = self._recorded_dimension() or dimension_of(dimension)
         if nodes() < BUILD_NOW:
             self._declare_all(missing, size)  # little to build: done at once
         else:
             self._declare_in_background(missing, size)
 
     @contextlib.contextmanager
-    def built_after(self, adding: int, nodes: int) -> Iterator[None]:
-        """Around a bulk write of `adding` nodes into a graph of `nodes`: when it at least
+    def built_after(self, adding: int, nodes: Callable[[], int]) -> Iterator[None]:
+        """Around a bulk write of `adding` nodes into a graph of `nodes()`: when it at least
         doubles a graph of `BUILD_NOW` nodes or more, the vector indexes are dropped for the
         write and declared again `AFTER_BULK_S` after it (built in the background, reads
         scanning meanwhile). Building an index afresh costs what inserting into it costs,
         and a close drops it anyway (benchmarks/results/load_metaqa.md). Nothing is dropped
         while indexes are still being declared (after a reopen or an earlier load)."""
         busy = self._worker is not None and self._worker.is_alive()
-        if busy or adding < max(BUILD_NOW, nodes):
+        if busy or adding < BUILD_NOW or adding < nodes():
             yield
             return
         with self.declaring:
@@ -210,10 +211,14 @@ class FalkorDBSchema:
         try:
             yield
         finally:
-            names = [n for n in cypher.schema_names(DIALECT) if vector_label(n) is not None]
-            recorded = self._run("get_vector_dimension", {})
+            recorded = self._recorded_dimension()
             if recorded and not self.closed:
-                self._declare_in_background(names, int(recorded[0][0]), AFTER_BULK_S)
+                self._declare_in_background(_vector_index_names(), recorded, AFTER_BULK_S)
+
+    def _recorded_dimension(self) -> int | None:
+        """The dimension recorded when the vector indexes were last dropped, if any."""
+        recorded = self._run("get_vector_dimension", {})
+        return int(recorded[0][0]) if recorded else None
 
     def _declare_in_background(self, names: list[str], dimension: int, after_s: float = 0) -> None:
         self._checked = float("-inf")
