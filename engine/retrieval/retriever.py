@@ -33,7 +33,7 @@ from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.stored_relations import StoredRelations
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, judged_names, unknown_names
-from engine.retrieval.user_relations import UserRelations, of_one_offs
+from engine.retrieval.user_relations import Relations, UserRelations, of_one_offs
 from engine.store.base import Written
 from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
@@ -125,13 +125,13 @@ class DualRetriever:
         started = self._start(parsed, user_id, self_uid, mode, rank_relations)
         vector = as_param(self.scorer.embed(query))
         watch.lap("embed")
-        self._start_vector_reads(started, user_id, vector, include_invalid, mode)
+        self._start_vector_reads(started, parsed, user_id, vector, include_invalid, mode)
         legs = _Legs(names_searched=started.names is not None)
-        if started.names is not None:
+        if started.names is not None and started.relations is not None:
             words = parsed.relational if rank_relations else []
             legs.graph = self._finish_graph(
-                started.names, parsed, user_id, words, vector, include_invalid, watch,
-                skips_one_offs=mode == "dual",
+                started.names, started.relations, parsed, user_id, words, vector,
+                include_invalid, watch, skips_one_offs=mode == "dual",
             )  # fmt: skip
         legs.semantic = SemanticLeg.finish(started.semantic)
         watch.lap("semantic")  # the wait for it, when the expansion took less time
@@ -154,6 +154,7 @@ class DualRetriever:
         started = _Started()
         if mode in _EXPANDING:
             started.names = self.graph_leg.start(query, user_id, self_uid)
+            started.relations = self.users.of(user_id)
         if rank_relations:
             started.episodes = self.episode_leg.start(user_id)
         return started
@@ -161,6 +162,7 @@ class DualRetriever:
     def _finish_graph(
         self,
         names: NameReads,
+        relations: Relations,
         query: Query,
         user_id: str,
         words: list[str],
@@ -172,7 +174,6 @@ class DualRetriever:
         """The graph leg: anchors, the question's relations, the walk, the joins; the last
         three skipped in a graph of one-off relations when `skips_one_offs` (the semantic and
         episode legs run beside it), and the relations' stored vectors then not read."""
-        relations = self.users.of(user_id)
         anchors_only = skips_one_offs and of_one_offs(relations, self.params.expansion)
         if not anchors_only and not relations.vectors_loaded:
             relations.vectors_loaded = True
@@ -185,12 +186,20 @@ class DualRetriever:
         return found
 
     def _start_vector_reads(
-        self, started: _Started, user_id: str, vector: list[float], invalid: bool, mode: Mode
+        self,
+        started: _Started,
+        query: Query,
+        user_id: str,
+        vector: list[float],
+        invalid: bool,
+        mode: Mode,
     ) -> None:
         """The reads that need the query's vector, the anchors' first: the database would
-        otherwise serve the other legs' first while the anchors wait."""
-        if started.names is not None:
-            self.graph_leg.read_vectors(started.names, user_id, vector)
+        otherwise serve the other legs' first while the anchors wait. In a graph written as
+        triples, the anchors' is not sent when the query names an entity word for word."""
+        if started.names is not None and started.relations is not None:
+            triples = None if started.relations.all_said else query
+            self.graph_leg.read_vectors(started.names, user_id, vector, unless_named=triples)
         if mode in ("dual", "semantic"):
             started.semantic = self.semantic_leg.start(user_id, vector, invalid)
         if started.episodes is not None and mode in ("dual", "episodes"):
@@ -301,6 +310,7 @@ class _Started:
     message index, the vector reads of facts and messages."""
 
     names: NameReads | None = None
+    relations: Relations | None = None  # the user's, when the names are read
     episodes: EpisodesStarted | None = None
     semantic: SemanticStarted | None = None
 
