@@ -145,6 +145,8 @@ class DualRetriever:
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.messages.hits)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
+        if started.relations is not None:
+            self.users.refresh_if_stale(user_id)
         return result
 
     def _start(

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from engine.models import Fact
+from engine.retrieval.background import BACKGROUND
 from engine.retrieval.fusion import ranked, scored
 from engine.retrieval.tuning import ExpansionParams, FusionParams
 from engine.retrieval.user_relations import Relations, UserRelations, of_one_offs
@@ -64,10 +70,32 @@ def test_a_graph_with_facts_no_message_said_is_walked() -> None:
 class _Reads:
     def __init__(self, facts: dict[str, tuple[int, int]]) -> None:
         self.facts, self.calls = facts, 0  # predicate -> facts, of them said in a message
+        self.failing = False
+        self._open = threading.Event()
+        self._open.set()
 
     def predicates(self, user_id: str) -> dict[str, tuple[int, int]]:
         self.calls += 1
+        assert self._open.wait(timeout=5)
+        if self.failing:
+            raise ConnectionError("the store is away")
         return dict(self.facts)
+
+    def started(self, calls: int) -> bool:
+        """Whether `calls` reads have begun, within 5 s."""
+        until = time.monotonic() + 5
+        while self.calls < calls and time.monotonic() < until:
+            time.sleep(0.001)
+        return self.calls >= calls
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Reads started inside wait until it ends."""
+        self._open.clear()
+        try:
+            yield
+        finally:
+            self._open.set()
 
 
 def test_counts_fold_twins_into_their_relation() -> None:
@@ -100,13 +128,61 @@ def test_a_write_without_messages_makes_the_graph_unsaid_until_read_again() -> N
     assert relations.all_said and reads.calls == 2
 
 
-def test_counts_are_read_again_after_the_refresh() -> None:
+def test_counts_are_read_again_aside_after_the_refresh() -> None:
+    """A search past `refresh_s` goes on with the counts read before; the next one has the
+    new read, which no search waited for."""
     reads = _Reads({"LIKES": (1, 1)})
     users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]  # always stale
     users.of("u")
     reads.facts["LIKES"] = (7, 6)
+    with reads.held():
+        users.refresh_if_stale("u")  # as a search ends: the read again waits on the store
+        stale = users.of("u")  # the next search does not
+        users.refresh_if_stale("u")  # one read again at a time
+        assert stale.total == 1 and users.of("u") is stale
+    BACKGROUND.drain()
     relations = users.of("u")
     assert reads.calls == 2 and relations.total == 7 and not relations.all_said
+
+
+def test_a_write_during_the_read_again_is_kept() -> None:
+    reads = _Reads({"LIKES": (1, 1)})
+    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
+    users.of("u")
+    with reads.held():
+        users.refresh_if_stale("u")
+        assert reads.started(2)
+        users.written("u", Written(predicates=frozenset({"OWNS"})))  # the read began before
+    BACKGROUND.drain()
+    relations = users._users.one("u")
+    assert relations is not None and relations.predicates == ["LIKES", "OWNS"]
+    assert not relations.all_said and reads.calls == 2
+
+
+def test_a_user_forgotten_during_the_read_again_is_read_afresh() -> None:
+    """A load or a delete since: the read that began before it is not kept."""
+    reads = _Reads({"LIKES": (1, 1)})
+    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
+    users.of("u")
+    with reads.held():
+        users.refresh_if_stale("u")
+        users.forget("u")
+    BACKGROUND.drain()
+    assert users._users.one("u") is None
+
+
+def test_a_failed_read_again_keeps_the_counts_and_tries_later() -> None:
+    reads = _Reads({"LIKES": (1, 1)})
+    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
+    first = users.of("u")
+    reads.failing = True
+    users.refresh_if_stale("u")
+    BACKGROUND.drain()
+    assert users.of("u") is first and reads.calls == 2
+    reads.failing = False
+    users.refresh_if_stale("u")  # tried again after the next search
+    BACKGROUND.drain()
+    assert users.of("u").total == 1 and users.of("u") is not first and reads.calls == 3
 
 
 def test_the_users_searched_longest_ago_are_dropped() -> None:
