@@ -156,9 +156,10 @@ class DualRetriever:
         started = _Started()
         if mode in _EXPANDING:
             started.names = self.graph_leg.start(query, user_id, self_uid)
-            started.relations = self.users.of(user_id)
         if rank_relations:
             started.episodes = self.episode_leg.start(user_id)
+        if mode in _EXPANDING:  # read on the user's first search, while the others run
+            started.relations = self.users.of(user_id)
         return started
 
     def _finish_graph(
