@@ -11,8 +11,9 @@ families graph asked as PathQuestion asks (`kinship`: kinship chained by possess
 retriever gets the question text alone and must find the named entities itself. Protocol
 as benchmarks/metaqa.py: answer hits@k over the entities of the top-k facts (the named
 entities themselves do not count unless they are answers), latency per search
-(`timings_ms`). Each search mode asked runs on the same questions in the same run: `dual`
-(graphmem) and `semantic` (the vector leg alone: the baseline that needs no graph).
+(`timings_ms`). Each search mode asked runs on the same questions in the same run, each
+question in every mode before the next (`paired.each_mode`): `dual` (graphmem) and `semantic`
+(the vector leg alone: the baseline that needs no graph).
 
     python benchmarks/hub_kg.py --per-kind 200
     python benchmarks/hub_kg.py --per-kind 50 --modes dual
@@ -28,11 +29,13 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from loadavg import LoadSampler
 from metaqa import wait_for_vector_indexes
+from paired import each_mode
 from tails import ratio_text, slowest_stages, stages_text
 from tqdm import tqdm
 
@@ -159,10 +162,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             mem.search("warm up", user_id=g.domain)
             questions = _questions(g, specs, args)
             part: dict[str, Any] = {"facts": mem.stats(g.domain).facts, "load_s": load_s}
-            for mode in args.modes:
-                rows = [
-                    score(mem, g.domain, q, mode) for q in tqdm(questions, desc=f"{name} {mode}")
-                ]
+            asked = each_mode(questions, args.modes, partial(score, mem, g.domain), name)
+            for mode, rows in asked.items():
                 part[mode] = {
                     "results": {k: summarize(v) for k, v in groups(rows).items()},
                     "misses": [r["question"] for r in rows if not r["hits"][10]][:40],

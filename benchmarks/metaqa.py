@@ -4,7 +4,9 @@ Loads `kb_reconstructed.txt` into one user's graph with `add_facts` (cached in -
 rerun skips the load), asks a fixed random sample of 1-hop and 2-hop dev questions (3-hop
 with `--hops 3`) with the topic entity's brackets removed (the retriever must find it), and
 reports answer hits@k, recall@k and MRR over the entities of the top-k facts,
-candidate-subgraph size and latency. Metric definitions: ../shared/data/README.md.
+candidate-subgraph size and latency. Each question is asked in every mode before the next,
+the modes' order turning (`paired.each_mode`), so latency ratios between modes are paired.
+Metric definitions: ../shared/data/README.md.
 
     python benchmarks/metaqa.py --sample 1000
     python benchmarks/metaqa.py --sample 500 --hops 3
@@ -22,10 +24,12 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from loadavg import LoadSampler
+from paired import each_mode
 from tails import ratio_text, slowest_stages, stages_text
 from tqdm import tqdm
 
@@ -199,8 +203,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for hop in args.hops:
             questions = load_questions(args.data, hop, args.sample, args.seed)
             answerable = [reach.reachable(q.topic, q.qtype) & q.answers != set() for q in questions]
-            for mode in args.modes:
-                rows = [score(mem, q, mode) for q in tqdm(questions, desc=f"{hop}-hop {mode}")]
+            asked = each_mode(questions, args.modes, partial(score, mem), f"{hop}-hop")
+            for mode, rows in asked.items():
                 report["results"][f"{hop}-hop/{mode}"] = {
                     "all": summarize(rows),
                     "answerable": summarize(
