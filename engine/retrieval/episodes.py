@@ -4,8 +4,8 @@ Words: BM25 over an in-process index of the user's messages (`LexicalIndex`), lo
 user's first search (the index an earlier search stored, `stored_index`, in parts, with the
 messages written since; else built from every message, and then stored), kept current by this
 process's writes (`note`) and checked against the store's count every `refresh_s` for writes
-from other processes. Meaning: the
-store's vector index over episode embeddings (the query vector the other legs use). A
+from other processes, aside: no search waits for the count or the load it may lead to.
+Meaning: the store's vector index over episode embeddings (the query vector the other legs use). A
 message's score is both, plus a share of its session neighbours' (an answer follows its
 question).
 """
@@ -13,6 +13,7 @@ question).
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import threading
 import time
@@ -41,6 +42,8 @@ from engine.store.base import EpisodeRow, EpisodeText
 from engine.store.message_index import MessageIndexes
 from engine.store.reads import Reads
 from engine.store.uids import ALL_UIDS, uid_ranges
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,17 +146,26 @@ class EpisodeLeg:
                 self._slots.pop(user_id, None)
 
     def index(self, user_id: str) -> LexicalIndex:
-        """The user's message index, loaded or refreshed from the store when needed."""
+        """The user's message index: loaded on the user's first search; once older than
+        `refresh_s`, checked against the store (and loaded again when another process wrote)
+        aside, while the searches go on with it."""
         slot = self._slot(user_id)
         index = slot.index
-        if index is not None and time.monotonic() - slot.checked < self.params.refresh_s:
+        if index is not None:
+            stale = time.monotonic() - slot.checked >= self.params.refresh_s
+            if stale and slot.loading.acquire(blocking=False):  # else: being checked
+                BACKGROUND.aside(self._check, user_id, slot)
             return index
-        if index is not None and not slot.loading.acquire(blocking=False):
-            return index  # another search is checking it against the store
-        if index is None:
-            slot.loading.acquire()
-        try:
+        with slot.loading:
             return self._refresh(user_id, slot)
+
+    def _check(self, user_id: str, slot: _Slot) -> None:
+        """`_refresh` aside, the slot's lock (taken by the search that found it stale)
+        released after it."""
+        try:
+            self._refresh(user_id, slot)
+        except Exception:  # a search reports the store's trouble; this one tries again later
+            log.debug("checking the message index of %s failed", user_id, exc_info=True)
         finally:
             slot.loading.release()
 

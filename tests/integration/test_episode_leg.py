@@ -3,7 +3,9 @@ and the facts behind them; on the real embedded store and the real embedding mod
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -13,6 +15,7 @@ from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.prompt_block import estimate_tokens
+from engine.retrieval.background import BACKGROUND
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 
@@ -99,6 +102,25 @@ def test_no_user_sees_another_users_messages(chat: Memory) -> None:
     assert all("Lisbon" not in e.episode.text for e in found)
 
 
+@contextmanager
+def held(store: FalkorDBStore, statement: str) -> Iterator[threading.Event]:
+    """The store's `statement` waits until the block ends; the event tells it was asked."""
+    asked, go, run = threading.Event(), threading.Event(), store.run
+
+    def slow(name: str, params: dict[str, object], **kwargs: object) -> object:
+        if name == statement:
+            asked.set()
+            go.wait(timeout=10)
+        return run(name, params, **kwargs)  # type: ignore[arg-type]
+
+    store.run = slow  # type: ignore[assignment]
+    try:
+        yield asked
+    finally:
+        go.set()
+        del store.run
+
+
 def test_another_process_writes_are_seen_after_the_refresh(
     chat: Memory, embedder: Embedder
 ) -> None:
@@ -109,6 +131,10 @@ def test_another_process_writes_are_seen_after_the_refresh(
     assert chat.search("telescope", user_id="late").episodes == []  # within refresh_s
     leg.params = replace(leg.params, refresh_s=0.0)
     try:
+        with held(chat.store, "count_user_episodes") as count:  # the store is slow to count
+            assert chat.search("telescope", user_id="late").episodes == []  # none waits for it
+            assert count.wait(timeout=10)  # asked aside
+        BACKGROUND.drain()
         assert chat.search("telescope", user_id="late").episodes
     finally:
         leg.params = replace(leg.params, refresh_s=30.0)
