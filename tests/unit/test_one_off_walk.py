@@ -128,12 +128,18 @@ def test_a_write_without_messages_makes_the_graph_unsaid_until_read_again() -> N
     assert relations.all_said and reads.calls == 2
 
 
+def _stale_counts() -> tuple[_Reads, UserRelations]:
+    """A user's counts read once, then stale at every search."""
+    reads = _Reads({"LIKES": (1, 1)})
+    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
+    users.of("u")
+    return reads, users
+
+
 def test_counts_are_read_again_aside_after_the_refresh() -> None:
     """A search past `refresh_s` goes on with the counts read before; the next one has the
     new read, which no search waited for."""
-    reads = _Reads({"LIKES": (1, 1)})
-    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]  # always stale
-    users.of("u")
+    reads, users = _stale_counts()
     reads.facts["LIKES"] = (7, 6)
     with reads.held():
         users.refresh_if_stale("u")  # as a search ends: the read again waits on the store
@@ -146,9 +152,7 @@ def test_counts_are_read_again_aside_after_the_refresh() -> None:
 
 
 def test_a_write_during_the_read_again_is_kept() -> None:
-    reads = _Reads({"LIKES": (1, 1)})
-    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
-    users.of("u")
+    reads, users = _stale_counts()
     with reads.held():
         users.refresh_if_stale("u")
         assert reads.started(2)
@@ -161,9 +165,7 @@ def test_a_write_during_the_read_again_is_kept() -> None:
 
 def test_a_user_forgotten_during_the_read_again_is_read_afresh() -> None:
     """A load or a delete since: the read that began before it is not kept."""
-    reads = _Reads({"LIKES": (1, 1)})
-    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
-    users.of("u")
+    reads, users = _stale_counts()
     with reads.held():
         users.refresh_if_stale("u")
         users.forget("u")
@@ -172,8 +174,7 @@ def test_a_user_forgotten_during_the_read_again_is_read_afresh() -> None:
 
 
 def test_a_failed_read_again_keeps_the_counts_and_tries_later() -> None:
-    reads = _Reads({"LIKES": (1, 1)})
-    users = UserRelations(reads, refresh_s=-1.0, most=8)  # type: ignore[arg-type]
+    reads, users = _stale_counts()
     first = users.of("u")
     reads.failing = True
     users.refresh_if_stale("u")
