@@ -5,9 +5,9 @@ user's first search (the index an earlier search stored, `stored_index`, in part
 messages written since; else built from every message, and then stored), kept current by this
 process's writes (`note`) and checked against the store's count every `refresh_s` for writes
 from other processes, aside: no search waits for the count or the load it may lead to.
-Meaning: the store's vector index over episode embeddings (the query vector the other legs use). A
-message's score is both, plus a share of its session neighbours' (an answer follows its
-question).
+Meaning: the store's vector index over episode embeddings (the query vector the other legs
+use). A message's score is both, plus a share of its session neighbours' (an answer follows
+its question).
 """
 
 from __future__ import annotations
@@ -161,11 +161,13 @@ class EpisodeLeg:
 
     def _check(self, user_id: str, slot: _Slot) -> None:
         """`_refresh` aside, the slot's lock (taken by the search that found it stale)
-        released after it."""
+        released after it; a failed check is tried again `refresh_s` later, as the relation
+        counts are (`user_relations`), not at every search."""
         try:
             self._refresh(user_id, slot)
         except Exception:  # a search reports the store's trouble; this one tries again later
             log.debug("checking the message index of %s failed", user_id, exc_info=True)
+            slot.checked = time.monotonic()
         finally:
             slot.loading.release()
 
