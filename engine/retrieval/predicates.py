@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from engine.normalize import predicate_words
+from engine.retrieval.named import named_relations, unnamed_steps
 from engine.retrieval.order import ChainOrder
 from engine.retrieval.steps import back_along_twins, first_turns, no_triple, thrice, unless_back
 from engine.retrieval.terms import WHERE
@@ -105,6 +106,7 @@ class RelationMatch:
         self._sims = sims
         self._weight = specificity
         self._phrase = phrase if phrase is not None else np.zeros(len(bases))
+        self._named = named_relations(sims, params.name_margin)  # by some word
         self.siblings = siblings
         self._kind = words.index(kind) if kind in words else None  # the word asked for
         self._order = ChainOrder(words, chain, self.relation_words(), kind, rest)
@@ -134,15 +136,11 @@ class RelationMatch:
         """Words that clearly name a relation ("directed", "actors"), not a thing."""
         if not len(self._weight):
             return set()
-        best = self._sims.max(axis=1)
-        min_sim, min_specificity = (
-            self.params.relation_word_sim,
-            self.params.relation_word_specificity,
-        )
+        best, params = self._sims.max(axis=1), self.params
         return {
             w
             for w, b, spec in zip(self._words, best, self._weight, strict=True)
-            if b >= min_sim and spec >= min_specificity
+            if b >= params.relation_word_sim and spec >= params.relation_word_specificity
         }
 
     def kind_relation(self) -> str | None:
@@ -397,4 +395,6 @@ class RelationMatch:
                 through = np.where((hops > 1) & (before == last), 0.0, self._kind_through[last])
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
+            unnamed = unnamed_steps(relations, self._one, self._named)  # ties: asked steps win
+            scores = scores - params.unnamed_step_cost * unnamed
         return scores

@@ -88,6 +88,13 @@ class RelationParams:
     # ... their root of this many letters at least: shorter ones join unrelated words ("act":
     # actors, actual)
     same_form_root: int = 4
+    # a word names the relations within this of its best similarity ("directed": DIRECTED_BY)
+    # ... and a path loses this for each step no word names (a step back along the one before
+    # needs none): between two paths explaining the question alike, the one whose every step
+    # is asked for ranks first ("films directed by the director of X": X -> director ->
+    # films, not X -> director -> the films the director wrote) (bench-metaqa 3-hop)
+    name_margin: float = 0.1
+    unnamed_step_cost: float = 0.001
     # a word clearly names a relation ("directed") at this similarity to one ...
     relation_word_sim: float = 0.5
     # ... and this much above its average relation (by hand); such a word is not an anchor
