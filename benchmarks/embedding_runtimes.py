@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from outputs import OUT_HELP, json_out
 
 from engine.embedding import Embedder
 from engine.embedding.openvino_encoder import OpenVINOEncoder, exported_model
@@ -123,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument(
-        "--out", type=Path, default=REPO / "benchmarks" / "results" / "embedding_runtimes.json"
+        "--out",
+        type=json_out("embedding_runtimes"),
+        default=REPO / "benchmarks" / "results" / "embedding_runtimes.json",
+        help=OUT_HELP,
     )
     args = parser.parse_args(argv)
     texts = sentences(args.sentences, args.seed)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 from bulk_messages import OLD_STORE_HELP, message_row, write_messages
+from outputs import OUT_HELP, json_out
 
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument(
         "--data-dir", type=Path, help="keep the store here (reused when it holds the users)"
     )
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument("--out", type=json_out("episode_lock"), help=OUT_HELP)
     parser.add_argument(
         "--prime",
         action="store_true",

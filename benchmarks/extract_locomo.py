@@ -35,6 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from outputs import OUT_HELP, json_out
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -150,7 +152,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--users", nargs="+", help="only these sample ids (e.g. conv-41)")
     parser.add_argument("--extractor", choices=["offline", "llm", "auto"], default="offline")
     parser.add_argument("--cover", type=float, default=0.6, help="share of words that covers")
-    parser.add_argument("--out", type=Path, help="JSON file to write (default: none)")
+    parser.add_argument("--out", type=json_out("extract_locomo"), help=OUT_HELP)
     return parser.parse_args(argv)
 
 

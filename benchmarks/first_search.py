@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 from bulk_messages import OLD_STORE_HELP, message_row, write_messages
+from outputs import OUT_HELP, json_out
 
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
@@ -113,7 +114,7 @@ def main() -> None:
     )
     parser.add_argument("--old-store", action="store_true", help=OLD_STORE_HELP)
     parser.add_argument("--data-dir", type=Path, help="keep the store here")
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument("--out", type=json_out("first_search"), help=OUT_HELP)
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         data_dir = args.data_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))

@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from outputs import OUT_HELP, json_out
+
 REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = """
@@ -64,7 +66,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--warm", type=int, default=8, help="warm searches per user (median)")
     parser.add_argument("--mode", default="dual")
-    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument("--out", type=json_out("first_search_chat"), help=OUT_HELP)
     args = parser.parse_args()
     users = [f"conv-{n}" for n in (26, 30, 41, 42, 43, 44, 47, 48, 49, 50)][: args.conversations]
     rows: list[dict[str, Any]] = []

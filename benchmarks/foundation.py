@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from outputs import OUT_HELP, json_out
+
 from engine import Memory
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,7 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--out", type=Path, default=REPO / "benchmarks" / "results" / "foundation.json"
+        "--out",
+        type=json_out("foundation"),
+        default=REPO / "benchmarks" / "results" / "foundation.json",
+        help=OUT_HELP,
     )
     args = parser.parse_args(argv)
     facts = synthetic_facts(args.facts, args.seed)

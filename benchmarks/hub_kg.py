@@ -35,6 +35,7 @@ from typing import Any
 
 from loadavg import LoadSampler
 from metaqa import wait_for_vector_indexes
+from outputs import OUT_HELP, json_out
 from paired import each_mode
 from tails import ratio_text, slowest_stages, stages_text
 from tqdm import tqdm
@@ -243,7 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--modes", nargs="+", default=["dual", "semantic"], choices=MODES)
     parser.add_argument("--domains", nargs="+", default=list(DOMAINS), choices=list(DOMAINS))
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "hub_kg.json")
+    parser.add_argument(
+        "--out",
+        type=json_out("hub_kg"),
+        default=REPO / "benchmarks" / "results" / "hub_kg.json",
+        help=OUT_HELP,
+    )
     args = parser.parse_args(argv)
     with LoadSampler() as load:
         report = run(args)

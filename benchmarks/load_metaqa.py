@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from outputs import OUT_HELP, json_out
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reopen_stages import paired
 
@@ -77,7 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=Path.home() / ".graphmem-bench-load")
     parser.add_argument("--chunk-size", type=int, default=2000)
     parser.add_argument("--limit", type=int, default=0, help="first N lines only (0 = all)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "load.json")
+    parser.add_argument(
+        "--out",
+        type=json_out("load"),
+        default=REPO / "benchmarks" / "results" / "load.json",
+        help=OUT_HELP,
+    )
     parser.add_argument("--rounds", type=int, default=1, help="reopens (each with a cold start)")
     parser.add_argument(
         "--reopen-only", action="store_true", help="measure the reopen of a loaded --data-dir"

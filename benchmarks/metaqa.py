@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from loadavg import LoadSampler
+from outputs import OUT_HELP, json_out
 from paired import each_mode
 from tails import ratio_text, slowest_stages, stages_text
 from tqdm import tqdm
@@ -271,7 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hops", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--reload", action="store_true", help="reload the KB even if cached")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "metaqa.json")
+    parser.add_argument(
+        "--out",
+        type=json_out("metaqa"),
+        default=REPO / "benchmarks" / "results" / "metaqa.json",
+        help=OUT_HELP,
+    )
     args = parser.parse_args(argv)
     with LoadSampler() as load:
         report = run(args)

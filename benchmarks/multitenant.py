@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import redis
+from outputs import OUT_HELP, json_out
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from foundation import synthetic_facts
@@ -335,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sentences", type=int, default=2000)
     parser.add_argument("--layout", choices=["shared", "per-user"], default="shared")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--out", type=json_out("multitenant"), default=None, help=OUT_HELP)
     parser.add_argument(
         "--data-dir",
         type=Path,
