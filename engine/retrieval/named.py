@@ -3,7 +3,6 @@ two paths explaining the question alike, the one whose every step some word asks
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,13 +19,10 @@ def named_relations(sims: Vector, margin: float) -> Vector:
     return named
 
 
-def unnamed_steps(padded: Vector, one: Sequence[int], named: Vector) -> Vector:
+def unnamed_steps(padded: Vector, back: Vector, named: Vector) -> Vector:
     """For each path (`padded`: rows of relation indexes), how many of its steps take a
     relation no question word names (`named`, per relation); a step back along the one before
-    (`one`: each relation's id, the same for twins) needs no word of its own ("the films of
-    X's director": one word, the step to the director and the step back to the films)."""
-    ids = np.asarray(one)[padded]
-    back = np.zeros(padded.shape, dtype=bool)
-    back[:, 1:] = ids[:, 1:] == ids[:, :-1]
+    (`back`: `steps.turns`) needs no word of its own ("the films of X's director": one word,
+    the step to the director and the step back to the films)."""
     count: Vector = (~back & ~named[padded]).sum(axis=1)
     return count

@@ -39,7 +39,7 @@ import numpy as np
 from engine.normalize import predicate_words
 from engine.retrieval.named import named_relations, unnamed_steps
 from engine.retrieval.order import ChainOrder
-from engine.retrieval.steps import back_along_twins, first_turns, no_triple, thrice, unless_back
+from engine.retrieval.steps import back_along_twins, no_triple, thrice, turns, unless_back
 from engine.retrieval.terms import WHERE
 from engine.retrieval.tuning import RelationParams
 
@@ -372,10 +372,7 @@ class RelationMatch:
         back = back_along_twins(relations, self._mutual) if self._back_uncounted else None
         phrase = unless_back(self._phrase[relations], back, 0.0).max(axis=1) * params.phrase_weight
         hops = np.full(len(relations), relations.shape[1])
-        # the anchor's first relation out and back is what a sibling cue asks for ("who co-wrote
-        # films with X": X -> film <- co-writer); a repeat further on is not (the co-stars of
-        # X's film), nor is going on along the same relation (Alice's other likes)
-        turned = first_turns(relations, self._one)
+        turning, turned = turns(relations, self._one)  # back along the step before; at the first
         cost = params.extra_hop_cost * (hops - 1)
         if self.siblings:
             cost = cost - turned * params.sibling_bonus
@@ -395,6 +392,6 @@ class RelationMatch:
                 through = np.where((hops > 1) & (before == last), 0.0, self._kind_through[last])
                 explained[self._kind] = np.maximum(self._sims[self._kind, last], through)
             scores = scores + self._weight @ explained
-            unnamed = unnamed_steps(relations, self._one, self._named)  # ties: asked steps win
+            unnamed = unnamed_steps(relations, turning, self._named)  # ties: asked steps win
             scores = scores - params.unnamed_step_cost * unnamed
         return scores

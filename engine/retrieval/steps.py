@@ -33,18 +33,21 @@ def back_along_twins(padded: Vector, mutual: Sequence[int]) -> Vector:
     return back
 
 
-def first_turns(padded: Vector, one: Sequence[int]) -> Vector:
-    """Whether each path (`padded`: rows of relation indexes) goes out and back at its first
-    two steps (`one`: each relation's id, the same for twins): the same relation twice, or a
-    relation and its twin; a relation with a twin named twice goes on (X's parents' parents).
-    Vectorised `RelationMatch._back`."""
-    if padded.shape[1] < 2:
-        return np.zeros(len(padded), dtype=bool)
+def turns(padded: Vector, one: Sequence[int]) -> tuple[Vector, Vector]:
+    """For each step of each path (`padded`: rows of relation indexes), whether it goes back
+    along the step before (`one`: each relation's id, the same for twins): the same relation,
+    or its twin; a relation with a twin named twice goes on (X's parents' parents). The first
+    step never does. And for each path, whether its second step does: the anchor's first
+    relation out and back is what a sibling cue asks for ("who co-wrote films with X": X ->
+    film <- co-writer); a repeat further on is not (the co-stars of X's film), nor is going on
+    along the same relation (Alice's other likes). Vectorised `RelationMatch._back`."""
     ids = np.asarray(one)
-    first, second = padded[:, 0], padded[:, 1]
-    alone = np.bincount(ids, minlength=len(ids))[ids[first]] == 1
-    turned: Vector = (ids[first] == ids[second]) & ((first != second) | alone)
-    return turned
+    back = np.zeros(padded.shape, dtype=bool)
+    before, step = padded[:, :-1], padded[:, 1:]
+    alone = np.bincount(ids, minlength=len(ids))[ids[before]] == 1
+    back[:, 1:] = (ids[before] == ids[step]) & ((before != step) | alone)
+    first: Vector = back[:, 1] if padded.shape[1] > 1 else back[:, 0]  # a first step: no turn
+    return back, first
 
 
 def unless_back(values: Vector, back: Vector | None, fill: float) -> Vector:

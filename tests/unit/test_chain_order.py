@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.retrieval.predicates import Ends, RelationMatch
-from engine.retrieval.steps import first_turns
+from engine.retrieval.steps import turns
 from engine.retrieval.tuning import RelationParams
 
 # "the director of X also directed which films": "director" chained to X, what it asks beyond
@@ -89,8 +89,8 @@ def test_a_path_turns_at_its_first_steps_along_one_relation_or_its_twin() -> Non
     goes on (X's parents' parents)."""
     one = [0, 0, 2]
     paths = np.array([[0, 1], [1, 0], [2, 2], [0, 0], [0, 2], [2, 0]])
-    assert first_turns(paths, one).tolist() == [True, True, True, False, False, False]
-    assert first_turns(np.array([[0], [2]]), one).tolist() == [False, False]
+    assert turns(paths, one)[1].tolist() == [True, True, True, False, False, False]
+    assert turns(np.array([[0], [2]]), one)[1].tolist() == [False, False]
 
 
 def test_two_chained_nouns_take_a_hop_each_though_one_names_no_relation() -> None:

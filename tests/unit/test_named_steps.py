@@ -8,6 +8,7 @@ import pytest
 
 from engine.retrieval.named import named_relations, unnamed_steps
 from engine.retrieval.predicates import RelationMatch
+from engine.retrieval.steps import turns
 from engine.retrieval.tuning import RelationParams
 
 # "who acted in the films directed by the director of X": both "directed" and "director"
@@ -41,8 +42,9 @@ def test_a_step_back_along_the_one_before_needs_no_word() -> None:
     named = np.array([True, False, False])
     paths = np.array([[0, 0, 1], [0, 2, 1], [1, 1, 1], [2, 0, 0]])
     # the twins' ids: relation 2 is relation 1's twin, so 1 then 2 goes back
-    assert unnamed_steps(paths, [0, 1, 2], named).tolist() == [1, 2, 1, 1]
-    assert unnamed_steps(np.array([[1, 2]]), [0, 1, 1], named).tolist() == [1]
+    assert unnamed_steps(paths, turns(paths, [0, 1, 2])[0], named).tolist() == [1, 2, 1, 1]
+    twins = np.array([[1, 2]])
+    assert unnamed_steps(twins, turns(twins, [0, 1, 1])[0], named).tolist() == [1]
 
 
 def test_the_path_whose_every_step_is_asked_for_breaks_the_tie() -> None:
