@@ -29,7 +29,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -164,12 +164,22 @@ class FalkorDBSchema:
         self._checked = time.monotonic()
 
     def vector_indexes(self) -> set[str]:
-        """Labels with a declared vector index (built or being built)."""
+        """Labels with a declared vector index (built or being built); not one just dropped,
+        which the index still in use lists while its label's other indexes are built again."""
         return {
             label
-            for label, types, _ in self._run("list_indexes", {})
+            for label, types in self._newest().items()
             if "VECTOR" in types.get("embedding", [])
         }
+
+    def _newest(self) -> dict[str, dict[str, list[str]]]:
+        """Each label's newest index, its index types by field: the one being built if any,
+        else the one in use."""
+        newest: dict[str, dict[str, list[str]]] = {}
+        for label, types, status in self._run("list_indexes", {}):
+            if label not in newest or status != "OPERATIONAL":
+                newest[label] = types
+        return newest
 
     # -- declaring ------------------------------------------------------------------------
 
@@ -265,11 +275,7 @@ class FalkorDBSchema:
         """The drops of `BUILT_AFTER_REOPEN` whose field its label's newest index lists: the
         one being built if any (after a drop it is built without the field, while the one in
         use still lists it), else the one in use."""
-        newest: dict[str, Iterable[str]] = {}
-        for label, fields, status in self._run("list_indexes", {}):
-            if label not in newest or status != "OPERATIONAL":
-                newest[label] = fields
-        listed = {(label, field) for label, fields in newest.items() for field in fields}
+        listed = {(label, field) for label, types in self._newest().items() for field in types}
         return [name for name, field in BUILT_AFTER_REOPEN.items() if field in listed]
 
     def _key_old_entities(self) -> set[str]:
