@@ -188,9 +188,7 @@ def test_vector_indexes_are_declared_one_after_another(
     )
     store.setup(384)
     time.sleep(1.5)
-    declared = {
-        label for label, types, _ in store.run("list_indexes", {}) if "VECTOR" in str(types)
-    }
+    declared = store.schema.vector_indexes()
     built.set()
     wait_built(store)
     assert declared == {"Entity", "Episode"}  # Episode's was never dropped; Fact's waits
