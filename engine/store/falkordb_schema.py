@@ -272,9 +272,8 @@ class FalkorDBSchema:
             self._run(name, {}, read_only=False)
 
     def _still_listed(self) -> list[str]:
-        """The drops of `BUILT_AFTER_REOPEN` whose field its label's newest index lists: the
-        one being built if any (after a drop it is built without the field, while the one in
-        use still lists it), else the one in use."""
+        """The drops of `BUILT_AFTER_REOPEN` whose field its label's newest index lists
+        (after a drop it is built without the field, while the one in use still lists it)."""
         listed = {(label, field) for label, types in self._newest().items() for field in types}
         return [name for name, field in BUILT_AFTER_REOPEN.items() if field in listed]
 
