@@ -14,7 +14,9 @@ that finds another generation starts afresh. A node that reads could not be answ
 met `after` times is learned in the background, for the walks after it; one with more edges
 than `node_edges` is remembered as not kept, and a user whose graph cannot be kept whole
 (more facts than half of `max_edges`) keeps nothing: its nodes are seldom met again
-(benchmarks/results/known_edges.md).
+(benchmarks/results/known_edges.md). What is kept of a graph of any size is which relation
+types a node has none of: a typed read that found none there (no cap cutting it short) is not
+sent again for that node in the same generation.
 """
 
 from __future__ import annotations
@@ -49,6 +51,14 @@ class UserEdges:
     # whether the user's graph fits in what is kept (None: not counted yet): the nodes of a
     # larger one are read again too seldom to pay for reading them whole (MetaQA's 128k facts)
     fits: bool | None = None
+    # the relation types a typed read found no current edge of at a node, in a graph of any
+    # size: a hub met again (a genre, a year) is asked again for relations it never has
+    lacks: dict[str, set[str]] = field(default_factory=dict)
+
+    def having(self, nodes: list[str], types: list[str]) -> list[str]:
+        """`nodes` but those known to have no current edge of any of `types`."""
+        wanted = set(types)
+        return [n for n in nodes if n not in self.lacks or not wanted <= self.lacks[n]]
 
     def neighbours(
         self,
@@ -182,6 +192,19 @@ class KnownEdges:
                 user.size += len(edges) if keep else 0
                 self._size += len(edges) if keep else 0
 
+    def lacking(self, user_id: str, user: UserEdges, read: list[str], types: list[str]) -> None:
+        """`read`'s nodes have no current edge of `types` (a typed read of them, not cut
+        short by its caps, gave none): later reads of this generation skip them."""
+        with self._lock:
+            if self._users.get(user_id) is not user:
+                return  # another generation since
+            for near in dict.fromkeys(read):
+                new = set(types) - user.lacks.get(near, set())
+                if new and self._room(user, len(new)):
+                    user.lacks.setdefault(near, set()).update(new)
+                    user.size += len(new)
+                    self._size += len(new)
+
     def _room(self, user: UserEdges, edges: int) -> bool:
         """Whether `edges` more fit in `max_edges`, once the other users searched longest
         ago are dropped to make room for them."""
@@ -218,10 +241,30 @@ class KnownReads(Reads):
             if found is not None:
                 return found
             self.known.learn(user_id, self.user, nodes)
+            if predicates is not None and not include_invalid:
+                return self._typed(nodes, predicates, scan, limit, total)
         return self.reads.neighbours(
             user_id, nodes, predicates=predicates, scan=scan, limit=limit, total=total,
             include_invalid=include_invalid,
         )  # fmt: skip
+
+    def _typed(
+        self, nodes: list[str], types: list[str], scan: int, limit: int, total: int
+    ) -> list[Neighbour]:
+        """A typed read of current edges, but of the nodes known to have none of `types`;
+        those it finds none at are noted, when no cap cut it short."""
+        asked = self.user.having(nodes, types)
+        if not asked:
+            return []
+        found = self.reads.neighbours(
+            self.user_id, asked, predicates=types, scan=scan, limit=limit, total=total,
+            include_invalid=False,
+        )  # fmt: skip
+        degree = {n.near: n.degree for n in found}  # the edges read at each node
+        if limit > 0 and sum(degree.values()) < total:
+            none = [near for near in asked if near not in degree]
+            self.known.lacking(self.user_id, self.user, none, types)
+        return found
 
     def probe(
         self,

@@ -250,3 +250,67 @@ def test_kept_nodes_answer_only_their_users_reads() -> None:
         "probe_typed",
         "list_relation_types",
     ] and {user for _, user in graph.other} == {"bob"}
+
+
+class _TypedStore(_Store):
+    """Answers typed neighbour reads from its edges, each node's in the order given."""
+
+    def __init__(self, edges: dict[str, list[KeptEdge]]) -> None:
+        super().__init__(edges, facts=10_000)  # too large to keep: every read goes to it
+        self.typed: list[list[str]] = []
+
+    def run(self, name: str, params: dict[str, Any], **kwargs: Any) -> list[list[Any]]:
+        if not name.startswith("expand_typed"):
+            return super().run(name, params, **kwargs)
+        self.typed.append(params["nodes"])
+        rows, room = [], params["total"]
+        for near in params["nodes"]:
+            edges = [
+                e
+                for e in self.edges.get(near, [])
+                if e.predicate in kwargs["rel_types"] and (e.current or params["include_invalid"])
+            ][: min(params["scan"], room)]
+            room -= len(edges)
+            if edges:
+                lines = [_line(e).split(" ", 1)[1] for e in edges[: params["limit"]]]
+                rows.append([near, lines, len(edges)])
+        return rows
+
+
+def _walk_of(known: KnownEdges, generation: str = "g1") -> KnownReads:
+    user = known.at("alice", generation)
+    assert user is not None
+    user.fits = False  # nothing read whole: the reads below all go to the store
+    return KnownReads(known.reads, known, "alice", user)
+
+
+def _known(graph: _Store) -> KnownEdges:
+    return KnownEdges(Reads(cast(Any, graph)), node_edges=10, max_edges=100)
+
+
+def _typed(walk: KnownReads, nodes: list[str], types: list[str], **caps: Any) -> list[str]:
+    args = {"scan": 10, "limit": 10, "total": 100, "include_invalid": False} | caps
+    return [n.uid for n in walk.neighbours("alice", nodes, predicates=types, **args)]
+
+
+def test_a_node_found_without_a_relation_is_not_asked_for_it_again() -> None:
+    graph = _TypedStore({"ann": ANN, "bob": BOB, "genre": []})
+    known = _known(graph)
+    walk = _walk_of(known)
+    assert _typed(walk, ["ann", "bob", "genre"], ["KNOWS"]) == []  # a3 is no longer true
+    assert _typed(walk, ["genre", "bob"], ["KNOWS"]) == []
+    assert _typed(walk, ["ann", "bob", "genre"], ["LIKES"]) == ["a1", "a2", "b1"]
+    assert _typed(walk, ["genre", "ann", "bob"], ["LIKES", "KNOWS"]) == ["a1", "a2", "b1"]
+    assert graph.typed == [["ann", "bob", "genre"], ["ann", "bob", "genre"], ["ann", "bob"]]
+    walk = _walk_of(known, "g2")  # a write since: nothing learned holds
+    assert _typed(walk, ["genre"], ["KNOWS"]) == [] and graph.typed[-1] == ["genre"]
+
+
+def test_nothing_is_learned_from_a_read_its_caps_cut_short_nor_of_edges_no_longer_true() -> None:
+    graph = _TypedStore({"ann": ANN, "bob": BOB})
+    walk = _walk_of(_known(graph))
+    assert _typed(walk, ["ann", "bob"], ["LIKES"], total=2) == ["a1", "a2"]  # bob not read
+    assert _typed(walk, ["ann", "bob"], ["LIKES"]) == ["a1", "a2", "b1"]
+    assert _typed(walk, ["ann"], ["KNOWS"]) == []  # its one KNOWS is no longer true
+    assert _typed(walk, ["ann"], ["KNOWS"], include_invalid=True) == ["a3"]
+    assert len(graph.typed) == 4
