@@ -195,11 +195,12 @@ class KnownEdges:
     def lacking(self, user_id: str, user: UserEdges, read: list[str], types: list[str]) -> None:
         """`read`'s nodes have no current edge of `types` (a typed read of them, not cut
         short by its caps, gave none): later reads of this generation skip them."""
+        asked = set(types)
         with self._lock:
             if self._users.get(user_id) is not user:
                 return  # another generation since
             for near in dict.fromkeys(read):
-                new = set(types) - user.lacks.get(near, set())
+                new = asked - user.lacks.get(near, set())
                 if new and self._room(user, len(new)):
                     user.lacks.setdefault(near, set()).update(new)
                     user.size += len(new)
@@ -251,8 +252,8 @@ class KnownReads(Reads):
     def _typed(
         self, nodes: list[str], types: list[str], scan: int, limit: int, total: int
     ) -> list[Neighbour]:
-        """A typed read of current edges, but of the nodes known to have none of `types`;
-        those it finds none at are noted, when no cap cut it short."""
+        """A typed read of current edges, leaving out the nodes known to have none of
+        `types`; the nodes it finds none at are noted, when no cap cut it short."""
         asked = self.user.having(nodes, types)
         if not asked:
             return []
