@@ -22,6 +22,7 @@ The graph is built once per conversation set and extractor code and kept in a da
 
     python benchmarks/context_locomo.py                    # all 10 conversations
     python benchmarks/context_locomo.py --conversations 4
+    python benchmarks/context_locomo.py --roles user-assistant   # as an agent's history
 """
 
 from __future__ import annotations
@@ -49,7 +50,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.append(str(REPO))  # after PYTHONPATH: another checkout's engine can be measured
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from chat_locomo import CATEGORIES, DEFAULT_DATA, ingest, turns_walked  # noqa: E402
+from chat_locomo import (  # noqa: E402
+    CATEGORIES,
+    DEFAULT_DATA,
+    as_agent_history,
+    ingest,
+    turns_walked,
+)
 from raw_turns import Turns, answered, build_turns, pack  # noqa: E402
 
 import engine  # noqa: E402
@@ -74,9 +81,10 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def store_dir(root: Path, data: Path, user: str, code: str) -> Path:
-    """The data directory for one conversation and this extraction code."""
-    digest = hashlib.sha256(f"{data.resolve()}|{user}|{code}".encode())
+def store_dir(root: Path, data: Path, user: str, code: str, roles: str = "names") -> Path:
+    """The data directory for one conversation, replay and this extraction code."""
+    replay = "" if roles == "names" else f"|{roles}"  # the names replay's stores keep their key
+    digest = hashlib.sha256(f"{data.resolve()}|{user}|{code}{replay}".encode())
     return root / f"locomo-{user}-{digest.hexdigest()[:12]}"
 
 
@@ -189,7 +197,8 @@ def markdown(payload: dict[str, Any]) -> str:
     columns = ["all", *(c for c in CATEGORIES.values() if c != "adversarial")]
     lines = [
         f"LoCoMo, {payload['conversations']} conversations, {payload['questions']} questions "
-        f"({payload['adversarial']} adversarial), offline extractor",
+        f"({payload['adversarial']} adversarial), offline extractor"
+        + (", replayed as an agent's history" if payload.get("roles") == "user-assistant" else ""),
         "",
         "Answer in context (every content word of the gold answer in the block); "
         "adversarial: share of blocks holding the adversarial answer",
@@ -244,6 +253,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=Path.home() / ".cache" / "graphmem" / "bench",
         help="where the built graphs are kept between runs",
     )
+    parser.add_argument(
+        "--roles",
+        choices=["names", "user-assistant"],
+        default="names",
+        help="names: every turn names its speaker (LoCoMo as it is); user-assistant: replayed "
+        "as an agent's unnamed user and its assistant, questions in the first person",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     return parser.parse_args(argv)
 
@@ -255,13 +271,15 @@ def main(argv: list[str] | None = None) -> int:
     users = users[: args.conversations] if args.conversations else users
     records = [r for r in records if r.user_id in users]
     questions = [q for q in load_locomo_qa(args.data) if q.evidence and q.sample_id in users]
+    if args.roles == "user-assistant":
+        records, questions = as_agent_history(records, questions)
     code = code_digest()
     embedder = Embedder()
     ingested: list[dict[str, Any]] = []
     scores: Scores = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     seconds = 0.0
     for user in users:
-        home = store_dir(args.store_root, args.data, user, code)
+        home = store_dir(args.store_root, args.data, user, code, args.roles)
         home.mkdir(parents=True, exist_ok=True)
         own = [r for r in records if r.user_id == user]
         with Memory(embedder=embedder, data_dir=home) as mem:
@@ -277,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         "when": datetime.now(UTC).isoformat(),
         "data": str(args.data),
         "conversations": len(users),
+        "roles": args.roles,
         "questions": len(questions),
         "adversarial": sum(q.category == ADVERSARIAL for q in questions),
         "budgets": args.budgets,
@@ -291,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
         "results": summary(scores),
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    out = args.out / f"context_locomo_{len(users)}.json"
+    replay = "" if args.roles == "names" else "_user_assistant"
+    out = args.out / f"context_locomo_{len(users)}{replay}.json"
     out.write_text(json.dumps(payload, indent=2))
     print(markdown(payload))
     print(f"\nJSON: {out.relative_to(REPO) if out.is_relative_to(REPO) else out}")
