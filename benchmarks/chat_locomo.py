@@ -217,6 +217,17 @@ def markdown(payload: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def add_roles_argument(parser: argparse.ArgumentParser) -> None:
+    """`--roles`: LoCoMo as it is, or replayed as an agent's history (`as_agent_history`)."""
+    parser.add_argument(
+        "--roles",
+        choices=["names", "user-assistant"],
+        default="names",
+        help="names: every turn names its speaker (LoCoMo as it is); user-assistant: replayed "
+        "as an agent's unnamed user and its assistant, questions in the first person",
+    )
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -229,13 +240,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--store", type=Path, help="data directory to keep (reused when it holds the graph)"
     )
-    parser.add_argument(
-        "--roles",
-        choices=["names", "user-assistant"],
-        default="names",
-        help="names: every turn names its speaker (LoCoMo as it is); user-assistant: replayed "
-        "as an agent's unnamed user and its assistant, questions in the first person",
-    )
+    add_roles_argument(parser)
     parser.add_argument(
         "--facts",
         choices=["extracted", "observations"],

@@ -53,6 +53,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from chat_locomo import (  # noqa: E402
     CATEGORIES,
     DEFAULT_DATA,
+    add_roles_argument,
     as_agent_history,
     ingest,
     turns_walked,
@@ -253,13 +254,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=Path.home() / ".cache" / "graphmem" / "bench",
         help="where the built graphs are kept between runs",
     )
-    parser.add_argument(
-        "--roles",
-        choices=["names", "user-assistant"],
-        default="names",
-        help="names: every turn names its speaker (LoCoMo as it is); user-assistant: replayed "
-        "as an agent's unnamed user and its assistant, questions in the first person",
-    )
+    add_roles_argument(parser)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     return parser.parse_args(argv)
 
