@@ -186,11 +186,9 @@ class KnownEdges:
                 return  # another generation since
             for near, edges in found.items():
                 keep = len(edges) <= self.node_edges and all(e.far != near for e in edges)
-                keep = keep and self._room(user, len(edges))
+                keep = keep and self._take(user, len(edges))
                 in_order = sorted(edges, key=_store_order) if keep else None
                 user.nodes[near] = None if in_order is None else tuple(map(_plain, in_order))
-                user.size += len(edges) if keep else 0
-                self._size += len(edges) if keep else 0
 
     def lacking(self, user_id: str, user: UserEdges, read: list[str], types: list[str]) -> None:
         """`read`'s nodes have no current edge of `types` (a typed read of them, not cut
@@ -201,21 +199,23 @@ class KnownEdges:
                 return  # another generation since
             for near in dict.fromkeys(read):
                 new = asked - user.lacks.get(near, set())
-                if new and self._room(user, len(new)):
+                if new and self._take(user, len(new)):
                     user.lacks.setdefault(near, set()).update(new)
-                    user.size += len(new)
-                    self._size += len(new)
 
-    def _room(self, user: UserEdges, edges: int) -> bool:
+    def _take(self, user: UserEdges, edges: int) -> bool:
         """Whether `edges` more fit in `max_edges`, once the other users searched longest
-        ago are dropped to make room for them."""
+        ago are dropped to make room for them; if so they are counted to `user`."""
         for other_id, other in list(self._users.items()):
             if self._size + edges <= self.max_edges:
                 break
             if other is not user:
                 del self._users[other_id]
                 self._size -= other.size
-        return self._size + edges <= self.max_edges
+        if self._size + edges > self.max_edges:
+            return False
+        user.size += edges
+        self._size += edges
+        return True
 
 
 class KnownReads(Reads):
