@@ -46,6 +46,7 @@ class UserRelations:
         self.refresh_s = refresh_s
         self._users: Recent[Relations] = Recent(most)
         self._forgetting = threading.Lock()  # a refresh read before `forget` is not kept
+        self._claiming = threading.Lock()  # one search of those ending together refreshes
 
     def of(self, user_id: str) -> Relations:
         """The user's relations: read now on the user's first search, else as last read."""
@@ -60,9 +61,12 @@ class UserRelations:
         search ends, so that the read (a scan of the user's facts) runs while the caller
         reads the result, not beside the search's own reads."""
         cached = self._users.one(user_id)
-        if cached is None or cached.refreshing or time.monotonic() - cached.since <= self.refresh_s:
-            return
-        cached.refreshing = True
+        with self._claiming:
+            if cached is None or cached.refreshing:
+                return
+            if time.monotonic() - cached.since <= self.refresh_s:
+                return
+            cached.refreshing = True
         BACKGROUND.aside(self._refresh, user_id, cached)
 
     def written(self, user_id: str, written: Written) -> None:

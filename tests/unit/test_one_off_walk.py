@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
+
+from pytest import MonkeyPatch
 
 from engine.models import Fact
+from engine.retrieval import user_relations
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.fusion import ranked, scored
 from engine.retrieval.tuning import ExpansionParams, FusionParams
@@ -149,6 +154,28 @@ def test_counts_are_read_again_aside_after_the_refresh() -> None:
     BACKGROUND.drain()
     relations = users.of("u")
     assert reads.calls == 2 and relations.total == 7 and not relations.all_said
+
+
+def test_searches_ending_together_read_the_counts_again_once(monkeypatch: MonkeyPatch) -> None:
+    """Two searches that end at once both find the counts stale: one reads them again."""
+    reads, users = _stale_counts()
+    both = threading.Barrier(2, timeout=0.5)
+
+    def together() -> float:  # each search reads the clock once the other has too, if it can
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both.wait()
+        return time.monotonic()
+
+    monkeypatch.setattr(user_relations, "time", SimpleNamespace(monotonic=together))
+    with reads.held():
+        searches = [threading.Thread(target=users.refresh_if_stale, args=("u",)) for _ in "ab"]
+        for search in searches:
+            search.start()
+        for search in searches:
+            search.join(timeout=5)
+        monkeypatch.undo()
+    BACKGROUND.drain()
+    assert reads.calls == 2  # the first read, and one read again
 
 
 def test_a_write_during_the_read_again_is_kept() -> None:
