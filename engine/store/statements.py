@@ -183,6 +183,6 @@ def delete_fact(store: GraphStore, user_id: str, uid: str) -> bool:
     """Delete one fact of `user_id` in both its forms and its change history (a fact added
     again starts its own); False when the user has no such fact. The history goes first:
     should the fact's delete fail, running it again finishes both."""
-    store.run("delete_target_history", {"user_id": user_id, "target_uid": uid}, read_only=False)
+    store.run("delete_fact_history", {"user_id": user_id, "uid": uid}, read_only=False)
     rows = store.run("delete_fact", {"user_id": user_id, "uid": uid}, read_only=False)
     return bool(rows and rows[0][0])

@@ -189,6 +189,18 @@ def test_merge_entities_moves_facts_names_and_mentions(mem: Memory) -> None:
         mem.merge_entities("Bob", "Bobby", "u")
 
 
+def test_a_refused_delete_keeps_the_history_of_what_its_id_names(mem: Memory) -> None:
+    """`delete` takes a fact's uid: given an entity's, it deletes nothing, the entity's
+    change history neither."""
+    mem.add_facts([("Bob", "KNOWS", "Bobby")], user_id="u")
+    kept = mem.merge_entities("Bob", "Bobby", "u")
+    history = mem.history(kept.uid, "u")
+    assert [h.event for h in history][-1] == "MERGE"
+    with pytest.raises(NotFoundError):
+        mem.delete(kept.uid, "u")
+    assert mem.history(kept.uid, "u") == history
+
+
 def test_merge_keeps_an_invalidated_fact_invalid(mem: Memory) -> None:
     mem.add_facts([("Bobby", "LIVES_IN", "Rome")], user_id="u")
     mem.add_facts([("Bob", "LIKES", "tea")], user_id="u")
