@@ -183,12 +183,14 @@ class EpisodeLeg:
 
     def _refresh(self, user_id: str, slot: _Slot) -> LexicalIndex:
         """Under the slot's lock: the index as it is when fresh (loaded while this search
-        waited) or when the store holds as many messages, else loaded again."""
+        waited) or when the store holds the same messages (as many, at the same times: a
+        message another process deleted and one it wrote are told apart), else loaded
+        again."""
         index = slot.index
         if index is not None:
             if time.monotonic() - slot.checked < self.params.refresh_s:
                 return index
-            if self.reads.count_episodes(user_id) == len(index):
+            if self.reads.episodes_stamp(user_id) == index.stamp():
                 slot.checked = time.monotonic()
                 return index
         with self._lock:
@@ -264,7 +266,7 @@ class EpisodeLeg:
         index = LexicalIndex()
         index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION, ALL_UIDS, LOAD_ONCE + 1))
         if len(index) > LOAD_ONCE:  # a large user: all of it, a range at a time
-            count = self.reads.count_episodes(user_id)
+            count, _ = self.reads.episodes_stamp(user_id)
             for uids in uid_ranges(count, LOAD_READ):
                 index.extend(*self.reads.episode_texts(user_id, TERMS_VERSION, uids))
                 if len(index.unsealed) >= LOAD_BLOCK:

@@ -24,6 +24,7 @@ import numpy as np
 from engine.retrieval.terms import STOPWORDS, words
 from engine.retrieval.tuning import BM25, INDEX_BLOCK_MIN
 from engine.store.base import EpisodeText
+from engine.store.rows import times_stamp
 
 _SUFFIXES = ("ing", "ed", "es", "s")
 # ... and those a relation's name and a question's word may differ by ("directed", "director")
@@ -149,6 +150,12 @@ class LexicalIndex:
 
     def __len__(self) -> int:
         return len(self.uids)
+
+    def stamp(self) -> tuple[int, int]:
+        """The messages held and a sum of their times, as the store's (`Reads.episodes_stamp`):
+        the same two, the same messages, but for one deleted and another stored in the same
+        millisecond."""
+        return len(self), times_stamp(self.times)
 
     def speakers_by_key(self) -> dict[str, str]:
         """The names the messages are said under, by their case-folded form (the first

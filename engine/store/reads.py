@@ -377,9 +377,9 @@ class Reads:
         params = {"user_id": user_id, "rows": rows, "terms_v": terms_v}
         self.store.run("set_episode_terms", params, read_only=False)
 
-    def count_episodes(self, user_id: str) -> int:
-        rows = self.store.run("count_user_episodes", {"user_id": user_id})
-        return int(rows[0][0]) if rows else 0
+    def episodes_stamp(self, user_id: str) -> tuple[int, int]:  # messages, their times' sum
+        rows = self.store.run("stamp_user_episodes", {"user_id": user_id})
+        return (int(rows[0][0]), int(rows[0][1] or 0)) if rows else (0, 0)
 
     def stored_texts(
         self, user_id: str, checksums: list[str], texts: list[str]

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from engine.models import Entity, Fact, HistoryEvent
 from engine.store.base import EpisodeText, Neighbour
+
+_STAMP_PRIME = 1_000_000_007
+
+
+def times_stamp(times: Iterable[float]) -> int:
+    """What cypher/stamp_user_episodes.cypher sums over messages of these times: each time in
+    whole milliseconds (floored) modulo a prime."""
+    return sum(math.floor(ts * 1000) % _STAMP_PRIME for ts in times)
 
 
 def entity_pairs(rows: Iterable[list[Any]]) -> list[tuple[str, Entity]]:

@@ -43,6 +43,7 @@ const functions = [
   fn('sum', [arg('input', ANY)], ANY, { aggregating: true, category: 'Aggregating' }),
   fn('datetime', [arg('input', ANY, { default: 'DEFAULT_TEMPORAL_ARGUMENT' })], 'ZONED DATETIME'),
   fn('exp', [arg('input', 'FLOAT')], 'FLOAT'),
+  fn('floor', [arg('input', 'FLOAT')], 'FLOAT'),
   fn('head', [arg('list', 'LIST<ANY>')], ANY),
   fn('keys', [arg('input', 'MAP')], 'LIST<STRING>'),
   fn('log', [arg('input', 'FLOAT')], 'FLOAT'),

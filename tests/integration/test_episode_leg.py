@@ -131,13 +131,37 @@ def test_another_process_writes_are_seen_after_the_refresh(
     assert chat.search("telescope", user_id="late").episodes == []  # within refresh_s
     leg.params = replace(leg.params, refresh_s=0.0)
     try:
-        with held(chat.store, "count_user_episodes") as count:  # the store is slow to count
+        with held(chat.store, "stamp_user_episodes") as count:  # the store is slow to count
             assert chat.search("telescope", user_id="late").episodes == []  # none waits for it
             assert count.wait(timeout=10)  # asked aside
         BACKGROUND.drain()
         assert chat.search("telescope", user_id="late").episodes
     finally:
         leg.params = replace(leg.params, refresh_s=30.0)
+
+
+def test_a_message_another_process_deleted_is_not_shown_after_the_refresh(
+    chat: Memory, embedder: Embedder
+) -> None:
+    """Another process deletes a message and writes one: the user holds as many messages as
+    before, and once `refresh_s` has passed the search shows the new one, not the deleted."""
+    leg = chat.retriever.episode_leg
+    writer = Memory(store=chat.store, embedder=embedder, extractor=OfflineExtractor())
+    code = writer.add("My locker code is 4417", user_id="swap", ts=MAY_1).episode_uids[0]
+    writer.add("I adopted a kitten named Miso", user_id="swap", ts=MAY_1)
+    assert "4417" in chat.search("locker code", user_id="swap").context()  # indexed here
+    writer.delete_episode(code, "swap")
+    writer.add("I repainted my kayak green", user_id="swap", ts=JUNE_1)
+    leg.params = replace(leg.params, refresh_s=0.0)
+    try:
+        chat.search("kayak", user_id="swap")  # checked aside
+        BACKGROUND.drain()
+        shown = chat.search("locker code kayak", user_id="swap", mode="episodes").episodes
+    finally:
+        leg.params = replace(leg.params, refresh_s=30.0)
+    texts = [hit.episode.text for hit in shown]
+    assert any("kayak" in text for text in texts)
+    assert not any("4417" in text for text in texts)
 
 
 def test_a_question_found_is_followed_by_the_answer_that_shares_none_of_its_words(

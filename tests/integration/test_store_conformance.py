@@ -11,10 +11,11 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.knowledge import salience
-from engine.retrieval.lexical import TERMS_VERSION, stored_terms
+from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stored_terms
 from engine.store import nearest as vector_reads
 from engine.store.base import EpisodeRow, GraphStore, Neighbour, Rows, WriteBatch, Written
 from engine.store.reads import Reads
+from engine.store.rows import times_stamp
 from engine.store.statements import delete_fact
 
 SETTINGS = Settings()
@@ -589,6 +590,16 @@ def _messages(store: GraphStore, embedder: Embedder, user: str, texts: list[str]
     return [r.uid for r in rows]
 
 
+def test_the_stamp_of_a_users_messages_is_the_one_their_times_give(store: GraphStore) -> None:
+    """The store sums the messages' times as `times_stamp` does, before 1970 and past the
+    prime alike: a search process compares the two to tell whether its index still holds."""
+    times = [-86400.9999, -0.0004, 0.0, 1701234567.1239, 2e12 + 0.5]
+    rows = [EpisodeRow(f"stamped-m{i}", "s1", "user", f"note {i}", ts, None, f"c{i}")
+            for i, ts in enumerate(times)]  # fmt: skip
+    store.write("stamped", WriteBatch(episodes=rows))
+    assert Reads(store).episodes_stamp("stamped") == (len(times), times_stamp(times))
+
+
 def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder: Embedder) -> None:
     reads = Reads(store)
     uids = _messages(store, embedder, "u", ["I went kayaking", "My bike is blue"])
@@ -603,7 +614,10 @@ def test_messages_are_read_back_for_the_episode_leg(store: GraphStore, embedder:
         ("Maria", "s1", "line 0"),
         ("Maria", "s1", "line 1"),
     }
-    assert reads.count_episodes("u") == 2 and reads.count_episodes("nobody") == 0
+    index = LexicalIndex()
+    index.extend(texts, terms)
+    assert reads.episodes_stamp("u") == index.stamp() and index.stamp()[0] == 2
+    assert reads.episodes_stamp("nobody") == (0, 0)
     nearest = reads.vector_episodes("u", as_param(embedder.encode_one("kayak trip")), 5)
     assert [uid for uid, _ in nearest] == [uids[0], uids[1]]
     assert all(0.0 <= s <= 1.0 for _, s in nearest)

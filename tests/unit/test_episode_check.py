@@ -17,7 +17,7 @@ class _Reads:
     def __init__(self) -> None:
         self.counts = 0
 
-    def count_episodes(self, user_id: str) -> int:
+    def episodes_stamp(self, user_id: str) -> tuple[int, int]:
         self.counts += 1
         raise ConnectionError("the store is away")
 

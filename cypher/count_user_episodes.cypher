@@ -1,2 +1,0 @@
-MATCH (p:Episode {user_id: $user_id})
-RETURN count(p) AS episodes
