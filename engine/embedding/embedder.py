@@ -292,12 +292,14 @@ class Embedder:
         return readable
 
     def close(self) -> None:
-        """Stop the model's process, if it has one (a later call starts it again). A load
-        still running in the background is waited for: a process that exits while the
-        runtime compiles the model in a thread aborts."""
+        """Release the model: its process, if it has one, else the model loaded here with
+        its runtime's threads and memory (~400 MB), without waiting for a garbage collection
+        (a later call loads it again). A load still running in the background is waited for:
+        a process that exits while the runtime compiles the model in a thread aborts."""
         self.wait_loaded()
         if self._process is not None:
             self._process.close()
+        self.__dict__.pop("model", None)  # the `model` property's cached value
 
     def wait_loaded(self) -> None:
         """Wait for a load running in the background (and its warm-up passes) to end: the

@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,19 @@ def test_a_memory_opened_and_closed_leaves_the_process_as_it_found_it(tmp_path: 
     assert seen["left"] == []
     assert seen["during"] == [2] and seen["after"] == [2]
     assert seen["frozen"] == 0
+
+
+def test_a_closed_memory_frees_its_model_without_a_garbage_collection(tmp_path: Path) -> None:
+    """The model it loaded (~400 MB, and its runtime's threads) goes at `close`, not at the
+    next full collection: a host opening memories in turn does not grow by a model each."""
+    gc.disable()
+    try:
+        with Memory(data_dir=tmp_path / "data") as mem:
+            mem.add_facts([("Alice", "KNOWS", "Bob")], user_id="a")
+            model = weakref.ref(mem.embedder.model)
+        assert model() is None
+    finally:
+        gc.enable()
 
 
 def test_a_memory_collected_inside_graphmems_own_lock_is_released_without_a_deadlock(
