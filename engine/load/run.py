@@ -113,6 +113,8 @@ def load_file(
     identity = file_identity(path)
     with one_load_at_a_time(where):
         state = None if restart else read_state(where, identity, job.user_id, job.chunk_size)
+        if state is not None and _emptied(job):
+            state = None  # the user's graph was deleted since (`delete_all`, `reset`)
         if state is not None and state.done:
             report.already_loaded = True
             return _finish(report, started)
@@ -120,6 +122,12 @@ def load_file(
         state = state or LoadState(identity, job.user_id, job.chunk_size)
         _load(job, triples, where, state, report)
     return _finish(report, started)
+
+
+def _emptied(job: LoadJob) -> bool:
+    """The user holds no entity and no fact: what a checkpoint says was loaded is gone."""
+    counts = Reads(job.store).counts(job.user_id)
+    return counts["entities"] == 0 and counts["facts"] == 0
 
 
 def _load(

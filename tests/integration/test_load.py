@@ -158,6 +158,18 @@ def test_loading_again_adds_nothing(memory: Memory, tmp_path: Path) -> None:
     assert memory.entity("Kismet", "u1").entity.mentions == 4
 
 
+def test_a_load_after_the_users_graph_was_deleted_loads_it_again(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """The checkpoint of a finished load says nothing once the user's graph is deleted."""
+    path = tsv(tmp_path / "kb.tsv", good_rows())
+    assert memory.load(path, "u1").facts_added == 5
+    memory.delete_all("u1")
+    again = memory.load(path, "u1")
+    assert not again.already_loaded and again.facts_added == 5
+    assert memory.stats("u1").facts == 5
+
+
 def test_a_repeated_line_is_counted_as_a_repeat_not_as_a_fact(
     memory: Memory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
