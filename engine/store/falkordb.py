@@ -15,6 +15,7 @@ Each user's write generation (`generation`), changed after every write: `generat
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import threading
 import time
@@ -194,6 +195,7 @@ class FalkorDBStore:
         are scanned (exact; slower for a large user: FalkorDB would refuse the index
         procedure)."""
         label = VECTOR_LABELS[read.index]
+        self.schema.check_dimension(params["embedding"])
         if label not in self.schema.warming_now():
             try:
                 return nearest_rows(self.run, read, params, k, self._sizes)
@@ -233,6 +235,9 @@ class FalkorDBStore:
     def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
         if batch.is_empty():
             return Written()
+        for vectors in (batch.entity_embeddings, batch.fact_embeddings, batch.episode_embeddings):
+            for vector in itertools.islice(vectors.values(), 1):
+                self.schema.check_dimension(vector)
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         across = self._server.writing() if self._server else contextlib.nullcontext()
         try:

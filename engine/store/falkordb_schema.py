@@ -38,7 +38,7 @@ from falkordb import Graph
 
 from engine import cypher
 from engine.cypher import Dialect
-from engine.errors import QueryError
+from engine.errors import ConfigError, QueryError
 from engine.store.base import Dimension, Rows, dimension_of
 from engine.store.falkordb_server import EmbeddedServer, single_try_client
 from engine.store.fulltext import user_key
@@ -136,6 +136,7 @@ class FalkorDBSchema:
         self._warming: set[str] = set(VECTOR_LABELS.values())  # until db.indexes() says
         self._checked = float("-inf")
         self._worker: threading.Thread | None = None  # declaring vector indexes after a reopen
+        self.dimension: int | None = None  # of the store's vectors, once set up
 
     # -- which vector indexes are built ---------------------------------------------------
 
@@ -196,9 +197,10 @@ class FalkorDBSchema:
         dropped = self._key_old_entities()
         built = self.vector_indexes() - dropped  # FalkorDB lists a dropped index for a while
         missing = [n for n in vectors if vector_label(n) not in built]
+        self.dimension = self._stored_dimension()
         if not missing:
             return
-        size = self._recorded_dimension() or dimension_of(dimension)
+        size = self.dimension = self.dimension or dimension_of(dimension)
         if nodes() < BUILD_NOW:
             self._declare_all(missing, size)  # little to build: done at once
         else:
@@ -224,6 +226,24 @@ class FalkorDBSchema:
             recorded = self._recorded_dimension()
             if recorded and not self.closed:
                 self._declare_in_background(_vector_index_names(), recorded, AFTER_BULK_S)
+
+    def check_dimension(self, vector: list[float]) -> None:
+        """Refuse a vector of another size than the store's (an embedding model changed
+        since it was written): FalkorDB would store it, and every vector search after it
+        would fail."""
+        if self.dimension is not None and len(vector) != self.dimension:
+            raise ConfigError(
+                f"this store's vectors have {self.dimension} values and the embedding model's "
+                f"have {len(vector)}: open it with the model that wrote it (setting "
+                "`embedding_model`), or use another data dir for this model"
+            )
+
+    def _stored_dimension(self) -> int | None:
+        """The size of the store's vectors: its vector indexes', else the one recorded when
+        they were dropped (a close); None for a store that never declared them."""
+        for _, dimension in self._run("list_vector_dimensions", {})[:1]:
+            return int(dimension)
+        return self._recorded_dimension()
 
     def _recorded_dimension(self) -> int | None:
         """The dimension recorded when the vector indexes were last dropped, if any."""

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from falkordb import FalkorDB
 
-from engine.errors import StoreUnavailableError
+from engine.errors import ConfigError, StoreUnavailableError
 from engine.memory import Memory
 from engine.store import falkordb_schema
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer, single_try_client
+from engine.testing import HashEmbedder
 from tests.warming import wait_built
 
 FACTS = [
@@ -236,6 +237,22 @@ def test_a_reopen_declares_the_vector_indexes_without_loading_the_model(tmp_path
         assert sorted(dimensions) == [["Entity", 384], ["Episode", 384], ["Fact", 384]]
         hits = mem.search("who directed Kismet", user_id="u1").facts
         assert hits[0].fact.text == "Kismet directed by William Dieterle"
+
+
+def test_a_store_refuses_an_embedding_model_of_another_size(tmp_path: Path) -> None:
+    """Vectors of another size were stored, and every search after them failed."""
+    home = tmp_path / "home"
+    with Memory(data_dir=home, embedder=HashEmbedder()) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+    refused = f"vectors have {HashEmbedder().dimension} values"
+    with Memory(data_dir=home) as mem:
+        with pytest.raises(ConfigError, match=refused):
+            mem.add_facts([("Bob", "LIKES", "coffee")], user_id="u1")
+        with pytest.raises(ConfigError, match=refused):
+            mem.search("who directed Kismet", user_id="u1")
+    with Memory(data_dir=home, embedder=HashEmbedder()) as mem:
+        assert mem.stats("u1").facts == 3
+        assert mem.search("who directed Kismet", user_id="u1").facts
 
 
 def test_a_vector_index_whose_declaration_failed_is_declared_again(
