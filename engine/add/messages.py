@@ -8,7 +8,8 @@ the call raise.
 Messages are stored verbatim; only the keys they are matched on are normalized.
 
 Identity: an episode's checksum covers user, session, role, content (`canonical_text`), the
-caller's timestamp (if given) and source. A message with an explicit time (or an `ingest`
+caller's timestamp (if given) and source, and for the same words said again in one call, how
+many times they were said before in it. A message with an explicit time (or an `ingest`
 record) is keyed by its checksum: the same one added again is recognised and skipped
 (retried if its extraction failed). A message with no time is said anew each time it is
 added ("I have a headache again"): it gets a fresh uid. An `ingest` record placed by its time
@@ -136,8 +137,12 @@ def episode_rows(
     undated = keyed and ts is None
     keyed = keyed or ts is not None
     rows = []
+    said: dict[str, int] = {}
     for index, message in enumerate(messages):
         digest = checksum(user_id, session, message.role, message.content, ts, origin)
+        said[digest] = said.get(digest, 0) + 1
+        if said[digest] > 1:  # the same words again in this call ("Yes"): another message
+            digest = hashlib.sha256(f"{digest}\x1f{said[digest]}".encode()).hexdigest()
         rows.append(
             EpisodeRow(
                 stable_uid(user_id, digest) if keyed else uuid.uuid4().hex,

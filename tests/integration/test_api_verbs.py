@@ -65,6 +65,21 @@ def test_users_lists_every_user_with_counts(mem: Memory) -> None:
     assert [u.user_id for u in mem.users()] == sorted(users)
 
 
+def test_the_same_words_twice_in_one_dated_call_are_two_messages(mem: Memory) -> None:
+    """"Yes", a question, "Yes" again: three messages, however the call is dated; the call
+    added again stores nothing more."""
+    said = [
+        {"role": "user", "content": "Yes"},
+        {"role": "assistant", "content": "Do you travel for work?"},
+        {"role": "user", "content": "Yes"},
+    ]
+    first = mem.add(said, user_id="club", ts="2024-05-01T10:00:00Z")
+    assert len(first.episode_uids) == 3 and first.episodes_skipped == 0
+    again = mem.add(said, user_id="club", ts="2024-05-01T10:00:00Z")
+    assert again.episode_uids == [] and again.episodes_skipped == 3
+    assert mem.stats("club").episodes == 3
+
+
 # -- update ---------------------------------------------------------------------------------
 
 

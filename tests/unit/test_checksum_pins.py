@@ -64,3 +64,19 @@ def test_memory_add_keeps_its_checksums() -> None:
     assert placed.checksum == "599c0663542aae9544e2b1ab0ad0d11660f45be34dbc2c4740350e4674675801"
     undated = checksum("u", None, "user", TEXT, None, None)
     assert undated == "cf162bcc114409ee3b12fdcb947287afff0a7b58cb47119465c919d8ff325f61"
+
+
+def test_the_same_words_said_again_in_one_call_are_another_message() -> None:
+    """Two speakers of a group chat say the same, or a user says "Yes" twice: each is a
+    message of its own, the first keeping its pinned checksum, and the same call added
+    again gives the same ones (skipped then)."""
+    said = [
+        parse_message({"role": "user", "name": "Maria", "content": TEXT}, 1000),
+        parse_message({"role": "user", "name": "John", "content": TEXT}, 1000),
+        parse_message({"role": "user", "content": TEXT}, 1000),
+    ]
+    rows = episode_rows("u", said, "s", MARCH_1, None, None)
+    assert rows[0].checksum == "7721f7e4c4ca753a73cce344b3c78e71102e21bf4f5ef318005c3d71fa6dc222"
+    assert len({r.checksum for r in rows}) == 3 and len({r.uid for r in rows}) == 3
+    again = episode_rows("u", said, "s", MARCH_1, None, None)
+    assert [r.checksum for r in again] == [r.checksum for r in rows]
