@@ -66,7 +66,7 @@ def test_users_lists_every_user_with_counts(mem: Memory) -> None:
 
 
 def test_the_same_words_twice_in_one_dated_call_are_two_messages(mem: Memory) -> None:
-    """"Yes", a question, "Yes" again: three messages, however the call is dated; the call
+    """A "Yes", a question, "Yes" again: three messages, however the call is dated; the call
     added again stores nothing more."""
     said = [
         {"role": "user", "content": "Yes"},
