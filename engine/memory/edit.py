@@ -78,8 +78,8 @@ class MemoryEdit(MemoryCore):
         Returns the fact as stored now.
 
         Raises:
-            InvalidInputError: nothing to change, an unusable value, or `invalid_at` before
-                the fact's `valid_at`.
+            InvalidInputError: nothing to change, an unusable value, or an `invalid_at`
+                before the `valid_at` (given or the fact's).
             NotFoundError: the user has no fact with that uid.
         """
         if text is None and valid_at is None and invalid_at is None:
@@ -89,8 +89,11 @@ class MemoryEdit(MemoryCore):
         start = None if valid_at is None else to_when(valid_at, "valid_at")
         end = None if invalid_at is None else to_when(invalid_at, "invalid_at")
         begun = start if start is not None else _epoch(fact.valid_at)
-        if end is not None and begun is not None and end < begun:
-            raise InvalidInputError("invalid_at is before the fact's valid_at")
+        ended = end if end is not None else _epoch(fact.invalid_at)
+        if ended is not None and begun is not None and ended < begun:
+            raise InvalidInputError(
+                "the fact would stop being true (invalid_at) before it became true (valid_at)"
+            )
         now = time.time()
         batch = WriteBatch()
         if new_text is not None:

@@ -116,6 +116,11 @@ def test_update_refuses_bad_input_and_other_users(mem: Memory) -> None:
     with pytest.raises(NotFoundError):
         mem.update(uid, "mallory", text="Alice lives nowhere")
     assert mem.get_all("alice")[0].text == "Alice lives in Paris"
+    mem.update(uid, "alice", invalid_at="2024-01-01")
+    with pytest.raises(InvalidInputError, match="before it became true"):
+        mem.update(uid, "alice", valid_at="2025-06-01")  # after the fact's own end
+    (fact,) = mem.get_all("alice", include_invalid=True)
+    assert fact.valid_at is None or fact.valid_at < fact.invalid_at  # type: ignore[operator]
 
 
 # -- deleting messages and forgetting -------------------------------------------------------
