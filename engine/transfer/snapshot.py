@@ -59,6 +59,9 @@ def _rel_type(value: str) -> str:
 
 
 RelType = Annotated[str, AfterValidator(_rel_type)]
+# How often a record was met: a count, far below where a store's 64-bit counter adding the
+# next mention would wrap (10**30 was stored as the largest, then wrapped to the smallest)
+Mentions = Annotated[int, Field(ge=0, le=10**15)]
 
 
 class _Record(BaseModel):
@@ -79,7 +82,7 @@ class EntityRecord(_Record):
     type: str | None = None
     aliases: list[str] = Field(default_factory=list)
     alias_keys: list[str] = Field(default_factory=list)
-    mentions: int = 0
+    mentions: Mentions = 0
     first_seen: float | None = None
     last_seen: float | None = None
     created_at: float | None = None
@@ -93,7 +96,7 @@ class RelationshipRecord(_Record):
     type: RelType
     valid_at: float | None = None
     invalid_at: float | None = None
-    mentions: int = 0
+    mentions: Mentions = 0
     last_seen: float | None = None
 
 
@@ -107,7 +110,7 @@ class FactRecord(_Record):
     text: str
     valid_at: float | None = None
     invalid_at: float | None = None
-    mentions: int = 0
+    mentions: Mentions = 0
     first_seen: float | None = None
     last_seen: float | None = None
     episodes: list[str] = Field(default_factory=list)

@@ -303,6 +303,8 @@ def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
         (lambda d: d["facts"][0].update(subject_uid="nobody"), "missing"),
         (lambda d: d.update(version=2), "version"),
         (lambda d: d["entities"][0].update(mentions=float("nan")), "mentions"),
+        (lambda d: d["entities"][0].update(mentions=-5), "mentions"),
+        (lambda d: d["facts"][0].update(mentions=10**30), "mentions"),
     ],
 )
 def test_a_bad_document_is_refused(
