@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -83,6 +83,10 @@ def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
 
 def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:
     """Validate every fact before anything is written: one bad fact rejects the call."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise InvalidInputError(
+            f"facts must be a list of facts (triples or dicts), got {type(items).__name__}"
+        )
     facts = []
     for index, item in enumerate(items):
         if index >= settings.max_facts_per_call:

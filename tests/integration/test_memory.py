@@ -144,6 +144,12 @@ def test_bad_facts_are_rejected_and_nothing_is_written(memory: Memory, bad: obje
     assert [f.text for f in memory.get_all("u")] == ["Kept is stored"]
 
 
+@pytest.mark.parametrize("facts", [None, "Alice KNOWS Bob", {"subject": "A"}, 5])
+def test_facts_that_are_no_list_are_refused_naming_what_came(memory: Memory, facts: object) -> None:
+    with pytest.raises(InvalidInputError, match=f"got {type(facts).__name__}"):
+        memory.add_facts(facts, user_id="u")  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("etype", "says"),
     [
