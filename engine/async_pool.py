@@ -50,13 +50,16 @@ class Pooled(Generic[T]):
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     async def aclose(self) -> None:
-        """Close the wrapped object (when this one made it) and stop the pool; idempotent."""
+        """Take no more calls, let the calls sent end (one its caller stopped awaiting, by a
+        timeout or a cancel, too: a thread cannot be stopped halfway through a write), then
+        close the wrapped object when this one made it; idempotent. The event loop runs on
+        meanwhile."""
         if self._closed:
             return
-        if self._owned:
-            await self._run(self._wrapped.close)
         self._closed = True
-        self._pool.shutdown(wait=True)
+        await asyncio.to_thread(self._pool.shutdown, wait=True)
+        if self._owned:
+            await asyncio.to_thread(self._wrapped.close)
 
     async def __aenter__(self) -> Self:
         return self

@@ -5,6 +5,7 @@ extractor; every verb scoped by user."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -282,6 +283,40 @@ def test_async_memory_closes_the_memory_it_made(embedder: Embedder, tmp_path: Pa
     assert amem._pool._shutdown  # type: ignore[attr-defined]
     with pytest.raises(StoreError):
         amem.memory.stats()  # its store is closed
+
+
+def test_closing_an_async_memory_lets_a_call_sent_end_whole_and_the_loop_run(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    """A call its caller stopped awaiting (a timeout) still runs: the close waits for it to
+    end whole (it closed the store under it: 1,000 of 4,000 facts stored), and the event
+    loop runs on while it waits (the pool's shutdown held it for seconds)."""
+    facts = [(f"Person {i}", "LIVES_IN", f"City {i}") for i in range(1500)]
+
+    async def scenario() -> tuple[float, float]:
+        gaps: list[float] = []
+
+        async def ticker() -> None:
+            last = time.perf_counter()
+            while True:
+                await asyncio.sleep(0.005)
+                gaps.append(time.perf_counter() - last)
+                last = time.perf_counter()
+
+        clock = asyncio.create_task(ticker())
+        async with AsyncMemory(embedder=embedder, data_dir=tmp_path / "m") as amem:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(amem.add_facts(facts, user_id="bob"), 0.05)
+            gaps.clear()
+            closing = time.perf_counter()
+        closed = time.perf_counter() - closing
+        clock.cancel()
+        return max(gaps, default=0.0), closed
+
+    longest_gap, closing = asyncio.run(scenario())
+    assert longest_gap < closing / 2  # the loop ran while the close waited
+    with Memory(embedder=embedder, data_dir=tmp_path / "m") as mem:
+        assert mem.stats("bob").facts == len(facts)
 
 
 def test_merge_moves_the_messages_that_mention_the_merged_entity(mem: Memory) -> None:
