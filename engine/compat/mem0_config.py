@@ -11,6 +11,7 @@ reach. A `graphmem` key passes graphmem settings through (e.g. `{"data_dir": ...
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,9 @@ _OPENAI_COMPATIBLE: dict[str, tuple[str, str | None]] = {
     "lmstudio": ("lmstudio_base_url", "http://localhost:1234/v1"),
     "deepseek": ("deepseek_base_url", "https://api.deepseek.com"),
 }
+# a hosted provider's key and endpoint, read from the environment where the config gives
+# none, as Mem0 reads them: its documented DeepSeek config has no api_key
+_HOSTED_ENV = {"deepseek": ("DEEPSEEK_API_KEY", "DEEPSEEK_API_BASE")}
 _IGNORED = frozenset({"vector_store", "history_db_path", "history_db", "version", "reranker"})
 _REFUSED = frozenset({"custom_fact_extraction_prompt", "custom_update_memory_prompt"})
 _KNOWN = frozenset({"llm", "embedder", "graph_store", "graphmem"}) | _IGNORED | _REFUSED
@@ -56,13 +60,15 @@ def _llm(config: Mapping[str, Any]) -> dict[str, Any]:
             f"({', '.join(sorted(_OPENAI_COMPATIBLE))}); serve the model behind one"
         )
     url_key, default_url = _OPENAI_COMPATIBLE[provider]
+    key_env, url_env = _HOSTED_ENV.get(provider, (None, None))
     out: dict[str, Any] = {}
-    url = inner.get(url_key) or default_url
+    url = inner.get(url_key) or (url_env and os.environ.get(url_env)) or default_url
     if url is not None:
         out["openai_base_url"] = url.rstrip("/") + ("/v1" if provider == "ollama" else "")
-    if inner.get("api_key"):
-        out["openai_api_key"] = inner["api_key"]
-    elif provider != "openai" and url is not None:
+    key = inner.get("api_key") or (key_env and os.environ.get(key_env))
+    if key:
+        out["openai_api_key"] = key
+    elif provider != "openai" and key_env is None and url is not None:
         out["openai_api_key"] = provider  # local servers want some key, and ignore it
     if inner.get("model"):
         out["llm_model"] = inner["model"]

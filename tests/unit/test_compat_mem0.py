@@ -37,6 +37,26 @@ def test_mem0_config_keys_map_onto_graphmem_settings() -> None:
     assert settings_from_mem0(openai) == {"openai_api_key": "sk-1", "llm_model": "gpt-4o"}
 
 
+def test_mem0s_deepseek_config_takes_its_key_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Mem0's documented DeepSeek config gives no api_key: Mem0 reads DEEPSEEK_API_KEY (and
+    DEEPSEEK_API_BASE), where the provider's name went out as the key."""
+    config = {"llm": {"provider": "deepseek", "config": {"model": "deepseek-chat"}}}
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real")
+    monkeypatch.delenv("DEEPSEEK_API_BASE", raising=False)
+    assert settings_from_mem0(config) == {
+        "openai_base_url": "https://api.deepseek.com",
+        "openai_api_key": "sk-real",
+        "llm_model": "deepseek-chat",
+    }
+    monkeypatch.setenv("DEEPSEEK_API_BASE", "https://proxy.example/v1")
+    monkeypatch.delenv("DEEPSEEK_API_KEY")
+    mapped = settings_from_mem0(config)
+    assert mapped["openai_base_url"] == "https://proxy.example/v1"
+    assert "openai_api_key" not in mapped  # no made-up key for a hosted service
+
+
 @pytest.mark.parametrize(
     ("config", "says"),
     [
