@@ -63,6 +63,8 @@ def add_mcp_parser(sub: Any) -> None:
 def cmd_mcp(args: argparse.Namespace) -> None:
     _check_http_options(args)
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    if args.user is not None and not args.user.strip():
+        raise UsageError("--user is empty: give the user id whose memory to serve")
     user = args.user or (None if args.any_user else settings.mcp_user_id or None)
     if user is None and not args.any_user:
         raise UsageError(WHOM)

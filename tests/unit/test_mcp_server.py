@@ -82,6 +82,21 @@ def test_a_server_that_does_not_say_whom_it_serves_is_a_usage_error(
     assert not (tmp_path / "home").exists()
 
 
+@pytest.mark.parametrize("user", ["", "  "])
+def test_an_empty_user_is_a_usage_error_not_another_user(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    user: str,
+) -> None:
+    """`--user ""` served GRAPHMEM_MCP_USER_ID's user (bob) without a word."""
+    monkeypatch.setenv("GRAPHMEM_MCP_USER_ID", "bob")
+    status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--user", user, "--print-token"])
+    said = capsys.readouterr()
+    assert status == 2 and said.out == ""
+    assert said.err.startswith("graphmem: error: --user is empty")
+
+
 def test_a_port_out_of_range_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
