@@ -112,31 +112,31 @@ def load_file(
     where = state_path(job.data_dir, path, job.user_id)
     identity = file_identity(path)
     with one_load_at_a_time(where):
+        counts = Reads(job.store).counts(job.user_id)
+        empty = counts["entities"] == 0 and counts["facts"] == 0
         state = None if restart else read_state(where, identity, job.user_id, job.chunk_size)
-        if state is not None and _emptied(job):
-            state = None  # the user's graph was deleted since (`delete_all`, `reset`)
+        if empty:
+            state = None  # what a checkpoint says was loaded is gone (`delete_all`, `reset`)
         if state is not None and state.done:
             report.already_loaded = True
             return _finish(report, started)
         report.resumed = state is not None
         state = state or LoadState(identity, job.user_id, job.chunk_size)
-        _load(job, triples, where, state, report)
+        _load(job, triples, where, state, report, fresh=empty)
     return _finish(report, started)
 
 
-def _emptied(job: LoadJob) -> bool:
-    """The user holds no entity and no fact: what a checkpoint says was loaded is gone."""
-    counts = Reads(job.store).counts(job.user_id)
-    return counts["entities"] == 0 and counts["facts"] == 0
-
-
 def _load(
-    job: LoadJob, triples: list[Triple], where: Path, state: LoadState, report: LoadReport
+    job: LoadJob,
+    triples: list[Triple],
+    where: Path,
+    state: LoadState,
+    report: LoadReport,
+    fresh: bool,
 ) -> None:
-    """Write what the checkpoint `state` says is left of the load (all of it when new)."""
+    """Write what the checkpoint `state` says is left of the load (all of it when new);
+    `fresh`: the user held nothing before it."""
     reads = Reads(job.store)
-    counts = reads.counts(job.user_id)
-    fresh = not report.resumed and counts["entities"] == 0 and counts["facts"] == 0
     plan = make_plan(reads, job.user_id, triples, fresh=fresh, now=time.time())
     report.facts_already_stored, report.facts_repeated = plan.stored, plan.repeated
     timer = _Timer()
