@@ -15,6 +15,7 @@ from engine.embedding import Embedder
 from engine.errors import ClosedError, InvalidInputError
 from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
+from engine.memory.model_probe import check_model
 from engine.models import Stats
 from engine.normalize import check_user_id
 from engine.retrieval.background import BACKGROUND
@@ -89,6 +90,8 @@ class MemoryCore:
         self.retriever = self._retriever()
         self._ready = False
         self._setup_lock = threading.Lock()
+        self._model_lock = threading.Lock()  # apart: a read that embeds nothing never waits
+        self._model_checked = False
         self._extractor = extractor
         self._owns_extractor = extractor is None
         # its usage is the LLM accounting of this Memory object, this process only (not stored)
@@ -115,7 +118,9 @@ class MemoryCore:
         """Build from a dict of settings (names as in `engine.config.Settings`)."""
         return cls(**config)
 
-    def _setup(self) -> None:
+    def _setup(self, vectors: bool = False) -> None:
+        """Make the store ready; with `vectors`, for a call that embeds (writes vectors or
+        compares its own with the store's): the store's model checked first (`check_model`)."""
         if self._closed:
             raise ClosedError("this Memory is closed: open a new one (Memory(...))")
         with self._setup_lock:
@@ -124,6 +129,15 @@ class MemoryCore:
                 self._ready = True
                 if self.settings.freeze_gc:
                     freeze_long_lived("setup")
+        if vectors and not self._model_checked:
+            with self._model_lock:
+                if not self._model_checked:
+                    check_model(self.store, self.embedder, self._holds_memory)
+                    self._model_checked = True
+
+    def _holds_memory(self) -> bool:
+        counts = self.reads.counts(None)
+        return any(counts[kind] for kind in ("entities", "facts", "episodes"))
 
     @staticmethod
     def self_uid(user_id: str) -> str:

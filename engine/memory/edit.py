@@ -97,6 +97,7 @@ class MemoryEdit(MemoryCore):
         now = time.time()
         batch = WriteBatch()
         if new_text is not None:
+            self._setup(vectors=True)
             batch.fact_texts[fact.uid] = new_text
             batch.fact_embeddings[fact.uid] = as_param(self.embedder.encode([new_text])[0])
         if start is not None or end is not None:
@@ -179,6 +180,7 @@ class MemoryEdit(MemoryCore):
         kept, gone = self._entity(keep, user_id), self._entity(merge, user_id)
         if kept.uid == gone.uid:
             raise InvalidInputError(f"{keep!r} and {merge!r} are the same entity")
+        self._setup(vectors=True)
         user_id = kept.user_id
         facts = self.reads.entity_facts(user_id, gone.uid, include_invalid=True, limit=10**6)
         batch, old = merge_batch(self.reads, self.embedder, kept, gone, facts, time.time())

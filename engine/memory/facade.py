@@ -65,7 +65,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         """
         user_id = check_user_id(user_id)
         clean = validate_facts(facts, self.settings)
-        self._setup()
+        self._setup(vectors=True)
         return self._adder.add_facts(clean, user_id, show_progress=show_progress)
 
     def load(
@@ -98,7 +98,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             raise InvalidInputError(f"chunk_size must be at least 1, got {chunk_size}")
         source = Path(path)
         fmt = triple_format(source, format)
-        self._setup()
+        self._setup(vectors=True)
         limits = Limits(self.settings.max_name_chars, self.settings.max_text_chars)
         data_dir = self.settings.data_dir.expanduser()
         job = LoadJob(self.store, self.embedder, user_id, data_dir, limits, chunk_size, progress)
@@ -145,7 +145,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
         """
         steps = AddSteps(self._adder, extracting=not dry_run)
-        self._setup()
+        self._setup(vectors=True)
         return ingest(
             steps,
             paths_or_iterable,
@@ -204,7 +204,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         """
         when = one_time(ts, timestamp)
         request = AddRequest(messages, user_id, session_id, metadata, when, source, speaker)
-        self._setup()
+        self._setup(vectors=True)
         prepared = self._adder.prepare(request)
         result = self.apply_add(prepared)
         if result.extraction_error is not None:  # the episodes are kept as failed; listed too
@@ -225,13 +225,13 @@ class Memory(MemoryEdit, MemoryTransfer):
     ) -> PreparedAdd:
         """Phase one of `add` (validation, episodes, known facts, the extraction); writes
         nothing. Pipelines run it ahead of `apply_add` (see `engine.add`)."""
-        self._setup()
+        self._setup(vectors=True)
         request = AddRequest(messages, user_id, session_id, metadata, ts, source, speaker)
         return self._adder.prepare(request)
 
     def apply_add(self, prepared: PreparedAdd) -> AddResult:
         """Phase two of `add`: resolve and write in one batch; counts the LLM usage."""
-        self._setup()
+        self._setup(vectors=True)
         return self._adder.apply(prepared)
 
     # -- reading --------------------------------------------------------------------------
@@ -277,7 +277,7 @@ class Memory(MemoryEdit, MemoryTransfer):
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
         where, window = parse_filters(filters), read_window(since, until)
-        self._setup()
+        self._setup(vectors=True)
         ask = functools.partial(
             self.retriever.search,
             query,

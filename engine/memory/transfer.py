@@ -66,7 +66,7 @@ class MemoryTransfer(MemoryCore):
         target = target_user(user_id, users_from_file)
         limits = ImportLimits.from_settings(self.settings, self.embedder.dimension)
         snapshot = parse_snapshot(source, limits)
-        self._setup()
+        self._setup(vectors=True)
         target = target or snapshot.user_id
         report = import_snapshot(
             self.store, snapshot, target, self.embedder, limits, progress=progress

@@ -244,7 +244,7 @@ def test_a_store_refuses_an_embedding_model_of_another_size(tmp_path: Path) -> N
     home = tmp_path / "home"
     with Memory(data_dir=home, embedder=HashEmbedder()) as mem:
         mem.add_facts(FACTS, user_id="u1")
-    refused = f"vectors have {HashEmbedder().dimension} values"
+    refused = f"{HashEmbedder().dimension} values"
     with Memory(data_dir=home) as mem:
         with pytest.raises(ConfigError, match=refused):
             mem.add_facts([("Bob", "LIKES", "coffee")], user_id="u1")
@@ -253,6 +253,27 @@ def test_a_store_refuses_an_embedding_model_of_another_size(tmp_path: Path) -> N
     with Memory(data_dir=home, embedder=HashEmbedder()) as mem:
         assert mem.stats("u1").facts == 3
         assert mem.search("who directed Kismet", user_id="u1").facts
+
+
+def test_a_store_refuses_another_embedding_model_of_its_size(tmp_path: Path) -> None:
+    """A model of the same size mixed its vectors with the store's unnoticed, and every search
+    ranked by noise. The same model on another runtime is not another model."""
+    home, refused = tmp_path / "home", "made by the embedding model 'all-MiniLM-L6-v2'"
+    with Memory(data_dir=home) as mem:
+        mem.add_facts(FACTS, user_id="u1")
+    with Memory(data_dir=home, embedding_runtime="torch") as mem:
+        assert mem.search("who directed Kismet", user_id="u1").facts
+    with Memory(data_dir=home, embedder=HashEmbedder(384)) as mem:
+        with pytest.raises(ConfigError, match=f"{refused} .*'hash-384'"):
+            mem.add_facts([("Bob", "LIKES", "coffee")], user_id="u1")
+        with pytest.raises(ConfigError, match=refused):
+            mem.search("who directed Kismet", user_id="u1")
+        assert mem.stats("u1").facts == 3  # what embeds nothing is served
+        mem.delete_all(user_id="u1")  # a store that holds no memory takes the model it meets
+        mem.add_facts([("Bob", "LIKES", "coffee")], user_id="u2")
+        assert mem.search("what does Bob like", user_id="u2").facts
+    with Memory(data_dir=home) as mem, pytest.raises(ConfigError, match="'hash-384'"):
+        mem.search("what does Bob like", user_id="u2")
 
 
 def test_a_vector_index_whose_declaration_failed_is_declared_again(
