@@ -34,6 +34,9 @@ DATA_FILES = (
     "dead_letters.jsonl",
 )
 AOF_DIR = "appendonlydir"
+# what only a data directory holds: the append-only files, the dump an older version saved,
+# the record of a server started there
+STORE_FILES = (AOF_DIR, "dump.rdb", "server.json")
 
 
 def private_dir(path: Path) -> Path:
@@ -110,6 +113,16 @@ def prepare_data_dir(data_dir: Path) -> None:
     if not os.access(data_dir, os.W_OK | os.X_OK):
         _unusable(data_dir, "it is read-only for you")
     tighten_data_dir(data_dir)
+
+
+def holds_store(data_dir: Path) -> bool:
+    """True when `data_dir` holds an embedded store (`STORE_FILES`): an empty folder, or one
+    of other files, is no data directory. One that cannot be looked into counts, so that
+    opening it says what is wrong with it (`prepare_data_dir`)."""
+    try:
+        return any((data_dir / name).exists() for name in STORE_FILES)
+    except PermissionError:
+        return True
 
 
 def _own_group(gid: int) -> bool:

@@ -32,8 +32,9 @@ from engine.mcp_server.command import add_mcp_parser
 EXIT_STATUS = """exit status:
   0    done
   1    an operation failed, or did part of its work (the message says what), or the
-       user has no memories or the data dir does not exist (commands that read or edit
-       what is stored; add, ingest, load, import and demo create the data dir)
+       user has no memories or the data dir does not exist or holds no graphmem data
+       (commands that read or edit what is stored; add, ingest, load, import and demo
+       create the data dir)
   2    the command line is wrong (unknown command or option, missing argument)
   130  interrupted (Ctrl-C)
 Output cut short by a closed pipe (graphmem search ... | head) is not an error."""

@@ -16,6 +16,7 @@ from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact, said_day
 from engine.normalize import canonical_text, check_count, check_user_id
+from engine.private_files import holds_store
 from engine.prompt_block import MAX_LIMIT
 from engine.times import parse_time, time_window
 
@@ -29,11 +30,13 @@ COMMON_HELP = {
 def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: Any) -> Memory:
     """The `Memory` of the command's data dir (`embedding_preload=False` for a command that
     embeds nothing: its process need not wait for a model it never uses). Only a command
-    that stores what it is given (`create=True`) makes a data dir that does not exist.
+    that stores what it is given (`create=True`) makes a data dir, of a folder that does not
+    exist or of one that holds no store.
 
     Raises:
-        NotFoundError: the embedded store's data dir does not exist, and `create` is False
-            (nothing is made, no server started: a misspelt --data-dir holds no memories).
+        NotFoundError: the embedded store's data dir does not exist or holds no store, and
+            `create` is False (nothing is made, no server started: a misspelt --data-dir, or
+            a folder of other files, holds no memories).
     """
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
@@ -44,12 +47,22 @@ def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: 
 
 
 def require_data_dir(settings: Settings) -> None:
-    """Raises NotFoundError when the embedded store's data dir does not exist (Neo4j keeps
-    no memory there)."""
-    if settings.store == "falkordb" and not settings.data_dir.exists():
+    """Raises NotFoundError when the embedded store's data dir does not exist or is a folder
+    that holds no store (Neo4j keeps no memory there): opening it would make a folder of
+    other files a data dir (0700, a server's files in it). A file is left for opening to
+    refuse ("it is not a directory")."""
+    if settings.store != "falkordb":
+        return
+    data_dir = settings.data_dir
+    if not data_dir.exists():
         raise NotFoundError(
-            f"no data dir at {settings.data_dir} (nothing is stored there: add, ingest, load, "
+            f"no data dir at {data_dir} (nothing is stored there: add, ingest, load, "
             "import and demo create it)"
+        )
+    if data_dir.is_dir() and not holds_store(data_dir):
+        raise NotFoundError(
+            f"no graphmem data in {data_dir}: it is not a data dir (add, ingest, load, import "
+            "and demo create one; give them a new folder, not one holding other files)"
         )
 
 

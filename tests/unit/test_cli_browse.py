@@ -14,7 +14,8 @@ def test_on_the_embedded_store_browse_says_to_export_the_graph_first(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.delenv("GRAPHMEM_STORE", raising=False)
-    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))  # a data dir that exists
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))
+    (tmp_path / "appendonlydir").mkdir()  # a data dir: the server's append-only files
     assert main(["browse", "--user", "alice"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("This store is the embedded FalkorDB")

@@ -43,7 +43,8 @@ def test_cli_browse(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.delenv("NEO4J_URI", raising=False)
-    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))  # a data dir that exists
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))
+    (tmp_path / "appendonlydir").mkdir()  # a data dir: the server's append-only files
     assert cli.main(["browse", "--user", "alice"]) == 0
     out = capsys.readouterr().out
     assert "http://localhost:7474/browser/?cmd=edit&arg=MATCH%20%28a%3AEntity" in out

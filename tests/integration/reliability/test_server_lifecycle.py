@@ -62,8 +62,9 @@ def test_a_relative_data_dir_works_from_python(
     assert _facts(tmp_path / "mem", "alice", embedder) == ["Alice"]
 
 
-def test_a_relative_data_dir_works_from_the_cli(tmp_path: Path) -> None:
-    (tmp_path / "mem").mkdir()  # a read command makes no data dir
+def test_a_relative_data_dir_works_from_the_cli(tmp_path: Path, embedder: Embedder) -> None:
+    with Memory(data_dir=tmp_path / "mem", embedder=embedder) as mem:  # a read makes none
+        mem.add_facts([("Alice", "LIKES", "tea")], user_id="alice")
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "--data-dir", "./mem", "stats"],
         cwd=tmp_path,
@@ -74,7 +75,7 @@ def test_a_relative_data_dir_works_from_the_cli(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "facts: 0" in done.stdout
+    assert "facts: 1" in done.stdout
     assert not LEFT_BEHIND & {p.name for p in (tmp_path / "mem").iterdir()}
 
 
