@@ -1,7 +1,7 @@
 """The write side: from messages (or pre-extracted facts) to one write batch.
 
     messages -> `messages` (parse, Episode rows, checksums)
-             -> `prepare` (what is new and known; ONE extraction)           phase one
+             -> `prepare` (what is new, by `keys`, and known; ONE extraction) phase one
              -> `resolve` (names -> entities) + `changes` (facts, invalidations)
              -> `batch.assemble` (the one way to a `WriteBatch`) -> store   phase two
 

@@ -11,10 +11,13 @@ Identity: an episode's checksum covers user, session, role, content (`canonical_
 caller's timestamp (if given) and source, and for the same words said again in one call, how
 many times they were said before in it. A message with an explicit time (or an `ingest`
 record) is keyed by its checksum: the same one added again is recognised and skipped
-(retried if its extraction failed). A message with no time is said anew each time it is
-added ("I have a headache again"): it gets a fresh uid. An `ingest` record placed by its time
-(`ChatRecord.identified_by_time`) is keyed without its file position, one an export identifies
-by its own id (`ChatRecord.exported_id`) by that id, without its text: `record_checksums`.
+(retried if its extraction failed). Its speaker is not in that checksum (messages stored
+before are kept under it): a dated `add` of a message whose checksum holds another message
+keys it by its speaker too (`speaker_checksum`, as `engine.add.keys` chooses). A message
+with no time is said anew each time it is added ("I have a headache again"): it gets
+a fresh uid. An `ingest` record placed by its time (`ChatRecord.identified_by_time`) is keyed
+without its file position, one an export identifies by its own id (`ChatRecord.exported_id`)
+by that id, without its text: `record_checksums`.
 """
 
 from __future__ import annotations
@@ -113,6 +116,14 @@ def checksum(
     messages held, so their checksums still match)."""
     stamp = repr(ts) if ts is not None else ""
     parts = [user_id, session_id or "", role, canonical_text(content), stamp, source or ""]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def speaker_checksum(words: str, speaker: str | None, times: int) -> str:
+    """sha256 of a message's words' `checksum`, its speaker, and the how-manieth time in its
+    call that speaker says them: the key of a message whose words' checksum holds another
+    message (`engine.add.keys`). Its parts are tagged, so it never equals a `checksum`."""
+    parts = ["speaker", words, speaker or "", str(times)]
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.add.changes import likely_texts
+from engine.add.keys import MessageKeys, fresh_rows, message_keys
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
 from engine.add.resolve import current_self, extracted_names, self_uid, shown_self
 from engine.add.speakers import speaker_entities
@@ -120,12 +121,13 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
             replace(row, checksum=request.key, uid=stable_uid(user_id, request.key)) for row in rows
         ]
     keyed = keyed or when is not None
+    dated = None if request.key is not None else when  # a record keeps the key it was given
     if not keyed:
         fresh = _retried(ctx, user_id, dict(enumerate(rows)))
     elif request.retry:
-        fresh = _retried(ctx, user_id, _fresh_keyed(ctx.reads, user_id, rows))
+        fresh = _retried(ctx, user_id, _fresh_keyed(ctx.reads, user_id, rows, dated))
     else:
-        fresh = _fresh_keyed(ctx.reads, user_id, rows)
+        fresh = _fresh_keyed(ctx.reads, user_id, rows, dated)
     kept = [(row, _dated(chat[i], row)) for i, row in fresh.items()]
     prepared = PreparedAdd(
         user_id=user_id,
@@ -174,15 +176,19 @@ def _parsed(request: AddRequest, limits: Settings) -> tuple[list[ChatMessage], l
     return chat, errors
 
 
-def _fresh_keyed(reads: Reads, user_id: str, rows: list[EpisodeRow]) -> dict[int, EpisodeRow]:
+def _fresh_keyed(
+    reads: Reads, user_id: str, rows: list[EpisodeRow], ts: float | None
+) -> dict[int, EpisodeRow]:
     """The keyed rows to write, by position: not stored yet or stored as failed, first of
-    their checksum in this call."""
-    stored = ok_checksums(reads, user_id, sorted({r.checksum for r in rows}))
-    first: dict[str, int] = {}
-    for index, row in enumerate(rows):
-        if row.checksum not in stored:
-            first.setdefault(row.checksum, index)
-    return {index: rows[index] for index in sorted(first.values())}
+    their key in this call. Rows of a call dated `ts` are keyed as `engine.add.keys` says,
+    their keys looked up in one read; others (ingest records) by their checksum alone."""
+    if ts is None:
+        keys = [MessageKeys.only(row) for row in rows]
+    else:
+        keys = message_keys(user_id, rows, ts)
+    uids = sorted(set().union(*(key.uids for key in keys)))
+    held = {e.uid: e for e in reads.episodes_by_uids(user_id, uids)} if uids else {}
+    return fresh_rows(keys, held)
 
 
 def _retried(ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]) -> dict[int, EpisodeRow]:
@@ -197,13 +203,6 @@ def _retried(ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]) -> dict
         uids = failed.get(row.checksum)
         out[index] = replace(row, uid=uids.pop()) if uids else row
     return out
-
-
-def ok_checksums(reads: Reads, user_id: str, checksums: list[str]) -> set[str]:
-    """The checksums stored as episodes that did not fail (uid = stable_uid(user, checksum))."""
-    by_uid = {stable_uid(user_id, c): c for c in checksums}
-    found = reads.episodes_by_uids(user_id, list(by_uid)) if by_uid else []
-    return {by_uid[e.uid] for e in found if e.status != "failed"}
 
 
 def episode_vectors(embedder: Embedder, rows: list[EpisodeRow]) -> dict[str, list[float]]:

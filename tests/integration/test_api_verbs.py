@@ -22,9 +22,12 @@ from engine import (
     StoreUnavailableError,
     UserSummary,
 )
+from engine.add.messages import checksum
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
 from engine.store.base import GraphStore
+from engine.store.reads import Reads
+from engine.times import epoch
 
 pytestmark = pytest.mark.skipif(not OfflineExtractor.available(), reason="needs spaCy")
 SECRET = "My password hint is my cat Felix. I live in Paris."
@@ -79,6 +82,43 @@ def test_the_same_words_twice_in_one_dated_call_are_two_messages(mem: Memory) ->
     again = mem.add(said, user_id="club", ts="2024-05-01T10:00:00Z")
     assert again.episode_uids == [] and again.episodes_skipped == 3
     assert mem.stats("club").episodes == 3
+
+
+def test_the_same_words_by_another_speaker_in_another_call_are_another_message(
+    mem: Memory, store: GraphStore
+) -> None:
+    """Ana says in a call of her own the words Maria said at the same time of the same chat:
+    her message is stored too; either call added again stores nothing more."""
+    maria = [{"role": "user", "name": "Maria", "content": "I adopted a dog."}]
+    ana = [{"role": "user", "name": "Ana", "content": "I adopted a dog."}]
+    when = {"user_id": "club", "session_id": "chat", "ts": "2024-05-01T10:00:00Z"}
+    first = mem.add(maria, **when)
+    added = mem.add(ana, **when)
+    assert len(added.episode_uids) == 1 and added.episodes_skipped == 0
+    for call in (maria, ana, maria + ana):
+        again = mem.add(call, **when)
+        assert again.episode_uids == [] and again.episodes_skipped == len(call)
+    stored = Reads(store).episodes_by_uids("club", first.episode_uids + added.episode_uids)
+    assert sorted(e.speaker or "" for e in stored) == ["Ana", "Maria"]
+    assert mem.stats("club").episodes == 2
+
+
+def test_a_message_stored_under_its_first_checksum_is_still_recognised(
+    mem: Memory, store: GraphStore
+) -> None:
+    """A message stored under the checksum messages had before speakers were in their key is
+    recognised when added again, and the same words by a named speaker are stored beside it."""
+    when = {"user_id": "club", "session_id": "chat", "ts": "2024-05-01T10:00:00Z"}
+    said = {"role": "user", "content": "Yes"}
+    first = mem.add([said], **when)
+    [episode] = Reads(store).episodes_by_uids("club", first.episode_uids)
+    words = checksum("club", "chat", "user", "Yes", epoch(when["ts"], "ts"), None)
+    assert episode.checksum == words
+    named = mem.add([{**said, "name": "Ana"}], **when)
+    assert len(named.episode_uids) == 1 and named.episodes_skipped == 0
+    assert mem.add([said], **when).episodes_skipped == 1
+    assert mem.add([said, {**said, "name": "Ana"}], **when).episodes_skipped == 2
+    assert mem.stats("club").episodes == 2
 
 
 # -- update ---------------------------------------------------------------------------------

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.add.messages import checksum, episode_rows, parse_message, record_checksums
+from engine.add.messages import (
+    checksum,
+    episode_rows,
+    parse_message,
+    record_checksums,
+    speaker_checksum,
+)
 from engine.ingest import read_chat_log
 
 TEXT = "I adopted a dog."
@@ -80,3 +86,13 @@ def test_the_same_words_said_again_in_one_call_are_another_message() -> None:
     assert len({r.checksum for r in rows}) == 3 and len({r.uid for r in rows}) == 3
     again = episode_rows("u", said, "s", MARCH_1, None, None)
     assert [r.checksum for r in again] == [r.checksum for r in rows]
+
+
+def test_a_speaker_saying_words_another_speaker_said_keeps_its_checksum() -> None:
+    """The key of a message whose words' checksum holds another message (`engine.add.keys`):
+    its words' checksum, its speaker and the how-manieth time that speaker says them."""
+    words = checksum("u", "s", "user", TEXT, MARCH_1, None)
+    ana = speaker_checksum(words, "Ana", 1)
+    assert ana == "fc7ba35ea8c31eb7a8e988ee80648bee9f7f0a5dd5dd0063b9e1f5f7b6b74c4a"
+    again = speaker_checksum(words, None, 2)
+    assert again == "7a78e6a47ac3b9d75e28f924e5af1401ea1b7270fae6d685a4fff022a0414c9e"

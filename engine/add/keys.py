@@ -1,0 +1,92 @@
+"""Which key each message of a dated `add` is stored under, its speaker told apart.
+
+`episode_rows` keys a message by the checksum of its words (`checksum`: no speaker in it, so
+the messages stored before keep theirs), a repeat of them in the same call by its ordinal too.
+Here a message is recognised under any key that holds it: its row's or its words' checksum
+holding a message of its speaker, or its speaker's key (`speaker_checksum`: its words'
+checksum, its speaker and how many times that speaker said them in the call). A new message
+takes its words' checksum when no message holds it, else its speaker's key: the same words by
+another speaker, in this call or another, are another message, and a call added again, whole
+or in part, stores nothing more (a repeat stored by its ordinal, before speakers had keys, is
+recognised when its call is added again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from engine.add.messages import checksum, speaker_checksum
+from engine.models import Episode
+from engine.normalize import stable_uid
+from engine.store.base import EpisodeRow
+
+
+@dataclass(frozen=True, slots=True)
+class MessageKeys:
+    """One message's row under each key it may be stored under: as `episode_rows` made it,
+    under its words' checksum (`words`), and under its speaker's key (`own`); `first`: the
+    first time its speaker says these words in the call."""
+
+    row: EpisodeRow
+    words: EpisodeRow
+    own: EpisodeRow
+    first: bool
+
+    @classmethod
+    def only(cls, row: EpisodeRow) -> MessageKeys:
+        """A row with one key (an ingest record's, which its ingest found for it)."""
+        return cls(row, row, row, True)
+
+    @property
+    def uids(self) -> set[str]:
+        return {self.row.uid, self.words.uid, self.own.uid}
+
+
+def message_keys(user_id: str, rows: list[EpisodeRow], ts: float) -> list[MessageKeys]:
+    """The keys of a dated add's rows (`episode_rows` of the call, dated `ts`)."""
+    said: dict[tuple[str, str | None], int] = {}
+    keys = []
+    for row in rows:
+        words = checksum(user_id, row.session_id, row.role, row.content, ts, row.source)
+        times = said[words, row.speaker] = said.get((words, row.speaker), 0) + 1
+        own = _under(user_id, row, speaker_checksum(words, row.speaker, times))
+        keys.append(MessageKeys(row, _under(user_id, row, words), own, first=times == 1))
+    return keys
+
+
+def fresh_rows(keys: list[MessageKeys], held: Mapping[str, Episode]) -> dict[int, EpisodeRow]:
+    """The rows to write, by position, each under its key: the messages not stored yet, and
+    those stored as failed (under their key: the write retries them). `held`: the episodes
+    stored under the keys, by uid."""
+    chosen: set[str] = set()
+    claimed = set(held)  # the keys holding a message, or chosen for one in this call
+    fresh = {}
+    for index, key in enumerate(keys):
+        row = _stored(key, held) or _new(key, claimed)
+        stored = held.get(row.uid)
+        if row.uid not in chosen and (stored is None or stored.status == "failed"):
+            chosen.add(row.uid)
+            claimed.add(row.uid)
+            fresh[index] = row
+    return fresh
+
+
+def _stored(key: MessageKeys, held: Mapping[str, Episode]) -> EpisodeRow | None:
+    """The row under the key that holds its message already, if one does."""
+    rows = (key.row, key.words, key.own) if key.first else (key.row, key.own)
+    for row in rows:
+        stored = held.get(row.uid)
+        if stored is not None and stored.speaker == row.speaker:
+            return row
+    return None
+
+
+def _new(key: MessageKeys, claimed: set[str]) -> EpisodeRow:
+    """The row under its words' checksum if it is free and the first of its speaker's, else
+    under its speaker's key."""
+    return key.words if key.first and key.words.uid not in claimed else key.own
+
+
+def _under(user_id: str, row: EpisodeRow, digest: str) -> EpisodeRow:
+    return replace(row, checksum=digest, uid=stable_uid(user_id, digest))
