@@ -2,15 +2,19 @@
 
 Entities go first, each written once with all the mentions the file gives it: FalkorDB
 re-indexes a node (its vector included) on every update, so bumping an entity once per chunk
-cost a vector insert each time. Facts already stored are left alone, so loading a file twice
-adds nothing. For a user with nothing stored yet no lookup is needed: every uid derives from
-the user and the names (`stable_uid`), as `add_facts` derives them.
+cost a vector insert each time. Each entity row carries a mark, a digest of the file's facts
+that name the entity: the entity keeps it with the mentions, so a rerun of the same content
+that plans them again (an interrupted load whose file was touched since, `--restart`, another
+chunk size) adds none to an entity that holds the mark. Facts already stored are left alone,
+so loading a file twice adds nothing. For a user with nothing stored yet no lookup is needed:
+every uid derives from the user and the names (`stable_uid`), as `add_facts` derives them.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from engine.load.read import Triple
@@ -19,6 +23,7 @@ from engine.store.base import EntityRow, FactRow
 from engine.store.reads import Reads
 
 LOOKUP_CHUNK = 1000
+MARK_CHARS = 16  # hex digits of an entity's load mark: 64 bits
 
 
 @dataclass(slots=True)
@@ -51,14 +56,32 @@ def make_plan(
     for row in plan.facts:
         added[key_of[row.subject_uid]] += row.mentions
         added[key_of[row.object_uid]] += row.mentions
+    said = _facts_naming(facts.values())
     for key, name in names.items():
         if added[key]:
+            uid = uid_of[key]
             # an alias of a stored entity: its own key and name, so MERGE finds it
             _, shown, own_key = known.get(key, ("", name, key))
-            plan.entities.append(EntityRow(uid_of[key], own_key, shown, None, now, added[key]))
+            mark = _mark(said[uid])
+            plan.entities.append(EntityRow(uid, own_key, shown, None, now, added[key], mark))
             if key not in known:
-                plan.new_entities.add(uid_of[key])
+                plan.new_entities.add(uid)
     return plan
+
+
+def _facts_naming(facts: Iterable[FactRow]) -> dict[str, list[str]]:
+    """The file's facts (stored or not) naming each entity, by uid, as `uid:mentions`."""
+    said: defaultdict[str, list[str]] = defaultdict(list)
+    for row in facts:
+        said[row.subject_uid].append(f"{row.uid}:{row.mentions}")
+        said[row.object_uid].append(f"{row.uid}:{row.mentions}")
+    return said
+
+
+def _mark(facts: list[str]) -> str:
+    """An entity's load mark: a rerun of the same content gives the same one, whatever is
+    stored by then; another file gives another unless it names the entity in the same facts."""
+    return hashlib.sha256("\n".join(sorted(facts)).encode()).hexdigest()[:MARK_CHARS]
 
 
 def _fact_rows(

@@ -1,10 +1,12 @@
 """Where an interrupted load resumes: a small JSON file per (file, user) in the data dir.
 
-Facts need no checkpoint (a rerun reads which are stored and skips them); entities do, because
-writing an entity again would count its mentions twice. The file is replaced atomically after
-every committed chunk of entities, and marked done when the whole load is stored. A load
-holds its checkpoint's lock from start to end, so a second load of the same file for the same
-user (another process) waits for it and then finds it done.
+Counting needs no checkpoint: a rerun reads which facts are stored and skips them, and an
+entity that holds the load's mark gets no mentions twice (`engine.load.plan`), so a rerun
+without its checkpoint (the file touched since, `--restart`, another chunk size) writes the
+entities again without counting them again. The checkpoint saves that work: the file is
+replaced atomically after every committed chunk of entities, and marked done when the whole
+load is stored. A load holds its checkpoint's lock from start to end, so a second load of the
+same file for the same user (another process) waits for it and then finds it done.
 """
 
 from __future__ import annotations

@@ -38,6 +38,9 @@ class EntityRow:
     type: str | None
     ts: float
     mentions: int = 1
+    # a load's digest of the facts whose mentions this row adds: an entity that holds it
+    # (`load_marks`) counted them already, and the row adds none (a rerun of the load)
+    mark: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,9 @@ NamedStatement = tuple[str, str | None, dict[str, Any]]
 VectorParam = Callable[[list[float]], Any]
 
 
+# load marks an entity keeps (`EntityRow.mark`): a load rerun after this many other loads
+# gave the entity mentions counts them again
+MARKS_KEPT = 16
 VECTOR_SCALE = 100_000  # packed vectors: integers in units of 1e-5 (error <= 5e-6 a component)
 
 
@@ -61,7 +64,8 @@ def write_statements(
         if rows:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
-    add("merge_entities", [asdict(e) for e in batch.entities], user_key=user_key(base["user_id"]))
+    entities = [asdict(e) for e in batch.entities]
+    add("merge_entities", entities, user_key=user_key(base["user_id"]), marks_kept=MARKS_KEPT)
     out += label_statements(base, [(e.uid, e.type) for e in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])

@@ -90,7 +90,7 @@ const parameters = {
   half_life_days: 30.0,
   include_invalid: false, k: 10, keys: ['k'], last: true, limit: 10, lookups: [{ id: 'u', key: 'k' }],
   loose: 'k',
-  max_mentions: 500, most: 2001,
+  marks_kept: 16, max_mentions: 500, most: 2001,
   name: 'Alice', nodes: ['u'],
   now: 0.0, pairs: [['R', 's', 'o']], part: 0, query: 'q', rows: [row], scan: 500, secret: 's',
   since: 0.0, skip: 0, subjects: true, target_uid: 'u', terms_v: 1, texts: ['c'], timeout_s: 300,
@@ -104,7 +104,7 @@ const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
   'data', 'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen',
   'format', 'id', 'invalid_at',
-  'key', 'last_seen', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'role', 'secret', 'session_id',
+  'key', 'last_seen', 'load_marks', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'role', 'secret', 'session_id',
   'source', 'speaker',
   'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'undated', 'updated_at',
   'user_id', 'user_key',
@@ -113,7 +113,7 @@ const propertyKeys = [
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
-  'alias', 'changed_at', 'entity_uids', 'episode', 'object_uid', 'relationship', 'subject_uid',
+  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'relationship', 'subject_uid',
 ];
 
 export const dbSchema = {

@@ -9,12 +9,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from engine.cli import main
 from engine.errors import InvalidInputError
+from engine.load import LoadProgress
 from engine.load.state import state_path
 from engine.memory import Memory
 from engine.store.falkordb import FalkorDBStore
@@ -156,6 +158,63 @@ def test_loading_again_adds_nothing(memory: Memory, tmp_path: Path) -> None:
     stats = memory.stats("u1")
     assert (stats.facts, stats.entities) == (5, 6)
     assert memory.entity("Kismet", "u1").entity.mentions == 4
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop_after_first_chunk(phase: str) -> Callable[[LoadProgress], None]:
+    """A progress callback that interrupts the load once one chunk of `phase` is written."""
+
+    def progress(step: LoadProgress) -> None:
+        if step.phase == phase and step.done > 0:
+            raise _Stopped
+
+    return progress
+
+
+def _mentions(memory: Memory, user_id: str) -> dict[str, int]:
+    top = memory.top_entities(user_id, k=100, by="frequency")
+    return {scored.entity.name: scored.entity.mentions for scored in top}
+
+
+def test_reruns_of_an_interrupted_load_count_each_mention_once(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """Interrupted in its entities, then rerun on the touched file with another chunk size,
+    then with `restart` stopped in its facts, then to its end: each entity's mentions are
+    those of one load that ran through (a rerun planned the mentions again and added them)."""
+    path = tsv(tmp_path / "kb.tsv", [*good_rows(), "\t".join(TRIPLES[0])])
+    assert memory.load(path, "whole").facts_added == 5
+    runs = [(2, "entities", False), (3, "entities", False), (2, "facts", True)]
+    for number, (chunk_size, phase, restart) in enumerate(runs, start=1):
+        os.utime(path, ns=(number * 10**9, number * 10**9))  # touched: another identity
+        stop = _stop_after_first_chunk(phase)
+        with pytest.raises(_Stopped):
+            memory.load(path, "u1", restart=restart, chunk_size=chunk_size, progress=stop)
+    os.utime(path, ns=(9 * 10**9, 9 * 10**9))
+    last = memory.load(path, "u1", chunk_size=3)
+    assert (last.facts_added, last.facts_already_stored) == (3, 2)
+    assert _mentions(memory, "u1") == _mentions(memory, "whole")
+    assert _mentions(memory, "u1")["Kismet"] == 4
+    other = tsv(tmp_path / "other.tsv", ["Kismet\tin_language\tEnglish"])
+    assert memory.load(other, "u1").facts_added == 1
+    assert _mentions(memory, "u1")["Kismet"] == 5  # another file's facts add their mentions
+
+
+def test_a_rerun_after_an_edit_counts_once_the_entities_whose_lines_it_kept(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """Lines added at the end after an interrupted run: the entities of the lines kept, which
+    that run had written, get their mentions once (each of them got them twice)."""
+    path = tsv(tmp_path / "kb.tsv", good_rows())
+    with pytest.raises(_Stopped):
+        memory.load(path, "u1", chunk_size=2, progress=_stop_after_first_chunk("entities"))
+    edited = [*good_rows(), "Casablanca\tdirected_by\tMichael Curtiz"]
+    memory.load(tsv(path, edited), "u1", chunk_size=2)
+    memory.load(tsv(tmp_path / "whole.tsv", edited), "whole")
+    assert _mentions(memory, "u1") == _mentions(memory, "whole")
 
 
 def test_a_load_after_the_users_graph_was_deleted_loads_it_again(
