@@ -113,10 +113,10 @@ class Adder:
         ctx = self._context()
         for start in chunks:
             chunk = clean[start : start + _CHUNK]
-            batch, changes = facts_batch(self.reads, self.embedder, user_id, chunk)
-            ctx.write(user_id, batch)
-            result.facts_added += len(changes.new)
-            result.facts_updated += len(changes.updated)
+            batch, _ = facts_batch(self.reads, self.embedder, user_id, chunk)
+            added = len(ctx.write(user_id, batch).added)
+            result.facts_added += added
+            result.facts_updated += len(batch.facts) - added
             result.fact_uids += [f.uid for f in batch.facts]
             result.entities_added += len(batch.entity_embeddings)
         return result

@@ -20,7 +20,7 @@ from engine.add.speakers import speaker_uid
 from engine.models import AddResult
 from engine.normalize import entity_key
 from engine.retrieval.terms import mentions_self
-from engine.store.base import EpisodeRow, WriteBatch
+from engine.store.base import EpisodeRow, WriteBatch, Written
 
 
 def assemble(
@@ -68,9 +68,10 @@ def apply(ctx: AddContext, prepared: PreparedAdd) -> AddResult:
         result.errors.append(f"extraction failed, episodes kept as failed: {error}")
         return _timed(result, prepared, started)
     batch, resolved, changes = _build(ctx, prepared, time.time())
-    if ctx.write(prepared.user_id, batch).stored_already:
+    written = ctx.write(prepared.user_id, batch)
+    if written.stored_already:
         return _timed(_stored_already(result), prepared, started)
-    _fill(result, resolved, changes)
+    _fill(result, resolved, changes, written)
     return _timed(result, prepared, started)
 
 
@@ -153,9 +154,9 @@ def _stored_already(result: AddResult) -> AddResult:
     return result
 
 
-def _fill(result: AddResult, resolved: Resolved, changes: Changes) -> None:
-    result.facts_added = len(changes.new)
-    result.facts_updated = len(changes.updated)
+def _fill(result: AddResult, resolved: Resolved, changes: Changes, written: Written) -> None:
+    result.facts_added = len(written.added)
+    result.facts_updated = len(changes.facts) - len(written.added)
     result.facts_invalidated = len(changes.invalidate)
     result.fact_uids = list(changes.facts)
     result.invalidated_uids = list(changes.invalidate)

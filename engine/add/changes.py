@@ -34,9 +34,11 @@ _SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
 
 @dataclass(slots=True)
 class Changes:
+    """The facts one batch writes, each with its change events (`settle`), and the rest of
+    what it changes. Which facts it adds is the write's to tell (`Written.added`)."""
+
     facts: dict[str, FactRow] = field(default_factory=dict)
-    new: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)  # not stored when read: embedded
     embeddings: dict[str, list[float]] = field(default_factory=dict)
     invalidate: dict[str, str] = field(default_factory=dict)  # uid -> reason
     history: list[HistoryRow] = field(default_factory=list)
@@ -150,19 +152,23 @@ def settle(
     *,
     said_again: bool,
 ) -> None:
-    """Tell the collected facts that are new from those stored already, embed the new ones
-    and record their ADD events (and, with `said_again`, an UPDATE event for the others)."""
+    """Give each collected fact its change events: ADD if the write creates it and, with
+    `said_again`, UPDATE if the write finds it stored; embed those not stored when read.
+
+    The write, not this read, tells which facts are new: another writer may store one in
+    between, and each fact is added (reported, and its ADD recorded) by one writer alone.
+    """
     existing = {f.uid: f for f in reads.facts_by_uids(user_id, list(out.facts))}
     for uid, row in out.facts.items():
         old = existing.get(uid)
+        again = None
+        if said_again:
+            detail = REVALIDATED if old is not None and old.invalid_at is not None else SAID_AGAIN
+            again = history_row(uid, "UPDATE", now, row.episode, detail)
+        added = history_row(uid, "ADD", now, row.episode, row.text)
+        out.facts[uid] = replace(row, on_create=added, on_match=again)
         if old is None:
             out.new.append(uid)
-            out.history.append(history_row(uid, "ADD", now, row.episode, row.text))
-            continue
-        out.updated.append(uid)
-        if said_again:
-            detail = REVALIDATED if old.invalid_at is not None else SAID_AGAIN
-            out.history.append(history_row(uid, "UPDATE", now, row.episode, detail))
     if out.new:
         vectors = embedder.encode([out.facts[u].text for u in out.new])
         out.embeddings = {u: as_param(v) for u, v in zip(out.new, vectors, strict=True)}

@@ -133,7 +133,7 @@ def facts_batch(
 ) -> tuple[WriteBatch, Changes]:
     """The batch that writes pre-extracted `facts` (names resolved by key alone; `episode`
     their source message, if any), and what it changes (`Changes.new`: the facts not stored
-    before)."""
+    when read; the write tells which it added, `Written.added`)."""
     now = time.time() if now is None else now
     resolved = resolve_keys(reads, embedder, user_id, facts, now)
     changes = Changes()

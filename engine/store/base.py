@@ -45,6 +45,10 @@ class EntityRow:
 
 @dataclass(frozen=True, slots=True)
 class FactRow:
+    """A fact to write. `on_create` / `on_match`: the change event the write records when it
+    creates the fact / finds it stored already (by another writer, maybe since it was read),
+    if any."""
+
     uid: str
     subject_uid: str
     object_uid: str
@@ -55,6 +59,8 @@ class FactRow:
     confidence: float = 1.0
     episode: str | None = None
     mentions: int = 1
+    on_create: HistoryRow | None = None
+    on_match: HistoryRow | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,10 +192,11 @@ class RestoreBatch:
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """What one `GraphStore.write` wrote, for the caches that follow the store (the
-    retriever's predicate list and message index)."""
+    """What one `GraphStore.write` wrote, for the add's report (`added`) and the caches that
+    follow the store (the retriever's predicate list and message index)."""
 
     mentions: dict[str, int] = field(default_factory=dict)  # of each fact, after the write
+    added: frozenset[str] = frozenset()  # the facts this write created
     predicates: frozenset[str] = frozenset()  # of the facts written
     episodes: tuple[EpisodeRow, ...] = ()  # the messages a `WriteBatch` wrote
     # the batch's messages were stored (as good episodes) by another writer since they were

@@ -70,12 +70,13 @@ def write_statements(
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
     add("add_entity_aliases", [asdict(a) for a in batch.aliases])
     add("rename_entities", [asdict(r) for r in batch.renames])
-    add("merge_facts", [asdict(f) for f in batch.facts])
+    facts = [asdict(f) for f in batch.facts]
+    add("merge_facts", facts)
     add("set_fact_texts", [{"uid": u, "text": t} for u, t in batch.fact_texts.items()])
     add("set_fact_embeddings", _vector_rows(batch.fact_embeddings, param))
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for fact in batch.facts:
-        by_type[fact.predicate].append(asdict(fact))
+    for fact in facts:  # the typed form records no event
+        by_type[fact["predicate"]].append({**fact, "on_create": None, "on_match": None})
     for predicate in sorted(by_type):
         add("merge_fact_relationships", by_type[predicate], predicate)
     if batch.invalidate:
@@ -166,21 +167,26 @@ def composed_batch(
 
 
 def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] | None) -> Written:
-    """What `batch` wrote, with each fact's mention count from the composed batch's result
-    `row` (one result per statement of `names`); no row: its guard found its messages stored
-    already and nothing was written."""
+    """What `batch` wrote, with each fact's mention count and the facts it created from the
+    composed batch's result `row` (one result per statement of `names`); no row: its guard
+    found its messages stored already and nothing was written."""
     if row is None:
         return Written(stored_already=True)
-    mentions = {
-        uid: int(count)
+    facts = [
+        (uid, int(count), created)
         for name, result in zip(names, row, strict=True)
         if name == "merge_facts"
-        for uid, count in result
-    }
+        for uid, count, created in result
+    ]
+    mentions = {uid: count for uid, count, _ in facts}
     if isinstance(batch, RestoreBatch):
-        return Written(mentions, frozenset(fact["predicate"] for fact in batch.facts))
-    predicates = frozenset(fact.predicate for fact in batch.facts)
-    return Written(mentions, predicates, tuple(batch.episodes))
+        return Written(mentions, predicates=frozenset(fact["predicate"] for fact in batch.facts))
+    return Written(
+        mentions,
+        added=frozenset(uid for uid, _, created in facts if created),
+        predicates=frozenset(fact.predicate for fact in batch.facts),
+        episodes=tuple(batch.episodes),
+    )
 
 
 def delete_fact(store: GraphStore, user_id: str, uid: str) -> bool:

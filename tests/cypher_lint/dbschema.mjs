@@ -102,6 +102,7 @@ const parameters = {
 
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
+  'creating', // set and cleared within merge_facts: whether its MERGE created the fact
   'data', 'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen',
   'format', 'id', 'invalid_at',
   'key', 'last_seen', 'load_marks', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'role', 'secret', 'session_id',
@@ -114,6 +115,8 @@ const propertyKeys = [
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
   'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'relationship', 'subject_uid',
+  'alias', 'changed_at', 'entity_uids', 'episode', 'object_uid', 'on_create', 'on_match',
+  'relationship', 'subject_uid',
 ];
 
 export const dbSchema = {

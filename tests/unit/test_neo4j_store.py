@@ -121,14 +121,14 @@ def test_store_satisfies_the_protocol() -> None:
 def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> None:
     def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
         merge_facts = text == cypher.load("merge_facts", "neo4j")
-        return [[[["f1", 3]]]] if merge_facts else [[1]]
+        return [[[["f1", 3, True]]]] if merge_facts else [[1]]
 
     driver = FakeDriver(respond)
     written = make_store(driver).write("alice", _batch())
     ((mode, database, runs),) = driver.transactions
     texts = [text for text, _ in runs]
     assert (mode, database) == ("write", "memdb")
-    assert written.mentions == {"f1": 3}
+    assert written.mentions == {"f1": 3} and written.added == {"f1"}
     assert written.predicates == {"FRIEND_OF"}
     # entities, their type labels, their embeddings, facts, theirs, typed relationships
     assert len(runs) == 6

@@ -1,5 +1,6 @@
 """Concurrency: threads and processes adding overlapping facts for one user at once leave one
-node per entity key, exact mention counts and every fact."""
+node per entity key, exact mention counts and every fact; a new fact two of them write at
+once is reported added by one and has one ADD event."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 from engine.embedding import Embedder
 from engine.memory import Memory
 from engine.normalize import entity_key
-from engine.store.base import GraphStore
+from engine.store.base import GraphStore, WriteBatch, Written
 from engine.testing.scripted_llm import Reply, ScriptedLLM, ToolCall
 from tests.integration.reliability.conftest import Tally
 from tests.integration.reliability.graph_checks import duplicate_keys, half_written
@@ -27,6 +28,7 @@ from tests.integration.reliability.helpers import extraction, llm_memory
 
 THREADS, ROUNDS, USER = 8, 4, "crowd"
 Triple = tuple[str, str, str]
+NEW_FACTS = [(f"Owner {i % 12}", "OWNS", f"Thing {i}") for i in range(120)]
 
 
 def calls_of(worker: int) -> list[list[Triple]]:
@@ -173,3 +175,68 @@ def test_two_processes_of_four_threads_add_overlapping_facts(tmp_path: Path, tal
     with Memory(data_dir=tmp_path) as mem:
         tally.lost += assert_exact(mem, range(THREADS))
     tally.cases += THREADS * ROUNDS
+
+
+def both_read_before_either_writes(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hold each of two writers' batch until both have one: each read what was stored
+    before the other wrote (the race, made certain)."""
+    both = threading.Barrier(2, timeout=60)
+    write = store.write
+
+    def held(user_id: str, batch: WriteBatch) -> Written:
+        both.wait()
+        return write(user_id, batch)
+
+    monkeypatch.setattr(store, "write", held)
+
+
+def fact_events(store: GraphStore, fact_uids: list[str]) -> dict[str, list[str]]:
+    """The events of each fact's change history, sorted."""
+    params = {"user_id": USER, "after": "", "limit": 10_000}
+    events: dict[str, list[str]] = {uid: [] for uid in fact_uids}
+    for (row,) in store.run("list_user_history", params):
+        if row["target_uid"] in events:
+            events[row["target_uid"]].append(row["event"])
+    return {uid: sorted(found) for uid, found in events.items()}
+
+
+def test_two_writers_of_the_same_new_facts_add_each_once(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, tally: Tally
+) -> None:
+    both_read_before_either_writes(memory.store, monkeypatch)
+    results = []
+    run_threads(lambda _: results.append(memory.add_facts(NEW_FACTS, USER)), 2)
+    stored = memory.get_all(USER)
+    assert len(stored) == len(NEW_FACTS) and {f.mentions for f in stored} == {2}
+    assert sum(r.facts_added for r in results) == len(stored)
+    assert [r.facts_added + r.facts_updated for r in results] == [len(NEW_FACTS)] * 2
+    uids = [f.uid for f in stored]
+    assert fact_events(memory.store, uids) == {uid: ["ADD"] for uid in uids}
+    tally.cases += 2 * len(NEW_FACTS)
+
+
+def test_two_messages_saying_the_same_new_facts_at_once_add_each_once(
+    store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    said = NEW_FACTS[:12]
+    text = "; ".join(f"{s} owns {o}" for s, _, o in said)
+    with (
+        ScriptedLLM(default=lambda _: ToolCall(extraction(said))) as llm,
+        llm_memory(store, embedder, llm, tmp_path) as mem,
+    ):
+        both_read_before_either_writes(store, monkeypatch)
+        results = []
+        run_threads(lambda i: results.append(mem.add(f"message {i}: {text}", USER)), 2)
+        stored = mem.get_all(USER)
+    assert [(r.extraction_error, r.errors) for r in results] == [(None, [])] * 2
+    assert len(stored) == len(said) and {f.mentions for f in stored} == {2}
+    assert sum(r.facts_added for r in results) == len(stored)
+    assert [r.facts_added + r.facts_updated for r in results] == [len(said)] * 2
+    uids = [f.uid for f in stored]
+    # the other message said each fact again, as a message after it would have
+    assert fact_events(store, uids) == {uid: ["ADD", "UPDATE"] for uid in uids}
+    tally.cases += 2 * len(said)
