@@ -35,7 +35,7 @@ PARAMETERS: dict[str, Any] = {
     "most": 500, "predicates": ["OWNS"], "change_events": ["ADD"], "unchanged_details": ["d"],
     "after": "",
     "scan": 10, "format": 1, "data": "d", "model": "m", "marks_kept": 16, "max_mentions": 500,
-    "part": 0,
+    "part": 0, "probe": [0.1, 0.2],
     "last": True,
     "now": 1.7e9, "at": 1.7e9, "since": 1.6e9, "until": 1.8e9, "half_life": 30.0,
     "include_invalid": False, "subjects": True,
