@@ -92,7 +92,7 @@ const parameters = {
   loose: 'k',
   marks_kept: 16, max_mentions: 500, most: 2001,
   name: 'Alice', nodes: ['u'],
-  now: 0.0, pairs: [['R', 's', 'o']], part: 0, query: 'q', rows: [row], scan: 500, secret: 's',
+  now: 0.0, pairs: [['R', 's', 'o']], part: 0, probe: [0.0], query: 'q', rows: [row], scan: 500, secret: 's',
   since: 0.0, skip: 0, subjects: true, target_uid: 'u', terms_v: 1, texts: ['c'], timeout_s: 300,
   total: 4000,
   uid: 'u', until: 0.0,
@@ -105,7 +105,7 @@ const propertyKeys = [
   'creating', // set and cleared within merge_facts: whether its MERGE created the fact
   'data', 'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen',
   'format', 'id', 'invalid_at',
-  'key', 'last_seen', 'load_marks', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'role', 'secret', 'session_id',
+  'key', 'last_seen', 'load_marks', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'probe', 'role', 'secret', 'session_id',
   'source', 'speaker',
   'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'undated', 'updated_at',
   'user_id', 'user_key',
@@ -114,8 +114,7 @@ const propertyKeys = [
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
-  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'relationship', 'subject_uid',
-  'alias', 'changed_at', 'entity_uids', 'episode', 'object_uid', 'on_create', 'on_match',
+  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'on_create', 'on_match',
   'relationship', 'subject_uid',
 ];
 
