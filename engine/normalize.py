@@ -80,6 +80,17 @@ def verbatim_text(value: object, what: str, max_chars: int) -> str:
     check_length(value, what, max_chars)
     if not canonical_text(value):
         raise InvalidInputError(f"{what} is empty or only whitespace")
+    check_storable(value, what)
+    return value
+
+
+def check_storable(value: str, what: str) -> None:
+    """Refuse text no database can store, rather than clean it: a caller's NUL character or
+    lone surrogate is a mistake to be told of, not a character to drop.
+
+    Raises:
+        InvalidInputError: `value` holds a NUL character or a lone surrogate (named by `what`).
+    """
     if "\x00" in value:
         raise InvalidInputError(f"{what} holds a NUL character, which cannot be stored")
     try:
@@ -88,7 +99,6 @@ def verbatim_text(value: object, what: str, max_chars: int) -> str:
         raise InvalidInputError(
             f"{what} is not valid Unicode text (a lone surrogate at {exc.start})"
         ) from None
-    return value
 
 
 def split_text(text: str, limit: int | None) -> list[str]:

@@ -19,6 +19,7 @@ from engine.errors import InvalidInputError, LimitExceededError
 from engine.models import FactInput, to_epoch
 from engine.normalize import (
     check_label,
+    check_storable,
     clean_text,
     entity_key,
     normalize_predicate,
@@ -44,6 +45,13 @@ class CleanFact:
     confidence: float
 
 
+# a fact's text fields, and the names its errors give them
+_TEXTS = {
+    "subject": "subject", "predicate": "predicate", "object": "object", "text": "fact text",
+    "subject_type": "subject_type", "object_type": "object_type",
+}  # fmt: skip
+
+
 def coerce_fact(item: Any) -> FactInput:
     """Accept a FactInput, a mapping, or a tuple `(subject, predicate, object[, text])`."""
     try:
@@ -62,6 +70,14 @@ def coerce_fact(item: Any) -> FactInput:
 
 
 def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
+    """`fact` validated: names and text cleaned (spacing, control characters, NFKC), what no
+    store can hold refused (a NUL, a lone surrogate: `add` refuses them too), each length
+    checked before any other pass over the value.
+
+    Raises:
+        InvalidInputError: a field is unusable (the message names it).
+        LimitExceededError: a field is longer than its limit.
+    """
     subject = clean_text(fact.subject, "subject", settings.max_name_chars)
     obj = clean_text(fact.object, "object", settings.max_name_chars)
     predicate = normalize_predicate(fact.predicate)
@@ -69,7 +85,7 @@ def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
         text = clean_text(fact.text, "fact text", settings.max_text_chars)
     else:
         text = f"{subject} {spoken_predicate(fact.predicate)} {obj}"
-    return CleanFact(
+    clean = CleanFact(
         subject,
         predicate,
         obj,
@@ -79,6 +95,11 @@ def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:
         to_epoch(fact.valid_at),
         fact.confidence,
     )
+    for field, named in _TEXTS.items():  # as given: cleaning turned them into spaces
+        value = getattr(fact, field)
+        if isinstance(value, str):
+            check_storable(value, named)
+    return clean
 
 
 def validate_facts(items: Iterable[Any], settings: Settings) -> list[CleanFact]:

@@ -22,6 +22,7 @@ from engine.cli.verbs import (
     add_common_options,
     count,
     open_memory,
+    text_arg,
     user_arg,
 )
 from engine.cli.verbs import register as register_edits
@@ -208,7 +209,7 @@ def _load_parser(sub: Any) -> None:
         "the load stopped on an error; 2 the command line was wrong; 130 interrupted (run it "
         "again to resume).",
     )
-    load.add_argument("file", metavar="FILE", help="the file of triples")
+    load.add_argument("file", metavar="FILE", type=text_arg("the file"), help="the file of triples")
     load.add_argument(
         "--user", required=True, type=user_arg, help="the user whose graph receives the facts"
     )

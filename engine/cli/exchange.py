@@ -12,7 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.cli.verbs import emit, open_memory, require_data_dir, require_user, user_arg
+from engine.cli.verbs import (
+    emit,
+    open_memory,
+    require_data_dir,
+    require_user,
+    text_arg,
+    user_arg,
+)
 from engine.errors import InvalidInputError
 from engine.private_files import write_private
 
@@ -156,7 +163,12 @@ def register(sub: Any) -> None:
         epilog="Exit status: 0 imported; 1 refused (nothing written) or the store failed; 2 "
         "the command line was wrong.",
     )
-    imp.add_argument("file", metavar="FILE", help="the json export, or - for standard input")
+    imp.add_argument(
+        "file",
+        metavar="FILE",
+        type=text_arg("the file"),
+        help="the json export, or - for standard input",
+    )
     imp.add_argument(
         "--user",
         required=True,

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from engine.cli.verbs import count, user_arg
+from engine.cli.verbs import count, text_arg, user_arg
 from engine.errors import InvalidInputError
 from engine.ingest.pipeline import MAX_CONCURRENCY
 from engine.ingest.report import IngestProgress, IngestReport, summary_text
@@ -165,6 +165,7 @@ def ingest_parser(sub: Any) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
+        type=text_arg("the path"),
         help="chat log files or directories (an unpacked ChatGPT, Claude or Slack export in one "
         "is read as one log)",
     )

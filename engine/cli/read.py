@@ -15,8 +15,8 @@ from engine.cli.verbs import (
     fact_line,
     open_memory,
     plural,
-    query_arg,
     require_user,
+    text_arg,
     user_arg,
     when,
 )
@@ -159,7 +159,9 @@ WHOSE = "the user whose memory to read"
 def register(sub: Any) -> None:
     """Add this module's commands to the `graphmem` subparsers `sub`."""
     search = sub.add_parser("search", help="search one user's memory")
-    search.add_argument("query", type=query_arg, help="what to look for, as a question or words")
+    search.add_argument(
+        "query", type=text_arg("the query"), help="what to look for, as a question or words"
+    )
     search.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     search.add_argument(
         "--limit",
@@ -213,7 +215,12 @@ def register(sub: Any) -> None:
     users.set_defaults(func=cmd_users)
 
     entity = sub.add_parser("entity", help="one entity with its facts and messages")
-    entity.add_argument("name", metavar="NAME", help="the entity's name or one of its aliases")
+    entity.add_argument(
+        "name",
+        metavar="NAME",
+        type=text_arg("the name"),
+        help="the entity's name or one of its aliases",
+    )
     entity.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     entity.add_argument(
         "--limit", type=count(), default=20, help="facts and messages shown (default 20)"
@@ -224,7 +231,10 @@ def register(sub: Any) -> None:
 
     history = sub.add_parser("history", help="the change events of a fact or entity")
     history.add_argument(
-        "uid", metavar="UID", help="the id of a fact (search shows it) or of an entity (entity)"
+        "uid",
+        metavar="UID",
+        type=text_arg("the id"),
+        help="the id of a fact (search shows it) or of an entity (entity)",
     )
     history.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     history.set_defaults(func=cmd_history)

@@ -198,12 +198,15 @@ def register(sub: Any) -> None:
         description="Remember TEXT as one message of the user (facts are extracted from it), "
         "or store facts given as --fact SUBJECT PREDICATE OBJECT (repeatable).",
     )
-    add.add_argument("text", nargs="?", metavar="TEXT", help="the message")
+    add.add_argument(
+        "text", nargs="?", metavar="TEXT", type=text_arg("the message"), help="the message"
+    )
     add.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     add.add_argument(
         "--fact",
         nargs=3,
         action="append",
+        type=text_arg("a fact's subject, predicate or object"),
         metavar=("SUBJECT", "PREDICATE", "OBJECT"),
         help="a fact to store as given, no extraction (repeatable; instead of TEXT): "
         "--fact Alice LIVES_IN Paris",
@@ -216,7 +219,12 @@ def register(sub: Any) -> None:
     add.set_defaults(func=cmd_add)
 
     update = sub.add_parser("update", help="change a fact's text or when it was true")
-    update.add_argument("uid", metavar="FACT_UID", help="the fact's id (search shows it)")
+    update.add_argument(
+        "uid",
+        metavar="FACT_UID",
+        type=text_arg("the fact id"),
+        help="the fact's id (search shows it)",
+    )
     update.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     update.add_argument("--text", help="the new sentence")
     update.add_argument("--valid-at", type=when, help="since when it is true")
@@ -231,16 +239,24 @@ def register(sub: Any) -> None:
         "every fact that names it.",
     )
     delete.add_argument("kind", choices=["fact", "message", "entity"], help="what ID names")
-    delete.add_argument("id", metavar="ID", help="a uid (an entity: its name also works)")
+    delete.add_argument(
+        "id", metavar="ID", type=text_arg("the id"), help="a uid (an entity: its name also works)"
+    )
     delete.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     delete.add_argument("--forget", action="store_true", help="fact: also its messages")
     delete.set_defaults(func=cmd_delete)
 
     merge = sub.add_parser("merge", help="merge one entity into another (KEEP absorbs MERGE)")
-    merge.add_argument("keep", metavar="KEEP", help="the entity that stays: a name, alias or id")
+    merge.add_argument(
+        "keep",
+        metavar="KEEP",
+        type=text_arg("the entity to keep"),
+        help="the entity that stays: a name, alias or id",
+    )
     merge.add_argument(
         "merge",
         metavar="MERGE",
+        type=text_arg("the entity to merge"),
         help="the entity merged into KEEP and deleted: its facts and messages move to KEEP, "
         "its names become KEEP's aliases",
     )
@@ -310,8 +326,14 @@ def user_arg(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def query_arg(value: str) -> str:
-    """An argparse type: a search query with something to search for."""
-    if not canonical_text(value):
-        raise argparse.ArgumentTypeError("the query is empty or only whitespace")
-    return value
+def text_arg(what: str) -> Callable[[str], str]:
+    """An argparse type: text a command needs (a query, a message, an id, a name, a file);
+    empty or only whitespace is a usage error (status 2) saying `what`, before any store is
+    opened, as every command's other arguments are."""
+
+    def parse(value: str) -> str:
+        if not canonical_text(value):
+            raise argparse.ArgumentTypeError(f"{what} is empty or only whitespace")
+        return value
+
+    return parse

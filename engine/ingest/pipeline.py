@@ -145,6 +145,7 @@ class Ingestor:
             formats=collected.formats,
             day_files=collected.day_files,
             records_read=len(jobs),
+            user_id=opts.user_id,
             errors=collected.errors,
             dead_letters_retried=len(retried),
             dry_run=opts.dry_run,

@@ -88,6 +88,9 @@ class IngestReport(BaseModel):
     )
     users: int = 0
     user_ids: list[str] = Field(default_factory=list, description="the users written for")
+    user_id: str | None = Field(
+        default=None, description="the user the run was given (None: the file names them)"
+    )
     records_read: int = 0
     messages_added: int = 0
     messages_skipped: int = Field(default=0, description="already stored (same checksum)")
@@ -169,7 +172,7 @@ def summary_text(report: IngestReport, max_errors: int = 20) -> str:
     count = report.messages_pending if report.dry_run else report.messages_added
     lines = [
         f"{_counted(report.records_read, 'message')} read from {_inputs(report)} for "
-        f"{_users(report.user_ids)} in {report.elapsed_s:.1f} s",
+        f"{_users(report.user_ids, report.user_id)} in {report.elapsed_s:.1f} s",
         f"  {verb} {count}, already stored {report.messages_skipped}, "
         f"failed {report.messages_failed}",
     ]
@@ -238,9 +241,10 @@ def _changed(count: int) -> str:
     )
 
 
-def _users(users: list[str], shown: int = 5) -> str:
+def _users(users: list[str], given: str | None, shown: int = 5) -> str:
+    """Whom a run wrote for: `users`, else the user it was `given` (it read no message)."""
     if not users:
-        return "no user"
+        return "no user" if given is None else f"user {given!r}"
     if len(users) == 1:
         return f"user {users[0]!r}"
     names = ", ".join(repr(u) for u in users[:shown])

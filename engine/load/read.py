@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from engine.errors import InvalidInputError
-from engine.normalize import clean_text, normalize_predicate, spoken_predicate
+from engine.normalize import check_storable, clean_text, normalize_predicate, spoken_predicate
 
 TripleFormat = Literal["tsv", "csv", "jsonl"]
 TRIPLE_FORMATS: tuple[TripleFormat, ...] = ("tsv", "csv", "jsonl")
@@ -205,6 +205,8 @@ def _json_fields(text: str) -> list[str]:
 
 
 def _triple(number: int, fields: list[str], limits: Limits) -> Triple:
+    """A line's fact, checked as `add_facts` checks one (a NUL or lone surrogate a JSON
+    escape gives is refused, not cleaned)."""
     subject = clean_text(fields[0], "subject", limits.max_name_chars)
     obj = clean_text(fields[2], "object", limits.max_name_chars)
     predicate = normalize_predicate(fields[1])
@@ -212,4 +214,6 @@ def _triple(number: int, fields: list[str], limits: Limits) -> Triple:
         text = clean_text(fields[3], "fact text", limits.max_text_chars)
     else:
         text = f"{subject} {spoken_predicate(fields[1])} {obj}"
+    for value, named in zip(fields, ("subject", "predicate", "object", "fact text"), strict=False):
+        check_storable(value, named)
     return Triple(number, subject, predicate, obj, text)

@@ -25,7 +25,7 @@ from engine.errors import ClosedError, ConfigError, GraphmemError, InvalidInputE
 from engine.mcp_server import catalog
 from engine.mcp_server.access import Mode, act_for
 from engine.mcp_server.stdin_pipe import StdinPipe
-from engine.mcp_server.tool_errors import crash_text, graphmem_or_validation, refusal_text
+from engine.mcp_server.tool_errors import crash_text, logged_error, refusal_text
 from engine.mcp_server.tools import ToolOutput
 from engine.memory import Memory
 
@@ -168,8 +168,9 @@ class GraphmemMCP(MCPServer[Any]):
     ) -> Any:
         """The SDK's call, after the check of its arguments. A failed call answers one line in
         one shape, whoever refused it (`tool_errors.refusal_text`), and is logged as one
-        WARNING naming the tool and the kind of error, without the error's text (it quotes
-        what the caller sent, which the answer alone carries back)."""
+        WARNING naming the tool and the kind of error, without the text of an error about the
+        call (it quotes what the caller sent, which the answer alone carries back); the text
+        of an error about the server is logged, not answered (`tool_errors.logged_error`)."""
         if self._arguments is None:  # the tools are all registered by the first call
             listed = await self.list_tools()
             self._arguments = {t.name: list(t.input_schema.get("properties", {})) for t in listed}
@@ -183,16 +184,9 @@ class GraphmemMCP(MCPServer[Any]):
             raise UnexpectedToolError(crash_text(name)) from exc
         except (ToolError, InvalidInputError) as exc:
             tool = name if known is not None else "an unknown tool"  # a name is what was sent
-            _log.warning("%s failed: %s", tool, error_kind(exc))
+            _log.warning("%s failed: %s", tool, logged_error(exc))
             tools = sorted(self._arguments) if known is None else None
             raise ToolError(refusal_text(name, exc, tools)) from exc
-
-
-def error_kind(exc: BaseException) -> str:
-    """What kind of error failed a call, for the log: the class of graphmem's error (or of
-    pydantic's, for arguments of the wrong type) behind `exc`, never its text."""
-    cause = graphmem_or_validation(exc)
-    return type(exc if cause is None else cause).__name__
 
 
 def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:

@@ -8,6 +8,7 @@ Each takes the user it acts for as already decided by `engine.mcp_server.access.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,7 @@ from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
 from engine.mcp_server.render import quoted, render_search
+from engine.mcp_server.tool_errors import extraction_failure
 from engine.memory import Memory
 from engine.memory.held import held_history
 from engine.models import AddResult, FactInput, said_day
@@ -23,6 +25,7 @@ from engine.prompt_block import block_or_why
 from engine.times import parse_time
 
 RankBy = Literal["salience", "frequency", "recency"]
+_log = logging.getLogger("graphmem.mcp")
 
 
 class ToolOutput(NamedTuple):
@@ -97,7 +100,21 @@ def add_memory(
         ts=parse_time(ts, "ts"),
     )
     count = 1 if isinstance(messages, str) else len(messages)
+    result = _result_for_caller(result)
     return ToolOutput(_added_text(result, f"{count} message(s)"), result.model_dump(mode="json"))
+
+
+def _result_for_caller(result: AddResult) -> AddResult:
+    """`result` with its extraction failure in the caller's terms (`extraction_failure`); the
+    fault itself, which names the LLM's address, is logged for the operator."""
+    fault = result.extraction_error
+    if fault is None:
+        return result
+    _log.warning("add_memory: extraction failed: %s", " ".join(fault.splitlines()))
+    said = extraction_failure(fault)
+    note = f"{said}; the messages are kept, marked failed"
+    errors = [note if fault in error else error for error in result.errors]
+    return result.model_copy(update={"extraction_error": said, "errors": errors})
 
 
 def _fact_input(fact: FactIn | list[str]) -> FactInput:
@@ -150,6 +167,11 @@ def search_memory(
     return ToolOutput(text, result.model_dump(mode="json"))
 
 
+def _error_for_caller(error: str | None) -> str | None:
+    """A failed message's extraction fault in the caller's terms (`extraction_failure`)."""
+    return None if error is None else extraction_failure(error)
+
+
 def _entity_text(view: EntityView) -> str:
     entity = view.entity
     head = f"{entity.name}" + (f" ({entity.type})" if entity.type else "")
@@ -178,6 +200,8 @@ def get_entity(
 ) -> ToolOutput:
     start, end = parse_time(since, "since"), parse_time(until, "until")
     view = memory.entity(name, user_id, limit=limit, since=start, until=end)
+    said = [e.model_copy(update={"error": _error_for_caller(e.error)}) for e in view.episodes]
+    view = view.model_copy(update={"episodes": said})
     return ToolOutput(_entity_text(view), view.model_dump(mode="json"))
 
 
@@ -270,5 +294,7 @@ def export_graph(
     memory: Memory, user_id: str, limit: int = 100, cursor: str | None = None
 ) -> ToolOutput:
     page = export_page(memory.store, user_id, limit, cursor)
+    for episode in page.episodes:
+        episode["error"] = _error_for_caller(episode.get("error"))
     data = page.model_dump(mode="json")
     return ToolOutput(json.dumps(data, ensure_ascii=False), data)

@@ -4,7 +4,8 @@ Times are kept as the epoch seconds the store holds (not datetimes), so an expor
 round trip restores every value bit for bit. The document is validated when it is read: the
 relationship types are upper snake case in any script (`normalize.is_relation_type`), every
 fact and episode points at an entity of the document, and no text holds NUL (neither
-database round-trips it through a parameter).
+database round-trips it through a parameter) or a lone surrogate (UTF-8 cannot carry it):
+refused, as `add` and `add_facts` refuse them, not cleaned.
 
 Example:
     >>> doc = GraphSnapshot(user_id="alice", exported_at=0.0)
@@ -28,8 +29,9 @@ from pydantic import (
     model_validator,
 )
 
+from engine.errors import InvalidInputError
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
-from engine.normalize import is_relation_type
+from engine.normalize import check_storable, is_relation_type
 
 SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
 SNAPSHOT_VERSION: Literal[1] = 1
@@ -45,10 +47,16 @@ def _packed(vector: Sequence[float]) -> Sequence[float]:
 Embedding = Annotated[Sequence[float], AfterValidator(_packed), PlainSerializer(list)]
 
 
-def _no_nul(value: Any) -> Any:
+def _storable(value: Any) -> Any:
+    """`value` (a text or a list of them) when every text is storable, as `add` and
+    `add_facts` require (`check_storable`: no NUL, no lone surrogate)."""
     texts = value if isinstance(value, list) else [value]
-    if any(isinstance(t, str) and "\x00" in t for t in texts):
-        raise ValueError("text must not contain NUL (\\x00)")
+    try:
+        for text in texts:
+            if isinstance(text, str):
+                check_storable(text, "text")
+    except InvalidInputError as exc:
+        raise ValueError(str(exc)) from None
     return value
 
 
@@ -70,7 +78,7 @@ class _Record(BaseModel):
     @field_validator("*")
     @classmethod
     def _check_text(cls, value: Any) -> Any:
-        return _no_nul(value)
+        return _storable(value)
 
 
 class EntityRecord(_Record):

@@ -50,7 +50,7 @@ HOSTILE_FACTS = [
         "object_type": "город",
     },
     ("Alice", "LIVES_IN", "Paris"),
-    ("nul\x00byte", "KNOWS", "tab\there", "it's $user_id \\ `x` '}) DETACH DELETE n //"),
+    ("bell\x07byte", "KNOWS", "tab\there", "it's $user_id \\ `x` '}) DETACH DELETE n //"),
 ]
 EPISODE_TEXT = "line one\nline 'two' \\ `three`\r\n'}) DETACH DELETE n //\t😀"
 
@@ -295,6 +295,9 @@ def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
     ("change", "message"),
     [
         (lambda d: d["entities"][0].update(name="a\x00b"), "NUL"),
+        # a document read as a mapping, not JSON text, can hold one: it was cleaned to a space
+        (lambda d: d["entities"][0].update(name="a\ud800b"), "lone surrogate"),
+        (lambda d: d["facts"][0].update(text="a\ud800b"), "lone surrogate"),
         (lambda d: d["facts"][0].update(predicate="X` DETACH DELETE"), "relationship type"),
         # a type add_facts never makes: a look-alike of a stored one (decomposed, fullwidth)
         (lambda d: d["facts"][0].update(predicate="ESTA\u0301"), "relationship type"),

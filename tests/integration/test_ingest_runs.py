@@ -95,6 +95,19 @@ def test_a_user_given_wins_and_the_summary_names_who_was_written(
     assert "for 2 users: 'b', 'victim'" in summary_text(both)
 
 
+def test_a_run_that_reads_no_message_names_the_user_given(memory: Memory, tmp_path: Path) -> None:
+    """It said "0 messages read from 1 file for no user" after `--user alice`."""
+    empty = jsonl(tmp_path / "empty.jsonl", [])
+    unreadable = jsonl(tmp_path / "bad.jsonl", ['{"oops": 1}'])
+
+    said = [summary_text(memory.ingest(path, user_id="alice")) for path in (empty, unreadable)]
+    from_file = summary_text(memory.ingest(empty, users_from_file=True))
+
+    for text in said:
+        assert text.startswith("0 messages read from 1 file for user 'alice' in "), text
+    assert from_file.startswith("0 messages read from 1 file for no user in "), from_file
+
+
 def test_cli_without_a_user_is_a_usage_error_naming_both_options(
     cli_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

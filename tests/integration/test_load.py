@@ -117,10 +117,17 @@ def test_malformed_json_and_csv_lines(memory: Memory, tmp_path: Path) -> None:
         '{"subject": "Kismet", "predicate": "directed_by"',
         '{"subject": "a", "predicate": "p", "object": "b", "when": 1}',
         '["a", "p", 3]',
+        # JSON escapes a file cannot hold raw: refused, as add_facts refuses them
+        '{"subject": "a\\u0000b", "predicate": "p", "object": "b"}',
+        '["a", "p", "b\\ud800"]',
     ]
     path = tsv(tmp_path / "kb.jsonl", rows)
     report = memory.load(path, "u1")
     assert report.facts_added == 0
+    assert report.errors[3] == f"{path}:4: subject holds a NUL character, which cannot be stored"
+    assert report.errors[4] == (
+        f"{path}:5: object is not valid Unicode text (a lone surrogate at 1)"
+    )
     assert report.errors[0].startswith(f"{path}:1: malformed JSON at column ")
     assert (
         report.errors[1]

@@ -64,6 +64,27 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], st
     return by_name, log
 
 
+def _in_turn(
+    data_dir: Path, env: dict[str, str], calls: list[tuple[str, dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], str]:
+    """The answers to `calls`, each sent once the one before was answered, and the log."""
+    cmd = [GRAPHMEM, "--data-dir", str(data_dir), "mcp", "--user", "alice"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(cmd, env=env, text=True, stdin=pipe, stdout=pipe, stderr=pipe) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        _send(proc.stdin, INITIALIZE)
+        _answers(proc.stdout, 1)
+        _send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answers = []
+        for number, (tool, arguments) in enumerate(calls, start=2):
+            params = {"name": tool, "arguments": arguments}
+            _send(proc.stdin, {"jsonrpc": "2.0", "id": number, "method": "tools/call",
+                               "params": params})  # fmt: skip
+            answers.append(_answers(proc.stdout, 1)[number]["result"])
+        _, log = proc.communicate(timeout=60)
+    return answers, log
+
+
 def _text(result: dict[str, Any]) -> str:
     return "\n".join(block["text"] for block in result["content"])
 
@@ -134,3 +155,43 @@ def test_an_ipv6_address_is_logged_bracketed(tmp_path: Path) -> None:
         proc.communicate(timeout=60)
     (serving,) = [line for line in lines if "serving" in line]
     assert f"serving http://[::1]:{port}/mcp without a token" in serving
+
+
+def test_an_unusable_data_dir_is_answered_without_its_path(tmp_path: Path) -> None:
+    (tmp_path / "a_file").write_text("not a directory")
+    data_dir = tmp_path / "a_file" / "memory"
+    calls = [("search_memory", {"query": "tea"}), ("add_memory", {"messages": "I like tea"})]
+
+    answers, log = _in_turn(data_dir, ENV, calls)
+
+    for answer in answers:
+        assert answer["isError"]
+        said = _text(answer)
+        assert said.startswith("StoreUnavailableError: the memory store is unavailable"), said
+        assert REFUSAL.fullmatch(said), said
+        assert "a_file" not in said and str(tmp_path) not in said, said
+    assert f"cannot use the data directory '{data_dir}'" in log  # the operator's detail
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_llm_that_does_not_answer_is_named_without_its_address(tmp_path: Path) -> None:
+    address = f"127.0.0.1:{_closed_port()}"
+    env = {**ENV, "OPENAI_BASE_URL": f"http://{address}/v1", "GRAPHMEM_LLM_MAX_RETRIES": "0"}
+    calls = [("add_memory", {"messages": "I like tea"}), ("export_graph", {})]
+
+    (added, exported), log = _in_turn(tmp_path, env, calls)
+
+    assert not added["isError"], _text(added)  # the message is kept, marked failed
+    assert "fact extraction failed: the LLM did not answer" in _text(added)
+    said = added["structuredContent"]["extraction_error"]
+    assert said == "fact extraction failed: the LLM did not answer"
+    (episode,) = exported["structuredContent"]["episodes"]
+    assert (episode["status"], episode["error"]) == ("failed", said)
+    for answer in (added, exported):
+        assert address not in json.dumps(answer), answer
+    assert f"unreachable: http://{address}/v1" in log  # the operator's detail

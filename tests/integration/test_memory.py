@@ -199,6 +199,33 @@ def test_types_and_predicates_in_any_script_are_kept_as_written(memory: Memory) 
     assert {"Ali kal\u0131yor Ankara", "Ana wohnt in der Straße Z"} <= texts
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("subject", "Al\x00ice", "subject holds a NUL character, which cannot be stored"),
+        ("object", "tea\ud800", "object is not valid Unicode text (a lone surrogate at 3)"),
+        ("predicate", "LI\x00KES", "predicate holds a NUL character"),
+        ("text", "Alice likes \x00tea", "fact text holds a NUL character"),
+        ("subject_type", "per\ud800son", "subject_type is not valid Unicode text"),
+    ],
+)
+def test_add_facts_refuses_what_add_refuses_naming_the_field_and_the_fact(
+    memory: Memory, field: str, value: str, says: str
+) -> None:
+    """A NUL or a lone surrogate was cleaned out of a fact in silence ("Al ice"), where
+    `add` refuses the same message."""
+    fact = {"subject": "Alice", "predicate": "LIKES", "object": "tea", field: value}
+    with pytest.raises(InvalidInputError) as info:
+        memory.add_facts([("Kept", "IS", "stored"), fact], user_id="u")
+    with pytest.raises(InvalidInputError) as said:
+        memory.add(value, user_id="u")
+
+    assert str(info.value).startswith(f"fact #1: {says}"), str(info.value)
+    named = says.split(" holds ")[0].split(" is ")[0]  # "fact text" for `text`
+    assert str(info.value) == f"fact #1: {named} {str(said.value).removeprefix('message ')}"
+    assert memory.get_all("u") == []
+
+
 def test_hostile_names_are_stored_as_plain_values(memory: Memory) -> None:
     hostile = "x'}) DETACH DELETE n //`\"\\"
     memory.add_facts([(hostile, "owns`]->() DELETE", "Rex")], user_id="u")

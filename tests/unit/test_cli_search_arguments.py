@@ -2,7 +2,8 @@
 time no door reads, a window whose `--since` is later than its `--until` and a user id no
 door takes are usage errors (status 2) in one line, before any store opens, as a bad
 `--limit` or `--mode` is (they were status 1, said by the store's `Memory`, or, for `--since
-1e400`, a time the CLI took and the engine then refused)."""
+1e400`, a time the CLI took and the engine then refused). So is blank text any command needs
+(a message, an id, a name, a file): `add "   "` was status 1 where `search ""` was 2."""
 
 from __future__ import annotations
 
@@ -42,6 +43,33 @@ def test_a_bad_search_argument_is_a_usage_error_before_any_store_opens(
     assert main(["--data-dir", str(tmp_path), *argv]) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert names in error and says in error, error
+    assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
+
+
+BLANK = {
+    "add text": (["add", "   ", "--user", "u"], "argument TEXT"),
+    "add fact": (["add", "--fact", "Ann", "", "Oslo", "--user", "u"], "argument --fact"),
+    "update": (["update", " ", "--text", "x", "--user", "u"], "argument FACT_UID"),
+    "delete fact": (["delete", "fact", "", "--user", "u"], "argument ID"),
+    "delete entity": (["delete", "entity", "", "--user", "u"], "argument ID"),
+    "merge keep": (["merge", "", "Bob", "--user", "u"], "argument KEEP"),
+    "merge merge": (["merge", "Bob", "\t", "--user", "u"], "argument MERGE"),
+    "entity": (["entity", " ", "--user", "u"], "argument NAME"),
+    "history": (["history", "", "--user", "u"], "argument UID"),
+    "load": (["load", "", "--user", "u"], "argument FILE"),
+    "import": (["import", "", "--user", "u"], "argument FILE"),
+    "ingest": (["ingest", "", "--user", "u"], "argument PATH"),
+    "search": (["search", "", "--user", "u"], "argument query"),
+}
+
+
+@pytest.mark.parametrize("argv, names", BLANK.values(), ids=list(BLANK))
+def test_blank_text_a_command_needs_is_a_usage_error_naming_the_argument(
+    argv: list[str], names: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data-dir", str(tmp_path), *argv]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{names}: " in error and "is empty or only whitespace" in error, error
     assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
 
 

@@ -1,7 +1,8 @@
 """Every failed MCP tool call answers in one shape: the error flag set and one line
 `Kind: message` in graphmem's words, whoever refused it (graphmem, the SDK's argument check,
 the SDK's tool lookup) and whatever crashed. In process, on a server bound to alice whose
-memory is never built: every call here is refused before it would need it."""
+memory is never built: every call here is refused before it would need it. An error about the
+server (its store, its extractor) says what failed, not where (no path, no address)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
-from engine.errors import InvalidInputError
+from engine.errors import InvalidInputError, StoreUnavailableError
 from engine.mcp_server.access import Mode
 from engine.mcp_server.server import Dispatch, build_server
+from engine.mcp_server.tool_errors import extraction_failure
 from tests.mcp_wire import REFUSAL
 
 
@@ -113,3 +115,38 @@ def test_graphmem_s_own_error_keeps_its_kind_and_message() -> None:
 
     assert answers["read"].is_error
     assert _text(answers["read"]) == "InvalidInputError: bad memory second line"
+
+
+class _StoreDown:
+    """A memory holder whose data directory is unusable."""
+
+    def get(self) -> Any:
+        raise StoreUnavailableError("cannot use the data directory '/srv/secret/memory'")
+
+
+def test_an_error_about_the_server_says_what_failed_not_where() -> None:
+    answers = _answers(_StoreDown(), {"read": ("search_memory", {"query": "x"})})
+
+    said = _text(answers["read"])
+    assert answers["read"].is_error
+    assert said == (
+        "StoreUnavailableError: the memory store is unavailable; the server's log has the details"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        ("unreachable: http://10.0.0.7:8080/v1: ConnectionRefusedError: refused (gave up after "
+         "1 call)", "fact extraction failed: the LLM did not answer"),
+        ("messages 21-40 of 40: http_error: HTTP 401: Incorrect API key provided: sk-ab**yz",
+         "fact extraction failed: the LLM refused the request"),
+        ("invalid_output: content is not valid JSON: Expecting value", "fact extraction failed: "
+         "the LLM's answer was unusable"),
+        ("something new at http://10.0.0.7", "fact extraction failed"),
+    ],
+)  # fmt: skip
+def test_an_extraction_fault_is_told_without_the_llm_s_address_or_answer(
+    fault: str, said: str
+) -> None:
+    assert extraction_failure(fault) == said
