@@ -238,7 +238,12 @@ def register(sub: Any) -> None:
 def add_common_options(sub: Any) -> None:
     """--data-dir and --json after the command too (`graphmem search ... --json`), for every
     command that does not define them itself; a server (`mcp`) prints no result to put in
-    JSON, so it takes no --json."""
+    JSON, so it takes no --json. A command with no description of its own opens its
+    `--help` with the line `graphmem --help` lists it by."""
+    for listed in sub._choices_actions:  # argparse keeps each command's `help` only here
+        parser = sub.choices[listed.dest]
+        if parser.description is None and listed.help:
+            parser.description = f"{listed.help[0].upper()}{listed.help[1:]}."
     for name, parser in sub.choices.items():
         for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
             if flag == "--json" and name in _SERVERS:
