@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from engine.cli.verbs import (
+    TIME_FORMS,
     check_window,
     count,
     emit,
@@ -154,6 +155,8 @@ def _event_line(event: HistoryEvent) -> str:
 # -- parsers -------------------------------------------------------------------------------
 
 WHOSE = "the user whose memory to read"
+SINCE = f"only what was said or true from then on ({TIME_FORMS})"
+UNTIL = f"only what was said or true until then ({TIME_FORMS})"
 
 
 def register(sub: Any) -> None:
@@ -176,8 +179,8 @@ def register(sub: Any) -> None:
         "expansion, the graph walk from the entities the query names; semantic, the facts "
         "nearest the query's meaning; episodes, none: messages only",
     )
-    search.add_argument("--since", type=when, help="only what was said or true from then on")
-    search.add_argument("--until", type=when, help="only what was said or true until then")
+    search.add_argument("--since", type=when, help=SINCE)
+    search.add_argument("--until", type=when, help=UNTIL)
     search.add_argument(
         "--filter",
         action="append",
@@ -218,8 +221,8 @@ def register(sub: Any) -> None:
     entity.add_argument(
         "--limit", type=count(), default=20, help="facts and messages shown (default 20)"
     )
-    entity.add_argument("--since", type=when, help="only what was said or true from then on")
-    entity.add_argument("--until", type=when, help="only what was said or true until then")
+    entity.add_argument("--since", type=when, help=SINCE)
+    entity.add_argument("--until", type=when, help=UNTIL)
     entity.set_defaults(func=cmd_entity)
 
     history = sub.add_parser("history", help="the change events of a fact or entity")

@@ -24,6 +24,7 @@ COMMON_HELP = {
     "GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set)",
     "--json": "machine-readable output",
 }
+TIME_FORMS = "ISO 8601, epoch seconds or milliseconds"  # what `when` reads, said in --help
 
 
 def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: Any) -> Memory:
@@ -197,17 +198,17 @@ def register(sub: Any) -> None:
     )
     add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
     add.add_argument("--session", help="the conversation it belongs to")
-    add.add_argument(
-        "--ts", type=when, help="when it was written (ISO 8601, epoch seconds or milliseconds)"
-    )
+    add.add_argument("--ts", type=when, help=f"when it was written ({TIME_FORMS})")
     add.set_defaults(func=cmd_add)
 
     update = sub.add_parser("update", help="change a fact's text or when it was true")
     update.add_argument("uid", metavar="FACT_UID", help="the fact's id (search shows it)")
     update.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     update.add_argument("--text", help="the new sentence")
-    update.add_argument("--valid-at", type=when, help="since when it is true")
-    update.add_argument("--invalid-at", type=when, help="when it stopped being true")
+    update.add_argument("--valid-at", type=when, help=f"since when it is true ({TIME_FORMS})")
+    update.add_argument(
+        "--invalid-at", type=when, help=f"when it stopped being true ({TIME_FORMS})"
+    )
     update.set_defaults(func=cmd_update)
 
     delete = sub.add_parser(

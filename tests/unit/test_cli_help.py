@@ -103,3 +103,21 @@ def test_every_command_help_says_what_the_command_does(
     assert unsaid == []
     assert main(["search", "--help"]) == 0
     assert "Search one user's memory." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("command", "flags"),
+    [
+        ("search", ["--since", "--until"]),
+        ("entity", ["--since", "--until"]),
+        ("update", ["--valid-at", "--invalid-at"]),
+        ("add", ["--ts"]),
+    ],
+)
+def test_every_time_option_says_which_times_it_reads(command: str, flags: list[str]) -> None:
+    """`search --since`, `entity --since` and `update --valid-at` did not say what a time is
+    (`yesterday` is refused); only `add --ts` did."""
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {o: a.help or "" for a in commands.choices[command]._actions for o in a.option_strings}
+
+    assert [f for f in flags if "ISO 8601, epoch seconds or milliseconds" not in helps[f]] == []
