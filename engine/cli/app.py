@@ -22,6 +22,7 @@ from engine.cli.verbs import (
     add_common_options,
     count,
     open_memory,
+    plural,
     user_arg,
 )
 from engine.cli.verbs import register as register_edits
@@ -129,10 +130,6 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 1 if report.error_count else 0
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _load_text(report: Any) -> str:
     if report.already_loaded:
         lines = [
@@ -141,19 +138,20 @@ def _load_text(report: Any) -> str:
         ]
     else:
         lines = [
-            f"loaded {report.facts_added} facts ({report.entities_added} new entities, "
+            f"loaded {plural(report.facts_added, 'fact')} "
+            f"({plural(report.entities_added, 'new entity', 'new entities')}, "
             f"{report.entities_updated} updated) for user {report.user_id!r} in "
             f"{report.seconds:.1f} s ({report.facts_per_s:.1f} facts/s)"
             + ("; resumed" if report.resumed else ""),
-            f"{report.facts_already_stored} facts were already stored",
+            f"{plural(report.facts_already_stored, 'fact was', 'facts were')} already stored",
         ]
         if report.facts_repeated:
             lines.append(
-                f"{_count(report.facts_repeated, 'line')} repeated a fact of an earlier line "
+                f"{plural(report.facts_repeated, 'line')} repeated a fact of an earlier line "
                 "(each fact stored once)"
             )
     if report.error_count:
-        lines.append(f"{_count(report.error_count, 'bad line')}, not loaded:")
+        lines.append(f"{plural(report.error_count, 'bad line')}, not loaded:")
     lines += report.errors[:20]
     if report.error_count > 20:
         lines.append(f"... and {report.error_count - 20} more (--json lists the first 100)")
