@@ -7,9 +7,11 @@ import json
 import logging
 import os
 import shlex
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from engine.cli.exchange import register as register_exchange
@@ -73,9 +75,22 @@ def cmd_demo(args: argparse.Namespace) -> None:
     lines.append(f"most salient entities: {names}")
     given = f" --data-dir {shlex.quote(args.data_dir)}" if args.data_dir else ""
     lines.append(
-        f"\nsearch it yourself: graphmem{given} search 'who is Spider-Man?' --user {DEMO_USER}"
+        f"\nsearch it yourself: {_program()}{given} search 'who is Spider-Man?' --user {DEMO_USER}"
     )
     _print(args, payload, "\n".join(lines))
+
+
+def _program() -> str:
+    """How to run graphmem again: `graphmem` when that name finds this program, else the path
+    it was started by (`make demo` runs .venv/bin/graphmem, on no PATH until the venv is
+    activated)."""
+    started = sys.argv[0]
+    if Path(started).name != "graphmem":  # python -m engine.cli, a test runner
+        return "graphmem"
+    found = shutil.which("graphmem")
+    if found and Path(found).resolve() == Path(started).resolve():
+        return "graphmem"
+    return shlex.quote(started)
 
 
 def _store_of(settings: Settings) -> str:
