@@ -23,7 +23,7 @@ from engine.cli.verbs import (
 )
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
+from engine.models import HistoryEvent, ScoredFact, SearchResult, Stats, said_day
 from engine.prompt_block import block_or_why, nothing_about
 
 
@@ -95,8 +95,16 @@ def cmd_stats(args: argparse.Namespace) -> None:
         if args.user is not None:
             require_user(mem, args.user)
         stats = mem.stats(args.user)
-    text = "\n".join(f"{k}: {v}" for k, v in stats.model_dump().items())
-    emit(args, stats.model_dump(), text)
+    emit(args, stats.model_dump(), _stats_text(stats))
+
+
+def _stats_text(stats: Stats) -> str:
+    """The stored counts and the vector indexes still being built. The LLM counters are the
+    process's own, always 0 in this command, which calls no LLM: only --json keeps them."""
+    counts = stats.model_dump(include={"users", "entities", "facts", "valid_facts", "episodes"})
+    lines = [f"{name}: {n}" for name, n in counts.items()]
+    lines.append(f"warming: {', '.join(stats.warming) or 'none'}")
+    return "\n".join(lines)
 
 
 def cmd_users(args: argparse.Namespace) -> None:
