@@ -7,9 +7,11 @@ import json
 import logging
 import os
 import shlex
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from engine.cli.exchange import register as register_exchange
@@ -22,6 +24,7 @@ from engine.cli.verbs import (
     add_common_options,
     count,
     open_memory,
+    plural,
     text_arg,
     user_arg,
 )
@@ -74,9 +77,22 @@ def cmd_demo(args: argparse.Namespace) -> None:
     lines.append(f"most salient entities: {names}")
     given = f" --data-dir {shlex.quote(args.data_dir)}" if args.data_dir else ""
     lines.append(
-        f"\nsearch it yourself: graphmem{given} search 'who is Spider-Man?' --user {DEMO_USER}"
+        f"\nsearch it yourself: {_program()}{given} search 'who is Spider-Man?' --user {DEMO_USER}"
     )
     _print(args, payload, "\n".join(lines))
+
+
+def _program() -> str:
+    """How to run graphmem again: `graphmem` when that name finds this program, else the path
+    it was started by (`make demo` runs .venv/bin/graphmem, on no PATH until the venv is
+    activated)."""
+    started = sys.argv[0]
+    if Path(started).name != "graphmem":  # python -m engine.cli, a test runner
+        return "graphmem"
+    found = shutil.which("graphmem")
+    if found and Path(found).resolve() == Path(started).resolve():
+        return "graphmem"
+    return shlex.quote(started)
 
 
 def _store_of(settings: Settings) -> str:
@@ -131,10 +147,6 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 1 if report.error_count else 0
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _load_text(report: Any) -> str:
     if report.already_loaded:
         lines = [
@@ -143,19 +155,20 @@ def _load_text(report: Any) -> str:
         ]
     else:
         lines = [
-            f"loaded {report.facts_added} facts ({report.entities_added} new entities, "
+            f"loaded {plural(report.facts_added, 'fact')} "
+            f"({plural(report.entities_added, 'new entity', 'new entities')}, "
             f"{report.entities_updated} updated) for user {report.user_id!r} in "
             f"{report.seconds:.1f} s ({report.facts_per_s:.1f} facts/s)"
             + ("; resumed" if report.resumed else ""),
-            f"{report.facts_already_stored} facts were already stored",
+            f"{plural(report.facts_already_stored, 'fact was', 'facts were')} already stored",
         ]
         if report.facts_repeated:
             lines.append(
-                f"{_count(report.facts_repeated, 'line')} repeated a fact of an earlier line "
+                f"{plural(report.facts_repeated, 'line')} repeated a fact of an earlier line "
                 "(each fact stored once)"
             )
     if report.error_count:
-        lines.append(f"{_count(report.error_count, 'bad line')}, not loaded:")
+        lines.append(f"{plural(report.error_count, 'bad line')}, not loaded:")
     lines += report.errors[:20]
     if report.error_count > 20:
         lines.append(f"... and {report.error_count - 20} more (--json lists the first 100)")

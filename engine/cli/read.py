@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from engine.cli.verbs import (
+    TIME_FORMS,
     check_window,
     count,
     emit,
@@ -22,7 +23,7 @@ from engine.cli.verbs import (
 )
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredFact, SearchResult, said_day
+from engine.models import HistoryEvent, ScoredFact, SearchResult, Stats, said_day
 from engine.prompt_block import block_or_why, nothing_about
 
 
@@ -94,8 +95,16 @@ def cmd_stats(args: argparse.Namespace) -> None:
         if args.user is not None:
             require_user(mem, args.user)
         stats = mem.stats(args.user)
-    text = "\n".join(f"{k}: {v}" for k, v in stats.model_dump().items())
-    emit(args, stats.model_dump(), text)
+    emit(args, stats.model_dump(), _stats_text(stats))
+
+
+def _stats_text(stats: Stats) -> str:
+    """The stored counts and the vector indexes still being built. The LLM counters are the
+    process's own, always 0 in this command, which calls no LLM: only --json keeps them."""
+    counts = stats.model_dump(include={"users", "entities", "facts", "valid_facts", "episodes"})
+    lines = [f"{name}: {n}" for name, n in counts.items()]
+    lines.append(f"warming: {', '.join(stats.warming) or 'none'}")
+    return "\n".join(lines)
 
 
 def cmd_users(args: argparse.Namespace) -> None:
@@ -154,6 +163,8 @@ def _event_line(event: HistoryEvent) -> str:
 # -- parsers -------------------------------------------------------------------------------
 
 WHOSE = "the user whose memory to read"
+SINCE = f"only what was said or true from then on ({TIME_FORMS})"
+UNTIL = f"only what was said or true until then ({TIME_FORMS})"
 
 
 def register(sub: Any) -> None:
@@ -178,8 +189,8 @@ def register(sub: Any) -> None:
         "expansion, the graph walk from the entities the query names; semantic, the facts "
         "nearest the query's meaning; episodes, none: messages only",
     )
-    search.add_argument("--since", type=when, help="only what was said or true from then on")
-    search.add_argument("--until", type=when, help="only what was said or true until then")
+    search.add_argument("--since", type=when, help=SINCE)
+    search.add_argument("--until", type=when, help=UNTIL)
     search.add_argument(
         "--filter",
         action="append",
@@ -225,8 +236,8 @@ def register(sub: Any) -> None:
     entity.add_argument(
         "--limit", type=count(), default=20, help="facts and messages shown (default 20)"
     )
-    entity.add_argument("--since", type=when, help="only what was said or true from then on")
-    entity.add_argument("--until", type=when, help="only what was said or true until then")
+    entity.add_argument("--since", type=when, help=SINCE)
+    entity.add_argument("--until", type=when, help=UNTIL)
     entity.set_defaults(func=cmd_entity)
 
     history = sub.add_parser("history", help="the change events of a fact or entity")

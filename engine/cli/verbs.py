@@ -25,6 +25,7 @@ COMMON_HELP = {
     "GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set)",
     "--json": "machine-readable output",
 }
+TIME_FORMS = "ISO 8601, epoch seconds or milliseconds"  # what `when` reads, said in --help
 
 
 def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: Any) -> Memory:
@@ -213,9 +214,7 @@ def register(sub: Any) -> None:
     )
     add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
     add.add_argument("--session", help="the conversation it belongs to")
-    add.add_argument(
-        "--ts", type=when, help="when it was written (ISO 8601, epoch seconds or milliseconds)"
-    )
+    add.add_argument("--ts", type=when, help=f"when it was written ({TIME_FORMS})")
     add.set_defaults(func=cmd_add)
 
     update = sub.add_parser("update", help="change a fact's text or when it was true")
@@ -227,8 +226,10 @@ def register(sub: Any) -> None:
     )
     update.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     update.add_argument("--text", help="the new sentence")
-    update.add_argument("--valid-at", type=when, help="since when it is true")
-    update.add_argument("--invalid-at", type=when, help="when it stopped being true")
+    update.add_argument("--valid-at", type=when, help=f"since when it is true ({TIME_FORMS})")
+    update.add_argument(
+        "--invalid-at", type=when, help=f"when it stopped being true ({TIME_FORMS})"
+    )
     update.set_defaults(func=cmd_update)
 
     delete = sub.add_parser(
@@ -267,7 +268,12 @@ def register(sub: Any) -> None:
 def add_common_options(sub: Any) -> None:
     """--data-dir and --json after the command too (`graphmem search ... --json`), for every
     command that does not define them itself; a server (`mcp`) prints no result to put in
-    JSON, so it takes no --json."""
+    JSON, so it takes no --json. A command with no description of its own opens its
+    `--help` with the line `graphmem --help` lists it by."""
+    for listed in sub._choices_actions:  # argparse keeps each command's `help` only here
+        parser = sub.choices[listed.dest]
+        if parser.description is None and listed.help:
+            parser.description = f"{listed.help[0].upper()}{listed.help[1:]}."
     for name, parser in sub.choices.items():
         for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
             if flag == "--json" and name in _SERVERS:

@@ -20,7 +20,7 @@ from engine.mcp_server.render import quoted, render_search
 from engine.mcp_server.tool_errors import extraction_failure
 from engine.memory import Memory
 from engine.memory.held import held_history
-from engine.models import AddResult, FactInput, said_day
+from engine.models import AddResult, FactInput, ScoredEntity, said_day
 from engine.prompt_block import block_or_why
 from engine.times import parse_time
 
@@ -176,7 +176,7 @@ def _entity_text(view: EntityView) -> str:
     entity = view.entity
     head = f"{entity.name}" + (f" ({entity.type})" if entity.type else "")
     seen = entity.last_seen.date().isoformat() if entity.last_seen else "never"
-    lines = [f"{head}, id {entity.uid}: {entity.mentions} mentions, last seen {seen}"]
+    lines = [f"{head}, id {entity.uid}: {_mentions(entity.mentions)}, last seen {seen}"]
     if entity.aliases:
         lines.append("Also called: " + ", ".join(entity.aliases))
     lines.append("Facts:" if view.facts else "No facts.")
@@ -205,17 +205,24 @@ def get_entity(
     return ToolOutput(_entity_text(view), view.model_dump(mode="json"))
 
 
+def _mentions(n: int) -> str:
+    return f"{n} mention" if n == 1 else f"{n} mentions"
+
+
+def _ranked_line(rank: int, scored: ScoredEntity) -> str:
+    """`3. Berlin (Place): 2 mentions`, one line of `list_entities`."""
+    entity = scored.entity
+    kind = f" ({entity.type})" if entity.type else ""
+    return f"{rank}. {entity.name}{kind}: {_mentions(entity.mentions)}"
+
+
 def list_entities(
     memory: Memory, user_id: str, limit: int = 20, by: RankBy = "salience"
 ) -> ToolOutput:
     if not 1 <= limit <= 1000:
         raise InvalidInputError(f"limit must be between 1 and 1000, got {limit}")
     top = memory.top_entities(user_id, limit, by=by)
-    lines = [
-        f"{i}. {s.entity.name}" + (f" ({s.entity.type})" if s.entity.type else "")
-        + f": {s.entity.mentions} mentions"
-        for i, s in enumerate(top, start=1)
-    ]  # fmt: skip
+    lines = [_ranked_line(i, s) for i, s in enumerate(top, start=1)]
     text = (
         "\n".join([f"Entities of user {user_id!r} by {by}:", *lines])
         if top

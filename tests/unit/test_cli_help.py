@@ -84,3 +84,40 @@ def test_help_names_both_data_dir_variables(capsys: pytest.CaptureFixture[str]) 
 
     assert "GRAPHMEM_HOME (or GRAPHMEM_DATA_DIR)" in said
     assert "default ~/.graphmem, or GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set" in command
+
+
+def test_every_command_help_says_what_the_command_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`graphmem search --help` (and demo, entities, entity, history, stats, users, stop,
+    update, merge) listed the options with no word of what the command does: the line
+    `graphmem --help` shows for it was said there only."""
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    unsaid = []
+    for name, parser in commands.choices.items():
+        assert main([name, "--help"]) == 0
+        said = " ".join(capsys.readouterr().out.split())
+        if not parser.description or " ".join(parser.description.split()) not in said:
+            unsaid.append(name)
+
+    assert unsaid == []
+    assert main(["search", "--help"]) == 0
+    assert "Search one user's memory." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("command", "flags"),
+    [
+        ("search", ["--since", "--until"]),
+        ("entity", ["--since", "--until"]),
+        ("update", ["--valid-at", "--invalid-at"]),
+        ("add", ["--ts"]),
+    ],
+)
+def test_every_time_option_says_which_times_it_reads(command: str, flags: list[str]) -> None:
+    """`search --since`, `entity --since` and `update --valid-at` did not say what a time is
+    (`yesterday` is refused); only `add --ts` did."""
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {o: a.help or "" for a in commands.choices[command]._actions for o in a.option_strings}
+
+    assert [f for f in flags if "ISO 8601, epoch seconds or milliseconds" not in helps[f]] == []
