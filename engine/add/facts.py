@@ -22,6 +22,7 @@ from engine.normalize import (
     check_storable,
     clean_text,
     entity_key,
+    entity_uid,
     normalize_predicate,
     spoken_predicate,
     stable_uid,
@@ -172,8 +173,9 @@ def facts_batch(
 def resolve_keys(
     reads: Reads, embedder: Embedder, user_id: str, facts: list[CleanFact], now: float
 ) -> Resolved:
-    """The facts' names as entities: a stored entity of the same key, else a new one (no
-    similarity merge, no self-reference: pre-extracted facts name what they mean)."""
+    """The facts' names as entities: a stored entity of the same key, else a new one, the
+    user's own for the name of their id (no similarity merge; "I" or "me" is no
+    self-reference: pre-extracted facts name what they mean)."""
     names: dict[str, tuple[str, str | None]] = {}
     counts: Counter[str] = Counter()
     for f in facts:
@@ -186,7 +188,7 @@ def resolve_keys(
     out = Resolved()
     for key, (name, etype) in names.items():
         found = known.get(key)
-        uid = found.uid if found else stable_uid(user_id, key)
+        uid = found.uid if found else entity_uid(user_id, key)
         out.uid_of[key] = uid
         mentions = counts[key] + (out.entities[uid].mentions if uid in out.entities else 0)
         row_key, row_name = (found.key, found.name) if found else (key, name)

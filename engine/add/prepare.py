@@ -18,7 +18,7 @@ from typing import Any
 from engine.add.changes import likely_texts
 from engine.add.keys import MessageKeys, fresh_rows, message_keys
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
-from engine.add.resolve import current_self, extracted_names, self_uid, shown_self
+from engine.add.resolve import current_self, extracted_names, shown_self
 from engine.add.speakers import speaker_entities
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
@@ -26,7 +26,7 @@ from engine.extraction.batching import extract_in_prompts
 from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
 from engine.models import Fact
-from engine.normalize import check_length, check_user_id, clean_text, stable_uid
+from engine.normalize import check_length, check_user_id, clean_text, self_uid, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written

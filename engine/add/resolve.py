@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 from engine.embedding import Embedder, as_param
 from engine.extraction.schema import Extraction
 from engine.models import Entity
-from engine.normalize import entity_key, normalize_label, normalize_predicate, stable_uid
+from engine.normalize import (
+    entity_key,
+    normalize_label,
+    normalize_predicate,
+    self_uid,
+    stable_uid,
+)
 from engine.store.base import AliasRow, EntityRow, HistoryRow, RenameRow
 from engine.store.reads import Reads
 
@@ -34,11 +40,6 @@ SELF_KEYS = frozenset({"user", "i", "me", "my", "mine", "myself", "我", "我的
 NAME_PREDICATE = "HAS_NAME"
 _SIMILAR_K = 5
 _SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
-
-
-def self_uid(user_id: str) -> str:
-    """The uid of the entity standing for the user ("I", "me", "my")."""
-    return stable_uid(user_id, "\x00self")
 
 
 def history_row(
@@ -169,7 +170,10 @@ class Resolver:
         self, out: Resolved, me: Entity | None, name: str, episode: str | None, now: float
     ) -> None:
         old = me.name if me is not None else out.user_id
-        if out.self_uid not in out.entities or entity_key(old) == entity_key(name):
+        # the same name, or the user's id said as their name: one the id stands for ("alice"
+        # named "Alice") takes the name as it was said
+        same = entity_key(old) == entity_key(name) and (old != out.user_id or old == name)
+        if out.self_uid not in out.entities or same:
             return
         out.renames.append(RenameRow(out.self_uid, name, entity_key(name)))
         out.embeddings[out.self_uid] = as_param(self.embedder.encode_one(name))

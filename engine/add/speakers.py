@@ -4,16 +4,16 @@ A message with a name (OpenAI's `name`, a chat log's speaker) speaks for that pa
 entity of that name: a two-person or group log gives one entity per participant. A message
 without a name, or named 'USER', the user id or the user's own known name (compared as entity
 keys: "Maria" is user `maria`), speaks for the user: the user's own entity
-(`engine.add.resolve.self_uid`).
+(`engine.normalize.self_uid`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.add.resolve import SELF_KEYS, Resolved, self_uid
+from engine.add.resolve import SELF_KEYS, Resolved
 from engine.extraction.schema import ChatMessage
-from engine.normalize import entity_key
+from engine.normalize import entity_key, self_uid
 from engine.store.reads import Reads
 
 

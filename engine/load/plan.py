@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from engine.load.read import Triple
-from engine.normalize import entity_key, stable_uid
+from engine.normalize import entity_key, entity_uid, stable_uid
 from engine.store.base import EntityRow, FactRow
 from engine.store.reads import Reads
 
@@ -45,7 +45,7 @@ def make_plan(
         names.setdefault(entity_key(t.subject), t.subject)
         names.setdefault(entity_key(t.object), t.object)
     known = {} if fresh else _known_entities(reads, user_id, list(names))
-    uid_of = {k: known[k][0] if k in known else stable_uid(user_id, k) for k in names}
+    uid_of = {k: known[k][0] if k in known else entity_uid(user_id, k) for k in names}
     plan = Plan()
     facts = _fact_rows(triples, user_id, uid_of, now, plan.lines)
     stored = set() if fresh else _stored_facts(reads, user_id, list(facts))

@@ -8,7 +8,6 @@ from types import TracebackType
 from typing import Any, Self
 
 from engine.add.adder import Adder
-from engine.add.resolve import self_uid
 from engine.components import build_embedder, build_extractor, open_store, prepare_store
 from engine.config import Settings, build_settings
 from engine.embedding import Embedder
@@ -17,7 +16,7 @@ from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
 from engine.memory.model_probe import check_model
 from engine.models import Stats
-from engine.normalize import check_user_id
+from engine.normalize import check_user_id, self_uid
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.tuning import Tuning

@@ -233,19 +233,21 @@ def _free_port() -> int:
 
 
 def test_score_is_a_similarity_and_threshold_applies_to_it(memory: GraphMemory) -> None:
-    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Peter", "PLAYS", "chess")], user_id="alice")
+    memory.add_facts(
+        [("Alice", "LIVES_IN", "Paris"), ("Peter", "PLAYS", "chess")], user_id="u-alice"
+    )
     m = facade.Memory(memory=memory)
-    everything = m.search("Where does Alice live?", user_id="alice")
+    everything = m.search("Where does Alice live?", user_id="u-alice")
     scores = {r["memory"]: r["score"] for r in everything["results"]}
     assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores.values())
-    kept = m.search("Where does Alice live?", user_id="alice", threshold=0.5)
+    kept = m.search("Where does Alice live?", user_id="u-alice", threshold=0.5)
     assert [r["memory"] for r in kept["results"]] == ["Alice lives in Paris"]
     assert kept["relations"] == [
         {"source": "Alice", "relationship": "lives_in", "destination": "Paris"}
     ]
     with pytest.raises(InvalidInputError, match="threshold must be a number from 0 to 1"):
-        m.search("Where does Alice live?", user_id="alice", threshold=50)
-    assert m.search("Where does Bob live?", user_id="alice")["results"] == []
+        m.search("Where does Alice live?", user_id="u-alice", threshold=50)
+    assert m.search("Where does Bob live?", user_id="u-alice")["results"] == []
 
 
 def test_metadata_filters_narrow_search_and_get_all(memory: GraphMemory) -> None:
@@ -381,44 +383,46 @@ def test_search_takes_the_keywords_of_mem0s_current_api(memory: GraphMemory) -> 
     """Newer Mem0 versions call `search(..., rerank=...)` (and `top_k`, `explain`,
     `reference_date`): the facade raised TypeError. `rerank` has nothing to run in graphmem
     and changes nothing; `top_k` is `limit`; what graphmem cannot honour is refused by name."""
-    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Alice", "PLAYS", "chess")], user_id="alice")
-    memory.add_facts([("Bob", "LIVES_IN", "Rome")], user_id="bob")
+    memory.add_facts(
+        [("Alice", "LIVES_IN", "Paris"), ("Alice", "PLAYS", "chess")], user_id="u-alice"
+    )
+    memory.add_facts([("Bob", "LIVES_IN", "Rome")], user_id="u-bob")
     m = facade.Memory(memory=memory)
     query = "Where does Alice live?"
-    plain = m.search(query, user_id="alice")
-    assert m.search(query, user_id="alice", rerank=True) == plain
-    assert m.search(query, user_id="alice", threshold=0.1, rerank=False) == plain
+    plain = m.search(query, user_id="u-alice")
+    assert m.search(query, user_id="u-alice", rerank=True) == plain
+    assert m.search(query, user_id="u-alice", threshold=0.1, rerank=False) == plain
     newest = m.search(
-        query, top_k=1, filters={"user_id": "alice"}, threshold=0.1, rerank=False,
+        query, top_k=1, filters={"user_id": "u-alice"}, threshold=0.1, rerank=False,
         explain=False, reference_date=None,
     )  # fmt: skip
     assert [r["memory"] for r in newest["results"]] == ["Alice lives in Paris"]
-    assert len(m.get_all(filters={"user_id": "alice"}, top_k=1)["results"]) == 1
-    bobs = m.search("Where does Bob live?", filters={"user_id": "bob"}, top_k=5, rerank=True)
+    assert len(m.get_all(filters={"user_id": "u-alice"}, top_k=1)["results"]) == 1
+    bobs = m.search("Where does Bob live?", filters={"user_id": "u-bob"}, top_k=5, rerank=True)
     assert [r["memory"] for r in bobs["results"]] == ["Bob lives in Rome"]  # none of alice's
-    assert m.search(query, filters={"user_id": "bob"}, top_k=5, rerank=True)["results"] == []
+    assert m.search(query, filters={"user_id": "u-bob"}, top_k=5, rerank=True)["results"] == []
     with pytest.raises(InvalidInputError, match="rerank must be True or False, got 'yes'"):
-        m.search(query, user_id="alice", rerank="yes")
+        m.search(query, user_id="u-alice", rerank="yes")
     with pytest.raises(InvalidInputError, match="explain=True is not supported"):
-        m.search(query, user_id="alice", explain=True)
+        m.search(query, user_id="u-alice", explain=True)
     with pytest.raises(InvalidInputError, match="reference_date is not supported"):
-        m.search(query, user_id="alice", reference_date="2024-01-01")
+        m.search(query, user_id="u-alice", reference_date="2024-01-01")
     with pytest.raises(InvalidInputError, match="limit=5 and top_k=2"):
-        m.search(query, user_id="alice", limit=5, top_k=2)
+        m.search(query, user_id="u-alice", limit=5, top_k=2)
     with pytest.raises(InvalidInputError, match="top_k must be an integer of at least 1, got 0"):
-        m.get_all(user_id="alice", top_k=0)
+        m.get_all(user_id="u-alice", top_k=0)
 
 
 def test_search_names_whom_no_memory_holds(memory: GraphMemory) -> None:
     """The facade dropped `unknown_names`: a Mem0 user asking about Bob got no word that
     nothing stored mentions him (another user's Bob included)."""
-    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Peter", "LIVES_IN", "Oslo")], "alice")
-    memory.add_facts([("Bob", "LIVES_IN", "Rome")], user_id="bob")
+    memory.add_facts([("Alice", "LIVES_IN", "Paris"), ("Peter", "LIVES_IN", "Oslo")], "u-alice")
+    memory.add_facts([("Bob", "LIVES_IN", "Rome")], user_id="u-bob")
     m = facade.Memory(memory=memory)
-    strangers = m.search("Where does Bob live?", user_id="alice")
+    strangers = m.search("Where does Bob live?", user_id="u-alice")
     assert strangers["unknown_names"] == ["Bob"]
     assert strangers["results"] == []  # not Peter's or Alice's home
-    known = m.search("Where does Peter live?", user_id="alice")
+    known = m.search("Where does Peter live?", user_id="u-alice")
     assert known["unknown_names"] == []
     assert [r["memory"] for r in known["results"]][:1] == ["Peter lives in Oslo"]
-    assert m.search("Where does Bob live?", user_id="bob")["unknown_names"] == []
+    assert m.search("Where does Bob live?", user_id="u-bob")["unknown_names"] == []

@@ -3,6 +3,7 @@ client talking to a scripted OpenAI-compatible server (or the offline extractor)
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -312,6 +313,25 @@ def test_seed_scenario_offline(
         "The user's name is Alice",
     )
     assert one(facts, "FRIEND_OF", "Peter").text == "Peter is Alice's friend"
+
+
+@pytest.mark.parametrize("facts_first", [True, False])
+def test_facts_naming_the_user_by_their_id_are_about_the_user(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, facts_first: bool
+) -> None:
+    """User "alice" with `add_facts` about Alice and messages in the first person had two
+    entities when the facts came first: "Alice" of the facts and the user's own of "I" (the
+    quickstart's graph); the user's name said as their id ("My name is Alice") stayed "alice"."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    facts = functools.partial(mem.add_facts, [("Alice", "WORKS_AT", "Acme")], "alice")
+    named = functools.partial(mem.add, "My name is Alice", "alice")
+    for step in (facts, named) if facts_first else (named, facts):
+        step()
+    mem.add("I moved to Berlin", "alice")
+    me = Memory.self_uid("alice")
+    assert {f.subject_uid for f in mem.get_all("alice")} == {me}
+    shown = {e.entity.uid: e.entity.name for e in mem.top_entities("alice", 10, "frequency")}
+    assert shown[me] == "Alice" and list(shown.values()).count("Alice") == 1
 
 
 # -- resolution and conflicts ----------------------------------------------------------------

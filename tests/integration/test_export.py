@@ -198,12 +198,12 @@ def test_import_as_another_user_rekeys_every_uid(
     stores: list[FalkorDBStore], embedder: Embedder
 ) -> None:
     store = stores[0]
-    build_graph(store, embedder, "alice")
-    exported = read_snapshot(store, "alice")
+    build_graph(store, embedder, "u-alice")  # no entity named as the user
+    exported = read_snapshot(store, "u-alice")
     report = import_snapshot(store, exported, "bob")
     copy = read_snapshot(store, "bob")
-    assert report.user_id == "bob" and report.source_user_id == "alice"
-    _same(read_snapshot(store, "alice"), exported)  # the original is untouched
+    assert report.user_id == "bob" and report.source_user_id == "u-alice"
+    _same(read_snapshot(store, "u-alice"), exported)  # the original is untouched
     assert {e.uid for e in copy.entities} == {stable_uid("bob", e.key) for e in copy.entities}
     for f in copy.facts:
         assert f.uid == stable_uid("bob", f.subject_uid, f.predicate, f.object_uid)

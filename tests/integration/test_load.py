@@ -167,6 +167,18 @@ def test_loading_again_adds_nothing(memory: Memory, tmp_path: Path) -> None:
     assert memory.entity("Kismet", "u1").entity.mentions == 4
 
 
+def test_a_load_naming_the_user_by_their_id_writes_to_the_users_own_entity(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """As `add_facts` and `add` take a user's id for the user: a load's "Kismet" for user
+    "kismet" was an entity apart from the one "I" names."""
+    memory.load(tsv(tmp_path / "kb.tsv", good_rows()), "kismet")
+    kismet = memory.entity("Kismet", "kismet").entity
+    assert kismet.uid == Memory.self_uid("kismet") and kismet.mentions == 3
+    memory.add_facts([("kismet", "SEQUEL_OF", "Kismet 1920")], "kismet")
+    assert memory.entity("Kismet", "kismet").entity.mentions == 4
+
+
 class _Stopped(Exception):
     pass
 
