@@ -33,6 +33,9 @@ def offline_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+FIRST_FACT = {"quickstart.ipynb": "John has a dog named Tommy"}
+
+
 def outputs(nb: NotebookNode) -> list[NotebookNode]:
     return [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
 
@@ -70,4 +73,8 @@ def test_notebook_runs_and_draws(
     assert not [out for out in produced if out.output_type == "error"]
     text = "".join(out.get("text", "") for out in produced if out.output_type == "stream")
     assert "Tommy" in text
+    if name in FIRST_FACT:  # the search cell's first fact answers its question
+        searched = [c for c in nb.cells if c.cell_type == "code" and "mem.search(" in c.source]
+        first = "".join(out.get("text", "") for out in searched[0].outputs).splitlines()[0]
+        assert first.endswith(FIRST_FACT[name])
     assert not list((tmp_path / "tmp").glob("*/appendonlydir"))  # the notebook removed its store
