@@ -3,16 +3,25 @@
 // user_key narrows FalkorDB's name search to the user (engine/store/fulltext.py).
 // row.mark (a load's digest of the facts whose mentions the row adds) is kept in load_marks,
 // the last $marks_kept of them: an entity holding it has those mentions counted already.
+// The MERGE tells which entities it created (`creating` lives only in this statement): the
+// row's on_create event (an add's ADD) is written for those alone and their uids returned,
+// so of two writers that both read an entity as new, one adds it.
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
 ON CREATE SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = [],
               e.alias_keys = [], e.mentions = 0, e.first_seen = row.ts, e.created_at = $now,
-              e.user_key = $user_key
-WITH e, row, row.mark IS NOT NULL AND row.mark IN coalesce(e.load_marks, []) AS counted
-SET e.mentions = e.mentions + CASE WHEN counted THEN 0 ELSE row.mentions END,
+              e.user_key = $user_key, e.creating = true
+WITH e, row, e.creating IS NOT NULL AS created,
+     row.mark IS NOT NULL AND row.mark IN coalesce(e.load_marks, []) AS counted
+SET e.creating = null,
+    e.mentions = e.mentions + CASE WHEN counted THEN 0 ELSE row.mentions END,
     e.load_marks = CASE WHEN row.mark IS NULL OR counted THEN e.load_marks
                         ELSE (coalesce(e.load_marks, []) + row.mark)[-$marks_kept..] END,
     e.type = coalesce(e.type, row.type),
     e.last_seen = CASE WHEN e.last_seen IS NULL OR row.ts > e.last_seen THEN row.ts ELSE e.last_seen END,
     e.updated_at = $now
-RETURN count(e) AS result
+FOREACH (c IN CASE WHEN created AND row.on_create IS NOT NULL THEN [row.on_create] ELSE [] END |
+  MERGE (h:History {user_id: $user_id, uid: c.uid})
+  ON CREATE SET h.target_uid = c.target_uid, h.event = c.event,
+                h.ts = c.ts, h.episode_uid = c.episode_uid, h.detail = c.detail)
+RETURN collect(CASE WHEN created THEN e.uid END) AS result

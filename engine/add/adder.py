@@ -114,11 +114,11 @@ class Adder:
         for start in chunks:
             chunk = clean[start : start + _CHUNK]
             batch, _ = facts_batch(self.reads, self.embedder, user_id, chunk)
-            added = len(ctx.write(user_id, batch).added)
-            result.facts_added += added
-            result.facts_updated += len(batch.facts) - added
+            written = ctx.write(user_id, batch)
+            result.facts_added += len(written.added)
+            result.facts_updated += len(batch.facts) - len(written.added)
             result.fact_uids += [f.uid for f in batch.facts]
-            result.entities_added += len(batch.entity_embeddings)
+            result.entities_added += len(written.added_entities)
         return result
 
     def _context(self) -> AddContext:

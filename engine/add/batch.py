@@ -161,7 +161,7 @@ def _fill(result: AddResult, resolved: Resolved, changes: Changes, written: Writ
     result.fact_uids = list(changes.facts)
     result.invalidated_uids = list(changes.invalidate)
     result.entity_uids = list(resolved.entities)
-    result.entities_added = len(resolved.new)
+    result.entities_added = len(written.added_entities)
     result.entities_merged = len(set(resolved.merged))
     result.errors += changes.errors
 

@@ -66,6 +66,7 @@ class Resolved:
     aliases: list[AliasRow] = field(default_factory=list)
     renames: list[RenameRow] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
+    # not stored when read: embedded; the write tells which it added (`Written.added_entities`)
     new: list[str] = field(default_factory=list)
     merged: list[str] = field(default_factory=list)
     surfaces: dict[str, set[str]] = field(default_factory=dict)  # uid -> casefolded names
@@ -219,12 +220,15 @@ class Resolver:
             etype = normalize_label(name.type)
             out.uid_of[key] = uid
             out.surfaces.setdefault(uid, set()).add(key)
-            out.entities[uid] = EntityRow(uid, key, shown[key], etype, now, counts[key])
+            # its ADD is recorded only if the write creates it: another writer may store it first
+            added = history_row(uid, "ADD", now, episode, shown[key])
+            out.entities[uid] = EntityRow(
+                uid, key, shown[key], etype, now, counts[key], on_create=added
+            )
             if shown[key] != name.name:  # found by the name it shows too
                 out.aliases.append(AliasRow(uid, shown[key], entity_key(shown[key])))
             out.embeddings[uid] = vector
             out.new.append(uid)
-            out.history.append(history_row(uid, "ADD", now, episode, shown[key]))
 
     def _similar(
         self, user_id: str, vector: list[float], etype: str | None

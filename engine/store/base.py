@@ -32,6 +32,9 @@ def dimension_of(dimension: Dimension) -> int:
 
 @dataclass(frozen=True, slots=True)
 class EntityRow:
+    """An entity to write. `on_create`: the change event the write records if it creates the
+    entity (not if another writer stored it since it was read), if any."""
+
     uid: str
     key: str
     name: str
@@ -41,6 +44,7 @@ class EntityRow:
     # a load's digest of the facts whose mentions this row adds: an entity that holds it
     # (`load_marks`) counted them already, and the row adds none (a rerun of the load)
     mark: str | None = None
+    on_create: HistoryRow | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,11 +196,12 @@ class RestoreBatch:
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """What one `GraphStore.write` wrote, for the add's report (`added`) and the caches that
-    follow the store (the retriever's predicate list and message index)."""
+    """What one `GraphStore.write` wrote, for the add's report (`added`, `added_entities`)
+    and the caches that follow the store (the retriever's predicate list and message index)."""
 
     mentions: dict[str, int] = field(default_factory=dict)  # of each fact, after the write
     added: frozenset[str] = frozenset()  # the facts this write created
+    added_entities: frozenset[str] = frozenset()  # the entities this write created
     predicates: frozenset[str] = frozenset()  # of the facts written
     episodes: tuple[EpisodeRow, ...] = ()  # the messages a `WriteBatch` wrote
     # the batch's messages were stored (as good episodes) by another writer since they were

@@ -167,14 +167,15 @@ def composed_batch(
 
 
 def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] | None) -> Written:
-    """What `batch` wrote, with each fact's mention count and the facts it created from the
-    composed batch's result `row` (one result per statement of `names`); no row: its guard
-    found its messages stored already and nothing was written."""
+    """What `batch` wrote, with each fact's mention count and the facts and entities it
+    created from the composed batch's result `row` (one result per statement of `names`);
+    no row: its guard found its messages stored already and nothing was written."""
     if row is None:
         return Written(stored_already=True)
+    results = list(zip(names, row, strict=True))
     facts = [
         (uid, int(count), created)
-        for name, result in zip(names, row, strict=True)
+        for name, result in results
         if name == "merge_facts"
         for uid, count, created in result
     ]
@@ -184,6 +185,9 @@ def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] |
     return Written(
         mentions,
         added=frozenset(uid for uid, _, created in facts if created),
+        added_entities=frozenset(
+            uid for name, result in results if name == "merge_entities" for uid in result
+        ),
         predicates=frozenset(fact.predicate for fact in batch.facts),
         episodes=tuple(batch.episodes),
     )

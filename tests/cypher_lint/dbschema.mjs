@@ -102,7 +102,7 @@ const parameters = {
 
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
-  'creating', // set and cleared within merge_facts: whether its MERGE created the fact
+  'creating', // set and cleared within merge_facts and merge_entities: whether their MERGE created the node
   'data', 'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen',
   'format', 'id', 'invalid_at',
   'key', 'last_seen', 'load_marks', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'probe', 'role', 'secret', 'session_id',

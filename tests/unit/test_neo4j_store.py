@@ -120,6 +120,8 @@ def test_store_satisfies_the_protocol() -> None:
 
 def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> None:
     def respond(text: str, params: dict[str, Any]) -> list[list[Any]]:
+        if text == cypher.load("merge_entities", "neo4j"):
+            return [[["e2"]]]
         merge_facts = text == cypher.load("merge_facts", "neo4j")
         return [[[["f1", 3, True]]]] if merge_facts else [[1]]
 
@@ -129,6 +131,7 @@ def test_a_batch_is_written_in_one_write_transaction_with_neo4j_statements() -> 
     texts = [text for text, _ in runs]
     assert (mode, database) == ("write", "memdb")
     assert written.mentions == {"f1": 3} and written.added == {"f1"}
+    assert written.added_entities == {"e2"}
     assert written.predicates == {"FRIEND_OF"}
     # entities, their type labels, their embeddings, facts, theirs, typed relationships
     assert len(runs) == 6

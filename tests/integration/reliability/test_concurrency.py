@@ -1,6 +1,6 @@
 """Concurrency: threads and processes adding overlapping facts for one user at once leave one
-node per entity key, exact mention counts and every fact; a new fact two of them write at
-once is reported added by one and has one ADD event."""
+node per entity key, exact mention counts and every fact; a new fact or entity two of them
+write at once is reported added by one and has one ADD event."""
 
 from __future__ import annotations
 
@@ -190,10 +190,10 @@ def both_read_before_either_writes(store: GraphStore, monkeypatch: pytest.Monkey
     monkeypatch.setattr(store, "write", held)
 
 
-def fact_events(store: GraphStore, fact_uids: list[str]) -> dict[str, list[str]]:
-    """The events of each fact's change history, sorted."""
+def history_events(store: GraphStore, uids: list[str]) -> dict[str, list[str]]:
+    """The events of each fact's or entity's change history, sorted."""
     params = {"user_id": USER, "after": "", "limit": 10_000}
-    events: dict[str, list[str]] = {uid: [] for uid in fact_uids}
+    events: dict[str, list[str]] = {uid: [] for uid in uids}
     for (row,) in store.run("list_user_history", params):
         if row["target_uid"] in events:
             events[row["target_uid"]].append(row["event"])
@@ -211,7 +211,7 @@ def test_two_writers_of_the_same_new_facts_add_each_once(
     assert sum(r.facts_added for r in results) == len(stored)
     assert [r.facts_added + r.facts_updated for r in results] == [len(NEW_FACTS)] * 2
     uids = [f.uid for f in stored]
-    assert fact_events(memory.store, uids) == {uid: ["ADD"] for uid in uids}
+    assert history_events(memory.store, uids) == {uid: ["ADD"] for uid in uids}
     tally.cases += 2 * len(NEW_FACTS)
 
 
@@ -238,5 +238,43 @@ def test_two_messages_saying_the_same_new_facts_at_once_add_each_once(
     assert [r.facts_added + r.facts_updated for r in results] == [len(said)] * 2
     uids = [f.uid for f in stored]
     # the other message said each fact again, as a message after it would have
-    assert fact_events(store, uids) == {uid: ["ADD", "UPDATE"] for uid in uids}
+    assert history_events(store, uids) == {uid: ["ADD", "UPDATE"] for uid in uids}
     tally.cases += 2 * len(said)
+
+
+def test_two_writers_of_the_same_new_entities_add_each_once(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, tally: Tally
+) -> None:
+    both_read_before_either_writes(memory.store, monkeypatch)
+    results = []
+    run_threads(lambda _: results.append(memory.add_facts(NEW_FACTS, USER)), 2)
+    stored = [se.entity for se in memory.top_entities(USER, 1000)]
+    named = {entity_key(n) for s, _, o in NEW_FACTS for n in (s, o)}
+    assert {e.key for e in stored} == named and duplicate_keys(memory.store, USER) == []
+    assert sum(r.entities_added for r in results) == len(named)
+    tally.cases += 2 * len(named)
+
+
+def test_two_messages_naming_the_same_new_entities_at_once_add_each_once(
+    store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    said = NEW_FACTS[:12]
+    text = "; ".join(f"{s} owns {o}" for s, _, o in said)
+    with (
+        ScriptedLLM(default=lambda _: ToolCall(extraction(said))) as llm,
+        llm_memory(store, embedder, llm, tmp_path) as mem,
+    ):
+        both_read_before_either_writes(store, monkeypatch)
+        results = []
+        run_threads(lambda i: results.append(mem.add(f"message {i}: {text}", USER)), 2)
+        stored = [se.entity for se in mem.top_entities(USER, 1000)]
+    assert [(r.extraction_error, r.errors) for r in results] == [(None, [])] * 2
+    assert len(stored) == 2 * len(said) and duplicate_keys(store, USER) == []
+    assert sum(r.entities_added for r in results) == len(stored)
+    uids = [e.uid for e in stored]
+    assert history_events(store, uids) == {uid: ["ADD"] for uid in uids}
+    tally.cases += 2 * len(stored)
