@@ -59,6 +59,21 @@ def clean_text(value: object, what: str, max_chars: int) -> str:
     return text
 
 
+def kept_text(value: object, what: str, max_chars: int) -> str:
+    """`clean_text` of a caller's text that is stored (a speaker's name, a session, a user id):
+    a lone surrogate in it is refused, as in a message, not cleaned into a space (nor, alone,
+    taken for blank text).
+
+    Raises:
+        InvalidInputError: as `clean_text`, or `value` holds a lone surrogate.
+        LimitExceededError: as `clean_text` (checked first).
+    """
+    if isinstance(value, str):
+        check_length(value, what, max_chars)
+        check_unicode(value, what)
+    return clean_text(value, what, max_chars)
+
+
 def canonical_text(text: str) -> str:
     """The form text is matched on (never stored in its place): NFKC, control characters as
     spaces, whitespace runs as one space, trimmed."""
@@ -93,6 +108,12 @@ def check_storable(value: str, what: str) -> None:
     """
     if "\x00" in value:
         raise InvalidInputError(f"{what} holds a NUL character, which cannot be stored")
+    check_unicode(value, what)
+
+
+def check_unicode(value: str, what: str) -> None:
+    """Raises InvalidInputError when `value` holds a lone surrogate (UTF-8 cannot carry it),
+    named by `what`."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -337,12 +358,13 @@ def check_user_id(user_id: object) -> str:
     """Validate a user id; it scopes every query, so it is taken exactly as given.
 
     Raises:
-        InvalidInputError: not a string, blank, or not in canonical form (NFKC, no control
-            characters, no surrounding or repeated whitespace): such an id would silently
-            share a graph with its canonical twin (fullwidth "alice" and "alice").
+        InvalidInputError: not a string, blank, holding a lone surrogate, or not in canonical
+            form (NFKC, no control characters, no surrounding or repeated whitespace): such
+            an id would silently share a graph with its canonical twin (fullwidth "alice" and
+            "alice").
         LimitExceededError: longer than 256 characters.
     """
-    clean = clean_text(user_id, "user_id", 256)
+    clean = kept_text(user_id, "user_id", 256)
     if clean != user_id:
         raise InvalidInputError(
             f"user_id {user_id!r} is not in canonical form (NFKC, no control characters, "

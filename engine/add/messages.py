@@ -33,7 +33,14 @@ from engine.errors import InvalidInputError, LimitExceededError
 from engine.extraction.schema import ChatMessage
 from engine.ingest.chat_records import ChatRecord
 from engine.models import to_epoch
-from engine.normalize import canonical_text, check_length_of, clean_text, stable_uid, verbatim_text
+from engine.normalize import (
+    canonical_text,
+    check_length_of,
+    clean_text,
+    kept_text,
+    stable_uid,
+    verbatim_text,
+)
 from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import EpisodeRow
 
@@ -89,7 +96,7 @@ def parse_message(item: object, max_chars: int) -> ChatMessage:
     content = verbatim_text(_text_of(item.get("content"), max_chars), "message content", max_chars)
     name = item.get("name")
     blank = name is None or (isinstance(name, str) and not name.strip())
-    name = None if blank else clean_text(name, "message name", 256)
+    name = None if blank else kept_text(name, "message name", 256)
     return ChatMessage(role=role, content=content, name=name)
 
 
@@ -141,7 +148,7 @@ def episode_rows(
     given, or `keyed`: see the module docstring), else a fresh random uid. A `keyed` row
     without a `ts` (a chat-log record that had no time) is undated: its `ts` is the time it
     is stored, which only orders it."""
-    session = clean_text(session_id, "session_id", 256) if session_id is not None else None
+    session = kept_text(session_id, "session_id", 256) if session_id is not None else None
     origin = clean_text(source, "source", 256) if source is not None else None
     meta = metadata_json(metadata)
     base = time.time() if ts is None else ts

@@ -26,7 +26,7 @@ from engine.extraction.batching import extract_in_prompts
 from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
 from engine.models import Fact
-from engine.normalize import check_length, check_user_id, clean_text, self_uid, stable_uid
+from engine.normalize import check_length, check_user_id, kept_text, self_uid, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written
@@ -168,7 +168,7 @@ def _parsed(request: AddRequest, limits: Settings) -> tuple[list[ChatMessage], l
         request.messages, limits.max_message_chars, limits.max_messages_per_add
     )
     if request.speaker is not None:
-        who = clean_text(request.speaker, "speaker", limits.max_name_chars)
+        who = kept_text(request.speaker, "speaker", limits.max_name_chars)
         chat = [m if m.name else m.model_copy(update={"name": who}) for m in chat]
     if request.metadata is not None:
         text = metadata_json(request.metadata) or ""

@@ -19,6 +19,7 @@ from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
 from engine.cli.verbs import (
     COMMON_HELP,
+    DATA_DIR,
     PartialFailure,
     UsageError,
     add_common_options,
@@ -191,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data-dir", help=COMMON_HELP["--data-dir"])
+    parser.add_argument("--data-dir", help=COMMON_HELP["--data-dir"], **DATA_DIR)
     parser.add_argument("--json", action="store_true", help=COMMON_HELP["--json"])
     parser.add_argument("--version", action="version", version=f"graphmem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -140,7 +140,12 @@ def register(sub: Any) -> None:
         default="json",
         help="json (lossless: what import reads; the default), a cypher script or graphml",
     )
-    export.add_argument("-o", "--output", help="file to write (default: standard output)")
+    export.add_argument(
+        "-o",
+        "--output",
+        type=text_arg("the output file"),
+        help="file to write (default: standard output)",
+    )
     export.add_argument(
         "--dialect",
         choices=["neo4j", "falkordb"],
@@ -186,5 +191,7 @@ def register(sub: Any) -> None:
         "copy the graph into a Neo4j (graphmem export --format cypher).",
     )
     browse.add_argument("--user", required=True, type=user_arg, help="the user whose graph to show")
-    browse.add_argument("--entity", help="show this entity's depth-2 neighbourhood")
+    browse.add_argument(
+        "--entity", type=text_arg("the entity"), help="show this entity's depth-2 neighbourhood"
+    )
     browse.set_defaults(func=cmd_browse)

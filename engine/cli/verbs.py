@@ -212,8 +212,14 @@ def register(sub: Any) -> None:
         help="a fact to store as given, no extraction (repeatable; instead of TEXT): "
         "--fact Alice LIVES_IN Paris",
     )
-    add.add_argument("--speaker", help="who wrote the message (whom its 'I' means)")
-    add.add_argument("--session", help="the conversation it belongs to")
+    add.add_argument(
+        "--speaker",
+        type=text_arg("the speaker"),
+        help="who wrote the message (whom its 'I' means)",
+    )
+    add.add_argument(
+        "--session", type=text_arg("the session"), help="the conversation it belongs to"
+    )
     add.add_argument("--ts", type=when, help=f"when it was written ({TIME_FORMS})")
     add.set_defaults(func=cmd_add)
 
@@ -225,7 +231,7 @@ def register(sub: Any) -> None:
         help="the fact's id (search shows it)",
     )
     update.add_argument("--user", required=True, type=user_arg, help=WHOSE)
-    update.add_argument("--text", help="the new sentence")
+    update.add_argument("--text", type=text_arg("the new sentence"), help="the new sentence")
     update.add_argument("--valid-at", type=when, help=f"since when it is true ({TIME_FORMS})")
     update.add_argument(
         "--invalid-at", type=when, help=f"when it stopped being true ({TIME_FORMS})"
@@ -275,7 +281,7 @@ def add_common_options(sub: Any) -> None:
         if parser.description is None and listed.help:
             parser.description = f"{listed.help[0].upper()}{listed.help[1:]}."
     for name, parser in sub.choices.items():
-        for flag, extra in (("--data-dir", {}), ("--json", {"action": "store_true"})):
+        for flag, extra in (("--data-dir", DATA_DIR), ("--json", {"action": "store_true"})):
             if flag == "--json" and name in _SERVERS:
                 continue
             with contextlib.suppress(argparse.ArgumentError):  # the command has its own
@@ -333,9 +339,10 @@ def user_arg(value: str) -> str:
 
 
 def text_arg(what: str) -> Callable[[str], str]:
-    """An argparse type: text a command needs (a query, a message, an id, a name, a file);
-    empty or only whitespace is a usage error (status 2) saying `what`, before any store is
-    opened, as every command's other arguments are."""
+    """An argparse type: text a command needs (a query, a message, an id, a name, a file), or
+    an optional text given (`--speaker`, `--data-dir`: given blank, it is a mistake, not the
+    option left out); empty or only whitespace is a usage error (status 2) saying `what`,
+    before any store is opened, as every command's other arguments are."""
 
     def parse(value: str) -> str:
         if not canonical_text(value):
@@ -343,3 +350,6 @@ def text_arg(what: str) -> Callable[[str], str]:
         return value
 
     return parse
+
+
+DATA_DIR: dict[str, Any] = {"type": text_arg("the data dir")}  # before or after the command

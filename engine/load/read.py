@@ -206,7 +206,10 @@ def _json_fields(text: str) -> list[str]:
 
 def _triple(number: int, fields: list[str], limits: Limits) -> Triple:
     """A line's fact, checked as `add_facts` checks one (a NUL or lone surrogate a JSON
-    escape gives is refused, not cleaned)."""
+    escape gives is refused, not cleaned), before cleaning, which would make a value of one
+    alone blank text (the line's length bounds that pass)."""
+    for value, named in zip(fields, ("subject", "predicate", "object", "fact text"), strict=False):
+        check_storable(value, named)
     subject = clean_text(fields[0], "subject", limits.max_name_chars)
     obj = clean_text(fields[2], "object", limits.max_name_chars)
     predicate = normalize_predicate(fields[1])
@@ -214,6 +217,4 @@ def _triple(number: int, fields: list[str], limits: Limits) -> Triple:
         text = clean_text(fields[3], "fact text", limits.max_text_chars)
     else:
         text = f"{subject} {spoken_predicate(fields[1])} {obj}"
-    for value, named in zip(fields, ("subject", "predicate", "object", "fact text"), strict=False):
-        check_storable(value, named)
     return Triple(number, subject, predicate, obj, text)

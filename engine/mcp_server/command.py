@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.cli.verbs import UsageError
+from engine.cli.verbs import UsageError, text_arg
 from engine.config import build_settings
 from engine.mcp_server.access import Mode, choose_mode
 from engine.memory import Memory
@@ -45,7 +45,11 @@ def add_mcp_parser(sub: Any) -> None:
         help="each call names its user_id: trusts every client with any user's memory",
     )
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    mcp.add_argument("--host", help=f"HTTP address (default {LOOPBACK}; with --http)")
+    mcp.add_argument(
+        "--host",
+        type=text_arg("the host"),  # a blank host serves every interface
+        help=f"HTTP address (default {LOOPBACK}; with --http)",
+    )
     mcp.add_argument("--port", type=int, help=f"HTTP port (default {PORT}; with --http)")
     mcp.add_argument(
         "--print-token",

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +26,12 @@ from engine.transfer.import_limits import ImportLimits
 from engine.transfer.snapshot import GraphSnapshot
 
 Source = GraphSnapshot | Mapping[str, Any] | str | bytes | os.PathLike[str]
+# a \uD800-\uDBFF escape no \uDC00-\uDFFF escape follows, or one of those with no
+# \uD800-\uDBFF escape before it; `\\ud800` (an escaped backslash) is no escape
+_LONE_SURROGATE = re.compile(
+    r"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
 
 
 def read_bounded(stream: IO[bytes], limits: ImportLimits | None, what: str) -> bytes:
@@ -79,8 +86,27 @@ def parse_snapshot(source: Source, limits: ImportLimits | None = None) -> GraphS
         return GraphSnapshot.model_validate(source)
     except ValidationError as exc:
         first = exc.errors()[0]
+        escape = first["type"] == "json_invalid" and "hex escape" in first["msg"]
+        lone = _lone_surrogate(source) if escape and isinstance(source, str | bytes) else None
+        if lone is not None:
+            raise InvalidInputError(f"not a valid graphmem export: {lone}") from exc
         where = ".".join(str(p) for p in first["loc"]) or "document"
         raise InvalidInputError(f"not a valid graphmem export at {where}: {first['msg']}") from exc
+
+
+def _lone_surrogate(document: str | bytes) -> str | None:
+    """Where the JSON text `document` holds its first lone surrogate escape, said in a user's
+    terms (the parser says "unexpected end of hex escape"); None when it holds none."""
+    text = document if isinstance(document, str) else document.decode("utf-8", "replace")
+    found = _LONE_SURROGATE.search(text)
+    if found is None:
+        return None
+    start = found.start(1)
+    line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+    return (
+        f"a lone surrogate escape ({found[1]}) at line {line} column {column} is not valid "
+        "Unicode text and cannot be stored"
+    )
 
 
 def _check_start(document: str | bytes) -> None:

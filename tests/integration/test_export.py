@@ -405,6 +405,26 @@ def test_cli_reports_a_bad_import_in_one_line(
     assert error.startswith("graphmem: error: not a valid graphmem export")
 
 
+def test_cli_import_of_a_lone_surrogate_escape_says_where_and_writes_nothing(
+    cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The JSON parser's words were the error: "Invalid JSON: unexpected end of hex escape at
+    line 1 column N" (N counting bytes, not characters)."""
+    out = tmp_path / "alice.json"
+    assert cli.main(["export", "--user", "alice", "-o", str(out)]) == 0
+    bad = out.read_text(encoding="utf-8").replace('"text":"', '"text":"\\ud800', 1)
+    out.write_text(bad, encoding="utf-8")
+    where = bad.index("\\ud800") + 1
+    before = Reads(cli_graph).counts(None)
+    capsys.readouterr()
+    assert cli.main(["import", str(out), "--user", "dave"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "graphmem: error: not a valid graphmem export: a lone surrogate escape (\\ud800) at "
+        f"line 1 column {where} is not valid Unicode text and cannot be stored"
+    )
+    assert Reads(cli_graph).counts(None) == before
+
+
 def test_cli_export_of_a_user_with_no_memories_is_an_error(
     cli_graph: FalkorDBStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

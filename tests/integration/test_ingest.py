@@ -246,6 +246,31 @@ def test_bad_records_are_reported_and_the_rest_ingests(
     assert episodes(store, "u1") == 3
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("content", "I like \ud800 tea.", "message content is not valid Unicode text"),
+        ("name", "\udc00", "message name is not valid Unicode text"),
+        ("name", "An\ud800n", "message name is not valid Unicode text"),
+        ("user_id", "\ud800", "user_id is not valid Unicode text"),
+        ("session_id", "s\udbff", "session_id is not valid Unicode text"),
+    ],
+)
+def test_a_lone_surrogate_in_a_chat_log_is_refused_naming_the_field(
+    memory: Memory, store: GraphStore, tmp_path: Path, field: str, value: str, says: str
+) -> None:
+    """A JSON escape (`"\\ud800"`) gives one. Only in the content was it refused so: a name or
+    session of one alone was "empty or only whitespace", one inside was a space ("An
+    n")."""
+    good, bad = messages("u1", ["I like chess.", "I like tea."])
+    path = jsonl(tmp_path / "chat.jsonl", [good, {**bad, field: value}])
+    report = memory.ingest(path, users_from_file=True)
+    found = [(e.location, e.reason.split(" (")[0]) for e in report.errors]
+    assert found == [("chat.jsonl:2", says)]
+    assert "(a lone surrogate at " in report.errors[0].reason
+    assert report.messages_added == 1 and episodes(store, "u1") == 1
+
+
 def test_on_error_raise_stops_before_writing(
     memory: Memory, store: GraphStore, tmp_path: Path
 ) -> None:

@@ -139,6 +139,26 @@ def test_malformed_json_and_csv_lines(memory: Memory, tmp_path: Path) -> None:
     assert bad_csv.facts_added == 1 and bad_csv.errors[0].startswith(f"{path}:1: malformed CSV")
 
 
+def test_a_value_that_is_only_a_lone_surrogate_is_refused_as_one(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """Cleaning turned it into a space first: "subject is empty or only whitespace", "fact
+    text is empty or only whitespace", "predicate '\\ud800' cannot be a relationship type"."""
+    rows = [
+        '["\\ud800", "p", "b"]',
+        '{"subject": "a", "predicate": "\\udc00", "object": "b"}',
+        '["a", "p", "b", "\\udbff"]',
+    ]
+    path = tsv(tmp_path / "kb.jsonl", rows)
+    report = memory.load(path, "u1")
+    assert report.facts_added == 0
+    assert report.errors == [
+        f"{path}:1: subject is not valid Unicode text (a lone surrogate at 0)",
+        f"{path}:2: predicate is not valid Unicode text (a lone surrogate at 0)",
+        f"{path}:3: fact text is not valid Unicode text (a lone surrogate at 0)",
+    ]
+
+
 def test_a_file_that_is_not_text_is_refused(memory: Memory, tmp_path: Path) -> None:
     path = tmp_path / "kb.tsv"
     path.write_bytes(b"Kismet\tdirected_by\tW\n\x89PNG\x00\x00\x01binary")

@@ -73,6 +73,37 @@ def test_blank_text_a_command_needs_is_a_usage_error_naming_the_argument(
     assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
 
 
+BLANK_OPTION = {
+    "add --speaker": (["add", "hi", "--user", "u", "--speaker", ""], "argument --speaker"),
+    "add --session": (["add", "hi", "--user", "u", "--session", " "], "argument --session"),
+    "update --text": (["update", "f1", "--user", "u", "--text", ""], "argument --text"),
+    "browse --entity": (["browse", "--user", "u", "--entity", "\t"], "argument --entity"),
+    "export --output": (["export", "--user", "u", "-o", ""], "argument -o/--output"),
+    "--data-dir first": (["--data-dir", "", "users"], "argument --data-dir"),
+    "--data-dir after": (["users", "--data-dir", " "], "argument --data-dir"),
+    "mcp --host": (["mcp", "--user", "u", "--host", ""], "argument --host"),
+}
+
+
+@pytest.mark.parametrize("argv, names", BLANK_OPTION.values(), ids=list(BLANK_OPTION))
+def test_a_blank_optional_text_given_is_a_usage_error_naming_the_option(
+    argv: list[str],
+    names: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An option left out is fine; one given blank was taken as left out (`--data-dir ""`: the
+    default data dir; `mcp --http --host ""`: every interface) or refused with status 1, most
+    after the store opened, in the engine's words (`add --session " "`: "session_id is
+    empty")."""
+    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path))
+    assert main(argv) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{names}: " in error and "is empty or only whitespace" in error, error
+    assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
+
+
 def test_every_time_the_engine_reads_is_read_on_the_command_line_too() -> None:
     """The CLI read ISO 8601 and epoch seconds only; the API and MCP read more forms."""
     assert when("29.12.2023, 22:42:04") == when("2023-12-29T22:42:04Z")

@@ -116,3 +116,33 @@ def test_an_exports_vectors_are_kept_packed_and_written_back_exactly() -> None:
     assert list(read.entities[0].embedding) == values
     assert read.model_dump_json() == document.model_dump_json()
     assert EntityRecord(uid="e2", key="k", name="K").model_dump()["embedding"] is None
+
+
+EXPORT = (
+    '{\n "format": "graphmem-graph",\n "version": 1,\n "user_id": "ål%sice",\n'
+    ' "exported_at": 0.0\n}'
+)
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\uDBFF", "\\udc00", "\\ud800\\u0041"])
+def test_a_lone_surrogate_escape_in_an_export_is_refused_saying_where(
+    escape: str, tmp_path: Path
+) -> None:
+    """The JSON parser refused it in its own words: "unexpected end of hex escape at line 4
+    column 23" (a column of bytes; for a trailing one, "lone leading surrogate")."""
+    path = tmp_path / "alice.json"
+    path.write_text(EXPORT % escape, encoding="utf-8")
+    lone = escape[:6]
+    says = (
+        f"not a valid graphmem export: a lone surrogate escape ({lone}) at line 4 column 16 "
+        "is not valid Unicode text and cannot be stored"
+    )
+    for source in (EXPORT % escape, (EXPORT % escape).encode(), path):
+        with pytest.raises(InvalidInputError) as refused:
+            parse_snapshot(source)
+        assert str(refused.value) == says
+
+
+@pytest.mark.parametrize("text", ["\\ud83d\\ude00", "\\\\ud800", "\\\\\\\\ud800"])
+def test_a_surrogate_pair_or_an_escaped_backslash_is_no_lone_surrogate(text: str) -> None:
+    assert parse_snapshot(EXPORT % text).user_id.startswith("ål")
