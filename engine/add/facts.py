@@ -22,13 +22,13 @@ from engine.normalize import (
     check_storable,
     clean_text,
     entity_key,
-    entity_uid,
     normalize_predicate,
     spoken_predicate,
     stable_uid,
 )
 from engine.store.base import EntityRow, FactRow, WriteBatch
 from engine.store.reads import Reads
+from engine.uids import entity_uid
 
 
 @dataclass(frozen=True, slots=True)

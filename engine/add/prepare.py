@@ -26,12 +26,13 @@ from engine.extraction.batching import extract_in_prompts
 from engine.extraction.guard import guard_outcome
 from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
 from engine.models import Fact
-from engine.normalize import check_length, check_user_id, kept_text, self_uid, stable_uid
+from engine.normalize import check_length, check_user_id, kept_text, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written
 from engine.store.reads import Reads
 from engine.times import TimeLike, epoch
+from engine.uids import self_uid
 
 KNOWN_FROM_SEARCH = 20  # facts the retriever finds for the messages
 KNOWN_MAX = 30  # plus the user's own facts, up to this many in the prompt

@@ -28,11 +28,11 @@ from engine.normalize import (
     entity_key,
     normalize_label,
     normalize_predicate,
-    self_uid,
     stable_uid,
 )
 from engine.store.base import AliasRow, EntityRow, HistoryRow, RenameRow
 from engine.store.reads import Reads
+from engine.uids import self_uid
 
 SELF_NAME = "USER"
 SELF_TYPE = "Person"

@@ -4,7 +4,7 @@ A message with a name (OpenAI's `name`, a chat log's speaker) speaks for that pa
 entity of that name: a two-person or group log gives one entity per participant. A message
 without a name, or named 'USER', the user id or the user's own known name (compared as entity
 keys: "Maria" is user `maria`), speaks for the user: the user's own entity
-(`engine.normalize.self_uid`).
+(`engine.uids.self_uid`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from engine.add.resolve import SELF_KEYS, Resolved
 from engine.extraction.schema import ChatMessage
-from engine.normalize import entity_key, self_uid
+from engine.normalize import entity_key
 from engine.store.reads import Reads
+from engine.uids import self_uid
 
 
 def speaks_for_user(name: str | None, user_name: str | None, user_id: str = "") -> bool:

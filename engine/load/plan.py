@@ -18,9 +18,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from engine.load.read import Triple
-from engine.normalize import entity_key, entity_uid, stable_uid
+from engine.normalize import entity_key, stable_uid
 from engine.store.base import EntityRow, FactRow
 from engine.store.reads import Reads
+from engine.uids import entity_uid
 
 LOOKUP_CHUNK = 1000
 MARK_CHARS = 16  # hex digits of an entity's load mark: 64 bits

@@ -16,12 +16,13 @@ from engine.extraction.schema import Extractor
 from engine.long_lived import freeze_long_lived
 from engine.memory.model_probe import check_model
 from engine.models import Stats
-from engine.normalize import check_user_id, self_uid
+from engine.normalize import check_user_id
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.retriever import DualRetriever
 from engine.retrieval.tuning import Tuning
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
+from engine.uids import self_uid
 
 
 class MemoryCore:

@@ -27,6 +27,7 @@ LAYERS = [
         "config",
         "models",
         "normalize",
+        "uids",
         "times",
         "cypher",
         "private_files",
