@@ -23,6 +23,7 @@ from engine.extraction.prompts import extraction_json_schema
 from engine.memory import Memory
 from engine.models import Fact
 from engine.store.base import GraphStore
+from engine.store.falkordb import FalkorDBStore
 from engine.testing.scripted_llm import (
     Reply,
     ScriptedLLM,
@@ -332,6 +333,22 @@ def test_facts_naming_the_user_by_their_id_are_about_the_user(
     assert {f.subject_uid for f in mem.get_all("alice")} == {me}
     shown = {e.entity.uid: e.entity.name for e in mem.top_entities("alice", 10, "frequency")}
     assert shown[me] == "Alice" and list(shown.values()).count("Alice") == 1
+
+
+def test_a_user_entity_keyed_otherwise_is_found_by_its_uid(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """The user's own entity that no key or alias key of their id names (an older version's,
+    named 'USER') must not be made again by a fact naming the user: two nodes of one uid."""
+    if not isinstance(store, FalkorDBStore):
+        pytest.skip("strips an alias key with FalkorDB's own query")
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    mem.add("I like tea", "dora")
+    store._graph.query("MATCH (e:Entity {user_id: 'dora'}) SET e.alias_keys = []")
+    mem.add_facts([("Dora", "LIKES", "coffee")], "dora")
+    me = Memory.self_uid("dora")
+    assert [e.entity.uid for e in mem.top_entities("dora", 10)].count(me) == 1
+    assert {f.subject_uid for f in mem.get_all("dora")} == {me}
 
 
 # -- resolution and conflicts ----------------------------------------------------------------

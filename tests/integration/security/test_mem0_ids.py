@@ -19,6 +19,7 @@ from engine.memory import Memory
 from engine.normalize import stable_uid
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.uids import entity_uid
 
 SECRET = ("Bob", "HAS_DIAGNOSIS", "Diabetes")
 RANDOM_ID = "892db2ae-06d9-49e5-8b3e-585ef9b85b8e"
@@ -27,7 +28,8 @@ RANDOM_ID = "892db2ae-06d9-49e5-8b3e-585ef9b85b8e"
 def _computed_ids(user: str) -> list[str]:
     """Every id an attacker could derive from the fact alone: the old `<uid>@<user>` form and
     the uid written as a UUID."""
-    uid = stable_uid(user, stable_uid(user, "bob"), "HAS_DIAGNOSIS", stable_uid(user, "diabetes"))
+    ends = entity_uid(user, "bob"), entity_uid(user, "diabetes")  # "Bob" is user bob's own
+    uid = stable_uid(user, ends[0], "HAS_DIAGNOSIS", ends[1])
     return [f"{uid}@{user}", str(uuid.UUID(uid))]
 
 
