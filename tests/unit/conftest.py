@@ -53,6 +53,7 @@ def refusing_stores_and_models() -> Iterator[list[str]]:
     patch.setattr(ModelProcess, "__init__", _refuse("starts the model's process", seen))
     patch.setattr(OfflineExtractor, "load", _refuse("loads the spaCy pipeline", seen))
     patch.setattr(EmbeddedServer, "ensure_running", _refuse("starts FalkorDB", seen))
+    patch.setattr(EmbeddedServer, "_start", _refuse("starts FalkorDB", seen))  # via connecting
     patch.setattr(redis.Redis, "__init__", _refuse("connects to FalkorDB", seen))
     for opens_a_connection in ("session", "execute_query", "verify_connectivity"):
         patch.setattr(neo4j.Driver, opens_a_connection, _refuse("connects to Neo4j", seen))

@@ -63,6 +63,9 @@ def test_the_guard_refuses_the_model_and_the_store(tmp_path: Path) -> None:
             guard.OfflineExtractor().load()
         with pytest.raises(StoreOrModelInUnitTest, match="starts FalkorDB"):
             guard.EmbeddedServer(tmp_path).ensure_running()
+        with pytest.raises(StoreOrModelInUnitTest, match="starts FalkorDB"):
+            with guard.EmbeddedServer(tmp_path / "store").connecting():  # how a store opens
+                pass
         with pytest.raises(StoreOrModelInUnitTest, match="connects to FalkorDB"):
             guard.redis.Redis(unix_socket_path=str(tmp_path / "falkordb.sock"))
         driver = guard.neo4j.GraphDatabase.driver("bolt://localhost:7687")
@@ -72,6 +75,7 @@ def test_the_guard_refuses_the_model_and_the_store(tmp_path: Path) -> None:
     assert seen == [
         "loads the embedding model",
         "loads the spaCy pipeline",
+        "starts FalkorDB",
         "starts FalkorDB",
         "connects to FalkorDB",
         "connects to Neo4j",
