@@ -63,9 +63,9 @@ def test_the_guard_refuses_the_model_and_the_store(tmp_path: Path) -> None:
             guard.OfflineExtractor().load()
         with pytest.raises(StoreOrModelInUnitTest, match="starts FalkorDB"):
             guard.EmbeddedServer(tmp_path).ensure_running()
-        with pytest.raises(StoreOrModelInUnitTest, match="starts FalkorDB"):
-            with guard.EmbeddedServer(tmp_path / "store").connecting():  # how a store opens
-                pass
+        opening = guard.EmbeddedServer(tmp_path / "store").connecting()  # as a store opens
+        with pytest.raises(StoreOrModelInUnitTest, match="starts FalkorDB"), opening:
+            pass
         with pytest.raises(StoreOrModelInUnitTest, match="connects to FalkorDB"):
             guard.redis.Redis(unix_socket_path=str(tmp_path / "falkordb.sock"))
         driver = guard.neo4j.GraphDatabase.driver("bolt://localhost:7687")
