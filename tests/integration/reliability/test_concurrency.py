@@ -11,7 +11,7 @@ import sys
 import textwrap
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytest
 
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.models import AddResult
 from engine.normalize import entity_key
 from engine.store.base import GraphStore, WriteBatch, Written
 from engine.testing.scripted_llm import Reply, ScriptedLLM, ToolCall
@@ -200,6 +201,34 @@ def history_events(store: GraphStore, uids: list[str]) -> dict[str, list[str]]:
     return {uid: sorted(found) for uid, found in events.items()}
 
 
+def _said_at_once(
+    said: list[tuple[str, str, str]],
+    parts: tuple[GraphStore, Embedder, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    read: Callable[[Memory], list[Any]],
+) -> tuple[list[AddResult], list[Any]]:
+    """Two messages saying `said`, added at once, each read before either wrote; what `read`
+    finds after them."""
+    store, embedder, tmp_path = parts
+    text = "; ".join(f"{s} owns {o}" for s, _, o in said)
+    with (
+        ScriptedLLM(default=lambda _: ToolCall(extraction(said))) as llm,
+        llm_memory(store, embedder, llm, tmp_path) as mem,
+    ):
+        both_read_before_either_writes(store, monkeypatch)
+        results: list[AddResult] = []
+        run_threads(lambda i: results.append(mem.add(f"message {i}: {text}", USER)), 2)
+        return results, read(mem)
+
+
+def _facts(mem: Memory) -> list[Any]:
+    return list(mem.get_all(USER))
+
+
+def _entities(mem: Memory) -> list[Any]:
+    return [se.entity for se in mem.top_entities(USER, 1000)]
+
+
 def test_two_writers_of_the_same_new_facts_add_each_once(
     memory: Memory, monkeypatch: pytest.MonkeyPatch, tally: Tally
 ) -> None:
@@ -223,15 +252,7 @@ def test_two_messages_saying_the_same_new_facts_at_once_add_each_once(
     tally: Tally,
 ) -> None:
     said = NEW_FACTS[:12]
-    text = "; ".join(f"{s} owns {o}" for s, _, o in said)
-    with (
-        ScriptedLLM(default=lambda _: ToolCall(extraction(said))) as llm,
-        llm_memory(store, embedder, llm, tmp_path) as mem,
-    ):
-        both_read_before_either_writes(store, monkeypatch)
-        results = []
-        run_threads(lambda i: results.append(mem.add(f"message {i}: {text}", USER)), 2)
-        stored = mem.get_all(USER)
+    results, stored = _said_at_once(said, (store, embedder, tmp_path), monkeypatch, _facts)
     assert [(r.extraction_error, r.errors) for r in results] == [(None, [])] * 2
     assert len(stored) == len(said) and {f.mentions for f in stored} == {2}
     assert sum(r.facts_added for r in results) == len(stored)
@@ -263,15 +284,7 @@ def test_two_messages_naming_the_same_new_entities_at_once_add_each_once(
     tally: Tally,
 ) -> None:
     said = NEW_FACTS[:12]
-    text = "; ".join(f"{s} owns {o}" for s, _, o in said)
-    with (
-        ScriptedLLM(default=lambda _: ToolCall(extraction(said))) as llm,
-        llm_memory(store, embedder, llm, tmp_path) as mem,
-    ):
-        both_read_before_either_writes(store, monkeypatch)
-        results = []
-        run_threads(lambda i: results.append(mem.add(f"message {i}: {text}", USER)), 2)
-        stored = [se.entity for se in mem.top_entities(USER, 1000)]
+    results, stored = _said_at_once(said, (store, embedder, tmp_path), monkeypatch, _entities)
     assert [(r.extraction_error, r.errors) for r in results] == [(None, [])] * 2
     assert len(stored) == 2 * len(said) and duplicate_keys(store, USER) == []
     assert sum(r.entities_added for r in results) == len(stored)
