@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -110,7 +111,7 @@ class Adder:
             from tqdm import tqdm
 
             chunks = tqdm(chunks, unit="chunk", desc=f"adding {len(clean)} facts")
-        ctx = self._context()
+        ctx, started = self._context(), time.perf_counter()
         for start in chunks:
             chunk = clean[start : start + _CHUNK]
             batch, _ = facts_batch(self.reads, self.embedder, user_id, chunk)
@@ -119,6 +120,9 @@ class Adder:
             result.facts_updated += len(batch.facts) - len(written.added)
             result.fact_uids += [f.uid for f in batch.facts]
             result.entities_added += len(written.added_entities)
+            result.entity_uids += [e.uid for e in batch.entities]
+        result.entity_uids = list(dict.fromkeys(result.entity_uids))
+        result.latency_ms = (time.perf_counter() - started) * 1000.0
         return result
 
     def _context(self) -> AddContext:

@@ -30,6 +30,15 @@ def test_add_facts_is_idempotent(memory: Memory) -> None:
     assert memory.stats("a").entities == 2
 
 
+def test_add_facts_says_which_entities_it_wrote_and_how_long_it_took(memory: Memory) -> None:
+    """Its result listed no entity (`entity_uids=[]` beside `entities_added=2`) and took 0 ms."""
+    first = memory.add_facts([("Alice", "FRIEND_OF", "John"), ("John", "OWNS", "Rex")], "a")
+    uids = {memory.entity(name, "a").entity.uid for name in ("Alice", "John", "Rex")}
+    assert sorted(first.entity_uids) == sorted(uids) and first.latency_ms > 0
+    again = memory.add_facts([("John", "OWNS", "Rex")], "a")
+    assert sorted(again.entity_uids) == sorted(uids - {memory.entity("Alice", "a").entity.uid})
+
+
 def test_a_fact_repeated_in_one_call_counts_once(memory: Memory) -> None:
     """Repeating a fact within one add_facts call does not inflate its entities' salience."""
     tea = ("Alice", "LIKES", "Tea")
