@@ -61,16 +61,16 @@ def clean_text(value: object, what: str, max_chars: int) -> str:
 
 def kept_text(value: object, what: str, max_chars: int) -> str:
     """`clean_text` of a caller's text that is stored (a speaker's name, a session, a user id):
-    a lone surrogate in it is refused, as in a message, not cleaned into a space (nor, alone,
-    taken for blank text).
+    a NUL character or a lone surrogate in it is refused, as in a message, not cleaned into a
+    space (nor, alone, taken for blank text).
 
     Raises:
-        InvalidInputError: as `clean_text`, or `value` holds a lone surrogate.
+        InvalidInputError: as `clean_text`, or `value` holds a NUL or a lone surrogate.
         LimitExceededError: as `clean_text` (checked first).
     """
     if isinstance(value, str):
         check_length(value, what, max_chars)
-        check_unicode(value, what)
+        check_storable(value, what)
     return clean_text(value, what, max_chars)
 
 
@@ -347,10 +347,10 @@ def check_user_id(user_id: object) -> str:
     """Validate a user id; it scopes every query, so it is taken exactly as given.
 
     Raises:
-        InvalidInputError: not a string, blank, holding a lone surrogate, or not in canonical
-            form (NFKC, no control characters, no surrounding or repeated whitespace): such
-            an id would silently share a graph with its canonical twin (fullwidth "alice" and
-            "alice").
+        InvalidInputError: not a string, blank, holding a NUL or a lone surrogate, or not in
+            canonical form (NFKC, no control characters, no surrounding or repeated
+            whitespace): such an id would silently share a graph with its canonical twin
+            (fullwidth "alice" and "alice").
         LimitExceededError: longer than 256 characters.
     """
     clean = kept_text(user_id, "user_id", 256)

@@ -10,6 +10,7 @@ from engine.normalize import (
     entity_key,
     is_relation_type,
     is_type_label,
+    kept_text,
     normalize_label,
     normalize_predicate,
     singular_form,
@@ -69,6 +70,14 @@ def test_clean_text_rejects_blank_non_string_and_oversized() -> None:
         clean_text("x" * 11, "name", 10)
     assert "limit is 10" in str(info.value)
     assert clean_text("a\x00b\nc", "name", 10) == "a b c"
+
+
+@pytest.mark.parametrize("value", ["An\x00a", "\x00", "An\ud800a"])
+def test_kept_text_refuses_what_cannot_be_stored_naming_it(value: str) -> None:
+    """A speaker's or a session's NUL was cleaned into a space and stored ("An a")."""
+    with pytest.raises(InvalidInputError, match=r"^speaker (holds a NUL|is not valid Unicode)"):
+        kept_text(value, "speaker", 64)
+    assert kept_text(" An\ta ", "speaker", 64) == "An a"  # a name's spacing is normalized
 
 
 def test_labels_are_pascal_case_or_dropped() -> None:
