@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -192,18 +192,22 @@ def _write_entities(
 
     def write(index: int, batch: WriteBatch) -> None:
         t = time.perf_counter()
-        job.store.write(job.user_id, batch)
+        added = len(job.store.write(job.user_id, batch).added_entities)
         timer.write += time.perf_counter() - t
         state.entities_done = index + 1
         save_state(where, state)
-        report.entities_added += len(batch.entity_embeddings)
-        report.entities_updated += len(batch.entities) - len(batch.entity_embeddings)
+        report.entities_added += added  # not another load's, writing them at the same time
+        report.entities_updated += len(batch.entities) - added
         _tell(job, "entities", min(total, (index + 1) * job.chunk_size), total)
 
     _tell(job, "entities", min(total, state.entities_done * job.chunk_size), total)
     pipelined(enumerate(chunks), state.entities_done, prepare, write)
     state.entities_complete = True
     save_state(where, state)
+
+
+def _add_event(row: FactRow, now: float) -> HistoryRow:
+    return HistoryRow(stable_uid(row.uid, "ADD", repr(now)), row.uid, "ADD", now, None, row.text)
 
 
 def _write_facts(job: LoadJob, plan: Plan, timer: _Timer, report: LoadReport) -> None:
@@ -213,19 +217,18 @@ def _write_facts(job: LoadJob, plan: Plan, timer: _Timer, report: LoadReport) ->
         t = time.perf_counter()
         vectors = job.embedder.encode_bulk([r.text for r in rows], job.embed_workers)
         timer.embed += time.perf_counter() - t
-        history = [
-            HistoryRow(stable_uid(r.uid, "ADD", repr(now)), r.uid, "ADD", now, None, r.text)
-            for r in rows
-        ]
+        # an ADD event for the facts this write creates (not another load's, at the same time)
+        rows = [replace(r, on_create=_add_event(r, now)) for r in rows]
         embeddings = {r.uid: as_param(v) for r, v in zip(rows, vectors, strict=True)}
-        return WriteBatch(facts=rows, fact_embeddings=embeddings, new_history=history)
+        return WriteBatch(facts=rows, fact_embeddings=embeddings)
 
     def write(index: int, batch: WriteBatch) -> None:
         t = time.perf_counter()
-        job.store.write(job.user_id, batch)
+        added = len(job.store.write(job.user_id, batch).added)
         timer.write += time.perf_counter() - t
-        report.facts_added += len(batch.facts)
-        _tell(job, "facts", report.facts_added, total)
+        report.facts_added += added
+        report.facts_already_stored += len(batch.facts) - added
+        _tell(job, "facts", min(total, (index + 1) * job.chunk_size), total)
 
     _tell(job, "facts", 0, total)
     pipelined(enumerate(_chunked(plan.facts, job.chunk_size)), 0, prepare, write)

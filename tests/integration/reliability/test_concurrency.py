@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from engine.embedding import Embedder
+from engine.load import LoadReport
 from engine.memory import Memory
 from engine.models import AddResult
 from engine.normalize import entity_key
@@ -274,6 +275,27 @@ def test_two_writers_of_the_same_new_entities_add_each_once(
     assert {e.key for e in stored} == named and duplicate_keys(memory.store, USER) == []
     assert sum(r.entities_added for r in results) == len(named)
     tally.cases += 2 * len(named)
+
+
+def test_two_loads_of_the_same_new_facts_at_once_add_each_once(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tally: Tally
+) -> None:
+    """Two files giving the same facts, loaded at once: both loads reported every fact and
+    entity added and wrote an ADD event for each fact."""
+    files = [tmp_path / f"kb{i}.tsv" for i in range(2)]
+    for path in files:
+        path.write_text("".join(f"{s}\t{p}\t{o}\n" for s, p, o in NEW_FACTS), encoding="utf-8")
+    both_read_before_either_writes(memory.store, monkeypatch)
+    reports: list[LoadReport] = []
+    run_threads(lambda i: reports.append(memory.load(files[i], USER)), 2)
+    stored = memory.get_all(USER)
+    named = {entity_key(n) for s, _, o in NEW_FACTS for n in (s, o)}
+    assert len(stored) == len(NEW_FACTS) and duplicate_keys(memory.store, USER) == []
+    assert sum(r.facts_added for r in reports) == len(stored)
+    assert sum(r.entities_added for r in reports) == len(named)
+    uids = [f.uid for f in stored]
+    assert history_events(memory.store, uids) == {uid: ["ADD"] for uid in uids}
+    tally.cases += 2 * len(NEW_FACTS)
 
 
 def test_two_messages_naming_the_same_new_entities_at_once_add_each_once(
