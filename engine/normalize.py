@@ -347,13 +347,16 @@ def check_user_id(user_id: object) -> str:
     """Validate a user id; it scopes every query, so it is taken exactly as given.
 
     Raises:
-        InvalidInputError: not a string, blank, holding a NUL or a lone surrogate, or not in
+        InvalidInputError: not a string, blank, holding a lone surrogate, or not in
             canonical form (NFKC, no control characters, no surrounding or repeated
             whitespace): such an id would silently share a graph with its canonical twin
             (fullwidth "alice" and "alice").
         LimitExceededError: longer than 256 characters.
     """
-    clean = kept_text(user_id, "user_id", 256)
+    if isinstance(user_id, str):  # a NUL is told as what it would alias: "al ice"
+        check_length(user_id, "user_id", 256)
+        check_unicode(user_id, "user_id")
+    clean = clean_text(user_id, "user_id", 256)
     if clean != user_id:
         raise InvalidInputError(
             f"user_id {user_id!r} is not in canonical form (NFKC, no control characters, "
