@@ -73,6 +73,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except InvalidInputError as exc:
         print(f"graphmem: error: {cli_words(str(exc))}", file=sys.stderr)
         return USAGE
+    missing = next((path for path in args.paths if not os.path.exists(path)), None)
+    if missing is not None:  # said before the store and the extractor start
+        print(f"graphmem: error: chat log {missing!r} does not exist", file=sys.stderr)
+        return FAILED
     watched = _Watched(None)
     try:
         report = _run(args, watched)

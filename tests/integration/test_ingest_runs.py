@@ -310,7 +310,9 @@ def test_ctrl_c_says_how_to_resume(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli_ingest, "_run", interrupted)
-    assert main(["ingest", str(tmp_path / "chat.jsonl"), "--user", "u1"]) == 130
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("")
+    assert main(["ingest", str(chat), "--user", "u1"]) == 130
     assert capsys.readouterr().err.splitlines()[-1] == (
         "graphmem: interrupted; this run added no message before it stopped. "
         "Run the same command again to resume (messages already stored are skipped)."

@@ -53,9 +53,10 @@ def test_a_skipped_file_of_a_directory_names_the_format_option(
     report = IngestReport(warnings=[IngestWarning(path="notes.md", location="file", reason=reason)])
     monkeypatch.setattr(ingest_command, "_run", lambda args, watched: report)
 
-    assert main(["--data-dir", str(tmp_path), "ingest", "logs", "--user", "u"]) == 0
+    logs = str(tmp_path / "logs")
+    assert main(["--data-dir", str(tmp_path), "ingest", logs, "--user", "u"]) == 0
     said = capsys.readouterr().out
-    assert main(["--data-dir", str(tmp_path), "ingest", "logs", "--user", "u", "--json"]) == 0
+    assert main(["--data-dir", str(tmp_path), "ingest", logs, "--user", "u", "--json"]) == 0
     as_json = capsys.readouterr().out
 
     assert "pass --format one of ('openai-jsonl'" in said and "format=" not in said
@@ -73,8 +74,24 @@ def test_a_file_of_no_known_format_names_the_format_option(
 
     monkeypatch.setattr(ingest_command, "_run", refuse)
 
-    assert main(["--data-dir", str(tmp_path), "ingest", "notes.md", "--user", "u"]) == 1
+    notes = str(tmp_path / "logs" / "notes.md")
+    assert main(["--data-dir", str(tmp_path), "ingest", notes, "--user", "u"]) == 1
     said = capsys.readouterr().err.strip()
     assert said.startswith("graphmem: error: cannot tell the chat-log format of")
     assert said.endswith("pass --format one of ('openai-jsonl', 'sharegpt', 'locomo', 'csv', "
                          "'chatgpt', 'claude', 'slack')")  # fmt: skip
+
+
+def test_a_path_that_does_not_exist_is_named_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It opened the store (a data dir made, a server started) and said that extraction was
+    offline before it said the file was not there."""
+    home, missing = tmp_path / "home", tmp_path / "nope.jsonl"
+
+    status = main(["--data-dir", str(home), "ingest", str(missing), "--user", "u"])
+
+    said = capsys.readouterr()
+    assert (status, said.out) == (1, "")
+    assert said.err.splitlines() == [f"graphmem: error: chat log {str(missing)!r} does not exist"]
+    assert not home.exists()
