@@ -28,7 +28,7 @@ from engine.normalize import (
 )
 from engine.store.base import EntityRow, FactRow, WriteBatch
 from engine.store.reads import Reads
-from engine.uids import entity_uid, self_uid
+from engine.uids import entity_uid
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,10 +185,6 @@ def resolve_keys(
             if key not in names or (names[key][1] is None and etype):
                 names[key] = (name, etype)  # a label already (`check_label`)
     known = reads.entities_by_keys(user_id, list(names))
-    mine = entity_key(user_id)
-    if mine in names and mine not in known:  # the user's own entity, keyed otherwise ("user")
-        for entity in reads.entities_by_uids(user_id, [self_uid(user_id)]):
-            known[mine] = entity
     out = Resolved()
     for key, (name, etype) in names.items():
         found = known.get(key)

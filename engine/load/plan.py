@@ -21,7 +21,7 @@ from engine.load.read import Triple
 from engine.normalize import entity_key, stable_uid
 from engine.store.base import EntityRow, FactRow
 from engine.store.reads import Reads
-from engine.uids import entity_uid, self_uid
+from engine.uids import entity_uid
 
 LOOKUP_CHUNK = 1000
 MARK_CHARS = 16  # hex digits of an entity's load mark: 64 bits
@@ -116,10 +116,6 @@ def _known_entities(reads: Reads, user_id: str, keys: list[str]) -> dict[str, tu
     for part in _chunks(keys):
         for key, entity in reads.entities_by_keys(user_id, part).items():
             known[key] = (entity.uid, entity.name, entity.key)
-    mine = entity_key(user_id)
-    if mine in keys and mine not in known:  # the user's own entity, keyed otherwise ("user")
-        for entity in reads.entities_by_uids(user_id, [self_uid(user_id)]):
-            known[mine] = (entity.uid, entity.name, entity.key)
     return known
 
 

@@ -1,6 +1,6 @@
 """The reads in domain terms, over any adapter: `Reads(store)` runs one named statement of
-`cypher/` per call (two for `entities_by_keys` when a key is an alias; a vector read is the
-adapter's `nearest`) and maps its rows to models. The statements differ by dialect only
+`cypher/` per call (up to three for `entities_by_keys`; a vector read is the adapter's
+`nearest`) and maps its rows to models. The statements differ by dialect only
 where `cypher/<dialect>/` says so, and the fulltext syntax where `engine.store.fulltext` does.
 `set_episode_terms` is the one that writes.
 """
@@ -11,6 +11,7 @@ from typing import Literal
 
 from engine.errors import QueryError
 from engine.models import Entity, Episode, Fact, HistoryEvent
+from engine.normalize import entity_key
 from engine.store.base import EpisodeText, GraphStore, Neighbour, RankBy, VectorRead
 from engine.store.fulltext import fulltext_query
 from engine.store.rows import (
@@ -25,6 +26,7 @@ from engine.store.rows import (
     unit,
 )
 from engine.store.uids import ALL_UIDS
+from engine.uids import self_uid
 
 ENTITY_VECTORS = VectorRead("count_entity_vectors", "search_entity_vectors", "scan_entity_vectors")
 FACT_VECTORS = VectorRead("count_fact_vectors", "search_fact_vectors", "scan_fact_vectors")
@@ -57,15 +59,18 @@ class Reads:
     def entities_by_keys(
         self, user_id: str, keys: list[str], aliases: bool = True
     ) -> dict[str, Entity]:
-        """The user's entities of these keys, or (`aliases`) alias keys: a scan of the user's
-        entities for the keys no entity has."""
+        """The user's entities of these keys, or (`aliases`) alias keys, a scan of the user's
+        entities for the keys no entity has, and the user's own for their id's key however
+        it is keyed (an older version's: 'user', no alias)."""
         params = {"user_id": user_id, "keys": keys}
         found = dict(entity_pairs(self.store.run("get_entities_by_keys", params)))
-        missing = [k for k in keys if k not in found]
-        if missing and aliases:
+        if aliases and (missing := [k for k in keys if k not in found]):
             params["keys"] = missing
             for key, entity in entity_pairs(self.store.run("get_entities_by_alias_keys", params)):
                 found.setdefault(key, entity)
+            if (own := entity_key(user_id)) in missing and own not in found:
+                for entity in self.entities_by_uids(user_id, [self_uid(user_id)]):
+                    found[own] = entity
         return found
 
     def entity_by_loose_key(self, user_id: str, loose: str, dropped: list[str]) -> Entity | None:
@@ -108,14 +113,8 @@ class Reads:
         window: Window = (None, None),
     ) -> list[Fact]:
         """The facts naming the entity, oldest first; those that became true in `window`."""
-        params = {
-            "user_id": user_id,
-            "uid": uid,
-            "include_invalid": include_invalid,
-            "limit": limit,
-            "since": window[0],
-            "until": window[1],
-        }
+        params = {"user_id": user_id, "uid": uid, "include_invalid": include_invalid}
+        params |= {"limit": limit, "since": window[0], "until": window[1]}
         return [fact_from_row(row) for row in self.store.run("list_entity_facts", params)]
 
     def fulltext_entities(
