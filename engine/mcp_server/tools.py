@@ -13,6 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.cli.verbs import plural
 from engine.errors import InvalidInputError
 from engine.knowledge import EntityView
 from engine.mcp_server.export_page import export_page
@@ -176,7 +177,7 @@ def _entity_text(view: EntityView) -> str:
     entity = view.entity
     head = f"{entity.name}" + (f" ({entity.type})" if entity.type else "")
     seen = entity.last_seen.date().isoformat() if entity.last_seen else "never"
-    lines = [f"{head}, id {entity.uid}: {_mentions(entity.mentions)}, last seen {seen}"]
+    lines = [f"{head}, id {entity.uid}: {plural(entity.mentions, 'mention')}, last seen {seen}"]
     if entity.aliases:
         lines.append("Also called: " + ", ".join(entity.aliases))
     lines.append("Facts:" if view.facts else "No facts.")
@@ -205,15 +206,11 @@ def get_entity(
     return ToolOutput(_entity_text(view), view.model_dump(mode="json"))
 
 
-def _mentions(n: int) -> str:
-    return f"{n} mention" if n == 1 else f"{n} mentions"
-
-
 def _ranked_line(rank: int, scored: ScoredEntity) -> str:
     """`3. Berlin (Place): 2 mentions`, one line of `list_entities`."""
     entity = scored.entity
     kind = f" ({entity.type})" if entity.type else ""
-    return f"{rank}. {entity.name}{kind}: {_mentions(entity.mentions)}"
+    return f"{rank}. {entity.name}{kind}: {plural(entity.mentions, 'mention')}"
 
 
 def list_entities(
