@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 import time
 from importlib.metadata import version
@@ -20,7 +21,7 @@ from engine.errors import ClosedError
 from engine.knowledge import EntityView
 from engine.mcp_server import command
 from engine.mcp_server.render import render_search
-from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server
+from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server, plain_logging
 from engine.mcp_server.tools import _entity_text, search_memory
 from engine.memory import Memory
 from engine.models import Entity, Episode, ScoredEntity, ScoredEpisode, SearchResult, Snippet
@@ -308,3 +309,30 @@ def test_memory_history_says_its_fact_id_takes_an_entity_s_id_too() -> None:
     said = history.input_schema["properties"]["fact_id"]["description"]
     assert said == "the id of a fact (search_memory shows it) or of an entity (get_entity shows it)"
     assert _entity_text(EntityView(entity=entity)).startswith("Tea, id n1: 2 mentions")
+
+
+@pytest.mark.parametrize(
+    ("logger", "message", "line"),
+    [
+        ("graphmem", "graphmem: no LLM configured", "WARNING graphmem: no LLM configured"),
+        ("graphmem.mcp", "graphmem: refusing every token", "graphmem.mcp: refusing every token"),
+        ("graphmem.mcp", "add_memory failed: X", "WARNING graphmem.mcp: add_memory failed: X"),
+        ("mcp.server", "graphmem: kept", "WARNING mcp.server: graphmem: kept"),
+    ],
+)
+def test_a_log_line_names_graphmem_once(
+    capsys: pytest.CaptureFixture[str], logger: str, message: str, line: str
+) -> None:
+    """The server's log said "WARNING graphmem: graphmem: no LLM configured ..." (and
+    "graphmem.mcp: graphmem: refusing every token"): the record's logger already names it."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        plain_logging()
+        logging.getLogger(logger).warning(message)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].endswith(line) and "graphmem: graphmem" not in said[0]
