@@ -95,7 +95,37 @@ def test_an_empty_user_is_a_usage_error_not_another_user(
     status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--user", user, "--print-token"])
     said = capsys.readouterr()
     assert status == 2 and said.out == ""
-    assert said.err.startswith("graphmem: error: --user is empty")
+    assert said.err.endswith("error: argument --user: user_id is empty or only whitespace\n")
+
+
+@pytest.mark.parametrize("user", [" alice", "al  ice", "al\tice"])
+def test_a_user_id_other_doors_refuse_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], user: str
+) -> None:
+    """`graphmem mcp --user " alice"` failed with status 1 as the server opened its store,
+    where every other command's --user refuses it before anything starts (status 2)."""
+    status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--user", user, "--print-token"])
+    said = capsys.readouterr()
+    assert status == 2 and said.out == ""
+    assert "error: argument --user: user_id " in said.err and "canonical form" in said.err
+    assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("user", ["  ", " bob"])
+def test_an_unusable_user_of_the_environment_is_named(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    user: str,
+) -> None:
+    """GRAPHMEM_MCP_USER_ID="  " said "user_id is empty or only whitespace" (status 1),
+    naming neither the variable nor --user."""
+    monkeypatch.setenv("GRAPHMEM_MCP_USER_ID", user)
+    status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--print-token"])
+    said = capsys.readouterr()
+    assert status == 2 and said.out == ""
+    assert said.err.startswith("graphmem: error: GRAPHMEM_MCP_USER_ID: user_id ")
+    assert said.err.count("\n") == 1 and not (tmp_path / "home").exists()
 
 
 def test_a_port_out_of_range_is_a_usage_error(
