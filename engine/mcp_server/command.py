@@ -69,6 +69,8 @@ def add_mcp_parser(sub: Any) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
+    if getattr(args, "json", False):  # `graphmem --json mcp`: `mcp --json` is no option
+        raise UsageError("--json: graphmem mcp prints no result (it serves until stopped)")
     _check_http_options(args)
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
     user = args.user or (None if args.any_user else _user_of_environment(settings.mcp_user_id))

@@ -377,6 +377,12 @@ def test_cli_export_import_round_trip(
     assert "MERGE (e:Entity {user_id: 'alice', key: row.key})" in capsys.readouterr().out
     assert cli.main(["export", "--user", "alice", "--format", "graphml"]) == 0
     assert capsys.readouterr().out.startswith("<?xml")
+    graphml = tmp_path / "alice.graphml"
+    args = ["export", "--user", "alice", "--format", "graphml", "-o", str(graphml), "--json"]
+    assert cli.main(args) == 0
+    said = capsys.readouterr()
+    assert json.loads(said.out) == {"user_id": "alice", "format": "graphml", "output": str(graphml)}
+    assert said.err == "" and graphml.read_text().startswith("<?xml")
 
 
 def test_cli_import_needs_the_user_named(
