@@ -70,6 +70,8 @@ def cmd_import(args: argparse.Namespace) -> None:
         )
     )
     text = f"imported {counts} of {report.source_user_id!r} into user {report.user_id!r}"
+    if report.made_own:  # its own entity took in the one named as its id (mentions added up)
+        text += f"; the entity named as {report.user_id!r} is that user's own entity"
     emit(args, report.model_dump(), text)
 
 
