@@ -9,6 +9,11 @@ takes its words' checksum when no message holds it, else its speaker's key: the 
 another speaker, in this call or another, are another message, and a call added again, whole
 or in part, stores nothing more (a repeat stored by its ordinal, before speakers had keys, is
 recognised when its call is added again).
+
+Speakers are told apart as their entities are (`speaker_key`): "Bob", "BOB" and " bob " are
+one speaker, and no name, 'USER' and the user id ("alice", "Alice") are the user. The user's
+own name learnt from a message is not read here: a key must not change once a message holds
+it.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from engine.add.messages import checksum, speaker_checksum
+from engine.add.speakers import speaks_for_user
 from engine.models import Episode
-from engine.normalize import stable_uid
+from engine.normalize import entity_key, stable_uid
 from engine.store.base import EpisodeRow
 
 
@@ -32,11 +38,16 @@ class MessageKeys:
     words: EpisodeRow
     own: EpisodeRow
     first: bool
+    user_id: str = ""
 
     @classmethod
     def only(cls, row: EpisodeRow) -> MessageKeys:
         """A row with one key (an ingest record's, which its ingest found for it)."""
         return cls(row, row, row, True)
+
+    def said_by(self, speaker: str | None) -> bool:
+        """Whether a message of `speaker` is one of this message's speaker."""
+        return speaker_key(speaker, self.user_id) == speaker_key(self.row.speaker, self.user_id)
 
     @property
     def uids(self) -> set[str]:
@@ -49,10 +60,18 @@ def message_keys(user_id: str, rows: list[EpisodeRow], ts: float) -> list[Messag
     keys = []
     for row in rows:
         words = checksum(user_id, row.session_id, row.role, row.content, ts, row.source)
-        times = said[words, row.speaker] = said.get((words, row.speaker), 0) + 1
-        own = _under(user_id, row, speaker_checksum(words, row.speaker, times))
-        keys.append(MessageKeys(row, _under(user_id, row, words), own, first=times == 1))
+        who = speaker_key(row.speaker, user_id)
+        times = said[words, who] = said.get((words, who), 0) + 1
+        own = _under(user_id, row, speaker_checksum(words, who, times))
+        first = times == 1
+        keys.append(MessageKeys(row, _under(user_id, row, words), own, first, user_id))
     return keys
+
+
+def speaker_key(speaker: str | None, user_id: str) -> str | None:
+    """Who says a message, as a key: None for the user (no name, 'USER', the user id), else
+    the speaker's name as an entity key (`entity_key`)."""
+    return None if speaks_for_user(speaker, None, user_id) else entity_key(speaker or "")
 
 
 def fresh_rows(keys: list[MessageKeys], held: Mapping[str, Episode]) -> dict[int, EpisodeRow]:
@@ -77,7 +96,7 @@ def _stored(key: MessageKeys, held: Mapping[str, Episode]) -> EpisodeRow | None:
     rows = (key.row, key.words, key.own) if key.first else (key.row, key.own)
     for row in rows:
         stored = held.get(row.uid)
-        if stored is not None and stored.speaker == row.speaker:
+        if stored is not None and key.said_by(stored.speaker):
             return row
     return None
 

@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data-dir", help=COMMON_HELP["--data-dir"], **DATA_DIR)
-    parser.add_argument("--json", action="store_true", help=COMMON_HELP["--json"])
+    parser.add_argument("--json", action="store_true", help=COMMON_HELP["global --json"])
     parser.add_argument("--version", action="version", version=f"graphmem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

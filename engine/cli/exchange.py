@@ -35,6 +35,9 @@ def cmd_export(args: argparse.Namespace) -> None:
         write_private(Path(args.output), text)  # a user's whole memory: theirs to share
     except OSError as exc:
         raise InvalidInputError(f"cannot write {args.output!r}: {exc}") from exc
+    if args.json:
+        emit(args, {"user_id": args.user, "format": args.format, "output": args.output}, "")
+        return
     print(f"exported user {args.user!r} as {args.format} to {args.output}", file=sys.stderr)
 
 
@@ -67,6 +70,8 @@ def cmd_import(args: argparse.Namespace) -> None:
         )
     )
     text = f"imported {counts} of {report.source_user_id!r} into user {report.user_id!r}"
+    if report.made_own:  # its own entity took in the one named as its id (mentions added up)
+        text += f"; the entity named as {report.user_id!r} is that user's own entity"
     emit(args, report.model_dump(), text)
 
 
@@ -157,6 +162,13 @@ def register(sub: Any) -> None:
         action="store_true",
         help="put the vectors in the cypher script too (json always has them)",
     )
+    export.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="with -o: what was written, as JSON on standard output (the export itself is "
+        "in --format; without -o it is the output)",
+    )
     export.set_defaults(func=cmd_export)
 
     imp = sub.add_parser(
@@ -180,6 +192,12 @@ def register(sub: Any) -> None:
         type=user_arg,
         help="whose graph to write: the file does not choose (its own user restores it, "
         "another gets a copy)",
+    )
+    imp.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the report as JSON (no progress lines)",
     )
     imp.set_defaults(func=cmd_import)
 

@@ -24,6 +24,7 @@ COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files (default ~/.graphmem, or "
     "GRAPHMEM_HOME or GRAPHMEM_DATA_DIR when set)",
     "--json": "machine-readable output",
+    "global --json": "machine-readable output (every command but mcp)",
 }
 TIME_FORMS = "ISO 8601, epoch seconds or milliseconds"  # what `when` reads, said in --help
 

@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.cli.verbs import UsageError, text_arg
+from engine.cli.verbs import UsageError, text_arg, user_arg
 from engine.config import build_settings
+from engine.errors import InvalidInputError
 from engine.mcp_server.access import Mode, choose_mode
 from engine.memory import Memory
+from engine.normalize import check_user_id
 
 LOOPBACK = "127.0.0.1"
 PORT = 8765
@@ -38,7 +40,9 @@ def add_mcp_parser(sub: Any) -> None:
         "memory it serves: --user USER, or --any-user.",
     )
     who = mcp.add_mutually_exclusive_group()
-    who.add_argument("--user", help="serve this user only (default GRAPHMEM_MCP_USER_ID)")
+    who.add_argument(
+        "--user", type=user_arg, help="serve this user only (default GRAPHMEM_MCP_USER_ID)"
+    )
     who.add_argument(
         "--any-user",
         action="store_true",
@@ -65,11 +69,11 @@ def add_mcp_parser(sub: Any) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
+    if getattr(args, "json", False):  # `graphmem --json mcp`: `mcp --json` is no option
+        raise UsageError("--json: graphmem mcp prints no result (it serves until stopped)")
     _check_http_options(args)
     settings = build_settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
-    if args.user is not None and not args.user.strip():
-        raise UsageError("--user is empty: give the user id whose memory to serve")
-    user = args.user or (None if args.any_user else settings.mcp_user_id or None)
+    user = args.user or (None if args.any_user else _user_of_environment(settings.mcp_user_id))
     if user is None and not args.any_user:
         raise UsageError(WHOM)
     mode = choose_mode(user, args.any_user)
@@ -87,6 +91,21 @@ def cmd_mcp(args: argparse.Namespace) -> None:
         return
     run = _http_runner(args, mode, data_dir, env_token or None)
     serve(lambda: _memory(args), mode, http=run, gated=not args.no_token)
+
+
+def _user_of_environment(user_id: str | None) -> str | None:
+    """GRAPHMEM_MCP_USER_ID's user (None when unset or empty), checked as --user is.
+
+    Raises:
+        UsageError: an id every other door refuses (blank, not in canonical form), naming
+            the variable.
+    """
+    if not user_id:
+        return None
+    try:
+        return check_user_id(user_id)
+    except InvalidInputError as exc:
+        raise UsageError(f"GRAPHMEM_MCP_USER_ID: {exc}") from None
 
 
 def _check_http_options(args: argparse.Namespace) -> None:

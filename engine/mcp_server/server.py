@@ -209,13 +209,22 @@ def plain_logging() -> None:
     """One-line log records on stderr (before the SDK would install its boxed rich handler:
     `logging.basicConfig` keeps the first handler it is given), none of the SDK's INFO records
     of failed calls (see `_SDK_SERVER_LOG`)."""
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        force=True,
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LogFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger(_SDK_SERVER_LOG).setLevel(logging.WARNING)
+
+
+class LogFormatter(logging.Formatter):
+    """The server's log lines: a graphmem record says "graphmem: " once, in its logger's
+    name; its message opens with "graphmem: " too for a process whose log shows no name
+    (`logging.lastResort` prints the message alone), and is left out here."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        line = super().formatMessage(record)
+        if record.name == "graphmem" or record.name.startswith("graphmem."):
+            return line.replace(f"{record.name}: graphmem: ", f"{record.name}: ", 1)
+        return line
 
 
 def serve(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from engine.errors import InvalidInputError
 from engine.normalize import check_user_id
@@ -90,8 +91,15 @@ def parse_snapshot(source: Source, limits: ImportLimits | None = None) -> GraphS
         lone = _lone_surrogate(source) if escape and isinstance(source, str | bytes) else None
         if lone is not None:
             raise InvalidInputError(f"not a valid graphmem export: {lone}") from exc
-        where = ".".join(str(p) for p in first["loc"]) or "document"
-        raise InvalidInputError(f"not a valid graphmem export at {where}: {first['msg']}") from exc
+        raise InvalidInputError(f"not a valid graphmem export {_told(first)}") from exc
+
+
+def _told(error: ErrorDetails) -> str:
+    """Where and what pydantic found wrong: the field's path, and our validators' messages
+    without pydantic's "Value error, " (a record's text names its field: "name is not valid
+    Unicode text (a lone surrogate at 2)")."""
+    where = ".".join(str(p) for p in error["loc"]) or "document"
+    return f"at {where}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def _lone_surrogate(document: str | bytes) -> str | None:

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, computed_field
-
 from engine.embedding import Embedder, as_param
 from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
@@ -34,7 +32,9 @@ from engine.transfer.document import parse_snapshot
 from engine.transfer.export import PAGE, batch_records, read_all, snapshot_batches
 from engine.transfer.held import held_count, held_facts, held_messages
 from engine.transfer.import_limits import ImportLimits, checked
+from engine.transfer.own import own_entity
 from engine.transfer.progress import ImportProgressFn, Phase, encode_counted
+from engine.transfer.report import ImportReport
 from engine.transfer.snapshot import (
     EntityRecord,
     EpisodeRecord,
@@ -42,6 +42,7 @@ from engine.transfer.snapshot import (
     GraphSnapshot,
     HistoryRecord,
 )
+from engine.uids import entity_uid
 
 __all__ = [
     "ImportReport",
@@ -56,52 +57,19 @@ __all__ = [
 _SELF = "\x00self"
 
 
-class ImportReport(BaseModel):
-    """What an import wrote, and for whom: of each kind, the file's records (`entities`, ...,
-    all written), those the user held already (`entities_held`: written onto, nothing added)
-    and those new to the user (`entities_new`)."""
-
-    user_id: str
-    source_user_id: str
-    entities: int = 0
-    facts: int = 0
-    episodes: int = 0
-    history: int = 0
-    entities_held: int = 0
-    facts_held: int = 0
-    episodes_held: int = 0
-    history_held: int = 0
-    embedded: int = 0  # entities and facts that had no vector in the document
-    remapped: int = 0  # entities that took the uid of one the target already had (same key)
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def entities_new(self) -> int:
-        return self.entities - self.entities_held
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def facts_new(self) -> int:
-        return self.facts - self.facts_held
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def episodes_new(self) -> int:
-        return self.episodes - self.episodes_held
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def history_new(self) -> int:
-        return self.history - self.history_held
-
-
 # -- uids ---------------------------------------------------------------------------------
 
 
 def _entity_uid(entity: EntityRecord, old_user: str, new_user: str) -> str:
+    """The file's own user's entity is the target's own; for another user, so is an entity
+    named as the target user id, as `add_facts` derives it (`engine.transfer.own`)."""
     if entity.uid == stable_uid(old_user, _SELF):
         return stable_uid(new_user, _SELF)
-    return stable_uid(new_user, entity.key)
+    return (
+        entity_uid(new_user, entity.key)
+        if old_user != new_user
+        else stable_uid(new_user, entity.key)
+    )
 
 
 def _fact_uid(
@@ -238,7 +206,8 @@ def rekey(
     """The same graph owned by `user_id` (the file's own user or another), every uid derived
     as the engine derives it, never taken from the file.
 
-    Entity uid = stable_uid(user_id, key) (the user's own entity: `Memory.self_uid`); fact
+    Entity uid = stable_uid(user_id, key) (the user's own entity, and for another user one
+    named as its id: `Memory.self_uid`); fact
     uid = stable_uid(user_id, subject_uid, predicate, object_uid) (the user's own name: plus
     the name); episode uid = stable_uid(user_id, checksum), or with its rank among the file's
     messages of that checksum, or the uid of a message the target holds (`held`, as
@@ -348,8 +317,9 @@ def import_snapshot(
     `progress` is told each step: texts embedded, then records written (`ImportProgress`).
 
     Raises:
-        InvalidInputError: the user id is unusable, or a record breaks the limits (nothing
-            is written then).
+        InvalidInputError: the user id is unusable, a record breaks the limits, or two
+            records would both be the user's own entity (`engine.transfer.own`; nothing is
+            written then).
         StoreError: the database failed; the chunks written before stay written.
     """
     source_user = snapshot.user_id
@@ -357,7 +327,9 @@ def import_snapshot(
     if limits is not None:
         snapshot = checked(snapshot, limits)
     held = held_episodes(store, target, sorted({p.checksum for p in snapshot.episodes}))
+    mine = next((e.key for e in snapshot.entities if e.uid == stable_uid(source_user, _SELF)), None)
     snapshot, remapped, entities_held = adopt_existing(Reads(store), rekey(snapshot, target, held))
+    snapshot, made_own, onto_own = own_entity(Reads(store), snapshot, source_user, mine)
     snapshot, history_held = adopt_history(store, snapshot)
     facts_held = held_facts(store, snapshot)
     embedded = 0
@@ -381,10 +353,11 @@ def import_snapshot(
         facts=len(snapshot.facts),
         episodes=len(snapshot.episodes),
         history=len(snapshot.history),
-        entities_held=entities_held,
+        entities_held=entities_held + onto_own,
         facts_held=facts_held,
         episodes_held=held_messages(snapshot, held),
         history_held=history_held,
         embedded=embedded,
         remapped=remapped,
+        made_own=made_own,
     )

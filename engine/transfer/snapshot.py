@@ -25,6 +25,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -47,14 +48,14 @@ def _packed(vector: Sequence[float]) -> Sequence[float]:
 Embedding = Annotated[Sequence[float], AfterValidator(_packed), PlainSerializer(list)]
 
 
-def _storable(value: Any) -> Any:
+def _storable(value: Any, field: str) -> Any:
     """`value` (a text or a list of them) when every text is storable, as `add` and
-    `add_facts` require (`check_storable`: no NUL, no lone surrogate)."""
+    `add_facts` require (`check_storable`: no NUL, no lone surrogate), named `field`."""
     texts = value if isinstance(value, list) else [value]
     try:
         for text in texts:
             if isinstance(text, str):
-                check_storable(text, "text")
+                check_storable(text, field)
     except InvalidInputError as exc:
         raise ValueError(str(exc)) from None
     return value
@@ -77,8 +78,8 @@ class _Record(BaseModel):
 
     @field_validator("*")
     @classmethod
-    def _check_text(cls, value: Any) -> Any:
-        return _storable(value)
+    def _check_text(cls, value: Any, info: ValidationInfo) -> Any:
+        return _storable(value, info.field_name or "text")
 
 
 class EntityRecord(_Record):

@@ -377,6 +377,28 @@ def test_cli_export_import_round_trip(
     assert "MERGE (e:Entity {user_id: 'alice', key: row.key})" in capsys.readouterr().out
     assert cli.main(["export", "--user", "alice", "--format", "graphml"]) == 0
     assert capsys.readouterr().out.startswith("<?xml")
+    graphml = tmp_path / "alice.graphml"
+    args = ["export", "--user", "alice", "--format", "graphml", "-o", str(graphml), "--json"]
+    assert cli.main(args) == 0
+    said = capsys.readouterr()
+    assert json.loads(said.out) == {"user_id": "alice", "format": "graphml", "output": str(graphml)}
+    assert said.err == "" and graphml.read_text().startswith("<?xml")
+
+
+def test_cli_import_says_when_an_entity_named_as_the_user_became_its_own(
+    cli_graph: FalkorDBStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    build_graph(cli_graph, embedder, "u-alice")  # names Paris, no entity named u-alice
+    out = tmp_path / "u-alice.json"
+    assert cli.main(["export", "--user", "u-alice", "-o", str(out)]) == 0
+    assert cli.main(["import", str(out), "--user", "paris"]) == 0
+    said = capsys.readouterr().out
+    assert said.rstrip().endswith("; the entity named as 'paris' is that user's own entity")
+    paris = Reads(cli_graph).entities_by_keys("paris", ["paris"])["paris"]
+    assert paris.uid == Memory.self_uid("paris")
 
 
 def test_cli_import_needs_the_user_named(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.add.keys import message_keys
 from engine.add.messages import (
     checksum,
     episode_rows,
@@ -90,9 +91,14 @@ def test_the_same_words_said_again_in_one_call_are_another_message() -> None:
 
 def test_a_speaker_saying_words_another_speaker_said_keeps_its_checksum() -> None:
     """The key of a message whose words' checksum holds another message (`engine.add.keys`):
-    its words' checksum, its speaker and the how-manieth time that speaker says them."""
+    its words' checksum, its speaker's key ("Ana" and "ANA" say the same: `speaker_key`) and
+    the how-manieth time that speaker says them."""
     words = checksum("u", "s", "user", TEXT, MARCH_1, None)
-    ana = speaker_checksum(words, "Ana", 1)
-    assert ana == "fc7ba35ea8c31eb7a8e988ee80648bee9f7f0a5dd5dd0063b9e1f5f7b6b74c4a"
+    said = {"role": "user", "name": "ANA", "content": TEXT}
+    [key] = message_keys("u", episode_rows("u", [parse_message(said, 1000)], "s", MARCH_1,
+                                           None, None), MARCH_1)  # fmt: skip
+    ana = speaker_checksum(words, "ana", 1)
+    assert ana == key.own.checksum
+    assert ana == "32e1a4b3b62677958edb1bbacf120df0a72beb7efa322654bfda7c3edb78ced1"
     again = speaker_checksum(words, None, 2)
     assert again == "7a78e6a47ac3b9d75e28f924e5af1401ea1b7270fae6d685a4fff022a0414c9e"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,42 @@ def test_every_time_option_says_which_times_it_reads(command: str, flags: list[s
     helps = {o: a.help or "" for a in commands.choices[command]._actions for o in a.option_strings}
 
     assert [f for f in flags if "ISO 8601, epoch seconds or milliseconds" not in helps[f]] == []
+
+
+def _helps(command: str) -> dict[str, str]:
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    actions = commands.choices[command]._actions
+    return {o: " ".join((a.help or "").split()) for a in actions for o in a.option_strings}
+
+
+def test_import_json_says_it_shows_no_progress_as_load_and_ingest_say() -> None:
+    """`import --json` turns its progress lines off, as `load --json` and `ingest --json`
+    do and say; its help said only "machine-readable output"."""
+    assert _helps("import")["--json"] == "print the report as JSON (no progress lines)"
+
+
+def test_export_json_says_what_it_changes() -> None:
+    """`export --json` was listed as "machine-readable output" and changed nothing: the
+    document went out as --format said, and the line naming the file written stayed text."""
+    said = _helps("export")["--json"]
+
+    assert said.startswith("with -o: what was written, as JSON on standard output")
+
+
+def test_the_global_json_is_refused_by_the_server_as_its_own_is(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`graphmem --json mcp` started the server, the --json said nothing; `graphmem mcp
+    --json` is a usage error."""
+    args = ["--data-dir", str(tmp_path / "home"), "--json", "mcp", "--user", "u"]
+    assert main([*args, "--print-token"]) == 2
+
+    said = capsys.readouterr()
+    assert said.out == "" and "--json: graphmem mcp prints no result" in said.err
+    assert not (tmp_path / "home").exists()
+    assert "every command but mcp" in _global_help("--json")
+
+
+def _global_help(flag: str) -> str:
+    return next(" ".join((a.help or "").split()) for a in build_parser()._actions
+                if flag in a.option_strings)  # fmt: skip

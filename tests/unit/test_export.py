@@ -146,3 +146,35 @@ def test_a_lone_surrogate_escape_in_an_export_is_refused_saying_where(
 @pytest.mark.parametrize("text", ["\\ud83d\\ude00", "\\\\ud800", "\\\\\\\\ud800"])
 def test_a_surrogate_pair_or_an_escaped_backslash_is_no_lone_surrogate(text: str) -> None:
     assert parse_snapshot(EXPORT % text).user_id.startswith("ål")
+
+
+DOCUMENT = {"format": "graphmem-graph", "version": 1, "user_id": "alice", "exported_at": 0.0}
+ENTITY = {"uid": "e1", "key": "ann", "name": "Ann"}
+
+
+@pytest.mark.parametrize(
+    ("document", "says"),
+    [
+        (
+            {**DOCUMENT, "entities": [{**ENTITY, "name": "An\ud800n"}]},
+            "at entities.0.name: name is not valid Unicode text (a lone surrogate at 2)",
+        ),
+        (
+            {**DOCUMENT, "entities": [{**ENTITY, "aliases": ["Annie", "\udc00"]}]},
+            "at entities.0.aliases: aliases is not valid Unicode text (a lone surrogate at 0)",
+        ),
+        (
+            {**DOCUMENT, "user_id": "al\ud800ice"},
+            "at user_id: user_id is not valid Unicode text (a lone surrogate at 2)",
+        ),
+    ],
+)
+def test_a_lone_surrogate_in_a_document_given_as_a_mapping_is_named_with_its_field(
+    document: dict[str, object], says: str
+) -> None:
+    """A mapping holds the character itself, no JSON escape to name by line and column: the
+    refusal said "Value error, text is not valid Unicode text" where a file's names its place
+    and `add_facts` names the field."""
+    with pytest.raises(InvalidInputError) as refused:
+        parse_snapshot(document)
+    assert str(refused.value) == f"not a valid graphmem export {says}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 import time
 from importlib.metadata import version
@@ -20,7 +21,7 @@ from engine.errors import ClosedError
 from engine.knowledge import EntityView
 from engine.mcp_server import command
 from engine.mcp_server.render import render_search
-from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server
+from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server, plain_logging
 from engine.mcp_server.tools import _entity_text, search_memory
 from engine.memory import Memory
 from engine.models import Entity, Episode, ScoredEntity, ScoredEpisode, SearchResult, Snippet
@@ -94,7 +95,37 @@ def test_an_empty_user_is_a_usage_error_not_another_user(
     status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--user", user, "--print-token"])
     said = capsys.readouterr()
     assert status == 2 and said.out == ""
-    assert said.err.startswith("graphmem: error: --user is empty")
+    assert said.err.endswith("error: argument --user: user_id is empty or only whitespace\n")
+
+
+@pytest.mark.parametrize("user", [" alice", "al  ice", "al\tice"])
+def test_a_user_id_other_doors_refuse_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], user: str
+) -> None:
+    """`graphmem mcp --user " alice"` failed with status 1 as the server opened its store,
+    where every other command's --user refuses it before anything starts (status 2)."""
+    status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--user", user, "--print-token"])
+    said = capsys.readouterr()
+    assert status == 2 and said.out == ""
+    assert "error: argument --user: user_id " in said.err and "canonical form" in said.err
+    assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("user", ["  ", " bob"])
+def test_an_unusable_user_of_the_environment_is_named(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    user: str,
+) -> None:
+    """GRAPHMEM_MCP_USER_ID="  " said "user_id is empty or only whitespace" (status 1),
+    naming neither the variable nor --user."""
+    monkeypatch.setenv("GRAPHMEM_MCP_USER_ID", user)
+    status = main(["--data-dir", str(tmp_path / "home"), "mcp", "--print-token"])
+    said = capsys.readouterr()
+    assert status == 2 and said.out == ""
+    assert said.err.startswith("graphmem: error: GRAPHMEM_MCP_USER_ID: user_id ")
+    assert said.err.count("\n") == 1 and not (tmp_path / "home").exists()
 
 
 def test_a_port_out_of_range_is_a_usage_error(
@@ -308,3 +339,30 @@ def test_memory_history_says_its_fact_id_takes_an_entity_s_id_too() -> None:
     said = history.input_schema["properties"]["fact_id"]["description"]
     assert said == "the id of a fact (search_memory shows it) or of an entity (get_entity shows it)"
     assert _entity_text(EntityView(entity=entity)).startswith("Tea, id n1: 2 mentions")
+
+
+@pytest.mark.parametrize(
+    ("logger", "message", "line"),
+    [
+        ("graphmem", "graphmem: no LLM configured", "WARNING graphmem: no LLM configured"),
+        ("graphmem.mcp", "graphmem: refusing every token", "graphmem.mcp: refusing every token"),
+        ("graphmem.mcp", "add_memory failed: X", "WARNING graphmem.mcp: add_memory failed: X"),
+        ("mcp.server", "graphmem: kept", "WARNING mcp.server: graphmem: kept"),
+    ],
+)
+def test_a_log_line_names_graphmem_once(
+    capsys: pytest.CaptureFixture[str], logger: str, message: str, line: str
+) -> None:
+    """The server's log said "WARNING graphmem: graphmem: no LLM configured ..." (and
+    "graphmem.mcp: graphmem: refusing every token"): the record's logger already names it."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        plain_logging()
+        logging.getLogger(logger).warning(message)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].endswith(line) and "graphmem: graphmem" not in said[0]

@@ -19,10 +19,11 @@ MARCH_1 = 1709287200.0  # 2024-03-01T10:00:00Z
 WORDS = checksum("u", "s", "user", TEXT, MARCH_1, None)  # what every version keys them by first
 
 
-def _keys(*speakers: str | None) -> list[MessageKeys]:
+def _keys(*speakers: str | None, user_id: str = "u") -> list[MessageKeys]:
     said = [{"role": "user", "content": TEXT} | ({"name": s} if s else {}) for s in speakers]
-    rows = episode_rows("u", [parse_message(m, 1000) for m in said], "s", MARCH_1, None, None)
-    return message_keys("u", rows, MARCH_1)
+    messages = [parse_message(m, 1000) for m in said]
+    rows = episode_rows(user_id, messages, "s", MARCH_1, None, None)
+    return message_keys(user_id, rows, MARCH_1)
 
 
 def _held(rows: list[EpisodeRow], status: str = "ok") -> dict[str, Episode]:
@@ -37,9 +38,9 @@ def _episode(row: EpisodeRow, status: str) -> Episode:
     )  # fmt: skip
 
 
-def _add(held: dict[str, Episode], *speakers: str | None) -> list[EpisodeRow]:
+def _add(held: dict[str, Episode], *speakers: str | None, user_id: str = "u") -> list[EpisodeRow]:
     """The rows a call of these speakers writes over `held`, then held too."""
-    keys = _keys(*speakers)
+    keys = _keys(*speakers, user_id=user_id)
     fresh = fresh_rows(keys, {uid: e for uid, e in held.items() if uid in _uids(keys)})
     held.update(_held(list(fresh.values())))
     return list(fresh.values())
@@ -94,3 +95,28 @@ def test_a_key_given_by_an_ingest_is_the_only_key() -> None:
     keys = [MessageKeys.only(row), MessageKeys.only(row)]
     assert list(fresh_rows(keys, {}).values()) == [row]
     assert fresh_rows(keys, _held([replace(row, speaker="Bo")])) == {}
+
+
+def test_a_speaker_is_told_apart_by_the_key_of_their_name_as_entities_are() -> None:
+    """The same words at the same time by "Bob", "BOB" and " bob " were three messages while
+    one entity speaks them all; by "alice" (the user's id), "ALICE", "USER" or no name, four,
+    all the user's own. Another speaker's are still another message."""
+    held: dict[str, Episode] = {}
+    [carol] = _add(held, "Carol")
+    assert carol.checksum == WORDS
+    assert len(_add(held, "Bob")) == 1
+    for call in [("BOB",), (" bob ",), ("Carol", "bob"), ("CAROL",)]:
+        assert _add(held, *call) == []
+    assert len(_add(held, "Ann")) == 1
+    for user_id in ("alice", "Alice"):
+        mine: dict[str, Episode] = {}
+        assert len(_add(mine, None, user_id=user_id)) == 1
+        for call in [("alice",), ("ALICE ",), ("USER",), ("Alice",), (None,)]:
+            assert _add(mine, *call, user_id=user_id) == [], (user_id, call)
+        assert len(_add(mine, "Bob", user_id=user_id)) == 1
+
+
+def test_a_speaker_saying_it_again_in_the_call_is_another_message_however_named() -> None:
+    held: dict[str, Episode] = {}
+    assert len(_add(held, "Bob", "BOB")) == 2
+    assert _add(held, "bob", "Bob") == []
