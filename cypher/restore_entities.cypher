@@ -1,13 +1,14 @@
 // Import: an exported entity comes back with its properties as exported, but what it holds is
 // never lowered: an older export over a live entity keeps the larger mentions, the later
-// last_seen, the earlier first_seen and every alias the entity has now (a name merged into it
-// since stays found).
+// last_seen, the earlier first_seen, every alias the entity has now (a name merged into it
+// since stays found) and its type when the export has none (typed since).
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
 WITH e, row, coalesce(e.aliases, []) AS held, coalesce(e.alias_keys, []) AS held_keys
 WITH e, row, held + [a IN row.aliases WHERE NOT a IN held] AS aliases,
      held_keys + [k IN row.alias_keys WHERE NOT k IN held_keys] AS alias_keys
-SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name, e.type = row.type, e.aliases = aliases,
+SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name,
+    e.type = coalesce(row.type, e.type), e.aliases = aliases,
     e.alias_keys = alias_keys,
     e.aliases_text = CASE WHEN size(aliases) = 0 THEN null
                           ELSE reduce(s = "", a IN aliases | s + " " + a) END,

@@ -6,7 +6,6 @@ Imports the MCP SDK only when the server runs, so `graphmem --help` works withou
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
 import os
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from engine.cli.verbs import UsageError, text_arg, user_arg
 from engine.config import build_settings
 from engine.errors import InvalidInputError
 from engine.mcp_server.access import Mode, choose_mode
+from engine.mcp_server.addresses import is_loopback, url_host
 from engine.memory import Memory
 from engine.normalize import check_user_id
 
@@ -134,16 +134,6 @@ def _check_http_options(args: argparse.Namespace) -> None:
         )
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or an address) only listens on this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _http_runner(
     args: argparse.Namespace, mode: Mode, data_dir: Path, env_token: str | None
 ) -> Callable[[Any], None]:
@@ -174,11 +164,6 @@ def _http_runner(
         run_http(server, sock, args.host, tokens)
 
     return run_gated
-
-
-def url_host(host: str) -> str:
-    """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8765/mcp)."""
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def _memory(args: argparse.Namespace) -> Memory:

@@ -22,13 +22,16 @@ from urllib.parse import parse_qsl, unquote_plus
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.errors import ConfigError
+from engine.mcp_server.addresses import is_loopback, url_host
 from engine.mcp_server.tokens import Grant, TokenTable
 
 GRANT_CLAIM = "graphmem_user"
+_SDK_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")  # what the SDK's own guard allows
 _QUERY_NAMES = {"access_token", "token", "bearer", "auth", "authorization", "api_key", "apikey"}
 _IN_QUERY = (
     "a token in the URL is refused: URLs are written to logs, proxies and shell history. "
@@ -135,6 +138,23 @@ def listen(host: str, port: int) -> socket.socket:
         raise ConfigError(f"cannot serve HTTP on {host}:{port}: {reason}") from exc
 
 
+def rebinding_guard(host: str) -> TransportSecuritySettings | None:
+    """The SDK's guard against DNS rebinding for a server on a loopback address: a request
+    naming another host (a web page whose name a DNS server rebound to this address) or sent
+    by a page of another origin is refused (421, 403). The SDK turns it on by itself only for
+    127.0.0.1, localhost and ::1 as written, and a tokenless server on 127.0.0.2 or
+    0:0:0:0:0:0:0:1 answered every web page; None (the SDK's choice) off loopback, where a
+    token is required."""
+    if not is_loopback(host):
+        return None
+    hosts = [*_SDK_LOOPBACK, url_host(host)]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{h}:*" for h in hosts],
+        allowed_origins=[f"http://{h}:*" for h in hosts],
+    )
+
+
 def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | None) -> None:
     """Serve `server`'s streamable-HTTP app on `sock` (see `listen`; its address `host`)
     behind the gate (none when `tokens` is None), until the process is stopped. No access
@@ -142,7 +162,7 @@ def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | N
     import anyio
     import uvicorn
 
-    app: ASGIApp = server.streamable_http_app(host=host)
+    app: ASGIApp = server.streamable_http_app(host=host, transport_security=rebinding_guard(host))
     if tokens is not None:
         app = BearerGate(app, tokens)
     config = uvicorn.Config(app, log_config=None, access_log=False)

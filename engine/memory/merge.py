@@ -18,6 +18,25 @@ def merge_batch(
     """The batch that gives `kept` the `facts` of `gone` (each under the uid its new ends
     give it, joining a fact `kept` already has), `gone`'s mentions and names as aliases, and
     the MERGE events; with the uids of `gone`'s facts, to delete once it is written."""
+    batch, old = moved_facts(reads, embedder, kept, gone, facts, now)
+    seen = gone.last_seen.timestamp() if gone.last_seen else now
+    batch.entities.append(EntityRow(kept.uid, kept.key, kept.name, kept.type, seen, gone.mentions))
+    keys = {kept.key}
+    for alias in [gone.name, *gone.aliases]:
+        if (key := entity_key(alias)) not in keys:
+            keys.add(key)
+            batch.aliases.append(AliasRow(kept.uid, alias, key))
+    detail = f"merged {gone.name!r} ({gone.uid})"
+    batch.history.append(history_row(kept.uid, "MERGE", now, None, detail))
+    return batch, old
+
+
+def moved_facts(
+    reads: Reads, embedder: Embedder, kept: Entity, gone: Entity, facts: list[Fact], now: float
+) -> tuple[WriteBatch, list[str]]:
+    """The batch that moves the `facts` of `gone` onto `kept` (a MERGE event each), and the
+    uids of those facts, to delete once it is written: the part of `merge_batch` a merge
+    writes again for facts another writer gave `gone` while it ran."""
     user_id = kept.user_id
     batch = WriteBatch()
     moved: dict[str, Fact] = {}  # new uid -> the first fact moved there
@@ -36,15 +55,6 @@ def merge_batch(
         vectors = embedder.encode([moved[uid].text for uid in new])
         batch.fact_embeddings = {uid: as_param(v) for uid, v in zip(new, vectors, strict=True)}
     batch.fact_ends = [_ends(uid, fact, stored.get(uid)) for uid, fact in moved.items()]
-    seen = gone.last_seen.timestamp() if gone.last_seen else now
-    batch.entities.append(EntityRow(kept.uid, kept.key, kept.name, kept.type, seen, gone.mentions))
-    keys = {kept.key}
-    for alias in [gone.name, *gone.aliases]:
-        if (key := entity_key(alias)) not in keys:
-            keys.add(key)
-            batch.aliases.append(AliasRow(kept.uid, alias, key))
-    detail = f"merged {gone.name!r} ({gone.uid})"
-    batch.history.append(history_row(kept.uid, "MERGE", now, None, detail))
     return batch, [f.uid for f in facts]
 
 

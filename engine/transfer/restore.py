@@ -311,9 +311,10 @@ def import_snapshot(
     another: the caller says which, the file never does).
 
     An entity the target already holds under the same key keeps its uid and takes the
-    exported properties; so does a message it holds under the same checksum (one to one:
-    `episode_uids`). With an `embedder`, records without a vector are embedded. With
-    `limits`, every record is checked (and cleaned) first, as `add_facts` checks its input.
+    exported properties (its type only where the export has one); so does a message it holds
+    under the same checksum (one to one: `episode_uids`). With an `embedder`, records without
+    a vector are embedded. With `limits`, every record is checked (and cleaned) first, as
+    `add_facts` checks its input.
     `progress` is told each step: texts embedded, then records written (`ImportProgress`).
 
     Raises:

@@ -34,13 +34,14 @@ log = logging.getLogger("graphmem")
 def message_dicts(
     messages: Sequence[ChatMessage], max_chars: int | None = None
 ) -> list[dict[str, str]]:
-    """OpenAI-format dicts of the user and assistant messages that carry text; a message
-    longer than `max_chars` becomes consecutive messages within it (nothing is cut)."""
+    """OpenAI-format dicts of the user and assistant messages that carry text, as written
+    (`Memory.add` stores them so); a message longer than `max_chars` becomes consecutive
+    messages within it (nothing is cut)."""
     return [
         {"role": m.role.value, "content": piece}
         for m in messages
         if m.role in (MessageRole.USER, MessageRole.ASSISTANT)
-        for piece in split_text(unicodedata.normalize("NFKC", m.content or ""), max_chars)
+        for piece in split_text(m.content or "", max_chars)
     ]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engine.embedding import Embedder
 from engine.memory import Memory
+from engine.models import FactInput
 from engine.normalize import stable_uid
 from engine.store.base import EpisodeRow, WriteBatch
 from engine.store.reads import Reads
@@ -262,3 +263,20 @@ def test_identical_untimed_messages_stay_two_in_a_fresh_store(
         sources = [sorted(s) for s in first[1].values()]
         uids = {uid for _, uid in first[0]}
         assert sources and all(set(s) <= uids for s in sources)
+
+
+def test_an_older_export_without_a_type_keeps_the_type_an_entity_took_since(
+    memory: Memory,
+) -> None:
+    """An entity typed after the export keeps its type: an older export naming it without one
+    erased `type`, the :Person label staying."""
+    memory.add_facts([("Bob", "OWNS", "car")], "bob")
+    older = memory.export("bob")
+    typed = FactInput(subject="Bob", predicate="LIKES", object="tea", subject_type="person")
+    memory.add_facts([typed], "bob")
+    assert memory.entity("Bob", "bob").entity.type == "Person"
+
+    memory.import_(older, user_id="bob")
+
+    assert memory.entity("Bob", "bob").entity.type == "Person"
+    assert memory.top_entities("bob", 10, by="frequency")[0].entity.type == "Person"

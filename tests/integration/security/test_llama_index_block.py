@@ -53,6 +53,22 @@ def test_a_flush_alone_over_the_limit_is_stored_not_raised(
     assert _stored_words(mem, "alice") == set(BIG.split())
 
 
+def test_a_message_is_stored_as_written(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """As `Memory.add` stores it, in pieces when oversized: the block wrote the NFKC form
+    ("x2" for "x²", "TM" for "™")."""
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path, max_message_chars=300)
+    block = GraphMemoryBlock(memory=mem, user_id="alice")
+    said = "Take \u00bd cup of \ufb02our at \uff15 pm, x\u00b2 is fine\u2122"
+    long = " ".join([said] * 12)  # over 300 characters: stored in pieces
+    messages = [ChatMessage(role="user", content=said), ChatMessage(role="user", content=long)]
+    asyncio.run(block.aput(messages))
+    stored = [e.content for e in read_snapshot(mem.store, "alice").episodes]
+    assert said in stored
+    assert sorted(" ".join(stored).split()) == sorted(f"{said} {long}".split())
+
+
 def test_messages_a_failing_store_cannot_take_are_kept_and_replayed(
     embedder: Embedder, tmp_path: Path
 ) -> None:

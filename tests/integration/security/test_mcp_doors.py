@@ -54,11 +54,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes]) -> None:
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], host: str = "127.0.0.1") -> None:
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and proc.poll() is None:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+            if sock.connect_ex((host, port)) == 0:
                 return
         time.sleep(0.2)
     raise AssertionError(f"the server did not listen on {port} (exit code {proc.poll()})")
@@ -214,6 +214,29 @@ def test_no_token_on_an_address_other_machines_reach_refuses_to_start(tmp_path: 
     done = _graphmem(tmp_path, "--any-user", "--http", "--host", "0.0.0.0", "--no-token")
     assert done.returncode == 2
     assert "needs a token" in done.stderr
+
+
+@pytest.mark.parametrize("host", ["127.0.0.2", "0:0:0:0:0:0:0:1"])
+def test_a_tokenless_server_on_any_loopback_address_answers_no_other_site(
+    tmp_path: Path, host: str
+) -> None:
+    """A web page a DNS name rebound to the loopback address leads there names its own host
+    (and origin): refused, as the SDK refuses it on 127.0.0.1, localhost and ::1 only. The
+    server answered it, any user's memory included."""
+    port = _free_port()
+    args = ["--any-user", "--http", "--no-token", "--host", host, "--port", str(port)]
+    cmd = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", *args]
+    proc = subprocess.Popen(cmd, env=ENV, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, proc, host)
+        url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
+        rebound = _post(url, INITIALIZE, {"Host": f"rebound.example:{port}"})[0]
+        other_page = _post(url, INITIALIZE, {"Origin": "http://rebound.example"})[0]
+        own = _post(url, INITIALIZE)[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert (rebound, other_page, own) == (421, 403, 200)
 
 
 def test_a_server_must_say_whom_it_serves(tmp_path: Path) -> None:
