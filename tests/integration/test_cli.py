@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -242,3 +243,13 @@ def test_an_add_whose_extraction_failed_says_how_to_extract_it_again(
         "graphmem: error: the message is stored but no fact was extracted from it (see above); "
         f"graphmem ingest --retry-failed --user 'ann lee' --data-dir {data_dir} extracts it again"
     )
+
+
+def test_entities_by_recency_show_when_each_was_last_seen(home: Path, capsys: Capture) -> None:
+    """`--by recency` printed each entity's score, an epoch ("1796642060.648  Alice")."""
+    code, out, _ = run(home, capsys, "entities", "--user", "kb", "--by", "recency")
+    assert code == 0 and out.strip()
+    for line in out.splitlines():
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  \S.* \(\d+ mentions?\)", line), line
+    code, out, _ = run(home, capsys, "entities", "--user", "kb", "--by", "frequency")
+    assert out.splitlines()[0].split() == ["2", "John", "(2", "mentions)"]
