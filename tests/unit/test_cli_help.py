@@ -121,3 +121,12 @@ def test_every_time_option_says_which_times_it_reads(command: str, flags: list[s
     helps = {o: a.help or "" for a in commands.choices[command]._actions for o in a.option_strings}
 
     assert [f for f in flags if "ISO 8601, epoch seconds or milliseconds" not in helps[f]] == []
+
+
+def test_demo_help_says_whose_memory_it_replaces(capsys: pytest.CaptureFixture[str]) -> None:
+    """`graphmem demo` deletes user demo-alice's memory before it stores the example; its
+    help said only "store a small example graph and search it"."""
+    assert main(["demo", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+
+    assert "user demo-alice" in said and "replaced" in said
