@@ -205,16 +205,23 @@ def build_server(dispatch: Dispatch) -> GraphmemMCP:
     return server
 
 
+class _LoggerNamedOnce(logging.Formatter):
+    """graphmem's messages start "graphmem: " for a process that configured no logging
+    (Python prints the bare message there); this format names the logger already."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        if record.name.partition(".")[0] == "graphmem":
+            record.message = record.message.removeprefix("graphmem: ")
+        return super().formatMessage(record)
+
+
 def plain_logging() -> None:
     """One-line log records on stderr (before the SDK would install its boxed rich handler:
     `logging.basicConfig` keeps the first handler it is given), none of the SDK's INFO records
     of failed calls (see `_SDK_SERVER_LOG`)."""
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        force=True,
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LoggerNamedOnce("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger(_SDK_SERVER_LOG).setLevel(logging.WARNING)
 
 
