@@ -31,8 +31,9 @@ def build_embedder(settings: Settings) -> Embedder:
 
 
 def build_extractor(settings: Settings) -> Extractor:
-    """The LLM extractor when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL), else
-    the offline one, with a warning saying so (once a process: `say_offline`)."""
+    """The LLM extractor when an LLM is configured (OPENAI_API_KEY, OPENAI_BASE_URL or
+    GRAPHMEM_LLM_PROVIDER), else the offline one, with a warning saying so (once a process:
+    `say_offline`)."""
     if settings.llm_configured:
         from engine.extraction.llm import build_llm_extractor
 
@@ -49,8 +50,8 @@ def say_offline() -> None:
     """Warn that extraction is offline, the first time only: a process opening a `Memory`
     per request (or several at once) said it each time."""
     log.warning(
-        "graphmem: no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): extraction is "
-        "offline (spaCy rules, English only)"
+        "graphmem: no LLM configured (OPENAI_API_KEY, OPENAI_BASE_URL, or GRAPHMEM_LLM_PROVIDER "
+        "for a local server: docs/local_llm.md): extraction is offline (spaCy rules, English only)"
     )
 
 

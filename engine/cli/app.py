@@ -197,7 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"graphmem {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="store a small example graph and search it")
+    demo = sub.add_parser(
+        "demo",
+        help="store a small example graph and search it",
+        description="Store a small example graph as user demo-alice and search it. What "
+        "demo-alice held before is replaced; other users are left as they are.",
+    )
     demo.add_argument("--limit", type=count(), default=3, help="facts shown per query (default 3)")
     demo.set_defaults(func=cmd_demo)
     register_reads(sub)

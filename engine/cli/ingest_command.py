@@ -136,7 +136,11 @@ def _summary(args: argparse.Namespace, report: IngestReport) -> str:
     )
     if args.json:
         return json.dumps(report.summary(), indent=2, default=str)
-    return summary_text(report)
+    text = summary_text(report)
+    if args.retry_failed and not report.dead_letters_retried:  # else it is left to be guessed
+        whose = f" of user {args.user!r}" if args.user else ""
+        text += f"\n  no dead letters{whose} to replay in {report.dead_letter_path}"
+    return text
 
 
 def _write(text: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.cli.verbs import (
@@ -23,7 +24,7 @@ from engine.cli.verbs import (
 )
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredFact, SearchResult, Stats, said_day
+from engine.models import HistoryEvent, ScoredEntity, ScoredFact, SearchResult, Stats, said_day
 from engine.prompt_block import block_or_why, nothing_about
 
 
@@ -85,9 +86,20 @@ def cmd_entities(args: argparse.Namespace) -> None:
         require_user(mem, args.user)
         top = mem.top_entities(args.user, args.limit, by=args.by)
     lines = [
-        f"{s.score:10.3f}  {s.entity.name}  ({plural(s.entity.mentions, 'mention')})" for s in top
+        f"{_rank_key(s, args.by)}  {s.entity.name}  ({plural(s.entity.mentions, 'mention')})"
+        for s in top
     ]
     emit(args, [s.model_dump(mode="json") for s in top], "\n".join(lines) or "(no entities)")
+
+
+def _rank_key(scored: ScoredEntity, by: str) -> str:
+    """What `entities` ranked by, readable: a salience, a count, or when it was last seen (a
+    recency score is that time as epoch seconds, which is no help to read)."""
+    if by == "recency":
+        return f"{datetime.fromtimestamp(scored.score, UTC):%Y-%m-%d %H:%M:%S}"
+    if by == "frequency":
+        return f"{scored.score:10.0f}"
+    return f"{scored.score:10.3f}"
 
 
 def cmd_stats(args: argparse.Namespace) -> None:

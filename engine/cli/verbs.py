@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shlex
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -122,7 +123,13 @@ def cmd_add(args: argparse.Namespace) -> None:
                 ts=args.ts,
             )
     emit(args, result.model_dump(mode="json"), _add_text(result))
-    if result.extraction_error or result.errors:
+    if result.extraction_error:  # the message waits in the dead letters: say how to replay it
+        given = f" --data-dir {shlex.quote(args.data_dir)}" if args.data_dir else ""
+        raise PartialFailure(
+            "the message is stored but no fact was extracted from it (see above); graphmem "
+            f"ingest --retry-failed --user {shlex.quote(args.user)}{given} extracts it again"
+        )
+    if result.errors:
         raise PartialFailure(f"{plural(len(result.errors), 'problem')}: see above")
 
 

@@ -110,7 +110,7 @@ def load_file(
     report = LoadReport(path=str(path), user_id=job.user_id, format=fmt)
     triples = _read(path, fmt, delimiter, job.limits, report)
     where = state_path(job.data_dir, path, job.user_id)
-    identity = file_identity(path)
+    identity = file_identity(path, f"{fmt}\x1f{delimiter or ''}")
     with one_load_at_a_time(where):
         counts = Reads(job.store).counts(job.user_id)
         empty = counts["entities"] == 0 and counts["facts"] == 0

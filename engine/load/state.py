@@ -27,7 +27,7 @@ _HEAD_BYTES = 1 << 16
 
 @dataclass(slots=True)
 class LoadState:
-    identity: str  # the file's size, time and first 64 KiB: another file starts afresh
+    identity: str  # the file's size, time, first 64 KiB and how it is read: another starts afresh
     user_id: str
     entity_chunk: int
     entities_done: int = 0  # chunks of entities committed
@@ -35,9 +35,11 @@ class LoadState:
     done: bool = False
 
 
-def file_identity(path: Path) -> str:
+def file_identity(path: Path, reading: str) -> str:
+    """What a finished load of `path` read as `reading` (its format and separator) is known
+    by: the same file read another way (the separator its bad lines named) is another load."""
     stat = path.stat()
-    digest = hashlib.sha256(f"{stat.st_size} {stat.st_mtime_ns}".encode())
+    digest = hashlib.sha256(f"{stat.st_size} {stat.st_mtime_ns}\x1f{reading}".encode())
     with path.open("rb") as handle:
         digest.update(handle.read(_HEAD_BYTES))
     return digest.hexdigest()

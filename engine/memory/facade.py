@@ -370,7 +370,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         return top_entities(self.reads, user_id, k, by, time.time(), half_life, window)
 
     def history(self, uid: str, user_id: str) -> list[HistoryEvent]:
-        """The change events of a fact or entity, oldest first."""
+        """The change events of a fact or entity, oldest first ([] for an id not held)."""
         user_id, uid = check_user_id(user_id), clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         return self.reads.history(user_id, uid)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -220,3 +222,34 @@ def test_a_real_process_with_options_after_the_command_and_a_closed_pipe(home: P
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=300) == 0
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_an_add_whose_extraction_failed_says_how_to_extract_it_again(
+    home: Path, tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The LLM down, `graphmem add` ended on "graphmem: error: 1 problem: see above": the
+    message was kept for a replay, but nothing said so or how."""
+    with socket.socket() as probe:  # a port nothing listens on: the LLM is unreachable
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    data_dir = tmp_path / "down"
+    try:
+        code, out, err = run(data_dir, capsys, "add", "I moved to Rome", "--user", "ann lee")
+    finally:
+        EmbeddedServer(data_dir).stop_if_unused()
+    assert code == 1 and "1 message stored" in out
+    assert err.splitlines()[-1] == (
+        "graphmem: error: the message is stored but no fact was extracted from it (see above); "
+        f"graphmem ingest --retry-failed --user 'ann lee' --data-dir {data_dir} extracts it again"
+    )
+
+
+def test_entities_by_recency_show_when_each_was_last_seen(home: Path, capsys: Capture) -> None:
+    """`--by recency` printed each entity's score, an epoch ("1796642060.648  Alice")."""
+    code, out, _ = run(home, capsys, "entities", "--user", "kb", "--by", "recency")
+    assert code == 0 and out.strip()
+    for line in out.splitlines():
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  \S.* \(\d+ mentions?\)", line), line
+    code, out, _ = run(home, capsys, "entities", "--user", "kb", "--by", "frequency")
+    assert out.splitlines()[0].split() == ["2", "John", "(2", "mentions)"]

@@ -494,3 +494,14 @@ def _wait_for_episodes(store: GraphStore, process: subprocess.Popen[str], at_lea
             pass  # the graph does not exist until the process has set it up
         time.sleep(0.1)
     raise AssertionError(f"the ingest process stored fewer than {at_least} messages in time")
+
+
+def test_cli_retry_failed_with_no_dead_letters_says_so(
+    cli_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`graphmem ingest --retry-failed` with nothing to replay printed only "0 messages read
+    from 0 files for no user": whether it had looked for dead letters, it did not say."""
+    assert main(["--data-dir", str(cli_home), "ingest", "--retry-failed", "--user", "u1"]) == 0
+    out = capsys.readouterr().out
+    letters = cli_home / "dead_letters.jsonl"
+    assert out.splitlines()[-1] == f"  no dead letters of user 'u1' to replay in {letters}"

@@ -272,6 +272,21 @@ def test_a_rerun_after_an_edit_counts_once_the_entities_whose_lines_it_kept(
     assert _mentions(memory, "u1") == _mentions(memory, "whole")
 
 
+def test_a_load_read_another_way_is_not_taken_for_done(memory: Memory, tmp_path: Path) -> None:
+    """A file read with the wrong separator loads nothing; read again with the one its bad
+    lines name (`--delimiter '|'`), it loads. The checkpoint said "already loaded" (exit 0,
+    nothing written) once the user held any fact."""
+    memory.add_facts([("Casablanca", "directed_by", "Michael Curtiz")], user_id="u1")
+    path = tsv(tmp_path / "kb.txt", good_rows("|"))
+    wrong = memory.load(path, "u1", format="tsv")
+    assert (wrong.facts_added, wrong.error_count) == (0, 5)
+    assert "pass --delimiter '|'" in wrong.errors[0]
+    right = memory.load(path, "u1", format="tsv", delimiter="|")
+    assert not right.already_loaded
+    assert (right.facts_added, right.error_count) == (5, 0)
+    assert memory.load(path, "u1", format="tsv", delimiter="|").already_loaded
+
+
 def test_a_load_after_the_users_graph_was_deleted_loads_it_again(
     memory: Memory, tmp_path: Path
 ) -> None:

@@ -34,6 +34,11 @@ def offline_env(tmp_path: Path) -> dict[str, str]:
 
 
 FIRST_FACT = {"quickstart.ipynb": "John has a dog named Tommy"}
+# a cell's source -> what its output must hold: the LlamaIndex loop's last prompt carries the
+# graph memory block that answers its question (it had none: the block did not fit the buffer)
+CELL_SHOWS = {
+    "llamaindex_agent.ipynb": ("print(prompt[0].content)", ("<graph_memory>", "dog named Tommy"))
+}
 
 
 def outputs(nb: NotebookNode) -> list[NotebookNode]:
@@ -77,4 +82,9 @@ def test_notebook_runs_and_draws(
         searched = [c for c in nb.cells if c.cell_type == "code" and "mem.search(" in c.source]
         first = "".join(out.get("text", "") for out in searched[0].outputs).splitlines()[0]
         assert first.endswith(FIRST_FACT[name])
+    if name in CELL_SHOWS:
+        source, expected = CELL_SHOWS[name]
+        cell = next(c for c in nb.cells if c.cell_type == "code" and c.source.strip() == source)
+        shown = "".join(out.get("text", "") for out in cell.outputs)
+        assert all(part in shown for part in expected), shown
     assert not list((tmp_path / "tmp").glob("*/appendonlydir"))  # the notebook removed its store

@@ -161,3 +161,12 @@ def test_the_global_json_is_refused_by_the_server_as_its_own_is(
 def _global_help(flag: str) -> str:
     return next(" ".join((a.help or "").split()) for a in build_parser()._actions
                 if flag in a.option_strings)  # fmt: skip
+
+
+def test_demo_help_says_whose_memory_it_replaces(capsys: pytest.CaptureFixture[str]) -> None:
+    """`graphmem demo` deletes user demo-alice's memory before it stores the example; its
+    help said only "store a small example graph and search it"."""
+    assert main(["demo", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+
+    assert "user demo-alice" in said and "replaced" in said

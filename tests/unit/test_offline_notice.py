@@ -26,3 +26,21 @@ def test_the_offline_notice_is_given_once_a_process(
     notices = [r for r in caplog.records if "extraction is offline" in r.getMessage()]
     assert len(notices) == 1
     assert len({id(e) for e in extractors}) == 3  # each Memory still gets its own extractor
+
+
+def test_the_offline_notice_names_every_way_to_configure_an_llm(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A local server (Ollama, llama.cpp, vLLM) needs no OpenAI variable: the notice named
+    only OPENAI_API_KEY and OPENAI_BASE_URL, so its user was sent looking for a key."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    components.say_offline.cache_clear()
+
+    with caplog.at_level(logging.WARNING, logger="graphmem"):
+        components.build_extractor(build_settings())
+
+    messages = [record.getMessage() for record in caplog.records]
+    (notice,) = [message for message in messages if "extraction is offline" in message]
+    for way in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_PROVIDER", "local_llm.md"):
+        assert way in notice
