@@ -26,6 +26,7 @@ from engine.cli.verbs import (
     count,
     open_memory,
     plural,
+    register_add,
     text_arg,
     user_arg,
 )
@@ -38,8 +39,8 @@ EXIT_STATUS = """exit status:
   0    done
   1    an operation failed, or did part of its work (the message says what), or the
        user has no memories or the data dir does not exist or holds no graphmem data
-       (commands that read or edit what is stored; add, ingest, load, import and demo
-       create the data dir)
+       (commands that read or edit what is stored; add, ingest, load, import, demo and
+       mcp create the data dir)
   2    the command line is wrong (unknown command or option, missing argument)
   130  interrupted (Ctrl-C)
 Output cut short by a closed pipe (graphmem search ... | head) is not an error."""
@@ -205,14 +206,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--limit", type=count(), default=3, help="facts shown per query (default 3)")
     demo.set_defaults(func=cmd_demo)
+    register_add(sub)
     register_reads(sub)
+    register_edits(sub)
+    ingest_parser(sub)
+    _load_parser(sub)
+    register_exchange(sub)
+    add_mcp_parser(sub)
     stop = sub.add_parser("stop", help="stop the data dir's embedded server if nothing uses it")
     stop.set_defaults(func=cmd_stop)
-    register_exchange(sub)
-    ingest_parser(sub)
-    add_mcp_parser(sub)
-    _load_parser(sub)
-    register_edits(sub)
     add_common_options(sub)
     return parser
 

@@ -60,12 +60,12 @@ def require_data_dir(settings: Settings) -> None:
     if not data_dir.exists():
         raise NotFoundError(
             f"no data dir at {data_dir} (nothing is stored there: add, ingest, load, "
-            "import and demo create it)"
+            "import, demo and mcp create it)"
         )
     if data_dir.is_dir() and not holds_store(data_dir):
         raise NotFoundError(
-            f"no graphmem data in {data_dir}: it is not a data dir (add, ingest, load, import "
-            "and demo create one; give them a new folder, not one holding other files)"
+            f"no graphmem data in {data_dir}: it is not a data dir (add, ingest, load, import, "
+            "demo and mcp create one; give them a new folder, not one holding other files)"
         )
 
 
@@ -199,8 +199,8 @@ WHOSE = "the user whose memory to change"
 _SERVERS = frozenset({"mcp"})  # commands that serve, printing no result
 
 
-def register(sub: Any) -> None:
-    """Add this module's commands to the `graphmem` subparsers `sub`."""
+def register_add(sub: Any) -> None:
+    """Add the `add` command to the `graphmem` subparsers `sub`."""
     add = sub.add_parser(
         "add",
         help="remember one message (extracted) or pre-extracted facts",
@@ -231,6 +231,9 @@ def register(sub: Any) -> None:
     add.add_argument("--ts", type=when, help=f"when it was written ({TIME_FORMS})")
     add.set_defaults(func=cmd_add)
 
+
+def register(sub: Any) -> None:
+    """Add the commands that change what is stored to the `graphmem` subparsers `sub`."""
     update = sub.add_parser("update", help="change a fact's text or when it was true")
     update.add_argument(
         "uid",

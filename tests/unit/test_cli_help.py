@@ -170,3 +170,14 @@ def test_demo_help_says_whose_memory_it_replaces(capsys: pytest.CaptureFixture[s
     said = " ".join(capsys.readouterr().out.split())
 
     assert "user demo-alice" in said and "replaced" in said
+
+
+def test_commands_are_listed_in_the_order_a_newcomer_uses_them() -> None:
+    """First the demo and remembering, then reading, changing, bulk work and serving; `add`
+    came next to last, after the server and the bulk loaders."""
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    listed = [action.dest for action in commands._choices_actions]
+
+    assert listed[:3] == ["demo", "add", "search"]
+    assert listed.index("mcp") > listed.index("ingest") > listed.index("merge")
+    assert listed[-1] == "stop"
