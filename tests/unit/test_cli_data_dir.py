@@ -80,7 +80,8 @@ def test_a_folder_without_graphmem_data_is_refused_and_left_as_it_is(
     assert (status, said.out) == (1, "")
     assert said.err.splitlines() == [
         f"graphmem: error: no graphmem data in {project}: it is not a data dir (add, ingest, "
-        "load, import, demo and mcp create one; give them a new folder, not one holding other files)"
+        "load, import, demo and mcp create one; give them a new folder, not one holding other "
+        "files)"
     ]
     assert [p.name for p in project.iterdir()] == ["README.md"]
     assert project.stat().st_mode & 0o777 == 0o755
