@@ -6,12 +6,14 @@ an id that does not exist.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
 from datetime import UTC, datetime
 
 from engine.add.resolve import history_row
+from engine.add.vanished import write_whole
 from engine.embedding import as_param
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory.core import MemoryCore
@@ -184,7 +186,7 @@ class MemoryEdit(MemoryCore):
         user_id = kept.user_id
         facts = self.reads.entity_facts(user_id, gone.uid, include_invalid=True, limit=10**6)
         batch, old = merge_batch(self.reads, self.embedder, kept, gone, facts, time.time())
-        self.store.write(user_id, batch)
+        write_whole(functools.partial(self.store.write, user_id), self.embedder, batch)
         self.store.run("delete_facts", {"user_id": user_id, "uids": old}, read_only=False)
         moves = {"user_id": user_id, "uid": gone.uid, "target_uid": kept.uid}
         self.store.run("move_entity_mentions", moves, read_only=False)

@@ -51,7 +51,9 @@ class EntityRow:
 class FactRow:
     """A fact to write. `on_create` / `on_match`: the change event the write records when it
     creates the fact / finds it stored already (by another writer, maybe since it was read),
-    if any."""
+    if any. `stored`: the writer read the fact as stored and gives no vector for it; deleted
+    since, the write does not create it (it would have no vector) but names it in
+    `Written.vanished`."""
 
     uid: str
     subject_uid: str
@@ -65,6 +67,7 @@ class FactRow:
     mentions: int = 1
     on_create: HistoryRow | None = None
     on_match: HistoryRow | None = None
+    stored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +210,9 @@ class Written:
     # the batch's messages were stored (as good episodes) by another writer since they were
     # looked up: nothing of it was written (`cypher/guard_new_episodes.cypher`)
     stored_already: bool = False
+    # facts written as `FactRow.stored` that were gone (deleted since they were read): not
+    # written; the writer writes them again with their vectors (`engine.add.vanished`)
+    vanished: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

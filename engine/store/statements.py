@@ -184,6 +184,7 @@ def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] |
         return Written(mentions, predicates=frozenset(fact["predicate"] for fact in batch.facts))
     return Written(
         mentions,
+        vanished=frozenset(f.uid for f in batch.facts if f.stored and f.uid not in mentions),
         added=frozenset(uid for uid, _, created in facts if created),
         added_entities=frozenset(
             uid for name, result in results if name == "merge_entities" for uid in result

@@ -115,7 +115,7 @@ const propertyKeys = [
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
   'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'on_create', 'on_match',
-  'relationship', 'subject_uid',
+  'relationship', 'stored', 'subject_uid',
 ];
 
 export const dbSchema = {
