@@ -21,7 +21,7 @@ from engine.memory.merge import merge_batch
 from engine.models import Deleted, Entity, Fact, UserSummary
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
-from engine.store.statements import delete_fact
+from engine.store.statements import MARKS_KEPT, delete_fact
 
 MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 _UID = re.compile(r"[0-9a-f]{32}")
@@ -171,8 +171,9 @@ class MemoryEdit(MemoryCore):
         """Make `merge` (a name, alias or uid) part of `keep`: its facts now name `keep`
         (joining any `keep` already had, mentions and sources added up; a fact between the
         two is dropped), its messages mention `keep`, its name and aliases become aliases of
-        `keep`, and `merge` is deleted. History: a MERGE event on `keep` and on each moved
-        fact's new uid. Returns `keep` as stored now.
+        `keep`, its load marks (`engine.load.plan`) go to `keep`, and `merge` is deleted.
+        History: a MERGE event on `keep` and on each moved fact's new uid. Returns `keep` as
+        stored now.
 
         Raises:
             InvalidInputError: both name the same entity.
@@ -190,6 +191,8 @@ class MemoryEdit(MemoryCore):
         self.store.run("delete_facts", {"user_id": user_id, "uids": old}, read_only=False)
         moves = {"user_id": user_id, "uid": gone.uid, "target_uid": kept.uid}
         self.store.run("move_entity_mentions", moves, read_only=False)
+        marks = {**moves, "marks_kept": MARKS_KEPT}
+        self.store.run("move_load_marks", marks, read_only=False)
         self.store.run("delete_entity", {"user_id": user_id, "uid": gone.uid}, read_only=False)
         self.retriever.forget(user_id)
         return self._entity(kept.uid, user_id)

@@ -41,10 +41,21 @@ class EntityRow:
     type: str | None
     ts: float
     mentions: int = 1
-    # a load's digest of the facts whose mentions this row adds: an entity that holds it
-    # (`load_marks`) counted them already, and the row adds none (a rerun of the load)
-    mark: str | None = None
+    # a load's marks: the row's mentions split by the names that gave them, each part with
+    # a digest of the file's lines naming that name; an entity that holds a part's mark
+    # (`load_marks`) counted its mentions already, and the part adds none (a rerun of the
+    # load). With marks, the row adds the mentions of its parts, not `mentions`.
+    marks: tuple[LoadMark, ...] = ()
     on_create: HistoryRow | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadMark:
+    """Part of a load's `EntityRow`: the `mentions` a file's lines naming one name add, and
+    `mark`, the digest of those lines (`engine.load.plan`)."""
+
+    mark: str
+    mentions: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -308,6 +308,10 @@ def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
         (lambda d: d["entities"][0].update(mentions=float("nan")), "mentions"),
         (lambda d: d["entities"][0].update(mentions=-5), "mentions"),
         (lambda d: d["facts"][0].update(mentions=10**30), "mentions"),
+        # a load mark is hex digits, a few of them, and an entity holds a bounded number
+        (lambda d: d["entities"][0].update(load_marks=["'); DROP"]), "load_marks"),
+        (lambda d: d["entities"][0].update(load_marks=["a" * 65]), "load_marks"),
+        (lambda d: d["entities"][0].update(load_marks=["ab"] * 65), "load_marks"),
     ],
 )
 def test_a_bad_document_is_refused(
