@@ -4,9 +4,15 @@
 // The MERGE tells which facts it created (`creating` lives only in this statement): the
 // row's on_create event is written for those, its on_match event for the others, so of two
 // writers that both read a fact as new, one adds it and the other finds it stored.
+// row.stored: the writer read the fact as stored and embedded nothing for it; deleted since,
+// it is not created here (it would have no vector): the write leaves it out of its result
+// (`Written.vanished`) and the writer writes it again as a new fact, with its vector.
 UNWIND $rows AS row
 MATCH (s:Entity {user_id: $user_id, uid: row.subject_uid})
 MATCH (o:Entity {user_id: $user_id, uid: row.object_uid})
+OPTIONAL MATCH (held:Fact {user_id: $user_id, uid: row.uid})
+WITH row, s, o, held
+WHERE held IS NOT NULL OR NOT row.stored
 MERGE (f:Fact {user_id: $user_id, uid: row.uid})
 ON CREATE SET f.id = row.uid, f.predicate = row.predicate, f.text = row.text,
               f.valid_at = row.valid_at, f.mentions = 0, f.first_seen = row.ts,

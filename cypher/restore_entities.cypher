@@ -1,7 +1,8 @@
 // Import: an exported entity comes back with its properties as exported, but what it holds is
 // never lowered: an older export over a live entity keeps the larger mentions, the later
 // last_seen, the earlier first_seen, every alias the entity has now (a name merged into it
-// since stays found) and its type when the export has none (typed since).
+// since stays found) and its type when the export has none (typed since). Its load marks join
+// those the entity holds (the last $marks_kept).
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
 WITH e, row, coalesce(e.aliases, []) AS held, coalesce(e.alias_keys, []) AS held_keys
@@ -17,5 +18,9 @@ SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name,
                         THEN e.first_seen ELSE row.first_seen END,
     e.last_seen = CASE WHEN e.last_seen > row.last_seen OR row.last_seen IS NULL
                        THEN e.last_seen ELSE row.last_seen END,
+    e.load_marks = CASE WHEN size(row.load_marks) = 0 THEN e.load_marks
+                        ELSE (coalesce(e.load_marks, [])
+                              + [m IN row.load_marks WHERE NOT m IN coalesce(e.load_marks, [])])
+                             [-$marks_kept..] END,
     e.created_at = row.created_at, e.updated_at = row.updated_at, e.user_key = $user_key
 RETURN count(e) AS result

@@ -166,8 +166,10 @@ def settle(
             detail = REVALIDATED if old is not None and old.invalid_at is not None else SAID_AGAIN
             again = history_row(uid, "UPDATE", now, row.episode, detail)
         added = history_row(uid, "ADD", now, row.episode, row.text)
-        out.facts[uid] = replace(row, on_create=added, on_match=again)
-        if old is None:
+        # stored: given no vector (deleted before the write, it is written again, embedded)
+        stored = old is not None
+        out.facts[uid] = replace(row, on_create=added, on_match=again, stored=stored)
+        if not stored:
             out.new.append(uid)
     if out.new:
         vectors = embedder.encode([out.facts[u].text for u in out.new])

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from engine.add.batch import assemble
 from engine.add.changes import Changes, settle
-from engine.add.resolve import Resolved
+from engine.add.resolve import Resolved, history_row
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError, LimitExceededError
@@ -157,7 +157,7 @@ def facts_batch(
     their source message, if any), and what it changes (`Changes.new`: the facts not stored
     when read; the write tells which it added, `Written.added`)."""
     now = time.time() if now is None else now
-    resolved = resolve_keys(reads, embedder, user_id, facts, now)
+    resolved = resolve_keys(reads, embedder, user_id, facts, now, episode)
     changes = Changes()
     for f in facts:
         s_uid, o_uid = resolved.uid_of[entity_key(f.subject)], resolved.uid_of[entity_key(f.object)]
@@ -171,11 +171,18 @@ def facts_batch(
 
 
 def resolve_keys(
-    reads: Reads, embedder: Embedder, user_id: str, facts: list[CleanFact], now: float
+    reads: Reads,
+    embedder: Embedder,
+    user_id: str,
+    facts: list[CleanFact],
+    now: float,
+    episode: str | None = None,
 ) -> Resolved:
     """The facts' names as entities: a stored entity of the same key, else a new one, the
     user's own for the name of their id (no similarity merge; "I" or "me" is no
-    self-reference: pre-extracted facts name what they mean)."""
+    self-reference: pre-extracted facts name what they mean). A new one's ADD event (from
+    `episode`, if any) is recorded only if the write creates it, as an add's is: another
+    writer may store it first."""
     names: dict[str, tuple[str, str | None]] = {}
     counts: Counter[str] = Counter()
     for f in facts:
@@ -192,7 +199,8 @@ def resolve_keys(
         out.uid_of[key] = uid
         mentions = counts[key] + (out.entities[uid].mentions if uid in out.entities else 0)
         row_key, row_name = (found.key, found.name) if found else (key, name)
-        out.entities[uid] = EntityRow(uid, row_key, row_name, etype, now, mentions)
+        added = None if found else history_row(uid, "ADD", now, episode, name)
+        out.entities[uid] = EntityRow(uid, row_key, row_name, etype, now, mentions, on_create=added)
     fresh = [key for key in names if key not in known]
     vectors = embedder.encode([names[key][0] for key in fresh])
     out.new = [out.uid_of[key] for key in fresh]

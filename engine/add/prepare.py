@@ -20,6 +20,7 @@ from engine.add.keys import MessageKeys, fresh_rows, message_keys
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
 from engine.add.resolve import current_self, extracted_names, shown_self
 from engine.add.speakers import speaker_entities
+from engine.add.vanished import write_whole
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.extraction.batching import extract_in_prompts
@@ -74,10 +75,15 @@ class AddContext:
     settings: Settings
 
     def write(self, user_id: str, batch: WriteBatch) -> Written:
-        """Write `batch`; the retriever's caches follow what the write returns."""
-        written = self.store.write(user_id, batch)
-        self.retriever.written(user_id, written)
-        return written
+        """Write `batch` whole (`write_whole`: a fact read as stored but deleted since is
+        written again, with its vector); the retriever's caches follow what it wrote."""
+
+        def once(part: WriteBatch) -> Written:
+            written = self.store.write(user_id, part)
+            self.retriever.written(user_id, written)
+            return written
+
+        return write_whole(once, self.embedder, batch)
 
 
 @dataclass(slots=True)

@@ -2,12 +2,16 @@
 
 Entities go first, each written once with all the mentions the file gives it: FalkorDB
 re-indexes a node (its vector included) on every update, so bumping an entity once per chunk
-cost a vector insert each time. Each entity row carries a mark, a digest of the file's facts
-that name the entity: the entity keeps it with the mentions, so a rerun of the same content
-that plans them again (an interrupted load whose file was touched since, `--restart`, another
-chunk size) adds none to an entity that holds the mark. Facts already stored are left alone,
-so loading a file twice adds nothing. For a user with nothing stored yet no lookup is needed:
-every uid derives from the user and the names (`stable_uid`), as `add_facts` derives them.
+cost a vector insert each time. Each entity row carries a mark per name of the file that
+gives it mentions, a digest of the file's lines naming that name (`LoadMark`): the entity
+keeps it with the mentions, so a rerun of the same content that plans them again (an
+interrupted load whose file was touched since, `--restart`, another chunk size) adds none to
+an entity that holds the mark. The digest is of names, not uids, so it still holds when the
+entity was imported into another user or took another's names in a merge (which keep the
+marks: `cypher/restore_entities.cypher`, `cypher/move_load_marks.cypher`). Facts already
+stored are left alone, so loading a file twice adds nothing. For a user with nothing stored
+yet no lookup is needed: every uid derives from the user and the names (`stable_uid`), as
+`add_facts` derives them.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.load.read import Triple
 from engine.normalize import entity_key, stable_uid
-from engine.store.base import EntityRow, FactRow
+from engine.store.base import EntityRow, FactRow, LoadMark
 from engine.store.reads import Reads
 from engine.uids import entity_uid
 
@@ -48,41 +52,49 @@ def make_plan(
     known = {} if fresh else _known_entities(reads, user_id, list(names))
     uid_of = {k: known[k][0] if k in known else entity_uid(user_id, k) for k in names}
     plan = Plan()
-    facts = _fact_rows(triples, user_id, uid_of, now, plan.lines)
+    line_uids: list[str] = []
+    facts = _fact_rows(triples, user_id, uid_of, now, plan.lines, line_uids)
     stored = set() if fresh else _stored_facts(reads, user_id, list(facts))
     plan.facts = [row for uid, row in facts.items() if uid not in stored]
     plan.stored, plan.repeated = len(stored), len(triples) - len(facts)
-    key_of = {uid: key for key, uid in uid_of.items()}
-    added: Counter[str] = Counter()
-    for row in plan.facts:
-        added[key_of[row.subject_uid]] += row.mentions
-        added[key_of[row.object_uid]] += row.mentions
-    said = _facts_naming(facts.values())
-    for key, name in names.items():
+    added: Counter[str] = Counter()  # by name (key): the mentions of the lines of new facts
+    for t, uid in zip(triples, line_uids, strict=True):
+        if uid not in stored:
+            added[entity_key(t.subject)] += 1
+            added[entity_key(t.object)] += 1
+    said = _lines_naming(triples)
+    named: defaultdict[str, list[str]] = defaultdict(list)  # entity uid -> its names here
+    for key in names:
         if added[key]:
-            uid = uid_of[key]
-            # an alias of a stored entity: its own key and name, so MERGE finds it
-            _, shown, own_key = known.get(key, ("", name, key))
-            mark = _mark(said[uid])
-            plan.entities.append(EntityRow(uid, own_key, shown, None, now, added[key], mark))
-            if key not in known:
-                plan.new_entities.add(uid)
+            named[uid_of[key]].append(key)
+    for uid, keys in named.items():
+        # an alias of a stored entity: its own key and name, so MERGE finds it
+        _, shown, own_key = known.get(keys[0], ("", names[keys[0]], keys[0]))
+        marks = tuple(LoadMark(_mark(key, said[key]), added[key]) for key in keys)
+        total = sum(m.mentions for m in marks)
+        plan.entities.append(EntityRow(uid, own_key, shown, None, now, total, marks))
+        if keys[0] not in known:
+            plan.new_entities.add(uid)
     return plan
 
 
-def _facts_naming(facts: Iterable[FactRow]) -> dict[str, list[str]]:
-    """The file's facts (stored or not) naming each entity, by uid, as `uid:mentions`."""
-    said: defaultdict[str, list[str]] = defaultdict(list)
-    for row in facts:
-        said[row.subject_uid].append(f"{row.uid}:{row.mentions}")
-        said[row.object_uid].append(f"{row.uid}:{row.mentions}")
+def _lines_naming(triples: Iterable[Triple]) -> defaultdict[str, Counter[str]]:
+    """The file's lines (their facts stored or not) naming each name (key), by names."""
+    said: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for t in triples:
+        subject, obj = entity_key(t.subject), entity_key(t.object)
+        line = f"{subject}\t{t.predicate}\t{obj}"
+        said[subject][line] += 1
+        said[obj][line] += 1
     return said
 
 
-def _mark(facts: list[str]) -> str:
-    """An entity's load mark: a rerun of the same content gives the same one, whatever is
-    stored by then; another file gives another unless it names the entity in the same facts."""
-    return hashlib.sha256("\n".join(sorted(facts)).encode()).hexdigest()[:MARK_CHARS]
+def _mark(key: str, lines: Counter[str]) -> str:
+    """The load mark of the name `key`: a rerun of the same content gives the same one,
+    whatever is stored by then and whichever entity holds the name (an import into another
+    user, a merge); another file gives another unless it names the name in the same lines."""
+    said = [key, *sorted(f"{line}:{count}" for line, count in lines.items())]
+    return hashlib.sha256("\n".join(said).encode()).hexdigest()[:MARK_CHARS]
 
 
 def _fact_rows(
@@ -91,11 +103,15 @@ def _fact_rows(
     uid_of: dict[str, str],
     now: float,
     lines: dict[str, int],
+    line_uids: list[str],
 ) -> dict[str, FactRow]:
+    """The facts of `triples`, one row per fact; `lines` gets each fact's first line and
+    `line_uids` each line's fact."""
     rows: dict[str, FactRow] = {}
     for t in triples:
         subject, obj = uid_of[entity_key(t.subject)], uid_of[entity_key(t.object)]
         uid = stable_uid(user_id, subject, t.predicate, obj)
+        line_uids.append(uid)
         previous = rows.get(uid)
         if previous is not None:  # said twice in the file: one fact, two mentions
             rows[uid] = replace(previous, mentions=previous.mentions + 1)

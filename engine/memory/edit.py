@@ -6,12 +6,14 @@ an id that does not exist.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
 from datetime import UTC, datetime
 
 from engine.add.resolve import history_row
+from engine.add.vanished import write_whole
 from engine.embedding import as_param
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory.core import MemoryCore
@@ -19,7 +21,7 @@ from engine.memory.merge import merge_batch, moved_facts
 from engine.models import Deleted, Entity, Fact, UserSummary
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
-from engine.store.statements import delete_fact
+from engine.store.statements import MARKS_KEPT, delete_fact
 
 MERGE_ROUNDS = 5  # reads of a merged entity's facts before it is deleted whatever names it
 MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
@@ -170,8 +172,9 @@ class MemoryEdit(MemoryCore):
         """Make `merge` (a name, alias or uid) part of `keep`: its facts now name `keep`
         (joining any `keep` already had, mentions and sources added up; a fact between the
         two is dropped), its messages mention `keep`, its name and aliases become aliases of
-        `keep`, and `merge` is deleted. History: a MERGE event on `keep` and on each moved
-        fact's new uid. Returns `keep` as stored now.
+        `keep`, its load marks (`engine.load.plan`) go to `keep`, and `merge` is deleted.
+        History: a MERGE event on `keep` and on each moved fact's new uid. Returns `keep` as
+        stored now.
 
         A fact another writer gives `merge` while this runs is moved too, never deleted with
         it: `merge` goes only once nothing names or mentions it (read again and moved again
@@ -210,10 +213,12 @@ class MemoryEdit(MemoryCore):
         """Write `batch` (facts moved onto `kept`), delete the facts it moved (`old`), and
         move what mentions `gone` onto `kept`."""
         user_id = kept.user_id
-        self.store.write(user_id, batch)
+        write_whole(functools.partial(self.store.write, user_id), self.embedder, batch)
         self.store.run("delete_facts", {"user_id": user_id, "uids": old}, read_only=False)
         moves = {"user_id": user_id, "uid": gone.uid, "target_uid": kept.uid}
         self.store.run("move_entity_mentions", moves, read_only=False)
+        marks = {**moves, "marks_kept": MARKS_KEPT}
+        self.store.run("move_load_marks", marks, read_only=False)
 
     # -- lookups --------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The change history of an id a user holds, as the doors (CLI `history`, MCP
-`memory_history`) answer it: an id the user holds with no change event (an entity that
-`add_facts` or a load wrote) has an empty history; an id the user does not hold is not found.
+`memory_history`) answer it: an id the user holds with no change event (an entity a load
+wrote) has an empty history; an id the user does not hold is not found.
 `Memory.history` answers [] for both, so no id of another user is told apart from an unknown
 one there."""
 

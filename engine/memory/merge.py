@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from engine.add.resolve import history_row
@@ -50,6 +51,9 @@ def moved_facts(
         batch.history.append(history_row(uid, "MERGE", now, None, f"from fact {fact.uid}"))
         moved.setdefault(uid, fact)
     stored = {f.uid: f for f in reads.facts_by_uids(user_id, list(moved))}
+    # a fact there already gets no vector (deleted before the write, it is written again,
+    # embedded: `engine.add.vanished`)
+    batch.facts = [replace(row, stored=row.uid in stored) for row in batch.facts]
     new = [uid for uid in moved if uid not in stored]
     if new:
         vectors = embedder.encode([moved[uid].text for uid in new])

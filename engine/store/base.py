@@ -41,17 +41,30 @@ class EntityRow:
     type: str | None
     ts: float
     mentions: int = 1
-    # a load's digest of the facts whose mentions this row adds: an entity that holds it
-    # (`load_marks`) counted them already, and the row adds none (a rerun of the load)
-    mark: str | None = None
+    # a load's marks: the row's mentions split by the names that gave them, each part with
+    # a digest of the file's lines naming that name; an entity that holds a part's mark
+    # (`load_marks`) counted its mentions already, and the part adds none (a rerun of the
+    # load). With marks, the row adds the mentions of its parts, not `mentions`.
+    marks: tuple[LoadMark, ...] = ()
     on_create: HistoryRow | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadMark:
+    """Part of a load's `EntityRow`: the `mentions` a file's lines naming one name add, and
+    `mark`, the digest of those lines (`engine.load.plan`)."""
+
+    mark: str
+    mentions: int
 
 
 @dataclass(frozen=True, slots=True)
 class FactRow:
     """A fact to write. `on_create` / `on_match`: the change event the write records when it
     creates the fact / finds it stored already (by another writer, maybe since it was read),
-    if any."""
+    if any. `stored`: the writer read the fact as stored and gives no vector for it; deleted
+    since, the write does not create it (it would have no vector) but names it in
+    `Written.vanished`."""
 
     uid: str
     subject_uid: str
@@ -65,6 +78,7 @@ class FactRow:
     mentions: int = 1
     on_create: HistoryRow | None = None
     on_match: HistoryRow | None = None
+    stored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +221,9 @@ class Written:
     # the batch's messages were stored (as good episodes) by another writer since they were
     # looked up: nothing of it was written (`cypher/guard_new_episodes.cypher`)
     stored_already: bool = False
+    # facts written as `FactRow.stored` that were gone (deleted since they were read): not
+    # written; the writer writes them again with their vectors (`engine.add.vanished`)
+    vanished: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

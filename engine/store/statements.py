@@ -23,7 +23,7 @@ NamedStatement = tuple[str, str | None, dict[str, Any]]
 VectorParam = Callable[[list[float]], Any]
 
 
-# load marks an entity keeps (`EntityRow.mark`): a load rerun after this many other loads
+# load marks an entity keeps (`EntityRow.marks`): a load rerun after this many other loads
 # gave the entity mentions counts them again
 MARKS_KEPT = 16
 VECTOR_SCALE = 100_000  # packed vectors: integers in units of 1e-5 (error <= 5e-6 a component)
@@ -64,7 +64,7 @@ def write_statements(
         if rows:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
-    entities = [asdict(e) for e in batch.entities]
+    entities = [{**asdict(e), "marks": [asdict(m) for m in e.marks]} for e in batch.entities]
     add("merge_entities", entities, user_key=user_key(base["user_id"]), marks_kept=MARKS_KEPT)
     out += label_statements(base, [(e.uid, e.type) for e in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
@@ -120,7 +120,12 @@ def restore_statements(
         if rows:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
-    add("restore_entities", batch.entities, user_key=user_key(base["user_id"]))
+    add(
+        "restore_entities",
+        [{"load_marks": [], **row} for row in batch.entities],
+        user_key=user_key(base["user_id"]),
+        marks_kept=MARKS_KEPT,
+    )
     out += label_statements(base, [(row["uid"], row["type"]) for row in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
     events, unchanged = list(CHANGE_EVENTS), list(UNCHANGED_DETAILS)
@@ -184,6 +189,7 @@ def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] |
         return Written(mentions, predicates=frozenset(fact["predicate"] for fact in batch.facts))
     return Written(
         mentions,
+        vanished=frozenset(f.uid for f in batch.facts if f.stored and f.uid not in mentions),
         added=frozenset(uid for uid, _, created in facts if created),
         added_entities=frozenset(
             uid for name, result in results if name == "merge_entities" for uid in result

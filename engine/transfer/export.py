@@ -150,7 +150,7 @@ def to_graphml(snapshot: GraphSnapshot) -> str:
     """Entities as nodes (id = uid), facts as edges (key = uid, label = predicate)."""
     graph = nx.MultiDiGraph(user_id=snapshot.user_id, exported_at=snapshot.exported_at)
     for e in snapshot.entities:
-        props = e.model_dump(exclude={"uid", "embedding", "alias_keys"})
+        props = e.model_dump(exclude={"uid", "embedding", "alias_keys", "load_marks"})
         graph.add_node(e.uid, **_graphml_attrs({"label": e.name, **props}))
     for f in snapshot.facts:
         props = f.model_dump(exclude={"uid", "embedding", "relationship", "episodes"})

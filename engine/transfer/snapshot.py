@@ -73,6 +73,11 @@ RelType = Annotated[str, AfterValidator(_rel_type)]
 Mentions = Annotated[int, Field(ge=0, le=10**15)]
 
 
+# a load mark as the store keeps it (hex digits), and at most how many an entity holds
+LoadMarkText = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$")]
+MAX_LOAD_MARKS = 64
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 
@@ -97,6 +102,9 @@ class EntityRecord(_Record):
     created_at: float | None = None
     updated_at: float | None = None
     embedding: Embedding | None = None
+    # the marks of the loads that counted its mentions (engine/load/plan.py), so a load run
+    # again after an import counts none twice; an export older than them has none
+    load_marks: list[LoadMarkText] = Field(default_factory=list, max_length=MAX_LOAD_MARKS)
 
 
 class RelationshipRecord(_Record):

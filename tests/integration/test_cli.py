@@ -159,18 +159,21 @@ def test_entity_entities_and_history(home: Path, capsys: Capture) -> None:
 
 
 def test_history_of_a_held_id_without_events_is_empty_and_an_unheld_id_is_not_found(
-    home: Path, capsys: Capture
+    home: Path, capsys: Capture, tmp_path: Path
 ) -> None:
-    entity = json.loads(run(home, capsys, "entity", "Alice", "--user", "kb", "--json")[1])
-    uid = entity["entity"]["uid"]  # `add --fact` records no event of an entity
-    quiet = run(home, capsys, "history", uid, "--user", "kb")
-    quiet_json = run(home, capsys, "history", uid, "--user", "kb", "--json")
-    unknown = run(home, capsys, "history", "f00d", "--user", "kb")
+    triples = tmp_path / "kb.tsv"
+    triples.write_text("Zoe\tLIKES\tJazz\n", encoding="utf-8")
+    assert run(home, capsys, "load", str(triples), "--user", "ld")[0] == 0
+    entity = json.loads(run(home, capsys, "entity", "Zoe", "--user", "ld", "--json")[1])
+    uid = entity["entity"]["uid"]  # a load records no event of an entity
+    quiet = run(home, capsys, "history", uid, "--user", "ld")
+    quiet_json = run(home, capsys, "history", uid, "--user", "ld", "--json")
+    unknown = run(home, capsys, "history", "f00d", "--user", "ld")
     others = run(home, capsys, "history", uid, "--user", "u")  # u holds a message, not this
-    assert quiet[:2] == (0, f"no change of {uid} is recorded for user 'kb'\n")
+    assert quiet[:2] == (0, f"no change of {uid} is recorded for user 'ld'\n")
     assert (quiet_json[0], json.loads(quiet_json[1])) == (0, [])
     assert unknown[:2] == (1, "")
-    assert unknown[2].splitlines()[-1] == "graphmem: error: user 'kb' has no fact or entity 'f00d'"
+    assert unknown[2].splitlines()[-1] == "graphmem: error: user 'ld' has no fact or entity 'f00d'"
     assert others[:2] == (1, "")
     assert others[2].splitlines()[-1] == f"graphmem: error: user 'u' has no fact or entity {uid!r}"
 

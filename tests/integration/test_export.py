@@ -125,7 +125,7 @@ def test_json_round_trip_is_exact(stores: list[FalkorDBStore], embedder: Embedde
     build_graph(source, embedder, "alice")
     exported = read_snapshot(source, "alice")
     report = import_snapshot(target, parse_snapshot(to_json(exported)), "alice")
-    assert (report.entities, report.facts, report.episodes, report.history) == (10, 5, 1, 6)
+    assert (report.entities, report.facts, report.episodes, report.history) == (10, 5, 1, 16)
     _same(read_snapshot(target, "alice"), exported)
     facts = source_reads.list_facts("alice", include_invalid=True, skip=0, limit=100)
     assert target_reads.list_facts("alice", include_invalid=True, skip=0, limit=100) == facts
@@ -167,11 +167,11 @@ def test_a_second_import_reports_what_was_new_and_what_was_held(
     again = import_snapshot(store, exported, "bob")
 
     kinds = ("entities", "facts", "episodes", "history")
-    assert [getattr(first, k) for k in kinds] == [10, 5, 1, 6]  # the file's records
-    assert [getattr(first, f"{k}_new") for k in kinds] == [10, 5, 1, 6]
+    assert [getattr(first, k) for k in kinds] == [10, 5, 1, 16]  # the file's records
+    assert [getattr(first, f"{k}_new") for k in kinds] == [10, 5, 1, 16]
     assert [getattr(first, f"{k}_held") for k in kinds] == [0, 0, 0, 0]
     assert [getattr(again, f"{k}_new") for k in kinds] == [0, 0, 0, 0]
-    assert [getattr(again, f"{k}_held") for k in kinds] == [10, 5, 1, 6]
+    assert [getattr(again, f"{k}_held") for k in kinds] == [10, 5, 1, 16]
     assert again.model_dump()["facts_new"] == 0 and again.model_dump()["facts_held"] == 5
 
 
@@ -308,6 +308,10 @@ def test_the_cypher_script_rebuilds_the_graph_on_falkordb(
         (lambda d: d["entities"][0].update(mentions=float("nan")), "mentions"),
         (lambda d: d["entities"][0].update(mentions=-5), "mentions"),
         (lambda d: d["facts"][0].update(mentions=10**30), "mentions"),
+        # a load mark is hex digits, a few of them, and an entity holds a bounded number
+        (lambda d: d["entities"][0].update(load_marks=["'); DROP"]), "load_marks"),
+        (lambda d: d["entities"][0].update(load_marks=["a" * 65]), "load_marks"),
+        (lambda d: d["entities"][0].update(load_marks=["ab"] * 65), "load_marks"),
     ],
 )
 def test_a_bad_document_is_refused(
@@ -499,8 +503,8 @@ def test_import_reports_its_progress(stores: list[FalkorDBStore], embedder: Embe
     )  # fmt: skip
     # its start, then the one message
     assert [p for p in seen if p[0] == "vectors"] == [("vectors", 0, 1), ("vectors", 1, 1)]
-    written = [done for phase, done, total in seen if phase == "records" and total == 22]
-    assert written == sorted(written) and written[-1] == 22 and len(written) > 1
+    written = [done for phase, done, total in seen if phase == "records" and total == 32]
+    assert written == sorted(written) and written[-1] == 32 and len(written) > 1
 
 
 def test_cli_import_says_what_it_reads_before_reading(
@@ -537,11 +541,11 @@ def test_cli_import_shows_progress_on_stderr_unless_json(
     # not a terminal: a line every few seconds and one at the end of each phase, as load's
     assert shown.out.startswith(
         "imported 10 new entities (0 already held), 5 new facts (0 already held), 1 new "
-        "episodes (0 already held), 6 new history events (0 already held) of 'alice' into "
+        "episodes (0 already held), 16 new history events (0 already held) of 'alice' into "
         "user 'erin'"
     )
     assert any(line.startswith("import vectors: 1/1 (100%)") for line in shown.err.splitlines())
-    assert shown.err.splitlines()[-1].startswith("import records: 22/22 (100%)")
+    assert shown.err.splitlines()[-1].startswith("import records: 32/32 (100%)")
     assert "import " not in quiet.err and json.loads(quiet.out)["user_id"] == "erin"
     again = json.loads(quiet.out)  # the same file a second time: nothing new
     assert (again["entities_new"], again["entities_held"], again["entities"]) == (0, 10, 10)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.errors import InvalidInputError, LimitExceededError, NotFoundError
@@ -46,12 +48,17 @@ def test_add_memory_keeps_the_metadata_search_memory_filters_on(memory: Memory) 
     assert memory.stats("carol").episodes == 2
 
 
-def test_memory_history_of_an_id_the_user_does_not_hold_is_not_found(memory: Memory) -> None:
+def test_memory_history_of_an_id_the_user_does_not_hold_is_not_found(
+    memory: Memory, tmp_path: Path
+) -> None:
     memory.add_facts([("Dan", "LIKES", "Tea")], "dan")
     (fact,) = memory.get_all("dan")
-    dan = memory.entity("Dan", "dan").entity
+    triples = tmp_path / "dan.tsv"
+    triples.write_text("Zoe\tLIKES\tJazz\n", encoding="utf-8")
+    memory.load(triples, "dan")
+    zoe = memory.entity("Zoe", "dan").entity
     added = tools.memory_history(memory, "dan", fact.uid)
-    quiet = tools.memory_history(memory, "dan", dan.uid)  # add_facts records no entity event
+    quiet = tools.memory_history(memory, "dan", zoe.uid)  # a load records no entity event
     with pytest.raises(NotFoundError) as unknown:
         tools.memory_history(memory, "dan", "f00d")
     with pytest.raises(NotFoundError) as others:

@@ -30,6 +30,19 @@ def test_add_facts_is_idempotent(memory: Memory) -> None:
     assert memory.stats("a").entities == 2
 
 
+def test_add_facts_records_the_add_of_each_entity_it_creates_once(memory: Memory) -> None:
+    first = memory.add_facts([("Alice", "FRIEND_OF", "John")], user_id="a")
+    memory.add_facts([("alice", "FRIEND_OF", "john"), ("John", "OWNS", "Rex")], user_id="a")
+    alice, john = first.entity_uids
+    rex = memory.entity("Rex", "a").entity.uid
+    events = {uid: memory.history(uid, "a") for uid in (alice, john, rex)}
+    assert {uid: [(e.event, e.detail) for e in found] for uid, found in events.items()} == {
+        alice: [("ADD", "Alice")],
+        john: [("ADD", "John")],
+        rex: [("ADD", "Rex")],
+    }
+
+
 def test_add_facts_says_which_entities_it_wrote_and_how_long_it_took(memory: Memory) -> None:
     """Its result listed no entity (`entity_uids=[]` beside `entities_added=2`) and took 0 ms."""
     first = memory.add_facts([("Alice", "FRIEND_OF", "John"), ("John", "OWNS", "Rex")], "a")

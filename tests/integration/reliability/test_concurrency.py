@@ -274,6 +274,9 @@ def test_two_writers_of_the_same_new_entities_add_each_once(
     named = {entity_key(n) for s, _, o in NEW_FACTS for n in (s, o)}
     assert {e.key for e in stored} == named and duplicate_keys(memory.store, USER) == []
     assert sum(r.entities_added for r in results) == len(named)
+    # each entity's ADD event recorded once, by the writer that created it (as an add does)
+    uids = [e.uid for e in stored]
+    assert history_events(memory.store, uids) == {uid: ["ADD"] for uid in uids}
     tally.cases += 2 * len(named)
 
 
