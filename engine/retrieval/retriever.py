@@ -31,6 +31,7 @@ from engine.retrieval.semantic import SemanticLeg
 from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.stored_relations import StoredRelations
+from engine.retrieval.terms import mentions_self
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, judged_names, unknown_names
 from engine.retrieval.user_relations import Relations, UserRelations, of_one_offs
@@ -242,7 +243,7 @@ class DualRetriever:
         lookup = None if legs.names_searched else functools.partial(self._names_of, user_id)
         unknown = unknown_names(query, messages.index, named, lookup)
         if unknown and _only_strangers(query, unknown, legs, ask.self_uid):
-            found = about_the_user(found, ask.self_uid)
+            found = about_the_user(found, ask.self_uid, _of_the_user(query, legs, ask.self_uid))
         found, episodes = found[:limit], episodes[:limit]
         if ask.explain:
             explain(found, episodes, self._found(limit, legs, ranked))
@@ -301,6 +302,11 @@ def _only_strangers(query: str, unknown: list[str], legs: _Legs, self_uid: str |
     if legs.names_searched:
         return all(a.entity.uid == self_uid for a in legs.graph.anchors)
     return set(unknown) == set(judged_names(query))
+
+
+def _of_the_user(query: str, legs: _Legs, self_uid: str | None) -> bool:
+    """The query speaks of the user: in the first person, or by the user's own entity."""
+    return mentions_self(query) or any(a.entity.uid == self_uid for a in legs.graph.anchors)
 
 
 def _names(anchors: list[Anchor]) -> list[str]:

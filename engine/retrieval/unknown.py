@@ -5,8 +5,9 @@ A search returns its best matches; when the query names someone the memory has n
 York"). No similarity floor tells them from answers (benchmarks/results/relevance_floor.md),
 so the result says it instead: `SearchResult.unknown_names`, and `context()` opens with it.
 When those names are all the query names (nothing it names is known but the user), the facts
-about others are held back: a fact stays only when the user is its subject or object. The
-messages stay, for the agent to read with the warning.
+about others are held back: a fact stays only when the user is its subject or object and the
+query speaks of the user ("my", or the user's own name). The messages stay, for the agent to
+read with the warning.
 
 A name is a capitalized word of two letters or more, not the first of its sentence, that no
 anchored entity's name or alias holds, no fact found names (its subject or object) and no
@@ -73,7 +74,13 @@ def judged_names(text: str) -> dict[str, str]:
     return judged
 
 
-def about_the_user(found: list[ScoredFact], self_uid: str | None) -> list[ScoredFact]:
-    """The facts of `found` whose subject or object is the user: what answers a query that
-    names only people the memory has never heard of, besides the user."""
+def about_the_user(
+    found: list[ScoredFact], self_uid: str | None, asked_of_user: bool
+) -> list[ScoredFact]:
+    """What answers a query that names only people the memory has never heard of: the facts
+    of `found` whose subject or object is the user, when the query speaks of the user too
+    (`asked_of_user`: "is Bob coming to my party?"); none when it does not ("where does Bob
+    live?": where the user lives is no answer)."""
+    if not asked_of_user:
+        return []
     return [s for s in found if self_uid in (s.fact.subject_uid, s.fact.object_uid)]
