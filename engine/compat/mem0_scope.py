@@ -15,12 +15,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInputError
-from engine.metadata_filter import Condition, condition
+from engine.metadata_filter import WILDCARD, Condition, condition
 from engine.models import Episode
 from engine.normalize import check_user_id, clean_text
 
 SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 RESERVED_PREFIXES = ("agent:", "run:")
+_NO_WILDCARD_ID = (
+    "{key}: Mem0's wildcard '*' is not supported for user_id, agent_id or run_id: the facade "
+    "keeps one graph per user and reads one at a time; name the {key} (a metadata key may be "
+    "'*')"
+)
 
 
 @dataclass(frozen=True)
@@ -76,8 +81,8 @@ def scope_of(
     metadata conditions (equality, or one of eq/ne/in/nin), all of which must hold.
 
     Raises:
-        InvalidInputError: no id at all, an unusable or reserved id, or a filter graphmem
-            cannot apply.
+        InvalidInputError: no id at all, an unusable, reserved or wildcard ('*') id, or a
+            filter graphmem cannot apply.
     """
     ids: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
     where: list[Condition] = []
@@ -89,6 +94,9 @@ def scope_of(
                 ids[key] = ids[key] if ids[key] is not None else value
             else:
                 where.append(condition(key, value))
+    for key in SCOPE_KEYS:
+        if ids[key] == WILDCARD:
+            raise InvalidInputError(_NO_WILDCARD_ID.format(key=key))
     for key in ("agent_id", "run_id"):
         if ids[key] is not None:
             _check_id(ids[key], key)

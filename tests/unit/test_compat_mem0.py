@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from engine.compat.mem0_config import settings_from_mem0
-from engine.errors import ConfigError
+from engine.compat.mem0_scope import scope_of
+from engine.errors import ConfigError, InvalidInputError
 
 
 def test_mem0_config_keys_map_onto_graphmem_settings() -> None:
@@ -71,3 +72,33 @@ def test_mem0s_deepseek_config_takes_its_key_from_the_environment(
 def test_mem0_config_that_cannot_work_is_a_config_error(config: dict[str, Any], says: str) -> None:
     with pytest.raises(ConfigError, match=says):
         settings_from_mem0(config)
+
+
+def test_mem0s_wildcard_filter_keeps_memories_whose_message_has_the_key() -> None:
+    """Mem0's `{"key": "*"}` (the key is there, whatever its value) matched only messages
+    whose value was the text "*": a filtered search or listing came back empty, silently."""
+    scope = scope_of(None, None, None, {"user_id": "bob", "category": "*"})
+    [wildcard] = scope.where
+    assert wildcard.holds({"category": "food"}) and wildcard.holds({"category": 0})
+    assert not wildcard.holds({}) and not wildcard.holds({"category": None})
+    assert not wildcard.holds({"kind": "food"})
+
+
+@pytest.mark.parametrize(
+    ("ids", "filters"),
+    [
+        (("*", None, None), None),
+        ((None, None, None), {"user_id": "*"}),
+        (("bob", "*", None), None),
+        ((None, None, None), {"user_id": "bob", "run_id": "*"}),
+        ((None, None, None), {"agent_id": "*"}),
+    ],
+)
+def test_a_wildcard_id_is_refused_by_name(
+    ids: tuple[str | None, str | None, str | None], filters: dict[str, Any] | None
+) -> None:
+    """`user_id="*"` read the graph of a user named "*" (and `agent_id="*"` the agent "*"),
+    where a Mem0 user asks for every user's (or agent's) memories: an empty answer, silently."""
+    with pytest.raises(InvalidInputError, match=r"wildcard '\*'.*one graph per user"):
+        scope_of(*ids, filters)
+
