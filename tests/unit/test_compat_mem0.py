@@ -3,13 +3,16 @@ multiple agents) as written, with `mem0` resolving to graphmem's facade."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from engine.compat.mem0_config import settings_from_mem0
 from engine.compat.mem0_scope import scope_of
+from engine.compat.mem0_shapes import history_item
 from engine.errors import ConfigError, InvalidInputError
+from engine.models import HistoryEvent
 
 
 def test_mem0_config_keys_map_onto_graphmem_settings() -> None:
@@ -102,3 +105,16 @@ def test_a_wildcard_id_is_refused_by_name(
     with pytest.raises(InvalidInputError, match=r"wildcard '\*'.*one graph per user"):
         scope_of(*ids, filters)
 
+
+def test_history_entries_carry_every_key_of_mem0s() -> None:
+    """Mem0's history entries have `actor_id` and `role` (None when unknown): reading them
+    raised KeyError."""
+    event = HistoryEvent(
+        uid="h1", target_uid="f1", user_id="bob", event="ADD", ts=datetime.now(UTC), detail="x"
+    )
+    entry = history_item("m1", event, None)
+    assert set(entry) == {
+        "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
+        "is_deleted", "actor_id", "role",
+    }  # fmt: skip
+    assert (entry["actor_id"], entry["role"]) == (None, None)
