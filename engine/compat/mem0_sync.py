@@ -352,8 +352,9 @@ class Memory:
                 event = "UPDATE"
             item = self._item(fact, scope, origins.get(fact.uid, told))
             items.append({**item, "event": event})
-        added = [relation(f, "target") for f in facts if f.uid not in invalid]
-        deleted = [relation(f, "target") for f in gone]
+        # Mem0's graph answers the rows each relationship's write returned: a list per fact
+        added = [[relation(f, "target")] for f in facts if f.uid not in invalid]
+        deleted = [[relation(f, "target")] for f in gone]
         return {
             "results": items,
             "relations": {"added_entities": added, "deleted_entities": deleted},

@@ -426,3 +426,17 @@ def test_search_names_whom_no_memory_holds(memory: GraphMemory) -> None:
     assert known["unknown_names"] == []
     assert [r["memory"] for r in known["results"]][:1] == ["Peter lives in Oslo"]
     assert m.search("Where does Bob live?", user_id="u-bob")["unknown_names"] == []
+
+
+def test_add_reports_relations_in_mem0s_nested_lists(memory: GraphMemory) -> None:
+    """Mem0's graph `add` answers one list of rows per relationship it wrote or deleted
+    (`[[{"source", "relationship", "target"}], ...]`); the facade gave the rows in one flat
+    list, so Mem0 code reading `added_entities[0][0]["source"]` failed."""
+    m = facade.Memory(memory=memory)
+    m.add("I live in Paris", user_id="bob")
+    moved = m.add("I live in Berlin", user_id="bob")["relations"]
+    assert moved == {
+        "added_entities": [[{"source": "bob", "relationship": "lives_in", "target": "Berlin"}]],
+        "deleted_entities": [[{"source": "bob", "relationship": "lives_in", "target": "Paris"}]],
+    }
+
