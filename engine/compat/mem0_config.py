@@ -15,6 +15,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
+from engine.config import Settings
 from engine.errors import ConfigError
 
 log = logging.getLogger("graphmem")
@@ -134,3 +137,15 @@ def settings_from_mem0(config: Mapping[str, Any]) -> dict[str, Any]:
         log.info("graphmem: Mem0 config keys with no graphmem counterpart: %s", ignored)
     overrides = dict(config.get("graphmem") or {})
     return {**_llm(config), **_embedder(config), **_graph_store(config), **overrides}
+
+
+def settings_of(config: Mapping[str, Any]) -> Settings:
+    """graphmem `Settings` for a Mem0 config dictionary.
+
+    Raises:
+        ConfigError: what `settings_from_mem0` refuses, or settings graphmem finds invalid.
+    """
+    try:
+        return Settings(**settings_from_mem0(config))
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings from the Mem0 config: {exc}") from exc
