@@ -68,6 +68,17 @@ def test_mem0s_deepseek_config_takes_its_key_from_the_environment(
         ({"graph_store": {"provider": "memgraph", "config": {"url": "bolt://x"}}}, "memgraph"),
         ({"graph_store": {"provider": "neo4j", "config": {}}}, "url is required"),
         ({"custom_fact_extraction_prompt": "Extract..."}, "prompt is fixed"),
+        ({"custom_instructions": "Only food"}, "custom_instructions: graphmem's extraction prompt"),
+        (
+            {
+                "graph_store": {
+                    "provider": "neo4j",
+                    "config": {"url": "bolt://x"},
+                    "custom_prompt": "Only sports",
+                }
+            },
+            "graph_store.custom_prompt: graphmem's extraction prompt is fixed",
+        ),
         ({"vectorstore": {}}, "unknown Mem0 config keys: vectorstore"),
         ({"llm": "openai"}, "must be a dict"),
     ],
@@ -118,3 +129,19 @@ def test_history_entries_carry_every_key_of_mem0s() -> None:
         "is_deleted", "actor_id", "role",
     }  # fmt: skip
     assert (entry["actor_id"], entry["role"]) == (None, None)
+
+
+def test_the_llm_of_mem0s_graph_store_is_the_llm() -> None:
+    """Mem0's graph memory extracts its graph with `graph_store.llm` when one is given (its
+    docs' three levels); the facade ignored it, so with no top-level `llm` the offline
+    extractor ran, silently, and with one the wrong model extracted the graph."""
+    graph_llm = {"provider": "openai", "config": {"model": "gpt-4o-mini", "api_key": "sk-g"}}
+    store = {"provider": "neo4j", "config": {"url": "bolt://x"}, "llm": graph_llm}
+    mapped = settings_from_mem0({"graph_store": store})
+    assert (mapped["llm_model"], mapped["openai_api_key"]) == ("gpt-4o-mini", "sk-g")
+    main = {"provider": "ollama", "config": {"model": "qwen2.5"}}
+    both = settings_from_mem0({"llm": main, "graph_store": store})
+    assert (both["llm_model"], both["openai_api_key"]) == ("gpt-4o-mini", "sk-g")
+    assert "openai_base_url" not in both  # nothing of the other provider's
+    with pytest.raises(ConfigError, match="llm provider 'anthropic'"):
+        settings_from_mem0({"graph_store": {**store, "llm": {"provider": "anthropic"}}})
