@@ -10,7 +10,7 @@ whose messages match.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,11 +74,24 @@ def check_mem0_user_id(user_id: object) -> str:
     return user
 
 
+def _entries(filters: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The (key, value) conditions of `filters`, those of Mem0's `AND` lists among them."""
+    for key, value in filters.items():
+        if key != "AND":
+            yield key, value
+            continue
+        if not isinstance(value, list | tuple) or not all(isinstance(v, Mapping) for v in value):
+            raise InvalidInputError(f"filters: AND must be a list of dicts, got {value!r}")
+        for item in value:
+            yield from _entries(item)
+
+
 def scope_of(
     user_id: str | None, agent_id: str | None, run_id: str | None, filters: Any = None
 ) -> Scope:
     """The scope of a call; `filters` may carry the ids too (Mem0's newer call shape) and
-    metadata conditions (equality, or one of eq/ne/in/nin), all of which must hold.
+    metadata conditions (equality, '*', or one of eq/ne/in/nin), all of which must hold, also
+    listed in Mem0's `{"AND": [{...}, ...]}`.
 
     Raises:
         InvalidInputError: no id at all, an unusable, reserved or wildcard ('*') id, or a
@@ -86,14 +99,15 @@ def scope_of(
     """
     ids: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
     where: list[Condition] = []
-    if filters:
-        if not isinstance(filters, Mapping):
-            raise InvalidInputError(f"filters must be a dict, got {filters!r}")
-        for key, value in filters.items():
-            if key in SCOPE_KEYS:
-                ids[key] = ids[key] if ids[key] is not None else value
-            else:
-                where.append(condition(key, value))
+    if filters and not isinstance(filters, Mapping):
+        raise InvalidInputError(f"filters must be a dict, got {filters!r}")
+    filtered: dict[str, Any] = {}
+    for key, value in _entries(filters or {}):
+        if key not in SCOPE_KEYS:
+            where.append(condition(key, value))
+        elif filtered.setdefault(key, value) != value:
+            raise InvalidInputError(f"filters: {key} is given twice: {filtered[key]!r}, {value!r}")
+    ids |= {k: v for k, v in filtered.items() if ids[k] is None}  # a keyword wins, as in Mem0
     for key in SCOPE_KEYS:
         if ids[key] == WILDCARD:
             raise InvalidInputError(_NO_WILDCARD_ID.format(key=key))

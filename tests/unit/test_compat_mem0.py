@@ -145,3 +145,22 @@ def test_the_llm_of_mem0s_graph_store_is_the_llm() -> None:
     assert "openai_base_url" not in both  # nothing of the other provider's
     with pytest.raises(ConfigError, match="llm provider 'anthropic'"):
         settings_from_mem0({"graph_store": {**store, "llm": {"provider": "anthropic"}}})
+
+
+def test_mem0s_and_filter_is_every_condition_it_lists() -> None:
+    """Mem0 (and its Platform, which wants `filters={"AND": [{"user_id": ...}]}`) reads an
+    `AND` list as conditions that must all hold; the facade refused it."""
+    scope = scope_of(
+        None, None, None,
+        {"AND": [{"user_id": "bob"}, {"category": "food"}, {"n": {"in": [1, 2]}}]},
+    )  # fmt: skip
+    assert (scope.user, scope.user_id) == ("bob", "bob")
+    assert [(c.key, c.op) for c in scope.where] == [("category", "eq"), ("n", "in")]
+    nested = scope_of("bob", None, None, {"AND": [{"AND": [{"agent_id": "chef"}]}]})
+    assert (nested.user, nested.agent_id) == ("bob", "chef")
+    with pytest.raises(InvalidInputError, match="user_id is given twice"):
+        scope_of(None, None, None, {"AND": [{"user_id": "bob"}, {"user_id": "eve"}]})
+    with pytest.raises(InvalidInputError, match="AND must be a list of dicts"):
+        scope_of("bob", None, None, {"AND": {"category": "food"}})
+    with pytest.raises(InvalidInputError, match="'OR' is not supported"):
+        scope_of("bob", None, None, {"OR": [{"category": "food"}]})
