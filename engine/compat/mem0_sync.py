@@ -336,8 +336,9 @@ class Memory:
         return str(rows[0][0])
 
     def _added(self, scope: Scope, result: AddResult, told: Origin) -> dict[str, Any]:
-        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE) or
-        contradicted (DELETE, shown with the origin of their own messages)."""
+        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE, with
+        its unchanged `previous_memory`) or contradicted (DELETE, shown with the origin of their
+        own messages)."""
         invalid = set(result.invalidated_uids)
         facts = self.graph.reads.facts_by_uids(
             scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
@@ -349,8 +350,10 @@ class Memory:
             event = "DELETE" if fact.uid in invalid else "ADD"
             if event == "ADD" and fact.first_seen != fact.last_seen:
                 event = "UPDATE"
-            item = self._item(fact, scope, origins.get(fact.uid, told))
-            items.append({**item, "event": event})
+            item = {**self._item(fact, scope, origins.get(fact.uid, told)), "event": event}
+            if event == "UPDATE":  # mentioned again: its text stays (Mem0's UPDATE says it)
+                item["previous_memory"] = fact.text
+            items.append(item)
         # Mem0's graph answers the rows each relationship's write returned: a list per fact
         added = [[relation(f, "target")] for f in facts if f.uid not in invalid]
         deleted = [[relation(f, "target")] for f in gone]

@@ -471,3 +471,16 @@ def test_arguments_graphmem_lacks_are_refused_saying_what_to_do(memory: GraphMem
     assert got is not None
     assert (got["memory"], got["metadata"]) == ("bob lives in Seattle", {"category": "home"})
     assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was written
+
+
+def test_a_memory_mentioned_again_is_an_update_with_its_previous_memory(
+    memory: GraphMemory,
+) -> None:
+    """Mem0's UPDATE items carry `previous_memory`; the facade's (a memory mentioned again)
+    had none, so Mem0 code reading it on every UPDATE raised KeyError."""
+    m = facade.Memory(memory=memory)
+    [first] = m.add("I live in Seattle", user_id="bob")["results"]
+    [again] = m.add("I live in Seattle", user_id="bob")["results"]
+    assert (again["id"], again["event"]) == (first["id"], "UPDATE")
+    assert again["previous_memory"] == again["memory"] == "bob lives in Seattle"
+    assert "previous_memory" not in first
