@@ -64,8 +64,8 @@ def _section(config: Mapping[str, Any], key: str) -> tuple[str | None, dict[str,
 def _llm(config: Mapping[str, Any]) -> dict[str, Any]:
     store = config.get("graph_store")
     # Mem0 extracts its graph with graph_store.llm when one is given: graphmem's facts are it
-    graph_llm = isinstance(store, Mapping) and store.get("llm") is not None
-    provider, inner = _section(store if graph_llm else config, "llm")
+    holder = store if isinstance(store, Mapping) and store.get("llm") is not None else config
+    provider, inner = _section(holder, "llm")
     if provider is None:
         return {}
     if provider not in _OPENAI_COMPATIBLE:
