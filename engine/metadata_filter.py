@@ -1,8 +1,9 @@
 """Metadata filters on search (Mem0's `filters`): keep the hits whose messages' `metadata`
 match every condition.
 
-A condition is `{key: value}` (equality) or `{key: {"eq"|"ne"|"in"|"nin": value}}`; all must
-hold. A message without the key passes only "ne" and "nin". A fact passes when one of the
+A condition is `{key: value}` (equality), `{key: "*"}` (Mem0's wildcard: the key is there with
+a value other than None) or `{key: {"eq"|"ne"|"in"|"nin": value}}`; all must hold. A message
+without the key passes only "ne" and "nin". A fact passes when one of the
 messages it came from does; a message hit by its own metadata. The messages are read by uid
 inside the asking user's graph (uids and user as query parameters), so a filter never looks
 at another user's messages; paths keep only the facts that passed, entities only those the
@@ -27,7 +28,10 @@ _OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "ne": lambda have, want: have != want,
     "in": lambda have, want: have in want,
     "nin": lambda have, want: have not in want,
+    "exists": lambda have, _: have is not None,
 }
+WILDCARD = "*"  # Mem0's "any value" (`{"category": "*"}`)
+_COMPARISONS = ("eq", "ne", "in", "nin")
 
 
 @dataclass(frozen=True)
@@ -53,13 +57,15 @@ def condition(key: Any, value: Any) -> Condition:
     if not isinstance(key, str) or not key or key.upper() in ("AND", "OR", "NOT"):
         raise InvalidInputError(
             f"filters: {key!r} is not supported; give metadata keys with a value (or "
-            "{'eq'|'ne'|'in'|'nin': value}), all of which must hold"
+            "'*', or {'eq'|'ne'|'in'|'nin': value}), all of which must hold"
         )
+    if isinstance(value, str) and value == WILDCARD:
+        return Condition(key, "exists", None)
     if not isinstance(value, Mapping):
         return Condition(key, "eq", value)
-    if len(value) != 1 or next(iter(value)) not in _OPERATORS:
+    if len(value) != 1 or next(iter(value)) not in _COMPARISONS:
         raise InvalidInputError(
-            f"filters[{key!r}]: only one of {', '.join(_OPERATORS)} is supported, got {value!r}"
+            f"filters[{key!r}]: only one of {', '.join(_COMPARISONS)} is supported, got {value!r}"
         )
     ((op, operand),) = value.items()
     if op in ("in", "nin") and not isinstance(operand, list | tuple | set | frozenset):

@@ -1,6 +1,7 @@
 """The arguments of Mem0's calls that graphmem reads its own way: how many results (`limit`,
-or `top_k`, Mem0's newer name for it) and `search`'s `threshold`, `rerank`, `explain` and
-`reference_date`.
+or `top_k`, Mem0's newer name for it), `search`'s `threshold`, `rerank`, `explain` and
+`reference_date`, and those of `add` and `update` graphmem refuses (`infer=False`, `prompt`,
+`memory_type`, `update`'s `metadata`), each with what to do instead.
 
 Mem0 v1 searches with `rerank=True` by default and reranks only when a reranker is
 configured; graphmem has none to run (its ranking is the fusion of graph expansion, fact and
@@ -10,6 +11,8 @@ platform-only dating: graphmem cannot give either, so both are refused, never ig
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from engine.errors import InvalidInputError
 from engine.normalize import check_count
@@ -68,3 +71,50 @@ def check_search_flags(rerank: object, explain: object, reference_date: object) 
         raise InvalidInputError(_NO_EXPLAIN)
     if reference_date is not None:
         raise InvalidInputError(_NO_REFERENCE_DATE)
+
+
+_NO_INFER = (
+    "infer=False is not supported: graphmem keeps every message as an episode and always "
+    "extracts facts from it"
+)
+_WHY_NOT = {
+    "prompt": (
+        "prompt: graphmem's extraction prompt is fixed (one tool call that sees the known "
+        "facts), so the messages are not added the way the prompt asks; leave it out"
+    ),
+    "memory_type": (
+        "memory_type: Mem0's procedural memory (an LLM's summary of an agent's run) has no "
+        "graphmem counterpart; add the summary as a message (agent_id=...) instead"
+    ),
+}
+_NO_UPDATE_METADATA = (
+    "update(metadata=...) is not supported: a memory's metadata is kept with the messages it "
+    "came from (add(..., metadata=...)), not on the memory; update the text alone"
+)
+
+
+def check_add_args(infer: object, unsupported: Mapping[str, object]) -> None:
+    """`add`'s arguments graphmem cannot honour, refused before anything is written.
+
+    Raises:
+        InvalidInputError: `infer=False`; an argument of Mem0's `add` graphmem lacks (named,
+            with what to do), or one Mem0 does not have either.
+    """
+    if not infer:
+        raise InvalidInputError(_NO_INFER)
+    known = [_WHY_NOT[name] for name in sorted(unsupported) if name in _WHY_NOT]
+    others = sorted(name for name in unsupported if name not in _WHY_NOT)
+    if others:
+        known.append(f"unsupported arguments: {', '.join(others)}")
+    if known:
+        raise InvalidInputError("; ".join(known))
+
+
+def check_update_metadata(metadata: object) -> None:
+    """`update`'s `metadata` (Mem0's): refused unless None.
+
+    Raises:
+        InvalidInputError: any metadata.
+    """
+    if metadata is not None:
+        raise InvalidInputError(_NO_UPDATE_METADATA)

@@ -1,11 +1,13 @@
 """Mem0's `Memory.from_config({...})` dictionary mapped onto graphmem's `Settings`.
 
-Mapped: `llm` (any provider graphmem reaches through an OpenAI-compatible endpoint),
-`embedder` (sentence-transformers models), `graph_store` (Neo4j credentials). Accepted and
-ignored, because graphmem has no such part: `vector_store` (vectors live in the graph),
+Mapped: `llm` (any provider graphmem reaches through an OpenAI-compatible endpoint;
+`graph_store.llm` instead when given, as Mem0 extracts its graph with it), `embedder`
+(sentence-transformers models), `graph_store` (Neo4j credentials). Accepted and ignored,
+because graphmem has no such part: `vector_store` (vectors live in the graph),
 `history_db_path` / `history_db` (history lives in the graph), `version`. Refused, because
-ignoring them would change behaviour silently: custom prompts, providers graphmem cannot
-reach. A `graphmem` key passes graphmem settings through (e.g. `{"data_dir": ...}`).
+ignoring them would change behaviour silently: custom prompts and instructions (the
+`graph_store`'s too), providers graphmem cannot reach. A `graphmem` key passes graphmem
+settings through (e.g. `{"data_dir": ...}`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
+from engine.config import Settings
 from engine.errors import ConfigError
 
 log = logging.getLogger("graphmem")
@@ -33,7 +38,13 @@ _OPENAI_COMPATIBLE: dict[str, tuple[str, str | None]] = {
 # none, as Mem0 reads them: its documented DeepSeek config has no api_key
 _HOSTED_ENV = {"deepseek": ("DEEPSEEK_API_KEY", "DEEPSEEK_API_BASE")}
 _IGNORED = frozenset({"vector_store", "history_db_path", "history_db", "version", "reranker"})
-_REFUSED = frozenset({"custom_fact_extraction_prompt", "custom_update_memory_prompt"})
+_REFUSED = frozenset(
+    {"custom_fact_extraction_prompt", "custom_update_memory_prompt", "custom_instructions"}
+)
+_FIXED_PROMPT = (
+    "{keys}: graphmem's extraction prompt is fixed (one tool call that sees the known facts); "
+    "see docs/migrate_from_mem0.md"
+)
 _KNOWN = frozenset({"llm", "embedder", "graph_store", "graphmem"}) | _IGNORED | _REFUSED
 
 
@@ -51,7 +62,10 @@ def _section(config: Mapping[str, Any], key: str) -> tuple[str | None, dict[str,
 
 
 def _llm(config: Mapping[str, Any]) -> dict[str, Any]:
-    provider, inner = _section(config, "llm")
+    store = config.get("graph_store")
+    # Mem0 extracts its graph with graph_store.llm when one is given: graphmem's facts are it
+    holder = store if isinstance(store, Mapping) and store.get("llm") is not None else config
+    provider, inner = _section(holder, "llm")
     if provider is None:
         return {}
     if provider not in _OPENAI_COMPATIBLE:
@@ -100,6 +114,8 @@ def _graph_store(config: Mapping[str, Any]) -> dict[str, Any]:
             f"graph_store provider {provider!r}: graphmem stores in Neo4j, or in its embedded "
             "FalkorDB when graph_store is left out"
         )
+    if config["graph_store"].get("custom_prompt"):
+        raise ConfigError(_FIXED_PROMPT.format(keys="graph_store.custom_prompt"))
     if not inner.get("url"):
         raise ConfigError("graph_store.config.url is required for Neo4j (e.g. bolt://...)")
     out: dict[str, Any] = {"store": "neo4j", "neo4j_uri": inner["url"]}
@@ -125,12 +141,21 @@ def settings_from_mem0(config: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"unknown Mem0 config keys: {', '.join(unknown)}")
     refused = sorted(k for k in _REFUSED if config.get(k))
     if refused:
-        raise ConfigError(
-            f"{', '.join(refused)}: graphmem's extraction prompt is fixed (one tool call that "
-            "sees the known facts); see docs/migrate_from_mem0.md"
-        )
+        raise ConfigError(_FIXED_PROMPT.format(keys=", ".join(refused)))
     ignored = sorted(k for k in _IGNORED if k in config)
     if ignored:
         log.info("graphmem: Mem0 config keys with no graphmem counterpart: %s", ignored)
     overrides = dict(config.get("graphmem") or {})
     return {**_llm(config), **_embedder(config), **_graph_store(config), **overrides}
+
+
+def settings_of(config: Mapping[str, Any]) -> Settings:
+    """graphmem `Settings` for a Mem0 config dictionary.
+
+    Raises:
+        ConfigError: what `settings_from_mem0` refuses, or settings graphmem finds invalid.
+    """
+    try:
+        return Settings(**settings_from_mem0(config))
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings from the Mem0 config: {exc}") from exc

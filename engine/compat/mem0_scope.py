@@ -10,17 +10,22 @@ whose messages match.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInputError
-from engine.metadata_filter import Condition, condition
+from engine.metadata_filter import WILDCARD, Condition, condition
 from engine.models import Episode
 from engine.normalize import check_user_id, clean_text
 
 SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 RESERVED_PREFIXES = ("agent:", "run:")
+_NO_WILDCARD_ID = (
+    "{key}: Mem0's wildcard '*' is not supported for user_id, agent_id or run_id: the facade "
+    "keeps one graph per user and reads one at a time; name the {key} (a metadata key may be "
+    "'*')"
+)
 
 
 @dataclass(frozen=True)
@@ -69,26 +74,43 @@ def check_mem0_user_id(user_id: object) -> str:
     return user
 
 
+def _entries(filters: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The (key, value) conditions of `filters`, those of Mem0's `AND` lists among them."""
+    for key, value in filters.items():
+        if key != "AND":
+            yield key, value
+            continue
+        if not isinstance(value, list | tuple) or not all(isinstance(v, Mapping) for v in value):
+            raise InvalidInputError(f"filters: AND must be a list of dicts, got {value!r}")
+        for item in value:
+            yield from _entries(item)
+
+
 def scope_of(
     user_id: str | None, agent_id: str | None, run_id: str | None, filters: Any = None
 ) -> Scope:
     """The scope of a call; `filters` may carry the ids too (Mem0's newer call shape) and
-    metadata conditions (equality, or one of eq/ne/in/nin), all of which must hold.
+    metadata conditions (equality, '*', or one of eq/ne/in/nin), all of which must hold, also
+    listed in Mem0's `{"AND": [{...}, ...]}`.
 
     Raises:
-        InvalidInputError: no id at all, an unusable or reserved id, or a filter graphmem
-            cannot apply.
+        InvalidInputError: no id at all, an unusable, reserved or wildcard ('*') id, or a
+            filter graphmem cannot apply.
     """
     ids: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
     where: list[Condition] = []
-    if filters:
-        if not isinstance(filters, Mapping):
-            raise InvalidInputError(f"filters must be a dict, got {filters!r}")
-        for key, value in filters.items():
-            if key in SCOPE_KEYS:
-                ids[key] = ids[key] if ids[key] is not None else value
-            else:
-                where.append(condition(key, value))
+    if filters and not isinstance(filters, Mapping):
+        raise InvalidInputError(f"filters must be a dict, got {filters!r}")
+    filtered: dict[str, Any] = {}
+    for key, value in _entries(filters or {}):
+        if key not in SCOPE_KEYS:
+            where.append(condition(key, value))
+        elif filtered.setdefault(key, value) != value:
+            raise InvalidInputError(f"filters: {key} is given twice: {filtered[key]!r}, {value!r}")
+    ids |= {k: v for k, v in filtered.items() if ids[k] is None}  # a keyword wins, as in Mem0
+    for key in SCOPE_KEYS:
+        if ids[key] == WILDCARD:
+            raise InvalidInputError(_NO_WILDCARD_ID.format(key=key))
     for key in ("agent_id", "run_id"):
         if ids[key] is not None:
             _check_id(ids[key], key)

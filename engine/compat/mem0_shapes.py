@@ -85,6 +85,8 @@ def history_item(memory_id: str, event: HistoryEvent, previous: str | None) -> d
         "created_at": event.ts.isoformat(),
         "updated_at": None,
         "is_deleted": int(ended),
+        "actor_id": None,  # Mem0's speaker name and role: a fact may come from several
+        "role": None,
     }
 
 

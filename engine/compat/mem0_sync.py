@@ -9,22 +9,26 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
-from pydantic import ValidationError
-
-from engine.compat.mem0_args import check_search_flags, check_threshold, count_of
-from engine.compat.mem0_config import settings_from_mem0
+from engine.compat.mem0_args import (
+    check_add_args,
+    check_search_flags,
+    check_threshold,
+    check_update_metadata,
+    count_of,
+)
+from engine.compat.mem0_config import settings_of
 from engine.compat.mem0_ids import LEGACY_ID_NEEDS_SCOPE, MemoryIds, parse, store_key
 from engine.compat.mem0_scope import Scope, owner_scope, scope_of, scope_or_none
 from engine.compat.mem0_shapes import Origin, history_item, memory_item, relation, similarities
-from engine.config import Settings
 from engine.embedding import as_param
-from engine.errors import ConfigError, ExtractionError, InvalidInputError, NotFoundError
+from engine.errors import ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
 from engine.metadata_filter import OVER_FETCH, widened
 from engine.models import AddResult, Fact
 from engine.normalize import clean_text, stable_uid
 from engine.prompt_block import MAX_LIMIT
 from engine.store.base import HistoryRow, WriteBatch
+from engine.times import parse_time
 
 __all__ = ["Memory"]
 PAGE = 1000  # facts read at a time when listing a scope
@@ -33,13 +37,6 @@ _NOT_EXTRACTED = (
     "dead_letters.jsonl): add them again to retry, or run `graphmem ingest --retry-failed`"
 )
 log = logging.getLogger("graphmem")
-
-
-def _settings(config: Mapping[str, Any]) -> Settings:
-    try:
-        return Settings(**settings_from_mem0(config))
-    except ValidationError as exc:
-        raise ConfigError(f"invalid settings from the Mem0 config: {exc}") from exc
 
 
 def _missing(memory_id: str) -> NotFoundError:
@@ -59,7 +56,7 @@ class Memory:
     def __init__(
         self, config: Mapping[str, Any] | None = None, *, memory: GraphMemory | None = None
     ) -> None:
-        self.graph = memory or GraphMemory(_settings(config or {}))
+        self.graph = memory or GraphMemory(settings_of(config or {}))
         self._owns_graph = memory is None
         self._ids: MemoryIds | None = None
 
@@ -86,28 +83,27 @@ class Memory:
         run_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         infer: bool = True,
+        timestamp: Any = None,
         **unsupported: Any,
     ) -> dict[str, Any]:
-        """Extract memories from `messages` (a string, a message dict, or a list of them).
+        """Extract memories from `messages` (a string, a message dict, or a list of them);
+        `timestamp` (Mem0 Platform's epoch seconds, or any time graphmem reads) dates them.
 
         Raises:
-            InvalidInputError: `infer=False`, an argument Mem0 has and graphmem not, no id,
-                no usable message.
+            InvalidInputError: `infer=False`, an argument Mem0 has and graphmem not (named by
+                `check_add_args`), no id, a `timestamp` that is no time, no usable message.
             ExtractionError: the LLM failed for good (as Mem0's `add` raises): the messages are
                 kept as failed episodes and dead letters; adding them again retries them.
         """
-        if not infer:
-            raise InvalidInputError(
-                "infer=False is not supported: graphmem keeps every message as an episode and "
-                "always extracts facts from it"
-            )
-        if unsupported:
-            raise InvalidInputError(f"unsupported arguments: {', '.join(sorted(unsupported))}")
+        check_add_args(infer, unsupported)
         if metadata is not None and not isinstance(metadata, Mapping):
             raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
         scope = scope_of(user_id, agent_id, run_id)
         meta = {**(metadata or {}), **({"agent_id": agent_id} if agent_id else {})}
-        result = self.graph.add(messages, scope.user, session_id=run_id, metadata=meta or None)
+        when = parse_time(timestamp, "timestamp")
+        result = self.graph.add(
+            messages, scope.user, session_id=run_id, metadata=meta or None, ts=when
+        )
         if result.extraction_error is not None:
             raise ExtractionError(_NOT_EXTRACTED.format(error=result.extraction_error))
         for error in result.errors:  # messages left out, facts dropped: Mem0 has no field
@@ -118,6 +114,7 @@ class Memory:
         self,
         memory_id: str,
         data: str,
+        metadata: Mapping[str, Any] | None = None,
         *,
         user_id: str | None = None,
         agent_id: str | None = None,
@@ -126,8 +123,10 @@ class Memory:
         """Give a memory a new text (re-embedded; an UPDATE event in its history).
 
         Raises:
+            InvalidInputError: `metadata` (kept with the messages, not on a memory).
             NotFoundError: no such memory (in the scope, when one is given).
         """
+        check_update_metadata(metadata)
         fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         text = clean_text(data, "data", self.graph.settings.max_text_chars)
         now = time.time()
@@ -337,8 +336,9 @@ class Memory:
         return str(rows[0][0])
 
     def _added(self, scope: Scope, result: AddResult, told: Origin) -> dict[str, Any]:
-        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE) or
-        contradicted (DELETE, shown with the origin of their own messages)."""
+        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE, with
+        its unchanged `previous_memory`) or contradicted (DELETE, shown with the origin of their
+        own messages)."""
         invalid = set(result.invalidated_uids)
         facts = self.graph.reads.facts_by_uids(
             scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
@@ -350,10 +350,13 @@ class Memory:
             event = "DELETE" if fact.uid in invalid else "ADD"
             if event == "ADD" and fact.first_seen != fact.last_seen:
                 event = "UPDATE"
-            item = self._item(fact, scope, origins.get(fact.uid, told))
-            items.append({**item, "event": event})
-        added = [relation(f, "target") for f in facts if f.uid not in invalid]
-        deleted = [relation(f, "target") for f in gone]
+            item = {**self._item(fact, scope, origins.get(fact.uid, told)), "event": event}
+            if event == "UPDATE":  # mentioned again: its text stays (Mem0's UPDATE says it)
+                item["previous_memory"] = fact.text
+            items.append(item)
+        # Mem0's graph answers the rows each relationship's write returned: a list per fact
+        added = [[relation(f, "target")] for f in facts if f.uid not in invalid]
+        deleted = [[relation(f, "target")] for f in gone]
         return {
             "results": items,
             "relations": {"added_entities": added, "deleted_entities": deleted},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -426,3 +427,60 @@ def test_search_names_whom_no_memory_holds(memory: GraphMemory) -> None:
     assert known["unknown_names"] == []
     assert [r["memory"] for r in known["results"]][:1] == ["Peter lives in Oslo"]
     assert m.search("Where does Bob live?", user_id="u-bob")["unknown_names"] == []
+
+
+def test_add_reports_relations_in_mem0s_nested_lists(memory: GraphMemory) -> None:
+    """Mem0's graph `add` answers one list of rows per relationship it wrote or deleted
+    (`[[{"source", "relationship", "target"}], ...]`); the facade gave the rows in one flat
+    list, so Mem0 code reading `added_entities[0][0]["source"]` failed."""
+    m = facade.Memory(memory=memory)
+    m.add("I live in Paris", user_id="bob")
+    moved = m.add("I live in Berlin", user_id="bob")["relations"]
+    assert moved == {
+        "added_entities": [[{"source": "bob", "relationship": "lives_in", "target": "Berlin"}]],
+        "deleted_entities": [[{"source": "bob", "relationship": "lives_in", "target": "Paris"}]],
+    }
+
+
+def test_add_dates_its_messages_with_mem0s_timestamp(memory: GraphMemory) -> None:
+    """`timestamp=` (Mem0 Platform's epoch seconds) was refused as an unsupported argument,
+    though graphmem dates messages itself (`ts`): now the facts are valid from that time."""
+    m = facade.Memory(memory=memory)
+    [added] = m.add("I live in Seattle", user_id="bob", timestamp=1700000000)["results"]
+    [fact] = memory.get_all("bob")
+    assert fact.valid_at == datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
+    assert added["event"] == "ADD"
+    with pytest.raises(InvalidInputError, match=r"timestamp .soon. is not a time"):
+        m.add("I live in Oslo", user_id="bob", timestamp="soon")
+
+
+def test_arguments_graphmem_lacks_are_refused_saying_what_to_do(memory: GraphMemory) -> None:
+    """`update(id, data, metadata=...)` (Mem0's) raised TypeError; `add(..., prompt=...)` and
+    `memory_type=` said only "unsupported arguments"."""
+    m = facade.Memory(memory=memory)
+    [added] = m.add("I live in Seattle", user_id="bob", metadata={"category": "home"})["results"]
+    with pytest.raises(InvalidInputError, match=r"metadata.*kept with the messages"):
+        m.update(added["id"], "bob lives in Tacoma", metadata={"category": "work"})
+    with pytest.raises(InvalidInputError, match=r"prompt.*extraction prompt is fixed"):
+        m.add("I like tea", user_id="bob", prompt="Only extract food")
+    with pytest.raises(InvalidInputError, match=r"memory_type.*procedural"):
+        m.add("Step one: open the door", agent_id="bot", memory_type="procedural_memory")
+    with pytest.raises(InvalidInputError, match="unsupported arguments: colour"):
+        m.add("I like tea", user_id="bob", colour="red")
+    got = m.get(added["id"])
+    assert got is not None
+    assert (got["memory"], got["metadata"]) == ("bob lives in Seattle", {"category": "home"})
+    assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was written
+
+
+def test_a_memory_mentioned_again_is_an_update_with_its_previous_memory(
+    memory: GraphMemory,
+) -> None:
+    """Mem0's UPDATE items carry `previous_memory`; the facade's (a memory mentioned again)
+    had none, so Mem0 code reading it on every UPDATE raised KeyError."""
+    m = facade.Memory(memory=memory)
+    [first] = m.add("I live in Seattle", user_id="bob")["results"]
+    [again] = m.add("I live in Seattle", user_id="bob")["results"]
+    assert (again["id"], again["event"]) == (first["id"], "UPDATE")
+    assert again["previous_memory"] == again["memory"] == "bob lives in Seattle"
+    assert "previous_memory" not in first

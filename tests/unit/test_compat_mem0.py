@@ -3,12 +3,16 @@ multiple agents) as written, with `mem0` resolving to graphmem's facade."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from engine.compat.mem0_config import settings_from_mem0
-from engine.errors import ConfigError
+from engine.compat.mem0_scope import scope_of
+from engine.compat.mem0_shapes import history_item
+from engine.errors import ConfigError, InvalidInputError
+from engine.models import HistoryEvent
 
 
 def test_mem0_config_keys_map_onto_graphmem_settings() -> None:
@@ -64,6 +68,17 @@ def test_mem0s_deepseek_config_takes_its_key_from_the_environment(
         ({"graph_store": {"provider": "memgraph", "config": {"url": "bolt://x"}}}, "memgraph"),
         ({"graph_store": {"provider": "neo4j", "config": {}}}, "url is required"),
         ({"custom_fact_extraction_prompt": "Extract..."}, "prompt is fixed"),
+        ({"custom_instructions": "Only food"}, "custom_instructions: graphmem's extraction prompt"),
+        (
+            {
+                "graph_store": {
+                    "provider": "neo4j",
+                    "config": {"url": "bolt://x"},
+                    "custom_prompt": "Only sports",
+                }
+            },
+            "graph_store.custom_prompt: graphmem's extraction prompt is fixed",
+        ),
         ({"vectorstore": {}}, "unknown Mem0 config keys: vectorstore"),
         ({"llm": "openai"}, "must be a dict"),
     ],
@@ -71,3 +86,81 @@ def test_mem0s_deepseek_config_takes_its_key_from_the_environment(
 def test_mem0_config_that_cannot_work_is_a_config_error(config: dict[str, Any], says: str) -> None:
     with pytest.raises(ConfigError, match=says):
         settings_from_mem0(config)
+
+
+def test_mem0s_wildcard_filter_keeps_memories_whose_message_has_the_key() -> None:
+    """Mem0's `{"key": "*"}` (the key is there, whatever its value) matched only messages
+    whose value was the text "*": a filtered search or listing came back empty, silently."""
+    scope = scope_of(None, None, None, {"user_id": "bob", "category": "*"})
+    [wildcard] = scope.where
+    assert wildcard.holds({"category": "food"}) and wildcard.holds({"category": 0})
+    assert not wildcard.holds({}) and not wildcard.holds({"category": None})
+    assert not wildcard.holds({"kind": "food"})
+
+
+@pytest.mark.parametrize(
+    ("ids", "filters"),
+    [
+        (("*", None, None), None),
+        ((None, None, None), {"user_id": "*"}),
+        (("bob", "*", None), None),
+        ((None, None, None), {"user_id": "bob", "run_id": "*"}),
+        ((None, None, None), {"agent_id": "*"}),
+    ],
+)
+def test_a_wildcard_id_is_refused_by_name(
+    ids: tuple[str | None, str | None, str | None], filters: dict[str, Any] | None
+) -> None:
+    """`user_id="*"` read the graph of a user named "*" (and `agent_id="*"` the agent "*"),
+    where a Mem0 user asks for every user's (or agent's) memories: an empty answer, silently."""
+    with pytest.raises(InvalidInputError, match=r"wildcard '\*'.*one graph per user"):
+        scope_of(*ids, filters)
+
+
+def test_history_entries_carry_every_key_of_mem0s() -> None:
+    """Mem0's history entries have `actor_id` and `role` (None when unknown): reading them
+    raised KeyError."""
+    event = HistoryEvent(
+        uid="h1", target_uid="f1", user_id="bob", event="ADD", ts=datetime.now(UTC), detail="x"
+    )
+    entry = history_item("m1", event, None)
+    assert set(entry) == {
+        "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
+        "is_deleted", "actor_id", "role",
+    }  # fmt: skip
+    assert (entry["actor_id"], entry["role"]) == (None, None)
+
+
+def test_the_llm_of_mem0s_graph_store_is_the_llm() -> None:
+    """Mem0's graph memory extracts its graph with `graph_store.llm` when one is given (its
+    docs' three levels); the facade ignored it, so with no top-level `llm` the offline
+    extractor ran, silently, and with one the wrong model extracted the graph."""
+    graph_llm = {"provider": "openai", "config": {"model": "gpt-4o-mini", "api_key": "sk-g"}}
+    store = {"provider": "neo4j", "config": {"url": "bolt://x"}, "llm": graph_llm}
+    mapped = settings_from_mem0({"graph_store": store})
+    assert (mapped["llm_model"], mapped["openai_api_key"]) == ("gpt-4o-mini", "sk-g")
+    main = {"provider": "ollama", "config": {"model": "qwen2.5"}}
+    both = settings_from_mem0({"llm": main, "graph_store": store})
+    assert (both["llm_model"], both["openai_api_key"]) == ("gpt-4o-mini", "sk-g")
+    assert "openai_base_url" not in both  # nothing of the other provider's
+    with pytest.raises(ConfigError, match="llm provider 'anthropic'"):
+        settings_from_mem0({"graph_store": {**store, "llm": {"provider": "anthropic"}}})
+
+
+def test_mem0s_and_filter_is_every_condition_it_lists() -> None:
+    """Mem0 (and its Platform, which wants `filters={"AND": [{"user_id": ...}]}`) reads an
+    `AND` list as conditions that must all hold; the facade refused it."""
+    scope = scope_of(
+        None, None, None,
+        {"AND": [{"user_id": "bob"}, {"category": "food"}, {"n": {"in": [1, 2]}}]},
+    )  # fmt: skip
+    assert (scope.user, scope.user_id) == ("bob", "bob")
+    assert [(c.key, c.op) for c in scope.where] == [("category", "eq"), ("n", "in")]
+    nested = scope_of("bob", None, None, {"AND": [{"AND": [{"agent_id": "chef"}]}]})
+    assert (nested.user, nested.agent_id) == ("bob", "chef")
+    with pytest.raises(InvalidInputError, match="user_id is given twice"):
+        scope_of(None, None, None, {"AND": [{"user_id": "bob"}, {"user_id": "eve"}]})
+    with pytest.raises(InvalidInputError, match="AND must be a list of dicts"):
+        scope_of("bob", None, None, {"AND": {"category": "food"}})
+    with pytest.raises(InvalidInputError, match="'OR' is not supported"):
+        scope_of("bob", None, None, {"OR": [{"category": "food"}]})
