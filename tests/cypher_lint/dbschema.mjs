@@ -114,7 +114,7 @@ const propertyKeys = [
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
-  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'on_create', 'on_match',
+  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'object_uid', 'old', 'on_create', 'on_match',
   'relationship', 'subject_uid',
 ];
 
