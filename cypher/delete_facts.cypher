@@ -6,4 +6,4 @@ OPTIONAL MATCH (s)-[r]->(:Entity)
 WHERE r.uid = id
 DELETE r
 DETACH DELETE f
-RETURN count(DISTINCT id) AS deleted
+RETURN count(DISTINCT id) AS result

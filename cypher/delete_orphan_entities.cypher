@@ -4,4 +4,4 @@ MATCH (e:Entity {user_id: $user_id, uid: id})
 WHERE NOT (e)<-[:SUBJECT|OBJECT]-(:Fact) AND NOT (e)<-[:MENTIONS]-(:Episode)
 WITH e, e.uid AS uid
 DETACH DELETE e
-RETURN collect(uid) AS deleted
+RETURN collect(uid) AS result

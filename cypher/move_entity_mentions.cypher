@@ -4,4 +4,4 @@ MATCH (p:Episode {user_id: $user_id})-[m:MENTIONS]->(:Entity {user_id: $user_id,
 MATCH (k:Entity {user_id: $user_id, uid: $target_uid})
 MERGE (p)-[:MENTIONS]->(k)
 DELETE m
-RETURN count(p) AS moved
+RETURN count(p) AS result

@@ -79,16 +79,27 @@ def fresh_rows(keys: list[MessageKeys], held: Mapping[str, Episode]) -> dict[int
     those stored as failed (under their key: the write retries them). `held`: the episodes
     stored under the keys, by uid."""
     chosen: set[str] = set()
-    claimed = set(held)  # the keys holding a message, or chosen for one in this call
     fresh = {}
-    for index, key in enumerate(keys):
-        row = _stored(key, held) or _new(key, claimed)
+    for index, row in enumerate(keyed_rows(keys, held)):
         stored = held.get(row.uid)
         if row.uid not in chosen and (stored is None or stored.status == "failed"):
             chosen.add(row.uid)
-            claimed.add(row.uid)
             fresh[index] = row
     return fresh
+
+
+def keyed_rows(keys: list[MessageKeys], held: Mapping[str, Episode]) -> list[EpisodeRow]:
+    """Each message's row under the key it is stored under: the key holding it already (a
+    message of its speaker), else the one a new message takes, the keys holding a message or
+    taken by one before it in `keys` being taken. `held`: the episodes stored under the keys,
+    by uid."""
+    claimed = set(held)  # the keys holding a message, or chosen for one before
+    rows = []
+    for key in keys:
+        row = _stored(key, held) or _new(key, claimed)
+        claimed.add(row.uid)
+        rows.append(row)
+    return rows
 
 
 def _stored(key: MessageKeys, held: Mapping[str, Episode]) -> EpisodeRow | None:

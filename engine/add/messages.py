@@ -45,7 +45,7 @@ from engine.retrieval.lexical import TERMS_VERSION, stored_terms
 from engine.store.base import EpisodeRow
 
 Messages = str | ChatMessage | Mapping[str, Any] | Sequence[ChatMessage | Mapping[str, Any]]
-_ORDER_S = 0.001  # messages of one call are spaced 1 ms apart to keep their order
+ORDER_S = 0.001  # messages of one call are spaced 1 ms apart to keep their order
 
 
 def parse_messages(
@@ -121,8 +121,20 @@ def checksum(
     """sha256 of what makes a message the same message (ts only when the caller gave one),
     its text in the form it is matched on (`canonical_text`: what stores before verbatim
     messages held, so their checksums still match)."""
+    return canonical_checksum(user_id, session_id, role, canonical_text(content), ts, source)
+
+
+def canonical_checksum(
+    user_id: str,
+    session_id: str | None,
+    role: str,
+    canonical: str,
+    ts: float | None,
+    source: str | None,
+) -> str:
+    """`checksum` of a message whose text is given in its `canonical_text` form already."""
     stamp = repr(ts) if ts is not None else ""
-    parts = [user_id, session_id or "", role, canonical_text(content), stamp, source or ""]
+    parts = [user_id, session_id or "", role, canonical, stamp, source or ""]
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -132,6 +144,12 @@ def speaker_checksum(words: str, speaker: str | None, times: int) -> str:
     message (`engine.add.keys`). Its parts are tagged, so it never equals a `checksum`."""
     parts = ["speaker", words, speaker or "", str(times)]
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def repeat_checksum(words: str, times: int) -> str:
+    """sha256 of a message's words' `checksum` and the how-manieth time (2, 3, ...) its
+    call says them: the checksum of the same words said again in one call."""
+    return hashlib.sha256(f"{words}\x1f{times}".encode()).hexdigest()
 
 
 def episode_rows(
@@ -160,14 +178,14 @@ def episode_rows(
         digest = checksum(user_id, session, message.role, message.content, ts, origin)
         said[digest] = said.get(digest, 0) + 1
         if said[digest] > 1:  # the same words again in this call ("Yes"): another message
-            digest = hashlib.sha256(f"{digest}\x1f{said[digest]}".encode()).hexdigest()
+            digest = repeat_checksum(digest, said[digest])
         rows.append(
             EpisodeRow(
                 stable_uid(user_id, digest) if keyed else uuid.uuid4().hex,
                 session,
                 message.role,
                 message.content,
-                base + index * _ORDER_S,
+                base + index * ORDER_S,
                 origin,
                 digest,
                 metadata=meta,
@@ -248,7 +266,14 @@ def timed_checksum(
     """sha256 of what makes a turn placed by its time the same turn, wherever its file puts
     it: what a reader takes for a repeat (`engine.ingest.turns`). Its parts are tagged, so it
     never equals a `checksum`."""
-    parts = ["timed", user_id, session_id or "", role, speaker or "", canonical_text(content)]
+    return canonical_timed_checksum(user_id, session_id, role, speaker, canonical_text(content), ts)
+
+
+def canonical_timed_checksum(
+    user_id: str, session_id: str | None, role: str, speaker: str | None, canonical: str, ts: float
+) -> str:
+    """`timed_checksum` of a turn whose text is given in its `canonical_text` form already."""
+    parts = ["timed", user_id, session_id or "", role, speaker or "", canonical]
     return hashlib.sha256("\x1f".join([*parts, repr(ts)]).encode("utf-8")).hexdigest()
 
 

@@ -8,7 +8,7 @@ keeps it with the mentions, so a rerun of the same content that plans them again
 interrupted load whose file was touched since, `--restart`, another chunk size) adds none to
 an entity that holds the mark. The digest is of names, not uids, so it still holds when the
 entity was imported into another user or took another's names in a merge (which keep the
-marks: `cypher/restore_entities.cypher`, `cypher/move_load_marks.cypher`). Facts already
+marks: `cypher/restore_entities.cypher`, `cypher/move_entity_counts.cypher`). Facts already
 stored are left alone, so loading a file twice adds nothing. For a user with nothing stored
 yet no lookup is needed: every uid derives from the user and the names (`stable_uid`), as
 `add_facts` derives them.

@@ -6,22 +6,20 @@ an id that does not exist.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import time
 from datetime import UTC, datetime
 
 from engine.add.resolve import history_row
-from engine.add.vanished import write_whole
 from engine.embedding import as_param
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory.core import MemoryCore
-from engine.memory.merge import merge_batch, moved_facts
+from engine.memory.merge import merge_batch
 from engine.models import Deleted, Entity, Fact, UserSummary
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
-from engine.store.statements import MARKS_KEPT, delete_fact
+from engine.store.statements import delete_fact
 
 MERGE_ROUNDS = 5  # reads of a merged entity's facts before it is deleted whatever names it
 MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
@@ -176,9 +174,10 @@ class MemoryEdit(MemoryCore):
         History: a MERGE event on `keep` and on each moved fact's new uid. Returns `keep` as
         stored now.
 
-        A fact another writer gives `merge` while this runs is moved too, never deleted with
-        it: `merge` goes only once nothing names or mentions it (read again and moved again
-        until then, `MERGE_ROUNDS` times at most).
+        Each round is one write that moves what the store holds as it runs, so what another
+        writer does meanwhile is kept: a fact it changes moves as changed, the mentions it
+        adds are counted. `merge` goes only once nothing names or mentions it: a fact given
+        it meanwhile is read and moved in the next round (`MERGE_ROUNDS` at most).
 
         Raises:
             InvalidInputError: both name the same entity.
@@ -188,16 +187,11 @@ class MemoryEdit(MemoryCore):
         kept, gone = self._entity(keep, user_id), self._entity(merge, user_id)
         if kept.uid == gone.uid:
             raise InvalidInputError(f"{keep!r} and {merge!r} are the same entity")
-        self._setup(vectors=True)
+        self._setup()
         user_id, now = kept.user_id, time.time()
-        batch, old = merge_batch(self.reads, self.embedder, kept, gone, self._named(gone), now)
         for _ in range(MERGE_ROUNDS):
-            self._move(kept, gone, batch, old)
-            params = {"user_id": user_id, "uids": [gone.uid]}  # the user's own entity too
-            rows = self.store.run("delete_orphan_entities", params, read_only=False)
-            if any(row[0] for row in rows):
+            if self.store.write(user_id, merge_batch(kept, gone, self._named(gone), now)).merged:
                 break
-            batch, old = moved_facts(self.reads, self.embedder, kept, gone, self._named(gone), now)
         else:  # still named by what no read shows (a fact without both ends): as before
             self.store.run("delete_entity", {"user_id": user_id, "uid": gone.uid}, read_only=False)
         self.retriever.forget(user_id)
@@ -208,17 +202,6 @@ class MemoryEdit(MemoryCore):
         return self.reads.entity_facts(
             entity.user_id, entity.uid, include_invalid=True, limit=10**6
         )
-
-    def _move(self, kept: Entity, gone: Entity, batch: WriteBatch, old: list[str]) -> None:
-        """Write `batch` (facts moved onto `kept`), delete the facts it moved (`old`), and
-        move what mentions `gone` onto `kept`."""
-        user_id = kept.user_id
-        write_whole(functools.partial(self.store.write, user_id), self.embedder, batch)
-        self.store.run("delete_facts", {"user_id": user_id, "uids": old}, read_only=False)
-        moves = {"user_id": user_id, "uid": gone.uid, "target_uid": kept.uid}
-        self.store.run("move_entity_mentions", moves, read_only=False)
-        marks = {**moves, "marks_kept": MARKS_KEPT}
-        self.store.run("move_load_marks", marks, read_only=False)
 
     # -- lookups --------------------------------------------------------------------------
 

@@ -188,6 +188,39 @@ class WriteBatch:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class FactMoveRow:
+    """A fact a merge moves: the fact `old` becomes (or joins) the fact `uid` between
+    `subject_uid` and `object_uid` (`cypher/move_facts.cypher`); `event`, its MERGE event."""
+
+    old: str
+    uid: str
+    subject_uid: str
+    object_uid: str
+    predicate: str
+    event: HistoryRow
+
+
+@dataclass(slots=True)
+class MergeBatch:
+    """One entity (`gone`) made part of another (`kept`), applied together from what the store
+    holds when it runs, not what was read before (a writer changing either meanwhile loses
+    nothing): the facts `moves` names moved with their values then, `drops` (facts between
+    the two) deleted, `gone`'s mentions then and its messages given to `kept`, its names as
+    `aliases` of `kept`, `history` written; and `gone` deleted if nothing names it any more
+    (`Written.merged`). A fact naming `gone` that `moves` does not name stays."""
+
+    kept: str
+    gone: str
+    moves: list[FactMoveRow] = field(default_factory=list)
+    drops: list[str] = field(default_factory=list)
+    aliases: list[AliasRow] = field(default_factory=list)
+    history: list[HistoryRow] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return False  # its entities' mentions and messages move whatever it names
+
+
 @dataclass(slots=True)
 class RestoreBatch:
     """Exported nodes written back exactly as they were (an import), applied together.
@@ -208,6 +241,9 @@ class RestoreBatch:
         return not (self.entities or self.facts or self.episodes)
 
 
+AnyBatch = WriteBatch | RestoreBatch | MergeBatch  # what `GraphStore.write` applies
+
+
 @dataclass(frozen=True, slots=True)
 class Written:
     """What one `GraphStore.write` wrote, for the add's report (`added`, `added_entities`)
@@ -224,6 +260,7 @@ class Written:
     # facts written as `FactRow.stored` that were gone (deleted since they were read): not
     # written; the writer writes them again with their vectors (`engine.add.vanished`)
     vanished: frozenset[str] = frozenset()
+    merged: bool = False  # a `MergeBatch`'s merged entity was deleted: nothing names it
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +329,7 @@ class GraphStore(Protocol):
         `params["embedding"]` of one vector-indexed label, by the statements of `read`."""
         ...
 
-    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
+    def write(self, user_id: str, batch: AnyBatch) -> Written:
         """Apply `batch`; return what it wrote, each fact's mention count after the write
         among it. A batch of messages of which one is stored already as a good episode
         writes nothing (`Written.stored_already`): two writers that both found a message new

@@ -31,7 +31,14 @@ from redis.retry import Retry
 from engine import cypher
 from engine.cypher import Dialect
 from engine.errors import QueryError, QueryTimeoutError, StoreError, StoreUnavailableError
-from engine.store.base import Dimension, RestoreBatch, Rows, VectorRead, WriteBatch, Written
+from engine.store.base import (
+    AnyBatch,
+    Dimension,
+    MergeBatch,
+    Rows,
+    VectorRead,
+    Written,
+)
 from engine.store.falkordb_schema import VECTOR_LABELS, FalkorDBSchema
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.generation import DERIVED, Generations, written_user
@@ -232,12 +239,11 @@ class FalkorDBStore:
         """Every node of the graph, any user's (what an index build covers)."""
         return int(self.run("count_all_nodes", {})[0][0])
 
-    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
+    def write(self, user_id: str, batch: AnyBatch) -> Written:
         if batch.is_empty():
             return Written()
-        for vectors in (batch.entity_embeddings, batch.fact_embeddings, batch.episode_embeddings):
-            for vector in itertools.islice(vectors.values(), 1):
-                self.schema.check_dimension(vector)
+        for vector in _first_vectors(batch):
+            self.schema.check_dimension(vector)
         query, params, names = composed_batch(user_id, batch, self.dialect, pack_vector)
         across = self._server.writing() if self._server else contextlib.nullcontext()
         try:
@@ -288,6 +294,15 @@ class FalkorDBStore:
         with map_falkordb_errors():
             _rewrite_append_only_file(connection)
             connection.close()
+
+
+def _first_vectors(batch: AnyBatch) -> list[list[float]]:
+    """The first vector of each kind the batch writes (a merge writes none: it moves those
+    the store holds)."""
+    if isinstance(batch, MergeBatch):
+        return []
+    kinds = (batch.entity_embeddings, batch.fact_embeddings, batch.episode_embeddings)
+    return [vector for vectors in kinds for vector in itertools.islice(vectors.values(), 1)]
 
 
 def _rewrite_append_only_file(

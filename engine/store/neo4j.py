@@ -27,11 +27,10 @@ from engine.errors import (
     StoreUnavailableError,
 )
 from engine.store.base import (
+    AnyBatch,
     Dimension,
-    RestoreBatch,
     Rows,
     VectorRead,
-    WriteBatch,
     Written,
     dimension_of,
 )
@@ -240,7 +239,7 @@ class Neo4jStore:
         wait = (cypher.load("await_indexes", self.dialect), {"timeout_s": self._index_wait_s})
         self._execute([wait], read_only=True, bounded=False)
 
-    def write(self, user_id: str, batch: WriteBatch | RestoreBatch) -> Written:
+    def write(self, user_id: str, batch: AnyBatch) -> Written:
         if batch.is_empty():
             return Written()
         named = batch_statements(user_id, batch)

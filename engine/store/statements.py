@@ -15,7 +15,7 @@ from engine import cypher
 from engine.cypher import Dialect
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import is_type_label
-from engine.store.base import GraphStore, RestoreBatch, WriteBatch, Written
+from engine.store.base import AnyBatch, GraphStore, MergeBatch, RestoreBatch, WriteBatch, Written
 from engine.store.fulltext import user_key
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
@@ -39,7 +39,7 @@ def pack_vector(vector: Sequence[float]) -> str:
 
 
 def batch_statements(
-    user_id: str, batch: WriteBatch | RestoreBatch, vector_param: VectorParam | None = None
+    user_id: str, batch: AnyBatch, vector_param: VectorParam | None = None
 ) -> list[NamedStatement]:
     """The ordered statements that apply `batch`; every one is an idempotent MERGE or SET
     (`new_history` excepted: events of facts the batch creates, new by construction).
@@ -48,6 +48,8 @@ def batch_statements(
     param = vector_param or (lambda v: v)
     if isinstance(batch, RestoreBatch):
         return restore_statements(base, batch, param)
+    if isinstance(batch, MergeBatch):
+        return merge_statements(base, batch)
     return write_statements(base, batch, param)
 
 
@@ -107,6 +109,34 @@ def label_statements(
     ]
 
 
+def merge_statements(base: dict[str, Any], batch: MergeBatch) -> list[NamedStatement]:
+    """The statements of a merge, each reading what the store holds as it runs: the facts
+    moved, their typed forms (per type), the facts between the two deleted, the mentions,
+    names and messages given to the kept entity, the events, and the merged entity deleted if
+    nothing names it any more (its result tells `written`)."""
+    entities = {**base, "uid": batch.gone, "target_uid": batch.kept}
+    out: list[NamedStatement] = []
+
+    def add(name: str, rows: list[Any], rel_type: str | None = None, key: str = "rows") -> None:
+        if rows:
+            out.append((name, rel_type, {**base, key: rows}))
+
+    add("move_facts", [asdict(m) for m in batch.moves])
+    by_type: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
+    for m in batch.moves:
+        by_type[m.predicate][m.uid] = {"uid": m.uid, "subject_uid": m.subject_uid,
+                                       "object_uid": m.object_uid}  # fmt: skip
+    for predicate in sorted(by_type):
+        add("move_fact_relationships", list(by_type[predicate].values()), predicate)
+    add("delete_facts", batch.drops, key="uids")
+    out.append(("move_entity_counts", None, {**entities, "marks_kept": MARKS_KEPT}))
+    add("add_entity_aliases", [asdict(a) for a in batch.aliases])
+    out.append(("move_entity_mentions", None, entities))
+    add("create_history", [asdict(h) for h in batch.history])
+    add("delete_orphan_entities", [batch.gone], key="uids")
+    return out
+
+
 def restore_statements(
     base: dict[str, Any], batch: RestoreBatch, param: VectorParam
 ) -> list[NamedStatement]:
@@ -161,7 +191,7 @@ def statement_texts(
 
 def composed_batch(
     user_id: str,
-    batch: WriteBatch | RestoreBatch,
+    batch: AnyBatch,
     dialect: Dialect,
     vector_param: VectorParam | None = None,
 ) -> tuple[str, dict[str, Any], list[str]]:
@@ -171,7 +201,7 @@ def composed_batch(
     return query, params, [name for name, _, _ in named]
 
 
-def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] | None) -> Written:
+def written(batch: AnyBatch, names: list[str], row: list[Any] | None) -> Written:
     """What `batch` wrote, with each fact's mention count and the facts and entities it
     created from the composed batch's result `row` (one result per statement of `names`);
     no row: its guard found its messages stored already and nothing was written."""
@@ -187,6 +217,9 @@ def written(batch: WriteBatch | RestoreBatch, names: list[str], row: list[Any] |
     mentions = {uid: count for uid, count, _ in facts}
     if isinstance(batch, RestoreBatch):
         return Written(mentions, predicates=frozenset(fact["predicate"] for fact in batch.facts))
+    if isinstance(batch, MergeBatch):
+        deleted = dict(results).get("delete_orphan_entities") or []
+        return Written(predicates=frozenset(m.predicate for m in batch.moves), merged=bool(deleted))
     return Written(
         mentions,
         vanished=frozenset(f.uid for f in batch.facts if f.stored and f.uid not in mentions),

@@ -58,7 +58,13 @@ def own_entity(
     added = held is not None and marker.uid not in {h.uid for h in reads.history(target, uid)}
     mentions = record.mentions + (held.mentions if held is not None and added else 0)
     snapshot = _onto(snapshot, record, held, mentions)
-    history = [h for h in snapshot.history if h.uid != marker.uid] + [marker]
+    # the record's own ADD is no creation of an entity the user holds: the marker says it
+    history = [
+        h
+        for h in snapshot.history
+        if h.uid != marker.uid and (held is None or (h.target_uid, h.event) != (uid, "ADD"))
+    ]
+    history.append(marker)
     return snapshot.model_copy(update={"history": history}), 1, rekeyed
 
 

@@ -11,9 +11,11 @@ valid_at, confidence and vector. What the user no longer holds comes back as exp
 derived again for the target user the way the engine derives it (`rekey`), even for the
 file's own user: a file never chooses the uids it writes, so the copy is indistinguishable
 from one the target built, and an export of a user imported into the same store lands on the
-same nodes. A message the target already holds (the same checksum: `held_episodes`) is written
-onto the held episode, one to one, even one `add` gave a random uid (a message without a
-time), so no message is stored twice.
+same nodes. For another user, each message's checksum is first made as that user's own add
+makes it (`engine.transfer.checksums`: a checksum covers its user). A message the target
+already holds (the same checksum: `held_episodes`) is written onto the held episode, one to
+one, even one `add` gave a random uid (a message without a time), so no message is stored
+twice.
 
 Example:
     >>> report = import_snapshot(store, parse_snapshot(Path("alice.json")), "bob")  # doctest: +SKIP
@@ -21,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 from engine.embedding import Embedder, as_param
@@ -28,6 +31,7 @@ from engine.normalize import check_user_id, entity_key, stable_uid
 from engine.retrieval.lexical import episode_text
 from engine.store.base import GraphStore, bulk_writing
 from engine.store.reads import Reads
+from engine.transfer.checksums import for_target
 from engine.transfer.document import parse_snapshot
 from engine.transfer.export import PAGE, batch_records, read_all, snapshot_batches
 from engine.transfer.held import held_count, held_facts, held_messages
@@ -327,6 +331,8 @@ def import_snapshot(
     target = check_user_id(user_id)
     if limits is not None:
         snapshot = checked(snapshot, limits)
+    holding = functools.partial(Reads(store).episodes_by_uids, target)
+    snapshot = for_target(snapshot, target, holding)  # keyed as the target's add keys
     held = held_episodes(store, target, sorted({p.checksum for p in snapshot.episodes}))
     mine = next((e.key for e in snapshot.entities if e.uid == stable_uid(source_user, _SELF)), None)
     snapshot, remapped, entities_held = adopt_existing(Reads(store), rekey(snapshot, target, held))

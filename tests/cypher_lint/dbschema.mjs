@@ -114,8 +114,8 @@ const propertyKeys = [
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.
 const rowFields = [
-  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'marks', 'object_uid', 'on_create', 'on_match',
-  'relationship', 'stored', 'subject_uid',
+  'alias', 'changed_at', 'entity_uids', 'episode', 'mark', 'marks', 'object_uid', 'old', 'on_create',
+  'on_match', 'relationship', 'stored', 'subject_uid',
 ];
 
 export const dbSchema = {

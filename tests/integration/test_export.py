@@ -485,12 +485,11 @@ def test_an_imported_message_is_found_by_its_meaning(
     Memory(store=source, embedder=embedder, data_dir=tmp_path).add(
         "I adopted a grey kitten named Miso last week.", user_id="alice"
     )
-    exported = read_snapshot(source, "alice")
-    (episode,) = exported.episodes
-    import_snapshot(target, exported, "bob", embedder=embedder)
+    import_snapshot(target, read_snapshot(source, "alice"), "bob", embedder=embedder)
+    (episode,) = read_snapshot(target, "bob").episodes  # keyed as bob's add keys it
     query = as_param(embedder.encode_one("a new pet cat"))
     (nearest,) = Reads(target).vector_episodes("bob", query, 5)
-    assert nearest[0] == stable_uid("bob", episode.checksum)
+    assert nearest[0] == episode.uid == stable_uid("bob", episode.checksum)
 
 
 def test_import_reports_its_progress(stores: list[FalkorDBStore], embedder: Embedder) -> None:

@@ -58,8 +58,10 @@ def test_the_users_own_entity_takes_in_the_imported_one_once(mem: Memory) -> Non
 
     me = Memory.self_uid("bob")
     assert _bobs(mem) == [(me, "Bob", 3)]
-    assert [e.event for e in mem.history(me, "bob")].count("MERGE") == 1
-    assert (first.made_own, first.entities_held, first.history_new) == (1, 1, 2)
+    events = [e.event for e in mem.history(me, "bob")]
+    assert (events.count("MERGE"), events.count("ADD")) == (1, 1)  # bob's own ADD only
+    # the fact's ADD, Acme's ADD and the MERGE saying "Bob" became bob's own
+    assert (first.made_own, first.entities_held, first.history_new) == (1, 1, 3)
     assert (again.entities_new, again.facts_new, again.history_new) == (0, 0, 0)
 
 

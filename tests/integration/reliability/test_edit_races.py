@@ -44,3 +44,74 @@ def test_a_fact_added_while_a_merge_runs_is_moved_not_deleted(
     assert added == [1]  # acknowledged
     assert facts == {("Bob", "OWNS", "Car"), ("Bob", "OWNS", "Boat"), ("Bob", "LIKES", "Tea")}
     assert "Robert" in kept.aliases
+
+
+def _paused_after_read(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch, meanwhile: Any
+) -> list[object]:
+    """Run `meanwhile()` once, just after the merge first reads the merged entity's facts
+    (another process writing between the merge's read and its write); its results."""
+    read = mem.reads.entity_facts
+    done: list[object] = []
+
+    def read_then_another_writes(*args: Any, **kwargs: Any) -> Any:
+        found = read(*args, **kwargs)
+        if not done:
+            done.append(meanwhile())
+        return found
+
+    monkeypatch.setattr(mem.reads, "entity_facts", read_then_another_writes)
+    return done
+
+
+def test_a_fact_updated_while_a_merge_runs_keeps_the_update(
+    shared_store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    """The merge moved the merged entity's fact as it read it: an update another Memory
+    made meanwhile (acknowledged, the fact read back with its new text) was written over."""
+    user = f"{USER}-update"
+    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
+    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "updating")
+    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    [car] = [f for f in mem.get_all(user) if f.object == "Car"]
+    done = _paused_after_read(
+        mem, monkeypatch, lambda: other.update(car.uid, user, text="Robert owns a red car").text
+    )
+    mem.merge_entities("Bob", "Robert", user)
+    texts = {(f.subject, f.object): f.text for f in mem.get_all(user)}
+    tally.cases += 1
+    tally.faults += 1
+    tally.lost += int(texts.get(("Bob", "Car")) != "Robert owns a red car")
+    assert done == ["Robert owns a red car"]  # acknowledged
+    assert texts[("Bob", "Car")] == "Robert owns a red car"
+    hits = mem.search("red car", user).facts
+    assert hits and hits[0].fact.text == "Robert owns a red car"  # its vector moved with it
+
+
+def test_mentions_added_while_a_merge_runs_are_kept(
+    shared_store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    """The merge added the mentions it had read to the kept entity and deleted the merged
+    one with those another Memory added meanwhile."""
+    user = f"{USER}-mentions"
+    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
+    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
+    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    bob, robert = mem.entity("Bob", user).entity, mem.entity("Robert", user).entity
+    done = _paused_after_read(
+        mem, monkeypatch, lambda: other.add_facts([("Robert", "OWNS", "Boat")], user).facts_added
+    )
+    kept = mem.merge_entities("Bob", "Robert", user)
+    tally.cases += 1
+    tally.faults += 1
+    tally.lost += int(kept.mentions != bob.mentions + robert.mentions + 1)
+    assert done == [1]  # acknowledged
+    assert kept.mentions == bob.mentions + robert.mentions + 1
