@@ -119,11 +119,11 @@ def test_kill_9_of_the_server_recovers_from_the_append_only_file(tmp_path: Path)
     server.ensure_running()
     with Memory(data_dir=tmp_path) as mem:
         mem.add_facts([("Carol", "OWNS", "a bike")], user_id="carol")
-        pid = int(server.pid_file.read_text())
+        pid = int(server.pid_file.read_text(encoding="utf-8"))
         os.kill(pid, signal.SIGKILL)
     with Memory(data_dir=tmp_path) as mem:  # finds a stale socket, restarts, replays the AOF
         assert [f.text for f in mem.get_all("carol")] == ["Carol owns a bike"]
-        assert int(server.pid_file.read_text()) != pid
+        assert int(server.pid_file.read_text(encoding="utf-8")) != pid
 
 
 def test_an_acknowledged_write_has_left_the_server_on_a_busy_disk(tmp_path: Path) -> None:
@@ -202,7 +202,7 @@ def test_a_server_silent_during_setup_is_restarted(
     store = FalkorDBStore.embedded(server)
     with _frozen(server) as frozen, contextlib.closing(store):
         store.setup(384)
-        assert int(server.pid_file.read_text()) != frozen
+        assert int(server.pid_file.read_text(encoding="utf-8")) != frozen
         assert store.run("list_indexes", {})  # the new server has the indexes
 
 
@@ -221,7 +221,7 @@ def test_a_server_hung_at_any_call_is_restarted_and_the_call_says_so(
     with _frozen(server) as frozen, contextlib.closing(store):
         with pytest.raises(StoreUnavailableError, match="stopped answering and was restarted"):
             store.run("count_all_nodes", {})
-        assert int(server.pid_file.read_text()) != frozen
+        assert int(server.pid_file.read_text(encoding="utf-8")) != frozen
         assert store.run("count_all_nodes", {})[0][0] == 2
 
 
@@ -236,7 +236,7 @@ def test_a_server_busy_without_answering_is_not_restarted(
     monkeypatch.setattr(falkordb_server, "_PING_TIMEOUT_S", 1.0)
     server = EmbeddedServer(tmp_path)
     store = FalkorDBStore.embedded(server)
-    pid = int(server.pid_file.read_text())
+    pid = int(server.pid_file.read_text(encoding="utf-8"))
     with contextlib.closing(store):
         with _busy(server, seconds=4.0):
             store.setup(8)  # its first statement waited past its patience
@@ -247,7 +247,7 @@ def test_a_server_busy_without_answering_is_not_restarted(
                 impatient.run("count_all_nodes", {})
             assert "restarted" not in str(cut.value)
             assert impatient.run("count_all_nodes", {}) == [[0]]
-        assert int(server.pid_file.read_text()) == pid
+        assert int(server.pid_file.read_text(encoding="utf-8")) == pid
 
 
 def test_a_busy_server_given_no_cpu_while_asked_is_not_taken_for_hung(
@@ -298,7 +298,7 @@ def test_a_server_that_hangs_while_it_loads_is_started_again(
     try:
         with _frozen(first) as frozen:
             EmbeddedServer(tmp_path).ensure_running()
-            assert int(first.pid_file.read_text()) != frozen
+            assert int(first.pid_file.read_text(encoding="utf-8")) != frozen
             assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
     finally:
         EmbeddedServer(tmp_path).stop_if_unused()
@@ -321,7 +321,7 @@ def test_a_server_asleep_with_no_cpu_is_taken_for_hung_within_seconds(
             started = time.monotonic()
             EmbeddedServer(tmp_path).ensure_running()
             assert time.monotonic() - started < 30
-            assert int(first.pid_file.read_text()) != frozen
+            assert int(first.pid_file.read_text(encoding="utf-8")) != frozen
             assert _facts(tmp_path, "alice") == ["Person 0", "Person 1"]
     finally:
         EmbeddedServer(tmp_path).stop_if_unused()
@@ -371,7 +371,10 @@ def test_a_start_that_hangs_is_tried_once_more(
 def _gone(pid: int) -> bool:
     """No such process, or only its exit status is left (a zombie nobody reaped yet)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+        return (
+            Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
+            == "Z"
+        )
     except FileNotFoundError:
         return True
 
@@ -420,7 +423,7 @@ def _held(server: EmbeddedServer) -> None:
 def _frozen(server: EmbeddedServer) -> Iterator[int]:
     """The server stopped with SIGSTOP (it answers nothing, uses no CPU: as hung), its pid;
     killed afterwards, whatever graphmem did about it."""
-    pid = int(server.pid_file.read_text())
+    pid = int(server.pid_file.read_text(encoding="utf-8"))
     os.kill(pid, signal.SIGSTOP)
     try:
         yield pid

@@ -386,7 +386,7 @@ def test_cli_export_import_round_trip(
     assert cli.main(args) == 0
     said = capsys.readouterr()
     assert json.loads(said.out) == {"user_id": "alice", "format": "graphml", "output": str(graphml)}
-    assert said.err == "" and graphml.read_text().startswith("<?xml")
+    assert said.err == "" and graphml.read_text(encoding="utf-8").startswith("<?xml")
 
 
 def test_cli_import_says_when_an_entity_named_as_the_user_became_its_own(

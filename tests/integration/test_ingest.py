@@ -314,7 +314,7 @@ def test_failed_messages_become_dead_letters_and_retry_replays_them(
     scripted_llm.script(http_error(500, "model overloaded"))  # the first call fails for good
     report = mem.ingest(path, concurrency=1, user_id="u1")
     letters_file = tmp_path / "dead_letters.jsonl"
-    letters = [json.loads(line) for line in letters_file.read_text().splitlines()]
+    letters = [json.loads(line) for line in letters_file.read_text(encoding="utf-8").splitlines()]
     assert (report.messages_added, report.messages_failed) == (1, 1)
     assert report.errors[0].stage == "extract"
     assert "model overloaded" in report.errors[0].reason

@@ -138,7 +138,7 @@ def test_a_message_that_failed_under_the_old_checksum_is_retried_in_its_episode(
             assert mem.ingest(path, user_id="t", concurrency=1).messages_failed == 1
         failed = stored_checksums(store, "t")
         # a letter as the old code wrote it: its record has no `positional`
-        [letter] = [json.loads(line) for line in letters.read_text().splitlines()]
+        [letter] = [json.loads(line) for line in letters.read_text(encoding="utf-8").splitlines()]
         del letter["record"]["positional"]
         letters.write_text(json.dumps(letter) + "\n")
 

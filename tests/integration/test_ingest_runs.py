@@ -179,7 +179,7 @@ def test_a_torn_dead_letter_line_is_skipped_with_a_warning(
     scripted_llm.script(http_error(500, "down"), http_error(500, "down"))
     assert mem.ingest(path, user_id="u1", concurrency=1).messages_failed == 2
     letters = tmp_path / "dead_letters.jsonl"
-    first, second = letters.read_text().splitlines()
+    first, second = letters.read_text(encoding="utf-8").splitlines()
     # a kill mid-append of the first letter, then the second appended to what was left
     letters.write_text(first[: len(first) // 2] + second + "\n" + "not json at all\n")
 

@@ -368,7 +368,7 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
         process.wait()
         stopped_at = reads.counts("u1")["facts"]
         assert 400 <= stopped_at < total
-        state = json.loads(state_path(home, path, "u1").read_text())
+        state = json.loads(state_path(home, path, "u1").read_text(encoding="utf-8"))
         assert state["entities_complete"] and not state["done"]
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
         report = json.loads(done.stdout)

@@ -346,9 +346,13 @@ def test_streamable_http_serves_the_same_tools_on_localhost(tmp_path: Path) -> N
                 if sock.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        token = json.loads((tmp_path / "mcp_tokens.json").read_text())["users"]["erin"]
+        token = json.loads((tmp_path / "mcp_tokens.json").read_text(encoding="utf-8"))["users"][
+            "erin"
+        ]
         names, found = anyio.run(_over_http, f"http://127.0.0.1:{port}/mcp", token)
-        socket_file = Path(json.loads((tmp_path / "server.json").read_text())["socket"])
+        socket_file = Path(
+            json.loads((tmp_path / "server.json").read_text(encoding="utf-8"))["socket"]
+        )
     finally:
         proc.terminate()
         _, log = proc.communicate(timeout=30)

@@ -48,7 +48,9 @@ def test_a_signal_stops_a_stdio_server_whose_host_holds_stdin_open(
             _send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             _send(proc.stdin, ADD)
             assert not _answer(proc.stdout)["result"]["isError"]
-            socket_file = Path(json.loads((tmp_path / "server.json").read_text())["socket"])
+            socket_file = Path(
+                json.loads((tmp_path / "server.json").read_text(encoding="utf-8"))["socket"]
+            )
             proc.send_signal(signum)
             code = proc.wait(timeout=30)  # stdin stays open: the host has not hung up
         except subprocess.TimeoutExpired:

@@ -59,7 +59,12 @@ class LlamaServer:
 
     def cpu_seconds(self) -> float:
         """CPU time the server has used so far (user + system; Linux `/proc`)."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = (
+            Path(f"/proc/{self.process.pid}/stat")
+            .read_text(encoding="utf-8")
+            .rsplit(")", 1)[1]
+            .split()
+        )
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def wait_ready(self, timeout_s: float = 120.0) -> float:

@@ -186,7 +186,7 @@ def test_an_unknown_format_is_still_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("cut", [0.6, 0.9])
 def test_a_file_cut_short_says_so_at_the_record_it_ends_in(tmp_path: Path, cut: float) -> None:
     path = write_export(tmp_path)
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     path.write_text(text[: int(len(text) * cut)])
     result = read_chat_log(path, format="chatgpt", user_id="ann")
 

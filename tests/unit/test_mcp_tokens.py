@@ -35,7 +35,7 @@ def test_tokens_made_at_once_are_all_kept(tmp_path: Path, monkeypatch: pytest.Mo
     for maker in makers:
         maker.join()
 
-    kept = json.loads((tmp_path / tokens.TOKEN_FILE).read_text())["users"]
+    kept = json.loads((tmp_path / tokens.TOKEN_FILE).read_text(encoding="utf-8"))["users"]
     assert kept == made
     assert len(made) == 3
 

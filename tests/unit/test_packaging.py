@@ -11,7 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_pyproject_lists_every_package_under_engine() -> None:
     listed = set(
-        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+            "packages"
+        ]
     )
     on_disk = {
         ".".join(init.parent.relative_to(ROOT).parts)

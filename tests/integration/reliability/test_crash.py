@@ -79,7 +79,9 @@ def test_kill_9_mid_batch_keeps_every_acknowledged_batch(
         if victim == "python":
             proc.send_signal(signal.SIGKILL)
         else:
-            os.kill(int(EmbeddedServer(tmp_path).pid_file.read_text()), signal.SIGKILL)
+            os.kill(
+                int(EmbeddedServer(tmp_path).pid_file.read_text(encoding="utf-8")), signal.SIGKILL
+            )
         proc.communicate(timeout=60)  # the writer dies, or fails on the lost connection
         acked += acks
         present, lost = _recover_and_check(tmp_path, acked, embedder)

@@ -95,7 +95,7 @@ def test_a_file_of_another_account_is_not_written(tmp_path: Path) -> None:
     letters = DeadLetters(planted)
     with pytest.raises(PermissionError, match=f"belongs to uid {NOBODY}"):
         letters.add(_letter())
-    assert planted.read_text() == ""
+    assert planted.read_text(encoding="utf-8") == ""
 
 
 def test_an_export_through_a_symlink_or_into_anothers_file_is_refused(
@@ -117,7 +117,7 @@ def test_an_export_through_a_symlink_or_into_anothers_file_is_refused(
         os.chown(target, NOBODY, NOBODY)
         assert cli.main(["export", "--user", "alice", "-o", str(target)]) == 1
         assert f"belongs to uid {NOBODY}" in capsys.readouterr().err
-    assert target.read_text() == "theirs"
+    assert target.read_text(encoding="utf-8") == "theirs"
 
 
 def test_load_checkpoints_are_private(tmp_path: Path, loose_umask: None) -> None:

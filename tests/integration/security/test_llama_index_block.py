@@ -85,7 +85,7 @@ def test_messages_a_failing_store_cannot_take_are_kept_and_replayed(
     asyncio.run(block.aput(flushed))  # does not raise
     mem.close()
 
-    letters = (data_dir / "dead_letters.jsonl").read_text().splitlines()
+    letters = (data_dir / "dead_letters.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["record"]["content"] for x in letters] == [
         "I like green tea",
         "Green tea it is.",

@@ -204,7 +204,7 @@ def test_a_token_bound_to_alice_acts_for_alice_only(server: Server) -> None:
 def test_the_token_file_is_private(server: Server) -> None:
     path = server.data_dir / "mcp_tokens.json"
     assert oct(path.stat().st_mode & 0o777) == "0o600"
-    doc = json.loads(path.read_text())
+    doc = json.loads(path.read_text(encoding="utf-8"))
     assert doc["users"]["alice"] == server.alice_token
     assert doc["any_user"] == server.any_token
     assert server.any_token != server.alice_token and len(server.any_token) >= 40
@@ -273,7 +273,7 @@ def test_act_for_holds_a_bound_call_to_its_user() -> None:
 def test_tokens_are_checked_whole_and_bound(tmp_path: Path) -> None:
     alice = token_for(tmp_path, "alice")
     table = token_table(tmp_path, choose_mode(None, True), None)
-    any_user = json.loads((tmp_path / "mcp_tokens.json").read_text())["any_user"]
+    any_user = json.loads((tmp_path / "mcp_tokens.json").read_text(encoding="utf-8"))["any_user"]
     only_alice = token_table(tmp_path, choose_mode("alice", False), None)
     assert table.check(alice) == Grant("alice") and table.check(any_user) == Grant(None)
     assert only_alice.check(alice) == Grant("alice") and only_alice.check(any_user) is None
