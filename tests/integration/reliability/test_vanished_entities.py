@@ -135,3 +135,29 @@ def test_a_load_stores_a_fact_whose_entity_was_deleted_before_its_write(
     bob = memory.entity("Bob", USER).entity
     _assert_whole(memory, store, embedder, bob.uid, "Bob")
     tally.cases += 1
+
+
+def test_a_fact_whose_entity_another_writer_took_the_key_of_is_not_reported_stored(
+    memory: Memory, store: GraphStore, embedder: Embedder, extractor: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, tally: Tally,
+) -> None:  # fmt: skip
+    """The user's own entity, keyed 'user', made by another writer's add between the read
+    and the write of an `add_facts` naming 'USER' (a new entity of that key when read): the
+    write's MERGE finds the user's own, under another uid, and the fact cannot be written
+    as it was resolved. The add says so; it does not count it stored."""
+    speaker = Memory(store=store, embedder=embedder, extractor=extractor, data_dir=tmp_path / "s")
+    real = adder_module.facts_batch
+
+    def step(*args: Any, **kwargs: Any) -> Any:
+        out = real(*args, **kwargs)
+        assert speaker.add("I live in Paris.", USER).entities_added
+        return out
+
+    monkeypatch.setattr(adder_module, "facts_batch", step)
+    result = memory.add_facts([("USER", "OWNS", "a bike")], USER)
+    monkeypatch.undo()
+    stored = {f.uid for f in memory.get_all(USER)}
+    assert set(result.fact_uids) <= stored, "a fact reported stored is not"
+    assert result.facts_added + result.facts_updated == len(result.fact_uids)
+    assert result.fact_uids or any("not written" in e for e in result.errors)
+    tally.cases += 1
