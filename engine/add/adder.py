@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from engine.add.batch import apply
+from engine.add.batch import apply, not_written
 from engine.add.facts import CleanFact, distinct_facts, facts_batch
 from engine.add.prepare import AddContext, AddRequest, PreparedAdd, prepare
 from engine.config import Settings
@@ -116,9 +116,11 @@ class Adder:
             chunk = clean[start : start + _CHUNK]
             batch, _ = facts_batch(self.reads, self.embedder, user_id, chunk)
             written = ctx.write(user_id, batch)
+            lost = written.vanished
             result.facts_added += len(written.added)
-            result.facts_updated += len(batch.facts) - len(written.added)
-            result.fact_uids += [f.uid for f in batch.facts]
+            result.facts_updated += len(batch.facts) - len(written.added) - len(lost)
+            result.fact_uids += [f.uid for f in batch.facts if f.uid not in lost]
+            result.errors += [not_written(f.uid) for f in batch.facts if f.uid in lost]
             result.entities_added += len(written.added_entities)
             result.entity_uids += [e.uid for e in batch.entities]
         result.entity_uids = list(dict.fromkeys(result.entity_uids))

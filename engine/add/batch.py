@@ -155,15 +155,25 @@ def _stored_already(result: AddResult) -> AddResult:
 
 
 def _fill(result: AddResult, resolved: Resolved, changes: Changes, written: Written) -> None:
+    lost = written.vanished
     result.facts_added = len(written.added)
-    result.facts_updated = len(changes.facts) - len(written.added)
+    result.facts_updated = len(changes.facts) - len(written.added) - len(lost)
     result.facts_invalidated = len(changes.invalidate)
-    result.fact_uids = list(changes.facts)
+    result.fact_uids = [uid for uid in changes.facts if uid not in lost]
+    result.errors += [not_written(uid) for uid in changes.facts if uid in lost]
     result.invalidated_uids = list(changes.invalidate)
     result.entity_uids = list(resolved.entities)
     result.entities_added = len(written.added_entities)
     result.entities_merged = len(set(resolved.merged))
     result.errors += changes.errors
+
+
+def not_written(uid: str) -> str:
+    """The error of a fact the write could not store (`Written.vanished`)."""
+    return (
+        f"fact {uid} not written: an entity it names was deleted, or its name taken by another "
+        "entity, while it was written; add it again"
+    )
 
 
 def _timed(result: AddResult, prepared: PreparedAdd, started: float) -> AddResult:

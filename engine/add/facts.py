@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from engine.add.batch import assemble
 from engine.add.changes import Changes, settle
-from engine.add.resolve import Resolved, history_row
+from engine.add.resolve import Resolved, history_row, stored_row
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError, LimitExceededError
@@ -198,9 +198,11 @@ def resolve_keys(
         uid = found.uid if found else entity_uid(user_id, key)
         out.uid_of[key] = uid
         mentions = counts[key] + (out.entities[uid].mentions if uid in out.entities else 0)
-        row_key, row_name = (found.key, found.name) if found else (key, name)
-        added = None if found else history_row(uid, "ADD", now, episode, name)
-        out.entities[uid] = EntityRow(uid, row_key, row_name, etype, now, mentions, on_create=added)
+        if found is not None:
+            out.entities[uid] = stored_row(found, etype, now, mentions)
+        else:
+            added = history_row(uid, "ADD", now, episode, name)
+            out.entities[uid] = EntityRow(uid, key, name, etype, now, mentions, on_create=added)
     fresh = [key for key in names if key not in known]
     vectors = embedder.encode([names[key][0] for key in fresh])
     out.new = [out.uid_of[key] for key in fresh]

@@ -20,7 +20,6 @@ from engine.add.keys import MessageKeys, fresh_rows, message_keys
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
 from engine.add.resolve import current_self, extracted_names, shown_self
 from engine.add.speakers import speaker_entities
-from engine.add.vanished import write_whole
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.extraction.batching import extract_in_prompts
@@ -32,6 +31,7 @@ from engine.retrieval.lexical import episode_text
 from engine.retrieval.retriever import DualRetriever
 from engine.store.base import EpisodeRow, GraphStore, WriteBatch, Written
 from engine.store.reads import Reads
+from engine.store.whole import held_in, write_whole
 from engine.times import TimeLike, epoch
 from engine.uids import self_uid
 
@@ -75,15 +75,16 @@ class AddContext:
     settings: Settings
 
     def write(self, user_id: str, batch: WriteBatch) -> Written:
-        """Write `batch` whole (`write_whole`: a fact read as stored but deleted since is
-        written again, with its vector); the retriever's caches follow what it wrote."""
+        """Write `batch` whole (`write_whole`: a fact or an entity read as stored but deleted
+        since is written again, with its vector); the retriever's caches follow what it
+        wrote."""
 
         def once(part: WriteBatch) -> Written:
             written = self.store.write(user_id, part)
             self.retriever.written(user_id, written)
             return written
 
-        return write_whole(once, self.embedder, batch)
+        return write_whole(once, self.embedder, batch, held_in(self.reads, user_id))
 
 
 @dataclass(slots=True)

@@ -78,6 +78,15 @@ class Resolved:
         return self.uid_of.get(entity_key(name))
 
 
+def stored_row(entity: Entity, etype: str | None, now: float, mentions: int) -> EntityRow:
+    """The row of an entity read as stored: given no vector, it is written again whole (with
+    the aliases it was read with) should it be deleted before the write."""
+    aliases = tuple(entity.aliases)
+    return EntityRow(
+        entity.uid, entity.key, entity.name, etype, now, mentions, stored=True, aliases=aliases
+    )
+
+
 def current_self(reads: Reads, user_id: str) -> Entity | None:
     """The user's own entity, if stored yet."""
     found = reads.entities_by_uids(user_id, [self_uid(user_id)])
@@ -151,7 +160,7 @@ class Resolver:
         if not mentions:  # a batch that never names the user (another speaker's) leaves it be
             return
         if me is not None:
-            out.entities[me.uid] = EntityRow(me.uid, me.key, me.name, SELF_TYPE, now, mentions)
+            out.entities[me.uid] = stored_row(me, SELF_TYPE, now, mentions)
         else:
             # 'user' may already name someone else (add_facts with "USER"): keep keys unique
             taken = user_keyed is not None and user_keyed.uid != out.self_uid
@@ -190,7 +199,7 @@ class Resolver:
         row = out.entities.get(entity.uid)
         total = mentions + (row.mentions if row else 0)
         etype = entity.type or normalize_label(name.type)
-        out.entities[entity.uid] = EntityRow(entity.uid, entity.key, entity.name, etype, now, total)
+        out.entities[entity.uid] = stored_row(entity, etype, now, total)
 
     def _resolve_fresh(
         self,

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from engine.load.read import Triple
+from engine.models import Entity
 from engine.normalize import entity_key, stable_uid
 from engine.store.base import EntityRow, FactRow, LoadMark
 from engine.store.reads import Reads
@@ -50,7 +51,7 @@ def make_plan(
         names.setdefault(entity_key(t.subject), t.subject)
         names.setdefault(entity_key(t.object), t.object)
     known = {} if fresh else _known_entities(reads, user_id, list(names))
-    uid_of = {k: known[k][0] if k in known else entity_uid(user_id, k) for k in names}
+    uid_of = {k: known[k].uid if k in known else entity_uid(user_id, k) for k in names}
     plan = Plan()
     line_uids: list[str] = []
     facts = _fact_rows(triples, user_id, uid_of, now, plan.lines, line_uids)
@@ -68,13 +69,17 @@ def make_plan(
         if added[key]:
             named[uid_of[key]].append(key)
     for uid, keys in named.items():
-        # an alias of a stored entity: its own key and name, so MERGE finds it
-        _, shown, own_key = known.get(keys[0], ("", names[keys[0]], keys[0]))
         marks = tuple(LoadMark(_mark(key, said[key]), added[key]) for key in keys)
         total = sum(m.mentions for m in marks)
-        plan.entities.append(EntityRow(uid, own_key, shown, None, now, total, marks))
-        if keys[0] not in known:
+        held = known.get(keys[0])
+        if held is None:
+            plan.entities.append(EntityRow(uid, keys[0], names[keys[0]], None, now, total, marks))
             plan.new_entities.add(uid)
+        else:  # a stored one (by an alias too): its own key and name, so MERGE finds it;
+            # given no vector, written again whole should it be deleted before the write
+            aliases = tuple(held.aliases)
+            row = EntityRow(uid, held.key, held.name, None, now, total, marks)
+            plan.entities.append(replace(row, stored=True, aliases=aliases))
     return plan
 
 
@@ -126,12 +131,11 @@ def _chunks(items: list[str]) -> Iterator[list[str]]:
         yield items[start : start + LOOKUP_CHUNK]
 
 
-def _known_entities(reads: Reads, user_id: str, keys: list[str]) -> dict[str, tuple[str, str, str]]:
-    """Stored entities by key (or alias key): their uid, name and own key."""
-    known: dict[str, tuple[str, str, str]] = {}
+def _known_entities(reads: Reads, user_id: str, keys: list[str]) -> dict[str, Entity]:
+    """Stored entities by key (or alias key)."""
+    known: dict[str, Entity] = {}
     for part in _chunks(keys):
-        for key, entity in reads.entities_by_keys(user_id, part).items():
-            known[key] = (entity.uid, entity.name, entity.key)
+        known |= reads.entities_by_keys(user_id, part)
     return known
 
 

@@ -10,10 +10,11 @@ writes instead of during them (`BulkWrites`).
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -38,9 +39,11 @@ from engine.store.base import (
     GraphStore,
     HistoryRow,
     WriteBatch,
+    Written,
     bulk_writing,
 )
 from engine.store.reads import Reads
+from engine.store.whole import held_in, write_whole
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -192,7 +195,7 @@ def _write_entities(
 
     def write(index: int, batch: WriteBatch) -> None:
         t = time.perf_counter()
-        added = len(job.store.write(job.user_id, batch).added_entities)
+        added = len(_write(job, batch).added_entities)
         timer.write += time.perf_counter() - t
         state.entities_done = index + 1
         save_state(where, state)
@@ -222,16 +225,38 @@ def _write_facts(job: LoadJob, plan: Plan, timer: _Timer, report: LoadReport) ->
         embeddings = {r.uid: as_param(v) for r, v in zip(rows, vectors, strict=True)}
         return WriteBatch(facts=rows, fact_embeddings=embeddings)
 
+    ends = {row.uid: row for row in plan.entities}
+
     def write(index: int, batch: WriteBatch) -> None:
         t = time.perf_counter()
-        added = len(job.store.write(job.user_id, batch).added)
+        written = _write(job, batch, ends)
         timer.write += time.perf_counter() - t
+        added, lost = len(written.added), len(written.vanished)
         report.facts_added += added
-        report.facts_already_stored += len(batch.facts) - added
+        report.facts_already_stored += len(batch.facts) - added - lost
+        for row in (r for r in batch.facts if r.uid in written.vanished):
+            _lost(report, plan.lines[row.uid])
         _tell(job, "facts", min(total, (index + 1) * job.chunk_size), total)
 
     _tell(job, "facts", 0, total)
     pipelined(enumerate(_chunked(plan.facts, job.chunk_size)), 0, prepare, write)
+
+
+def _write(job: LoadJob, batch: WriteBatch, ends: Mapping[str, EntityRow] | None = None) -> Written:
+    """Write `batch` whole (`write_whole`): an entity read as stored, or named by a fact,
+    deleted before the write is written again with its vector, and its facts with it."""
+    write = functools.partial(job.store.write, job.user_id)
+    held = held_in(Reads(job.store), job.user_id)
+    return write_whole(write, job.embedder, batch, held, ends)
+
+
+def _lost(report: LoadReport, line: int) -> None:
+    """A fact the write could not store (`Written.vanished`): an entity it names was
+    deleted, and its name taken by another entity, while it was written."""
+    report.error_count += 1
+    if len(report.errors) < MAX_REPORTED_ERRORS:
+        reason = "not written: an entity it names changed meanwhile; load again, restart=True"
+        report.errors.append(LineError(line, reason).located(report.path))
 
 
 def _tell(job: LoadJob, phase: str, done: int, total: int) -> None:

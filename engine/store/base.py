@@ -33,7 +33,10 @@ def dimension_of(dimension: Dimension) -> int:
 @dataclass(frozen=True, slots=True)
 class EntityRow:
     """An entity to write. `on_create`: the change event the write records if it creates the
-    entity (not if another writer stored it since it was read), if any."""
+    entity (not if another writer stored it since it was read), if any. `stored`: the writer
+    read it as stored (`aliases`: the other names it was read with) and gives no vector for
+    it; deleted since, the write writes nothing (`Written.stored_already`) and the writer
+    writes it again whole (`engine.store.whole`)."""
 
     uid: str
     key: str
@@ -47,6 +50,8 @@ class EntityRow:
     # load). With marks, the row adds the mentions of its parts, not `mentions`.
     marks: tuple[LoadMark, ...] = ()
     on_create: HistoryRow | None = None
+    stored: bool = False
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +69,7 @@ class FactRow:
     creates the fact / finds it stored already (by another writer, maybe since it was read),
     if any. `stored`: the writer read the fact as stored and gives no vector for it; deleted
     since, the write does not create it (it would have no vector) but names it in
-    `Written.vanished`."""
+    `Written.vanished`, as a fact naming an entity gone by then."""
 
     uid: str
     subject_uid: str
@@ -254,11 +259,14 @@ class Written:
     added_entities: frozenset[str] = frozenset()  # the entities this write created
     predicates: frozenset[str] = frozenset()  # of the facts written
     episodes: tuple[EpisodeRow, ...] = ()  # the messages a `WriteBatch` wrote
-    # the batch's messages were stored (as good episodes) by another writer since they were
-    # looked up: nothing of it was written (`cypher/guard_new_episodes.cypher`)
+    # a guard said no and nothing of the batch was written: its messages were stored (as
+    # good episodes) by another writer since they were looked up
+    # (`cypher/guard_new_episodes.cypher`), or an entity written as `EntityRow.stored` is
+    # gone (`cypher/guard_stored_entities.cypher`; `engine.store.whole` tells which)
     stored_already: bool = False
-    # facts written as `FactRow.stored` that were gone (deleted since they were read): not
-    # written; the writer writes them again with their vectors (`engine.add.vanished`)
+    # facts of the batch not written: written as `FactRow.stored` but gone (deleted since
+    # they were read), or naming an entity gone; the writer writes them again, whole
+    # (`engine.store.whole`)
     vanished: frozenset[str] = frozenset()
     merged: bool = False  # a `MergeBatch`'s merged entity was deleted: nothing names it
 
@@ -333,7 +341,8 @@ class GraphStore(Protocol):
         """Apply `batch`; return what it wrote, each fact's mention count after the write
         among it. A batch of messages of which one is stored already as a good episode
         writes nothing (`Written.stored_already`): two writers that both found a message new
-        do not both count what it says."""
+        do not both count what it says. Nor does a batch naming an entity it writes as
+        `EntityRow.stored` that the user no longer holds (it would be made without a vector)."""
         ...
 
     def generation(self, user_id: str) -> str | None:

@@ -15,7 +15,15 @@ from engine import cypher
 from engine.cypher import Dialect
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import is_type_label
-from engine.store.base import AnyBatch, GraphStore, MergeBatch, RestoreBatch, WriteBatch, Written
+from engine.store.base import (
+    AnyBatch,
+    EntityRow,
+    GraphStore,
+    MergeBatch,
+    RestoreBatch,
+    WriteBatch,
+    Written,
+)
 from engine.store.fulltext import user_key
 
 # (statement name, relationship type or label for the placeholder, or None; parameters)
@@ -57,7 +65,9 @@ def write_statements(
     base: dict[str, Any], batch: WriteBatch, param: VectorParam
 ) -> list[NamedStatement]:
     """The statements of an add or a load, in the order `batch_statements` promises. A batch
-    of messages starts with `guard_new_episodes`: stored already, they are not written twice."""
+    of messages starts with `guard_new_episodes`: stored already, they are not written twice;
+    one with entities read as stored with `guard_stored_entities`: one gone, it is written
+    again whole (`engine.store.whole`)."""
     out: list[NamedStatement] = []
     if batch.episodes:
         out.append(("guard_new_episodes", None, {**base, "uids": [e.uid for e in batch.episodes]}))
@@ -66,7 +76,8 @@ def write_statements(
         if rows:
             out.append((name, rel_type, {**base, "rows": rows, **extra}))
 
-    entities = [{**asdict(e), "marks": [asdict(m) for m in e.marks]} for e in batch.entities]
+    add("guard_stored_entities", [{"uid": e.uid, "key": e.key} for e in batch.entities if e.stored])
+    entities = [_entity_row(e) for e in batch.entities]
     add("merge_entities", entities, user_key=user_key(base["user_id"]), marks_kept=MARKS_KEPT)
     out += label_statements(base, [(e.uid, e.type) for e in batch.entities])
     add("set_entity_embeddings", _vector_rows(batch.entity_embeddings, param))
@@ -91,6 +102,15 @@ def write_statements(
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     add("create_history", [asdict(h) for h in batch.history])
     add("append_history", [asdict(h) for h in batch.new_history])
+    return out
+
+
+def _entity_row(row: EntityRow) -> dict[str, Any]:
+    """`row` as `merge_entities` reads it (the aliases it was read with are for its writer
+    alone, should it write it again whole)."""
+    out = asdict(row)
+    out["marks"] = [asdict(m) for m in row.marks]
+    del out["aliases"]
     return out
 
 
@@ -204,7 +224,8 @@ def composed_batch(
 def written(batch: AnyBatch, names: list[str], row: list[Any] | None) -> Written:
     """What `batch` wrote, with each fact's mention count and the facts and entities it
     created from the composed batch's result `row` (one result per statement of `names`);
-    no row: its guard found its messages stored already and nothing was written."""
+    no row: a guard said no (its messages stored already, or an entity read as stored gone)
+    and nothing was written."""
     if row is None:
         return Written(stored_already=True)
     results = list(zip(names, row, strict=True))
@@ -222,7 +243,7 @@ def written(batch: AnyBatch, names: list[str], row: list[Any] | None) -> Written
         return Written(predicates=frozenset(m.predicate for m in batch.moves), merged=bool(deleted))
     return Written(
         mentions,
-        vanished=frozenset(f.uid for f in batch.facts if f.stored and f.uid not in mentions),
+        vanished=frozenset(f.uid for f in batch.facts if f.uid not in mentions),
         added=frozenset(uid for uid, _, created in facts if created),
         added_entities=frozenset(
             uid for name, result in results if name == "merge_entities" for uid in result
