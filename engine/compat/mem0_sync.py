@@ -17,30 +17,25 @@ from engine.compat.mem0_args import (
     count_of,
 )
 from engine.compat.mem0_config import settings_of
-from engine.compat.mem0_ids import LEGACY_ID_NEEDS_SCOPE, MemoryIds, parse, store_key
-from engine.compat.mem0_scope import Scope, owner_scope, scope_of, scope_or_none
-from engine.compat.mem0_shapes import Origin, history_item, memory_item, relation, similarities
+from engine.compat.mem0_reads import Reads
+from engine.compat.mem0_scope import scope_of, scope_or_none
+from engine.compat.mem0_shapes import Origin, history_item, relation, similarities
 from engine.embedding import as_param
 from engine.errors import ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
 from engine.metadata_filter import OVER_FETCH, widened
-from engine.models import AddResult, Fact
+from engine.models import Fact
 from engine.normalize import clean_text, stable_uid
 from engine.prompt_block import MAX_LIMIT
 from engine.store.base import HistoryRow, WriteBatch
 from engine.times import parse_time
 
 __all__ = ["Memory"]
-PAGE = 1000  # facts read at a time when listing a scope
 _NOT_EXTRACTED = (
     "extraction failed: {error}; the messages are kept (failed episodes, and the data dir's "
     "dead_letters.jsonl): add them again to retry, or run `graphmem ingest --retry-failed`"
 )
 log = logging.getLogger("graphmem")
-
-
-def _missing(memory_id: str) -> NotFoundError:
-    return NotFoundError(f"no memory {memory_id!r}")
 
 
 class Memory:
@@ -58,7 +53,7 @@ class Memory:
     ) -> None:
         self.graph = memory or GraphMemory(settings_of(config or {}))
         self._owns_graph = memory is None
-        self._ids: MemoryIds | None = None
+        self._reads = Reads(self.graph)
 
     @classmethod
     def from_config(cls, config_dict: Mapping[str, Any]) -> Memory:
@@ -108,7 +103,7 @@ class Memory:
             raise ExtractionError(_NOT_EXTRACTED.format(error=result.extraction_error))
         for error in result.errors:  # messages left out, facts dropped: Mem0 has no field
             log.warning("graphmem: add: %s", error)
-        return self._added(scope, result, Origin(metadata or None, agent_id, run_id))
+        return self._reads.added(scope, result, Origin(metadata or None, agent_id, run_id))
 
     def update(
         self,
@@ -127,7 +122,7 @@ class Memory:
             NotFoundError: no such memory (in the scope, when one is given).
         """
         check_update_metadata(metadata)
-        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        fact, scope = self._reads.resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         text = clean_text(data, "data", self.graph.settings.max_text_chars)
         now = time.time()
         uid = fact.uid
@@ -182,7 +177,7 @@ class Memory:
             found, unknown[:] = result.facts, result.unknown_names
             score = similarities(self.graph, scope.user, query, found)
             hits = [h.fact for h in found if floor is None or score[h.fact.uid] >= floor]
-            return score, self._admitted(scope, hits)[:limit], len(found)
+            return score, self._reads.admitted(scope, hits)[:limit], len(found)
 
         # a narrowed scope's memories may rank below the user's others
         first = limit * OVER_FETCH if scope.narrowed else limit
@@ -193,7 +188,7 @@ class Memory:
             MAX_LIMIT,
         )
         return {
-            "results": [self._item(f, scope, o, score[f.uid]) for f, o in kept],
+            "results": [self._reads.item(f, scope, o, score[f.uid]) for f, o in kept],
             "relations": [relation(f, "destination") for f, _ in kept],
             "unknown_names": unknown,
         }
@@ -215,9 +210,9 @@ class Memory:
             InvalidInputError: no id, a bad id or filter, a count not a positive integer.
         """
         scope = scope_of(user_id, agent_id, run_id, filters)
-        kept = self._listed(scope, count_of(limit, top_k))
+        kept = self._reads.listed(scope, count_of(limit, top_k))
         return {
-            "results": [self._item(f, scope, o) for f, o in kept],
+            "results": [self._reads.item(f, scope, o) for f, o in kept],
             "relations": [relation(f, "target") for f, _ in kept],
         }
 
@@ -232,11 +227,11 @@ class Memory:
         """One memory by id, or None when there is none (in the scope, when one is given):
         also for ids of other stores and of other users."""
         try:
-            fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+            fact, scope = self._reads.resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         except NotFoundError:
             return None
-        kept = self._admitted(scope, [fact])
-        return self._item(fact, scope, kept[0][1] if kept else Origin.of(scope, None))
+        kept = self._reads.admitted(scope, [fact])
+        return self._reads.item(fact, scope, kept[0][1] if kept else Origin.of(scope, None))
 
     def history(
         self,
@@ -251,8 +246,8 @@ class Memory:
         Raises:
             NotFoundError: no such memory (in the scope, when one is given).
         """
-        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
-        mid = self._memory_ids().of(fact.uid)
+        fact, scope = self._reads.resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        mid = self._reads.ids().of(fact.uid)
         out, previous = [], None
         for event in self.graph.history(fact.uid, scope.user):
             out.append(history_item(mid, event, previous))
@@ -274,7 +269,7 @@ class Memory:
         Raises:
             NotFoundError: no such memory (in the scope, when one is given).
         """
-        fact, scope = self._resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
+        fact, scope = self._reads.resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
         self.graph.delete(fact.uid, scope.user)
         return {"message": "Memory deleted successfully!"}
 
@@ -298,101 +293,3 @@ class Memory:
         """Close the graphmem memory when this facade built it."""
         if self._owns_graph:
             self.graph.close()
-
-    # -- ids ------------------------------------------------------------------------------
-
-    def _memory_ids(self) -> MemoryIds:
-        if self._ids is None:
-            self.graph._setup()
-            self._ids = MemoryIds(store_key(self.graph.store))
-        return self._ids
-
-    def _resolve(self, memory_id: str, scope: Scope | None) -> tuple[Fact, Scope]:
-        """The fact a memory id names, and the scope to show it in.
-
-        Raises:
-            InvalidInputError: not a memory id; a legacy id given without a scope.
-            NotFoundError: no such fact, or not in `scope`: the same error either way.
-        """
-        text, legacy_user = parse(memory_id)
-        if legacy_user is not None:
-            if scope is None:
-                raise InvalidInputError(LEGACY_ID_NEEDS_SCOPE.format(id=memory_id))
-            if legacy_user != scope.user:
-                raise _missing(memory_id)
-            uid, user = text, scope.user
-        else:
-            uid = self._memory_ids().uid(text)
-            user = scope.user if scope is not None else self._owner(uid, memory_id)
-        found = self.graph.reads.facts_by_uids(user, [uid])
-        if not found or (scope is not None and not self._admitted(scope, found)):
-            raise _missing(memory_id)
-        return found[0], scope or owner_scope(user)
-
-    def _owner(self, uid: str, memory_id: str) -> str:
-        rows = self.graph.store.run("find_fact_owners", {"uid": uid})
-        if len(rows) != 1:
-            raise _missing(memory_id)
-        return str(rows[0][0])
-
-    def _added(self, scope: Scope, result: AddResult, told: Origin) -> dict[str, Any]:
-        """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE, with
-        its unchanged `previous_memory`) or contradicted (DELETE, shown with the origin of their
-        own messages)."""
-        invalid = set(result.invalidated_uids)
-        facts = self.graph.reads.facts_by_uids(
-            scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
-        )
-        gone = [f for f in facts if f.uid in invalid]
-        origins = {f.uid: o for f, o in self._admitted(owner_scope(scope.user), gone)}
-        items = []
-        for fact in facts:
-            event = "DELETE" if fact.uid in invalid else "ADD"
-            if event == "ADD" and fact.first_seen != fact.last_seen:
-                event = "UPDATE"
-            item = {**self._item(fact, scope, origins.get(fact.uid, told)), "event": event}
-            if event == "UPDATE":  # mentioned again: its text stays (Mem0's UPDATE says it)
-                item["previous_memory"] = fact.text
-            items.append(item)
-        # Mem0's graph answers the rows each relationship's write returned: a list per fact
-        added = [[relation(f, "target")] for f in facts if f.uid not in invalid]
-        deleted = [[relation(f, "target")] for f in gone]
-        return {
-            "results": items,
-            "relations": {"added_entities": added, "deleted_entities": deleted},
-        }
-
-    def _listed(self, scope: Scope, limit: int) -> list[tuple[Fact, Origin]]:
-        """The first `limit` memories in `scope`: the user's facts are read a page at a time
-        until that many are in it, as an agent's or a filter's may all be recent."""
-        size = PAGE if scope.narrowed else min(PAGE, limit)
-        kept: list[tuple[Fact, Origin]] = []
-        offset = 0
-        while len(kept) < limit:
-            page = self.graph.get_all(scope.user, limit=size, offset=offset)
-            kept += self._admitted(scope, page)
-            if len(page) < size:
-                break
-            offset += size
-        return kept[:limit]
-
-    # -- mapping --------------------------------------------------------------------------
-
-    def _admitted(self, scope: Scope, facts: list[Fact]) -> list[tuple[Fact, Origin]]:
-        """The facts whose messages fall in `scope`, each with the origin of its first message
-        in scope (the first that has metadata)."""
-        wanted = sorted({uid for f in facts for uid in f.episodes})
-        episodes = {e.uid: e for e in self.graph.reads.episodes_by_uids(scope.user, wanted)}
-        kept = []
-        for fact in facts:
-            own = [episodes[u] for u in fact.episodes if u in episodes]
-            if scope.admits(own):
-                inside = [e for e in own if scope.admits_episode(e)] or own
-                first = next((e for e in inside if e.metadata), inside[0] if inside else None)
-                kept.append((fact, Origin.of(scope, first)))
-        return kept
-
-    def _item(
-        self, fact: Fact, scope: Scope, origin: Origin, score: float | None = None
-    ) -> dict[str, Any]:
-        return memory_item(self._memory_ids().of(fact.uid), fact, scope, origin, score)

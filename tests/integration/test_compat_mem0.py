@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import engine.compat.mem0 as facade
-import engine.compat.mem0_sync as mem0_sync
+import engine.compat.mem0_reads as mem0_reads
 from engine.embedding import Embedder
 from engine.errors import (
     ExtractionError,
@@ -271,7 +271,7 @@ def test_get_all_narrowed_reads_past_the_users_first_facts(
 ) -> None:
     """An agent's, a run's or a metadata filter's memories are found however many of the
     user's other facts are older (they were looked for in the first 4 x limit only)."""
-    monkeypatch.setattr(mem0_sync, "PAGE", 5)  # several pages of the user's facts
+    monkeypatch.setattr(mem0_reads, "PAGE", 5)  # several pages of the user's facts
     memory.add_facts([(f"Thing{i}", "IS_NEAR", f"Place{i}") for i in range(12)], user_id="bob")
     m = facade.Memory(memory=memory)
     m.add("I like tea", user_id="bob", agent_id="a1", run_id="r1", metadata={"kind": "drink"})
