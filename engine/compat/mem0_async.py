@@ -67,6 +67,7 @@ class AsyncMemory(Pooled[Memory]):
         return self.sync.graph
 
     add = _in_pool(Memory.add)
+    chat = _in_pool(Memory.chat)
     delete = _in_pool(Memory.delete)
     delete_all = _in_pool(Memory.delete_all)
     get = _in_pool(Memory.get)

@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 from engine.compat.mem0_args import (
     check_add_args,
@@ -34,6 +34,11 @@ __all__ = ["Memory"]
 _NOT_EXTRACTED = (
     "extraction failed: {error}; the messages are kept (failed episodes, and the data dir's "
     "dead_letters.jsonl): add them again to retry, or run `graphmem ingest --retry-failed`"
+)
+_NO_CHAT = (
+    "chat is not supported: graphmem has no chat of its own (nor has Mem0's Memory); "
+    "search(query, user_id=...) for the memories and give their 'memory' texts to your own "
+    "LLM call"
 )
 log = logging.getLogger("graphmem")
 
@@ -288,6 +293,14 @@ class Memory:
     def reset(self) -> None:
         """Delete every user's memories (memory ids of facts added again stay the same)."""
         self.graph.reset()
+
+    def chat(self, query: str, *args: Any, **kwargs: Any) -> NoReturn:
+        """Mem0's `chat`, which Mem0 does not implement either.
+
+        Raises:
+            NotImplementedError: always, saying what to do instead.
+        """
+        raise NotImplementedError(_NO_CHAT)
 
     def close(self) -> None:
         """Close the graphmem memory when this facade built it."""
