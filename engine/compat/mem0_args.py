@@ -1,7 +1,8 @@
 """The arguments of Mem0's calls that graphmem reads its own way: how many results (`limit`,
 or `top_k`, Mem0's newer name for it), `search`'s `threshold`, `rerank`, `explain` and
 `reference_date`, and those of `add` and `update` graphmem refuses (`infer=False`, `prompt`,
-`memory_type`, `update`'s `metadata`), each with what to do instead.
+`memory_type`, `update`'s `metadata`, `get_all`'s `page` and `page_size`), each with what to
+do instead.
 
 Mem0 v1 searches with `rerank=True` by default and reranks only when a reranker is
 configured; graphmem has none to run (its ranking is the fusion of graph expansion, fact and
@@ -42,6 +43,24 @@ def count_of(limit: object, top_k: object) -> int:
     if top_k is not None:
         return check_count(top_k, "top_k", 1)
     return check_count(DEFAULT_LIMIT if limit is None else limit, "limit", 1)
+
+
+_NO_PAGES = (
+    "get_all(page=, page_size=) is not supported: they are Mem0 Platform's pagination "
+    "(MemoryClient; Mem0's open-source Memory has none), and the facade answers one list, "
+    "oldest first: ask for limit=page*page_size and keep results[(page-1)*page_size:]"
+)
+
+
+def check_no_pages(page: object, page_size: object) -> None:
+    """`get_all`'s `page` and `page_size` (Mem0 Platform's): refused unless None, as honouring
+    neither would hand page 1 to a caller asking for page 2.
+
+    Raises:
+        InvalidInputError: either given.
+    """
+    if page is not None or page_size is not None:
+        raise InvalidInputError(_NO_PAGES)
 
 
 def check_threshold(value: object) -> float | None:

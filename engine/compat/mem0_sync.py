@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 from engine.compat.mem0_args import (
     check_add_args,
+    check_no_pages,
     check_search_flags,
     check_threshold,
     check_update_metadata,
@@ -207,13 +208,17 @@ class Memory:
         limit: int | None = None,
         *,
         top_k: int | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
     ) -> dict[str, Any]:
         """The scope's first `limit` (or `top_k`) valid memories, oldest first (100 by
         default), with their relations.
 
         Raises:
-            InvalidInputError: no id, a bad id or filter, a count not a positive integer.
+            InvalidInputError: no id, a bad id or filter, a count not a positive integer;
+                `page` or `page_size` (Mem0 Platform's pagination: ask for `limit`).
         """
+        check_no_pages(page, page_size)
         scope = scope_of(user_id, agent_id, run_id, filters)
         kept = self._reads.listed(scope, count_of(limit, top_k))
         return {

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 import engine.compat.mem0 as facade
+from engine.errors import InvalidInputError
 from engine.memory import Memory as GraphMemory
 
 
@@ -25,4 +26,28 @@ def test_async_chat_raises_not_implemented_as_mem0s(memory: GraphMemory) -> None
             await m.chat("What do I like?")
 
     with pytest.raises(NotImplementedError, match=r"no chat.*search\("):
+        asyncio.run(scenario())
+
+
+def test_get_all_refuses_pages_naming_limit(memory: GraphMemory) -> None:
+    """`page` / `page_size` (Mem0 Platform's `MemoryClient`) raised a bare TypeError; the
+    facade answers one list, so they are refused, naming `limit`, never ignored (page 2 would
+    silently be page 1)."""
+    m = facade.Memory(memory=memory)
+    m.add("I live in Seattle", user_id="bob")
+    with pytest.raises(InvalidInputError, match=r"page.*page_size.*limit="):
+        m.get_all(user_id="bob", page=2, page_size=50)
+    with pytest.raises(InvalidInputError, match=r"page_size.*limit="):
+        m.get_all(user_id="bob", page_size=50)
+    with pytest.raises(InvalidInputError, match=r"page.*limit="):
+        m.get_all(filters={"user_id": "bob"}, page=1)
+    assert len(m.get_all(user_id="bob")["results"]) == 1
+
+
+def test_async_get_all_refuses_pages(memory: GraphMemory) -> None:
+    async def scenario() -> None:
+        async with facade.AsyncMemory(memory=memory) as m:
+            await m.get_all(user_id="bob", page=1, page_size=10)
+
+    with pytest.raises(InvalidInputError, match=r"page.*limit="):
         asyncio.run(scenario())
