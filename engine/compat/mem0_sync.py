@@ -41,6 +41,10 @@ _NO_CHAT = (
     "search(query, user_id=...) for the memories and give their 'memory' texts to your own "
     "LLM call"
 )
+_DELETE_WHOM = (
+    "delete_all needs a user_id, agent_id or run_id: it deletes one graph; deleting every "
+    "user's memories is reset()"
+)
 log = logging.getLogger("graphmem")
 
 
@@ -286,7 +290,14 @@ class Memory:
     def delete_all(
         self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> dict[str, str]:
-        """Delete a whole graph: the user's (or the agent's or run's, when named alone)."""
+        """Delete a whole graph: the user's (or the agent's or run's, when named alone).
+
+        Raises:
+            InvalidInputError: no id (every user's memories: `reset()`); `user_id` with an
+                `agent_id` or `run_id`; a bad id.
+        """
+        if user_id is None and agent_id is None and run_id is None:
+            raise InvalidInputError(_DELETE_WHOM)
         if user_id is not None and (agent_id is not None or run_id is not None):
             raise InvalidInputError(
                 "delete_all with user_id and agent_id/run_id: graphmem keeps one graph per "

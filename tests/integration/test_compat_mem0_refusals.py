@@ -51,3 +51,13 @@ def test_async_get_all_refuses_pages(memory: GraphMemory) -> None:
 
     with pytest.raises(InvalidInputError, match=r"page.*limit="):
         asyncio.run(scenario())
+
+
+def test_delete_all_without_an_id_points_to_reset(memory: GraphMemory) -> None:
+    """Deleting every user's memories is `reset()`, as Mem0's error says; the facade said only
+    that an id is required."""
+    m = facade.Memory(memory=memory)
+    m.add("I live in Seattle", user_id="bob")
+    with pytest.raises(InvalidInputError, match=r"user_id, agent_id or run_id.*reset\(\)"):
+        m.delete_all()
+    assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was deleted
