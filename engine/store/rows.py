@@ -17,10 +17,11 @@ _TIME_PARTS = 52  # the second part of an exact time counts 2**-52 s
 
 
 def exact_time(value: Any) -> Any:
-    """A time as the export's reads give it, `[whole seconds, parts of 2**-52 s]`
-    (cypher/list_user_*.cypher), as the float the store holds, bit for bit: FalkorDB writes
-    a float into a reply with 15 significant digits, where a time to the microsecond has 16
-    and a `time.time()` up to 17. Exact for every time a second or more from 1970-01-01 (its
+    """A time as the reads that need it exact give it, `[whole seconds, parts of 2**-52 s]`
+    (the export's, cypher/list_user_*.cypher, and the episode leg's index,
+    cypher/list_episode_texts.cypher), as the float the store holds, bit for bit: FalkorDB
+    writes a float into a reply with 15 significant digits, where a time to the microsecond
+    has 16 and a `time.time()` up to 17. Exact for every time a second or more from 1970-01-01 (its
     whole seconds leave at most 52 bits below the point); closer to it, to 2**-52 s. A pair
     of nulls (no time) is None; any other value is returned as it is.
 
@@ -156,12 +157,15 @@ def episode_texts(rows: Iterable[list[Any]]) -> tuple[list[EpisodeText], list[st
     """`list_episode_texts` rows: the messages, and the index terms stored with each."""
     rows = list(rows)
     texts = [
-        EpisodeText(
-            r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6], bool(r[7])
-        )
+        EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", _time(r[5]), r[6], bool(r[7]))
         for r in rows
     ]
     return texts, [r[8] for r in rows]
+
+
+def _time(value: Any) -> float:
+    """An exact time read (`exact_time`), 0.0 for none."""
+    return float(exact_time(value) or 0.0)
 
 
 def unit(similarity: float) -> float:

@@ -15,6 +15,7 @@ import pytest
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.store.falkordb import FalkorDBStore
+from engine.store.rows import times_stamp
 
 TS = 1_690_000_000.123456  # a message's time, to the microsecond: 16 significant digits
 VALID_AT = 1_600_000_000.654321
@@ -69,3 +70,17 @@ def test_an_export_gives_raw_clock_times_as_stored(memory: Memory, store: GraphS
         {"u": "alice", "times": created},
     ).result_set
     assert found == [[len(entities)]] and len(entities) == 4
+
+
+def test_the_episode_leg_reads_the_times_the_store_stamps(memory: Memory) -> None:
+    """The episode leg checks its index against the store's sum of its messages' times in
+    whole milliseconds (`stamp_user_episodes`): a time just under a millisecond's end read
+    back rounded to 15 digits (`...0.122996` as `...0.123`) made the two differ, and a search
+    loaded the user's whole index again at each check."""
+    memory.add([MESSAGE], user_id="alice", ts=1_690_000_000.122996)
+    reads = memory.retriever.reads
+
+    texts, _ = reads.episode_texts("alice", 0)
+
+    assert [t.ts for t in texts] == [1_690_000_000.122996]
+    assert reads.episodes_stamp("alice") == (1, times_stamp([t.ts for t in texts]))
