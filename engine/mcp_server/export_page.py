@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from engine.errors import InvalidInputError
 from engine.store.base import GraphStore
+from engine.transfer.snapshot import EntityRecord, EpisodeRecord, FactRecord, HistoryRecord
 
 MAX_LIMIT = 500
 SECTIONS = {
@@ -29,6 +30,13 @@ SECTIONS = {
     "history": "list_user_history",
 }
 _ORDER = list(SECTIONS)
+# what each section's rows are read as: the times exact (`engine.store.rows.exact_time`)
+_RECORDS: dict[str, type[BaseModel]] = {
+    "entities": EntityRecord,
+    "facts": FactRecord,
+    "episodes": EpisodeRecord,
+    "history": HistoryRecord,
+}
 # a section and the uid its page starts after ("": at its first record)
 _CURSOR = re.compile(r"(entities|facts|episodes|history):(\S{0,256})")
 
@@ -94,8 +102,5 @@ def _read(
     store: GraphStore, section: str, user_id: str, after: str, limit: int
 ) -> list[dict[str, Any]]:
     rows = store.run(SECTIONS[section], {"user_id": user_id, "after": after, "limit": limit})
-    return [_without_vectors(row[0]) for row in rows]
-
-
-def _without_vectors(record: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in record.items() if key != "embedding"}
+    record = _RECORDS[section]
+    return [record.model_validate(row[0]).model_dump(exclude={"embedding"}) for row in rows]

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from engine.add.resolve import history_row
 from engine.models import Entity, Fact
-from engine.normalize import entity_key, stable_uid
-from engine.store.base import AliasRow, FactMoveRow, MergeBatch
+from engine.normalize import stable_uid
+from engine.store.base import FactMoveRow, MergeBatch
 
 
 def merge_batch(kept: Entity, gone: Entity, facts: list[Fact], now: float) -> MergeBatch:
     """The batch that gives `kept` the `facts` of `gone` (each under the uid its new ends
     give it, joining a fact `kept` already has; a fact between the two is dropped), `gone`'s
     mentions, messages and names (as aliases), with the MERGE events. The store moves each
-    fact with the values it holds when the batch runs (`MergeBatch`): `facts` say which, and
-    where to, not what they say."""
+    fact with the values it holds when the batch runs (`MergeBatch`), and `gone`'s names as
+    it holds them then: `facts` say which, and where to, not what they say."""
     batch = MergeBatch(kept.uid, gone.uid)
     for fact in facts:
         s = kept.uid if fact.subject_uid == gone.uid else fact.subject_uid
@@ -24,11 +24,6 @@ def merge_batch(kept: Entity, gone: Entity, facts: list[Fact], now: float) -> Me
         uid = stable_uid(kept.user_id, s, fact.predicate, o)
         event = history_row(uid, "MERGE", now, None, f"from fact {fact.uid}")
         batch.moves.append(FactMoveRow(fact.uid, uid, s, o, fact.predicate, event))
-    keys = {kept.key}
-    for alias in [gone.name, *gone.aliases]:
-        if (key := entity_key(alias)) not in keys:
-            keys.add(key)
-            batch.aliases.append(AliasRow(kept.uid, alias, key))
     detail = f"merged {gone.name!r} ({gone.uid})"
     batch.history.append(history_row(kept.uid, "MERGE", now, None, detail))
     return batch

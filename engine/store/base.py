@@ -211,19 +211,18 @@ class MergeBatch:
     """One entity (`gone`) made part of another (`kept`), applied together from what the store
     holds when it runs, not what was read before (a writer changing either meanwhile loses
     nothing): the facts `moves` names moved with their values then, `drops` (facts between
-    the two) deleted, `gone`'s mentions then and its messages given to `kept`, its names as
-    `aliases` of `kept`, `history` written; and `gone` deleted if nothing names it any more
+    the two) deleted, `gone`'s mentions, names (as aliases) and messages then given to
+    `kept`, `history` written; and `gone` deleted if nothing names it any more
     (`Written.merged`). A fact naming `gone` that `moves` does not name stays."""
 
     kept: str
     gone: str
     moves: list[FactMoveRow] = field(default_factory=list)
     drops: list[str] = field(default_factory=list)
-    aliases: list[AliasRow] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
 
     def is_empty(self) -> bool:
-        return False  # its entities' mentions and messages move whatever it names
+        return False  # its entities' mentions, names and messages move whatever it names
 
 
 @dataclass(slots=True)

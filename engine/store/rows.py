@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -12,6 +13,30 @@ from engine.models import Entity, Fact, HistoryEvent
 from engine.store.base import EpisodeText, Neighbour
 
 _STAMP_PRIME = 1_000_000_007
+_TIME_PARTS = 52  # the second part of an exact time counts 2**-52 s
+
+
+def exact_time(value: Any) -> Any:
+    """A time as the reads that need it exact give it, `[whole seconds, parts of 2**-52 s]`
+    (the export's, cypher/list_user_*.cypher, and the episode leg's index,
+    cypher/list_episode_texts.cypher), as the float the store holds, bit for bit: FalkorDB
+    writes a float into a reply with 15 significant digits, where a time to the microsecond
+    has 16 and a `time.time()` up to 17. Exact for every time a second or more from 1970-01-01 (its
+    whole seconds leave at most 52 bits below the point); closer to it, to 2**-52 s. A pair
+    of nulls (no time) is None; any other value is returned as it is.
+
+    Example:
+        >>> exact_time([1690000000, 555996401369088])
+        1690000000.123456
+    """
+    if not (isinstance(value, list | tuple) and len(value) == 2):
+        return value
+    whole, parts = value
+    if whole is None or parts is None:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return value
+    return whole + math.ldexp(parts, -_TIME_PARTS)
 
 
 def times_stamp(times: Iterable[float]) -> int:
@@ -132,12 +157,15 @@ def episode_texts(rows: Iterable[list[Any]]) -> tuple[list[EpisodeText], list[st
     """`list_episode_texts` rows: the messages, and the index terms stored with each."""
     rows = list(rows)
     texts = [
-        EpisodeText(
-            r[0], r[1], r[2], r[3] or "user", r[4] or "", float(r[5] or 0.0), r[6], bool(r[7])
-        )
+        EpisodeText(r[0], r[1], r[2], r[3] or "user", r[4] or "", _time(r[5]), r[6], bool(r[7]))
         for r in rows
     ]
     return texts, [r[8] for r in rows]
+
+
+def _time(value: Any) -> float:
+    """An exact time read (`exact_time`), 0.0 for none."""
+    return float(exact_time(value) or 0.0)
 
 
 def unit(similarity: float) -> float:

@@ -150,7 +150,7 @@ def merge_statements(base: dict[str, Any], batch: MergeBatch) -> list[NamedState
         add("move_fact_relationships", list(by_type[predicate].values()), predicate)
     add("delete_facts", batch.drops, key="uids")
     out.append(("move_entity_counts", None, {**entities, "marks_kept": MARKS_KEPT}))
-    add("add_entity_aliases", [asdict(a) for a in batch.aliases])
+    out.append(("move_entity_aliases", None, entities))
     out.append(("move_entity_mentions", None, entities))
     add("create_history", [asdict(h) for h in batch.history])
     add("delete_orphan_entities", [batch.gone], key="uids")

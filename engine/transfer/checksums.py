@@ -13,11 +13,13 @@ found (by hand, or a file imported from a third user before) is kept, as every i
 before.
 
 The messages of one dated call share its time (the first's; the n-th is stored n ms later,
-`ORDER_S`), and FalkorDB gives a time back to 15 significant digits (one to the microsecond
-loses its last digit). The times tried for a message, `TRIES` at most, are: the time of the
-latest call found in its session and source (its call's first message, met first), its own
-(it is the first), its own less 1, 2 and 3 ms (the call's first is not in the file), and the
-times of the messages just before it there; each also to the nearest microseconds (`_near`).
+`ORDER_S`). An export gives each time as the store holds it (`engine.store.rows.exact_time`),
+but a file exported from FalkorDB before it did holds times to 15 significant digits (one to
+the microsecond lost its last digit). The times tried for a message, `TRIES` at most, are:
+the time of the latest call found in its session and source (its call's first message, met
+first), its own (it is the first), its own less 1, 2 and 3 ms (the call's first is not in
+the file), and the times of the messages just before it there; each also to the nearest
+microseconds where the file's time may have lost digits (`_near`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ __all__ = ["TRIES", "for_target"]
 TRIES = 64  # call times tried for one message, at most
 # how far apart the first and last message of one call are stored, at most
 _CALL_S = Settings.model_fields["max_messages_per_add"].default * ORDER_S
-_DIGITS = 15  # significant digits FalkorDB gives a float back with
+_DIGITS = 15  # significant digits an older export's times from FalkorDB have
 _MICROSECOND = 1e-6
 _EARLIER = 3  # places in its call tried for a message whose call's first is not in the file
 
@@ -184,8 +186,8 @@ class _Keys:
 
 
 def _near(ts: float) -> list[float]:
-    """`ts`, and where it may have lost digits (15 significant ones, as FalkorDB gives a
-    float back), the times to the microsecond that round to it."""
+    """`ts`, and where it may have lost digits (15 significant ones, as an older export read
+    them from FalkorDB), the times to the microsecond that round to it."""
     digits = repr(abs(ts)).replace(".", "").lstrip("0")
     if "e" not in digits and len(digits) < _DIGITS:
         return [ts]

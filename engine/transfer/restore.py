@@ -249,9 +249,10 @@ def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnap
     event, message, detail, time), so an import onto the events it came from adds none;
     return the snapshot and how many of its events the target holds.
 
-    An event's uid is hashed from its time to the clock's precision, and FalkorDB gives back
-    15 significant digits: an exported event's uid often cannot be derived again, and
-    `rekey` then derives a new one that would stand beside the original."""
+    An event's uid is hashed from its time to the clock's precision, and a file exported
+    from FalkorDB before times were read exactly holds 15 significant digits: such an
+    event's uid often cannot be derived again, and `rekey` then derives a new one that would
+    stand beside the original."""
     held = {
         _event_key(h): h.uid
         for h in read_all(store, "list_user_history", HistoryRecord, snapshot.user_id)

@@ -1,11 +1,16 @@
 """One user's whole memory graph as a versioned document: the lossless export format.
 
-Times are kept as the epoch seconds the store holds (not datetimes), so an export -> import
-round trip restores every value bit for bit. The document is validated when it is read: the
-relationship types are upper snake case in any script (`normalize.is_relation_type`), every
-fact and episode points at an entity of the document, and no text holds NUL (neither
-database round-trips it through a parameter) or a lone surrogate (UTF-8 cannot carry it):
-refused, as `add` and `add_facts` refuse them, not cleaned.
+Times are kept as the epoch seconds the store holds (not datetimes), read exactly: FalkorDB
+writes a float into a reply with 15 significant digits (a time to the microsecond has 16), so
+the export's reads give each time as whole seconds and parts of 2**-52 s
+(`engine.store.rows.exact_time`), and an export -> import round trip restores every time bit
+for bit. Other floats come as the store gives them: from FalkorDB a confidence to 15
+significant digits, a vector's float32 values likewise; written back, they read the same again.
+The document is validated when it is read: the relationship types are upper snake case in any
+script (`normalize.is_relation_type`), every fact and episode points at an entity of the
+document, and no text holds NUL (neither database round-trips it through a parameter) or a
+lone surrogate (UTF-8 cannot carry it): refused, as `add` and `add_facts` refuse them, not
+cleaned.
 
 Example:
     >>> doc = GraphSnapshot(user_id="alice", exported_at=0.0)
@@ -22,6 +27,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -33,6 +39,7 @@ from pydantic import (
 from engine.errors import InvalidInputError
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import check_storable, is_relation_type
+from engine.store.rows import exact_time
 
 SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
 SNAPSHOT_VERSION: Literal[1] = 1
@@ -46,6 +53,11 @@ def _packed(vector: Sequence[float]) -> Sequence[float]:
 
 # A record's vector: read as a list, kept packed, written as a list again.
 Embedding = Annotated[Sequence[float], AfterValidator(_packed), PlainSerializer(list)]
+
+
+# epoch seconds, as read (`exact_time`) or as a document holds them
+Time = Annotated[float, BeforeValidator(exact_time)]
+MaybeTime = Annotated[float | None, BeforeValidator(exact_time)]
 
 
 def _storable(value: Any, field: str) -> Any:
@@ -97,10 +109,10 @@ class EntityRecord(_Record):
     aliases: list[str] = Field(default_factory=list)
     alias_keys: list[str] = Field(default_factory=list)
     mentions: Mentions = 0
-    first_seen: float | None = None
-    last_seen: float | None = None
-    created_at: float | None = None
-    updated_at: float | None = None
+    first_seen: MaybeTime = None
+    last_seen: MaybeTime = None
+    created_at: MaybeTime = None
+    updated_at: MaybeTime = None
     embedding: Embedding | None = None
     # the marks of the loads that counted its mentions (engine/load/plan.py), so a load run
     # again after an import counts none twice; an export older than them has none
@@ -111,10 +123,10 @@ class RelationshipRecord(_Record):
     """The typed relationship form of a fact: `(subject)-[:TYPE {uid, ...}]->(object)`."""
 
     type: RelType
-    valid_at: float | None = None
-    invalid_at: float | None = None
+    valid_at: MaybeTime = None
+    invalid_at: MaybeTime = None
     mentions: Mentions = 0
-    last_seen: float | None = None
+    last_seen: MaybeTime = None
 
 
 class FactRecord(_Record):
@@ -125,15 +137,15 @@ class FactRecord(_Record):
     object_uid: str
     predicate: RelType
     text: str
-    valid_at: float | None = None
-    invalid_at: float | None = None
+    valid_at: MaybeTime = None
+    invalid_at: MaybeTime = None
     mentions: Mentions = 0
-    first_seen: float | None = None
-    last_seen: float | None = None
+    first_seen: MaybeTime = None
+    last_seen: MaybeTime = None
     episodes: list[str] = Field(default_factory=list)
     confidence: float = 1.0
-    created_at: float | None = None
-    updated_at: float | None = None  # its text or times last changed by hand
+    created_at: MaybeTime = None
+    updated_at: MaybeTime = None  # its text or times last changed by hand
     embedding: Embedding | None = None
     relationship: RelationshipRecord | None = None
 
@@ -146,13 +158,13 @@ class EpisodeRecord(_Record):
     role: str
     speaker: str | None = None
     content: str
-    ts: float
+    ts: Time
     source: str | None = None
     checksum: str
     status: str | None = None
     error: str | None = None
     metadata: str | None = None  # JSON text, as stored
-    created_at: float | None = None
+    created_at: MaybeTime = None
     undated: bool | None = None  # true: no time known, `ts` only orders it (see `Episode.ts`)
     entity_uids: list[str] = Field(default_factory=list)  # a set: kept sorted
 
@@ -168,7 +180,7 @@ class HistoryRecord(_Record):
     uid: str
     target_uid: str
     event: str
-    ts: float
+    ts: Time
     episode_uid: str | None = None
     detail: str | None = None
 

@@ -75,3 +75,17 @@ def test_export_pages_skip_no_record_when_one_is_deleted_between_pages(memory: M
             break
 
     assert {f.uid for f in memory.get_all("alice")} <= set(paged)
+
+
+def test_export_pages_give_times_as_epoch_seconds(memory: Memory) -> None:
+    """The export's reads give a time as whole seconds and parts of 2**-52 s (FalkorDB
+    rounds a float in a reply): a page gives the seconds, exactly."""
+    fact = {"subject": "Alice", "predicate": "LIVES_IN", "object": "Lisbon"}
+    memory.add_facts([{**fact, "valid_at": 1_690_000_000.123456}], "alice")
+
+    page = tools.export_graph(memory, "alice", limit=50).data
+
+    assert [f["valid_at"] for f in page["facts"]] == [1_690_000_000.123456]
+    assert [f["relationship"]["valid_at"] for f in page["facts"]] == [1_690_000_000.123456]
+    assert all(isinstance(e["created_at"], float) for e in page["entities"])
+    assert all(isinstance(h["ts"], float) for h in page["history"])

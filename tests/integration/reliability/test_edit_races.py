@@ -3,14 +3,17 @@ hand (`merge_entities`) ran is kept, never deleted with what the edit removes.""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from engine.add.resolve import history_row
 from engine.embedding import Embedder
 from engine.memory import Memory
-from engine.store.base import GraphStore
+from engine.normalize import entity_key
+from engine.store.base import AliasRow, GraphStore, WriteBatch
 from tests.integration.reliability.conftest import Tally
 
 USER = "racing-merge"
@@ -115,3 +118,36 @@ def test_mentions_added_while_a_merge_runs_are_kept(
     tally.lost += int(kept.mentions != bob.mentions + robert.mentions + 1)
     assert done == [1]  # acknowledged
     assert kept.mentions == bob.mentions + robert.mentions + 1
+
+
+def test_an_alias_added_while_a_merge_runs_moves_to_the_kept_entity(
+    shared_store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    """The merge gave the kept entity the merged one's names as it had read them, then
+    deleted the merged one with the alias another writer gave it meanwhile (as an add whose
+    extraction calls Robert "Bobby" writes it): the name found nothing any more."""
+    user = f"{USER}-alias"
+    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
+    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    robert = mem.entity("Robert", user).entity
+    named = WriteBatch(
+        aliases=[AliasRow(robert.uid, "Bobby", entity_key("Bobby"))],
+        history=[history_row(robert.uid, "MERGE", time.time(), None, "'Bobby' resolved")],
+    )
+
+    def another_names_robert() -> list[str]:
+        shared_store.write(user, named)
+        return mem.reads.entities_by_uids(user, [robert.uid])[0].aliases
+
+    done = _paused_after_read(mem, monkeypatch, another_names_robert)
+    kept = mem.merge_entities("Bob", "Robert", user)
+    tally.cases += 1
+    tally.faults += 1
+    tally.lost += int("Bobby" not in kept.aliases)
+    assert done == [["Bobby"]]  # acknowledged
+    assert sorted(kept.aliases) == ["Bobby", "Robert"]
+    assert mem.entity("Bobby", user).entity.uid == kept.uid
