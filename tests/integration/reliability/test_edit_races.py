@@ -29,16 +29,9 @@ def test_a_fact_added_while_a_merge_runs_is_moved_not_deleted(
     mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
     other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
     mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], USER)
-    read = mem.reads.entity_facts
-    added: list[int] = []
-
-    def read_then_another_writes(*args: Any, **kwargs: Any) -> Any:
-        found = read(*args, **kwargs)
-        if not added:  # another process names the merged entity just after the merge read it
-            added.append(other.add_facts([("Robert", "OWNS", "Boat")], USER).facts_added)
-        return found
-
-    monkeypatch.setattr(mem.reads, "entity_facts", read_then_another_writes)
+    added = _paused_after_read(
+        mem, monkeypatch, lambda: other.add_facts([("Robert", "OWNS", "Boat")], USER).facts_added
+    )
     kept = mem.merge_entities("Bob", "Robert", USER)
     facts = {(f.subject, f.predicate, f.object) for f in mem.get_all(USER)}
     tally.cases += 1
