@@ -151,7 +151,9 @@ class RelationEnds:
             pairs: dict[tuple[str, str], None] = {}
             for predicate, twin in found:
                 pairs.update(((o, s) if twin else (s, o), None) for s, o in read[predicate])
-            user.pairs[relation] = _spread(list(pairs), self.params.kind_sample)
+            # in an order of their own, not the store's: the first facts written of a relation
+            # may all be alike (a family's youngest children, none married yet)
+            user.pairs[relation] = _spread(sorted(pairs, key=_shuffled), self.params.kind_sample)
             user.mixed[relation] = sorted(pairs, key=_shuffled)[: self.params.twin_sample]
 
     def twins(
