@@ -71,8 +71,6 @@ RULES = (
     Rule("where", query_module, "asks_where", lambda *a: False),
     # "X's wife's father", "the father of X": a hop per noun, nearest first
     Rule("chain", question_module, "chain_order", lambda *a: []),
-    # "the name of X's dog": the dog itself, not a hop beyond it
-    Rule("its name", question_module, "asks_its_name", lambda *a: False),
     # "what does X's daughter do": what is asked beyond the chain, a hop further
     Rule("chain rest", question_module, "chain_rest", lambda *a: ""),
     # "I", "my": the user's own entity may anchor

@@ -18,7 +18,6 @@ from engine.retrieval.query import Query
 from engine.retrieval.terms import (
     asked_kind,
     asks_for_siblings,
-    asks_its_name,
     asks_what_it_does,
     chain_order,
     chain_rest,
@@ -58,8 +57,6 @@ class Question:
         unnamed = [w for w in words if w not in named and (len(w) > 1 or has_cjk(w))]
         single = len(spans) == 1 and bool(spans[0])
         chain = chain_order(query.words, spans[0], unnamed) if single else []
-        if asks_its_name(chain):  # "the name of X's dog": the dog itself, no hop beyond
-            unnamed.remove(chain.pop())
         # "what are the primary languages": "primary" names no relation
         asked = _relation_word(asked_kind(query.words, unnamed), relation_words)
         kind = asked

@@ -47,7 +47,6 @@ _IMPERATIVE = frozenset({"name", "list", "give", "show", "find"})  # "name a sis
 # punctuation around a name's words: quotes, brackets, dashes ("\u2019" is a typed apostrophe)
 _EDGE = "\"'()[]{},;:!?\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u2014\u2013"
 _POSSESSIVES = ("'s", "\u2019s")
-_NAMING = frozenset({"name", "names"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "我", "我的"})
 
 
@@ -162,13 +161,6 @@ def chain_rest(tokens: Sequence[str], span: frozenset[int], kind: str | None) ->
         end = len(tokens)
     rest = [w for i, w in enumerate(tokens) if (i < start or i >= end) and w != kind]
     return " ".join(rest) if _content(rest) or _DO.intersection(rest) else ""
-
-
-def asks_its_name(chain: Sequence[str]) -> bool:
-    """The chain ends with the name of what it reaches ("the name of X's dog", "X's
-    children's names"): a graph holds that thing's name as the thing itself, so the name is
-    no hop beyond it. A name chained to the anchor alone ("X's name") is a relation to ask."""
-    return len(chain) > 1 and chain[-1] in _NAMING
 
 
 def _content(tokens: Sequence[str]) -> int:

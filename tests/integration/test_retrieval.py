@@ -131,30 +131,6 @@ def test_a_chain_through_a_hub_counts_for_less(mem: Memory) -> None:
     assert top[0].hop == 2
 
 
-PETS = [
-    ("Alice", "FRIEND_OF", "John"),
-    ("John", "HAS_DOG", "Tommy"),
-    ("Tommy", "LIKES", "the park"),
-    ("John", "LIKES", "hiking"),
-    ("Alice", "HAS_NAME", "Alice"),
-]
-
-
-@pytest.mark.parametrize("query", ["What is the name of John's dog?", "What is John's dog's name?"])
-def test_the_name_of_what_a_chain_reaches_is_that_thing_not_a_hop_beyond(
-    mem: Memory, query: str
-) -> None:
-    """The dog's name is the dog: the walk must not go on from it to what it likes because
-    "name" is another word to explain, nor take the user's own name for it."""
-    mem.add_facts(PETS, user_id="pets")
-    top = mem.search(query, user_id="pets", limit=3).facts
-    assert (top[0].fact.subject, top[0].fact.predicate, top[0].fact.object) == (
-        "John",
-        "HAS_DOG",
-        "Tommy",
-    )
-
-
 def test_semantic_leg_needs_no_anchor(mem: Memory) -> None:
     result = mem.search("somebody is allergic to nuts", user_id=USER, mode="semantic", limit=3)
     assert result.anchors == []

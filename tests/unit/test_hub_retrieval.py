@@ -76,24 +76,6 @@ def test_the_kind_a_do_question_asks_for_comes_after_its_subject(
 
 
 @pytest.mark.parametrize(
-    ("question", "chain", "unnamed"),
-    [
-        ("what is the name of Ann's dog", ("dog",), ("dog",)),
-        ("what are Ann's children's names", ("children",), ("children",)),
-        ("what is the name of Ann's cousin's dog", ("cousin", "dog"), ("cousin", "dog")),
-        ("what is Ann's name", ("name",), ("name",)),  # a relation of Ann's: asked
-    ],
-)
-def test_the_name_a_chain_ends_with_is_what_it_reaches(
-    question: str, chain: tuple[str, ...], unnamed: tuple[str, ...]
-) -> None:
-    query = Query.parse(question, 8)
-    ann = Anchor(Entity(uid="a", user_id="u", key="ann", name="Ann"), 1.0, "name")
-    asked = Question.of(query, query.relational, [ann], set(), NameParams())
-    assert (asked.chain, asked.unnamed) == (chain, unnamed)
-
-
-@pytest.mark.parametrize(
     ("question", "asks"),
     [
         ("where does the band of Ann come from", True),
