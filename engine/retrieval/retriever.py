@@ -31,7 +31,6 @@ from engine.retrieval.semantic import SemanticLeg
 from engine.retrieval.semantic import Started as SemanticStarted
 from engine.retrieval.similarity import above, fill, known
 from engine.retrieval.stored_relations import StoredRelations
-from engine.retrieval.terms import mentions_self
 from engine.retrieval.tuning import Tuning
 from engine.retrieval.unknown import about_the_user, judged_names, unknown_names
 from engine.retrieval.user_relations import Relations, UserRelations, of_one_offs
@@ -141,7 +140,7 @@ class DualRetriever:
             check = plan(parsed.words, legs.messages.index)
             legs.premise = self.premise.start(check, user_id, include_invalid) if check else None
         watch.lap("episodes")
-        ask = _Ask(window, min_similarity, explain, vector, self_uid)
+        ask = _Ask(window, min_similarity, explain, vector, self_uid, parsed.first_person)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.messages.hits)
         watch.lap("fuse")
@@ -243,7 +242,7 @@ class DualRetriever:
         lookup = None if legs.names_searched else functools.partial(self._names_of, user_id)
         unknown = unknown_names(query, messages.index, named, lookup)
         if unknown and _only_strangers(query, unknown, legs, ask.self_uid):
-            found = about_the_user(found, ask.self_uid, _of_the_user(query, legs, ask.self_uid))
+            found = about_the_user(found, ask.self_uid, _of_the_user(ask, legs))
         found, episodes = found[:limit], episodes[:limit]
         if ask.explain:
             explain(found, episodes, self._found(limit, legs, ranked))
@@ -304,9 +303,9 @@ def _only_strangers(query: str, unknown: list[str], legs: _Legs, self_uid: str |
     return set(unknown) == set(judged_names(query))
 
 
-def _of_the_user(query: str, legs: _Legs, self_uid: str | None) -> bool:
+def _of_the_user(ask: _Ask, legs: _Legs) -> bool:
     """The query speaks of the user: in the first person, or by the user's own entity."""
-    return mentions_self(query) or any(a.entity.uid == self_uid for a in legs.graph.anchors)
+    return ask.first_person or any(a.entity.uid == ask.self_uid for a in legs.graph.anchors)
 
 
 def _names(anchors: list[Anchor]) -> list[str]:
@@ -345,6 +344,7 @@ class _Ask:
     explain: bool
     embedding: list[float]  # the query's
     self_uid: str | None  # the entity standing for the user
+    first_person: bool  # the query speaks in the first person ("my", "I")
 
 
 def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
