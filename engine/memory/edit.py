@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from engine.add.resolve import history_row
 from engine.embedding import as_param
-from engine.errors import InvalidInputError, NotFoundError
+from engine.errors import InvalidInputError, NotFoundError, StoreError
 from engine.memory.core import MemoryCore
 from engine.memory.merge import merge_batch
 from engine.models import Deleted, Entity, Fact, UserSummary
@@ -182,20 +182,37 @@ class MemoryEdit(MemoryCore):
         Raises:
             InvalidInputError: both name the same entity.
             NotFoundError: the user has no such entity.
-            StoreError: the database failed midway; run it again to finish.
+            StoreError: the database failed midway, or another writer kept giving `merge`
+                new facts for `MERGE_ROUNDS` rounds; run it again to finish.
         """
         kept, gone = self._entity(keep, user_id), self._entity(merge, user_id)
         if kept.uid == gone.uid:
             raise InvalidInputError(f"{keep!r} and {merge!r} are the same entity")
         self._setup()
         user_id, now = kept.user_id, time.time()
-        for _ in range(MERGE_ROUNDS):
-            if self.store.write(user_id, merge_batch(kept, gone, self._named(gone), now)).merged:
-                break
-        else:  # still named by what no read shows (a fact without both ends): as before
-            self.store.run("delete_entity", {"user_id": user_id, "uid": gone.uid}, read_only=False)
-        self.retriever.forget(user_id)
+        try:
+            for _ in range(MERGE_ROUNDS):
+                batch = merge_batch(kept, gone, self._named(gone), now)
+                if self.store.write(user_id, batch).merged:
+                    break
+            else:
+                self._finish_merge(gone)
+        finally:
+            self.retriever.forget(user_id)
         return self._entity(kept.uid, user_id)
+
+    def _finish_merge(self, gone: Entity) -> None:
+        """After the last round: `gone` goes with what still names it only when no read shows
+        a fact of it (a fact without both ends); a fact another writer keeps giving it is
+        never deleted with it."""
+        if self._named(gone):
+            raise StoreError(
+                f"entity {gone.name!r} was given new facts during each of {MERGE_ROUNDS} rounds "
+                "of the merge: what was moved stays moved and nothing was deleted; run "
+                "merge_entities again once those writes stop"
+            )
+        params = {"user_id": gone.user_id, "uid": gone.uid}
+        self.store.run("delete_entity", params, read_only=False)
 
     def _named(self, entity: Entity) -> list[Fact]:
         """Every fact naming `entity`, current or past."""

@@ -11,6 +11,7 @@ import pytest
 
 from engine.add.resolve import history_row
 from engine.embedding import Embedder
+from engine.errors import StoreError
 from engine.memory import Memory
 from engine.normalize import entity_key
 from engine.store.base import AliasRow, GraphStore, WriteBatch
@@ -144,3 +145,42 @@ def test_an_alias_added_while_a_merge_runs_moves_to_the_kept_entity(
     assert done == [["Bobby"]]  # acknowledged
     assert sorted(kept.aliases) == ["Bobby", "Robert"]
     assert mem.entity("Bobby", user).entity.uid == kept.uid
+
+
+def test_a_merge_outrun_by_another_writer_stops_without_deleting_its_facts(
+    shared_store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    """Another writer gives the merged entity a new fact after each of the merge's reads: the
+    merge stops with an error after its last round, every acknowledged fact still stored (moved
+    or not yet), and a second merge once the writes stop finishes."""
+    user = "racing-merge-outrun"
+    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
+    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
+    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    read = mem.reads.entity_facts
+    added: list[str] = []
+
+    def read_then_another_writes(*args: Any, **kwargs: Any) -> Any:
+        found = read(*args, **kwargs)
+        boat = f"Boat {len(added)}"
+        assert other.add_facts([("Robert", "OWNS", boat)], user).facts_added == 1
+        added.append(boat)
+        return found
+
+    monkeypatch.setattr(mem.reads, "entity_facts", read_then_another_writes)
+    with pytest.raises(StoreError, match="run merge_entities again"):
+        mem.merge_entities("Bob", "Robert", user)
+    owned = {f.object for f in mem.get_all(user) if f.predicate == "OWNS"}
+    tally.cases += 1
+    tally.faults += 1
+    tally.lost += len({"Car", *added} - owned)
+    assert owned == {"Car", *added}
+
+    monkeypatch.setattr(mem.reads, "entity_facts", read)
+    mem.merge_entities("Bob", "Robert", user)
+    facts = {(f.subject, f.object) for f in mem.get_all(user) if f.predicate == "OWNS"}
+    assert facts == {("Bob", thing) for thing in ("Car", *added)}
