@@ -13,10 +13,10 @@ stem: `raw_turns.terms`):
 - (also: covered when the fact's sentence counts with its subject, predicate and object)
 - a fact restates an observation when >= 60% of its own content words are in one observation
   of its turn.
-Also: facts per turn and the extractor's own time per message (messages/s, the pipeline
-loaded before the clock starts). The offline extractor by default; `--extractor llm` (or
-`auto` with GRAPHMEM / OPENAI LLM settings in the environment, engine/config.py) runs the
-same metric with the configured LLM so the two can be compared.
+Also: facts per turn, the facts that carry a date (`valid_at`), and the extractor's own time
+per message (messages/s, the pipeline loaded before the clock starts). The offline extractor by
+default; `--extractor llm` (or `auto` with GRAPHMEM / OPENAI LLM settings in the environment,
+engine/config.py) runs the same metric with the configured LLM so the two can be compared.
 
     python benchmarks/extract_locomo.py                     # all 10 conversations
     python benchmarks/extract_locomo.py --conversations 2
@@ -106,6 +106,7 @@ def score(
     cover: float,
 ) -> dict[str, Any]:
     covered, best, union, with_text, restating, total_facts = [], [], [], [], 0, 0
+    dated = sum(f.valid_at is not None for found in facts for f in found)
     for record, found in zip(records, facts, strict=True):
         notes = [
             set(terms(text)) for text in observed.get((record.user_id or "", record.source), [])
@@ -131,6 +132,8 @@ def score(
         "facts": total_facts,
         "facts_per_turn": round(total_facts / max(1, len(records)), 3),
         "facts_restating": round(restating / total_facts, 4) if total_facts else 0.0,
+        "facts_dated": dated,
+        "facts_dated_share": round(dated / total_facts, 4) if total_facts else 0.0,
     }
 
 

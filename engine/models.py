@@ -10,10 +10,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.normalize import entity_key
-from engine.prompt_block import Piece, check_budget, estimate_tokens, nothing_about, pack
+from engine.prompt_block import UNDATED, Piece, check_budget, estimate_tokens, nothing_about, pack
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
-UNDATED = "undated"  # how a message said at an unknown time shows where a date would
 
 
 def to_epoch(value: datetime | float | None) -> float | None:
@@ -273,7 +272,7 @@ class SearchResult(BaseModel):
     def context(self, max_tokens: int | None = None) -> str:
         """A block for a prompt of at most `max_tokens` (default: the search's `max_tokens`,
         else 512): facts, connections and messages taken in turn by rank, a fact left out
-        when its message is in, an entity's facts on one line, everything dated
+        when its message is in, an entity's facts on one line, dated where known
         (`engine.prompt_block`). Tokens are estimated as words * 4/3. When the query names
         someone nothing stored holds (`unknown_names`), the block opens by saying so; a budget
         too small for that line holds no hit either, only "Nothing stored mentions Bob." when
@@ -300,7 +299,8 @@ class SearchResult(BaseModel):
             fact, day = hit.fact, said_day(hit.fact.valid_at or _first_source_ts(hit))
             rest = _without_subject(fact.text, fact.subject)
             sources = frozenset(fact.episodes)
-            yield Piece(rank, "fact", f"[{day}] {fact.text}", day, sources, fact.subject, rest)
+            line = fact.text if day == UNDATED else f"[{day}] {fact.text}"
+            yield Piece(rank, "fact", line, day, sources, fact.subject, rest)
         for rank, path in enumerate(self.paths, start=1):
             yield Piece(rank, "path", " -> ".join(f.text for f in path.facts), UNDATED)
 

@@ -1,4 +1,4 @@
-"""A search result as one block for a prompt: the most answer per token, everything dated.
+"""A search result as one block for a prompt: the most answer per token, dated where known.
 
 `SearchResult.context(max_tokens)` fills the budget in one order: the lists taken in turn by
 rank (the first message, the first fact, the first connection, the second message, ...), so
@@ -8,7 +8,9 @@ neither kind crowds the other out of a small budget. On the way:
   and date (a fact dated otherwise, "yesterday" resolved, says when, which the message does not);
 - what does not fit is skipped, not the end: a shorter line further down may still fit;
 - facts about one entity share a line ("Kate: likes cooking [2023-05-07]; works at UCLA");
-- every fact and message carries its date ("undated" when the time is not known).
+- every message carries its date ("undated" when its time is not known), and so does every
+  fact whose time is known; a fact of unknown time (a graph written by `add_facts`) has no mark
+  at all ("Tom married to Kate"): "[undated]" on every line cost tokens and said nothing more.
 
 Tokens are estimated per line as words * 4/3, the usual rule of thumb for English BPE (the
 estimate `benchmarks/raw_turns.py` packs its baselines with).
@@ -26,6 +28,7 @@ MAX_LIMIT = 1000  # hits per list a search returns at most
 TOKENS_PER_HIT = 25  # `search(max_tokens=)` asks for a fact and a message per this many
 _FACTS, _PATHS, _MESSAGES = "Facts:", "Connections:", "Messages:"
 _AT_EQUAL_RANK = {"message": 0, "fact": 1, "path": 2}  # on chat, messages are the evidence
+UNDATED = "undated"  # how a message said at an unknown time shows where a date would
 
 
 def check_budget(max_tokens: object) -> int:
@@ -53,10 +56,16 @@ class Piece:
     rank: int  # in its own list, from 1
     kind: Literal["message", "fact", "path"]
     line: str  # as it prints on a line of its own
-    day: str  # its date, "undated" when not known
+    day: str  # its date, UNDATED when not known (a fact's line then shows none)
     sources: frozenset[str] = frozenset()  # the messages it came from; a message: its uid
     subject: str = ""  # a fact's entity
     said: str = ""  # a fact's sentence without its subject ("likes cooking")
+
+    @property
+    def part(self) -> str:
+        """A fact as part of its entity's shared line: "likes cooking [2023-05-07]", or with
+        no mark when its time is not known."""
+        return self.said if self.day == UNDATED else f"{self.said} [{self.day}]"
 
 
 @dataclass
@@ -85,7 +94,7 @@ class _Group:
     def line(self) -> str:
         if len(self.facts) == 1:
             return self.facts[0].line
-        return f"{self.subject}: " + "; ".join(f"{f.said} [{f.day}]" for f in self.facts)
+        return f"{self.subject}: " + "; ".join(f.part for f in self.facts)
 
 
 @dataclass
@@ -173,7 +182,7 @@ def _tokens(words: int) -> int:
 
 
 def _part_words(fact: Piece) -> int:
-    return len(fact.said.split()) + 1
+    return len(fact.part.split())
 
 
 def holds_memory(block: str) -> bool:

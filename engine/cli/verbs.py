@@ -91,8 +91,8 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def fact_line(fact: Fact) -> str:
     """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one;
-    a fact with no known start (said in an undated message) shows `[undated]`, as `context()`
-    does, not when it was stored."""
+    a fact with no known start (said in an undated message) shows `[undated]`, not when it was
+    stored (the column stays; `context()`, a prompt's block, leaves the mark out)."""
     until = f" (until {fact.invalid_at:%Y-%m-%d})" if fact.invalid_at else ""
     return f"[{said_day(fact.valid_at)}] {fact.text}{until}"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from engine.models import UNDATED, ScoredEpisode, ScoredFact, SearchResult
-from engine.prompt_block import nothing_about
+from engine.models import ScoredEpisode, ScoredFact, SearchResult
+from engine.prompt_block import UNDATED, nothing_about
 
 _SNIPPET_CHARS = 300
 

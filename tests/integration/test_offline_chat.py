@@ -170,6 +170,51 @@ def test_a_clause_date_becomes_valid_at(
     assert {f.valid_at for f in found.facts} == {expected}
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I started learning the guitar last month.", day(2023, 4, 8)),
+        ("I decided to visit Paris last year.", day(2022, 5, 8)),
+        ("I began painting again two weeks ago.", day(2023, 4, 24)),
+        ("I finally got to see the concert yesterday.", day(2023, 5, 7)),
+        ("I decided to start learning the piano last month.", day(2023, 4, 8)),  # a chain
+        ("I started learning the guitar in June.", day(2022, 6, 1)),  # the fact's verb's tense
+        # "these days" names no day: it does not hide the date after it
+        ("These days I am trying to read more books since last month.", day(2023, 4, 8)),
+    ],
+)
+def test_a_date_on_the_verb_of_the_object_phrase_dates_the_fact(
+    extractor: OfflineExtractor, text: str, expected: datetime
+) -> None:
+    found = extract(extractor, ChatMessage(name="Kate", content=text, ts=MAY_8))
+    assert found.facts
+    assert {f.valid_at for f in found.facts} == {expected}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I moved to Lisbon and started a job last week.",
+            {"MOVES_TO": None, "STARTS": day(2023, 5, 1)},
+        ),
+        (
+            "I met a guy who started a bakery last year.",
+            {"MEETS": None, "STARTS": day(2022, 5, 8)},
+        ),
+        (
+            "I said that I adopted a cat last week.",
+            {"ADOPTS": day(2023, 5, 1)},
+        ),
+    ],
+)
+def test_a_date_of_a_clause_with_a_fact_of_its_own_stays_there(
+    extractor: OfflineExtractor, text: str, expected: dict[str, datetime | None]
+) -> None:
+    found = extract(extractor, ChatMessage(name="Kate", content=text, ts=MAY_8))
+    assert {f.predicate: f.valid_at for f in found.facts} == expected
+
+
 def test_relative_dates_need_the_message_time(extractor: OfflineExtractor) -> None:
     undated = extract(extractor, ChatMessage(content="I went to Rome yesterday."))
     dated = extract(extractor, ChatMessage(content="I moved to Boston in June 2022."))

@@ -86,7 +86,7 @@ def test_the_cli_and_mcp_say_undated(memory: Memory, tmp_path: Path) -> None:
     assert "[undated] user: My sister Clara plays the cello." in views[0]
     assert '[undated] user: "My sister Clara plays the cello."' in views[1]  # MCP quotes it
     assert facts and all(TODAY not in line for line in facts)  # seen today, not said today
-    assert all(line.startswith("  [undated] ") for line in facts)  # as context() shows them
+    assert all(line.startswith("  [undated] ") for line in facts)  # the CLI list's date column
 
 
 def test_a_stored_episode_without_the_marker_keeps_its_time() -> None:

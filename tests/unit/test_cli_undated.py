@@ -1,5 +1,6 @@
-"""A fact with no date (said in an undated message) shows `[undated]` in the CLI's lists, as
-`context()` and the MCP tools show it; the CLI showed `[----------]`. No store is needed."""
+"""A fact with no date (said in an undated message) shows `[undated]` in the CLI's lists; the
+CLI showed `[----------]`. `context()`, a prompt's block, shows no mark for it (every mark cost
+tokens and said nothing). No store is needed."""
 
 from __future__ import annotations
 
@@ -29,4 +30,4 @@ def test_an_undated_fact_shows_undated_in_search() -> None:
     assert search_text(result).splitlines()[1] == (
         "  0.5000  [undated] Clara plays cello  [semantic] f1"
     )
-    assert "[undated] Clara plays cello" in result.context()
+    assert result.context() == "Facts:\nClara plays cello"

@@ -99,7 +99,34 @@ def test_an_entitys_facts_share_a_dated_line() -> None:
     ]
     block = _result(facts, []).context(200)
     assert "Kate: likes cooking [2023-05-07]; works at UCLA [2023-12-01]" in block
-    assert "[undated] Ann is a nurse" in block
+    assert "[2023-05-07] Ann is a nurse" not in block and "\nAnn is a nurse" in block
+
+
+def test_a_fact_of_unknown_time_prints_no_date_mark() -> None:
+    """A graph written by `add_facts` has no dates: "[undated]" on each fact cost tokens and
+    said nothing an unmarked line does not."""
+    facts = [
+        _fact("f1", "Kate", "likes cooking", "m1", None),
+        _fact("f2", "Kate", "likes skiing", "m2", None),
+        _fact("f3", "Kate", "works at UCLA", "m3", None),
+        _fact("f4", "Tom", "married to Kate", "m4", None),
+    ]
+    block = _result(facts, []).context(17)  # 1 + 11 + 5: it was 23 with the marks
+    assert block == "Facts:\nKate: likes cooking; likes skiing; works at UCLA\nTom married to Kate"
+    assert _cost(block) == 17
+    mixed = _result([_fact("f0", "Kate", "cooks", "m0"), *facts[:2]], []).context(200)
+    assert "Kate: cooks [2023-05-07]; likes cooking; likes skiing" in mixed
+
+
+def test_an_undated_fact_still_goes_when_its_undated_message_is_in() -> None:
+    """Its message, said at an unknown time too, says it, with its speaker."""
+    facts = [_fact("f1", "Kate", "loves tea", "m2", None), _fact("f2", "Ann", "is a nurse", "m9")]
+    messages = [_message("m1", "Hello there."), _message("m2", "I love tea.", None)]
+    block = _result(facts, messages).context(200)  # order: m1, f1, m2 (f1 goes), f2
+    assert "[undated] Kate: I love tea." in block and "loves tea" not in block
+    assert "[2023-05-07] Ann is a nurse" in block
+    alone = _result(facts[:1], messages[1:]).context(200)  # the message first: f1 never in
+    assert "loves tea" not in alone
 
 
 def test_every_message_is_dated() -> None:

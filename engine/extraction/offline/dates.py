@@ -1,17 +1,22 @@
 """When a clause says something happened, as a date: relative dates read against the message.
 
 A clause's date is a spaCy DATE entity hanging off its verb ("yesterday", "last week", "two
-days ago", "in May", "on Monday", "in June 2022"). Relative dates need the message's time;
-dates with a year do not. Past-tense clauses look back ("in May" said in August is this May,
-said in March last May), others look ahead. The result is midnight UTC of the day meant:
-"last week" and "last month" are the same day a week or a month before, "last year" the same
-date a year before, "last weekend" the Saturday before.
+days ago", "in May", "on Monday", "in June 2022"), or, when the verb has none, off the verb of
+its complement, the phrase the fact's object is made of: the parser hangs "last month" in "I
+started learning the guitar last month" on "learning", and "last year" in "I decided to visit
+Paris last year" on "visit". Never off a clause that states a fact of its own (a relative or
+adverbial clause, a coordinated verb): that date is its fact's. Relative dates need the
+message's time; dates with a year do not. Past-tense clauses (the tense of the fact's verb)
+look back ("in May" said in August is this May, said in March last May), others look ahead. The
+result is midnight UTC of the day meant: "last week" and "last month" are the same day a week
+or a month before, "last year" the same date a year before, "last weekend" the Saturday before.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -43,11 +48,18 @@ _DATE_PREPOSITIONS = frozenset({"in", "on", "during", "since", "last", "this", "
 
 
 def clause_date(verb: Token, sent_at: datetime | None) -> datetime | None:
-    """The date `verb`'s clause gives, resolved against `sent_at`; None when it gives none."""
-    span = _date_span(verb)
-    if span is None:
-        return None
-    return resolve_date(span.text, sent_at, past=_is_past(verb))
+    """The date `verb`'s clause gives, resolved against `sent_at`; None when it gives none.
+
+    The first DATE that resolves, on the verb, then down its complements; a DATE that names
+    no day ("every day") does not hide the next ("kept running every day last week").
+    """
+    past = _is_past(verb)
+    for head in _date_heads(verb):
+        for span in _date_spans(head):
+            found = resolve_date(span.text, sent_at, past=past)
+            if found is not None:
+                return found
+    return None
 
 
 def resolve_date(text: str, sent_at: datetime | None, *, past: bool = True) -> datetime | None:
@@ -69,16 +81,29 @@ def resolve_date(text: str, sent_at: datetime | None, *, past: bool = True) -> d
     return None
 
 
-def _date_span(verb: Token) -> Span | None:
-    """The DATE entity on the verb itself or on one of its prepositions."""
+def _date_heads(verb: Token) -> Iterator[Token]:
+    """`verb`, then the verbs of its complements, depth first: an open clausal complement
+    ("started learning", "decided to visit") or a gerund object. Not a ccomp, relcl, advcl or
+    conj: those are clauses of their own, read as facts with their own dates."""
+    yield verb
+    for child in verb.children:
+        if child.pos_ == "VERB" and (child.dep_ == "xcomp" or _gerund_object(child)):
+            yield from _date_heads(child)
+
+
+def _gerund_object(tok: Token) -> bool:
+    return tok.dep_ == "dobj" and tok.tag_ == "VBG"
+
+
+def _date_spans(verb: Token) -> Iterator[Span]:
+    """The DATE entities on the verb itself or on one of its prepositions."""
     for child in verb.children:
         tokens = [child]
         if child.dep_ == "prep" and child.lower_ in _DATE_PREPOSITIONS:
             tokens = [c for c in child.children if c.dep_ == "pobj"]
         for tok in tokens:
             if tok.ent_type_ == "DATE":
-                return next(e for e in tok.doc.ents if e.start <= tok.i < e.end)
-    return None
+                yield next(e for e in tok.doc.ents if e.start <= tok.i < e.end)
 
 
 def _is_past(verb: Token) -> bool:
