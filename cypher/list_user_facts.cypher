@@ -13,7 +13,7 @@ WITH f, s, o, r,
             r.valid_at, r.invalid_at, r.last_seen]
          | [toInteger(t), toInteger((t - toInteger(t)) * 4503599627370496)]] AS times
 RETURN f {.uid, subject_uid: s.uid, object_uid: o.uid, .predicate, .text, valid_at: times[0],
-          invalid_at: times[1], .mentions, first_seen: times[2], last_seen: times[3],
+          .valid_unit, invalid_at: times[1], .mentions, first_seen: times[2], last_seen: times[3],
           episodes: coalesce(f.episodes, []), .confidence, created_at: times[4],
           updated_at: times[5], .embedding,
           relationship: CASE WHEN r IS NULL THEN null

@@ -1,6 +1,7 @@
 // Upsert :Fact nodes with their SUBJECT and OBJECT edges; re-asserting a fact revalidates it.
 // id (= uid): LlamaIndex's get_rel_map reaches facts through SUBJECT/OBJECT and reads it.
 // Keyed by (user_id, uid): a node another user wrote under the same uid is never touched.
+// valid_unit: how precisely valid_at is known ("week", "month", "year"); null, to the day.
 // The MERGE tells which facts it created (`creating` lives only in this statement): the
 // row's on_create event is written for those, its on_match event for the others, so of two
 // writers that both read a fact as new, one adds it and the other finds it stored.
@@ -15,7 +16,8 @@ WITH row, s, o, held
 WHERE held IS NOT NULL OR NOT row.stored
 MERGE (f:Fact {user_id: $user_id, uid: row.uid})
 ON CREATE SET f.id = row.uid, f.predicate = row.predicate, f.text = row.text,
-              f.valid_at = row.valid_at, f.mentions = 0, f.first_seen = row.ts,
+              f.valid_at = row.valid_at, f.valid_unit = row.valid_unit,
+              f.mentions = 0, f.first_seen = row.ts,
               f.episodes = [], f.confidence = row.confidence, f.created_at = $now,
               f.creating = true
 WITH row, s, o, f, f.creating IS NOT NULL AS created

@@ -2,7 +2,7 @@
 // fact the user holds: the larger mentions, the later last_seen and updated_at (its last change
 // by hand) and the earlier first_seen stay, a fact the store has invalidated stays invalid, and
 // the episodes it was said in are the union (those held first, then the exported ones not
-// held). Text, valid_at, confidence
+// held). Text, valid_at (with its valid_unit), confidence
 // and created_at follow the side that changed the fact last: they stay as held when the
 // user's history has a change event for it ($change_events, an UPDATE whose detail is one of
 // $unchanged_details excepted) later than row.changed_at, the latest in the file; otherwise,
@@ -24,6 +24,7 @@ FOREACH (_ IN CASE WHEN NOT kept AND f.text <> row.text THEN [1] ELSE [] END |
 SET f.id = row.uid, f.predicate = row.predicate,
     f.text = CASE WHEN kept THEN f.text ELSE row.text END,
     f.valid_at = CASE WHEN kept THEN f.valid_at ELSE row.valid_at END,
+    f.valid_unit = CASE WHEN kept THEN f.valid_unit ELSE row.valid_unit END,
     f.confidence = CASE WHEN kept THEN f.confidence ELSE row.confidence END,
     f.created_at = CASE WHEN kept THEN f.created_at ELSE row.created_at END,
     f.invalid_at = coalesce(f.invalid_at, row.invalid_at),

@@ -10,7 +10,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.normalize import entity_key
-from engine.prompt_block import UNDATED, Piece, check_budget, estimate_tokens, nothing_about, pack
+from engine.prompt_block import (
+    UNDATED,
+    Piece,
+    check_budget,
+    estimate_tokens,
+    fact_piece,
+    nothing_about,
+    pack,
+    said_day,
+)
+from engine.times import DAY, TimeUnit, time_unit
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
 
@@ -84,6 +94,7 @@ class Fact(BaseModel):
     object_uid: str
     text: str
     valid_at: datetime | None = None
+    valid_unit: TimeUnit = DAY  # how precisely valid_at is known ("last year": a year)
     invalid_at: datetime | None = None
     mentions: int = 0
     first_seen: datetime | None = None
@@ -114,6 +125,7 @@ class Fact(BaseModel):
             object_uid=obj["uid"],
             text=props["text"],
             valid_at=from_epoch(props.get("valid_at")),
+            valid_unit=time_unit(props.get("valid_unit")),
             invalid_at=from_epoch(props.get("invalid_at")),
             mentions=int(props.get("mentions") or 0),
             first_seen=from_epoch(props.get("first_seen")),
@@ -296,29 +308,18 @@ class SearchResult(BaseModel):
             day = said_day(said.ts)
             yield Piece(rank, "message", said.line(), day, frozenset({said.uid}))
         for rank, hit in enumerate(self.facts, start=1):
-            fact, day = hit.fact, said_day(hit.fact.valid_at or _first_source_ts(hit))
-            rest = _without_subject(fact.text, fact.subject)
-            sources = frozenset(fact.episodes)
-            line = fact.text if day == UNDATED else f"[{day}] {fact.text}"
-            yield Piece(rank, "fact", line, day, sources, fact.subject, rest)
+            fact = hit.fact
+            yield fact_piece(rank, fact.text, fact.subject, fact_day(hit), set(fact.episodes))
         for rank, path in enumerate(self.paths, start=1):
             yield Piece(rank, "path", " -> ".join(f.text for f in path.facts), UNDATED)
 
 
-def _first_source_ts(hit: ScoredFact) -> datetime | None:
-    return hit.sources[0].ts if hit.sources else None
-
-
-def _without_subject(text: str, subject: str) -> str:
-    """A fact's sentence without its subject when it opens with it ("likes cooking")."""
-    if text.casefold().startswith(subject.casefold() + " "):
-        return text[len(subject) + 1 :]
-    return text
-
-
-def said_day(when: datetime | None) -> str:
-    """A time as its date (2024-05-01), or "undated" when it is not known."""
-    return f"{when:%Y-%m-%d}" if when is not None else UNDATED
+def fact_day(hit: ScoredFact) -> str:
+    """When a found fact became true, as precisely as it is known (`said_day`), else the day
+    of the first message it came from; UNDATED when neither is known."""
+    if hit.fact.valid_at is not None:
+        return said_day(hit.fact.valid_at, hit.fact.valid_unit)
+    return said_day(hit.sources[0].ts if hit.sources else None)
 
 
 class AddResult(BaseModel):

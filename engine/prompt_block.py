@@ -10,7 +10,10 @@ neither kind crowds the other out of a small budget. On the way:
 - facts about one entity share a line ("Kate: likes cooking [2023-05-07]; works at UCLA");
 - every message carries its date ("undated" when its time is not known), and so does every
   fact whose time is known; a fact of unknown time (a graph written by `add_facts`) has no mark
-  at all ("Tom married to Kate"): "[undated]" on every line cost tokens and said nothing more.
+  at all ("Tom married to Kate"): "[undated]" on every line cost tokens and said nothing more;
+- a fact's date is as precise as it is known (`said_day`): "[2025] Kate moved to Lisbon" for
+  "last year", "[2023-04]" for "in April", "[week of 2023-05-01]" for "last week"; such a fact
+  never restates a message (a message's date is a day), however its date falls.
 
 Tokens are estimated per line as words * 4/3, the usual rule of thumb for English BPE (the
 estimate `benchmarks/raw_turns.py` packs its baselines with).
@@ -20,15 +23,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Literal
 
 from engine.normalize import check_count
+from engine.times import DAY, TimeUnit
 
 MAX_LIMIT = 1000  # hits per list a search returns at most
 TOKENS_PER_HIT = 25  # `search(max_tokens=)` asks for a fact and a message per this many
 _FACTS, _PATHS, _MESSAGES = "Facts:", "Connections:", "Messages:"
 _AT_EQUAL_RANK = {"message": 0, "fact": 1, "path": 2}  # on chat, messages are the evidence
 UNDATED = "undated"  # how a message said at an unknown time shows where a date would
+
+
+def said_day(when: datetime | None, unit: TimeUnit = DAY) -> str:
+    """A time as the date it is known to: a day (2024-05-01), a week ("week of 2024-04-29",
+    its Monday), a month (2024-05) or a year (2024); "undated" when it is not known."""
+    if when is None:
+        return UNDATED
+    if unit == "year":
+        return f"{when:%Y}"
+    if unit == "month":
+        return f"{when:%Y-%m}"
+    if unit == "week":
+        return f"week of {when - timedelta(days=when.weekday()):%Y-%m-%d}"
+    return f"{when:%Y-%m-%d}"
 
 
 def check_budget(max_tokens: object) -> int:
@@ -56,7 +75,9 @@ class Piece:
     rank: int  # in its own list, from 1
     kind: Literal["message", "fact", "path"]
     line: str  # as it prints on a line of its own
-    day: str  # its date, UNDATED when not known (a fact's line then shows none)
+    # its date as shown (`said_day`), UNDATED when not known (a fact's line then shows none):
+    # a fact restates a message only when the two show the same day
+    day: str
     sources: frozenset[str] = frozenset()  # the messages it came from; a message: its uid
     subject: str = ""  # a fact's entity
     said: str = ""  # a fact's sentence without its subject ("likes cooking")
@@ -66,6 +87,20 @@ class Piece:
         """A fact as part of its entity's shared line: "likes cooking [2023-05-07]", or with
         no mark when its time is not known."""
         return self.said if self.day == UNDATED else f"{self.said} [{self.day}]"
+
+
+def fact_piece(rank: int, text: str, subject: str, day: str, sources: Iterable[str]) -> Piece:
+    """A fact as the block may print it: "[day] text" (no mark when `day` is UNDATED), and
+    as part of its subject's shared line."""
+    line = text if day == UNDATED else f"[{day}] {text}"
+    return Piece(rank, "fact", line, day, frozenset(sources), subject, _without(text, subject))
+
+
+def _without(text: str, subject: str) -> str:
+    """A fact's sentence without its subject when it opens with it ("likes cooking")."""
+    if text.casefold().startswith(subject.casefold() + " "):
+        return text[len(subject) + 1 :]
+    return text
 
 
 @dataclass
@@ -143,7 +178,8 @@ class _Block:
 
     def _restates(self, fact: Piece) -> bool:
         """A message it came from is in, of its day: a fact dated otherwise ("yesterday"
-        resolved) says when, which the message does not."""
+        resolved) says when, which the message does not; so does a fact known to the week,
+        month or year ("2023-04" is never a message's day)."""
         return any(self.shown.get(uid) == fact.day for uid in fact.sources)
 
     def _fits(self, headed: bool, line: str) -> bool:

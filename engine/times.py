@@ -8,6 +8,10 @@ milliseconds as a number or numeric text, told apart by magnitude (from 1e11, ab
 give a full date ("29.12.2023, 22:42:04" day first, "Dec 29, 2023 10:42 PM"). Anything else,
 NaN and infinities included, is an `InvalidInputError` naming the field; so is a window
 whose `since` is later than its `until` (`time_window`).
+
+A fact's time also says how precisely it is known (`TimeUnit`): "last year" is stored as the
+same date a year before and known to the year. A time with no unit (given by a caller, or
+stored before units existed) is known to the day.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, date, datetime, time, tzinfo
+from typing import Literal, get_args
 
 from dateutil import parser as dateparser
 from dateutil import tz
@@ -22,6 +27,10 @@ from dateutil import tz
 from engine.errors import InvalidInputError
 
 TimeLike = datetime | date | float | int | str | None
+TimeUnit = Literal["day", "week", "month", "year"]  # how precisely a fact's time is known
+TIME_UNITS: tuple[TimeUnit, ...] = get_args(TimeUnit)
+DAY: TimeUnit = "day"
+_UNITS: dict[str, TimeUnit] = {unit: unit for unit in TIME_UNITS}
 
 MS_FROM = 1e11  # a number this large or larger is epoch milliseconds
 _MAX_MS = 1e14  # ... up to about the year 5138 again
@@ -96,6 +105,18 @@ def _resolution(stamp: float) -> float:
 
 def _iso(when: datetime) -> str:
     return when.isoformat().replace("+00:00", "Z")
+
+
+def time_unit(value: object) -> TimeUnit:
+    """A unit as a store holds it, read leniently: none (a fact stored before units existed)
+    or one graphmem does not know (a property set by hand) is a day, as it always read."""
+    return _UNITS.get(value, DAY) if isinstance(value, str) else DAY
+
+
+def stored_unit(unit: TimeUnit | None) -> TimeUnit | None:
+    """The unit as a fact's `valid_unit` property holds it: absent for a day, so a fact
+    known to the day is stored as every fact was before units existed."""
+    return None if unit is None or unit == DAY else unit
 
 
 def one_time(ts: TimeLike, timestamp: TimeLike) -> TimeLike:

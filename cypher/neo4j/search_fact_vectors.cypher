@@ -5,7 +5,7 @@ WITH node AS f, score WHERE f.user_id = $user_id AND ($include_invalid OR f.inva
 WITH f, score ORDER BY score DESC LIMIT $limit
 MATCH (f)-[:SUBJECT]->(s:Entity)
 MATCH (f)-[:OBJECT]->(o:Entity)
-RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .invalid_at, .mentions, .first_seen,
-          .last_seen, .updated_at, .episodes, .confidence} AS fact,
+RETURN f {.uid, .user_id, .predicate, .text, .valid_at, .valid_unit, .invalid_at, .mentions,
+          .first_seen, .last_seen, .updated_at, .episodes, .confidence} AS fact,
        s {.uid, .name} AS subject, o {.uid, .name} AS object, score AS similarity
 ORDER BY similarity DESC

@@ -27,6 +27,7 @@ from engine.normalize import (
 )
 from engine.store.base import FactRow, HistoryRow
 from engine.store.reads import Reads
+from engine.times import stored_unit
 
 EpisodeOf = Callable[[str, str], str | None]  # (subject uid, object uid) -> episode uid
 _SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
@@ -125,8 +126,12 @@ def fact_row(fact: ExtractedFact, ctx: FactContext) -> FactRow:
     speaker = "the user" if own_name else resolved.self_name
     text = _text(fact, speaker, ctx.max_text_chars)
     episode = ctx.episode_of(subject, obj)
-    valid_at = to_epoch(fact.valid_at) or ctx.episode_times.get(episode or "")
-    return FactRow(uid, subject, obj, predicate, text, ctx.now, valid_at, 1.0, episode)
+    said = to_epoch(fact.valid_at)
+    valid_at = said or ctx.episode_times.get(episode or "")  # its message's time: a day
+    unit = stored_unit(fact.valid_unit) if said else None
+    return FactRow(
+        uid, subject, obj, predicate, text, ctx.now, valid_at, 1.0, episode, valid_unit=unit
+    )
 
 
 def _text(fact: ExtractedFact, speaker: str | None, limit: int) -> str:

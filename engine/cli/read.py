@@ -24,8 +24,8 @@ from engine.cli.verbs import (
 )
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredEntity, ScoredFact, SearchResult, Stats, said_day
-from engine.prompt_block import block_or_why, nothing_about
+from engine.models import HistoryEvent, ScoredEntity, ScoredFact, SearchResult, Stats, fact_day
+from engine.prompt_block import block_or_why, nothing_about, said_day
 
 
 def metadata_filter(text: str) -> tuple[str, Any]:
@@ -40,9 +40,8 @@ def metadata_filter(text: str) -> tuple[str, Any]:
 
 
 def _hit_line(hit: ScoredFact) -> str:
-    when = hit.fact.valid_at or (hit.sources[0].ts if hit.sources else None)
     legs = "+".join(hit.legs)
-    return f"  {hit.score:.4f}  [{said_day(when)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    return f"  {hit.score:.4f}  [{fact_day(hit)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
 
 
 def search_text(result: SearchResult) -> str:

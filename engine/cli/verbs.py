@@ -15,10 +15,10 @@ from typing import Any
 from engine.config import Settings, build_settings
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
-from engine.models import AddResult, Deleted, Fact, said_day
+from engine.models import AddResult, Deleted, Fact
 from engine.normalize import canonical_text, check_count, check_user_id
 from engine.private_files import holds_store
-from engine.prompt_block import MAX_LIMIT
+from engine.prompt_block import MAX_LIMIT, said_day
 from engine.times import parse_time, time_window
 
 COMMON_HELP = {
@@ -90,11 +90,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def fact_line(fact: Fact) -> str:
-    """`[2024-05-01] Alice lives in Paris` (since when it is true), with its end if it has one;
-    a fact with no known start (said in an undated message) shows `[undated]`, not when it was
-    stored (the column stays; `context()`, a prompt's block, leaves the mark out)."""
+    """`[2024-05-01] Alice lives in Paris` (since when it is true, as precisely as known:
+    `[2024]` for "last year"), with its end if it has one; a fact with no known start (said in
+    an undated message) shows `[undated]`, not when it was stored (the column stays;
+    `context()`, a prompt's block, leaves the mark out)."""
     until = f" (until {fact.invalid_at:%Y-%m-%d})" if fact.invalid_at else ""
-    return f"[{said_day(fact.valid_at)}] {fact.text}{until}"
+    return f"[{said_day(fact.valid_at, fact.valid_unit)}] {fact.text}{until}"
 
 
 class UsageError(Exception):

@@ -6,9 +6,11 @@ The `Field` descriptions are the prompt contract: the LLM sees them in the tool 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from engine.times import TimeUnit
 
 
 class ExtractedEntity(BaseModel):
@@ -37,6 +39,18 @@ class ExtractedFact(BaseModel):
     target: str = Field(description="Name of the object entity.")
     fact: str = Field(description="The fact as one short natural sentence.")
     valid_at: datetime | None = Field(default=None, description="When it became true, if said.")
+    valid_unit: TimeUnit | None = Field(
+        default=None,
+        description="How precisely the messages give valid_at: 'day' (yesterday, on Monday, "
+        "8 May 2023), 'week' (last week, two weeks ago), 'month' (last month, in May, June "
+        "2022) or 'year' (last year, in 2022); null when valid_at is null or a day.",
+    )
+
+    @field_validator("valid_unit", mode="before")
+    @classmethod
+    def _unit_in_lower_case(cls, value: Any) -> Any:
+        """A unit given as "Year" is a year (models capitalise); any other value is refused."""
+        return value.strip().casefold() if isinstance(value, str) else value
 
 
 class Invalidation(BaseModel):

@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 
 from engine.models import ScoredEpisode, ScoredFact, SearchResult
-from engine.prompt_block import UNDATED, nothing_about
+from engine.prompt_block import UNDATED, nothing_about, said_day
 
 _SNIPPET_CHARS = 300
 
@@ -18,9 +18,8 @@ def _day(value: datetime | None) -> str | None:
 def _fact_line(rank: int, hit: ScoredFact) -> str:
     fact = hit.fact
     notes = [f"id {fact.uid}"]
-    since = _day(fact.valid_at)
-    if since:
-        notes.append(f"since {since}")
+    if fact.valid_at is not None:  # as precisely as known: "since 2025" for "last year"
+        notes.append(f"since {said_day(fact.valid_at, fact.valid_unit)}")
     if fact.invalid_at is not None:
         notes.append(f"no longer true since {_day(fact.invalid_at)}")
     return f"{rank}. {fact.text}  ({', '.join(notes)})"

@@ -21,8 +21,8 @@ from engine.mcp_server.render import quoted, render_search
 from engine.mcp_server.tool_errors import extraction_failure
 from engine.memory import Memory
 from engine.memory.held import held_history
-from engine.models import AddResult, FactInput, ScoredEntity, said_day
-from engine.prompt_block import block_or_why
+from engine.models import AddResult, FactInput, ScoredEntity
+from engine.prompt_block import block_or_why, said_day
 from engine.times import parse_time
 
 RankBy = Literal["salience", "frequency", "recency"]

@@ -84,6 +84,8 @@ class FactRow:
     on_create: HistoryRow | None = None
     on_match: HistoryRow | None = None
     stored: bool = False
+    # how precisely valid_at is known ("week", "month", "year"); None: to the day
+    valid_unit: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +108,15 @@ class RenameRow:
 @dataclass(frozen=True, slots=True)
 class FactEndsRow:
     """A fact's `valid_at` / `invalid_at` set by hand; `set_valid` / `set_invalid` say which
-    (None then clears it: an invalidated fact made current again)."""
+    (None then clears it: an invalidated fact made current again). A `valid_at` set takes
+    `valid_unit` with it (None: known to the day)."""
 
     uid: str
     set_valid: bool = False
     valid_at: float | None = None
     set_invalid: bool = False
     invalid_at: float | None = None
+    valid_unit: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from engine.errors import InvalidInputError
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import check_storable, is_relation_type
 from engine.store.rows import exact_time
+from engine.times import TimeUnit
 
 SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
 SNAPSHOT_VERSION: Literal[1] = 1
@@ -138,6 +139,8 @@ class FactRecord(_Record):
     predicate: RelType
     text: str
     valid_at: MaybeTime = None
+    # how precisely valid_at is known; None (and an export older than units): to the day
+    valid_unit: TimeUnit | None = None
     invalid_at: MaybeTime = None
     mentions: Mentions = 0
     first_seen: MaybeTime = None

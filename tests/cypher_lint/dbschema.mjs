@@ -109,7 +109,7 @@ const propertyKeys = [
   'source', 'speaker',
   'status', 'target_uid', 'terms', 'terms_v', 'text', 'ts', 'type', 'uid', 'undated', 'updated_at',
   'user_id', 'user_key',
-  'valid_at',
+  'valid_at', 'valid_unit',
 ];
 // Fields of the $rows maps that are not also graph properties: the linter cannot tell a map
 // read (row.subject_uid) from a property read, so they are declared as keys too.

@@ -181,8 +181,9 @@ def test_retriever_returns_one_node_per_fact_with_provenance(memory: Memory) -> 
         "hop",
         "episodes",
         "valid_at",
+        "valid_unit",
     }
-    assert meta["legs"] and meta["episodes"] == []
+    assert meta["legs"] and meta["episodes"] == [] and meta["valid_unit"] == "day"
     scores = [n.score or 0.0 for n in nodes]
     assert scores == sorted(scores, reverse=True)
     assert nodes[0].node.get_content(metadata_mode="llm") == "John owns a dog named Tommy"

@@ -215,6 +215,40 @@ def test_a_date_of_a_clause_with_a_fact_of_its_own_stays_there(
     assert {f.predicate: f.valid_at for f in found.facts} == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("I went to a support group yesterday.", "day"),
+        ("On Monday I visited my mom.", "day"),
+        ("Two days ago I adopted a cat.", "day"),
+        ("I moved to Boston on 8 May 2023.", "day"),
+        ("Last week Melanie painted a lake.", "week"),
+        ("I began painting again two weeks ago.", "week"),
+        ("I visited Rome last month.", "month"),
+        ("We went to Lisbon in May.", "month"),
+        ("I moved to Boston in June 2022.", "month"),
+        ("I adopted a dog a month ago.", "month"),
+        ("I moved to Lisbon last year.", "year"),
+        ("I decided to visit Paris last year.", "year"),
+        ("I moved to Boston in 2022.", "year"),
+        ("I adopted a dog two years ago.", "year"),
+    ],
+)
+def test_a_clause_date_says_how_precisely_it_is_known(
+    extractor: OfflineExtractor, text: str, unit: str
+) -> None:
+    """ "last year" is known to the year: the fact keeps the date it always had (a year
+    before the message) and says it is a year, not that day."""
+    found = extract(extractor, ChatMessage(name="Kate", content=text, ts=MAY_8))
+    assert found.facts
+    assert {(f.valid_at is not None, f.valid_unit) for f in found.facts} == {(True, unit)}
+
+
+def test_an_undated_fact_has_no_unit(extractor: OfflineExtractor) -> None:
+    found = extract(extractor, ChatMessage(name="Kate", content="I like pottery.", ts=MAY_8))
+    assert [(f.valid_at, f.valid_unit) for f in found.facts] == [(None, None)]
+
+
 def test_relative_dates_need_the_message_time(extractor: OfflineExtractor) -> None:
     undated = extract(extractor, ChatMessage(content="I went to Rome yesterday."))
     dated = extract(extractor, ChatMessage(content="I moved to Boston in June 2022."))
@@ -251,10 +285,14 @@ def test_a_relation_named_in_passing_is_not_dated(extractor: OfflineExtractor) -
     ],
 )
 def test_resolve_date(phrase: str, past: bool, expected: datetime | None) -> None:
-    assert resolve_date(phrase, MAY_8, past=past) == expected
+    found = resolve_date(phrase, MAY_8, past=past)
+    assert (found.at if found else None) == expected
 
 
 def test_month_ends_are_clamped() -> None:
     march_31 = datetime(2023, 3, 31, 9, tzinfo=UTC)
-    assert resolve_date("last month", march_31) == day(2023, 2, 28)
-    assert resolve_date("a month ago", datetime(2024, 3, 31, tzinfo=UTC)) == day(2024, 2, 29)
+    assert resolve_date("last month", march_31) == (day(2023, 2, 28), "month")
+    assert resolve_date("a month ago", datetime(2024, 3, 31, tzinfo=UTC)) == (
+        day(2024, 2, 29),
+        "month",
+    )

@@ -114,6 +114,44 @@ def test_strict_schema_closes_every_object() -> None:
     assert "default" not in json.dumps(schema)
 
 
+def test_the_schema_offers_how_precisely_a_date_is_known() -> None:
+    """`valid_unit` is in the tool's schema, one of four values or null, and its description
+    tells the model what it means."""
+    fact = extraction_json_schema(strict=True)["$defs"]["ExtractedFact"]
+    unit = fact["properties"]["valid_unit"]
+    assert "valid_unit" in fact["required"]  # strict: present, but it may be null
+    (values,) = [option["enum"] for option in unit["anyOf"] if "enum" in option]
+    assert values == ["day", "week", "month", "year"]
+    assert {"type": "null"} in unit["anyOf"] and "last year" in unit["description"]
+
+
+def test_a_reply_gives_the_unit_of_its_date_or_leaves_it_out(
+    scripted_llm: ScriptedLLM, extractor: LLMExtractor
+) -> None:
+    """A reply may give `valid_unit`; one without it (every reply before it existed) is as
+    valid as ever, its dates known to the day."""
+    dated = {**GOOD["facts"][0], "valid_at": "2022-05-08T00:00:00Z", "valid_unit": "Year"}
+    old = {**GOOD["facts"][0], "target": "coffee", "valid_at": "2023-05-07T00:00:00Z"}
+    scripted_llm.script(tool_call({**GOOD, "facts": [dated, old]}))
+    outcome = extractor.extract(MESSAGES, [], user_name=None)
+    assert outcome.error is None and outcome.llm_calls == 1
+    assert [(f.target, f.valid_unit) for f in outcome.extraction.facts] == [
+        ("tea", "year"),
+        ("coffee", None),
+    ]
+
+
+def test_an_unknown_unit_is_retried_with_the_error(
+    scripted_llm: ScriptedLLM, extractor: LLMExtractor
+) -> None:
+    wrong = {**GOOD, "facts": [{**GOOD["facts"][0], "valid_unit": "decade"}]}
+    scripted_llm.script(tool_call(wrong), tool_call(GOOD))
+    outcome = extractor.extract(MESSAGES, [], user_name=None)
+    assert outcome.error is None and outcome.llm_calls == 2
+    feedback = scripted_llm.requests[1]["messages"][-1]["content"]
+    assert "facts.0.valid_unit" in feedback
+
+
 def test_malformed_arguments_are_retried_with_the_error(
     scripted_llm: ScriptedLLM, extractor: LLMExtractor
 ) -> None:

@@ -16,7 +16,8 @@ from engine.models import (
     SearchResult,
     Snippet,
 )
-from engine.prompt_block import estimate_tokens, hits_for, nothing_about
+from engine.prompt_block import estimate_tokens, hits_for, nothing_about, said_day
+from engine.times import TimeUnit
 
 MAY = datetime(2023, 5, 7, tzinfo=UTC)
 
@@ -28,11 +29,17 @@ def _message(uid: str, text: str, when: datetime | None = MAY) -> ScoredEpisode:
 
 
 def _fact(
-    uid: str, subject: str, rest: str, source: str, when: datetime | None = MAY
+    uid: str,
+    subject: str,
+    rest: str,
+    source: str,
+    when: datetime | None = MAY,
+    unit: TimeUnit = "day",
 ) -> ScoredFact:
     fact = Fact(
         uid=uid, user_id="u", subject=subject, predicate="P", object="o", subject_uid="s",
-        object_uid="o", text=f"{subject} {rest}", valid_at=when, episodes=[source],
+        object_uid="o", text=f"{subject} {rest}", valid_at=when, valid_unit=unit,
+        episodes=[source],
     )  # fmt: skip
     return ScoredFact(fact=fact, score=1.0)
 
@@ -127,6 +134,47 @@ def test_an_undated_fact_still_goes_when_its_undated_message_is_in() -> None:
     assert "[2023-05-07] Ann is a nurse" in block
     alone = _result(facts[:1], messages[1:]).context(200)  # the message first: f1 never in
     assert "loves tea" not in alone
+
+
+@pytest.mark.parametrize(
+    ("unit", "shown"),
+    [
+        ("day", "[2025-12-07] Kate moved to Lisbon"),
+        ("week", "[week of 2025-12-01] Kate moved to Lisbon"),  # the Monday of its week
+        ("month", "[2025-12] Kate moved to Lisbon"),
+        ("year", "[2025] Kate moved to Lisbon"),
+    ],
+)
+def test_a_fact_shows_its_date_as_precisely_as_it_is_known(unit: TimeUnit, shown: str) -> None:
+    """ "I moved to Lisbon last year" said on 2026-12-07 is stored as 2025-12-07, known to
+    the year: the block says 2025, not a day nobody said."""
+    moved = _fact("f1", "Kate", "moved to Lisbon", "m1", datetime(2025, 12, 7, tzinfo=UTC), unit)
+    block = _result([moved], []).context(200)
+    assert block == f"Facts:\n{shown}"
+    shared = _result([moved, _fact("f2", "Kate", "likes tea", "m2")], []).context(200)
+    assert f"Kate: moved to Lisbon [{shown[1:].split(']')[0]}]; likes tea [2023-05-07]" in shared
+
+
+@pytest.mark.parametrize("unit", ["week", "month", "year"])
+def test_a_fact_known_to_the_month_does_not_restate_a_message_of_its_first_day(
+    unit: TimeUnit,
+) -> None:
+    """A fact known to the month (week, year) says when, which its message of that month's
+    first day does not: it stays, the message in first or the fact first."""
+    said = _message("m1", "I moved to Lisbon this year.", datetime(2023, 1, 2, tzinfo=UTC))
+    moved = _fact("f1", "Kate", "moved to Lisbon", "m1", datetime(2023, 1, 2, tzinfo=UTC), unit)
+    for messages in ([said], [_message("m0", "Hello there."), said]):
+        block = _result([moved], messages).context(200)
+        assert "Kate moved to Lisbon" in block and "this year" in block
+    same_day = _fact("f1", "Kate", "moved to Lisbon", "m1", datetime(2023, 1, 2, tzinfo=UTC))
+    assert "Kate moved to Lisbon" not in _result([same_day], [said]).context(200)
+
+
+def test_said_day_names_the_period_of_each_unit() -> None:
+    when = datetime(2023, 5, 10, 15, 30, tzinfo=UTC)  # a Wednesday
+    shown = [said_day(when, unit) for unit in ("day", "week", "month", "year")]
+    assert shown == ["2023-05-10", "week of 2023-05-08", "2023-05", "2023"]
+    assert said_day(when) == "2023-05-10" and said_day(None, "year") == "undated"
 
 
 def test_every_message_is_dated() -> None:

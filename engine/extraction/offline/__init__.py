@@ -23,7 +23,8 @@ What it reads, clause by clause, from the dependency parse (`clauses`, `phrases`
   a new fact that contradicts a known fact about the same subject and object invalidates it
   (`collector`);
 - when: a date the clause gives ("yesterday", "last week", "in May", "on Monday", "two days
-  ago", "in June 2022") read against the message's time into the fact's `valid_at` (`dates`).
+  ago", "in June 2022") read against the message's time into the fact's `valid_at`, known to
+  the day, week, month or year the phrase gives (`valid_unit`: "last year" is a year) (`dates`).
 
 Who "I/me/my/we" is: the message's speaker (`ChatMessage.name`, a Person of that name); a
 message without a name, or whose name is the user's own known name, speaks for the user, the

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from engine.extraction.offline.dates import Dated
 from engine.extraction.offline.verbs import possessive, predicate_of, third_person
 from engine.extraction.offline.vocab import NEGATIVE, POSITIVE, SINGLE_VALUED, USER, USER_REF, Ref
 from engine.extraction.schema import ExtractedEntity, ExtractedFact, Invalidation, KnownFact
@@ -37,7 +38,7 @@ class Collector:
             old.type = ref.type
 
     def add(
-        self, source: Ref, predicate: str, target: Ref, text: str, valid_at: datetime | None = None
+        self, source: Ref, predicate: str, target: Ref, text: str, when: Dated | None = None
     ) -> None:
         pred = predicate_of(predicate)
         source, target = self._said_by_name(source), self._said_by_name(target)
@@ -45,8 +46,9 @@ class Collector:
         if pred is None or not target.name or entity_key(source.name) == entity_key(target.name):
             return
         fact = ExtractedFact(
-            source=source.name, predicate=pred, target=target.name, fact=text, valid_at=valid_at
-        )
+            source=source.name, predicate=pred, target=target.name, fact=text,
+            valid_at=when.at if when else None, valid_unit=when.unit if when else None,
+        )  # fmt: skip
         triple = fact_triple(fact.source, fact.predicate, fact.target, self.user_name)
         olds = [fact_triple(f.source, f.predicate, f.target, self.user_name) for f in self.facts]
         if triple in olds:

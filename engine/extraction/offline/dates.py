@@ -9,7 +9,12 @@ adverbial clause, a coordinated verb): that date is its fact's. Relative dates n
 message's time; dates with a year do not. Past-tense clauses (the tense of the fact's verb)
 look back ("in May" said in August is this May, said in March last May), others look ahead. The
 result is midnight UTC of the day meant: "last week" and "last month" are the same day a week
-or a month before, "last year" the same date a year before, "last weekend" the Saturday before.
+or a month before, "last year" the same date a year before, "last weekend" the Saturday before,
+"in May" and "June 2022" the first of the month, "in 2022" the first of January; and the unit
+it is known to (`Dated`): "yesterday", "on Monday", "8 May 2023" a day; "last week", "two
+weeks ago", "last weekend" a week; "last month", "in May", "June 2022" a month; "last year",
+"in 2022", "two years ago" a year. The date stays the one above (time windows and ranking
+read it); the unit says which part of it was said.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ import calendar
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from dateutil import parser as dateparser
+
+from engine.times import DAY, TimeUnit
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -45,9 +52,20 @@ _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 _PAST_TAGS = frozenset({"VBD", "VBN"})
 _PAST_AUX = frozenset({"did", "was", "were", "had", "'d"})
 _DATE_PREPOSITIONS = frozenset({"in", "on", "during", "since", "last", "this", "by", "at"})
+# A date with a year is read with each: a month or day it leaves out reads differently in
+# each (December has every day a text can give, so a day without its month still reads).
+_ABSOLUTE_DEFAULTS = (datetime(2000, 1, 1), datetime(2000, 12, 2))
 
 
-def clause_date(verb: Token, sent_at: datetime | None) -> datetime | None:
+class Dated(NamedTuple):
+    """A date a phrase gives: `at`, midnight UTC of the day meant (see the module docstring),
+    and `unit`, how precisely the phrase gives it."""
+
+    at: datetime
+    unit: TimeUnit
+
+
+def clause_date(verb: Token, sent_at: datetime | None) -> Dated | None:
     """The date `verb`'s clause gives, resolved against `sent_at`; None when it gives none.
 
     The first DATE that resolves, on the verb, then down its complements; a DATE that names
@@ -62,11 +80,12 @@ def clause_date(verb: Token, sent_at: datetime | None) -> datetime | None:
     return None
 
 
-def resolve_date(text: str, sent_at: datetime | None, *, past: bool = True) -> datetime | None:
-    """A date phrase as midnight UTC of the day it means (see the module docstring).
+def resolve_date(text: str, sent_at: datetime | None, *, past: bool = True) -> Dated | None:
+    """A date phrase as midnight UTC of the day it means and the unit it is known to (see the
+    module docstring).
 
-    >>> resolve_date("two days ago", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
-    datetime.datetime(2023, 5, 6, 0, 0, tzinfo=datetime.timezone.utc)
+    >>> resolve_date("last year", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    Dated(at=datetime.datetime(2022, 5, 8, 0, 0, tzinfo=datetime.timezone.utc), unit='year')
     """
     phrase = " ".join(text.casefold().replace(",", " ").split()).removeprefix("the ")
     if _YEAR.search(phrase):
@@ -116,22 +135,25 @@ def _midnight(when: datetime) -> datetime:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def _absolute(phrase: str) -> datetime | None:
-    """A date with a year ("June 2022", "8 May 2023"); the first of what it leaves out."""
+def _absolute(phrase: str) -> Dated | None:
+    """A date with a year ("June 2022", "8 May 2023"); the first of what it leaves out, known
+    to what it gives."""
     words = phrase.removeprefix("in ").removeprefix("on ")
     try:
-        found = dateparser.parse(words, default=datetime(2000, 1, 1))
+        found, other = (dateparser.parse(words, default=d) for d in _ABSOLUTE_DEFAULTS)
     except (ValueError, OverflowError):
         return None
-    return found.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC)
+    at = found.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC)
+    unit: TimeUnit = "year" if found.month != other.month else DAY
+    return Dated(at, "month" if unit == DAY and found.day != other.day else unit)
 
 
-def _offset_day(phrase: str, day: datetime, past: bool) -> datetime | None:
+def _offset_day(phrase: str, day: datetime, past: bool) -> Dated | None:
     offset = _DAY_OFFSETS.get(phrase)
-    return day + timedelta(days=offset) if offset is not None else None
+    return Dated(day + timedelta(days=offset), DAY) if offset is not None else None
 
 
-def _ago(phrase: str, day: datetime, past: bool) -> datetime | None:
+def _ago(phrase: str, day: datetime, past: bool) -> Dated | None:
     match = _AGO.fullmatch(phrase)
     if match is None:
         return None
@@ -139,26 +161,26 @@ def _ago(phrase: str, day: datetime, past: bool) -> datetime | None:
     return _shift(day, match[2], -count) if count is not None else None
 
 
-def _last(phrase: str, day: datetime, past: bool) -> datetime | None:
+def _last(phrase: str, day: datetime, past: bool) -> Dated | None:
     match = _LAST.fullmatch(phrase)
     if match is None:
         return None
     step = 1 if match[1] == "next" else -1
-    if match[2] == "weekend":
-        return _next_weekday(day, calendar.SATURDAY, forward=step > 0)
+    if match[2] == "weekend":  # its Saturday, or its Sunday: known to the week
+        return Dated(_next_weekday(day, calendar.SATURDAY, forward=step > 0), "week")
     return _shift(day, match[2], step)
 
 
-def _weekday(phrase: str, day: datetime, past: bool) -> datetime | None:
+def _weekday(phrase: str, day: datetime, past: bool) -> Dated | None:
     match = _WEEKDAY.fullmatch(phrase)
     weekday = _DAYS.get(match[2]) if match else None
     if match is None or weekday is None:
         return None
     forward = match[1] == "next" or (match[1] != "last" and not past)
-    return _next_weekday(day, weekday, forward=forward)
+    return Dated(_next_weekday(day, weekday, forward=forward), DAY)
 
 
-def _month(phrase: str, day: datetime, past: bool) -> datetime | None:
+def _month(phrase: str, day: datetime, past: bool) -> Dated | None:
     match = _MONTH.fullmatch(phrase)
     month = _MONTHS.get(match[2]) if match else None
     if match is None or month is None:
@@ -169,7 +191,7 @@ def _month(phrase: str, day: datetime, past: bool) -> datetime | None:
     else:
         earlier = month < day.month or (match[1] == "next" and month == day.month)
         year = day.year + 1 if earlier else day.year
-    return day.replace(year=year, month=month, day=1)
+    return Dated(day.replace(year=year, month=month, day=1), "month")
 
 
 def _next_weekday(day: datetime, weekday: int, *, forward: bool) -> datetime:
@@ -179,13 +201,15 @@ def _next_weekday(day: datetime, weekday: int, *, forward: bool) -> datetime:
     return day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
 
 
-def _shift(day: datetime, unit: str, count: int) -> datetime:
+def _shift(day: datetime, unit: str, count: int) -> Dated:
+    """`count` days, weeks, months or years from `day`, known to that unit."""
     if unit == "day":
-        return day + timedelta(days=count)
+        return Dated(day + timedelta(days=count), DAY)
     if unit == "week":
-        return day + timedelta(weeks=count)
+        return Dated(day + timedelta(weeks=count), "week")
     months = count * (12 if unit == "year" else 1)
     index = day.year * 12 + day.month - 1 + months
     year, month = divmod(index, 12)
     last = calendar.monthrange(year, month + 1)[1]
-    return day.replace(year=year, month=month + 1, day=min(day.day, last))
+    shifted = day.replace(year=year, month=month + 1, day=min(day.day, last))
+    return Dated(shifted, "year" if unit == "year" else "month")

@@ -27,6 +27,7 @@ def fact_node(scored: ScoredFact) -> NodeWithScore:
         "hop": scored.hop,
         "episodes": list(fact.episodes),
         "valid_at": fact.valid_at.isoformat() if fact.valid_at else None,
+        "valid_unit": fact.valid_unit,  # how precisely valid_at is known: "year" for "last year"
     }
     node = TextNode(
         id_=fact.uid,
