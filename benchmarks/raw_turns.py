@@ -31,7 +31,8 @@ STOPWORDS = frozenset(
     "we were what when where which who will with would you your".split()
 )
 _WORD = re.compile(r"[a-z0-9]+")
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# an ISO date, or its month alone ("2023-05", as a fact known to the month prints)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})(?:-(\d{2}))?\b")
 _MONTHS = (
     "january february march april may june july august september october november december"
 ).split()
@@ -52,11 +53,13 @@ def terms(text: str) -> list[str]:
 
 def block_terms(block: str) -> set[str]:
     """The words a block offers: its terms, and each ISO date also as day, month and year
-    ("2023-05-07" also reads "7 May 2023"), so a date answer is judged the same way whoever
-    printed the date."""
+    ("2023-05-07" also reads "7 May 2023", "2023-05" "May 2023"), so a date answer is judged
+    the same way whoever printed the date."""
     found = set(terms(block))
     for year, month, day in _ISO_DATE.findall(block):
-        found.update({year, str(int(day)), stem(_MONTHS[int(month) - 1])})
+        if 1 <= int(month) <= len(_MONTHS):
+            found.update({year, stem(_MONTHS[int(month) - 1])})
+            found.update({str(int(day))} if day else set())
     return found
 
 
