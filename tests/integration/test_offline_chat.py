@@ -296,3 +296,26 @@ def test_month_ends_are_clamped() -> None:
         day(2024, 2, 29),
         "month",
     )
+
+
+# -- verbs -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm hoping to attend the conference.", ("Kate", "HOPES_TO_ATTEND", "conference")),
+        ("I was coping with stress.", ("Kate", "COPES_WITH", "stress")),
+        ("I'm taping the show.", ("Kate", "TAPES", "show")),
+        ("I hoped for rain.", ("Kate", "HOPES_FOR", "rain")),
+        ("I'm shopping for shoes.", ("Kate", "SHOPS_FOR", "shoes")),
+        ("I'm visiting Rome.", ("Kate", "VISITS", "Rome")),
+    ],
+)
+def test_a_verb_that_drops_its_silent_e_keeps_it_in_its_predicate(
+    extractor: OfflineExtractor, text: str, fact: tuple[str, str, str]
+) -> None:
+    """The tagger's lemmatizer reads "hoping" as "hop" (both are verbs it knows); a single
+    consonant after a single vowel would have been doubled for "hop" ("hopping")."""
+    found = extract(extractor, ChatMessage(role="user", content=text, name="Kate", ts=MAY_8))
+    assert fact in triples(found)

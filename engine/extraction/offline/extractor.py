@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from engine.extraction.offline.clauses import read_doc
 from engine.extraction.offline.collector import Collector, invalidations
+from engine.extraction.offline.lemmas import mend_silent_e
 from engine.extraction.offline.speech import mend_past_forms, spoken_text
 from engine.extraction.offline.vocab import USER, USER_REF, USER_ROLES, Ref
 from engine.extraction.schema import ChatMessage, Extraction, ExtractionOutcome, KnownFact
@@ -95,10 +96,12 @@ class OfflineExtractor:
             texts = [spoken_text(canonical_text(m.content)) for m in readable]
             pipeline = self.load()
             lemmatize = _rule_lemmatizer(pipeline)
+            verbs = _known_verbs(pipeline)
             for message, doc in zip(readable, pipeline.pipe(texts), strict=True):
                 out.speaker = speaker_ref(message, user_name)
                 out.sent_at = message.ts
                 mend_past_forms(doc, lemmatize)
+                mend_silent_e(doc, verbs)
                 read_doc(doc, out)
         return Extraction(
             entities=out.entity_list(),
@@ -113,6 +116,17 @@ def _rule_lemmatizer(pipeline: Language) -> Callable[[Token], list[str]] | None:
         return None
     lemmatize = getattr(pipeline.get_pipe("lemmatizer"), "rule_lemmatize", None)
     return lemmatize if callable(lemmatize) else None
+
+
+@functools.cache
+def _known_verbs(pipeline: Language) -> frozenset[str]:
+    """The verbs the pipeline's rule lemmatizer knows (none when it has no such table)."""
+    if "lemmatizer" not in pipeline.pipe_names:
+        return frozenset()
+    lookups = getattr(pipeline.get_pipe("lemmatizer"), "lookups", None)
+    if lookups is None or not lookups.has_table("lemma_index"):
+        return frozenset()
+    return frozenset(lookups.get_table("lemma_index").get("verb", ()))
 
 
 def speaker_ref(message: ChatMessage, user_name: str | None) -> Ref:
