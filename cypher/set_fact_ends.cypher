@@ -1,5 +1,6 @@
 // Set when facts became true and stopped being true, on both their forms (an update written
-// by hand, or a merge keeping a moved fact's ends); a row's set_* flag says which end it sets.
+// by hand: a merge moves facts with cypher/move_facts.cypher); a row's set_* flag says which
+// end it sets.
 // A valid_at set takes the row's valid_unit (null: known to the day).
 UNWIND $rows AS row
 MATCH (f:Fact {user_id: $user_id, uid: row.uid})-[:SUBJECT]->(s:Entity)
