@@ -11,13 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.normalize import entity_key
 from engine.prompt_block import (
-    UNDATED,
     Piece,
     check_budget,
     estimate_tokens,
     fact_piece,
     nothing_about,
     pack,
+    path_piece,
     said_day,
 )
 from engine.times import DAY, TimeUnit, time_unit
@@ -308,10 +308,10 @@ class SearchResult(BaseModel):
             day = said_day(said.ts)
             yield Piece(rank, "message", said.line(), day, frozenset({said.uid}))
         for rank, hit in enumerate(self.facts, start=1):
-            fact = hit.fact
-            yield fact_piece(rank, fact.text, fact.subject, fact_day(hit), set(fact.episodes))
+            f = hit.fact
+            yield fact_piece(rank, f.uid, f.text, f.subject, fact_day(hit), f.episodes)
         for rank, path in enumerate(self.paths, start=1):
-            yield Piece(rank, "path", " -> ".join(f.text for f in path.facts), UNDATED)
+            yield path_piece(rank, [(f.uid, f.text) for f in path.facts])
 
 
 def fact_day(hit: ScoredFact) -> str:

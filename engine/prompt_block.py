@@ -6,6 +6,7 @@ neither kind crowds the other out of a small budget. On the way:
 - a fact is left out when a message it came from is in the block with the fact's date, and
   taken out again when such a message comes in later: the message says it, with its speaker
   and date (a fact dated otherwise, "yesterday" resolved, says when, which the message does not);
+- a connection (a path of facts) is left out when the block already says each of its facts;
 - what does not fit is skipped, not the end: a shorter line further down may still fit;
 - facts about one entity share a line ("Kate: likes cooking [2023-05-07]; works at UCLA");
 - every message carries its date ("undated" when its time is not known), and so does every
@@ -21,7 +22,7 @@ estimate `benchmarks/raw_turns.py` packs its baselines with).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
@@ -81,6 +82,8 @@ class Piece:
     sources: frozenset[str] = frozenset()  # the messages it came from; a message: its uid
     subject: str = ""  # a fact's entity
     said: str = ""  # a fact's sentence without its subject ("likes cooking")
+    uid: str = ""  # a fact's uid
+    facts: frozenset[str] = frozenset()  # a path's facts' uids
 
     @property
     def part(self) -> str:
@@ -89,11 +92,20 @@ class Piece:
         return self.said if self.day == UNDATED else f"{self.said} [{self.day}]"
 
 
-def fact_piece(rank: int, text: str, subject: str, day: str, sources: Iterable[str]) -> Piece:
+def fact_piece(
+    rank: int, uid: str, text: str, subject: str, day: str, sources: Iterable[str]
+) -> Piece:
     """A fact as the block may print it: "[day] text" (no mark when `day` is UNDATED), and
     as part of its subject's shared line."""
     line = text if day == UNDATED else f"[{day}] {text}"
-    return Piece(rank, "fact", line, day, frozenset(sources), subject, _without(text, subject))
+    said = _without(text, subject)
+    return Piece(rank, "fact", line, day, frozenset(sources), subject, said, uid)
+
+
+def path_piece(rank: int, facts: Sequence[tuple[str, str]]) -> Piece:
+    """A path of facts (uid, text), in walking order, as one line."""
+    uids, texts = zip(*facts, strict=True) if facts else ((), ())
+    return Piece(rank, "path", " -> ".join(texts), UNDATED, facts=frozenset(uids))
 
 
 def _without(text: str, subject: str) -> str:
@@ -142,6 +154,7 @@ class _Block:
     paths: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     shown: dict[str, str] = field(default_factory=dict)  # the messages' uids: their days
+    told: set[str] = field(default_factory=set)  # facts the block says (or a message of theirs)
     behind: dict[str, list[Piece]] = field(default_factory=dict)  # facts by source
     spent: int = 0
 
@@ -163,9 +176,13 @@ class _Block:
     def try_add(self, piece: Piece) -> None:
         """Add the piece if the block still fits its budget with it."""
         if piece.kind == "fact":
-            if not self._restates(piece):
+            if self._restates(piece):
+                self.told.add(piece.uid)
+            else:
                 self._try_fact(piece)
         elif piece.kind == "path":
+            if piece.facts <= self.told:
+                return  # every fact on it is said
             if self._fits(bool(self.paths), piece.line):
                 self.paths.append(piece.line)
         elif self._fits(bool(self.messages), piece.line):
@@ -197,6 +214,7 @@ class _Block:
             return
         self.spent += extra
         group.add(fact)
+        self.told.add(fact.uid)
         self.facts[group.subject] = group
         for uid in fact.sources:
             self.behind.setdefault(uid, []).append(fact)

@@ -10,6 +10,7 @@ from engine.errors import InvalidInputError
 from engine.models import (
     Entity,
     Fact,
+    Path,
     ScoredEntity,
     ScoredEpisode,
     ScoredFact,
@@ -85,6 +86,29 @@ def test_a_fact_already_in_is_taken_out_when_its_message_comes_in() -> None:
     block = _result(facts, messages).context(200)  # order: m1, f1, m2 (f1 goes), f2
     assert "I love cooking." in block and "loves cooking" not in block
     assert "is a nurse" in block
+
+
+def test_a_connection_whose_facts_the_block_says_is_left_out() -> None:
+    """A path of one fact found as a fact too ("Kate: moved to Lisbon [2025]" and the
+    connection "Kate moved to Lisbon") said the same thing twice."""
+    moved = _fact("f1", "Kate", "moved to Lisbon", "m9")
+    works = _fact("f2", "Lisbon", "hosts UCLA", "m8")
+    one = Path(entities=["Kate", "Lisbon"], facts=[moved.fact])
+    both = Path(entities=["Kate", "UCLA"], facts=[moved.fact, works.fact])
+    block = SearchResult(query="q", user_id="u", facts=[moved], paths=[one]).context(200)
+    assert block.count("moved to Lisbon") == 1 and "Connections:" not in block
+    chained = SearchResult(query="q", user_id="u", facts=[moved], paths=[both]).context(200)
+    assert "Kate moved to Lisbon -> Lisbon hosts UCLA" in chained  # it says more: kept
+
+
+def test_a_connection_whose_fact_its_message_says_is_left_out() -> None:
+    said = _message("m1", "I moved to Lisbon.")
+    moved = _fact("f1", "Kate", "moved to Lisbon", "m1")
+    path = Path(entities=["Kate", "Lisbon"], facts=[moved.fact])
+    block = SearchResult(
+        query="q", user_id="u", facts=[moved], episodes=[said], paths=[path]
+    ).context(200)
+    assert "I moved to Lisbon." in block and "Connections:" not in block
 
 
 def test_a_fact_that_dates_its_message_otherwise_stays() -> None:
