@@ -44,16 +44,17 @@ def test_a_fact_added_while_a_merge_runs_is_moved_not_deleted(
 
 
 def _paused_after_read(
-    mem: Memory, monkeypatch: pytest.MonkeyPatch, meanwhile: Any
+    mem: Memory, monkeypatch: pytest.MonkeyPatch, meanwhile: Any, every: bool = False
 ) -> list[object]:
-    """Run `meanwhile()` once, just after the merge first reads the merged entity's facts
-    (another process writing between the merge's read and its write); its results."""
+    """Run `meanwhile()` just after the merge first reads the merged entity's facts (another
+    process writing between the merge's read and its write), or after each of its reads
+    (`every`); its results."""
     read = mem.reads.entity_facts
     done: list[object] = []
 
     def read_then_another_writes(*args: Any, **kwargs: Any) -> Any:
         found = read(*args, **kwargs)
-        if not done:
+        if every or not done:
             done.append(meanwhile())
         return found
 
@@ -157,30 +158,27 @@ def test_a_merge_outrun_by_another_writer_stops_without_deleting_its_facts(
     """Another writer gives the merged entity a new fact after each of the merge's reads: the
     merge stops with an error after its last round, every acknowledged fact still stored (moved
     or not yet), and a second merge once the writes stop finishes."""
-    user = "racing-merge-outrun"
+    user = f"{USER}-outrun"
     mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
     other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
     mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
-    read = mem.reads.entity_facts
     added: list[str] = []
 
-    def read_then_another_writes(*args: Any, **kwargs: Any) -> Any:
-        found = read(*args, **kwargs)
-        boat = f"Boat {len(added)}"
-        assert other.add_facts([("Robert", "OWNS", boat)], user).facts_added == 1
-        added.append(boat)
-        return found
+    def another_adds_a_boat() -> int:
+        added.append(f"Boat {len(added)}")
+        return other.add_facts([("Robert", "OWNS", added[-1])], user).facts_added
 
-    monkeypatch.setattr(mem.reads, "entity_facts", read_then_another_writes)
+    done = _paused_after_read(mem, monkeypatch, another_adds_a_boat, every=True)
     with pytest.raises(StoreError, match="run merge_entities again"):
         mem.merge_entities("Bob", "Robert", user)
     owned = {f.object for f in mem.get_all(user) if f.predicate == "OWNS"}
     tally.cases += 1
     tally.faults += 1
     tally.lost += len({"Car", *added} - owned)
+    assert done == [1] * len(added)  # acknowledged
     assert owned == {"Car", *added}
 
-    monkeypatch.setattr(mem.reads, "entity_facts", read)
+    monkeypatch.undo()  # the other writer stops
     mem.merge_entities("Bob", "Robert", user)
     facts = {(f.subject, f.object) for f in mem.get_all(user) if f.predicate == "OWNS"}
     assert facts == {("Bob", thing) for thing in ("Car", *added)}
