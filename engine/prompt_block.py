@@ -104,8 +104,8 @@ def fact_piece(
 
 def path_piece(rank: int, facts: Sequence[tuple[str, str]]) -> Piece:
     """A path of facts (uid, text), in walking order, as one line."""
-    uids, texts = zip(*facts, strict=True) if facts else ((), ())
-    return Piece(rank, "path", " -> ".join(texts), UNDATED, facts=frozenset(uids))
+    line = " -> ".join(text for _, text in facts)
+    return Piece(rank, "path", line, UNDATED, facts=frozenset(uid for uid, _ in facts))
 
 
 def _without(text: str, subject: str) -> str:
