@@ -21,7 +21,7 @@ from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
 from engine.store.statements import delete_fact
 
-MERGE_ROUNDS = 5  # reads of a merged entity's facts before it is deleted whatever names it
+MERGE_ROUNDS = 5  # rounds a merge tries before it stops unfinished (`StoreError`), deleting nothing
 MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 _UID = re.compile(r"[0-9a-f]{32}")
 When = datetime | float | int | str
@@ -196,23 +196,14 @@ class MemoryEdit(MemoryCore):
                 if self.store.write(user_id, batch).merged:
                     break
             else:
-                self._finish_merge(gone)
+                raise StoreError(
+                    f"entity {gone.name!r} was given new facts during each of {MERGE_ROUNDS} "
+                    "rounds of the merge: what was moved stays moved and nothing was deleted; "
+                    "run merge_entities again once those writes stop"
+                )
         finally:
             self.retriever.forget(user_id)
         return self._entity(kept.uid, user_id)
-
-    def _finish_merge(self, gone: Entity) -> None:
-        """After the last round: `gone` goes with what still names it only when no read shows
-        a fact of it (a fact without both ends); a fact another writer keeps giving it is
-        never deleted with it."""
-        if self._named(gone):
-            raise StoreError(
-                f"entity {gone.name!r} was given new facts during each of {MERGE_ROUNDS} rounds "
-                "of the merge: what was moved stays moved and nothing was deleted; run "
-                "merge_entities again once those writes stop"
-            )
-        params = {"user_id": gone.user_id, "uid": gone.uid}
-        self.store.run("delete_entity", params, read_only=False)
 
     def _named(self, entity: Entity) -> list[Fact]:
         """Every fact naming `entity`, current or past."""

@@ -13,8 +13,9 @@ from engine.add.resolve import history_row
 from engine.embedding import Embedder
 from engine.errors import StoreError
 from engine.memory import Memory
+from engine.memory.edit import MERGE_ROUNDS
 from engine.normalize import entity_key
-from engine.store.base import AliasRow, GraphStore, WriteBatch
+from engine.store.base import AliasRow, GraphStore, MergeBatch, WriteBatch
 from tests.integration.reliability.conftest import Tally
 
 USER = "racing-merge"
@@ -27,9 +28,7 @@ def test_a_fact_added_while_a_merge_runs_is_moved_not_deleted(
     monkeypatch: pytest.MonkeyPatch,
     tally: Tally,
 ) -> None:
-    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
-    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
-    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], USER)
+    mem, other = _robert_and_bob(shared_store, embedder, tmp_path, USER)
     added = _paused_after_read(
         mem, monkeypatch, lambda: other.add_facts([("Robert", "OWNS", "Boat")], USER).facts_added
     )
@@ -41,6 +40,16 @@ def test_a_fact_added_while_a_merge_runs_is_moved_not_deleted(
     assert added == [1]  # acknowledged
     assert facts == {("Bob", "OWNS", "Car"), ("Bob", "OWNS", "Boat"), ("Bob", "LIKES", "Tea")}
     assert "Robert" in kept.aliases
+
+
+def _robert_and_bob(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, user: str
+) -> tuple[Memory, Memory]:
+    """The merging `Memory` with Robert's and Bob's facts, and another writer on its store."""
+    mem = Memory(store=store, embedder=embedder, data_dir=tmp_path / "merging")
+    other = Memory(store=store, embedder=embedder, data_dir=tmp_path / "writing")
+    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    return mem, other
 
 
 def _paused_after_read(
@@ -72,9 +81,7 @@ def test_a_fact_updated_while_a_merge_runs_keeps_the_update(
     """The merge moved the merged entity's fact as it read it: an update another Memory
     made meanwhile (acknowledged, the fact read back with its new text) was written over."""
     user = f"{USER}-update"
-    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
-    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "updating")
-    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    mem, other = _robert_and_bob(shared_store, embedder, tmp_path, user)
     [car] = [f for f in mem.get_all(user) if f.object == "Car"]
     done = _paused_after_read(
         mem, monkeypatch, lambda: other.update(car.uid, user, text="Robert owns a red car").text
@@ -100,9 +107,7 @@ def test_mentions_added_while_a_merge_runs_are_kept(
     """The merge added the mentions it had read to the kept entity and deleted the merged
     one with those another Memory added meanwhile."""
     user = f"{USER}-mentions"
-    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
-    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
-    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    mem, other = _robert_and_bob(shared_store, embedder, tmp_path, user)
     bob, robert = mem.entity("Bob", user).entity, mem.entity("Robert", user).entity
     done = _paused_after_read(
         mem, monkeypatch, lambda: other.add_facts([("Robert", "OWNS", "Boat")], user).facts_added
@@ -159,9 +164,7 @@ def test_a_merge_outrun_by_another_writer_stops_without_deleting_its_facts(
     merge stops with an error after its last round, every acknowledged fact still stored (moved
     or not yet), and a second merge once the writes stop finishes."""
     user = f"{USER}-outrun"
-    mem = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "merging")
-    other = Memory(store=shared_store, embedder=embedder, data_dir=tmp_path / "adding")
-    mem.add_facts([("Robert", "OWNS", "Car"), ("Bob", "LIKES", "Tea")], user)
+    mem, other = _robert_and_bob(shared_store, embedder, tmp_path, user)
     added: list[str] = []
 
     def another_adds_a_boat() -> int:
@@ -182,3 +185,48 @@ def test_a_merge_outrun_by_another_writer_stops_without_deleting_its_facts(
     mem.merge_entities("Bob", "Robert", user)
     facts = {(f.subject, f.object) for f in mem.get_all(user) if f.predicate == "OWNS"}
     assert facts == {("Bob", thing) for thing in ("Car", *added)}
+
+
+def test_a_merge_left_unfinished_keeps_a_name_given_after_its_last_round(
+    shared_store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tally: Tally,
+) -> None:
+    """Every round of the merge is outrun by a new fact; after the last one another writer
+    deletes that fact and names the merged entity "Bobby". The merge deleted the entity it
+    found no fact of, and the name with it; it now stops, and a second merge moves the name."""
+    user = f"{USER}-unfinished"
+    mem, other = _robert_and_bob(shared_store, embedder, tmp_path, user)
+    robert = mem.entity("Robert", user).entity
+    boats: list[str] = []
+
+    def another_adds_a_boat() -> None:
+        boats.extend(other.add_facts([("Robert", "OWNS", f"Boat {len(boats)}")], user).fact_uids)
+
+    write, rounds = shared_store.write, []
+
+    def write_then_rename(user_id: str, batch: Any) -> Any:
+        written = write(user_id, batch)
+        rounds.extend([batch] if isinstance(batch, MergeBatch) else [])
+        if len(rounds) == MERGE_ROUNDS and isinstance(batch, MergeBatch):
+            other.delete(boats.pop(), user)
+            named = WriteBatch(
+                aliases=[AliasRow(robert.uid, "Bobby", entity_key("Bobby"))],
+                history=[history_row(robert.uid, "MERGE", time.time(), None, "'Bobby' resolved")],
+            )
+            write(user, named)
+        return written
+
+    _paused_after_read(mem, monkeypatch, another_adds_a_boat, every=True)
+    monkeypatch.setattr(shared_store, "write", write_then_rename)
+    with pytest.raises(StoreError, match="run merge_entities again"):
+        mem.merge_entities("Bob", "Robert", user)
+    tally.cases += 1
+    tally.faults += 1
+    tally.lost += int(mem.entity("Bobby", user).entity.uid != robert.uid)
+    monkeypatch.undo()
+    kept = mem.merge_entities("Bob", "Robert", user)
+    assert mem.entity("Bobby", user).entity.uid == kept.uid
+    assert {f.object for f in mem.get_all(user) if f.subject == "Bob"} >= {"Car", "Tea"}
