@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.add.changes import likely_texts
+from engine.add.contradicted import with_contradicted
 from engine.add.keys import MessageKeys, fresh_rows, message_keys
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
 from engine.add.resolve import current_self, extracted_names, shown_self
@@ -24,7 +25,13 @@ from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.extraction.batching import extract_in_prompts
 from engine.extraction.guard import guard_outcome
-from engine.extraction.schema import ChatMessage, ExtractionOutcome, Extractor, KnownFact
+from engine.extraction.schema import (
+    ChatMessage,
+    ExtractionOutcome,
+    Extractor,
+    KnownAfter,
+    KnownFact,
+)
 from engine.models import Fact
 from engine.normalize import check_length, check_user_id, kept_text, stable_uid
 from engine.retrieval.lexical import episode_text
@@ -151,11 +158,7 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
         extractor = ctx.extractor()
         prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
         name = shown_self(current_self(ctx.reads, user_id), user_id)
-        prepared.known = known_facts(ctx, user_id, prepared.messages, name)
-        per_prompt = ctx.settings.max_messages_per_prompt
-        outcome = extract_in_prompts(
-            extractor, prepared.messages, prepared.known, user_name=name, per_prompt=per_prompt
-        )
+        outcome = _extract(ctx, prepared, extractor, name)
         prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
         prepared.errors += left_out
         warm_vectors(ctx, prepared.outcome, name)
@@ -211,6 +214,25 @@ def _retried(ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]) -> dict
         uids = failed.get(row.checksum)
         out[index] = replace(row, uid=uids.pop()) if uids else row
     return out
+
+
+def _extract(
+    ctx: AddContext, prepared: PreparedAdd, extractor: Extractor, name: str | None
+) -> ExtractionOutcome:
+    """The extraction, with what is known: searched for before it, as a prompt needs; or, for
+    an extractor that only compares what it found with what is stored (`KnownAfter`), read
+    after it for the facts it found (`prepared.known`, either way)."""
+    user_id, messages = prepared.user_id, prepared.messages
+    after = extractor if isinstance(extractor, KnownAfter) and extractor.known_after else None
+    if after is None:
+        prepared.known = known_facts(ctx, user_id, messages, name)
+    per_prompt = ctx.settings.max_messages_per_prompt
+    outcome = extract_in_prompts(
+        extractor, messages, prepared.known, user_name=name, per_prompt=per_prompt
+    )
+    if after is not None:
+        prepared.known, outcome = with_contradicted(ctx.reads, user_id, after, outcome, name)
+    return outcome
 
 
 def episode_vectors(embedder: Embedder, rows: list[EpisodeRow]) -> dict[str, list[float]]:

@@ -6,7 +6,7 @@ The `Field` descriptions are the prompt contract: the LLM sees them in the tool 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -115,4 +115,17 @@ class Extractor(Protocol):
 
     def extract(
         self, messages: list[ChatMessage], known: list[KnownFact], *, user_name: str | None
+    ) -> ExtractionOutcome: ...
+
+
+@runtime_checkable
+class KnownAfter(Protocol):
+    """An `Extractor` that needs the known facts only to find those its facts contradict (same
+    subject and object): they are read after it runs, for the facts it found, and given to
+    `contradicted`, instead of searched for before it as a prompt needs them."""
+
+    known_after: bool
+
+    def contradicted(
+        self, outcome: ExtractionOutcome, known: list[KnownFact], *, user_name: str | None
     ) -> ExtractionOutcome: ...

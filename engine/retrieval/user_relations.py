@@ -4,8 +4,8 @@ was said in a message: read on the user's first search and when the user's graph
 after a search, while the searches go on with what was read: the read scans every fact of the
 user (40-53 ms for MetaQA's 128k, benchmarks/results/dual_tail_reads.md), which a host
 searching a user less often than every `refresh_s` paid in every search. A write adds its
-predicates at once. The `most` users searched last are kept: a host meeting many users does
-not grow with them."""
+predicates and the facts it created at once. The `most` users searched last are kept: a host
+meeting many users does not grow with them."""
 
 from __future__ import annotations
 
@@ -70,11 +70,15 @@ class UserRelations:
         BACKGROUND.aside(self._refresh, user_id, cached)
 
     def written(self, user_id: str, written: Written) -> None:
-        """A write: its predicates join the list; facts written without messages were not
-        said."""
+        """A write: its predicates join the list, the facts it created the counts (a graph
+        read small is counted as it grows, not as read until `refresh_s`); facts written
+        without messages were not said."""
         cached = self._users.one(user_id)
         if cached is not None and written.predicates:
             cached.predicates = sorted({*cached.predicates, *written.predicates})
+            cached.total += len(written.added)
+            relations = {base_relation(p) for p in cached.predicates}
+            cached.facts_per_relation = cached.total / max(1, len(relations))
             cached.all_said = cached.all_said and bool(written.episodes)
             cached.writes += 1
 

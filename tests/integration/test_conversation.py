@@ -354,6 +354,26 @@ def test_a_user_entity_keyed_otherwise_is_found_by_its_uid(
 # -- resolution and conflicts ----------------------------------------------------------------
 
 
+def test_an_offline_add_finds_what_it_contradicts_without_searching(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline extractor compares its facts only with the stored facts between the same
+    two entities: they are read for the facts it found, not searched for before it with the
+    whole retriever (what a prompt needs, and more than half an offline add's time)."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    mem.add("I like chess. Anna likes golf. Anna loves tennis.", "erin")
+
+    def no_search(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an offline add searched")
+
+    monkeypatch.setattr(mem.retriever, "search", no_search)
+    result = mem.add("I hate chess. Anna hates golf.", "erin")
+    facts = mem.get_all("erin", include_invalid=True)
+    ended = {(f.predicate, f.object) for f in facts if not f.is_valid}
+    assert result.facts_invalidated == 2 and ended == {("LIKES", "chess"), ("LIKES", "golf")}
+    assert {(f.predicate, f.object) for f in facts if f.is_valid} >= {("LOVES", "tennis")}
+
+
 def test_similar_names_of_one_type_are_one_entity(
     llm_memory: Memory, scripted_llm: ScriptedLLM
 ) -> None:

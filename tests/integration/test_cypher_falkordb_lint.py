@@ -41,6 +41,7 @@ PARAMETERS: dict[str, Any] = {
     "include_invalid": False, "subjects": True,
     "embedding": [0.1, 0.2], "uids": ["u1"], "keys": ["john"], "checksums": ["c"], "texts": ["c"],
     "nodes": ["u1"], "dropped": ["-"], "pairs": [["OWNS", "u1", "u2"]], "graphmem_labels": ["Fact"],
+    "ends": [["u1", "u2"]],
     "rows": [{"uid": "u1", "key": "john", "name": "John"}],
     "lookups": [{"id": "u1", "key": "john"}], "where": {"type": "person"},
 }  # fmt: skip

@@ -133,6 +133,27 @@ def test_a_write_without_messages_makes_the_graph_unsaid_until_read_again() -> N
     assert relations.all_said and reads.calls == 2
 
 
+def test_a_write_counts_the_facts_it_created() -> None:
+    """A graph first read small and grown by writes: its counts were those of the first read
+    until `refresh_s` passed, so a chat read at its first message was walked as a small graph
+    for that long, where another process saw one-off relations (the golden LoCoMo ranking
+    was of that state)."""
+    reads = _Reads({"LIKES": (2, 2)})
+    users = UserRelations(reads, refresh_s=3600, most=8)  # type: ignore[arg-type]
+    users.of("u")
+    message = EpisodeRow("e1", None, "user", "I own a cat and love dogs", 1.0, None, "c1")
+    created = frozenset({f"f{i}" for i in range(118)})
+    users.written(
+        "u", Written(added=created, predicates=frozenset({"OWNS", "LOVES"}), episodes=(message,))
+    )
+    relations = users.of("u")
+    assert reads.calls == 1 and relations.total == 120 and relations.facts_per_relation == 40.0
+    reads.facts = {"LIKES": (2, 2), "OWNS": (59, 59), "LOVES": (59, 59)}
+    users.forget("u")
+    read = users.of("u")
+    assert (read.total, read.facts_per_relation) == (relations.total, relations.facts_per_relation)
+
+
 def _stale_counts() -> tuple[_Reads, UserRelations]:
     """A user's counts read once, then stale at every search."""
     reads = _Reads({"LIKES": (1, 1)})

@@ -7,7 +7,8 @@ import pytest
 from engine.extraction.offline.lemmas import with_silent_e
 
 VERBS = frozenset({"hope", "hop", "cope", "cop", "ride", "rid", "tape", "tap", "star", "stare",
-                   "visit", "open", "snow", "fix", "play", "cook"})  # fmt: skip
+                   "visit", "open", "snow", "fix", "play", "cook", "hate", "hat", "bathe",
+                   "bath", "do", "go", "watch", "use"})  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -37,8 +38,22 @@ def test_a_single_consonant_after_a_single_vowel_gives_back_the_e(
         ("snowing", "snow"),  # w, x, y are never doubled: no sign either way
         ("fixed", "fix"),
         ("cooking", "cook"),  # two vowels
-        ("hopes", "hope"),  # not an -ing or -ed form
+        ("hopes", "hope"),  # already right
+        ("fixes", "fix"),  # "-es" after "x": the verb is "fix"
+        ("watches", "watch"),
+        ("does", "do"),
+        ("goes", "go"),
+        ("uses", "use"),
     ],
 )
 def test_any_other_lemma_stands(word: str, lemma: str) -> None:
     assert with_silent_e(word, lemma, VERBS) is None
+
+
+@pytest.mark.parametrize(
+    ("word", "lemma", "mended"),
+    [("hates", "hat", "hate"), ("rides", "rid", "ride"), ("hopes", "hop", "hope"),
+     ("bathes", "bath", "bathe")],
+)  # fmt: skip
+def test_an_es_after_what_takes_no_es_gives_back_the_e(word: str, lemma: str, mended: str) -> None:
+    assert with_silent_e(word, lemma, VERBS) == mended

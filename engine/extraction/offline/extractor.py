@@ -38,6 +38,7 @@ class OfflineExtractor:
     """
 
     name = "offline"
+    known_after = True  # `KnownAfter`: what it contradicts is all it needs of what is known
 
     def __init__(self, model: str | None = None, on_load: Callable[[], None] | None = None) -> None:
         self._models: tuple[str, ...] = (model,) if model else DEFAULT_MODELS
@@ -85,6 +86,14 @@ class OfflineExtractor:
             latency_ms=(time.perf_counter() - started) * 1000,
             mode="offline",
         )
+
+    def contradicted(
+        self, outcome: ExtractionOutcome, known: list[KnownFact], *, user_name: str | None
+    ) -> ExtractionOutcome:
+        """`outcome` with the `known` facts its facts contradict as its invalidations."""
+        found = invalidations(outcome.extraction.facts, known, user_name)
+        extraction = outcome.extraction.model_copy(update={"invalidations": found})
+        return outcome.model_copy(update={"extraction": extraction})
 
     def _extract(
         self, messages: Sequence[ChatMessage], known: Sequence[KnownFact], user_name: str | None

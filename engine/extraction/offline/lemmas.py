@@ -3,7 +3,9 @@
 its rules try "hop" too. English doubles the final consonant of such a short verb before
 "-ing" and "-ed" ("hop" -> "hopping", "hopped"), so a single consonant after a single vowel
 says the verb ends in "e": "hoping" is "hope". A verb it does not know with the "e" keeps its
-lemma ("visiting" -> "visit", "opened" -> "open").
+lemma ("visiting" -> "visit", "opened" -> "open"). The third person says it too: "-es"
+follows only an "s", "x", "z", "ch", "sh" or "o" ("fixes", "goes"), so "hates", "rides" and
+"hopes", read as "hat", "rid" and "hop", are "hate", "ride" and "hope".
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-_INFLECTED = ("VBG", "VBD", "VBN")
+_INFLECTED = ("VBG", "VBD", "VBN", "VBZ")
 _SUFFIXES = ("ing", "ed")
+_BEFORE_ES = ("s", "x", "z", "ch", "sh", "o")  # the endings "-es" follows
 _VOWELS = frozenset("aeiou")
 _NEVER_DOUBLED = frozenset("wxy")  # "snowing", "fixing", "playing": no "e" dropped either
 
@@ -23,6 +26,10 @@ _NEVER_DOUBLED = frozenset("wxy")  # "snowing", "fixing", "playing": no "e" drop
 def with_silent_e(word: str, lemma: str, verbs: Collection[str]) -> str | None:
     """The lemma of `word` ("hoping") when the lemmatizer's `lemma` ("hop") dropped its "e"
     and `verbs` knows the verb with it; None when `lemma` stands."""
+    if word.endswith("es"):
+        third = word[:-2]
+        known = third == lemma and f"{third}e" in verbs
+        return f"{third}e" if known and not third.endswith(_BEFORE_ES) else None
     stem = next((word[: -len(s)] for s in _SUFFIXES if word.endswith(s)), None)
     if stem != lemma or len(stem) < 3 or f"{stem}e" not in verbs:
         return None
