@@ -223,7 +223,7 @@ def _extract(
     an extractor that only compares what it found with what is stored (`KnownAfter`), read
     after it for the facts it found (`prepared.known`, either way)."""
     user_id, messages = prepared.user_id, prepared.messages
-    after = extractor if isinstance(extractor, KnownAfter) and extractor.known_after else None
+    after = extractor if isinstance(extractor, KnownAfter) else None
     if after is None:
         prepared.known = known_facts(ctx, user_id, messages, name)
     per_prompt = ctx.settings.max_messages_per_prompt

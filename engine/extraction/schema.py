@@ -124,8 +124,6 @@ class KnownAfter(Protocol):
     subject and object): they are read after it runs, for the facts it found, and given to
     `contradicted`, instead of searched for before it as a prompt needs them."""
 
-    known_after: bool
-
     def contradicted(
         self, outcome: ExtractionOutcome, known: list[KnownFact], *, user_name: str | None
     ) -> ExtractionOutcome: ...

@@ -38,7 +38,6 @@ class OfflineExtractor:
     """
 
     name = "offline"
-    known_after = True  # `KnownAfter`: what it contradicts is all it needs of what is known
 
     def __init__(self, model: str | None = None, on_load: Callable[[], None] | None = None) -> None:
         self._models: tuple[str, ...] = (model,) if model else DEFAULT_MODELS
