@@ -1,16 +1,28 @@
-// Import: exported episodes, properties as exported, with their MENTIONS edges; but an
-// extraction that succeeded since the export stays: a held episode that is not 'failed' keeps
-// its status and error (an older export does not make it a dead letter again, extracted anew
-// when the message is added again).
+// Import: exported episodes, properties as exported, with their MENTIONS edges; but a
+// message the user holds (the same checksum) stays as it was written: its words, speaker,
+// role, time, session, source, index terms and metadata are never replaced by a file's (a
+// file naming a held checksum with other words rewrote the stored message). An extraction that succeeded since the export stays too: a held
+// episode that is not 'failed' keeps its status and error (an older export does not make it
+// a dead letter again, extracted anew when the message is added again).
 UNWIND $rows AS row
 MERGE (p:Episode {user_id: $user_id, uid: row.uid})
-WITH p, row, p.content IS NOT NULL AND coalesce(p.status, 'ok') <> 'failed' AS extracted
-SET p.session_id = row.session_id, p.role = row.role, p.speaker = row.speaker, p.content = row.content, p.ts = row.ts,
-    p.source = row.source, p.checksum = row.checksum,
+WITH p, row, p.content IS NOT NULL AS held
+WITH p, row, held, held AND coalesce(p.status, 'ok') <> 'failed' AS extracted
+SET p.session_id = CASE WHEN held THEN p.session_id ELSE row.session_id END,
+    p.role = CASE WHEN held THEN p.role ELSE row.role END,
+    p.speaker = CASE WHEN held THEN p.speaker ELSE row.speaker END,
+    p.content = CASE WHEN held THEN p.content ELSE row.content END,
+    p.ts = CASE WHEN held THEN p.ts ELSE row.ts END,
+    p.source = CASE WHEN held THEN p.source ELSE row.source END,
+    p.checksum = CASE WHEN held THEN p.checksum ELSE row.checksum END,
     p.status = CASE WHEN extracted THEN p.status ELSE row.status END,
-    p.error = CASE WHEN extracted THEN p.error ELSE row.error END, p.metadata = row.metadata,
-    p.created_at = row.created_at, p.terms = row.terms, p.terms_v = row.terms_v,
-    p.undated = CASE WHEN row.undated THEN true END
+    p.error = CASE WHEN extracted THEN p.error ELSE row.error END,
+    p.metadata = CASE WHEN held THEN p.metadata ELSE row.metadata END,
+    p.created_at = CASE WHEN held AND p.created_at IS NOT NULL THEN p.created_at
+                        ELSE row.created_at END,
+    p.terms = CASE WHEN held THEN p.terms ELSE row.terms END,
+    p.terms_v = CASE WHEN held THEN p.terms_v ELSE row.terms_v END,
+    p.undated = CASE WHEN held THEN p.undated WHEN row.undated THEN true END
 WITH p, row
 UNWIND row.entity_uids AS entity_uid
 MATCH (e:Entity {user_id: $user_id, uid: entity_uid})

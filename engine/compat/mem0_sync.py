@@ -294,7 +294,8 @@ class Memory:
 
         Raises:
             InvalidInputError: no id (every user's memories: `reset()`); `user_id` with an
-                `agent_id` or `run_id`; a bad id.
+                `agent_id` or `run_id`, or `agent_id` with `run_id` (each would delete more
+                than asked); a bad id.
         """
         if user_id is None and agent_id is None and run_id is None:
             raise InvalidInputError(_DELETE_WHOM)
@@ -302,6 +303,12 @@ class Memory:
             raise InvalidInputError(
                 "delete_all with user_id and agent_id/run_id: graphmem keeps one graph per "
                 "user, so it would delete more than asked; call delete_all(user_id=...)"
+            )
+        if agent_id is not None and run_id is not None:
+            raise InvalidInputError(
+                "delete_all with agent_id and run_id: the agent's graph holds every run of it, "
+                "so it would delete more than asked; call delete_all(agent_id=...), or delete "
+                "the run's memories one by one (get_all(agent_id=..., run_id=...), delete)"
             )
         self.graph.delete_all(scope_of(user_id, agent_id, run_id).user)
         return {"message": "Memories deleted successfully!"}

@@ -21,7 +21,7 @@ from engine.mcp_server.render import quoted, render_search
 from engine.mcp_server.tool_errors import extraction_failure
 from engine.memory import Memory
 from engine.memory.held import held_history
-from engine.models import AddResult, FactInput, ScoredEntity
+from engine.models import AddResult, FactInput, ScoredEntity, UserSummary
 from engine.prompt_block import block_or_why, said_day
 from engine.times import parse_time
 
@@ -283,8 +283,9 @@ def delete_message(memory: Memory, user_id: str, message_id: str) -> ToolOutput:
 
 
 def list_users(memory: Memory, binding: str | None) -> ToolOutput:
-    """Every user on an any-user connection; on a bound one, its own user only."""
-    users = [u for u in memory.users() if binding is None or u.user_id == binding]
+    """Every user on an any-user connection; on a bound one, its own user only, counted
+    alone (`Memory.stats`: not a count of every user of the store)."""
+    users = memory.users() if binding is None else _own_summary(memory, binding)
     lines = [
         f"{u.user_id}: {u.valid_facts} facts, {u.entities} entities, {u.episodes} messages"
         for u in users
@@ -292,6 +293,15 @@ def list_users(memory: Memory, binding: str | None) -> ToolOutput:
     return ToolOutput(
         "\n".join(lines) or "No users yet.", {"users": [u.model_dump() for u in users]}
     )
+
+
+def _own_summary(memory: Memory, user_id: str) -> list[UserSummary]:
+    """The bound user's summary, as `Memory.users` lists it (none when they hold nothing)."""
+    stats = memory.stats(user_id)
+    if not (stats.entities or stats.facts or stats.episodes):
+        return []
+    counts = stats.model_dump(include={"entities", "facts", "valid_facts", "episodes"})
+    return [UserSummary(user_id=user_id, **counts)]
 
 
 def export_graph(

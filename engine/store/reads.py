@@ -394,6 +394,7 @@ class Reads:
 
     def counts(self, user_id: str | None) -> dict[str, int]:
         """Users, entities, facts, valid facts and episodes: of `user_id`, or of the store."""
-        row = self.store.run("count_nodes", {"user_id": user_id})[0]
+        statement = "count_nodes" if user_id is None else "count_user_nodes"
+        row = self.store.run(statement, {"user_id": user_id})[0]
         keys = ("users", "entities", "facts", "valid_facts", "episodes")
         return {k: int(v or 0) for k, v in zip(keys, row, strict=True)}

@@ -345,9 +345,12 @@ def import_snapshot(
     if embedder is not None:
         bare = sum(not e.embedding for e in snapshot.entities)
         bare += sum(not f.embedding for f in snapshot.facts)
-        phase = Phase(progress, "vectors", bare + len(snapshot.episodes))
+        # a message the user holds keeps its words, and so the vector they were embedded to
+        owned = {uid for uids in held.values() for uid in uids}
+        fresh = [p for p in snapshot.episodes if p.uid not in owned]
+        phase = Phase(progress, "vectors", bare + len(fresh))
         snapshot, embedded = fill_embeddings(snapshot, embedder, phase)
-        messages = episode_vectors(snapshot, embedder, phase)
+        messages = episode_vectors(snapshot.model_copy(update={"episodes": fresh}), embedder, phase)
     records = len(snapshot.entities) + len(snapshot.facts) + len(snapshot.episodes)
     written = Phase(progress, "records", records + len(snapshot.history))
     with bulk_writing(store, records):

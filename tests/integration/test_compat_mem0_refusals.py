@@ -61,3 +61,15 @@ def test_delete_all_without_an_id_points_to_reset(memory: GraphMemory) -> None:
     with pytest.raises(InvalidInputError, match=r"user_id, agent_id or run_id.*reset\(\)"):
         m.delete_all()
     assert len(m.get_all(user_id="bob")["results"]) == 1  # nothing was deleted
+
+
+def test_delete_all_of_one_run_of_an_agent_keeps_its_other_runs(memory: GraphMemory) -> None:
+    """`delete_all(agent_id=, run_id=)` deleted the agent's whole graph, every other run of it
+    too; it is refused, as `user_id` with `agent_id` is, and deletes nothing."""
+    m = facade.Memory(memory=memory)
+    m.add("I live in Paris", agent_id="helper", run_id="r1")
+    m.add("I work at Acme", agent_id="helper", run_id="r2")
+    with pytest.raises(InvalidInputError, match="delete more than asked"):
+        m.delete_all(agent_id="helper", run_id="r1")
+    assert len(m.get_all(agent_id="helper", run_id="r2")["results"]) == 1
+    assert len(m.get_all(agent_id="helper", run_id="r1")["results"]) == 1

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.embedding import Embedder
+from engine.embedding import Embedder, as_param
 from engine.extraction.offline import OfflineExtractor
 from engine.memory import Memory
 from engine.store.base import GraphStore
@@ -95,3 +95,30 @@ def test_an_import_for_another_user_keys_messages_as_its_own_add_does(mem: Memor
     again = mem.import_(mem.export("u-alice"), "bob")
     assert {(p.uid, p.checksum) for p in read_snapshot(mem.store, "bob").episodes} == own
     assert report.episodes_held == again.episodes_held == len(SAID)
+
+
+def _similarity(mem: Memory, user: str, text: str) -> float:
+    """How near `text` is the vector of the user's one message."""
+    [uid] = [p.uid for p in read_snapshot(mem.store, user).episodes]
+    params = {"user_id": user, "uids": [uid], "embedding": as_param(mem.embedder.encode([text])[0])}
+    return float(mem.store.run("score_episode_vectors", params)[0][1])
+
+
+def test_a_file_naming_a_held_message_does_not_rewrite_it(mem: Memory) -> None:
+    """A message the user holds is matched by its checksum alone: a file giving that checksum
+    other words (the user's own file edited, or one another user handed them, its checksum
+    kept) replaced the stored message's words, speaker, time and metadata, and its vector."""
+    said = "My PIN is 4321 and I live in Paris"
+    mem.add(said, "bob", session_id="s1", ts=WHEN)
+    held = read_snapshot(mem.store, "bob").episodes
+    near = _similarity(mem, "bob", said)
+    for owner in ("bob", "u-alice"):
+        doc = json.loads(mem.export("bob"))
+        doc["user_id"] = owner
+        for p in doc["episodes"]:
+            p.update(content="I never said a PIN", speaker="Mallory", ts=p["ts"] + 60,
+                     metadata=json.dumps({"forged": True}))  # fmt: skip
+        report = mem.import_(json.dumps(doc), "bob")
+        assert report.episodes_held == len(held)
+        assert read_snapshot(mem.store, "bob").episodes == held
+        assert _similarity(mem, "bob", said) == pytest.approx(near, abs=1e-4)

@@ -12,6 +12,7 @@ import pytest
 from engine import cypher
 from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
+from engine.store.reads import Reads
 
 _graphs = itertools.count()
 
@@ -61,3 +62,23 @@ def test_the_twin_check_expands_into_the_edge_between_two_found_ends(
     steps = str(plan)
     assert "Expand Into" in steps and "Conditional Traverse" not in steps
     assert steps.count("Node By Index Scan") == 2
+
+
+def test_a_users_counts_read_only_that_users_nodes(store: FalkorDBStore) -> None:
+    """`stats(user_id)` (each CLI read's check that the user holds memories, a bound MCP
+    connection's list_users) filtered a scan of every user's entities, facts and episodes."""
+    asked: list[str] = []
+    run = store.run
+
+    def recording(name: str, *args: object, **kwargs: object) -> object:
+        asked.append(name)
+        return run(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    store.run = recording  # type: ignore[method-assign]
+    counts = Reads(store).counts("u1")
+    [name] = asked
+
+    plan = str(store._graph.explain(cypher.load(name, "falkordb"), {"user_id": "u1"}))
+    assert "Label Scan" not in plan and "All Node Scan" not in plan
+    assert plan.count("Node By Index Scan") == 3
+    assert counts == {"users": 0, "entities": 0, "facts": 0, "valid_facts": 0, "episodes": 0}
