@@ -14,9 +14,11 @@ import time
 from dataclasses import replace
 
 from engine.add.changes import Changes, FactContext, fact_changes
+from engine.add.contradicted import with_contradicted
 from engine.add.prepare import AddContext, PreparedAdd
 from engine.add.resolve import SELF_KEYS, Resolved, Resolver
 from engine.add.speakers import speaker_uid
+from engine.extraction.schema import Extraction
 from engine.models import AddResult
 from engine.normalize import entity_key
 from engine.retrieval.terms import mentions_self
@@ -82,6 +84,7 @@ def _build(
     last = prepared.episodes[-1].uid
     resolver = Resolver(ctx.reads, ctx.embedder, ctx.settings.resolve_threshold)
     resolved = resolver.resolve(prepared.user_id, extraction, last, now)
+    extraction = _invalidating(ctx, prepared, resolved)
     links = episode_links(prepared, resolved)
 
     def episode_of(subject: str, obj: str) -> str | None:
@@ -106,6 +109,19 @@ def _build(
     ended = max(times.values(), default=now)
     batch = assemble(resolved, changes, now, episodes, prepared.episode_vectors, ended)
     return batch, resolved, changes
+
+
+def _invalidating(ctx: AddContext, prepared: PreparedAdd, resolved: Resolved) -> Extraction:
+    """The extraction with the known facts it ends: a `KnownAfter` extractor's are found now,
+    among the facts stored when it is written (`engine.add.contradicted`)."""
+    after = prepared.known_after
+    if after is None:
+        return prepared.outcome.extraction
+    known, outcome = with_contradicted(
+        ctx.reads, after, prepared.outcome, resolved, prepared.user_name
+    )
+    prepared.known = known
+    return outcome.extraction
 
 
 def episode_links(prepared: PreparedAdd, resolved: Resolved) -> dict[str, list[str]]:

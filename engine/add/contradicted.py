@@ -1,40 +1,38 @@
-"""The stored facts an extraction contradicts, read after it: for an extractor that needs the
-known facts only for that (`KnownAfter`, the offline one), in place of the retriever's search
-before it that a prompt needs (more than half an offline add's time). The facts read are those
-from each new fact's subject to its object, both stored: every fact it can contradict, but
-another value of a single-valued predicate, which the write ends itself (`add.changes`)."""
+"""The stored facts an extraction contradicts, read when it is written: for an extractor that
+needs the known facts only for that (`KnownAfter`, the offline one), in place of the
+retriever's search before it that a prompt needs (more than half an offline add's time).
+
+They are read in phase two, after the names are resolved and after the user's earlier adds
+are written: an ingest prepares several messages of one user at once, and a message that
+contradicts the one just before it would not find that one's facts in phase one. The facts read
+are those from each new fact's subject to its object: every fact it can contradict, but another
+value of a single-valued predicate, which the write ends itself (`add.changes`)."""
 
 from __future__ import annotations
 
-from engine.add.resolve import SELF_KEYS
-from engine.extraction.schema import ExtractedFact, ExtractionOutcome, KnownAfter, KnownFact
-from engine.normalize import entity_key
+from engine.add.resolve import Resolved
+from engine.extraction.schema import ExtractionOutcome, KnownAfter, KnownFact
 from engine.store.reads import Reads
 from engine.store.rows import fact_from_row
-from engine.uids import self_uid
 
 
 def with_contradicted(
-    reads: Reads, user_id: str, extractor: KnownAfter, outcome: ExtractionOutcome, name: str | None
+    reads: Reads,
+    extractor: KnownAfter,
+    outcome: ExtractionOutcome,
+    resolved: Resolved,
+    name: str | None,
 ) -> tuple[list[KnownFact], ExtractionOutcome]:
-    """The known facts between the ends of `outcome`'s facts, and `outcome` with those its
-    facts contradict as its invalidations."""
-    known = facts_between(reads, user_id, outcome.extraction.facts, name)
+    """The stored facts between the resolved ends of `outcome`'s facts, and `outcome` with
+    those its facts contradict as its invalidations (`name`: the user's, as extracted)."""
+    ends = [(resolved.uid(f.source), resolved.uid(f.target)) for f in outcome.extraction.facts]
+    pairs = sorted({(s, o) for s, o in ends if s is not None and o is not None})
+    known = facts_between(reads, resolved.user_id, pairs)
     return known, extractor.contradicted(outcome, known, user_name=name)
 
 
-def facts_between(
-    reads: Reads, user_id: str, facts: list[ExtractedFact], name: str | None
-) -> list[KnownFact]:
-    """The current stored facts from each of `facts`' subjects to its object ("USER", "I" and
-    the user's `name` are the user's own entity)."""
-    own = SELF_KEYS | ({entity_key(name)} if name else set())
-    keys = {entity_key(n) for f in facts for n in (f.source, f.target)} - own
-    stored = reads.entities_by_keys(user_id, sorted(keys)) if keys else {}
-    found = {key: entity.uid for key, entity in stored.items()}
-    found |= dict.fromkeys(own, self_uid(user_id))
-    ends = [(found.get(entity_key(f.source)), found.get(entity_key(f.target))) for f in facts]
-    pairs = sorted({(s, o) for s, o in ends if s is not None and o is not None})
+def facts_between(reads: Reads, user_id: str, pairs: list[tuple[str, str]]) -> list[KnownFact]:
+    """The current stored facts from each (subject uid, object uid) of `pairs`."""
     if not pairs:
         return []
     params = {"user_id": user_id, "ends": [list(pair) for pair in pairs]}

@@ -2,7 +2,8 @@
 
 `prepare` parses the messages (`engine.add.messages`), makes their Episode rows, drops those
 already stored (by checksum), fetches what is KNOWN about the entities they name (the
-retriever, no LLM) and runs the extractor ONCE for the whole batch. Phase two,
+retriever, no LLM) where the extractor needs it before it runs (a prompt does; a `KnownAfter`
+extractor is given it in phase two) and runs the extractor ONCE for the whole batch. Phase two,
 `engine.add.batch.apply`, resolves and writes. A pipeline may `prepare` the next batch while
 `apply` writes this one, as long as one user's `apply` calls run in order.
 """
@@ -16,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.add.changes import likely_texts
-from engine.add.contradicted import with_contradicted
 from engine.add.keys import MessageKeys, fresh_rows, message_keys
 from engine.add.messages import Messages, episode_rows, metadata_json, parse_messages
 from engine.add.resolve import current_self, extracted_names, shown_self
@@ -104,6 +104,8 @@ class PreparedAdd:
     outcome: ExtractionOutcome
     extractor: str
     known: list[KnownFact] = field(default_factory=list)
+    known_after: KnownAfter | None = None  # given the known facts in phase two (`contradicted`)
+    user_name: str | None = None  # as the extractor was told it
     episode_vectors: dict[str, list[float]] = field(default_factory=dict)
     skipped: int = 0
     errors: list[str] = field(default_factory=list)
@@ -219,20 +221,19 @@ def _retried(ctx: AddContext, user_id: str, rows: dict[int, EpisodeRow]) -> dict
 def _extract(
     ctx: AddContext, prepared: PreparedAdd, extractor: Extractor, name: str | None
 ) -> ExtractionOutcome:
-    """The extraction, with what is known: searched for before it, as a prompt needs; or, for
-    an extractor that only compares what it found with what is stored (`KnownAfter`), read
-    after it for the facts it found (`prepared.known`, either way)."""
+    """The extraction, with what is known searched for before it, as a prompt needs; an
+    extractor that only compares what it found with what is stored (`KnownAfter`) is given
+    the stored facts in phase two instead (`engine.add.contradicted`)."""
     user_id, messages = prepared.user_id, prepared.messages
-    after = extractor if isinstance(extractor, KnownAfter) else None
-    if after is None:
+    prepared.user_name = name
+    if isinstance(extractor, KnownAfter):
+        prepared.known_after = extractor
+    else:
         prepared.known = known_facts(ctx, user_id, messages, name)
     per_prompt = ctx.settings.max_messages_per_prompt
-    outcome = extract_in_prompts(
+    return extract_in_prompts(
         extractor, messages, prepared.known, user_name=name, per_prompt=per_prompt
     )
-    if after is not None:
-        prepared.known, outcome = with_contradicted(ctx.reads, user_id, after, outcome, name)
-    return outcome
 
 
 def episode_vectors(embedder: Embedder, rows: list[EpisodeRow]) -> dict[str, list[float]]:

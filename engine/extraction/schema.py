@@ -121,8 +121,9 @@ class Extractor(Protocol):
 @runtime_checkable
 class KnownAfter(Protocol):
     """An `Extractor` that needs the known facts only to find those its facts contradict (same
-    subject and object): they are read after it runs, for the facts it found, and given to
-    `contradicted`, instead of searched for before it as a prompt needs them."""
+    subject and object): they are read when its facts are written, between the entities they
+    resolved to, and given to `contradicted`, instead of searched for before it as a prompt
+    needs them."""
 
     def contradicted(
         self, outcome: ExtractionOutcome, known: list[KnownFact], *, user_name: str | None

@@ -187,6 +187,8 @@ class WriteBatch:
     def is_empty(self) -> bool:
         return not (
             self.entities
+            or self.aliases
+            or self.renames
             or self.facts
             or self.fact_texts
             or self.fact_ends

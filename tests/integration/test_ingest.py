@@ -385,6 +385,19 @@ def test_one_users_messages_apply_in_timestamp_order(
     assert [f.object for f in mem.get_all("u2")] == ["Madrid"]
 
 
+def test_a_message_ends_what_the_one_just_before_it_said(memory: Memory) -> None:
+    """An ingest prepares several of one user's messages at once: the offline extractor's
+    contradictions are found when each message is written, after the one before it."""
+    sports = ["tennis", "golf", "chess", "skiing"]
+    texts = [text for sport in sports for text in (f"I like {sport}.", f"I hate {sport}.")]
+    report = memory.ingest(messages("u1", texts), users_from_file=True, concurrency=4)
+    facts = memory.get_all("u1", include_invalid=True)
+    assert report.messages_added == len(texts) and report.facts_invalidated == len(sports)
+    assert {(f.predicate, f.object) for f in facts if f.is_valid} == {
+        ("HATES", sport) for sport in sports
+    }
+
+
 # -- the CLI ---------------------------------------------------------------------------------------
 
 

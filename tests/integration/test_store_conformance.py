@@ -13,7 +13,16 @@ from engine.errors import InvalidInputError
 from engine.knowledge import salience
 from engine.retrieval.lexical import TERMS_VERSION, LexicalIndex, stored_terms
 from engine.store import nearest as vector_reads
-from engine.store.base import EpisodeRow, GraphStore, Neighbour, Rows, WriteBatch, Written
+from engine.store.base import (
+    AliasRow,
+    EpisodeRow,
+    GraphStore,
+    Neighbour,
+    RenameRow,
+    Rows,
+    WriteBatch,
+    Written,
+)
 from engine.store.reads import Reads
 from engine.store.rows import times_stamp
 from engine.store.statements import delete_fact
@@ -96,6 +105,16 @@ def test_a_write_returns_what_it_wrote(store: GraphStore, embedder: Embedder) ->
     assert written.mentions == {f.uid: 1 for f in batch.facts}
     assert written.episodes == (message,)
     assert store.write("u1", WriteBatch()) == Written()
+
+
+def test_a_batch_of_names_alone_is_written(store: GraphStore, embedder: Embedder) -> None:
+    facts = validate_facts([("Robert", "LIKES", "tea")], SETTINGS)
+    store.write("u1", facts_batch(Reads(store), embedder, "u1", facts)[0])
+    robert = Reads(store).entities_by_keys("u1", ["robert"])["robert"]
+    store.write("u1", WriteBatch(aliases=[AliasRow(robert.uid, "Bob", "bob")]))
+    assert Reads(store).entities_by_keys("u1", ["bob"])["bob"].uid == robert.uid
+    store.write("u1", WriteBatch(renames=[RenameRow(robert.uid, "Rob", "rob")]))
+    assert Reads(store).entities_by_keys("u1", ["rob"])["rob"].name == "Rob"
 
 
 def test_no_read_returns_another_users_data(store: GraphStore, embedder: Embedder) -> None:
