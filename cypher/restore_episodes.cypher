@@ -1,9 +1,9 @@
 // Import: exported episodes, properties as exported, with their MENTIONS edges; but a
 // message the user holds (the same checksum) stays as it was written: its words, speaker,
-// role, time, session, source, index terms and metadata are never replaced by a file's (a
-// file naming a held checksum with other words rewrote the stored message). An extraction that succeeded since the export stays too: a held
-// episode that is not 'failed' keeps its status and error (an older export does not make it
-// a dead letter again, extracted anew when the message is added again).
+// role, time, session, source, index terms and metadata are never replaced by a file's. An
+// extraction that succeeded since the export stays too: a held episode that is not 'failed'
+// keeps its status and error (an older export does not make it a dead letter again, extracted
+// anew when the message is added again).
 UNWIND $rows AS row
 MERGE (p:Episode {user_id: $user_id, uid: row.uid})
 WITH p, row, p.content IS NOT NULL AS held
