@@ -3,7 +3,9 @@
 Conflicts never delete: a known fact the extractor invalidates (by its id, which must be one
 of the KNOWN facts it was shown), or a valid fact replaced by a new value of a single-valued
 predicate (`Settings.single_valued_predicates`: same subject, same predicate, another uid),
-gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event.
+gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event. A new
+value said before the stored one became true (an older message added late) is the history
+instead: it is written ended when the stored value began, which stays current.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class Changes:
     new: list[str] = field(default_factory=list)  # not stored when read: embedded
     embeddings: dict[str, list[float]] = field(default_factory=dict)
     invalidate: dict[str, str] = field(default_factory=dict)  # uid -> reason
+    # uid -> when it ended, for a fact that ends at its own time rather than the batch's
+    ended_at: dict[str, float] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -191,14 +195,22 @@ def _model_invalidations(out: Changes, extraction: Extraction, known_ids: set[st
 
 
 def _single_valued(out: Changes, reads: Reads, user_id: str, predicates: set[str]) -> None:
+    """End the stored value of a single-valued predicate a new value replaces; a new value
+    said before the stored one became true ends instead, when the stored one began."""
     rows = [r for r in out.facts.values() if r.predicate in predicates]
     for subject in dict.fromkeys(r.subject_uid for r in rows):
         current = reads.entity_facts(user_id, subject, include_invalid=False, limit=1000)
         for row in (r for r in rows if r.subject_uid == subject):
             for old in current:
                 replaced = old.predicate == row.predicate and old.subject_uid == subject
-                if replaced and old.uid not in out.facts:
+                if not replaced or old.uid in out.facts:
+                    continue
+                began = to_epoch(old.valid_at)
+                if began is None or row.valid_at is None or began <= row.valid_at:
                     out.invalidate.setdefault(old.uid, f"replaced by: {row.text}")
+                    continue
+                out.invalidate.setdefault(row.uid, f"replaced by: {old.text}")
+                out.ended_at[row.uid] = min(out.ended_at.get(row.uid, began), began)
 
 
 def _episode(out: Changes, ctx: FactContext) -> str | None:

@@ -414,6 +414,29 @@ def test_single_valued_predicate_replaces_the_old_value(
     assert "Paris" not in shown
 
 
+def test_an_older_message_does_not_replace_a_newer_value(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    """A message said before the stored value (an older log ingested late) is history: it
+    ends when the newer value began, and the newer value stays current."""
+    scripted_llm.script(
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Berlin", "USER lives in Berlin")])),
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Oslo", "USER lives in Oslo")])),
+    )
+    llm_memory.add("I live in Berlin", USER, ts="2024-06-01")
+    result = llm_memory.add("I live in Oslo", USER, ts="2023-01-01")
+
+    facts = all_facts(llm_memory)
+    berlin, oslo = one(facts, "LIVES_IN", "Berlin"), one(facts, "LIVES_IN", "Oslo")
+    assert berlin.invalid_at is None
+    assert oslo.invalid_at == berlin.valid_at
+    assert result.invalidated_uids == [oslo.uid]
+    ended = [h for h in llm_memory.history(oslo.uid, USER) if h.event == "INVALIDATE"]
+    assert len(ended) == 1 and "Berlin" in (ended[0].detail or "")
+    shown = [f.fact.object for f in llm_memory.search("Where do I live?", USER).facts]
+    assert "Berlin" in shown and "Oslo" not in shown
+
+
 # -- faults: reported, never raised, the episode kept ---------------------------------------
 
 BAD_SCHEMA = {"facts": [{"source": "USER"}], "entities": "none"}
