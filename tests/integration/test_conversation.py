@@ -374,6 +374,21 @@ def test_an_offline_add_finds_what_it_contradicts_without_searching(
     assert {(f.predicate, f.object) for f in facts if f.is_valid} >= {("LOVES", "tennis")}
 
 
+def test_an_older_message_does_not_end_a_newer_fact_it_contradicts(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """'I hate chess' said in 2023 and added after 'I like chess' of 2024 is the history: it
+    ends when the liking began, and the liking stays current."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    mem.add("I like chess", "fay", ts="2024-06-01")
+    result = mem.add("I hate chess", "fay", ts="2023-01-01")
+    facts = {f.predicate: f for f in mem.get_all("fay", include_invalid=True)}
+    likes, hates = facts["LIKES"], facts["HATES"]
+    assert likes.invalid_at is None
+    assert hates.invalid_at == likes.valid_at
+    assert result.invalidated_uids == [hates.uid]
+
+
 def test_similar_names_of_one_type_are_one_entity(
     llm_memory: Memory, scripted_llm: ScriptedLLM
 ) -> None:
