@@ -3,7 +3,9 @@
 Conflicts never delete: a known fact the extractor invalidates (by its id, which must be one
 of the KNOWN facts it was shown), or a valid fact replaced by a new value of a single-valued
 predicate (`Settings.single_valued_predicates`: same subject, same predicate, another uid),
-gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event.
+gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event. A new
+value said before the stored one became true (an older message added late) is the history
+instead: it is written ended when the stored value began, which stays current.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class Changes:
     new: list[str] = field(default_factory=list)  # not stored when read: embedded
     embeddings: dict[str, list[float]] = field(default_factory=dict)
     invalidate: dict[str, str] = field(default_factory=dict)  # uid -> reason
+    # uid -> when it ended, for a fact that ends at its own time rather than the batch's
+    ended_at: dict[str, float] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -85,7 +89,8 @@ def fact_changes(
             continue
         out.collect(row)
     settle(out, reads, embedder, ctx.user_id, ctx.now, said_again=True)
-    _model_invalidations(out, extraction, known_ids)
+    said_until = max(ctx.episode_times.values(), default=ctx.now)
+    _model_invalidations(out, reads, ctx.user_id, extraction, known_ids, said_until)
     _single_valued(out, reads, ctx.user_id, set(single_valued))
     for uid, reason in out.invalidate.items():
         out.history.append(history_row(uid, "INVALIDATE", ctx.now, _episode(out, ctx), reason))
@@ -181,24 +186,61 @@ def settle(
         out.embeddings = {u: as_param(v) for u, v in zip(out.new, vectors, strict=True)}
 
 
-def _model_invalidations(out: Changes, extraction: Extraction, known_ids: set[str]) -> None:
+def _model_invalidations(
+    out: Changes,
+    reads: Reads,
+    user_id: str,
+    extraction: Extraction,
+    known_ids: set[str],
+    said_until: float,
+) -> None:
+    """End the known facts the extractor contradicts, but one that began after what
+    contradicts it was said (an older message added late): the new facts between its two
+    ends are then the history, ended when it began; with none, it stays as it is."""
+    reasons: dict[str, str] = {}
     for item in extraction.invalidations:
         uid = item.fact_id.strip().strip("[]")
         if uid not in known_ids:
             out.errors.append(f"invalidation of unknown fact id {item.fact_id!r} ignored")
         elif uid not in out.facts:  # a fact both ended and said again stays valid
-            out.invalidate.setdefault(uid, item.reason.strip() or "contradicted")
+            reasons.setdefault(uid, item.reason.strip() or "contradicted")
+    if not reasons:
+        return
+    stored = {f.uid: f for f in reads.facts_by_uids(user_id, list(reasons))}
+    for uid, reason in reasons.items():
+        old = stored.get(uid)
+        began = None if old is None else to_epoch(old.valid_at)
+        if old is None or began is None:
+            out.invalidate.setdefault(uid, reason)
+            continue
+        ends = {old.subject_uid, old.object_uid}
+        between = [r for r in out.facts.values() if {r.subject_uid, r.object_uid} == ends]
+        older = [r for r in between if r.valid_at is not None and r.valid_at < began]
+        if between and len(older) == len(between):
+            for row in older:
+                out.invalidate.setdefault(row.uid, f"replaced by: {old.text}")
+                out.ended_at[row.uid] = min(out.ended_at.get(row.uid, began), began)
+        elif between or began <= said_until:
+            out.invalidate.setdefault(uid, reason)
 
 
 def _single_valued(out: Changes, reads: Reads, user_id: str, predicates: set[str]) -> None:
+    """End the stored value of a single-valued predicate a new value replaces; a new value
+    said before the stored one became true ends instead, when the stored one began."""
     rows = [r for r in out.facts.values() if r.predicate in predicates]
     for subject in dict.fromkeys(r.subject_uid for r in rows):
         current = reads.entity_facts(user_id, subject, include_invalid=False, limit=1000)
         for row in (r for r in rows if r.subject_uid == subject):
             for old in current:
                 replaced = old.predicate == row.predicate and old.subject_uid == subject
-                if replaced and old.uid not in out.facts:
+                if not replaced or old.uid in out.facts:
+                    continue
+                began = to_epoch(old.valid_at)
+                if began is None or row.valid_at is None or began <= row.valid_at:
                     out.invalidate.setdefault(old.uid, f"replaced by: {row.text}")
+                    continue
+                out.invalidate.setdefault(row.uid, f"replaced by: {old.text}")
+                out.ended_at[row.uid] = min(out.ended_at.get(row.uid, began), began)
 
 
 def _episode(out: Changes, ctx: FactContext) -> str | None:
