@@ -452,6 +452,34 @@ def test_an_older_message_does_not_replace_a_newer_value(
     assert "Berlin" in shown and "Oslo" not in shown
 
 
+def test_when_a_value_was_said_decides_not_the_date_it_names(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    """'I've lived in Berlin since 2015' said in 2024 is newer news than 'I live in Oslo'
+    said in 2023 and added after it, though Oslo's date is later; a value said last with an
+    older date it names still replaces the stored one."""
+    since_2015 = {**fact("USER", "LIVES_IN", "Berlin", "USER lives in Berlin")}
+    since_2015["valid_at"] = "2015-01-01T00:00:00Z"
+    since_2010 = {**fact("USER", "LIVES_IN", "Rome", "USER lives in Rome")}
+    since_2010["valid_at"] = "2010-01-01T00:00:00Z"
+    scripted_llm.script(
+        tool_call(extraction([], [since_2015])),
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Oslo", "USER lives in Oslo")])),
+        tool_call(extraction([], [since_2010])),
+    )
+    llm_memory.add("I've lived in Berlin since 2015", USER, ts="2024-06-01")
+    llm_memory.add("I live in Oslo", USER, ts="2023-01-01")
+    facts = all_facts(llm_memory)
+    berlin, oslo = one(facts, "LIVES_IN", "Berlin"), one(facts, "LIVES_IN", "Oslo")
+    assert berlin.is_valid and not oslo.is_valid
+    assert oslo.valid_at is not None and oslo.invalid_at is not None
+    assert oslo.valid_at <= oslo.invalid_at  # never ended before it began
+
+    llm_memory.add("Actually I've lived in Rome since 2010", USER, ts="2025-01-01")
+    facts = all_facts(llm_memory)
+    assert [f.object for f in facts if f.is_valid and f.predicate == "LIVES_IN"] == ["Rome"]
+
+
 # -- faults: reported, never raised, the episode kept ---------------------------------------
 
 BAD_SCHEMA = {"facts": [{"source": "USER"}], "entities": "none"}
