@@ -12,5 +12,5 @@ SET f.valid_at = CASE WHEN row.set_valid THEN row.valid_at ELSE f.valid_at END,
     f.updated_at = $now
 // a WITH between the two: FalkorDB gives a SET right after a SET the values from before both
 WITH f, r
-SET r.valid_at = f.valid_at, r.invalid_at = f.invalid_at
+SET r.valid_at = f.valid_at, r.valid_unit = f.valid_unit, r.invalid_at = f.invalid_at
 RETURN count(f) AS result

@@ -142,9 +142,16 @@ class Settings(BaseSettings):
     @classmethod
     def _absolute_data_dir(cls, value: object) -> object:
         """An absolute path (the server runs in another working directory; every process
-        must name the same directory); an empty one means the default."""
-        if value is None or str(value) == "":
+        must name the same directory); None means the default. A blank one is refused, as
+        the CLI refuses `--data-dir ""`: it is a caller's unset variable, not a wish for the
+        store every default shares (an empty environment variable is unset already)."""
+        if value is None:
             return _default_home()
+        if isinstance(value, str | os.PathLike) and not str(value).strip():
+            raise ValueError(
+                "the data dir is empty or only whitespace: name a directory, or leave "
+                "data_dir out for the default (~/.graphmem, GRAPHMEM_HOME)"
+            )
         if isinstance(value, (str, os.PathLike)):
             return Path(value).expanduser().resolve()
         return value

@@ -34,7 +34,8 @@ def assemble(
     invalid_at: float | None = None,
 ) -> WriteBatch:
     """The batch that writes a resolution, its fact changes and the episodes they came from;
-    the facts it ends end at `invalid_at` (default `now`)."""
+    the facts it ends end at `invalid_at` (default `now`), but those that end at their own
+    time (`Changes.ended_at`)."""
     return WriteBatch(
         entities=list(resolved.entities.values()),
         entity_embeddings=resolved.embeddings,
@@ -44,6 +45,7 @@ def assemble(
         fact_embeddings=changes.embeddings,
         invalidate=list(changes.invalidate),
         invalid_at=now if invalid_at is None else invalid_at,
+        invalid_at_of=dict(changes.ended_at),
         episodes=episodes or [],
         episode_embeddings=episode_embeddings or {},
         history=resolved.history + changes.history,

@@ -3,7 +3,9 @@
 Conflicts never delete: a known fact the extractor invalidates (by its id, which must be one
 of the KNOWN facts it was shown), or a valid fact replaced by a new value of a single-valued
 predicate (`Settings.single_valued_predicates`: same subject, same predicate, another uid),
-gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event.
+gets `invalid_at` on both its forms and stays as history, with an INVALIDATE event. A new
+fact said before the stored one was last said (an older message added late) is the history
+instead: it is written ended when the stored one began, which stays current.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from engine.add.resolve import NAME_PREDICATE, SELF_NAME, Resolved, history_row
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
 from engine.extraction.schema import ExtractedFact, Extraction
-from engine.models import REVALIDATED, SAID_AGAIN, to_epoch
+from engine.models import REVALIDATED, SAID_AGAIN, Fact, to_epoch
 from engine.normalize import (
     clean_text,
     entity_key,
@@ -42,6 +44,8 @@ class Changes:
     new: list[str] = field(default_factory=list)  # not stored when read: embedded
     embeddings: dict[str, list[float]] = field(default_factory=dict)
     invalidate: dict[str, str] = field(default_factory=dict)  # uid -> reason
+    # uid -> when it ended, for a fact that ends at its own time rather than the batch's
+    ended_at: dict[str, float] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -85,8 +89,8 @@ def fact_changes(
             continue
         out.collect(row)
     settle(out, reads, embedder, ctx.user_id, ctx.now, said_again=True)
-    _model_invalidations(out, extraction, known_ids)
-    _single_valued(out, reads, ctx.user_id, set(single_valued))
+    _model_invalidations(out, reads, ctx, extraction, known_ids)
+    _single_valued(out, reads, ctx, set(single_valued))
     for uid, reason in out.invalidate.items():
         out.history.append(history_row(uid, "INVALIDATE", ctx.now, _episode(out, ctx), reason))
     return out
@@ -181,24 +185,85 @@ def settle(
         out.embeddings = {u: as_param(v) for u, v in zip(out.new, vectors, strict=True)}
 
 
-def _model_invalidations(out: Changes, extraction: Extraction, known_ids: set[str]) -> None:
+def _model_invalidations(
+    out: Changes, reads: Reads, ctx: FactContext, extraction: Extraction, known_ids: set[str]
+) -> None:
+    """End the known facts the extractor contradicts, unless what contradicts one was said
+    before it was last said (an older message added late): the new facts between its two
+    ends are then the history (`_as_history`), and it stays current."""
+    reasons: dict[str, str] = {}
     for item in extraction.invalidations:
         uid = item.fact_id.strip().strip("[]")
         if uid not in known_ids:
             out.errors.append(f"invalidation of unknown fact id {item.fact_id!r} ignored")
         elif uid not in out.facts:  # a fact both ended and said again stays valid
-            out.invalidate.setdefault(uid, item.reason.strip() or "contradicted")
+            reasons.setdefault(uid, item.reason.strip() or "contradicted")
+    if not reasons:
+        return
+    stored = reads.facts_by_uids(ctx.user_id, list(reasons))
+    last = _last_said(reads, ctx.user_id, stored)
+    batch_said = max(ctx.episode_times.values(), default=None)
+    for old in stored:
+        ends = {old.subject_uid, old.object_uid}
+        between = [r for r in out.facts.values() if {r.subject_uid, r.object_uid} == ends]
+        heard = [ctx.episode_times.get(r.episode or "") for r in between] or [batch_said]
+        if any(_newer(said, last.get(old.uid)) for said in heard):
+            out.invalidate.setdefault(old.uid, reasons[old.uid])
+            continue
+        for row in between:
+            _as_history(out, row, old, last[old.uid])
 
 
-def _single_valued(out: Changes, reads: Reads, user_id: str, predicates: set[str]) -> None:
+def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set[str]) -> None:
+    """End the stored value of a single-valued predicate a new value replaces, unless the new
+    one was said before the stored one was last said: the new one is then the history."""
     rows = [r for r in out.facts.values() if r.predicate in predicates]
     for subject in dict.fromkeys(r.subject_uid for r in rows):
-        current = reads.entity_facts(user_id, subject, include_invalid=False, limit=1000)
-        for row in (r for r in rows if r.subject_uid == subject):
-            for old in current:
-                replaced = old.predicate == row.predicate and old.subject_uid == subject
-                if replaced and old.uid not in out.facts:
+        current = reads.entity_facts(ctx.user_id, subject, include_invalid=False, limit=1000)
+        mine = [r for r in rows if r.subject_uid == subject]
+        replaced = [
+            f
+            for f in current
+            if f.uid not in out.facts and f.predicate in {r.predicate for r in mine}
+        ]
+        last = _last_said(reads, ctx.user_id, replaced)
+        for row in mine:
+            for old in (f for f in replaced if f.predicate == row.predicate):
+                if _newer(ctx.episode_times.get(row.episode or ""), last.get(old.uid)):
                     out.invalidate.setdefault(old.uid, f"replaced by: {row.text}")
+                else:
+                    _as_history(out, row, old, last[old.uid])
+
+
+def _last_said(reads: Reads, user_id: str, facts: list[Fact]) -> dict[str, float]:
+    """When each of `facts` was last said: its latest dated message, else its `valid_at` (a
+    fact with neither is left out: said at no known time)."""
+    uids = sorted({uid for fact in facts for uid in fact.episodes})
+    held = reads.episodes_by_uids(user_id, uids) if uids else []
+    times = {e.uid: e.ts.timestamp() for e in held if e.ts is not None}
+    out: dict[str, float] = {}
+    for fact in facts:
+        said = [times[uid] for uid in fact.episodes if uid in times]
+        at = max(said) if said else to_epoch(fact.valid_at)
+        if at is not None:
+            out[fact.uid] = at
+    return out
+
+
+def _newer(said: float | None, last_said: float | None) -> bool:
+    """A fact said at `said` is news against one last said at `last_said` (None: now for the
+    first, never for the second)."""
+    return said is None or last_said is None or said >= last_said
+
+
+def _as_history(out: Changes, row: FactRow, newer: Fact, last_said: float) -> None:
+    """Write `row`, said before `newer` was last said, as history: ended when `newer` began
+    (or, when that is before `row` began, when `newer` was last said)."""
+    began = to_epoch(newer.valid_at)
+    start = row.valid_at if row.valid_at is not None else began
+    end = began if began is not None and start is not None and began >= start else last_said
+    out.invalidate.setdefault(row.uid, f"replaced by: {newer.text}")
+    out.ended_at[row.uid] = min(out.ended_at.get(row.uid, end), end)
 
 
 def _episode(out: Changes, ctx: FactContext) -> str | None:

@@ -178,6 +178,7 @@ class WriteBatch:
     fact_ends: list[FactEndsRow] = field(default_factory=list)  # set by hand (update, merge)
     invalidate: list[str] = field(default_factory=list)
     invalid_at: float | None = None
+    invalid_at_of: dict[str, float] = field(default_factory=dict)  # uid -> its own end
     episodes: list[EpisodeRow] = field(default_factory=list)
     episode_embeddings: dict[str, list[float]] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)

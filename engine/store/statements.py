@@ -92,10 +92,9 @@ def write_statements(
         by_type[fact["predicate"]].append({**fact, "on_create": None, "on_match": None})
     for predicate in sorted(by_type):
         add("merge_fact_relationships", by_type[predicate], predicate)
-    if batch.invalidate:
-        out.append(
-            ("invalidate_facts", None, {**base, "uids": batch.invalidate, "at": batch.invalid_at})
-        )
+    own_end = batch.invalid_at_of  # each fact ends at its own time, else the batch's
+    ends = [{"uid": u, "at": own_end.get(u, batch.invalid_at)} for u in batch.invalidate]
+    add("invalidate_facts", ends)
     add("set_fact_ends", [asdict(e) for e in batch.fact_ends])
     episodes = [{**asdict(e), "entity_uids": list(e.entity_uids)} for e in batch.episodes]
     add("merge_episodes", episodes)

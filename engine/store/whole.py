@@ -158,6 +158,9 @@ def again(
         fact_embeddings={**given, **{u: as_param(v) for u, v in zip(todo, vectors, strict=True)}},
         fact_texts={uid: text for uid, text in batch.fact_texts.items() if uid in vanished},
         fact_ends=[row for row in batch.fact_ends if row.uid in vanished],
+        invalidate=[uid for uid in batch.invalidate if uid in vanished],
+        invalid_at=batch.invalid_at,
+        invalid_at_of={u: t for u, t in batch.invalid_at_of.items() if u in vanished},
     )
     return renewed(part, named, embedder)
 

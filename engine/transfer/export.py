@@ -84,6 +84,19 @@ def to_json(snapshot: GraphSnapshot) -> str:
     return snapshot.model_dump_json()
 
 
+_HOW_TO_RUN: dict[Dialect, list[str]] = {
+    "neo4j": [
+        "// Run it with cypher-shell -f FILE or paste it into Neo4j Browser. It creates the",
+        "// indexes it needs if missing and drops nothing; each statement is an idempotent",
+    ],
+    "falkordb": [
+        "// Run each statement (each ends with ;) with GRAPH.QUERY on the graph, or a FalkorDB",
+        "// client's graph.query. It creates no index (graphmem makes its own when it opens",
+        "// the store) and drops nothing; each statement is an idempotent",
+    ],
+}
+
+
 def to_cypher(
     snapshot: GraphSnapshot, dialect: Dialect = "neo4j", *, embeddings: bool = False
 ) -> str:
@@ -92,8 +105,7 @@ def to_cypher(
         f"// graphmem export (format {snapshot.format} v{snapshot.version}) for {dialect}: "
         f"{len(snapshot.entities)} entities, {len(snapshot.facts)} facts, "
         f"{len(snapshot.episodes)} episodes, {len(snapshot.history)} history events.",
-        "// Run it with cypher-shell -f FILE or paste it into Neo4j Browser. It creates the",
-        "// indexes it needs if missing and drops nothing; each statement is an idempotent",
+        *_HOW_TO_RUN[dialect],
         "// merge that never lowers a count already stored: running it twice changes nothing.",
     ]
     statements = cypher_statements(snapshot, dialect, embeddings=embeddings)

@@ -374,6 +374,21 @@ def test_an_offline_add_finds_what_it_contradicts_without_searching(
     assert {(f.predicate, f.object) for f in facts if f.is_valid} >= {("LOVES", "tennis")}
 
 
+def test_an_older_message_does_not_end_a_newer_fact_it_contradicts(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """'I hate chess' said in 2023 and added after 'I like chess' of 2024 is the history: it
+    ends when the liking began, and the liking stays current."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    mem.add("I like chess", "fay", ts="2024-06-01")
+    result = mem.add("I hate chess", "fay", ts="2023-01-01")
+    facts = {f.predicate: f for f in mem.get_all("fay", include_invalid=True)}
+    likes, hates = facts["LIKES"], facts["HATES"]
+    assert likes.invalid_at is None
+    assert hates.invalid_at == likes.valid_at
+    assert result.invalidated_uids == [hates.uid]
+
+
 def test_similar_names_of_one_type_are_one_entity(
     llm_memory: Memory, scripted_llm: ScriptedLLM
 ) -> None:
@@ -412,6 +427,57 @@ def test_single_valued_predicate_replaces_the_old_value(
     assert result.invalidated_uids == [one(facts, "LIVES_IN", "Paris").uid]
     shown = [f.fact.object for f in llm_memory.search("Where do I live?", USER).facts]
     assert "Paris" not in shown
+
+
+def test_an_older_message_does_not_replace_a_newer_value(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    """A message said before the stored value (an older log ingested late) is history: it
+    ends when the newer value began, and the newer value stays current."""
+    scripted_llm.script(
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Berlin", "USER lives in Berlin")])),
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Oslo", "USER lives in Oslo")])),
+    )
+    llm_memory.add("I live in Berlin", USER, ts="2024-06-01")
+    result = llm_memory.add("I live in Oslo", USER, ts="2023-01-01")
+
+    facts = all_facts(llm_memory)
+    berlin, oslo = one(facts, "LIVES_IN", "Berlin"), one(facts, "LIVES_IN", "Oslo")
+    assert berlin.invalid_at is None
+    assert oslo.invalid_at == berlin.valid_at
+    assert result.invalidated_uids == [oslo.uid]
+    ended = [h for h in llm_memory.history(oslo.uid, USER) if h.event == "INVALIDATE"]
+    assert len(ended) == 1 and "Berlin" in (ended[0].detail or "")
+    shown = [f.fact.object for f in llm_memory.search("Where do I live?", USER).facts]
+    assert "Berlin" in shown and "Oslo" not in shown
+
+
+def test_when_a_value_was_said_decides_not_the_date_it_names(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    """'I've lived in Berlin since 2015' said in 2024 is newer news than 'I live in Oslo'
+    said in 2023 and added after it, though Oslo's date is later; a value said last with an
+    older date it names still replaces the stored one."""
+    since_2015 = {**fact("USER", "LIVES_IN", "Berlin", "USER lives in Berlin")}
+    since_2015["valid_at"] = "2015-01-01T00:00:00Z"
+    since_2010 = {**fact("USER", "LIVES_IN", "Rome", "USER lives in Rome")}
+    since_2010["valid_at"] = "2010-01-01T00:00:00Z"
+    scripted_llm.script(
+        tool_call(extraction([], [since_2015])),
+        tool_call(extraction([], [fact("USER", "LIVES_IN", "Oslo", "USER lives in Oslo")])),
+        tool_call(extraction([], [since_2010])),
+    )
+    llm_memory.add("I've lived in Berlin since 2015", USER, ts="2024-06-01")
+    llm_memory.add("I live in Oslo", USER, ts="2023-01-01")
+    facts = all_facts(llm_memory)
+    berlin, oslo = one(facts, "LIVES_IN", "Berlin"), one(facts, "LIVES_IN", "Oslo")
+    assert berlin.is_valid and not oslo.is_valid
+    assert oslo.valid_at is not None and oslo.invalid_at is not None
+    assert oslo.valid_at <= oslo.invalid_at  # never ended before it began
+
+    llm_memory.add("Actually I've lived in Rome since 2010", USER, ts="2025-01-01")
+    facts = all_facts(llm_memory)
+    assert [f.object for f in facts if f.is_valid and f.predicate == "LIVES_IN"] == ["Rome"]
 
 
 # -- faults: reported, never raised, the episode kept ---------------------------------------

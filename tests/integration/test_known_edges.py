@@ -36,7 +36,7 @@ def _graph(memory: Memory) -> tuple[Reads, dict[str, str]]:
     found = reads.entities_by_keys("u", list(keys.values()))
     uids = {name: found[key].uid for name, key in keys.items()}
     ann_knows = [f for f in memory.get_all(user_id="u") if f.predicate == "KNOWS"][:2]
-    at = {"uids": [f.uid for f in ann_knows], "user_id": "u", "at": 1.0}
+    at = {"rows": [{"uid": f.uid, "at": 1.0} for f in ann_knows], "user_id": "u"}
     memory.store.run("invalidate_facts", at, read_only=False)
     return reads, uids
 

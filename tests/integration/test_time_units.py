@@ -72,9 +72,19 @@ def _units(facts: list[Fact]) -> dict[str, str]:
     return {f.predicate: f.valid_unit for f in facts}
 
 
+def _typed_units(mem: Memory, user_id: str) -> dict[str, str]:
+    """The unit each typed relationship between the user's entities holds (Neo4j Browser
+    shows them), as `_units` reads the facts: no unit is a day."""
+    store = mem.store
+    assert isinstance(store, FalkorDBStore)
+    query = "MATCH (:Entity)-[r {user_id: $u}]->(:Entity) RETURN type(r), r.valid_unit"
+    rows = store._graph.ro_query(query, {"u": user_id}).result_set
+    return {predicate: unit or "day" for predicate, unit in rows}
+
+
 def test_a_stored_fact_reads_back_its_unit_and_keeps_its_date(mem: Memory) -> None:
     facts = mem.get_all("kate")
-    assert _units(facts) == UNITS
+    assert _units(facts) == UNITS == _typed_units(mem, "kate")
     moved = next(f for f in facts if f.predicate == "MOVED_TO")
     assert moved.valid_at == datetime(2025, 12, 7, tzinfo=UTC)  # the date, as it always was
     found = mem.search("Where did Kate move to?", "kate")
@@ -91,7 +101,7 @@ def test_a_date_set_by_hand_is_a_day(mem: Memory) -> None:
     assert _units(mem.get_all("kate"))["MOVED_TO"] == "year"  # the date untouched
     updated = mem.update(moved.uid, "kate", valid_at=datetime(2025, 4, 2, tzinfo=UTC))
     assert (updated.valid_at, updated.valid_unit) == (datetime(2025, 4, 2, tzinfo=UTC), "day")
-    assert _units(mem.get_all("kate"))["MOVED_TO"] == "day"
+    assert _units(mem.get_all("kate"))["MOVED_TO"] == "day" == _typed_units(mem, "kate")["MOVED_TO"]
 
 
 def test_a_merge_keeps_the_unit_of_the_date_it_keeps(mem: Memory) -> None:
@@ -117,6 +127,7 @@ def test_a_merge_keeps_the_unit_of_the_date_it_keeps(mem: Memory) -> None:
         "day",
     )  # Katie's, the earlier
     assert facts["VISITED"].valid_unit == "week"
+    assert _typed_units(mem, "kate") == {p: f.valid_unit for p, f in facts.items()}
 
 
 def test_an_export_keeps_the_unit_and_an_older_one_imports_as_days(mem: Memory) -> None:
@@ -124,7 +135,7 @@ def test_an_export_keeps_the_unit_and_an_older_one_imports_as_days(mem: Memory) 
     document = json.loads(exported)
     assert {f["predicate"]: f.get("valid_unit") or "day" for f in document["facts"]} == UNITS
     mem.import_(exported, "bob")
-    assert _units(mem.get_all("bob")) == UNITS
+    assert _units(mem.get_all("bob")) == UNITS == _typed_units(mem, "bob")
     again = json.loads(mem.export("bob"))["facts"]
     assert sorted((f["predicate"], f["valid_at"], f["valid_unit"]) for f in again) == sorted(
         (f["predicate"], f["valid_at"], f["valid_unit"]) for f in document["facts"]

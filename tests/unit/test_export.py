@@ -30,6 +30,15 @@ def test_the_cypher_export_drops_nothing(dialect: Dialect) -> None:
     assert "drops nothing" in script.split("\n\n")[0]  # the header says so
 
 
+def test_the_cypher_header_says_how_to_run_the_script_on_its_database() -> None:
+    snapshot = GraphSnapshot(user_id="alice", exported_at=0.0)
+    neo4j = to_cypher(snapshot, "neo4j").split("\n\n")[0]
+    falkordb = to_cypher(snapshot, "falkordb").split("\n\n")[0]
+    assert "cypher-shell" in neo4j and "indexes it needs" in neo4j
+    assert "cypher-shell" not in falkordb and "Neo4j" not in falkordb
+    assert "GRAPH.QUERY" in falkordb and "creates no index" in falkordb
+
+
 def test_a_cypher_file_is_not_importable(tmp_path: Path) -> None:
     path = tmp_path / "x.cypher"
     path.write_text("MERGE (n:Entity) RETURN n;", encoding="utf-8")

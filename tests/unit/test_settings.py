@@ -107,3 +107,19 @@ def test_the_data_dir_is_read_from_either_environment_name(
     monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path / "home"))
     assert build_settings().data_dir == tmp_path / "home"
     assert build_settings(data_dir=tmp_path / "given").data_dir == tmp_path / "given"
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_data_dir_is_refused_not_read_as_the_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, blank: str
+) -> None:
+    """`Memory(data_dir="")` (an unset variable of the caller's) opened ~/.graphmem, the
+    store every other default shares; the CLI refuses `--data-dir ""` the same way."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"data_dir: .*empty or only whitespace"):
+        build_settings(data_dir=blank)
+    with pytest.raises(ConfigError, match="empty or only whitespace"):
+        Memory(data_dir=blank)
+    assert not (tmp_path / ".graphmem").exists()
+    monkeypatch.setenv("GRAPHMEM_HOME", "")  # an empty variable is unset, as every other
+    assert build_settings().data_dir == tmp_path / ".graphmem"
