@@ -202,14 +202,15 @@ def metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
     """The metadata as JSON text (graph properties cannot hold maps).
 
     Raises:
-        InvalidInputError: not a dict, or not JSON-serializable text.
+        InvalidInputError: not a dict, or not JSON-serializable text (NaN and Infinity are
+            not JSON).
     """
     if metadata is None:
         return None
     if not isinstance(metadata, Mapping):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
     try:
-        text = json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True)
+        text = json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True, allow_nan=False)
         text.encode("utf-8")  # a lone surrogate cannot be stored
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise InvalidInputError(f"metadata must be JSON-serializable text: {exc}") from exc
