@@ -211,12 +211,13 @@ def _model_invalidations(
             out.invalidate.setdefault(old.uid, reasons[old.uid])
             continue
         for row in between:
-            _as_history(out, row, old, last[old.uid])
+            _as_history(out, row, old.text, to_epoch(old.valid_at), last[old.uid])
 
 
 def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set[str]) -> None:
     """End the stored value of a single-valued predicate a new value replaces, unless the new
-    one was said before the stored one was last said: the new one is then the history."""
+    one was said before the stored one was last said: the new one is then the history. Of
+    the values one batch says, the last said stays (`_said_last`)."""
     rows = [r for r in out.facts.values() if r.predicate in predicates]
     for subject in dict.fromkeys(r.subject_uid for r in rows):
         current = reads.entity_facts(ctx.user_id, subject, include_invalid=False, limit=1000)
@@ -232,7 +233,22 @@ def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set
                 if _newer(ctx.episode_times.get(row.episode or ""), last.get(old.uid)):
                     out.invalidate.setdefault(old.uid, f"replaced by: {row.text}")
                 else:
-                    _as_history(out, row, old, last[old.uid])
+                    _as_history(out, row, old.text, to_epoch(old.valid_at), last[old.uid])
+        _said_last(out, ctx, mine)
+
+
+def _said_last(out: Changes, ctx: FactContext, rows: list[FactRow]) -> None:
+    """Of one subject's values of a predicate said in one batch ("I live in Rome", then "I
+    moved, I live in Madrid"), the last said stays; each other is history, ended when it
+    began. Said in one message, the later in the extraction is the later."""
+    for predicate in dict.fromkeys(r.predicate for r in rows):
+        values = [r for r in rows if r.predicate == predicate]
+        ordered = sorted(values, key=lambda r: ctx.episode_times.get(r.episode or "", ctx.now))
+        last = ordered[-1]
+        said = ctx.episode_times.get(last.episode or "", ctx.now)
+        for row in ordered[:-1]:
+            if row.uid != last.uid:
+                _as_history(out, row, last.text, last.valid_at, said)
 
 
 def _last_said(reads: Reads, user_id: str, facts: list[Fact]) -> dict[str, float]:
@@ -256,13 +272,14 @@ def _newer(said: float | None, last_said: float | None) -> bool:
     return said is None or last_said is None or said >= last_said
 
 
-def _as_history(out: Changes, row: FactRow, newer: Fact, last_said: float) -> None:
-    """Write `row`, said before `newer` was last said, as history: ended when `newer` began
-    (or, when that is before `row` began, when `newer` was last said)."""
-    began = to_epoch(newer.valid_at)
+def _as_history(
+    out: Changes, row: FactRow, newer: str, began: float | None, last_said: float
+) -> None:
+    """Write `row`, said before the `newer` fact was last said, as history: ended when the
+    newer one began (or, when that is before `row` began, when it was last said)."""
     start = row.valid_at if row.valid_at is not None else began
     end = began if began is not None and start is not None and began >= start else last_said
-    out.invalidate.setdefault(row.uid, f"replaced by: {newer.text}")
+    out.invalidate.setdefault(row.uid, f"replaced by: {newer}")
     out.ended_at[row.uid] = min(out.ended_at.get(row.uid, end), end)
 
 

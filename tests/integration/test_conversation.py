@@ -429,6 +429,31 @@ def test_single_valued_predicate_replaces_the_old_value(
     assert "Paris" not in shown
 
 
+def test_two_values_in_one_add_leave_the_last_said_current(
+    llm_memory: Memory, scripted_llm: ScriptedLLM
+) -> None:
+    """A conversation added in one call that says where the user lived, then where they
+    moved: the earlier value is history, ended when the later one began."""
+    scripted_llm.script(
+        tool_call(
+            extraction(
+                [],
+                [
+                    fact("USER", "LIVES_IN", "Rome", "USER lives in Rome"),
+                    fact("USER", "LIVES_IN", "Madrid", "USER lives in Madrid"),
+                ],
+            )
+        )
+    )
+    said = [{"role": "user", "content": "I live in Rome"}, {"role": "assistant", "content": "Nice"}]
+    said.append({"role": "user", "content": "I just moved, I live in Madrid now"})
+    result = llm_memory.add(said, USER, ts="2024-06-01")
+    facts = all_facts(llm_memory)
+    rome, madrid = one(facts, "LIVES_IN", "Rome"), one(facts, "LIVES_IN", "Madrid")
+    assert madrid.is_valid and not rome.is_valid and rome.invalid_at == madrid.valid_at
+    assert result.facts_added == 2 and result.invalidated_uids == [rome.uid]
+
+
 def test_an_older_message_does_not_replace_a_newer_value(
     llm_memory: Memory, scripted_llm: ScriptedLLM
 ) -> None:
