@@ -172,13 +172,18 @@ def rebinding_guard(host: str) -> TransportSecuritySettings | None:
 def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | None) -> None:
     """Serve `server`'s streamable-HTTP app on `sock` (see `listen`; its address `host`)
     behind the gate (none when `tokens` is None), until the process is stopped. No access
-    log: a refused URL could carry a token."""
+    log: a refused URL could carry a token. Each call is answered with one JSON body: an
+    answer on an event stream was cut by a stop (the SSE library ends every stream at once)
+    while the call went on, so its client never learnt that it was done."""
     import anyio
     import uvicorn
 
     guard = rebinding_guard(host)
     app: ASGIApp = server.streamable_http_app(
-        host=host, transport_security=guard, session_idle_timeout=SESSION_IDLE_S
+        host=host,
+        transport_security=guard,
+        session_idle_timeout=SESSION_IDLE_S,
+        json_response=True,
     )
     if tokens is not None:
         app = BearerGate(app, tokens)
