@@ -7,7 +7,8 @@ URL):
   history, so a token there is as good as published;
 - no token, or one this server does not accept: 401 with `WWW-Authenticate: Bearer`;
 - an accepted token: the request goes on with its `Grant` as the SDK's authenticated user,
-  so a session opened with one token cannot be used with another.
+  so a session opened with one token cannot be used with another; a token holds at most
+  `session_cap.PER_TOKEN` sessions open (429 past it), so no client takes every session.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.errors import ConfigError
 from engine.mcp_server.addresses import is_loopback, url_host
+from engine.mcp_server.session_cap import SESSION_IDLE_S, SessionCap
 from engine.mcp_server.tokens import Grant, TokenTable
 
 GRANT_CLAIM = "graphmem_user"
@@ -46,9 +48,12 @@ _MISSING = (
 class BearerGate:
     """ASGI middleware: only requests carrying an accepted bearer token reach `app`."""
 
-    def __init__(self, app: ASGIApp, tokens: TokenTable) -> None:
+    def __init__(
+        self, app: ASGIApp, tokens: TokenTable, sessions: SessionCap | None = None
+    ) -> None:
         self.app = app
         self.tokens = tokens
+        self.sessions = sessions or SessionCap()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -68,7 +73,13 @@ class BearerGate:
         if grant is None:
             await _refuse(send, 401, "invalid_token", "the bearer token is not valid here")
             return
-        await self.app(_authenticated(scope, presented, grant), receive, send)
+        principal = _principal(presented)
+        authenticated = _authenticated(scope, principal, grant)
+
+        async def app(answer: Send) -> None:
+            await self.app(authenticated, receive, answer)
+
+        await self.sessions.serve(principal, scope, send, app)
 
     def _token_in_query(self, query: str) -> bool:
         if not query:
@@ -86,10 +97,13 @@ def _bearer(scope: Scope) -> str | None:
     return token if scheme.lower() == "bearer" and token else None
 
 
-def _authenticated(scope: Scope, presented: str, grant: Grant) -> Scope:
-    """`scope` with the grant as the SDK's authenticated user. The principal is a digest of
-    the token: the SDK ties each session to the principal that opened it."""
-    principal = hashlib.sha256(presented.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def _principal(presented: str) -> str:
+    """A digest of the token: the SDK ties each session to the principal that opened it."""
+    return hashlib.sha256(presented.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _authenticated(scope: Scope, principal: str, grant: Grant) -> Scope:
+    """`scope` with the grant as the SDK's authenticated user `principal`."""
     access = AccessToken(
         token="(not kept)", client_id=principal, scopes=[], claims={GRANT_CLAIM: grant.user}
     )
@@ -158,11 +172,19 @@ def rebinding_guard(host: str) -> TransportSecuritySettings | None:
 def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | None) -> None:
     """Serve `server`'s streamable-HTTP app on `sock` (see `listen`; its address `host`)
     behind the gate (none when `tokens` is None), until the process is stopped. No access
-    log: a refused URL could carry a token."""
+    log: a refused URL could carry a token. Each call is answered with one JSON body: an
+    answer on an event stream was cut by a stop (the SSE library ends every stream at once)
+    while the call went on, so its client never learnt that it was done."""
     import anyio
     import uvicorn
 
-    app: ASGIApp = server.streamable_http_app(host=host, transport_security=rebinding_guard(host))
+    guard = rebinding_guard(host)
+    app: ASGIApp = server.streamable_http_app(
+        host=host,
+        transport_security=guard,
+        session_idle_timeout=SESSION_IDLE_S,
+        json_response=True,
+    )
     if tokens is not None:
         app = BearerGate(app, tokens)
     config = uvicorn.Config(app, log_config=None, access_log=False)

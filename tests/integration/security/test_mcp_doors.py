@@ -29,6 +29,7 @@ from mcp.types import CallToolResult, TextContent
 
 from engine.errors import ConfigError, InvalidInputError
 from engine.mcp_server.access import ANY_USER, act_for, choose_mode
+from engine.mcp_server.session_cap import PER_TOKEN
 from engine.mcp_server.tokens import Grant, token_for, token_table
 from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
 
@@ -301,3 +302,32 @@ def test_an_unsafe_or_broken_token_file_is_refused(
     with pytest.raises(ConfigError) as caught:
         token_table(tmp_path, choose_mode("alice", False), None)
     assert says in str(caught.value)
+
+
+def _delete(url: str, headers: dict[str, str]) -> int:
+    request = urllib.request.Request(url, method="DELETE", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return int(exc.code)
+
+
+def test_one_token_cannot_take_every_session(server: Server) -> None:
+    """The SDK's limit is the whole server's (10,000 sessions, each kept 30 minutes idle): a
+    client with one user's token opened them all, and every other client was refused a
+    session (503) until they expired."""
+    carol = _graphmem(server.data_dir, "--user", "carol", "--print-token").stdout.strip()
+    headers = {"Authorization": f"Bearer {carol}"}
+    opened = [_post(server.url, INITIALIZE, headers) for _ in range(PER_TOKEN)]
+
+    past, _, said = _post(server.url, INITIALIZE, headers)
+    others = _post(server.url, INITIALIZE, {"Authorization": f"Bearer {server.any_token}"})[0]
+    ended = _delete(server.url, {**headers, "mcp-session-id": opened[0][1]["mcp-session-id"]})
+    again = _post(server.url, INITIALIZE, headers)[0]
+
+    assert [status for status, _, _ in opened] == [200] * PER_TOKEN
+    assert past == 429 and "too many open sessions for this token" in said
+    assert others == 200
+    assert ended == 200 and again == 200

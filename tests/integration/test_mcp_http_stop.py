@@ -1,0 +1,92 @@
+"""`graphmem mcp --http` stopped by SIGTERM while a call runs: the call finishes and its client
+gets the answer (docs/mcp.md, "Stopping")."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
+
+FACTS = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, str], str]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return dict(exc.headers), exc.read().decode()
+
+
+def _call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+
+
+def test_a_call_in_flight_when_the_server_is_stopped_is_answered(tmp_path: Path) -> None:
+    """The answer went out on an event stream, which the SDK's SSE library ends as soon as the
+    server is told to stop: the call went on and stored its facts, and its client got an empty
+    200, not knowing whether to send it again."""
+    port = _free_port()
+    args = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--user", "erin", "--http"]
+    proc = subprocess.Popen([*args, "--port", str(port)], env=ENV, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        tokens = json.loads((tmp_path / "mcp_tokens.json").read_text(encoding="utf-8"))
+        url, auth = (
+            f"http://127.0.0.1:{port}/mcp",
+            {"Authorization": f"Bearer {tokens['users']['erin']}"},
+        )
+        opened, _ = _post(url, INITIALIZE, auth)
+        headers = {
+            **auth,
+            "mcp-session-id": opened["mcp-session-id"],
+            "mcp-protocol-version": "2025-06-18",
+        }
+        _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)
+        _post(url, _call("list_users", {}), headers)  # the memory is loaded
+        answer: list[str] = []
+        call = threading.Thread(
+            target=lambda: answer.append(
+                _post(url, _call("add_facts", {"facts": FACTS}), headers)[1]
+            )
+        )
+        call.start()
+        time.sleep(1.0)
+        proc.terminate()
+        call.join(timeout=120)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    assert proc.returncode == 143
+    assert answer and "Stored 3000 fact(s) for user 'erin'" in answer[0], answer
