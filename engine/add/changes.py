@@ -239,16 +239,15 @@ def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set
 
 def _said_last(out: Changes, ctx: FactContext, rows: list[FactRow]) -> None:
     """Of one subject's values of a predicate said in one batch ("I live in Rome", then "I
-    moved, I live in Madrid"), the last said stays; each other is history, ended when it
-    began. Said in one message, the later in the extraction is the later."""
+    moved, I live in Madrid"), the last said stays; each other is history, ended when the
+    last began. Said in one message, the later in the extraction is the later."""
     for predicate in dict.fromkeys(r.predicate for r in rows):
         values = [r for r in rows if r.predicate == predicate]
         ordered = sorted(values, key=lambda r: ctx.episode_times.get(r.episode or "", ctx.now))
         last = ordered[-1]
         said = ctx.episode_times.get(last.episode or "", ctx.now)
-        for row in ordered[:-1]:
-            if row.uid != last.uid:
-                _as_history(out, row, last.text, last.valid_at, said)
+        for row in ordered[:-1]:  # rows are one per uid: each is another value
+            _as_history(out, row, last.text, last.valid_at, said)
 
 
 def _last_said(reads: Reads, user_id: str, facts: list[Fact]) -> dict[str, float]:
