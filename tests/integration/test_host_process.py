@@ -133,3 +133,30 @@ def test_a_memory_collected_inside_graphmems_own_lock_is_released_without_a_dead
 
 def _releasing() -> bool:
     return any(t.name == "graphmem-release" for t in threading.enumerate())
+
+
+OPENVINO = """
+    import json, sys
+    from engine.embedding.openvino_import import imported
+    from openvino_telemetry.utils.opt_in_checker import OptInChecker
+    check = OptInChecker.check
+    openvino = imported()
+    print(json.dumps({"converter": hasattr(openvino, "convert_model"),
+                      "check_restored": OptInChecker.check is check,
+                      "same": imported() is openvino is sys.modules["openvino"]}))
+"""
+
+
+def test_graphmems_import_of_openvino_sends_and_writes_nothing(tmp_path: Path) -> None:
+    """OpenVINO's import sends a usage event to Intel and writes ~/intel/ unless declined (or
+    in CI): graphmem, whose default runtime it is, declines it for the import it makes."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TF_BUILD", "JENKINS_URL")}
+    env["HOME"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(OPENVINO)],
+        capture_output=True, text=True, timeout=300, check=False, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen == {"converter": True, "check_restored": True, "same": True}
+    assert not (tmp_path / "intel").exists(), sorted(p.name for p in (tmp_path / "intel").iterdir())
