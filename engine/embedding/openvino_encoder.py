@@ -130,12 +130,12 @@ def _export(model_dir: Path, destination: Path) -> None:
             return torch.nn.functional.normalize(mean, p=2, dim=1)
 
     example = torch.ones((2, 8), dtype=torch.long)
-    with torch.no_grad(), _quiet_tracer():
+    with torch.no_grad(), _quiet_tracer(), openvino_import.declined():
         model = Pooled(AutoModel.from_pretrained(str(model_dir)).eval()).eval()
         converted = openvino.convert_model(
             model, example_input={"input_ids": example, "attention_mask": example}
         )
-    openvino.save_model(converted, str(destination))
+        openvino.save_model(converted, str(destination))
 
 
 @contextlib.contextmanager
