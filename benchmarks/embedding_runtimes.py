@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from outputs import OUT_HELP, json_out
 
-from engine.embedding import Embedder
+from engine.embedding import Embedder, openvino_import
 from engine.embedding.openvino_encoder import OpenVINOEncoder, exported_model
 from engine.embedding.runtime import default_cache_dir, resolve_model_path
 from engine.normalize import predicate_words
@@ -43,7 +43,7 @@ def sentences(n: int, seed: int) -> list[str]:
 
 
 def openvino_encoder(precision: str | None, batch: int) -> Encode:
-    import openvino
+    openvino = openvino_import.imported()
 
     model_dir = Path(resolve_model_path("all-MiniLM-L6-v2"))
     encoder = OpenVINOEncoder(model_dir, default_cache_dir(), threads=1)

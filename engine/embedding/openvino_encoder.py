@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.embedding import openvino_import
 from engine.errors import ConfigError
 
 Vector = np.ndarray[Any, Any]
@@ -66,7 +67,7 @@ def exportable(model_dir: Path) -> bool:
 def export_dir(model_dir: Path, cache_dir: Path) -> Path:
     """Where the export of `model_dir` lives: keyed by the model's files and the versions
     that shape the export, so an upgrade of either exports again."""
-    import openvino
+    openvino = openvino_import.imported()
 
     digest = hashlib.sha256()
     digest.update(f"{EXPORT_VERSION} {openvino.__version__} {model_dir.resolve()}".encode())
@@ -109,7 +110,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _export(model_dir: Path, destination: Path) -> None:
-    import openvino
+    openvino = openvino_import.imported()
     import torch
     from transformers import AutoModel
 
@@ -129,12 +130,12 @@ def _export(model_dir: Path, destination: Path) -> None:
             return torch.nn.functional.normalize(mean, p=2, dim=1)
 
     example = torch.ones((2, 8), dtype=torch.long)
-    with torch.no_grad(), _quiet_tracer():
+    with torch.no_grad(), _quiet_tracer(), openvino_import.declined():
         model = Pooled(AutoModel.from_pretrained(str(model_dir)).eval()).eval()
         converted = openvino.convert_model(
             model, example_input={"input_ids": example, "attention_mask": example}
         )
-    openvino.save_model(converted, str(destination))
+        openvino.save_model(converted, str(destination))
 
 
 @contextlib.contextmanager
@@ -174,7 +175,7 @@ class OpenVINOEncoder:
     def __init__(
         self, model_dir: Path, cache_dir: Path, threads: int = 1, short_threads: int = 0
     ) -> None:
-        import openvino
+        openvino = openvino_import.imported()
         from tokenizers import Tokenizer
 
         try:
@@ -262,7 +263,7 @@ class OpenVINOEncoder:
         compiled model cache after the first time: 0.13-0.16 s, once per shape and process);
         None while another shape compiles (the background warm-up): the caller takes the
         model compiled for any shape rather than wait."""
-        import openvino
+        openvino = openvino_import.imported()
 
         if not self._compiling.acquire(blocking=False):
             return None
@@ -288,7 +289,7 @@ class OpenVINOEncoder:
         """`workers` requests on a model compiled with as many streams of one thread each
         (compiled on first use, from the cache: the serving model keeps one stream)."""
         if self._requests is None or len(self._requests) != workers:
-            import openvino
+            openvino = openvino_import.imported()
 
             config = {
                 "PERFORMANCE_HINT": "THROUGHPUT",

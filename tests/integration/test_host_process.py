@@ -133,3 +133,33 @@ def test_a_memory_collected_inside_graphmems_own_lock_is_released_without_a_dead
 
 def _releasing() -> bool:
     return any(t.name == "graphmem-release" for t in threading.enumerate())
+
+
+OPENVINO = """
+    import json, sys
+    from openvino_telemetry.utils.opt_in_checker import OptInChecker
+    check = OptInChecker.check
+    from engine import Memory
+    with Memory(data_dir=sys.argv[1]) as mem:  # its model exported afresh: a new cache
+        mem.add_facts([("Alice", "LIKES", "tea")], user_id="u")
+        hits = len(mem.search("What does Alice like?", user_id="u").facts)
+    openvino = sys.modules["openvino"]
+    print(json.dumps({"hits": hits, "converter": hasattr(openvino, "convert_model"),
+                      "check_restored": OptInChecker.check is check}))
+"""
+
+
+def test_graphmems_use_of_openvino_sends_and_writes_nothing(tmp_path: Path) -> None:
+    """OpenVINO's import and model conversion send usage events to Intel and write ~/intel/
+    unless declined (or in CI): graphmem, whose default runtime it is, declines them."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TF_BUILD", "JENKINS_URL")}
+    env |= {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(OPENVINO), str(tmp_path / "data")],
+        capture_output=True, text=True, timeout=600, check=False, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen == {"hits": 1, "converter": True, "check_restored": True}
+    assert any((tmp_path / "cache" / "graphmem" / "openvino").iterdir())  # it converted
+    assert not (tmp_path / "intel").exists(), sorted(p.name for p in (tmp_path / "intel").iterdir())
