@@ -7,8 +7,8 @@ included) is `graphmem export` / `Memory.export`, on the machine that holds the 
 
 The records come in one order, entities, facts, episodes, then history, each section by uid;
 the cursor `facts:<uid>` means "the facts after that uid", so a record added or deleted between
-two pages shifts no other one out of them. Each page reads at most `limit + 1` rows per section
-it touches, whatever the size of the graph.
+two pages shifts no other one out of them. Each page reads at most `limit + 1` records whole per
+section it touches (choosing them sorts the section's uids).
 """
 
 from __future__ import annotations
@@ -90,9 +90,9 @@ def export_page(store: GraphStore, user_id: str, limit: int, cursor: str | None)
             if rows:
                 page.truncated, page.next_cursor = True, f"{name}:{start}"
             return page
-        getattr(page, name).extend(rows[:room])
+        getattr(page, name).extend(r for _, r in rows[:room] if r is not None)
         if len(rows) > room:
-            page.truncated, page.next_cursor = True, f"{name}:{rows[room - 1]['uid']}"
+            page.truncated, page.next_cursor = True, f"{name}:{rows[room - 1][0]}"
             return page
         room -= len(rows)
     return page
@@ -100,7 +100,14 @@ def export_page(store: GraphStore, user_id: str, limit: int, cursor: str | None)
 
 def _read(
     store: GraphStore, section: str, user_id: str, after: str, limit: int
-) -> list[dict[str, Any]]:
+) -> list[tuple[str, dict[str, Any] | None]]:
+    """(uid, record) of each row read; None for a half-written fact (`torn`), which takes a
+    place on the page (so a short page still means the end) but is not shown."""
     rows = store.run(SECTIONS[section], {"user_id": user_id, "after": after, "limit": limit})
     record = _RECORDS[section]
-    return [record.model_validate(row[0]).model_dump(exclude={"embedding"}) for row in rows]
+    return [
+        (row[0]["uid"], None)
+        if row[0].get("torn")
+        else (row[0]["uid"], record.model_validate(row[0]).model_dump(exclude={"embedding"}))
+        for row in rows
+    ]

