@@ -1,13 +1,18 @@
 """What tests need to talk to a real `graphmem mcp` subprocess: the console script, an
 environment that loads no model from a hub and chooses no user or token, the JSON-RPC
-`initialize` request a host sends first, and the one shape of a failed call's text."""
+`initialize` request a host sends first, a raw POST to its HTTP door, and the one shape of a
+failed call's text."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -25,3 +30,25 @@ INITIALIZE = {
 }
 # every failed tool call answers one line `Kind: message` (engine/mcp_server/tool_errors.py)
 REFUSAL = re.compile(r"[A-Z][A-Za-z]*Error: \S[^\n]*")
+
+
+def post(
+    url: str, body: dict[str, Any], headers: dict[str, str] | None = None, timeout: float = 60
+) -> tuple[int, dict[str, str], str]:
+    """POST `body` as JSON-RPC over HTTP: (status, headers, body), an error status included."""
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **(headers or {}),
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as exc:
+        with exc:  # holds the response open until closed
+            return exc.code, dict(exc.headers), exc.read().decode()

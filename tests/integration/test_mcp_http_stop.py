@@ -8,12 +8,10 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, post
 
 FACTS = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
 
@@ -22,25 +20,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, str], str]:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            **headers,
-        },
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            return dict(response.headers), response.read().decode()
-    except urllib.error.HTTPError as exc:
-        with exc:
-            return dict(exc.headers), exc.read().decode()
 
 
 def _call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -67,18 +46,18 @@ def test_a_call_in_flight_when_the_server_is_stopped_is_answered(tmp_path: Path)
             f"http://127.0.0.1:{port}/mcp",
             {"Authorization": f"Bearer {tokens['users']['erin']}"},
         )
-        opened, _ = _post(url, INITIALIZE, auth)
+        opened, _ = post(url, INITIALIZE, auth)[1:]
         headers = {
             **auth,
             "mcp-session-id": opened["mcp-session-id"],
             "mcp-protocol-version": "2025-06-18",
         }
-        _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)
-        _post(url, _call("list_users", {}), headers)  # the memory is loaded
+        post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)
+        post(url, _call("list_users", {}), headers)  # the memory is loaded
         answer: list[str] = []
         call = threading.Thread(
             target=lambda: answer.append(
-                _post(url, _call("add_facts", {"facts": FACTS}), headers)[1]
+                post(url, _call("add_facts", {"facts": FACTS}), headers, timeout=120)[2]
             )
         )
         call.start()

@@ -31,7 +31,7 @@ from engine.errors import ConfigError, InvalidInputError
 from engine.mcp_server.access import ANY_USER, act_for, choose_mode
 from engine.mcp_server.session_cap import PER_TOKEN
 from engine.mcp_server.tokens import Grant, token_for, token_table
-from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, post
 
 FACT = {"subject": "Mallory", "predicate": "OWNS", "object": "Key", "text": "Mallory owns a key"}
 
@@ -81,30 +81,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         proc.wait(timeout=60)
 
 
-def _post(
-    url: str, body: dict[str, Any], headers: dict[str, str] | None = None
-) -> tuple[int, dict[str, str], str]:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            **(headers or {}),
-        },
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, dict(response.headers), response.read().decode()
-    except urllib.error.HTTPError as exc:
-        with exc:  # holds the response open until closed
-            return exc.code, dict(exc.headers), exc.read().decode()
-
-
 def _raw_add_facts(url: str, headers: dict[str, str]) -> list[int]:
     """A client that speaks MCP by hand: initialize, then store a fact for bob."""
-    status, got, _ = _post(url, INITIALIZE, headers)
+    status, got, _ = post(url, INITIALIZE, headers)
     session = {"mcp-session-id": got["mcp-session-id"]} if "mcp-session-id" in got else {}
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     call = {
@@ -113,8 +92,8 @@ def _raw_add_facts(url: str, headers: dict[str, str]) -> list[int]:
         "method": "tools/call",
         "params": {"name": "add_facts", "arguments": {"facts": [FACT], "user_id": "bob"}},
     }
-    return [status, _post(url, note, {**headers, **session})[0],
-            _post(url, call, {**headers, **session})[0]]  # fmt: skip
+    return [status, post(url, note, {**headers, **session})[0],
+            post(url, call, {**headers, **session})[0]]  # fmt: skip
 
 
 async def _tool(url: str, token: str, tool: str, **arguments: Any) -> CallToolResult:
@@ -145,7 +124,7 @@ def _bobs_facts(server: Server) -> str:
 
 def test_without_a_token_every_request_is_refused_and_nothing_is_stored(server: Server) -> None:
     statuses = _raw_add_facts(server.url, {})
-    status, headers, body = _post(server.url, INITIALIZE)
+    status, headers, body = post(server.url, INITIALIZE)
     assert statuses == [401, 401, 401]
     assert (status, headers["www-authenticate"]) == (401, 'Bearer realm="graphmem"')
     assert "Authorization: Bearer" in json.loads(body)["error_description"]
@@ -157,10 +136,10 @@ def test_a_wrong_token_is_refused(server: Server) -> None:
     for token in (wrong, "", server.any_token + "x", server.any_token.lower()):
         statuses = _raw_add_facts(server.url, {"Authorization": f"Bearer {token}"})
         assert statuses == [401, 401, 401], token
-    status, headers, _ = _post(server.url, INITIALIZE, {"Authorization": f"Basic {wrong}"})
+    status, headers, _ = post(server.url, INITIALIZE, {"Authorization": f"Basic {wrong}"})
     assert status == 401
     assert headers["www-authenticate"].startswith("Bearer ")
-    status, headers, _ = _post(server.url, INITIALIZE, {"Authorization": f"Bearer {wrong}"})
+    status, headers, _ = post(server.url, INITIALIZE, {"Authorization": f"Bearer {wrong}"})
     assert 'error="invalid_token"' in headers["www-authenticate"]
     assert "Mallory" not in _bobs_facts(server)
 
@@ -170,7 +149,7 @@ def test_a_token_in_the_url_is_refused_even_with_the_right_header(
     server: Server, query: str
 ) -> None:
     url = f"{server.url}?{query.format(t=server.any_token)}"
-    status, headers, body = _post(url, INITIALIZE, {"Authorization": f"Bearer {server.any_token}"})
+    status, headers, body = post(url, INITIALIZE, {"Authorization": f"Bearer {server.any_token}"})
     assert status == 400
     assert 'error="invalid_request"' in headers["www-authenticate"]
     assert "a token in the URL is refused" in json.loads(body)["error_description"]
@@ -231,9 +210,9 @@ def test_a_tokenless_server_on_any_loopback_address_answers_no_other_site(
     try:
         _wait_for_port(port, proc, host)
         url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
-        rebound = _post(url, INITIALIZE, {"Host": f"rebound.example:{port}"})[0]
-        other_page = _post(url, INITIALIZE, {"Origin": "http://rebound.example"})[0]
-        own = _post(url, INITIALIZE)[0]
+        rebound = post(url, INITIALIZE, {"Host": f"rebound.example:{port}"})[0]
+        other_page = post(url, INITIALIZE, {"Origin": "http://rebound.example"})[0]
+        own = post(url, INITIALIZE)[0]
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -320,12 +299,12 @@ def test_one_token_cannot_take_every_session(server: Server) -> None:
     session (503) until they expired."""
     carol = _graphmem(server.data_dir, "--user", "carol", "--print-token").stdout.strip()
     headers = {"Authorization": f"Bearer {carol}"}
-    opened = [_post(server.url, INITIALIZE, headers) for _ in range(PER_TOKEN)]
+    opened = [post(server.url, INITIALIZE, headers) for _ in range(PER_TOKEN)]
 
-    past, _, said = _post(server.url, INITIALIZE, headers)
-    others = _post(server.url, INITIALIZE, {"Authorization": f"Bearer {server.any_token}"})[0]
+    past, _, said = post(server.url, INITIALIZE, headers)
+    others = post(server.url, INITIALIZE, {"Authorization": f"Bearer {server.any_token}"})[0]
     ended = _delete(server.url, {**headers, "mcp-session-id": opened[0][1]["mcp-session-id"]})
-    again = _post(server.url, INITIALIZE, headers)[0]
+    again = post(server.url, INITIALIZE, headers)[0]
 
     assert [status for status, _, _ in opened] == [200] * PER_TOKEN
     assert past == 429 and "too many open sessions for this token" in said
