@@ -2,7 +2,8 @@
 
 Exit status: 0 when everything read is stored (added now or before), 1 when some records or
 messages failed (the rest went in; the summary lists them) or an error stopped the run, 2 for
-a usage error (no PATH, no user chosen), 130 when interrupted (run it again to resume).
+a usage error (no PATH, no user chosen, a bad option), 130 when interrupted (run it again to
+resume).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from engine.cli.verbs import count, text_arg, user_arg
 from engine.errors import InvalidInputError
+from engine.ingest.csvlog import check_delimiter
 from engine.ingest.pipeline import MAX_CONCURRENCY
 from engine.ingest.report import IngestProgress, IngestReport, summary_text
 from engine.ingest.sources import check_user_choice
@@ -93,6 +95,15 @@ def _check_usage(args: argparse.Namespace) -> None:
     if not args.paths and not args.retry_failed:
         raise InvalidInputError("nothing to ingest: give at least one PATH (or --retry-failed)")
     check_user_choice(args.user, args.users_from_file, bool(args.paths))
+
+
+def delimiter_arg(value: str) -> str:
+    """An argparse type: a CSV column separator (`check_delimiter`); anything else is a usage
+    error (status 2) before any store is opened."""
+    try:
+        return check_delimiter(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _run(args: argparse.Namespace, watched: _Watched) -> IngestReport:
@@ -194,7 +205,11 @@ def ingest_parser(sub: Any) -> None:
         help="what the logs are (default: told from each file); chatgpt and claude read an "
         "export's conversations.json, slack an unpacked workspace export's folder",
     )
-    ingest.add_argument("--delimiter", help="the column separator of CSV files (default a comma)")
+    ingest.add_argument(
+        "--delimiter",
+        type=delimiter_arg,
+        help="the column separator of CSV files, one character (default a comma)",
+    )
     ingest.add_argument(
         "--concurrency",
         type=count(MAX_CONCURRENCY),

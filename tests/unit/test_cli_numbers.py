@@ -40,3 +40,19 @@ def test_update_with_nothing_to_change_is_a_usage_error_naming_the_options(
     error = capsys.readouterr().err.strip()
     assert error == "graphmem: error: update: give --text, --valid-at or --invalid-at"
     assert not (tmp_path / "falkordb.sock").exists()
+
+
+@pytest.mark.parametrize("delimiter", [";;", "", '"'])
+def test_a_bad_csv_delimiter_is_a_usage_error_before_any_store_opens(
+    delimiter: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/ingest.md, Exit status: a bad option is 2. `--delimiter ';;'` opened the store and
+    failed with status 1."""
+    chat = tmp_path / "chat.csv"
+    chat.write_text("role;content\nuser;hi\n")
+    home = tmp_path / "home"
+    argv = ["ingest", str(chat), "--user", "u", "--delimiter", delimiter, "--dry-run"]
+    assert main(["--data-dir", str(home), *argv]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "argument --delimiter: the CSV delimiter must be one character" in error
+    assert not home.exists()
