@@ -10,13 +10,14 @@ pickles on its stdin and stdout, between `ModelProcess` and `serve` only. The fi
 holds the `Embedder` arguments; then each request is `(operation, argument)` and each reply
 `("ok", value)`, `("config", message)` (a `ConfigError`, such as a model that cannot load)
 or `("error", message)`. The child exits when its stdin closes, so it never
-outlives the parent.
+outlives the parent; it ignores Ctrl-C (SIGINT), which is the parent's to handle.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import signal
 import struct
 import subprocess
 import sys
@@ -119,6 +120,9 @@ def _answer(model: Model, operation: str, argument: Any) -> object:
 def serve(build: Callable[..., Model]) -> None:
     """The child's half: build the model from the first request's arguments, then answer
     requests until stdin closes."""
+    # Ctrl-C reaches the whole process group: the parent stops (and says how to resume), then
+    # closes our stdin; dying of it here only printed a traceback under the parent's words
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # whatever a library prints must not land in the replies
     requests = sys.stdin.buffer
