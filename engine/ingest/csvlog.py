@@ -10,7 +10,7 @@ length are each one `ReadError`, and the rows around it still read.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from engine.errors import InvalidInputError
@@ -39,7 +39,28 @@ def read_csv(file: SourceFile) -> Iterator[Item]:
     # surrogateescape: a byte that is not UTF-8 survives decoding, and `_undecodable` finds it
     # in its own row instead of the decoder stopping the whole file
     with file.path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
-        yield from _rows(file, csv.reader(handle, delimiter=delimiter))
+        lines = _Lines(handle)
+        yield from _rows(file, csv.reader(lines, delimiter=delimiter), lines)
+
+
+class _Lines:
+    """The file's lines as the CSV reader takes them, remembering whether it asked past the
+    last: it does so only for a row the file ends inside (a quote never closed), which it then
+    gives as if complete, the rest of the file in its last field."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self.ended = False
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        try:
+            return next(self._lines)
+        except StopIteration:
+            self.ended = True
+            raise
 
 
 def check_delimiter(delimiter: str | None) -> str:
@@ -54,7 +75,7 @@ def check_delimiter(delimiter: str | None) -> str:
     return sep
 
 
-def _rows(file: SourceFile, reader: Any) -> Iterator[Item]:
+def _rows(file: SourceFile, reader: Any, lines: _Lines) -> Iterator[Item]:
     header: list[str] | None = None
     turns = Turns()
     while True:
@@ -66,6 +87,13 @@ def _rows(file: SourceFile, reader: Any) -> Iterator[Item]:
         except csv.Error as exc:
             yield file.error(f"line {start}", f"bad CSV: {exc}")
             continue
+        if lines.ended:
+            yield file.error(
+                f"line {start}",
+                f"a quote opened in this row is never closed: lines {start} to "
+                f"{reader.line_num}, the end of the file, are left out",
+            )
+            return
         if header is None:
             if _undecodable(row):
                 yield file.error("file", "the CSV header is not valid UTF-8")

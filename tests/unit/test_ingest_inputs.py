@@ -135,6 +135,24 @@ def test_sharegpt_times_are_read(tmp_path: Path) -> None:
     assert [r.ts for r in result.records] == [at(2024, 3, 1, 10), at(2024, 3, 1, 10, 5), None]
 
 
+def test_a_csv_quote_never_closed_is_an_error_not_one_message_of_the_rest(
+    tmp_path: Path,
+) -> None:
+    """The reader took the rest of the file for the row's last field: the lines after a stray
+    quote were stored as one message, without a word."""
+    path = tmp_path / "chat.csv"
+    path.write_text('role,content\nuser,fine\nuser,"unterminated\nuser,never\nuser,read\n')
+    result = read_chat_log(path)
+    assert [r.content for r in result.records] == ["fine"]
+    assert [(e.location, e.reason) for e in result.errors] == [
+        (
+            "line 3",
+            "a quote opened in this row is never closed: lines 3 to 5, the end of the file, "
+            "are left out",
+        )
+    ]
+
+
 def test_csv_delimiter(tmp_path: Path) -> None:
     path = tmp_path / "chat.csv"
     path.write_text("role;content\nuser;Hello, world\n")
