@@ -54,8 +54,12 @@ class _Watched:
 
     def __call__(self, p: IngestProgress) -> None:
         self.added = max(self.added, p.messages_added)
-        if self.show is not None:
+        if self.show is None:
+            return
+        try:
             self.show(p)
+        except BrokenPipeError:  # `2>&1 | head`: the ingest goes on, no longer shown
+            self.show = None
 
 
 def interrupted(added: int) -> str:
@@ -132,8 +136,8 @@ def _run(args: argparse.Namespace, watched: _Watched) -> IngestReport:
                 progress=watched,
             )
         finally:
-            if show is not None:
-                show.close()
+            if watched.show is not None:
+                watched.show.close()
 
 
 def _summary(args: argparse.Namespace, report: IngestReport) -> str:

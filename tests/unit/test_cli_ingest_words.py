@@ -12,7 +12,7 @@ import pytest
 from engine.cli import ingest_command, main
 from engine.errors import InvalidInputError
 from engine.ingest.readers import resolve_format
-from engine.ingest.report import IngestReport, IngestWarning
+from engine.ingest.report import IngestError, IngestProgress, IngestReport, IngestWarning
 from engine.ingest.sources import check_user_choice
 
 
@@ -95,3 +95,27 @@ def test_a_path_that_does_not_exist_is_named_before_anything_starts(
     assert (status, said.out) == (1, "")
     assert said.err.splitlines() == [f"graphmem: error: chat log {str(missing)!r} does not exist"]
     assert not home.exists()
+
+
+def test_a_reader_of_the_progress_that_stops_does_not_stop_the_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`graphmem ingest ... 2>&1 | head -1`: the first progress line after the reader left
+    raised BrokenPipeError out of the ingest, which stopped, stored nothing and exited 0."""
+    error = IngestError(path="chat.csv", location="line 7", reason="content is empty", stage="read")
+
+    def show(p: IngestProgress) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def run(args: argparse.Namespace, watched: ingest_command._Watched) -> IngestReport:
+        watched.show = show
+        for n in range(1, 4):  # as the engine tells it, the ingest going on after the first
+            watched(IngestProgress(total=3, done=n, messages_added=n, elapsed_s=n))
+        return IngestReport(messages_added=watched.added, errors=[error])
+
+    monkeypatch.setattr(ingest_command, "_run", run)
+    chat = tmp_path / "chat.csv"
+    chat.write_text("role,content\nuser,hi\n")
+
+    assert main(["--data-dir", str(tmp_path), "ingest", str(chat), "--user", "u"]) == 1
+    assert "added 3" in capsys.readouterr().out
