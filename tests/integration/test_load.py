@@ -386,3 +386,25 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
         if process.stderr is not None:
             process.stderr.close()
         store.close()
+
+
+def test_a_reader_of_the_progress_that_leaves_does_not_stop_the_load(tmp_path: Path) -> None:
+    """`graphmem load ... 2>&1 | head -1`: the progress line after the reader left raised
+    BrokenPipeError out of the load, which stopped after its entities, exited 0 and stored no
+    fact. The load now goes on unshown and stores everything."""
+    home, total = tmp_path / "home", 400
+    path = tsv(tmp_path / "kb.tsv", [f"Film {i}\tdirected_by\tDirector {i}" for i in range(total)])
+    command = [sys.executable, "-m", "engine.cli", "--data-dir", str(home), "load", str(path)]
+    env = os.environ | {"HF_HUB_OFFLINE": "1"}
+    process = subprocess.Popen(
+        [*command, "--user", "u1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    assert process.stdout is not None
+    process.stdout.readline()  # `head -1`: one line, then the reader is gone
+    process.stdout.close()
+    assert process.wait(timeout=300) == 0
+    store = FalkorDBStore.embedded(EmbeddedServer(home), "graphmem")
+    try:
+        assert Reads(store).counts("u1")["facts"] == total
+    finally:
+        store.close()
