@@ -222,11 +222,8 @@ def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set
     for subject in dict.fromkeys(r.subject_uid for r in rows):
         current = reads.entity_facts(ctx.user_id, subject, include_invalid=False, limit=1000)
         mine = [r for r in rows if r.subject_uid == subject]
-        replaced = [
-            f
-            for f in current
-            if f.uid not in out.facts and f.predicate in {r.predicate for r in mine}
-        ]
+        said = {r.predicate for r in mine}
+        replaced = [f for f in current if f.uid not in out.facts and f.predicate in said]
         last = _last_said(reads, ctx.user_id, replaced)
         for row in mine:
             for old in (f for f in replaced if f.predicate == row.predicate):

@@ -17,6 +17,7 @@ from typing import Any
 from engine.cli.exchange import register as register_exchange
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
+from engine.cli.shown import Shown
 from engine.cli.verbs import (
     COMMON_HELP,
     DATA_DIR,
@@ -124,9 +125,9 @@ def cmd_stop(args: argparse.Namespace) -> None:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from engine.load.load_bar import for_stream
+    from engine.load.load_bar import Phased, for_stream
 
-    show = None if args.json else for_stream()
+    show: Shown[Phased] = Shown(None if args.json else for_stream())
     with open_memory(args, create=True) as mem:
         try:
             report = mem.load(
@@ -143,8 +144,7 @@ def cmd_load(args: argparse.Namespace) -> int:
                 "what was written stays; run the same command again to resume the load"
             ) from None
         finally:
-            if show is not None:
-                show.close()
+            show.close()
     _print(args, report.model_dump(), _load_text(report))
     return 1 if report.error_count else 0
 

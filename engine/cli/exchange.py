@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.cli.shown import Shown
 from engine.cli.verbs import (
     emit,
     open_memory,
@@ -42,13 +43,15 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
-    from engine.load.load_bar import for_stream
+    from engine.load.load_bar import Phased, for_stream
     from engine.transfer.document import read_bounded
     from engine.transfer.import_limits import ImportLimits
 
-    show = None if args.json else for_stream(verb="import")  # on stderr, as load's
+    show: Shown[Phased] = Shown(
+        None if args.json else for_stream(verb="import")
+    )  # on stderr, as load's
     with open_memory(args, create=True) as mem:
-        if show is not None:
+        if show.show is not None:
             _say_reading(args.file)
         if args.file == "-":
             limits = ImportLimits.from_settings(mem.settings)
@@ -58,8 +61,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         try:
             report = mem.import_(source, user_id=args.user, progress=show)
         finally:
-            if show is not None:
-                show.close()
+            show.close()
     counts = ", ".join(
         f"{new} new {kind} ({held} already held)"
         for kind, new, held in (

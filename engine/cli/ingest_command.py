@@ -13,9 +13,9 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
 from typing import Any
 
+from engine.cli.shown import Display, Shown
 from engine.cli.verbs import count, text_arg, user_arg
 from engine.errors import InvalidInputError
 from engine.ingest.csvlog import check_delimiter
@@ -44,22 +44,17 @@ def cli_words(text: str) -> str:
     return _API_OPTION.sub(lambda option: _CLI_OPTION[option[1]], text)
 
 
-class _Watched:
-    """The progress shown (None: none), and the messages this run added so far: what an
+class _Watched(Shown[IngestProgress]):
+    """The progress shown (`Shown`), and the messages this run added so far: what an
     interrupted run says it stored."""
 
-    def __init__(self, show: Callable[[IngestProgress], None] | None) -> None:
-        self.show = show
+    def __init__(self, show: Display[IngestProgress] | None) -> None:
+        super().__init__(show)
         self.added = 0
 
     def __call__(self, p: IngestProgress) -> None:
         self.added = max(self.added, p.messages_added)
-        if self.show is None:
-            return
-        try:
-            self.show(p)
-        except BrokenPipeError:  # `2>&1 | head`: the ingest goes on, no longer shown
-            self.show = None
+        super().__call__(p)
 
 
 def interrupted(added: int) -> str:
@@ -115,8 +110,7 @@ def _run(args: argparse.Namespace, watched: _Watched) -> IngestReport:
     from engine.ingest.progress import for_stream
     from engine.memory import Memory
 
-    show = None if args.json else for_stream()
-    watched.show = show
+    watched.show = None if args.json else for_stream()
     options: dict[str, Any] = {}
     if args.data_dir:
         options["data_dir"] = args.data_dir
@@ -136,8 +130,7 @@ def _run(args: argparse.Namespace, watched: _Watched) -> IngestReport:
                 progress=watched,
             )
         finally:
-            if watched.show is not None:
-                watched.show.close()
+            watched.close()
 
 
 def _summary(args: argparse.Namespace, report: IngestReport) -> str:

@@ -3,7 +3,6 @@ elsewhere, one phase after the other."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -68,23 +67,16 @@ class LoadLines:
         self._last_at = float("-inf")
         self._phase = ""
         self._started = (0.0, 0)
-        self._gone = False
 
     def __call__(self, p: Phased) -> None:
-        if self._gone:
-            return
         now = self._clock()
         if p.phase != self._phase:
             self._phase, self._started = p.phase, (now, p.done)
         if now - self._last_at < self._every_s and p.done < p.total:
             return
         self._last_at = now
-        try:
-            self._stream.write(self._line(p, now) + "\n")
-            self._stream.flush()
-        except BrokenPipeError:  # `2>&1 | head`: the reader left; the work goes on unshown
-            self._gone = True
-            _to_nowhere(self._stream)
+        self._stream.write(self._line(p, now) + "\n")
+        self._stream.flush()
 
     def _line(self, p: Phased, now: float) -> str:
         elapsed, done = now - self._started[0], p.done - self._started[1]
@@ -98,15 +90,6 @@ class LoadLines:
 
     def close(self) -> None:
         pass
-
-
-def _to_nowhere(stream: IO[str]) -> None:
-    """Point `stream`'s file at /dev/null: what it holds unwritten would fail again at exit."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):  # not a file: nothing is flushed at exit
-        return
-    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
 def for_stream(stream: IO[str] | None = None, verb: str = "load") -> LoadBar | LoadLines:

@@ -87,35 +87,41 @@ class SessionCap:
         await self._within(held, sid, session, scope.get("method"), send, app)
 
     async def _opening(self, held: _Held, send: Send, app: App) -> None:
-        async def watching(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 200:
-                new = dict(message.get("headers", [])).get(_HEADER)
-                if new is not None:
-                    held.sessions[new.decode("latin-1")] = _Session(self._clock())
-            await send(message)
+        def started(status: int, headers: dict[bytes, bytes]) -> None:
+            new = headers.get(_HEADER)
+            if status == 200 and new is not None:
+                held.sessions[new.decode("latin-1")] = _Session(self._clock())
 
         held.opening += 1
         try:
-            await app(watching)
+            await app(_on_start(send, started))
         finally:
             held.opening -= 1
 
     async def _within(
         self, held: _Held, sid: str, session: _Session, method: str | None, send: Send, app: App
     ) -> None:
-        async def watching(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                if status == 404 or (method == "DELETE" and 200 <= status < 300):
-                    held.sessions.pop(sid, None)
-            await send(message)
+        def started(status: int, headers: dict[bytes, bytes]) -> None:
+            if status == 404 or (method == "DELETE" and 200 <= status < 300):
+                held.sessions.pop(sid, None)
 
         session.in_flight += 1
         try:
-            await app(watching)
+            await app(_on_start(send, started))
         finally:
             session.in_flight -= 1
             session.last = self._clock()
+
+
+def _on_start(send: Send, started: Callable[[int, dict[bytes, bytes]], None]) -> Send:
+    """`send`, telling `started` the status and headers of the answer as it starts."""
+
+    async def watching(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            started(message["status"], dict(message.get("headers", [])))
+        await send(message)
+
+    return watching
 
 
 def _session_id(scope: Scope) -> str | None:
