@@ -389,6 +389,18 @@ def test_an_older_message_does_not_end_a_newer_fact_it_contradicts(
     assert result.invalidated_uids == [hates.uid]
 
 
+def test_a_fact_stored_as_history_lists_its_add_before_its_end(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Its ADD and INVALIDATE have one time (the write's): they were listed in the order of
+    their uids, the end first about half the time."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    for user in [f"ivy{n}" for n in range(8)]:
+        mem.add("I live in Berlin", user, ts="2024-06-01")
+        [oslo] = mem.add("I live in Oslo", user, ts="2023-01-01").invalidated_uids
+        assert [h.event for h in mem.history(oslo, user)] == ["ADD", "INVALIDATE"]
+
+
 def test_two_values_in_one_message_leave_the_last_said_current(
     store: GraphStore, embedder: Embedder, tmp_path: Path
 ) -> None:
