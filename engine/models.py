@@ -20,7 +20,7 @@ from engine.prompt_block import (
     path_piece,
     said_day,
 )
-from engine.times import DAY, TimeUnit, time_unit
+from engine.times import FactUnit, time_unit
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
 
@@ -94,7 +94,7 @@ class Fact(BaseModel):
     object_uid: str
     text: str
     valid_at: datetime | None = None
-    valid_unit: TimeUnit = DAY  # how precisely valid_at is known ("last year": a year)
+    valid_unit: FactUnit = None  # how precisely valid_at is known ("last year": a year)
     invalid_at: datetime | None = None
     mentions: int = 0
     first_seen: datetime | None = None

@@ -37,7 +37,7 @@ _AT_EQUAL_RANK = {"message": 0, "fact": 1, "path": 2}  # on chat, messages are t
 UNDATED = "undated"  # how a message said at an unknown time shows where a date would
 
 
-def said_day(when: datetime | None, unit: TimeUnit = DAY) -> str:
+def said_day(when: datetime | None, unit: TimeUnit | None = DAY) -> str:
     """A time as the date it is known to: a day (2024-05-01), a week ("week of 2024-04-29",
     its Monday), a month (2024-05) or a year (2024); "undated" when it is not known."""
     if when is None:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, date, datetime, time, tzinfo
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from dateutil import parser as dateparser
 from dateutil import tz
+from pydantic import AfterValidator, Field, ValidationInfo
 
 from engine.errors import InvalidInputError
 
@@ -117,6 +118,25 @@ def stored_unit(unit: TimeUnit | None) -> TimeUnit | None:
     """The unit as a fact's `valid_unit` property holds it: absent for a day, so a fact
     known to the day is stored as every fact was before units existed."""
     return None if unit is None or unit == DAY else unit
+
+
+def _unit_of_its_time(unit: TimeUnit | None, info: ValidationInfo) -> TimeUnit | None:
+    """None for a fact with no `valid_at` (also when a store kept a unit on it: a hand edit,
+    an import); a day for one with a time and no unit."""
+    return None if info.data.get("valid_at") is None else unit or DAY
+
+
+def _unit_with_its_time(unit: TimeUnit | None, info: ValidationInfo) -> TimeUnit | None:
+    """None on a record with no `valid_at`, so that no write keeps a unit without a time."""
+    return None if info.data.get("valid_at") is None else unit
+
+
+# A model's `valid_unit`, declared after its `valid_at`: how precisely that time is known.
+FactUnit = Annotated[
+    TimeUnit | None, AfterValidator(_unit_of_its_time), Field(validate_default=True)
+]
+# The same in an export record (None there: known to the day, as stored).
+StoredUnit = Annotated[TimeUnit | None, AfterValidator(_unit_with_its_time)]
 
 
 def one_time(ts: TimeLike, timestamp: TimeLike) -> TimeLike:

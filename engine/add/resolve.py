@@ -294,20 +294,23 @@ def _self_keys(me: Entity | None, extraction: Extraction) -> set[str]:
     for entity in extraction.entities:
         if entity_key(entity.name) in keys:
             keys |= {entity_key(a) for a in entity.aliases}
-    new_name = _new_self_name(extraction, keys)
-    if new_name is not None:
-        keys.add(entity_key(new_name))
-    return keys
+    # every name the batch gives the user is theirs: the last is current, the others history
+    return keys | {entity_key(name) for name in _self_names(extraction, keys)}
 
 
 def _new_self_name(extraction: Extraction, self_keys: set[str]) -> str | None:
     """The name the user gives themself in this batch (the last HAS_NAME about them)."""
-    found = None
-    for fact in extraction.facts:
-        about_self = entity_key(fact.source) in self_keys
-        if about_self and _is_name(fact.predicate) and fact.target.strip():
-            found = fact.target.strip()
-    return found
+    names = _self_names(extraction, self_keys)
+    return names[-1] if names else None
+
+
+def _self_names(extraction: Extraction, self_keys: set[str]) -> list[str]:
+    """The names the user gives themself in this batch, in the order said."""
+    return [
+        fact.target.strip()
+        for fact in extraction.facts
+        if entity_key(fact.source) in self_keys and _is_name(fact.predicate) and fact.target.strip()
+    ]
 
 
 def _is_name(predicate: str) -> bool:

@@ -66,16 +66,17 @@ class Reads:
     def added(self, scope: Scope, result: AddResult, told: Origin) -> dict[str, Any]:
         """Mem0's answer to `add`: the memories it added (ADD), mentioned again (UPDATE, with
         its unchanged `previous_memory`) or contradicted (DELETE, shown with the origin of their
-        own messages)."""
-        invalid = set(result.invalidated_uids)
+        own messages). A memory the messages said that is history at once (an older message
+        added late, or a value said before another) is an ADD whose item has `invalid_at`."""
+        contradicted = set(result.invalidated_uids) - set(result.fact_uids)
         facts = self.graph.reads.facts_by_uids(
             scope.user, list(dict.fromkeys(result.fact_uids + result.invalidated_uids))
         )
-        gone = [f for f in facts if f.uid in invalid]
+        gone = [f for f in facts if f.uid in contradicted]
         origins = {f.uid: o for f, o in self.admitted(owner_scope(scope.user), gone)}
         items = []
         for fact in facts:
-            event = "DELETE" if fact.uid in invalid else "ADD"
+            event = "DELETE" if fact.uid in contradicted else "ADD"
             if event == "ADD" and fact.first_seen != fact.last_seen:
                 event = "UPDATE"
             item = {**self.item(fact, scope, origins.get(fact.uid, told)), "event": event}
@@ -83,7 +84,7 @@ class Reads:
                 item["previous_memory"] = fact.text
             items.append(item)
         # Mem0's graph answers the rows each relationship's write returned: a list per fact
-        added = [[relation(f, "target")] for f in facts if f.uid not in invalid]
+        added = [[relation(f, "target")] for f in facts if f.uid not in contradicted]
         deleted = [[relation(f, "target")] for f in gone]
         return {
             "results": items,

@@ -56,7 +56,8 @@ class Origin:
 def memory_item(
     memory_id: str, fact: Fact, scope: Scope, origin: Origin, score: float | None = None
 ) -> dict[str, Any]:
-    """One memory as Mem0 returns it from `get`, `get_all`, `search` and `add`."""
+    """One memory as Mem0 returns it from `get`, `get_all`, `search` and `add`; one that is
+    no longer true also has `invalid_at` (Mem0 deletes such a memory, graphmem keeps it)."""
     item: dict[str, Any] = {
         "id": memory_id,
         "memory": fact.text,
@@ -67,6 +68,8 @@ def memory_item(
         "user_id": scope.user_id,
     }
     item |= {k: getattr(origin, k) for k in ("agent_id", "run_id") if getattr(origin, k)}
+    if fact.invalid_at is not None:  # graphmem's own key: kept as history, not current
+        item["invalid_at"] = iso(fact.invalid_at)
     if score is not None:
         item["score"] = score
     return item

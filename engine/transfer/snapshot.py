@@ -40,7 +40,7 @@ from engine.errors import InvalidInputError
 from engine.models import CHANGE_EVENTS, UNCHANGED_DETAILS
 from engine.normalize import check_storable, is_relation_type
 from engine.store.rows import exact_time
-from engine.times import TimeUnit
+from engine.times import StoredUnit
 
 SNAPSHOT_FORMAT: Literal["graphmem-graph"] = "graphmem-graph"
 SNAPSHOT_VERSION: Literal[1] = 1
@@ -140,7 +140,7 @@ class FactRecord(_Record):
     text: str
     valid_at: MaybeTime = None
     # how precisely valid_at is known; None (and an export older than units): to the day
-    valid_unit: TimeUnit | None = None
+    valid_unit: StoredUnit = None
     invalid_at: MaybeTime = None
     mentions: Mentions = 0
     first_seen: MaybeTime = None

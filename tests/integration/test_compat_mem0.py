@@ -341,6 +341,23 @@ def test_items_carry_their_agent_and_run_as_mem0_does(memory: GraphMemory) -> No
     }
 
 
+def test_an_older_message_added_late_is_an_add_of_a_memory_that_is_not_current(
+    memory: GraphMemory,
+) -> None:
+    """'I live in Oslo' said in 2023, added after 'I live in Berlin' of 2024, is stored as
+    history. `add` reported it as Mem0's DELETE (of a memory nobody had seen, which `get`
+    still returns); it is an ADD whose item says when it stopped being true."""
+    m = facade.Memory(memory=memory)
+    m.add("I live in Berlin", user_id="bob", timestamp="2024-06-01")
+    added = m.add("I live in Oslo", user_id="bob", timestamp="2023-01-01")
+    [oslo] = added["results"]
+    assert (oslo["memory"], oslo["event"]) == ("bob lives in Oslo", "ADD")
+    assert oslo["invalid_at"] == "2024-06-01T00:00:00+00:00"
+    assert added["relations"]["deleted_entities"] == []
+    assert m.get(oslo["id"])["invalid_at"] == oslo["invalid_at"]
+    assert [r["memory"] for r in m.get_all(user_id="bob")["results"]] == ["bob lives in Berlin"]
+
+
 def test_a_memory_deleted_and_added_again_starts_a_new_history(memory: GraphMemory) -> None:
     """Its id is the same (it names the same fact), and its history showed the deleted
     memory's ADD and UPDATE, text and all; Mem0 gives a memory added again a history of its own."""

@@ -389,6 +389,42 @@ def test_an_older_message_does_not_end_a_newer_fact_it_contradicts(
     assert result.invalidated_uids == [hates.uid]
 
 
+def test_a_fact_stored_as_history_lists_its_add_before_its_end(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Its ADD and INVALIDATE have one time (the write's): they were listed in the order of
+    their uids, the end first about half the time."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    for user in [f"ivy{n}" for n in range(8)]:
+        mem.add("I live in Berlin", user, ts="2024-06-01")
+        [oslo] = mem.add("I live in Oslo", user, ts="2023-01-01").invalidated_uids
+        assert [h.event for h in mem.history(oslo, user)] == ["ADD", "INVALIDATE"]
+
+
+def test_two_values_in_one_message_leave_the_last_said_current(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """'I live in Rome. I live in Madrid.' keeps Rome as history, ended when Madrid began."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    result = mem.add("I live in Rome. I live in Madrid.", "gus", ts="2024-06-01")
+    facts = mem.get_all("gus", include_invalid=True)
+    rome, madrid = one(facts, "LIVES_IN", "Rome"), one(facts, "LIVES_IN", "Madrid")
+    assert madrid.is_valid and not rome.is_valid and rome.invalid_at == madrid.valid_at
+    assert result.facts_added == 2 and result.invalidated_uids == [rome.uid]
+
+
+def test_two_names_in_one_message_are_both_the_users(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    """'My name is Ann. My name is Bea.' reads as two adds would: Ann is the user's former
+    name (history), not another person named Ann."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    mem.add("My name is Ann. My name is Bea.", "hal", ts="2024-06-01")
+    names = {f.text: f for f in mem.get_all("hal", include_invalid=True)}
+    ann, bea = names["The user's name is Ann"], names["The user's name is Bea"]
+    assert bea.is_valid and not ann.is_valid and ann.subject == ann.object == "Bea"
+
+
 def test_similar_names_of_one_type_are_one_entity(
     llm_memory: Memory, scripted_llm: ScriptedLLM
 ) -> None:

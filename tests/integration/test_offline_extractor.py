@@ -247,6 +247,18 @@ def test_later_message_in_batch_wins(extractor: OfflineExtractor) -> None:
     assert triples(outcome.extraction) == {("USER", "HATES", "jazz")}
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["I live in Rome. I live in Madrid.", "I live in Madrid. I live in Rome. I live in Madrid."],
+)
+def test_each_value_of_a_one_value_fact_is_kept_in_the_order_said(
+    extractor: OfflineExtractor, text: str
+) -> None:
+    """The write keeps the last said current and the others as history (`add.changes`)."""
+    said = [(f.predicate, f.target) for f in run(extractor, text).facts]
+    assert said == [("LIVES_IN", "Rome"), ("LIVES_IN", "Madrid")]
+
+
 # ---------------------------------------------------------------------------- edge cases
 
 

@@ -16,7 +16,8 @@ Triple = tuple[str, str, str]
 
 
 class Collector:
-    """Entities and facts of one batch, deduplicated, later contradictions replacing earlier.
+    """Entities and facts of one batch, deduplicated, later contradictions replacing earlier
+    (`replaces`).
 
     `speaker` is who "I/me/my" means in the message being read; `sent_at` is when it was
     written (relative dates are read against it).
@@ -52,12 +53,19 @@ class Collector:
         triple = fact_triple(fact.source, fact.predicate, fact.target, self.user_name)
         olds = [fact_triple(f.source, f.predicate, f.target, self.user_name) for f in self.facts]
         if triple in olds:
+            self._said_again(olds.index(triple), olds)
             return
         kept = zip(self.facts, olds, strict=True)
-        self.facts = [f for f, old in kept if not contradicts(triple, old)]
+        self.facts = [f for f, old in kept if not replaces(triple, old)]
         self.entity(source)
         self.entity(target)
         self.facts.append(fact)
+
+    def _said_again(self, at: int, olds: list[Triple]) -> None:
+        """A value said again after another value of its one-value fact ("Madrid. Rome.
+        Madrid.") moves after it: the last said is the current one."""
+        if any(contradicts(olds[at], later) for later in olds[at + 1 :]):
+            self.facts.append(self.facts.pop(at))
 
     def _said_by_name(self, ref: Ref) -> Ref:
         named = said_by_name(ref.name, self.speaker)
@@ -114,6 +122,14 @@ def _sentiment(predicate: str) -> int:
     if base in POSITIVE:
         return 1 if positive else -1
     return -1 if base in NEGATIVE and positive else 0
+
+
+def replaces(new: Triple, old: Triple) -> bool:
+    """Whether `new` takes the place of `old` in the batch: it contradicts it, and is not just
+    another value of a one-value fact. Those are all kept: the write keeps the last said
+    current and the others as history (`engine.add.changes`)."""
+    another_value = new[1] == old[1] and new[1] in SINGLE_VALUED
+    return contradicts(new, old) and not another_value
 
 
 def contradicts(new: Triple, old: Triple) -> bool:
