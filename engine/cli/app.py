@@ -164,6 +164,8 @@ def _load_text(report: Any) -> str:
             + ("; resumed" if report.resumed else ""),
             f"{plural(report.facts_already_stored, 'fact was', 'facts were')} already stored",
         ]
+        if report.names_read:
+            lines.append(f"{plural(report.names_read, 'label')} named entities")
         if report.facts_repeated:
             lines.append(
                 f"{plural(report.facts_repeated, 'line')} repeated a fact of an earlier line "
@@ -224,7 +226,8 @@ def _load_parser(sub: Any) -> None:
         "load",
         help="bulk-load a file of triples (resumable; loading it again adds nothing)",
         description="Load triples, one `subject, predicate, object[, text]` a line, as TSV, "
-        "CSV or JSONL (objects with those keys). Bad lines are reported as FILE:LINE: reason "
+        "CSV or JSONL (objects with those keys), or RDF N-Triples (entities named by their "
+        "labels); any of them gzip-compressed. Bad lines are reported as FILE:LINE: reason "
         "and the rest loads. An interrupted load resumes when run again.",
         epilog="Exit status: 0 every line loaded; 1 some lines were bad (the rest loaded) or "
         "the load stopped on an error; 2 the command line was wrong; 130 interrupted (run it "
@@ -236,9 +239,10 @@ def _load_parser(sub: Any) -> None:
     )
     load.add_argument(
         "--format",
-        choices=["auto", "tsv", "csv", "jsonl"],
+        choices=["auto", "tsv", "csv", "jsonl", "nt"],
         default="auto",
-        help="what FILE is (default: told from its suffix: .tsv .tab .txt, .csv, .jsonl .ndjson)",
+        help="what FILE is (default: told from its suffix: .tsv .tab .txt, .csv, .jsonl "
+        ".ndjson, .nt .ntriples; each may end in .gz)",
     )
     load.add_argument("--delimiter", help="column separator of tsv/csv (default tab / comma)")
     load.add_argument("--restart", action="store_true", help="ignore the resume checkpoint")

@@ -1,4 +1,5 @@
-"""Reading a file of triples: TSV, CSV or JSONL, one `subject, predicate, object[, text]` a line.
+"""Reading a file of triples: TSV, CSV or JSONL, one `subject, predicate, object[, text]` a line,
+or RDF N-Triples (`engine.load.ntriples`); any of them gzip-compressed (`.gz`).
 
 Each line is checked on its own (columns, UTF-8, predicate, names and text within the limits);
 a bad line becomes a `LineError` naming its number and the problem, and the lines after it
@@ -10,15 +11,23 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from engine.errors import InvalidInputError
-from engine.normalize import check_storable, clean_text, normalize_predicate, spoken_predicate
+from engine.load.lines import (
+    Limits,
+    LineError,
+    Naming,
+    Triple,
+    check_text_file,
+    checked_triple,
+    decoded_lines,
+)
+from engine.load.ntriples import node_name, predicate_name, read_names, read_statements
 
-TripleFormat = Literal["tsv", "csv", "jsonl"]
-TRIPLE_FORMATS: tuple[TripleFormat, ...] = ("tsv", "csv", "jsonl")
+TripleFormat = Literal["tsv", "csv", "jsonl", "nt"]
+TRIPLE_FORMATS: tuple[TripleFormat, ...] = ("tsv", "csv", "jsonl", "nt")
 _BY_SUFFIX: dict[str, TripleFormat] = {
     ".tsv": "tsv",
     ".tab": "tsv",
@@ -26,41 +35,14 @@ _BY_SUFFIX: dict[str, TripleFormat] = {
     ".csv": "csv",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
+    ".nt": "nt",
+    ".ntriples": "nt",
 }
-_SNIFF_BYTES = 8192
 _HEADER = ("subject", "predicate", "object", "text")
-_MAX_LINE_BYTES = 1 << 20  # a line longer than this is reported, not parsed
 # separators a file of triples may use in place of the one read (a format's own, or one
 # given): each named in the error of a line of one column that it splits
 _SEPARATORS = ("\t", "|", ";", ",")
 _FORMAT_OF: dict[str, TripleFormat] = {"\t": "tsv", ",": "csv"}
-
-
-@dataclass(frozen=True, slots=True)
-class Triple:
-    """One valid line: names and text cleaned, the predicate in UPPER_SNAKE_CASE."""
-
-    line: int
-    subject: str
-    predicate: str
-    object: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class LineError:
-    line: int
-    reason: str
-
-    def located(self, path: Path | str) -> str:
-        """`path:line: reason`, the one style of every error about a line of a file."""
-        return f"{path}:{self.line}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    max_name_chars: int
-    max_text_chars: int
 
 
 def triple_format(path: Path, given: str = "auto") -> TripleFormat:
@@ -73,7 +55,10 @@ def triple_format(path: Path, given: str = "auto") -> TripleFormat:
         return given  # type: ignore[return-value]
     if given != "auto":
         raise InvalidInputError(f"format must be auto, {', '.join(TRIPLE_FORMATS)}; got {given!r}")
-    found = _BY_SUFFIX.get(path.suffix.lower())
+    suffixes = [suffix.lower() for suffix in path.suffixes]
+    if suffixes[-1:] == [".gz"]:  # kb.nt.gz is N-Triples, compressed
+        suffixes.pop()
+    found = _BY_SUFFIX.get(suffixes[-1]) if suffixes else None
     if found is None:
         raise InvalidInputError(
             f"cannot tell the format of {path.name!r} from its suffix; pass --format "
@@ -84,51 +69,51 @@ def triple_format(path: Path, given: str = "auto") -> TripleFormat:
 
 def read_triples(
     path: Path, fmt: TripleFormat, limits: Limits, delimiter: str | None = None
-) -> Iterator[Triple | LineError]:
-    """Every line of `path` as a `Triple` or a `LineError`, in order. Blank lines are skipped;
-    a first line that names the columns (subject, predicate, object[, text]) is a header.
+) -> Iterator[Triple | LineError | Naming]:
+    """Every line of `path` as a `Triple`, a `LineError` or (N-Triples) a `Naming`, in order.
+    Blank lines are skipped; a first line that names the columns (subject, predicate,
+    object[, text]) is a header.
 
     Raises:
         InvalidInputError: the file is missing, unreadable, or not text.
     """
     check_text_file(path)
+    if fmt == "nt":
+        if delimiter is not None:
+            raise InvalidInputError("N-Triples has no delimiter to choose; leave out --delimiter")
+        yield from _ntriples(path, limits)
+        return
     sep = delimiter if delimiter is not None else ("," if fmt == "csv" else "\t")
     if len(sep) != 1:
         raise InvalidInputError(f"the delimiter must be one character, got {sep!r}")
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            result = _line(number, raw, fmt, sep, limits)
-            if result is not None:
-                yield result
+    for number, text in decoded_lines(path):
+        result = text if isinstance(text, LineError) else _line(number, text, fmt, sep, limits)
+        if result is not None:
+            yield result
 
 
-def check_text_file(path: Path) -> None:
-    """Raises InvalidInputError when `path` cannot be read or is not a text file."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from exc
-    if b"\x00" in head:
-        line = head[: head.index(b"\x00")].count(b"\n") + 1
-        raise InvalidInputError(
-            f"{path}:{line}: a NUL byte: not a text file; expected TSV, CSV or JSONL triples"
-        )
+def _ntriples(path: Path, limits: Limits) -> Iterator[Triple | LineError | Naming]:
+    names = read_names(path)
+    for number, statement in read_statements(path):
+        if isinstance(statement, LineError):
+            yield statement
+        elif statement is None:
+            continue
+        elif statement.is_label:
+            yield Naming(number)
+        else:
+            try:
+                subject = node_name(statement.subject, names)
+                obj = node_name(statement.object, names)
+                predicate = predicate_name(statement.predicate, names)
+                yield checked_triple(number, [subject, predicate, obj], limits)
+            except InvalidInputError as exc:
+                yield LineError(number, str(exc))
 
 
 def _line(
-    number: int, raw: bytes, fmt: TripleFormat, sep: str, limits: Limits
+    number: int, text: str, fmt: TripleFormat, sep: str, limits: Limits
 ) -> Triple | LineError | None:
-    if len(raw) > _MAX_LINE_BYTES:
-        return LineError(number, f"the line has {len(raw)} bytes; the limit is {_MAX_LINE_BYTES}")
-    try:
-        text = raw.decode("utf-8").rstrip("\r\n")
-    except UnicodeDecodeError as exc:
-        return LineError(number, f"not UTF-8 text (byte {exc.start + 1} of the line)")
-    if "\x00" in text:
-        return LineError(number, "a NUL byte: not text")
     try:
         fields = _fields(text, fmt, sep)
     except InvalidInputError as exc:
@@ -136,7 +121,7 @@ def _line(
     if number == 1 and tuple(f.strip().lower() for f in fields) == _HEADER[: len(fields)]:
         return None
     try:
-        return _triple(number, fields, limits)
+        return checked_triple(number, fields, limits)
     except InvalidInputError as exc:
         return LineError(number, str(exc))
 
@@ -204,17 +189,4 @@ def _json_fields(text: str) -> list[str]:
     return fields
 
 
-def _triple(number: int, fields: list[str], limits: Limits) -> Triple:
-    """A line's fact, checked as `add_facts` checks one (a NUL or lone surrogate a JSON
-    escape gives is refused, not cleaned), before cleaning, which would make a value of one
-    alone blank text (the line's length bounds that pass)."""
-    for value, named in zip(fields, ("subject", "predicate", "object", "fact text"), strict=False):
-        check_storable(value, named)
-    subject = clean_text(fields[0], "subject", limits.max_name_chars)
-    obj = clean_text(fields[2], "object", limits.max_name_chars)
-    predicate = normalize_predicate(fields[1])
-    if len(fields) == 4 and fields[3].strip():
-        text = clean_text(fields[3], "fact text", limits.max_text_chars)
-    else:
-        text = f"{subject} {spoken_predicate(fields[1])} {obj}"
-    return Triple(number, subject, predicate, obj, text)
+__all__ = ["Limits", "LineError", "Naming", "Triple", "read_triples", "triple_format"]

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from engine.embedding import Embedder, as_param
 from engine.load.plan import Plan, make_plan
-from engine.load.read import Limits, LineError, Triple, TripleFormat, read_triples
+from engine.load.read import Limits, LineError, Naming, Triple, TripleFormat, read_triples
 from engine.load.state import (
     LoadState,
     file_identity,
@@ -57,7 +57,8 @@ class LoadReport(BaseModel):
 
     Unless `already_loaded`, each line read is counted once: a fact added, a fact already
     stored, a repeat of a fact an earlier line gave (`facts_repeated`: stored once, one more
-    mention of a new fact) or a bad line."""
+    mention of a new fact), a bad line, or (N-Triples) a label naming an entity
+    (`names_read`)."""
 
     path: str
     user_id: str
@@ -66,6 +67,7 @@ class LoadReport(BaseModel):
     facts_added: int = 0
     facts_already_stored: int = 0
     facts_repeated: int = 0
+    names_read: int = 0
     entities_added: int = 0
     entities_updated: int = 0
     error_count: int = 0
@@ -158,7 +160,9 @@ def _read(
     triples: list[Triple] = []
     for item in read_triples(path, fmt, limits, delimiter):
         report.lines_read += 1
-        if isinstance(item, LineError):
+        if isinstance(item, Naming):
+            report.names_read += 1
+        elif isinstance(item, LineError):
             report.error_count += 1
             if len(report.errors) < MAX_REPORTED_ERRORS:
                 report.errors.append(item.located(path))

@@ -79,9 +79,9 @@ class Memory(MemoryEdit, MemoryTransfer):
         chunk_size: int = 2000,
         progress: LoadProgressFn | None = None,
     ) -> LoadReport:
-        """Bulk-load a file of triples (`subject, predicate, object[, text]` a line; TSV, CSV
-        or JSONL) for `user_id`: bad lines are reported by number and the rest loads; facts
-        already stored are skipped, so loading a file again adds nothing, and an
+        """Bulk-load a file of triples (TSV, CSV, JSONL or RDF N-Triples, gzipped or not:
+        docs/load.md) for `user_id`: bad lines are reported by number and the rest loads;
+        facts already stored are skipped, so loading a file again adds nothing, and an
         interrupted load resumes where it stopped (`restart=True` reads it all again).
 
         Raises:

@@ -166,7 +166,7 @@ def test_a_file_that_is_not_text_is_refused(memory: Memory, tmp_path: Path) -> N
     with pytest.raises(InvalidInputError) as refused:
         memory.load(path, "u1")
     assert str(refused.value) == (
-        f"{path}:2: a NUL byte: not a text file; expected TSV, CSV or JSONL triples"
+        f"{path}:2: a NUL byte: not a text file; expected TSV, CSV, JSONL or N-Triples"
     )
     assert memory.stats("u1").facts == 0
     with pytest.raises(InvalidInputError, match="cannot tell the format"):
