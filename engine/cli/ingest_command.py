@@ -200,7 +200,8 @@ def ingest_parser(sub: Any) -> None:
         choices=["auto", *CHAT_FORMATS],
         default="auto",
         help="what the logs are (default: told from each file); chatgpt and claude read an "
-        "export's conversations.json, slack an unpacked workspace export's folder",
+        "export's conversations.json, slack an unpacked workspace export's folder, whatsapp a "
+        "chat's exported .txt",
     )
     ingest.add_argument(
         "--delimiter",

@@ -12,7 +12,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: The chat-log formats the readers know (`ReadResult.format`).
-ChatFormat = Literal["openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt", "claude", "slack"]
+ChatFormat = Literal[
+    "openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt", "claude", "slack", "whatsapp"
+]
 #: What `format=` may name: a `ChatFormat`, or "auto" to detect it.
 IngestFormat = Literal["auto", ChatFormat]
 #: Roles a `ChatRecord` may carry (OpenAI's chat roles).

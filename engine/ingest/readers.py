@@ -1,8 +1,8 @@
 """Readers that turn chat logs on disk into `ChatRecord`s for batch ingestion.
 
 Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, `chatgpt` and `claude` (a ChatGPT or
-Claude export's `conversations.json`), `slack` (a Slack export's folder), or `auto` to detect
-one. Bad records
+Claude export's `conversations.json`), `slack` (a Slack export's folder), `whatsapp` (a chat
+exported from WhatsApp), or `auto` to detect one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
 one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
 an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
@@ -39,6 +39,8 @@ from engine.ingest.sharegpt import read_sharegpt
 from engine.ingest.slack import read_slack
 from engine.ingest.slack_export import is_slack_export
 from engine.ingest.turns import Turns
+from engine.ingest.whatsapp import HEADER as WHATSAPP_HEADER
+from engine.ingest.whatsapp import read_whatsapp
 
 __all__ = [
     "CHAT_FORMATS",
@@ -173,6 +175,8 @@ def _sniff(head: str) -> str | None:
     if head.startswith("{"):
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
+    if WHATSAPP_HEADER.fullmatch(head.partition("\n")[0].rstrip("\r")):
+        return "whatsapp"
     header = next(csv.reader([head.partition("\n")[0]]), [])
     names = {COLUMNS.get(cell.strip().lower()) for cell in header}
     return "csv" if {"role", "content"} <= names else None
@@ -289,4 +293,5 @@ _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "chatgpt": read_chatgpt,
     "claude": read_claude,
     "slack": read_slack,
+    "whatsapp": read_whatsapp,
 }
