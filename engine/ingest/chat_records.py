@@ -13,7 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: The chat-log formats the readers know (`ReadResult.format`).
 ChatFormat = Literal[
-    "openai-jsonl", "sharegpt", "locomo", "csv", "chatgpt", "claude", "slack", "whatsapp"
+    "openai-jsonl",
+    "sharegpt",
+    "locomo",
+    "csv",
+    "chatgpt",
+    "claude",
+    "slack",
+    "whatsapp",
+    "telegram",
 ]
 #: What `format=` may name: a `ChatFormat`, or "auto" to detect it.
 IngestFormat = Literal["auto", ChatFormat]

@@ -2,7 +2,8 @@
 
 Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, `chatgpt` and `claude` (a ChatGPT or
 Claude export's `conversations.json`), `slack` (a Slack export's folder), `whatsapp` (a chat
-exported from WhatsApp), or `auto` to detect one. Bad records
+exported from WhatsApp), `telegram` (a Telegram Desktop export's `result.json`), or `auto` to
+detect one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
 one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
 an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
@@ -38,6 +39,7 @@ from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.sharegpt import read_sharegpt
 from engine.ingest.slack import read_slack
 from engine.ingest.slack_export import is_slack_export
+from engine.ingest.telegram import is_telegram, read_telegram
 from engine.ingest.turns import Turns
 from engine.ingest.whatsapp import HEADER as WHATSAPP_HEADER
 from engine.ingest.whatsapp import read_whatsapp
@@ -172,6 +174,8 @@ def _sniff(head: str) -> str | None:
         if any(key in head for key in ('"sample_id"', '"speaker_a"', '"qa"', '"conversation"')):
             return "locomo"
         return None
+    if is_telegram(head):
+        return "telegram"
     if head.startswith("{"):
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
@@ -294,4 +298,5 @@ _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "claude": read_claude,
     "slack": read_slack,
     "whatsapp": read_whatsapp,
+    "telegram": read_telegram,
 }

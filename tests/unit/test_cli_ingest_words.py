@@ -79,7 +79,7 @@ def test_a_file_of_no_known_format_names_the_format_option(
     said = capsys.readouterr().err.strip()
     assert said.startswith("graphmem: error: cannot tell the chat-log format of")
     assert said.endswith("pass --format one of ('openai-jsonl', 'sharegpt', 'locomo', 'csv', "
-                         "'chatgpt', 'claude', 'slack', 'whatsapp')")  # fmt: skip
+                         "'chatgpt', 'claude', 'slack', 'whatsapp', 'telegram')")  # fmt: skip
 
 
 def test_a_path_that_does_not_exist_is_named_before_anything_starts(
