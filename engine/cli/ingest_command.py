@@ -201,7 +201,8 @@ def ingest_parser(sub: Any) -> None:
         default="auto",
         help="what the logs are (default: told from each file); chatgpt and claude read an "
         "export's conversations.json, slack an unpacked workspace export's folder, whatsapp a "
-        "chat's exported .txt, telegram a Telegram Desktop export's result.json",
+        "chat's exported .txt, telegram a Telegram Desktop export's result.json, discord a "
+        "channel's DiscordChatExporter JSON",
     )
     ingest.add_argument(
         "--delimiter",

@@ -22,6 +22,7 @@ ChatFormat = Literal[
     "slack",
     "whatsapp",
     "telegram",
+    "discord",
 ]
 #: What `format=` may name: a `ChatFormat`, or "auto" to detect it.
 IngestFormat = Literal["auto", ChatFormat]

@@ -2,8 +2,8 @@
 
 Formats: `openai-jsonl`, `sharegpt`, `locomo`, `csv`, `chatgpt` and `claude` (a ChatGPT or
 Claude export's `conversations.json`), `slack` (a Slack export's folder), `whatsapp` (a chat
-exported from WhatsApp), `telegram` (a Telegram Desktop export's `result.json`), or `auto` to
-detect one. Bad records
+exported from WhatsApp), `telegram` (a Telegram Desktop export's `result.json`), `discord` (a
+channel exported by DiscordChatExporter), or `auto` to detect one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
 one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
 an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
@@ -34,6 +34,7 @@ from engine.ingest.chat_records import ChatFormat, ChatRecord, ReadError, ReadRe
 from engine.ingest.chatgpt import read_chatgpt
 from engine.ingest.claude import read_claude
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
+from engine.ingest.discord import is_discord, read_discord
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.sharegpt import read_sharegpt
@@ -176,6 +177,8 @@ def _sniff(head: str) -> str | None:
         return None
     if is_telegram(head):
         return "telegram"
+    if is_discord(head):
+        return "discord"
     if head.startswith("{"):
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
@@ -299,4 +302,5 @@ _READERS: dict[str, Callable[[SourceFile], Iterator[Item]]] = {
     "slack": read_slack,
     "whatsapp": read_whatsapp,
     "telegram": read_telegram,
+    "discord": read_discord,
 }
