@@ -1,4 +1,4 @@
-"""How many MCP sessions one token may hold open at once over HTTP.
+"""How many MCP sessions one token (or a tokenless server's clients) may hold open at once.
 
 The SDK caps the sessions of a whole server (10,000) and keeps an idle one for 30 minutes: a
 client with any one token opened them all in minutes, and every other token's client was then
@@ -8,6 +8,10 @@ token is refused (429) until one of its own ends: its client's DELETE, the SDK f
 (a request for it answered 404), or `SESSION_IDLE_S` without a request, the SDK's idle timeout
 (passed to it explicitly: `http_gate.run_http`). An opening still being answered counts, so
 openings sent at once cannot pass together.
+
+A server without a token (`--no-token`, loopback only) has no principal to count by: its
+clients share one budget of `PER_TOKEN` sessions (`TokenlessCap`). Its client's address tells
+no one apart: any local account can send from any of the 2**24 addresses of 127.0.0.0/8.
 """
 
 from __future__ import annotations
@@ -17,15 +21,16 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from starlette.types import Message, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SESSION_IDLE_S = 30 * 60
 PER_TOKEN = 100
 _HEADER = b"mcp-session-id"
 _REFUSED = (
-    "too many open sessions for this token ({limit}): end one (an HTTP DELETE of its "
+    "too many open sessions for {whom} ({limit}): end one (an HTTP DELETE of its "
     "mcp-session-id) or wait until an idle one expires"
 )
+_TOKENLESS = "(no token)"
 
 App = Callable[[Send], Awaitable[None]]
 
@@ -50,8 +55,10 @@ class SessionCap:
         per_token: int = PER_TOKEN,
         idle_s: float = SESSION_IDLE_S,
         clock: Callable[[], float] = time.monotonic,
+        whom: str = "this token",
     ) -> None:
         self.per_token, self.idle_s, self._clock = per_token, idle_s, clock
+        self.whom = whom  # who is refused, in the refusal's words
         self._held: dict[str, _Held] = {}
 
     def _of(self, principal: str) -> _Held:
@@ -76,7 +83,7 @@ class SessionCap:
                 await app(send)
                 return
             if len(held.sessions) + held.opening >= self.per_token:
-                await _refuse(send, self.per_token)
+                await _refuse(send, _REFUSED.format(whom=self.whom, limit=self.per_token))
                 return
             await self._opening(held, send, app)
             return
@@ -113,6 +120,25 @@ class SessionCap:
             session.last = self._clock()
 
 
+class TokenlessCap:
+    """ASGI middleware of a server without a token: its clients hold at most `PER_TOKEN`
+    sessions open between them (429 past it)."""
+
+    def __init__(self, app: ASGIApp, sessions: SessionCap | None = None) -> None:
+        self.app = app
+        self.sessions = sessions or SessionCap(whom="clients without a token")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def app(answer: Send) -> None:
+            await self.app(scope, receive, answer)
+
+        await self.sessions.serve(_TOKENLESS, scope, send, app)
+
+
 def _on_start(send: Send, started: Callable[[int, dict[bytes, bytes]], None]) -> Send:
     """`send`, telling `started` the status and headers of the answer as it starts."""
 
@@ -131,13 +157,9 @@ def _session_id(scope: Scope) -> str | None:
     return None
 
 
-async def _refuse(send: Send, limit: int) -> None:
+async def _refuse(send: Send, message: str) -> None:
     body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {"code": -32000, "message": _REFUSED.format(limit=limit)},
-        }
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
     ).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 429, "headers": headers})
