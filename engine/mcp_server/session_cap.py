@@ -9,6 +9,12 @@ token is refused (429) until one of its own ends: its client's DELETE, the SDK f
 (passed to it explicitly: `http_gate.run_http`). An opening still being answered counts, so
 openings sent at once cannot pass together.
 
+A session's DELETE waits (at most `HAND_ON_S`) for its requests already answered to return:
+the SDK answers a notification (202) before it hands it to the session, and a client leaving
+during a call sends the call's cancellation, then the DELETE, at once. The handing on then met
+a closed session, and the SDK logged the ClosedResourceError, then tried a second answer, which
+uvicorn refused with a traceback of its own.
+
 A server without a token (`--no-token`, loopback only) has no principal to count by: its
 clients share one budget of `PER_TOKEN` sessions (`TokenlessCap`). Its client's address tells
 no one apart: any local account can send from any of the 2**24 addresses of 127.0.0.0/8.
@@ -21,10 +27,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SESSION_IDLE_S = 30 * 60
 PER_TOKEN = 100
+HAND_ON_S = 5.0
 _HEADER = b"mcp-session-id"
 _REFUSED = (
     "too many open sessions for {whom} ({limit}): end one (an HTTP DELETE of its "
@@ -39,6 +47,13 @@ App = Callable[[Send], Awaitable[None]]
 class _Session:
     last: float
     in_flight: int = 0
+    handing_on: set[anyio.Event] = field(default_factory=set)  # answered, still running
+
+    async def handed_on(self) -> None:
+        """Wait until the requests already answered have returned (at most `HAND_ON_S`)."""
+        with anyio.move_on_after(HAND_ON_S):
+            for running in list(self.handing_on):
+                await running.wait()
 
 
 @dataclass
@@ -101,7 +116,7 @@ class SessionCap:
 
         held.opening += 1
         try:
-            await app(_on_start(send, started))
+            await app(_watched(send, started))
         finally:
             held.opening -= 1
 
@@ -112,11 +127,16 @@ class SessionCap:
             if status == 404 or (method == "DELETE" and 200 <= status < 300):
                 held.sessions.pop(sid, None)
 
+        if method == "DELETE":
+            await session.handed_on()
+        running = anyio.Event()
         session.in_flight += 1
         try:
-            await app(_on_start(send, started))
+            await app(_watched(send, started, lambda: session.handing_on.add(running)))
         finally:
             session.in_flight -= 1
+            session.handing_on.discard(running)
+            running.set()
             session.last = self._clock()
 
 
@@ -139,12 +159,19 @@ class TokenlessCap:
         await self.sessions.serve(_TOKENLESS, scope, send, app)
 
 
-def _on_start(send: Send, started: Callable[[int, dict[bytes, bytes]], None]) -> Send:
-    """`send`, telling `started` the status and headers of the answer as it starts."""
+def _watched(
+    send: Send,
+    started: Callable[[int, dict[bytes, bytes]], None],
+    answered: Callable[[], object] = lambda: None,
+) -> Send:
+    """`send`, telling `started` the status and headers of the answer as it starts, and
+    `answered` before its last part goes out (before its client can act on it)."""
 
     async def watching(message: Message) -> None:
         if message["type"] == "http.response.start":
             started(message["status"], dict(message.get("headers", [])))
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            answered()
         await send(message)
 
     return watching
