@@ -2,13 +2,17 @@
 // never lowered: an older export over a live entity keeps the larger mentions, the later
 // last_seen, the earlier first_seen, every alias the entity has now (a name merged into it
 // since stays found) and its type when the export has none (typed since). Its load marks join
-// those the entity holds (the last $marks_kept).
+// those the entity holds (the last $marks_kept). The MERGE tells which entities it created
+// (`creating` lives only in this statement), what the import reports as new: of two imports
+// of one file at once, each counts those it wrote first.
 UNWIND $rows AS row
 MERGE (e:Entity {user_id: $user_id, key: row.key})
-WITH e, row, coalesce(e.aliases, []) AS held, coalesce(e.alias_keys, []) AS held_keys
-WITH e, row, held + [a IN row.aliases WHERE NOT a IN held] AS aliases,
+ON CREATE SET e.creating = true
+WITH e, row, e.creating IS NOT NULL AS created, coalesce(e.aliases, []) AS held,
+     coalesce(e.alias_keys, []) AS held_keys
+WITH e, row, created, held + [a IN row.aliases WHERE NOT a IN held] AS aliases,
      held_keys + [k IN row.alias_keys WHERE NOT k IN held_keys] AS alias_keys
-SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name,
+SET e.creating = null, e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name,
     e.type = coalesce(row.type, e.type), e.aliases = aliases,
     e.alias_keys = alias_keys,
     e.aliases_text = CASE WHEN size(aliases) = 0 THEN null
@@ -23,4 +27,4 @@ SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = row.name,
                               + [m IN row.load_marks WHERE NOT m IN coalesce(e.load_marks, [])])
                              [-$marks_kept..] END,
     e.created_at = row.created_at, e.updated_at = row.updated_at, e.user_key = $user_key
-RETURN count(e) AS result
+RETURN collect(CASE WHEN created THEN e.uid END) AS result

@@ -3,12 +3,16 @@
 // role, time, session, source, index terms and metadata are never replaced by a file's. An
 // extraction that succeeded since the export stays too: a held episode that is not 'failed'
 // keeps its status and error (an older export does not make it a dead letter again, extracted
-// anew when the message is added again).
+// anew when the message is added again). The MERGE tells which episodes it created
+// (`creating` lives only in this statement), what the import reports as new; their MENTIONS
+// edges follow (restore_episode_mentions).
 UNWIND $rows AS row
 MERGE (p:Episode {user_id: $user_id, uid: row.uid})
-WITH p, row, p.content IS NOT NULL AS held
-WITH p, row, held, held AND coalesce(p.status, 'ok') <> 'failed' AS extracted
-SET p.session_id = CASE WHEN held THEN p.session_id ELSE row.session_id END,
+ON CREATE SET p.creating = true
+WITH p, row, p.creating IS NOT NULL AS created, p.content IS NOT NULL AS held
+WITH p, row, created, held, held AND coalesce(p.status, 'ok') <> 'failed' AS extracted
+SET p.creating = null,
+    p.session_id = CASE WHEN held THEN p.session_id ELSE row.session_id END,
     p.role = CASE WHEN held THEN p.role ELSE row.role END,
     p.speaker = CASE WHEN held THEN p.speaker ELSE row.speaker END,
     p.content = CASE WHEN held THEN p.content ELSE row.content END,
@@ -23,8 +27,4 @@ SET p.session_id = CASE WHEN held THEN p.session_id ELSE row.session_id END,
     p.terms = CASE WHEN held THEN p.terms ELSE row.terms END,
     p.terms_v = CASE WHEN held THEN p.terms_v ELSE row.terms_v END,
     p.undated = CASE WHEN held THEN p.undated WHEN row.undated THEN true END
-WITH p, row
-UNWIND row.entity_uids AS entity_uid
-MATCH (e:Entity {user_id: $user_id, uid: entity_uid})
-MERGE (p)-[:MENTIONS]->(e)
-RETURN count(*) AS result
+RETURN collect(CASE WHEN created THEN p.uid END) AS result

@@ -7,6 +7,8 @@
 // user's history has a change event for it ($change_events, an UPDATE whose detail is one of
 // $unchanged_details excepted) later than row.changed_at, the latest in the file; otherwise,
 // and for a fact the user does not hold (deleted, or never had), they are the exported ones.
+// The MERGE tells which facts it created (`creating` lives only in this statement), what the
+// import reports as new.
 UNWIND $rows AS row
 OPTIONAL MATCH (h:History {user_id: $user_id, target_uid: row.uid})
 WHERE h.event IN $change_events AND NOT coalesce(h.detail, '') IN $unchanged_details
@@ -14,14 +16,15 @@ WITH row, max(h.ts) AS held_changed
 MATCH (s:Entity {user_id: $user_id, uid: row.subject_uid})
 MATCH (o:Entity {user_id: $user_id, uid: row.object_uid})
 MERGE (f:Fact {user_id: $user_id, uid: row.uid})
-WITH s, o, row, f, coalesce(f.episodes, []) AS held,
+ON CREATE SET f.creating = true
+WITH s, o, row, f, f.creating IS NOT NULL AS created, coalesce(f.episodes, []) AS held,
      f.text IS NOT NULL AND held_changed IS NOT NULL
      AND (row.changed_at IS NULL OR held_changed > row.changed_at) AS kept
 // A vector of the text replaced goes (restore_fact_embeddings writes the exported one next):
 // FalkorDB leaves a vector set over another one unchanged.
 FOREACH (_ IN CASE WHEN NOT kept AND f.text <> row.text THEN [1] ELSE [] END |
   SET f.embedding = null)
-SET f.id = row.uid, f.predicate = row.predicate,
+SET f.creating = null, f.id = row.uid, f.predicate = row.predicate,
     f.text = CASE WHEN kept THEN f.text ELSE row.text END,
     f.valid_at = CASE WHEN kept THEN f.valid_at ELSE row.valid_at END,
     f.valid_unit = CASE WHEN kept THEN f.valid_unit ELSE row.valid_unit END,
@@ -38,4 +41,4 @@ SET f.id = row.uid, f.predicate = row.predicate,
     f.episodes = held + [e IN row.episodes WHERE NOT e IN held]
 MERGE (f)-[:SUBJECT]->(s)
 MERGE (f)-[:OBJECT]->(o)
-RETURN count(f) AS result
+RETURN collect(CASE WHEN created THEN f.uid END) AS result

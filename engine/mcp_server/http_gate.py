@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.errors import ConfigError
 from engine.mcp_server.addresses import is_loopback, url_host
-from engine.mcp_server.session_cap import SESSION_IDLE_S, SessionCap
+from engine.mcp_server.session_cap import SESSION_IDLE_S, SessionCap, TokenlessCap
 from engine.mcp_server.tokens import Grant, TokenTable
 
 GRANT_CLAIM = "graphmem_user"
@@ -171,10 +171,11 @@ def rebinding_guard(host: str) -> TransportSecuritySettings | None:
 
 def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | None) -> None:
     """Serve `server`'s streamable-HTTP app on `sock` (see `listen`; its address `host`)
-    behind the gate (none when `tokens` is None), until the process is stopped. No access
-    log: a refused URL could carry a token. Each call is answered with one JSON body: an
-    answer on an event stream was cut by a stop (the SSE library ends every stream at once)
-    while the call went on, so its client never learnt that it was done."""
+    behind the gate (when `tokens` is None, behind the one session cap of all its clients),
+    until the process is stopped. No access log: a refused URL could carry a token. Each
+    call is answered with one JSON body: an answer on an event stream was cut by a stop (the
+    SSE library ends every stream at once) while the call went on, so its client never
+    learnt that it was done."""
     import anyio
     import uvicorn
 
@@ -185,7 +186,6 @@ def run_http(server: Any, sock: socket.socket, host: str, tokens: TokenTable | N
         session_idle_timeout=SESSION_IDLE_S,
         json_response=True,
     )
-    if tokens is not None:
-        app = BearerGate(app, tokens)
+    app = TokenlessCap(app) if tokens is None else BearerGate(app, tokens)
     config = uvicorn.Config(app, log_config=None, access_log=False)
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))

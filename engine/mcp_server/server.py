@@ -170,7 +170,9 @@ class GraphmemMCP(MCPServer[Any]):
         one shape, whoever refused it (`tool_errors.refusal_text`), and is logged as one
         WARNING naming the tool and the kind of error, without the text of an error about the
         call (it quotes what the caller sent, which the answer alone carries back); the text
-        of an error about the server is logged, not answered (`tool_errors.logged_error`)."""
+        of an error about the server is logged, not answered (`tool_errors.logged_error`). A
+        call its client cancelled runs to its end (its thread is not cut) and is one INFO
+        line."""
         if self._arguments is None:  # the tools are all registered by the first call
             listed = await self.list_tools()
             self._arguments = {t.name: list(t.input_schema.get("properties", {})) for t in listed}
@@ -179,7 +181,12 @@ class GraphmemMCP(MCPServer[Any]):
             unknown = sorted(set(arguments) - set(known)) if known is not None else []
             if unknown:
                 raise InvalidInputError(_unknown_arguments(name, unknown, known or []))
-            return await super().call_tool(name, arguments, context)
+            answer = await super().call_tool(name, arguments, context)
+            await anyio.lowlevel.checkpoint()  # a cancellation held while the tool's thread ran
+            return answer
+        except anyio.get_cancelled_exc_class():
+            _log.info("%s: its client cancelled the call (it left or gave up): unanswered", name)
+            raise
         except UnexpectedToolError as exc:  # a crash: the SDK logs it with its traceback
             raise UnexpectedToolError(crash_text(name)) from exc
         except (ToolError, InvalidInputError) as exc:

@@ -1,4 +1,4 @@
-"""How many MCP sessions one token may hold open at once over HTTP.
+"""How many MCP sessions one token (or a tokenless server's clients) may hold open at once.
 
 The SDK caps the sessions of a whole server (10,000) and keeps an idle one for 30 minutes: a
 client with any one token opened them all in minutes, and every other token's client was then
@@ -8,6 +8,16 @@ token is refused (429) until one of its own ends: its client's DELETE, the SDK f
 (a request for it answered 404), or `SESSION_IDLE_S` without a request, the SDK's idle timeout
 (passed to it explicitly: `http_gate.run_http`). An opening still being answered counts, so
 openings sent at once cannot pass together.
+
+A session's DELETE waits (at most `HAND_ON_S`) for its requests already answered to return:
+the SDK answers a notification (202) before it hands it to the session, and a client leaving
+during a call sends the call's cancellation, then the DELETE, at once. The handing on then met
+a closed session, and the SDK logged the ClosedResourceError, then tried a second answer, which
+uvicorn refused with a traceback of its own.
+
+A server without a token (`--no-token`, loopback only) has no principal to count by: its
+clients share one budget of `PER_TOKEN` sessions (`TokenlessCap`). Its client's address tells
+no one apart: any local account can send from any of the 2**24 addresses of 127.0.0.0/8.
 """
 
 from __future__ import annotations
@@ -17,15 +27,18 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from starlette.types import Message, Scope, Send
+import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SESSION_IDLE_S = 30 * 60
 PER_TOKEN = 100
+HAND_ON_S = 5.0
 _HEADER = b"mcp-session-id"
 _REFUSED = (
-    "too many open sessions for this token ({limit}): end one (an HTTP DELETE of its "
+    "too many open sessions for {whom} ({limit}): end one (an HTTP DELETE of its "
     "mcp-session-id) or wait until an idle one expires"
 )
+_TOKENLESS = "(no token)"
 
 App = Callable[[Send], Awaitable[None]]
 
@@ -34,6 +47,13 @@ App = Callable[[Send], Awaitable[None]]
 class _Session:
     last: float
     in_flight: int = 0
+    handing_on: set[anyio.Event] = field(default_factory=set)  # answered, still running
+
+    async def handed_on(self) -> None:
+        """Wait until the requests already answered have returned (at most `HAND_ON_S`)."""
+        with anyio.move_on_after(HAND_ON_S):
+            for running in list(self.handing_on):
+                await running.wait()
 
 
 @dataclass
@@ -50,8 +70,10 @@ class SessionCap:
         per_token: int = PER_TOKEN,
         idle_s: float = SESSION_IDLE_S,
         clock: Callable[[], float] = time.monotonic,
+        whom: str = "this token",
     ) -> None:
         self.per_token, self.idle_s, self._clock = per_token, idle_s, clock
+        self.whom = whom  # who is refused, in the refusal's words
         self._held: dict[str, _Held] = {}
 
     def _of(self, principal: str) -> _Held:
@@ -76,7 +98,7 @@ class SessionCap:
                 await app(send)
                 return
             if len(held.sessions) + held.opening >= self.per_token:
-                await _refuse(send, self.per_token)
+                await _refuse(send, _REFUSED.format(whom=self.whom, limit=self.per_token))
                 return
             await self._opening(held, send, app)
             return
@@ -94,7 +116,7 @@ class SessionCap:
 
         held.opening += 1
         try:
-            await app(_on_start(send, started))
+            await app(_watched(send, started))
         finally:
             held.opening -= 1
 
@@ -105,20 +127,51 @@ class SessionCap:
             if status == 404 or (method == "DELETE" and 200 <= status < 300):
                 held.sessions.pop(sid, None)
 
+        if method == "DELETE":
+            await session.handed_on()
+        running = anyio.Event()
         session.in_flight += 1
         try:
-            await app(_on_start(send, started))
+            await app(_watched(send, started, lambda: session.handing_on.add(running)))
         finally:
             session.in_flight -= 1
+            session.handing_on.discard(running)
+            running.set()
             session.last = self._clock()
 
 
-def _on_start(send: Send, started: Callable[[int, dict[bytes, bytes]], None]) -> Send:
-    """`send`, telling `started` the status and headers of the answer as it starts."""
+class TokenlessCap:
+    """ASGI middleware of a server without a token: its clients hold at most `PER_TOKEN`
+    sessions open between them (429 past it)."""
+
+    def __init__(self, app: ASGIApp, sessions: SessionCap | None = None) -> None:
+        self.app = app
+        self.sessions = sessions or SessionCap(whom="clients without a token")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def app(answer: Send) -> None:
+            await self.app(scope, receive, answer)
+
+        await self.sessions.serve(_TOKENLESS, scope, send, app)
+
+
+def _watched(
+    send: Send,
+    started: Callable[[int, dict[bytes, bytes]], None],
+    answered: Callable[[], object] = lambda: None,
+) -> Send:
+    """`send`, telling `started` the status and headers of the answer as it starts, and
+    `answered` before its last part goes out (before its client can act on it)."""
 
     async def watching(message: Message) -> None:
         if message["type"] == "http.response.start":
             started(message["status"], dict(message.get("headers", [])))
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            answered()
         await send(message)
 
     return watching
@@ -131,13 +184,9 @@ def _session_id(scope: Scope) -> str | None:
     return None
 
 
-async def _refuse(send: Send, limit: int) -> None:
+async def _refuse(send: Send, message: str) -> None:
     body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {"code": -32000, "message": _REFUSED.format(limit=limit)},
-        }
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
     ).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 429, "headers": headers})

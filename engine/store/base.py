@@ -263,6 +263,8 @@ class Written:
     mentions: dict[str, int] = field(default_factory=dict)  # of each fact, after the write
     added: frozenset[str] = frozenset()  # the facts this write created
     added_entities: frozenset[str] = frozenset()  # the entities this write created
+    added_episodes: frozenset[str] = frozenset()  # the episodes an import's write created
+    added_history: frozenset[str] = frozenset()  # the change events this write created
     predicates: frozenset[str] = frozenset()  # of the facts written
     episodes: tuple[EpisodeRow, ...] = ()  # the messages a `WriteBatch` wrote
     # a guard said no and nothing of the batch was written: its messages were stored (as

@@ -189,6 +189,8 @@ def restore_statements(
     vectors = _vector_rows(batch.fact_embeddings, param)
     add("restore_fact_embeddings", [{**row, "text": texts.get(row["uid"])} for row in vectors])
     add("restore_episodes", [{"terms": None, "terms_v": None, **row} for row in batch.episodes])
+    mentions = [{"uid": row["uid"], "entity_uids": row["entity_uids"]} for row in batch.episodes]
+    add("restore_episode_mentions", mentions)
     add("set_episode_embeddings", _vector_rows(batch.episode_embeddings, param))
     return out
 
@@ -228,6 +230,8 @@ def written(batch: AnyBatch, names: list[str], row: list[Any] | None) -> Written
     if row is None:
         return Written(stored_already=True)
     results = list(zip(names, row, strict=True))
+    if isinstance(batch, RestoreBatch):
+        return _restored(batch, dict(results))
     facts = [
         (uid, int(count), created)
         for name, result in results
@@ -235,8 +239,6 @@ def written(batch: AnyBatch, names: list[str], row: list[Any] | None) -> Written
         for uid, count, created in result
     ]
     mentions = {uid: count for uid, count, _ in facts}
-    if isinstance(batch, RestoreBatch):
-        return Written(mentions, predicates=frozenset(fact["predicate"] for fact in batch.facts))
     if isinstance(batch, MergeBatch):
         deleted = dict(results).get("delete_orphan_entities") or []
         return Written(predicates=frozenset(m.predicate for m in batch.moves), merged=bool(deleted))
@@ -249,6 +251,17 @@ def written(batch: AnyBatch, names: list[str], row: list[Any] | None) -> Written
         ),
         predicates=frozenset(fact.predicate for fact in batch.facts),
         episodes=tuple(batch.episodes),
+        added_history=frozenset(dict(results).get("create_history") or []),
+    )
+
+
+def _restored(batch: RestoreBatch, results: dict[str, Any]) -> Written:
+    """What an import's batch wrote: the records its statements created (by uid)."""
+    return Written(
+        added=frozenset(results.get("restore_facts") or []),
+        added_entities=frozenset(results.get("restore_entities") or []),
+        added_episodes=frozenset(results.get("restore_episodes") or []),
+        predicates=frozenset(fact["predicate"] for fact in batch.facts),
     )
 
 

@@ -1,39 +1,43 @@
-"""What an import found already there: how many of its records the target user held before
-it wrote them, so a report can tell new from held (an import is idempotent: the same file
-imported again writes every record onto one it holds, and nothing new).
+"""What an import found already there: of each kind, how many of its records its writes
+created (new to the user) and so how many they found stored (held). An import is
+idempotent: the same file imported again writes every record onto one it holds, and nothing
+new.
 
-Every count reads the target user's own records (`$user_id`), so what another user holds
-never counts.
+Counted from what the writes say they created (`Written`), not from reads before them: two
+imports of one file at once both read every record as new, while each record was created by
+one of them and found stored by the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from engine.store.base import GraphStore
-from engine.store.reads import Reads
-from engine.transfer.export import PAGE
-from engine.transfer.snapshot import GraphSnapshot
+from engine.store.base import Written
+from engine.transfer.report import ImportReport
 
 
-def held_facts(store: GraphStore, snapshot: GraphSnapshot) -> int:
-    """How many of the snapshot's facts (uids already derived for its user) the user holds."""
-    reads, uids = Reads(store), [f.uid for f in snapshot.facts]
-    held = 0
-    for start in range(0, len(uids), PAGE):
-        held += len(
-            {f.uid for f in reads.facts_by_uids(snapshot.user_id, uids[start : start + PAGE])}
+@dataclass
+class Created:
+    """The uids an import's writes created, by kind."""
+
+    entities: set[str] = field(default_factory=set)
+    facts: set[str] = field(default_factory=set)
+    episodes: set[str] = field(default_factory=set)
+    history: set[str] = field(default_factory=set)
+
+    def add(self, written: Written) -> None:
+        self.entities |= written.added_entities
+        self.facts |= written.added
+        self.episodes |= written.added_episodes
+        self.history |= written.added_history
+
+    def held_in(self, report: ImportReport) -> ImportReport:
+        """`report` (its records counted) with those not created here counted as held."""
+        return report.model_copy(
+            update={
+                "entities_held": report.entities - len(self.entities),
+                "facts_held": report.facts - len(self.facts),
+                "episodes_held": report.episodes - len(self.episodes),
+                "history_held": report.history - len(self.history),
+            }
         )
-    return held
-
-
-def held_messages(snapshot: GraphSnapshot, held: Mapping[str, Sequence[str]]) -> int:
-    """How many of the snapshot's messages land on one the user holds (`held_episodes`)."""
-    owned = {uid for uids in held.values() for uid in uids}
-    return sum(p.uid in owned for p in snapshot.episodes)
-
-
-def held_count(uids: Collection[str], owned: Collection[str]) -> int:
-    """How many of `uids` are among `owned`."""
-    owned = set(owned)
-    return sum(uid in owned for uid in uids)

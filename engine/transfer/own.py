@@ -31,12 +31,11 @@ __all__ = ["own_entity"]
 
 def own_entity(
     reads: Reads, snapshot: GraphSnapshot, source_user: str, source_own: str | None
-) -> tuple[GraphSnapshot, int, int]:
+) -> tuple[GraphSnapshot, int]:
     """The snapshot (rekeyed for its target, `snapshot.user_id`) with the record that becomes
-    the target's own written onto the node the target holds; 1 when that record is an entity
-    named as the target (0 otherwise); 1 when it lands on a held node of another key (which
-    `restore.adopt_existing` did not count as held). `source_own` is the key of the file's
-    own user's entity, if it has one.
+    the target's own written onto the node the target holds, and 1 when that record is an
+    entity named as the target (0 otherwise). `source_own` is the key of the file's own
+    user's entity, if it has one.
 
     Raises:
         InvalidInputError: two records of the file would both be the target's own entity.
@@ -45,15 +44,14 @@ def own_entity(
     uid = self_uid(target)
     mine = [e for e in snapshot.entities if e.uid == uid]
     if not mine:
-        return snapshot, 0, 0
+        return snapshot, 0
     if len(mine) > 1:
         raise InvalidInputError(_two_owns(mine, source_user, target, source_own))
     [record] = mine
     held = next(iter(reads.entities_by_uids(target, [uid])), None)
-    rekeyed = int(held is not None and held.key != record.key)
     named = source_user != target and record.key in {entity_key(target)} - {source_own}
     if not named:
-        return _onto(snapshot, record, held, record.mentions), 0, rekeyed
+        return _onto(snapshot, record, held, record.mentions), 0
     marker = _marker(record, uid, snapshot.exported_at)
     added = held is not None and marker.uid not in {h.uid for h in reads.history(target, uid)}
     mentions = record.mentions + (held.mentions if held is not None and added else 0)
@@ -65,7 +63,7 @@ def own_entity(
         if h.uid != marker.uid and (held is None or (h.target_uid, h.event) != (uid, "ADD"))
     ]
     history.append(marker)
-    return snapshot.model_copy(update={"history": history}), 1, rekeyed
+    return snapshot.model_copy(update={"history": history}), 1
 
 
 def _onto(

@@ -9,8 +9,10 @@ __all__ = ["ImportReport"]
 
 class ImportReport(BaseModel):
     """What an import wrote, and for whom: of each kind, the file's records (`entities`, ...,
-    all written), those the user held already (`entities_held`: written onto, nothing added)
-    and those new to the user (`entities_new`)."""
+    all written), those new to the user (`entities_new`: this import's writes created them)
+    and those it found stored when it wrote them (`entities_held`: written onto, nothing
+    added; held before, or stored meanwhile by another writer, such as a second import of
+    the file at once)."""
 
     user_id: str
     source_user_id: str

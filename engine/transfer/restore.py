@@ -34,7 +34,7 @@ from engine.store.reads import Reads
 from engine.transfer.checksums import for_target
 from engine.transfer.document import parse_snapshot
 from engine.transfer.export import PAGE, batch_records, read_all, snapshot_batches
-from engine.transfer.held import held_count, held_facts, held_messages
+from engine.transfer.held import Created
 from engine.transfer.import_limits import ImportLimits, checked
 from engine.transfer.own import own_entity
 from engine.transfer.progress import ImportProgressFn, Phase, encode_counted
@@ -224,30 +224,26 @@ def rekey(
     return _Remap(snapshot.user_id, user_id, entities, episodes, names).apply(snapshot)
 
 
-def adopt_existing(reads: Reads, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int, int]:
+def adopt_existing(reads: Reads, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
     """Point the snapshot at the entities the target already holds under the same keys, so
-    the `(user_id, key)` merge and the uids agree; return it, how many entities moved and
-    how many the target holds."""
+    the `(user_id, key)` merge and the uids agree; return it and how many entities moved."""
     moved: dict[str, str] = {}
-    held = 0
     for start in range(0, len(snapshot.entities), PAGE):
         part = snapshot.entities[start : start + PAGE]
         found = reads.entities_by_keys(snapshot.user_id, [e.key for e in part])
         for e in part:
             known = found.get(e.key)
-            held += known is not None and known.key == e.key
             if known is not None and known.key == e.key and known.uid != e.uid:
                 moved[e.uid] = known.uid
     if not moved:
-        return snapshot, 0, held
+        return snapshot, 0
     remap = _Remap(snapshot.user_id, snapshot.user_id, moved, {}, _own_names(snapshot))
-    return remap.apply(snapshot), len(moved), held
+    return remap.apply(snapshot), len(moved)
 
 
-def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnapshot, int]:
+def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> GraphSnapshot:
     """Point each event at the one the target already holds with the same content (target,
-    event, message, detail, time), so an import onto the events it came from adds none;
-    return the snapshot and how many of its events the target holds.
+    event, message, detail, time), so an import onto the events it came from adds none.
 
     An event's uid is hashed from its time to the clock's precision, and a file exported
     from FalkorDB before times were read exactly holds 15 significant digits: such an
@@ -258,12 +254,11 @@ def adopt_history(store: GraphStore, snapshot: GraphSnapshot) -> tuple[GraphSnap
         for h in read_all(store, "list_user_history", HistoryRecord, snapshot.user_id)
     }
     if not held:
-        return snapshot, 0
+        return snapshot
     history = [
         h.model_copy(update={"uid": held.get(_event_key(h), h.uid)}) for h in snapshot.history
     ]
-    count = held_count([h.uid for h in history], held.values())
-    return snapshot.model_copy(update={"history": history}), count
+    return snapshot.model_copy(update={"history": history})
 
 
 def _event_key(h: HistoryRecord) -> tuple[object, ...]:
@@ -336,10 +331,9 @@ def import_snapshot(
     snapshot = for_target(snapshot, target, holding)  # keyed as the target's add keys
     held = held_episodes(store, target, sorted({p.checksum for p in snapshot.episodes}))
     mine = next((e.key for e in snapshot.entities if e.uid == stable_uid(source_user, _SELF)), None)
-    snapshot, remapped, entities_held = adopt_existing(Reads(store), rekey(snapshot, target, held))
-    snapshot, made_own, onto_own = own_entity(Reads(store), snapshot, source_user, mine)
-    snapshot, history_held = adopt_history(store, snapshot)
-    facts_held = held_facts(store, snapshot)
+    snapshot, remapped = adopt_existing(Reads(store), rekey(snapshot, target, held))
+    snapshot, made_own = own_entity(Reads(store), snapshot, source_user, mine)
+    snapshot = adopt_history(store, snapshot)
     embedded = 0
     messages: dict[str, list[float]] = {}
     if embedder is not None:
@@ -353,22 +347,20 @@ def import_snapshot(
         messages = episode_vectors(snapshot.model_copy(update={"episodes": fresh}), embedder, phase)
     records = len(snapshot.entities) + len(snapshot.facts) + len(snapshot.episodes)
     written = Phase(progress, "records", records + len(snapshot.history))
+    created = Created()
     with bulk_writing(store, records):
         for batch in snapshot_batches(snapshot, episode_vectors=messages):
-            store.write(target, batch)
+            created.add(store.write(target, batch))
             written.advance(batch_records(batch))
-    return ImportReport(
+    report = ImportReport(
         user_id=target,
         source_user_id=source_user,
         entities=len(snapshot.entities),
         facts=len(snapshot.facts),
         episodes=len(snapshot.episodes),
         history=len(snapshot.history),
-        entities_held=entities_held + onto_own,
-        facts_held=facts_held,
-        episodes_held=held_messages(snapshot, held),
-        history_held=history_held,
         embedded=embedded,
         remapped=remapped,
         made_own=made_own,
     )
+    return created.held_in(report)

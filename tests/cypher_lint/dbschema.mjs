@@ -103,7 +103,7 @@ const parameters = {
 
 const propertyKeys = [
   'alias_keys', 'aliases', 'aliases_text', 'checksum', 'confidence', 'content', 'created_at',
-  'creating', // set and cleared within merge_facts and merge_entities: whether their MERGE created the node
+  'creating', // set and cleared within the statement whose MERGE created the node (merge_*, restore_*, create_history)
   'data', 'detail', 'embedding', 'episode_uid', 'episodes', 'error', 'event', 'first_seen',
   'format', 'id', 'invalid_at',
   'key', 'last_seen', 'load_marks', 'mentions', 'metadata', 'model', 'name', 'part', 'predicate', 'probe', 'role', 'secret', 'session_id',

@@ -1,7 +1,8 @@
 """What `graphmem mcp` writes to its log, over the wire: a failed call is one WARNING line
 naming the tool and the kind of error, never what the caller sent (names, ids, values: the
 answer carries those to the caller alone); an unknown id of `memory_history` answers that it
-was not found; the address of an IPv6 HTTP server is written bracketed."""
+was not found; the address of an IPv6 HTTP server is written bracketed; a client that leaves
+during a call is one line."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+import anyio
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, REFUSAL
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, REFUSAL, post
 
 SECRET = "zq-secret"  # in every argument of the failing calls: it must reach no log line
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -195,3 +200,47 @@ def test_an_llm_that_does_not_answer_is_named_without_its_address(tmp_path: Path
     for answer in (added, exported):
         assert address not in json.dumps(answer), answer
     assert f"unreachable: http://{address}/v1" in log  # the operator's detail
+
+
+async def _leave_during(url: str, tool: str, arguments: dict[str, Any]) -> None:
+    """An SDK client that gives up on a call after a second and leaves (it sends the call's
+    cancellation, then ends its session)."""
+    async with (
+        create_mcp_http_client() as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await client.initialize()
+        with anyio.move_on_after(1.0):
+            await client.call_tool(tool, arguments)
+
+
+def test_a_client_that_leaves_during_a_call_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """The session's end (the client's DELETE) raced the SDK's handing on of the call's
+    cancellation: the SDK logged its ClosedResourceError, then uvicorn "Exception in ASGI
+    application", two tracebacks for a client that left."""
+    port, log_path = _closed_port(), tmp_path / "server.log"
+    cmd = [GRAPHMEM, "--data-dir", str(tmp_path / "data"), "mcp", "--user", "erin", "--http",
+           "--no-token", "--port", str(port)]  # fmt: skip
+    facts = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
+    url = f"http://127.0.0.1:{port}/mcp"
+    with log_path.open("w") as log, subprocess.Popen(cmd, env=ENV, stderr=log) as proc:
+        try:
+            said = _wait_for(log_path, " ready: ")
+            anyio.run(_leave_during, url, "add_facts", {"facts": facts})
+            said = _wait_for(log_path, "left")
+            still = post(url, INITIALIZE)[0]
+        finally:
+            proc.terminate()
+    assert still == 200
+    assert "Traceback" not in said and " ERROR " not in said, said
+    (left,) = [line for line in said.splitlines() if "left" in line]
+    assert " INFO graphmem.mcp: add_facts: its client cancelled the call (it left" in left, left
+
+
+def _wait_for(log_path: Path, text: str) -> str:
+    deadline = time.monotonic() + 120
+    while text not in (said := log_path.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)  # what the server logs after it
+    return said

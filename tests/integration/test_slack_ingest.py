@@ -14,7 +14,7 @@ from engine.cli import main
 from engine.memory import Memory
 from engine.store.base import GraphStore
 from engine.transfer.export import read_snapshot
-from tests.slack_export import LEFT_OUT, SHOWN, write_export
+from tests.slack_export import LEFT_OUT, SHOWN, days, write_export
 
 
 def stored(store: GraphStore, user: str) -> list[tuple[str | None, ...]]:
@@ -103,3 +103,26 @@ def test_cli_ingests_an_export_folder(
     assert summary["formats"] == {str(folder): "slack"}
     assert (summary["files"], summary["day_files"]) == ([str(folder)], {str(folder): 3})
     assert summary["messages_pending"] == 5
+
+
+def test_a_message_of_another_channel_at_the_same_ts_is_another_message(
+    quiet_memory: Memory, store: GraphStore, tmp_path: Path
+) -> None:
+    """Slack's ts is unique per channel only: a message is its channel and ts (`source`), so
+    the same words at the same ts in #trips (a cross-post) are stored beside #general's, and
+    a rerun stores neither again."""
+    general = days()["general/2024-05-03.json"]
+    (cats,) = [m for m in general if m.get("user") == "U03CAT"]
+    trips = [*days()["trips/2024-05-03.json"], cats]
+    folder = write_export(tmp_path / "e", {"trips/2024-05-03.json": trips})
+
+    report = quiet_memory.ingest(folder, user_id="team", concurrency=1)
+    again = quiet_memory.ingest(folder, user_id="team", concurrency=1)
+
+    assert (report.messages_added, report.messages_skipped) == (6, 0)
+    assert (again.messages_added, again.messages_skipped) == (0, 6)
+    sources = [e.source for e in read_snapshot(store, "team").episodes]
+    assert sorted(s for s in sources if s.endswith(cats["ts"])) == [
+        f"C01GEN:{cats['ts']}",
+        f"C02TRIP:{cats['ts']}",
+    ]

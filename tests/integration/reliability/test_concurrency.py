@@ -24,6 +24,9 @@ from engine.models import AddResult
 from engine.normalize import entity_key
 from engine.store.base import GraphStore, WriteBatch, Written
 from engine.testing.scripted_llm import Reply, ScriptedLLM, ToolCall
+from engine.transfer.document import parse_snapshot
+from engine.transfer.export import read_snapshot
+from engine.transfer.report import ImportReport
 from tests.integration.reliability.conftest import Tally
 from tests.integration.reliability.graph_checks import duplicate_keys, half_written
 from tests.integration.reliability.helpers import extraction, llm_memory
@@ -316,3 +319,28 @@ def test_two_messages_naming_the_same_new_entities_at_once_add_each_once(
     uids = [e.uid for e in stored]
     assert history_events(store, uids) == {uid: ["ADD"] for uid in uids}
     tally.cases += 2 * len(stored)
+
+
+def test_two_imports_of_one_file_at_once_report_each_record_new_once(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, tally: Tally
+) -> None:
+    """Two imports of one export at once into a user holding nothing stored each record once,
+    but both reported every record new: each counted from what it read before either wrote."""
+    memory.add_facts(NEW_FACTS, "exporter")
+    memory.add("Owner 3 lent me Thing 7 yesterday.", "exporter")
+    exported = parse_snapshot(memory.export("exporter"))
+    both_read_before_either_writes(memory.store, monkeypatch)
+    reports: list[ImportReport] = []
+    run_threads(lambda _: reports.append(memory.import_(exported, user_id=USER)), 2)
+    stored = read_snapshot(memory.store, USER)
+    kinds = ("entities", "facts", "episodes", "history")
+    assert [len(getattr(stored, kind)) for kind in kinds] == [
+        len(getattr(exported, kind)) for kind in kinds
+    ]
+    assert duplicate_keys(memory.store, USER) == [] and stored.episodes
+    for kind in kinds:
+        new = [getattr(report, f"{kind}_new") for report in reports]
+        held = [getattr(report, f"{kind}_held") for report in reports]
+        assert sum(new) == len(getattr(stored, kind)), (kind, new)
+        assert [n + h for n, h in zip(new, held, strict=True)] == [len(getattr(stored, kind))] * 2
+    tally.cases += 2 * len(NEW_FACTS)

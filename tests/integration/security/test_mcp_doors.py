@@ -310,3 +310,27 @@ def test_one_token_cannot_take_every_session(server: Server) -> None:
     assert past == 429 and "too many open sessions for this token" in said
     assert others == 200
     assert ended == 200 and again == 200
+
+
+def test_clients_without_a_token_cannot_take_every_session(tmp_path: Path) -> None:
+    """A tokenless server's clients, whom nothing tells apart (any local account, from any
+    loopback address it binds), hold `PER_TOKEN` sessions between them; one of them opened
+    the SDK's 10,000 and every other was refused (503) until they expired."""
+    port = _free_port()
+    args = ["--user", "dave", "--http", "--no-token", "--port", str(port)]
+    proc = subprocess.Popen(
+        [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", *args], env=ENV, stderr=subprocess.DEVNULL
+    )
+    try:
+        _wait_for_port(port, proc)
+        url = f"http://127.0.0.1:{port}/mcp"
+        opened = [post(url, INITIALIZE) for _ in range(PER_TOKEN)]
+        past, _, said = post(url, INITIALIZE)
+        ended = _delete(url, {"mcp-session-id": opened[0][1]["mcp-session-id"]})
+        again = post(url, INITIALIZE)[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert [status for status, _, _ in opened] == [200] * PER_TOKEN
+    assert past == 429 and "too many open sessions for clients without a token" in said
+    assert ended == 200 and again == 200
