@@ -116,3 +116,15 @@ def test_a_time_that_does_not_exist_is_an_error_of_its_line(tmp_path: Path) -> N
     result = _read(tmp_path, "31.02.23, 21:15 - Ann: hi\n" + GERMAN)
     assert [e.location for e in result.errors] == ["line 1"]
     assert [r.content for r in result.records] == ["Ich wohne in Berlin."]
+
+
+def test_an_ios_export_that_starts_with_its_bracket_is_recognised(tmp_path: Path) -> None:
+    text = f"[31/12/2023, 21:15:03] Ann: {NOTICE}\n[31/12/2023, 21:15:09] Ann: Hi\n"
+    path = tmp_path / "WhatsApp Chat - Ann" / "_chat.txt"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    result = read_chat_log(path, user_id="ann")
+
+    assert result.format == "whatsapp"
+    assert [r.content for r in result.records][-1] == "Hi"
