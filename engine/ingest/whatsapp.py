@@ -36,6 +36,10 @@ HEADER = re.compile(
     r"(?P<rest>.*)"
 )
 _SPEAKER = re.compile(r"(?P<name>[^:]{1,80}?): (?P<text>.*)", re.DOTALL)
+# a quotation closed within a name; one left open says the colon is inside it (a notice
+# quoting a group's name: `Ann created group "Trip: Paris"`)
+_QUOTED = re.compile('\u201e[^\u201c]*\u201c|"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb')
+_OPENING_QUOTES = re.compile('["\u201c\u201e\u00ab]')
 _EDITED = re.compile(r"\s*<This message was edited>\s*$")
 _LEFT_OUT = {
     "media": re.compile(
@@ -143,7 +147,7 @@ def _records(
 def _said(message: _Message) -> tuple[str, str] | str:
     """The speaker and text of a message a person wrote, or why it is left out."""
     said = _SPEAKER.fullmatch("\n".join(message.lines).strip(_MARKS))
-    if said is None:
+    if said is None or _OPENING_QUOTES.search(_QUOTED.sub("", said["name"])):
         return "naming no one"
     content = _EDITED.sub("", said["text"].strip(_MARKS)).strip()
     reason = next((why for why, kind in _LEFT_OUT.items() if kind.fullmatch(content)), None)

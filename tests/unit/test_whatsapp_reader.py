@@ -128,3 +128,15 @@ def test_an_ios_export_that_starts_with_its_bracket_is_recognised(tmp_path: Path
 
     assert result.format == "whatsapp"
     assert [r.content for r in result.records][-1] == "Hi"
+
+
+def test_a_notice_quoting_a_colon_names_no_one(tmp_path: Path) -> None:
+    text = (
+        '12/31/23, 9:15 PM - Ann created group "Trip: Paris"\n'
+        '12/31/23, 9:16 PM - Ann changed the subject from "Trip" to "Trip: Paris 2024"\n'
+        "12/31/23, 9:17 PM - Ann changed the group name to \u201cTrip: Rome\u201d\n"
+        '12/31/23, 9:18 PM - Bob "B" Lee: We land at CDG\n'
+    )
+    result = _read(tmp_path, text)
+
+    assert [(r.speaker, r.content) for r in result.records] == [('Bob "B" Lee', "We land at CDG")]
