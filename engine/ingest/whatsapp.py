@@ -4,7 +4,8 @@ its text file: a message a line, `12/31/23, 9:15 PM - Ann: text` (Android) or
 
 A kept message is what a person wrote: role `user`, its speaker the name before the colon, its
 text with WhatsApp's "<This message was edited>" mark taken off. Left out, and counted in one
-warning at the end: lines that name no one (encryption notices, "Ann added Bob"), media left
+warning at the end: lines that name no one (encryption notices, "Ann added Bob", which an
+iPhone writes under the chat's name, after a U+200E mark), media left
 out of the export or attached ("<Media omitted>", "image omitted", "<attached: ...>"), deleted
 messages, missed calls. The dates are read in the file's own order (`whatsapp_dates`); a time
 has no zone in the file (it is the phone's) and is taken as UTC. Messages a header gives the
@@ -40,6 +41,7 @@ _SPEAKER = re.compile(r"(?P<name>[^:]{1,80}?): (?P<text>.*)", re.DOTALL)
 # quoting a group's name: `Ann created group "Trip: Paris"`)
 _QUOTED = re.compile('\u201e[^\u201c]*\u201c|"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb')
 _OPENING_QUOTES = re.compile('["\u201c\u201e\u00ab]')
+_WHATSAPPS = "\u200e"  # what an iPhone writes before the words WhatsApp puts in a message
 _EDITED = re.compile(r"\s*<This message was edited>\s*$")
 _LEFT_OUT = {
     "media": re.compile(
@@ -153,6 +155,8 @@ def _said(message: _Message) -> tuple[str, str] | str:
     reason = next((why for why, kind in _LEFT_OUT.items() if kind.fullmatch(content)), None)
     if reason is not None or not content:
         return reason or "empty"
+    if said["text"].startswith(_WHATSAPPS):  # an iPhone's notice, under the chat's name
+        return "naming no one"
     return said["name"].strip(_MARKS + " "), content
 
 

@@ -140,3 +140,17 @@ def test_a_notice_quoting_a_colon_names_no_one(tmp_path: Path) -> None:
     result = _read(tmp_path, text)
 
     assert [(r.speaker, r.content) for r in result.records] == [('Bob "B" Lee', "We land at CDG")]
+
+
+def test_an_ios_notice_under_the_chats_name_is_no_message(tmp_path: Path) -> None:
+    text = (
+        f"[31/12/2023, 21:15:03] Trip Paris: \u200e{NOTICE}\n"
+        "[31/12/2023, 21:15:04] Trip Paris: \u200eAnn added Bob\n"
+        "[31/12/2023, 21:16:10] Ann: We land at CDG\n"
+    )
+    result = _read(tmp_path, text, "Trip Paris/_chat.txt")
+
+    assert [(r.speaker, r.content) for r in result.records] == [("Ann", "We land at CDG")]
+    assert [w.reason for w in result.warnings] == [
+        "1 message read from 1 chat; left out 2: 2 naming no one"
+    ]
