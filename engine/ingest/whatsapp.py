@@ -32,8 +32,10 @@ from engine.ingest.whatsapp_dates import DATE, TIME, DateOrder, date_order, has_
 from engine.ingest.whatsapp_dates import message_time as header_time
 
 _MARKS = "\u200e\u200f\ufeff"
+_BETWEEN = r"(?:,? | à | klo )"  # between date and time: French phones write "à", Finnish "klo"
 HEADER = re.compile(
-    rf"[{_MARKS}]*(?:\[(?P<d1>{DATE}),? (?P<t1>{TIME})\] |(?P<d2>{DATE}),? (?P<t2>{TIME}) - )"
+    rf"[{_MARKS}]*(?:\[(?P<d1>{DATE}){_BETWEEN}(?P<t1>{TIME})\] "
+    rf"|(?P<d2>{DATE}){_BETWEEN}(?P<t2>{TIME}) - )"
     r"(?P<rest>.*)"
 )
 _SPEAKER = re.compile(r"(?P<name>[^:]{1,80}?): (?P<text>.*)", re.DOTALL)

@@ -154,3 +154,14 @@ def test_an_ios_notice_under_the_chats_name_is_no_message(tmp_path: Path) -> Non
     assert [w.reason for w in result.warnings] == [
         "1 message read from 1 chat; left out 2: 2 naming no one"
     ]
+
+
+def test_a_header_with_a_word_between_date_and_time_is_read(tmp_path: Path) -> None:
+    text = "31/12/2023 à 21:15 - Luc: Je déménage à Lyon\n[1.1.2024 klo 9.05.10] Eva: Hyvää\n"
+    result = _read(tmp_path, text)
+
+    assert result.format == "whatsapp" and result.errors == []
+    assert [(r.speaker, r.ts.isoformat() if r.ts else "") for r in result.records] == [
+        ("Luc", "2023-12-31T21:15:00+00:00"),
+        ("Eva", "2024-01-01T09:05:10+00:00"),
+    ]
