@@ -165,3 +165,19 @@ def test_a_header_with_a_word_between_date_and_time_is_read(tmp_path: Path) -> N
         ("Luc", "2023-12-31T21:15:00+00:00"),
         ("Eva", "2024-01-01T09:05:10+00:00"),
     ]
+
+
+def test_media_and_deleted_messages_are_left_out_in_other_languages(tmp_path: Path) -> None:
+    said = [
+        "<Medien ausgeschlossen>", "Diese Nachricht wurde gelöscht.", "<Médias omis>",
+        "Ce message a été supprimé", "<Multimedia omitido>", "Se eliminó este mensaje.",
+        "<Mídia oculta>", "Mensagem apagada", "IMG-20240101-WA0001.jpg (Datei angehängt)",
+        "\u200e<Anhang: 00000012-PHOTO-2024-01-01-09-00-00.jpg>", "Ich wohne in Berlin.",
+    ]  # fmt: skip
+    text = "".join(f"01.01.24, 09:{n:02} - Ann: {line}\n" for n, line in enumerate(said))
+    result = _read(tmp_path, text)
+
+    assert [r.content for r in result.records] == ["Ich wohne in Berlin."]
+    assert [w.reason for w in result.warnings] == [
+        "1 message read from 1 chat; left out 10: 6 media, 4 deleted"
+    ]
