@@ -44,7 +44,7 @@ _SPEAKER = re.compile(r"(?P<name>[^:]{1,80}?): (?P<text>.*)", re.DOTALL)
 _QUOTED = re.compile('\u201e[^\u201c]*\u201c|"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb')
 _OPENING_QUOTES = re.compile('["\u201c\u201e\u00ab]')
 _WHATSAPPS = "\u200e"  # what an iPhone writes before the words WhatsApp puts in a message
-_EDITED = re.compile(r"\s*<This message was edited>\s*$")
+_EDITED = re.compile(rf"[\s{_MARKS}]*<This message was edited>\s*$")
 # a file's name and "(file attached)" in English, German, French, Spanish, Portuguese, Italian
 _ATTACHED = (
     r"file attached|Datei angehängt|fichier joint|archivo adjunto|arquivo anexado|file allegato"

@@ -181,3 +181,9 @@ def test_media_and_deleted_messages_are_left_out_in_other_languages(tmp_path: Pa
     assert [w.reason for w in result.warnings] == [
         "1 message read from 1 chat; left out 10: 6 media, 4 deleted"
     ]
+
+
+def test_an_iphones_edit_mark_leaves_no_invisible_mark_behind(tmp_path: Path) -> None:
+    text = "[31/12/2023, 21:18:00] Bob: I love Montmartre\u200e <This message was edited>\n"
+    result = _read(tmp_path, text)
+    assert [r.content for r in result.records] == ["I love Montmartre"]
