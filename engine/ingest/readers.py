@@ -167,6 +167,9 @@ def _peek(file: SourceFile) -> str:
 
 def _sniff(head: str) -> str | None:
     """Guess the format from the start of a file; None when nothing fits."""
+    # before the JSON list: an iPhone's WhatsApp export starts with "[" too
+    if WHATSAPP_HEADER.fullmatch(head.partition("\n")[0].rstrip("\r")):
+        return "whatsapp"
     if head.startswith("["):
         # the first of these keys met names it: a later one may be inside a message's data
         found = [(head.find(key), fmt) for key, fmt in _LIST_KEYS.items() if key in head]
@@ -182,8 +185,6 @@ def _sniff(head: str) -> str | None:
     if head.startswith("{"):
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
-    if WHATSAPP_HEADER.fullmatch(head.partition("\n")[0].rstrip("\r")):
-        return "whatsapp"
     header = next(csv.reader([head.partition("\n")[0]]), [])
     names = {COLUMNS.get(cell.strip().lower()) for cell in header}
     return "csv" if {"role", "content"} <= names else None

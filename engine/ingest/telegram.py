@@ -18,6 +18,7 @@ source `<chat id>:<message id>`, the id Telegram gives a message within its chat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
@@ -30,6 +31,10 @@ from engine.ingest.tally import Tally
 from engine.ingest.turns import Turns
 
 _ACCOUNT_LISTS = ("chats", "left_chats")
+_CHAT_TYPE = re.compile(
+    r'"type":\s*"(?:personal_chat|bot_chat|saved_messages|replies'
+    r'|(?:private|public)_(?:group|supergroup|channel))"'
+)
 _MEDIA = ("photo", "file", "media_type", "sticker_emoji", "poll", "contact_information")
 
 
@@ -55,8 +60,13 @@ def read_telegram(file: SourceFile) -> Iterator[Item]:
 
 
 def is_telegram(head: str) -> bool:
-    """Whether the start of a JSON file is a Telegram Desktop export's."""
-    return head.startswith("{") and ('"date_unixtime"' in head or '"personal_information"' in head)
+    """Whether the start of a JSON file is a Telegram Desktop export's (one from before 2022
+    has no `date_unixtime`, but its chat's type is one of Telegram's)."""
+    return head.startswith("{") and (
+        '"date_unixtime"' in head
+        or '"personal_information"' in head
+        or bool(_CHAT_TYPE.search(head))
+    )
 
 
 def _is_account(data: object) -> bool:

@@ -4,13 +4,14 @@ its text file: a message a line, `12/31/23, 9:15 PM - Ann: text` (Android) or
 
 A kept message is what a person wrote: role `user`, its speaker the name before the colon, its
 text with WhatsApp's "<This message was edited>" mark taken off. Left out, and counted in one
-warning at the end: lines that name no one (encryption notices, "Ann added Bob"), media left
-out of the export or attached ("<Media omitted>", "image omitted", "<attached: ...>"), deleted
-messages, missed calls. The dates are read in the file's own order (`whatsapp_dates`); a time
-has no zone in the file (it is the phone's) and is taken as UTC. Messages a header gives the
-same time (Android writes minutes) are kept a second apart, in file order, so that "ok" said
-twice in a minute is two messages. Session and conversation id: the chat's name (the file's,
-or for an iOS `_chat.txt` its folder's); source `<file name>:<line>`.
+warning at the end: lines that name no one (encryption notices, "Ann added Bob", which an
+iPhone writes under the chat's name, after a U+200E mark), media left out of the export or
+attached ("<Media omitted>", "image omitted", "<attached: ...>", a whole message in <> in any
+language), deleted messages, missed calls. The dates are read in the file's own order
+(`whatsapp_dates`); a time has no zone in the file (it is the phone's) and is taken as UTC.
+Messages a header gives the same time (Android writes minutes) are kept a second apart, in file
+order, so that "ok" said twice in a minute is two messages. Session and conversation id: the
+chat's name (the file's, or for an iOS `_chat.txt` its folder's); source `<file name>:<line>`.
 """
 
 from __future__ import annotations
@@ -31,19 +32,38 @@ from engine.ingest.whatsapp_dates import DATE, TIME, DateOrder, date_order, has_
 from engine.ingest.whatsapp_dates import message_time as header_time
 
 _MARKS = "\u200e\u200f\ufeff"
+_BETWEEN = r"(?:,? | à | klo )"  # between date and time: French phones write "à", Finnish "klo"
 HEADER = re.compile(
-    rf"[{_MARKS}]*(?:\[(?P<d1>{DATE}),? (?P<t1>{TIME})\] |(?P<d2>{DATE}),? (?P<t2>{TIME}) - )"
+    rf"[{_MARKS}]*(?:\[(?P<d1>{DATE}){_BETWEEN}(?P<t1>{TIME})\] "
+    rf"|(?P<d2>{DATE}){_BETWEEN}(?P<t2>{TIME}) - )"
     r"(?P<rest>.*)"
 )
 _SPEAKER = re.compile(r"(?P<name>[^:]{1,80}?): (?P<text>.*)", re.DOTALL)
-_EDITED = re.compile(r"\s*<This message was edited>\s*$")
+# a quotation closed within a name; one left open says the colon is inside it (a notice
+# quoting a group's name: `Ann created group "Trip: Paris"`)
+_QUOTED = re.compile('\u201e[^\u201c]*\u201c|"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb')
+_OPENING_QUOTES = re.compile('["\u201c\u201e\u00ab]')
+_WHATSAPPS = "\u200e"  # what an iPhone writes before the words WhatsApp puts in a message
+_EDITED = re.compile(rf"[\s{_MARKS}]*<This message was edited>\s*$")
+# a file's name and "(file attached)" in English, German, French, Spanish, Portuguese, Italian
+_ATTACHED = (
+    r"file attached|Datei angehängt|fichier joint|archivo adjunto|arquivo anexado|file allegato"
+)
+_DELETED = (
+    "This message was deleted|You deleted this message|Diese Nachricht wurde gelöscht"
+    "|Du hast diese Nachricht gelöscht|Ce message a été supprimé|Vous avez supprimé ce message"
+    "|Se eliminó este mensaje|Eliminaste este mensaje|Mensagem apagada|Você apagou esta mensagem"
+    "|Questo messaggio è stato eliminato|Hai eliminato questo messaggio"
+)
 _LEFT_OUT = {
     "media": re.compile(
-        r"<Media omitted>|(?:image|video|audio|sticker|GIF|document|Contact card) omitted"
-        r"|<attached: [^>]*>|.+\.\w{2,4} \(file attached\)",
+        # a whole message in <...> is WhatsApp's, in any language: "<Media omitted>",
+        # "<Medien ausgeschlossen>", an iPhone's "<attached: f.jpg>", "<Anhang: f.jpg>"
+        r"<[^<>\n]{1,100}>|(?:image|video|audio|sticker|GIF|document|Contact card) omitted"
+        rf"|.+\.\w{{2,4}} \((?:{_ATTACHED})\)",
         re.IGNORECASE,
     ),
-    "deleted": re.compile(r"This message was deleted\.?|You deleted this message\.?"),
+    "deleted": re.compile(rf"(?:{_DELETED})\.?"),
     "calls": re.compile(r"Missed (?:voice|video|group voice|group video) call.*"),
     "view once": re.compile(r"null"),
 }
@@ -143,12 +163,14 @@ def _records(
 def _said(message: _Message) -> tuple[str, str] | str:
     """The speaker and text of a message a person wrote, or why it is left out."""
     said = _SPEAKER.fullmatch("\n".join(message.lines).strip(_MARKS))
-    if said is None:
+    if said is None or _OPENING_QUOTES.search(_QUOTED.sub("", said["name"])):
         return "naming no one"
     content = _EDITED.sub("", said["text"].strip(_MARKS)).strip()
     reason = next((why for why, kind in _LEFT_OUT.items() if kind.fullmatch(content)), None)
     if reason is not None or not content:
         return reason or "empty"
+    if said["text"].startswith(_WHATSAPPS):  # an iPhone's notice, under the chat's name
+        return "naming no one"
     return said["name"].strip(_MARKS + " "), content
 
 

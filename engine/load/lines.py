@@ -114,7 +114,8 @@ def _decoded(number: int, raw: bytes) -> str | LineError:
     if len(raw) > _MAX_LINE_BYTES:
         return LineError(number, f"the line has {len(raw)} bytes; the limit is {_MAX_LINE_BYTES}")
     try:
-        text = raw.decode("utf-8").rstrip("\r\n")
+        # a byte order mark (Windows tools write one) opens the file, not its first line
+        text = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
     except UnicodeDecodeError as exc:
         return LineError(number, f"not UTF-8 text (byte {exc.start + 1} of the line)")
     if "\x00" in text:

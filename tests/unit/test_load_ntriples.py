@@ -104,3 +104,14 @@ def test_a_broken_gzip_file_is_refused_naming_it(tmp_path: Path) -> None:
     path.write_bytes(gzip.compress(FILE.encode("utf-8"))[:-40])
     with pytest.raises(InvalidInputError, match="a broken gzip file"):
         list(read_triples(path, "nt", LIMITS))
+
+
+@pytest.mark.parametrize("name", ["kb.nt", "kb.nt.gz", "kb.tsv"])
+def test_a_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path, name: str) -> None:
+    first = f"<{DBR}Paris> <{DBR}capitalOf> <{DBR}France> ."
+    text = "Paris\tCAPITAL_OF\tFrance" if name == "kb.tsv" else first
+    items = _read(tmp_path, "\ufeff" + text + "\r\n", name)
+
+    assert [(t.subject, t.predicate, t.object) for t in items if isinstance(t, Triple)] == [
+        ("Paris", "CAPITAL_OF", "France")
+    ]

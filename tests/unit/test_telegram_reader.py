@@ -97,3 +97,11 @@ def test_json_that_is_no_telegram_export_says_what_was_expected(tmp_path: Path) 
     assert [e.reason for e in result.errors] == [
         "expected a Telegram export: a chat with 'messages', or an account's 'chats'"
     ]
+
+
+def test_an_export_older_than_unix_times_is_recognised(tmp_path: Path) -> None:
+    old = [{k: v for k, v in m.items() if k != "date_unixtime"} for m in MESSAGES]
+    result = _read(tmp_path, CHAT | {"messages": old})
+
+    assert result.format == "telegram"
+    assert [r.source for r in result.records] == ["4242:2", "4242:3", "4242:5"]

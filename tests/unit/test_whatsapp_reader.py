@@ -116,3 +116,74 @@ def test_a_time_that_does_not_exist_is_an_error_of_its_line(tmp_path: Path) -> N
     result = _read(tmp_path, "31.02.23, 21:15 - Ann: hi\n" + GERMAN)
     assert [e.location for e in result.errors] == ["line 1"]
     assert [r.content for r in result.records] == ["Ich wohne in Berlin."]
+
+
+def test_an_ios_export_that_starts_with_its_bracket_is_recognised(tmp_path: Path) -> None:
+    text = f"[31/12/2023, 21:15:03] Ann: {NOTICE}\n[31/12/2023, 21:15:09] Ann: Hi\n"
+    path = tmp_path / "WhatsApp Chat - Ann" / "_chat.txt"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    result = read_chat_log(path, user_id="ann")
+
+    assert result.format == "whatsapp"
+    assert [r.content for r in result.records][-1] == "Hi"
+
+
+def test_a_notice_quoting_a_colon_names_no_one(tmp_path: Path) -> None:
+    text = (
+        '12/31/23, 9:15 PM - Ann created group "Trip: Paris"\n'
+        '12/31/23, 9:16 PM - Ann changed the subject from "Trip" to "Trip: Paris 2024"\n'
+        "12/31/23, 9:17 PM - Ann changed the group name to \u201cTrip: Rome\u201d\n"
+        '12/31/23, 9:18 PM - Bob "B" Lee: We land at CDG\n'
+    )
+    result = _read(tmp_path, text)
+
+    assert [(r.speaker, r.content) for r in result.records] == [('Bob "B" Lee', "We land at CDG")]
+
+
+def test_an_ios_notice_under_the_chats_name_is_no_message(tmp_path: Path) -> None:
+    text = (
+        f"[31/12/2023, 21:15:03] Trip Paris: \u200e{NOTICE}\n"
+        "[31/12/2023, 21:15:04] Trip Paris: \u200eAnn added Bob\n"
+        "[31/12/2023, 21:16:10] Ann: We land at CDG\n"
+    )
+    result = _read(tmp_path, text, "Trip Paris/_chat.txt")
+
+    assert [(r.speaker, r.content) for r in result.records] == [("Ann", "We land at CDG")]
+    assert [w.reason for w in result.warnings] == [
+        "1 message read from 1 chat; left out 2: 2 naming no one"
+    ]
+
+
+def test_a_header_with_a_word_between_date_and_time_is_read(tmp_path: Path) -> None:
+    text = "31/12/2023 à 21:15 - Luc: Je déménage à Lyon\n[1.1.2024 klo 9.05.10] Eva: Hyvää\n"
+    result = _read(tmp_path, text)
+
+    assert result.format == "whatsapp" and result.errors == []
+    assert [(r.speaker, r.ts.isoformat() if r.ts else "") for r in result.records] == [
+        ("Luc", "2023-12-31T21:15:00+00:00"),
+        ("Eva", "2024-01-01T09:05:10+00:00"),
+    ]
+
+
+def test_media_and_deleted_messages_are_left_out_in_other_languages(tmp_path: Path) -> None:
+    said = [
+        "<Medien ausgeschlossen>", "Diese Nachricht wurde gelöscht.", "<Médias omis>",
+        "Ce message a été supprimé", "<Multimedia omitido>", "Se eliminó este mensaje.",
+        "<Mídia oculta>", "Mensagem apagada", "IMG-20240101-WA0001.jpg (Datei angehängt)",
+        "\u200e<Anhang: 00000012-PHOTO-2024-01-01-09-00-00.jpg>", "Ich wohne in Berlin.",
+    ]  # fmt: skip
+    text = "".join(f"01.01.24, 09:{n:02} - Ann: {line}\n" for n, line in enumerate(said))
+    result = _read(tmp_path, text)
+
+    assert [r.content for r in result.records] == ["Ich wohne in Berlin."]
+    assert [w.reason for w in result.warnings] == [
+        "1 message read from 1 chat; left out 10: 6 media, 4 deleted"
+    ]
+
+
+def test_an_iphones_edit_mark_leaves_no_invisible_mark_behind(tmp_path: Path) -> None:
+    text = "[31/12/2023, 21:18:00] Bob: I love Montmartre\u200e <This message was edited>\n"
+    result = _read(tmp_path, text)
+    assert [r.content for r in result.records] == ["I love Montmartre"]
