@@ -182,8 +182,8 @@ def ingest_parser(sub: Any) -> None:
         nargs="*",
         metavar="PATH",
         type=text_arg("the path"),
-        help="chat log files or directories (an unpacked ChatGPT, Claude or Slack export in one "
-        "is read as one log)",
+        help="chat log files, directories or zip archives (a ChatGPT, Claude or Slack export in "
+        "one is read as one log)",
     )
     who = ingest.add_mutually_exclusive_group()
     who.add_argument(

@@ -9,7 +9,7 @@ records that cannot be used become `IngestError`s and the rest still ingest.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
+from engine.ingest.archives import Archives
 from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.fields import Item, StrPath
 from engine.ingest.folders import chat_logs
@@ -125,17 +126,22 @@ def collect(
     items: list[Any] = [inputs] if isinstance(inputs, str | os.PathLike) else list(inputs)
     check_user_choice(user_id, users_from_file, bool(items))
     out = Collected(split_at=split_at)
-    logs = {  # every path checked before any is read
-        index: _logs(os.fspath(item), format, out)
-        for index, item in enumerate(items)
-        if isinstance(item, str | os.PathLike)
-    }
-    for index, item in enumerate(items, start=1):
-        if index - 1 in logs:
-            for path, fmt in logs[index - 1].items():
-                _read(path, iter_chat_log(path, fmt, user_id, delimiter), key, out, on_read)
-        else:
-            _take(_record(item, index, user_id), IN_MEMORY, key, out)
+    with Archives() as archives:
+        logs = {  # every path checked before any is read
+            index: _logs(archives.opened(os.fspath(item)), format, out)
+            for index, item in enumerate(items)
+            if isinstance(item, str | os.PathLike)
+        }
+        for index, item in enumerate(items, start=1):
+            if index - 1 in logs:
+                for path, fmt in logs[index - 1].items():
+                    read = iter_chat_log(path, fmt, user_id, delimiter)
+                    _read(archives.shown(path), _shown(read, archives), key, out, on_read)
+            else:
+                _take(_record(item, index, user_id), IN_MEMORY, key, out)
+        out.formats = {archives.shown(path): fmt for path, fmt in out.formats.items()}
+        out.day_files = {archives.shown(path): n for path, n in out.day_files.items()}
+        out.warnings = [w.model_copy(update={"path": archives.shown(w.path)}) for w in out.warnings]
     out.files = list(out.formats)
     if on_read is not None:
         on_read(None, len(out.jobs))
@@ -154,6 +160,16 @@ def _read(
         if len(out.jobs) - told >= READ_EVERY:
             told = len(out.jobs)
             tell(path, told)
+
+
+def _shown(items: Iterable[Item], archives: Archives) -> Iterator[Item]:
+    """`items` with the paths they name as the caller knows them (an archive's, not the
+    folder it was unpacked to)."""
+    for item in items:
+        if isinstance(item, ChatRecord) or archives.shown(item.path) == item.path:
+            yield item
+        else:
+            yield item.model_copy(update={"path": archives.shown(item.path)})
 
 
 def _untold(path: str | None, read: int) -> None:

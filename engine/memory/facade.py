@@ -121,7 +121,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         on_error: str = "skip",
         progress: ProgressFn | None = None,
     ) -> IngestReport:
-        """Add chat logs in bulk (see docs/ingest.md): files or directories (`format`, and
+        """Add chat logs in bulk (see docs/ingest.md): files, directories, zips (`format`, and
         `delimiter` for CSV), `ChatRecord`s or dicts; extracted `concurrency` at a time, each
         user's messages applied in timestamp order. `user_id` adds every message for that
         user; `users_from_file=True` takes each one's user from the input: one of the two is
