@@ -171,11 +171,12 @@ def ingest_parser(sub: Any) -> None:
         "ingest",
         help="add chat logs in bulk (resumable; rerunning adds nothing twice)",
         description="Add chat logs in bulk, for --user, or for the users the files name with "
-        "--users-from-file. A directory means every chat log under it. Messages already stored "
-        "are skipped, so an interrupted run resumes when run again; messages whose extraction "
-        "failed are retried. Messages that fail are appended to <data dir>/dead_letters.jsonl; "
-        "--retry-failed replays them. Exit status: 0 all stored, 1 some records or messages "
-        "failed, 2 usage error, 130 interrupted (run the same command again to resume).",
+        "--users-from-file. A directory or a zip archive means every chat log in it. Messages "
+        "already stored are skipped, so an interrupted run resumes when run again; messages "
+        "whose extraction failed are retried. Messages that fail are appended to <data "
+        "dir>/dead_letters.jsonl; --retry-failed replays them. Exit status: 0 all stored, 1 "
+        "some records or messages failed, 2 usage error, 130 interrupted (run the same command "
+        "again to resume).",
     )
     ingest.add_argument(
         "paths",
@@ -200,7 +201,7 @@ def ingest_parser(sub: Any) -> None:
         choices=["auto", *CHAT_FORMATS],
         default="auto",
         help="what the logs are (default: told from each file); chatgpt and claude read an "
-        "export's conversations.json, slack an unpacked workspace export's folder, whatsapp a "
+        "export's conversations.json, slack a workspace export's folder or zip, whatsapp a "
         "chat's exported .txt, telegram a Telegram Desktop export's result.json, discord a "
         "channel's DiscordChatExporter JSON",
     )
