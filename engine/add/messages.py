@@ -31,7 +31,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.extraction.schema import ChatMessage
-from engine.ingest.chat_records import ChatRecord
+from engine.ingest.chat_records import ChatRecord, known_role
 from engine.models import to_epoch
 from engine.normalize import (
     canonical_text,
@@ -85,14 +85,14 @@ def parse_message(item: object, max_chars: int) -> ChatMessage:
     """One OpenAI-format message (dict or `ChatMessage`), cleaned.
 
     Raises:
-        InvalidInputError: not a message, a blank role, or no text.
+        InvalidInputError: not a message, a role of none of `ROLES` (`known_role`), or no text.
         LimitExceededError: the text is longer than `max_chars`.
     """
     if isinstance(item, ChatMessage):
         item = item.model_dump()
     if not isinstance(item, Mapping):
         raise InvalidInputError(f"a message must be a dict or a ChatMessage, got {item!r:.80}")
-    role = clean_text(item.get("role", "user"), "message role", 32).casefold()
+    role = known_role(clean_text(item.get("role", "user"), "message role", 32))
     content = verbatim_text(_text_of(item.get("content"), max_chars), "message content", max_chars)
     name = item.get("name")
     blank = name is None or (isinstance(name, str) and not name.strip())

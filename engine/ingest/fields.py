@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
-from engine.ingest.chat_records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
+from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning, as_utc, known_role
 from engine.times import NUMBER, UnreadableTime, full_date
 
 Item = ChatRecord | ReadError | ReadWarning
@@ -215,15 +215,12 @@ def speaker(value: object, notes: Notes) -> str | None:
 
 
 def role(value: object) -> str:
-    """A known role, lower-cased."""
+    """A known role, lower-cased (`known_role`)."""
     if value is None:
         raise InvalidInputError("role is missing")
     if not isinstance(value, str):
         raise InvalidInputError(f"role must be a string, got {type(value).__name__}")
-    name = value.strip().lower()
-    if name not in ROLES:
-        raise InvalidInputError(f"unknown role {value!r}")
-    return name
+    return known_role(value)
 
 
 def content(value: object) -> str:

@@ -39,7 +39,10 @@ class MessageIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(default="user", description="user, assistant, system or tool")
+    role: str = Field(
+        default="user",
+        description="user, assistant, system, developer, tool or function (a name goes in name)",
+    )
     content: str = Field(description="the message text")
     name: str | None = Field(default=None, description="who wrote it, when not the user")
 
