@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
 from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning, as_utc, known_role
+from engine.ingest.content_parts import parts_text
 from engine.times import NUMBER, UnreadableTime, full_date
 
 Item = ChatRecord | ReadError | ReadWarning
@@ -221,6 +222,16 @@ def role(value: object) -> str:
     if not isinstance(value, str):
         raise InvalidInputError(f"role must be a string, got {type(value).__name__}")
     return known_role(value)
+
+
+def message_content(value: object, notes: Notes) -> str:
+    """`content`, or the text of OpenAI content parts (`parts_text`), the parts left out a
+    note."""
+    if isinstance(value, list):
+        value, left_out = parts_text(value, "content")
+        if left_out:
+            notes.append(left_out)
+    return content(value)
 
 
 def content(value: object) -> str:

@@ -280,7 +280,7 @@ def _jsonl_message(
             conversation_id=fields.text_id(msg.get("conversation_id"), "conversation_id")
             or defaults.conversation_id,
             role=fields.role(msg.get("role")),
-            content=fields.content(msg.get("content")),
+            content=fields.message_content(msg.get("content"), notes),
             ts=fields.timestamp(fields.first(msg, *fields.TS_KEYS), notes) or defaults.ts,
             speaker=fields.speaker(msg.get("name"), notes),
             source=source,

@@ -114,7 +114,8 @@ BAD_JSONL_LINES = [
     ("{not json", "invalid JSON"),
     ('{"role": "user"}', "content is missing"),
     ('{"role": "user", "content": null}', "content is missing"),
-    ('{"role": "user", "content": ["a", "b"]}', "content must be a string, got list"),
+    ('{"role": "user", "content": ["a", "b"]}', "content[0] must be an object such as"),
+    ('{"role": "user", "content": [{"type": "image_url"}]}', "no text part (its parts: image_url)"),
     ('{"role": "user", "content": 3}', "content must be a string, got int"),
     ('{"role": "wizard", "content": "hi"}', "unknown role 'wizard'"),
     ('{"content": "hi"}', "role is missing"),
@@ -187,6 +188,23 @@ def test_jsonl_name_of_another_type_is_a_warning(tmp_path: Path) -> None:
     assert (
         warning.reason
         == "speaker must be a string, got dict; the message is kept without a speaker"
+    )
+
+
+def test_jsonl_content_parts_are_read_for_their_text(tmp_path: Path) -> None:
+    """OpenAI content parts, as `add` reads them: the text parts, a part of another type named
+    in a warning."""
+    parts = [
+        {"type": "text", "text": "I live in Oslo."},
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+        {"type": "text", "text": "I work in Bergen."},
+    ]
+    result = read_chat_log(jsonl(tmp_path, {"role": "user", "content": parts}))
+    [record], [warning] = result.records, result.warnings
+    assert record.content == "I live in Oslo.\nI work in Bergen."
+    assert (warning.location, warning.reason) == (
+        "line 1",
+        "its image_url part is left out (only text is read)",
     )
 
 
