@@ -8,6 +8,7 @@ import re
 import unicodedata
 
 from engine.errors import InvalidInputError, LimitExceededError
+from engine.invisible import check_visible
 
 MAX_LABEL_CHARS = 64  # a relationship type's or a label's characters
 MAX_PREDICATE_CHARS = 1024  # a predicate as given: a namespaced one (a URI) keeps a short part
@@ -350,7 +351,8 @@ def check_user_id(user_id: object) -> str:
         InvalidInputError: not a string, blank, holding a lone surrogate, or not in
             canonical form (NFKC, no control characters, no surrounding or repeated
             whitespace): such an id would silently share a graph with its canonical twin
-            (fullwidth "alice" and "alice").
+            (fullwidth "alice" and "alice"); or holding an invisible format character
+            (`engine.invisible`: "alice\u200b" would be a user shown as "alice").
         LimitExceededError: longer than 256 characters.
     """
     if isinstance(user_id, str):  # a NUL is told as what it would alias: "al ice"
@@ -362,6 +364,7 @@ def check_user_id(user_id: object) -> str:
             f"user_id {user_id!r} is not in canonical form (NFKC, no control characters, "
             f"single inner spaces, none around): it would be read as {clean!r}"
         )
+    check_visible(clean, "user_id")
     return clean
 
 

@@ -1,9 +1,11 @@
 """Messages in: parse them (OpenAI format or `ChatMessage`) and turn them into Episode rows.
 
 Error policy: a plain string or a single message that is unusable (empty, over
-`max_message_chars`) raises before anything is written. In a list, an unusable message is left
-out and reported ("message #i: ..."), the rest are kept; only when no message is usable does
-the call raise.
+`max_message_chars`, of an unknown role, of content parts none of which is text) raises before
+anything is written. In a list, an unusable message is left out and reported ("message #i left
+out: ..."), the rest are kept; only when no message is usable does the call raise. A message
+kept without its content parts that are no text says so too ("message #i: its image_url part
+is left out ...").
 
 Messages are stored verbatim; only the keys they are matched on are normalized.
 
@@ -31,11 +33,11 @@ from typing import Any
 
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.extraction.schema import ChatMessage
-from engine.ingest.chat_records import ChatRecord
+from engine.ingest.chat_records import ChatRecord, known_role
+from engine.ingest.content_parts import parts_text
 from engine.models import to_epoch
 from engine.normalize import (
     canonical_text,
-    check_length_of,
     clean_text,
     kept_text,
     stable_uid,
@@ -59,7 +61,8 @@ def parse_messages(
     if isinstance(messages, str):
         return [ChatMessage(role="user", content=verbatim_text(messages, "message", max_chars))], []
     if isinstance(messages, ChatMessage | Mapping):
-        return [parse_message(messages, max_chars)], []
+        notes: list[str] = []
+        return [parse_message(messages, max_chars, notes)], [f"message: {n}" for n in notes]
     if not isinstance(messages, Sequence) or not messages:
         raise InvalidInputError("messages must be a string or a non-empty list of messages")
     if len(messages) > max_count:
@@ -71,43 +74,41 @@ def parse_messages(
     errors: list[str] = []
     first: InvalidInputError | None = None
     for index, item in enumerate(messages):
+        notes = []
         try:
-            parsed.append(parse_message(item, max_chars))
+            parsed.append(parse_message(item, max_chars, notes))
         except InvalidInputError as exc:
             first = first or exc
             errors.append(f"message #{index} left out: {exc}")
+        errors += [f"message #{index}: {note}" for note in notes]
     if first is not None and not parsed:
         raise first
     return parsed, errors
 
 
-def parse_message(item: object, max_chars: int) -> ChatMessage:
-    """One OpenAI-format message (dict or `ChatMessage`), cleaned.
+def parse_message(item: object, max_chars: int, notes: list[str] | None = None) -> ChatMessage:
+    """One OpenAI-format message (dict or `ChatMessage`), cleaned; its `content` a string or
+    content parts (`engine.ingest.content_parts`), the parts left out named in `notes`.
 
     Raises:
-        InvalidInputError: not a message, a blank role, or no text.
+        InvalidInputError: not a message, a role of none of `ROLES` (`known_role`), or no text.
         LimitExceededError: the text is longer than `max_chars`.
     """
     if isinstance(item, ChatMessage):
         item = item.model_dump()
     if not isinstance(item, Mapping):
         raise InvalidInputError(f"a message must be a dict or a ChatMessage, got {item!r:.80}")
-    role = clean_text(item.get("role", "user"), "message role", 32).casefold()
-    content = verbatim_text(_text_of(item.get("content"), max_chars), "message content", max_chars)
+    role = known_role(clean_text(item.get("role", "user"), "message role", 32))
+    content = item.get("content")
+    if isinstance(content, list):
+        content, left_out = parts_text(content, "message content", max_chars)
+        if left_out and notes is not None:
+            notes.append(left_out)
+    content = verbatim_text(content, "message content", max_chars)
     name = item.get("name")
     blank = name is None or (isinstance(name, str) and not name.strip())
     name = None if blank else kept_text(name, "message name", 256)
     return ChatMessage(role=role, content=content, name=name)
-
-
-def _text_of(content: object, max_chars: int) -> object:
-    # OpenAI content may be a list of parts; only the text parts are memory
-    if not isinstance(content, list):
-        return content
-    parts = [p.get("text") for p in content if isinstance(p, Mapping)]
-    texts = [t for t in parts if isinstance(t, str)]
-    check_length_of(texts, "message content", max_chars)  # before joining them
-    return " ".join(texts)
 
 
 def checksum(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInputError
+from engine.invisible import check_visible
 from engine.metadata_filter import WILDCARD, Condition, condition
 from engine.models import Episode
 from engine.normalize import check_user_id, clean_text
@@ -55,11 +56,13 @@ class Scope:
 
 
 def _check_id(value: object, what: str) -> None:
-    if clean_text(value, what, 256) != value:
+    clean = clean_text(value, what, 256)
+    if clean != value:
         raise InvalidInputError(
             f"{what} {value!r} is not in canonical form (NFKC, no control characters, single "
             "inner spaces, none around)"
         )
+    check_visible(clean, what)
 
 
 def check_mem0_user_id(user_id: object) -> str:

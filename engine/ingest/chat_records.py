@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.errors import InvalidInputError
+
 #: The chat-log formats the readers know (`ReadResult.format`).
 ChatFormat = Literal[
     "openai-jsonl",
@@ -26,12 +28,30 @@ ChatFormat = Literal[
 ]
 #: What `format=` may name: a `ChatFormat`, or "auto" to detect it.
 IngestFormat = Literal["auto", ChatFormat]
-#: Roles a `ChatRecord` may carry (OpenAI's chat roles).
+#: Roles a `ChatRecord` may carry (OpenAI's chat roles), and a message given to `add`.
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+_NOT_A_ROLE = (
+    "a message's role is one of {roles} (in any case); a speaker's name goes in 'name', "
+    'as in {{"role": "user", "name": "Ann", "content": "..."}}'
+)
 
 # `D1:3`, plus the malformed spellings found in LoCoMo: `D:11:26`, `D30:05`.
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
 _EVIDENCE_SEPARATORS = re.compile(r"[\s;,]+")
+
+
+def known_role(value: str) -> str:
+    """`value` as the one of `ROLES` it names, whatever its case: "User" is "user".
+
+    Raises:
+        InvalidInputError: `value` names no role of `ROLES` (a name, "robot"): an error naming
+            it, the roles there are, and where a speaker's name goes.
+    """
+    role = value.strip().casefold()
+    if role not in ROLES:
+        roles = ", ".join(sorted(ROLES))
+        raise InvalidInputError(f"unknown role {value!r}: {_NOT_A_ROLE.format(roles=roles)}")
+    return role
 
 
 class ChatRecord(BaseModel):

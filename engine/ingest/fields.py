@@ -20,7 +20,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import InvalidInputError
-from engine.ingest.chat_records import ROLES, ChatRecord, ReadError, ReadWarning, as_utc
+from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning, as_utc, known_role
+from engine.ingest.content_parts import parts_text
 from engine.times import NUMBER, UnreadableTime, full_date
 
 Item = ChatRecord | ReadError | ReadWarning
@@ -215,15 +216,22 @@ def speaker(value: object, notes: Notes) -> str | None:
 
 
 def role(value: object) -> str:
-    """A known role, lower-cased."""
+    """A known role, lower-cased (`known_role`)."""
     if value is None:
         raise InvalidInputError("role is missing")
     if not isinstance(value, str):
         raise InvalidInputError(f"role must be a string, got {type(value).__name__}")
-    name = value.strip().lower()
-    if name not in ROLES:
-        raise InvalidInputError(f"unknown role {value!r}")
-    return name
+    return known_role(value)
+
+
+def message_content(value: object, notes: Notes) -> str:
+    """`content`, or the text of OpenAI content parts (`parts_text`), the parts left out a
+    note."""
+    if isinstance(value, list):
+        value, left_out = parts_text(value, "content")
+        if left_out:
+            notes.append(left_out)
+    return content(value)
 
 
 def content(value: object) -> str:

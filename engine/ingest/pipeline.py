@@ -41,6 +41,7 @@ from engine.ingest.sources import (
 from engine.ingest.steps import Extracted, Steps
 from engine.ingest.stored import as_stored, ask, resolve
 from engine.models import AddResult
+from engine.normalize import check_user_id
 
 ProgressFn = Callable[[IngestProgress], None]
 DEAD_LETTERS = "dead_letters.jsonl"
@@ -75,7 +76,8 @@ def ingest(
     letters go to `<data_dir>/dead_letters.jsonl` unless `dead_letter_path` says otherwise.
 
     Raises:
-        InvalidInputError: an option is invalid (and as `Ingestor.run`).
+        InvalidInputError: an option is invalid, a `user_id` among them (`check_user_id`),
+            before anything is read (and as `Ingestor.run`).
     """
     if options.get("dead_letter_path") is None:
         options["dead_letter_path"] = data_dir.expanduser() / DEAD_LETTERS
@@ -83,6 +85,8 @@ def ingest(
         valid = IngestOptions.model_validate(options)
     except ValidationError as exc:
         raise InvalidInputError(f"invalid ingest options: {exc}") from exc
+    if valid.user_id is not None:
+        check_user_id(valid.user_id)
     return Ingestor(steps, valid, progress).run(inputs)
 
 

@@ -7,11 +7,13 @@ channel exported by DiscordChatExporter), or `auto` to detect one. Bad records
 become `ReadError`s and the rest of the file still reads; a file that is not valid at all gives
 one `ReadError` located at `file`. A record kept despite a fault (a time that cannot be read,
 an unknown speaker) comes after a `ReadWarning` saying so. JSONL and CSV are read line by
-line, so large files stream; ShareGPT and LoCoMo are single JSON documents, loaded whole; a
-ChatGPT or Claude export is decoded one conversation at a time, a Slack export one message at
-a time.
+line, so large files stream; a `.json` file is one JSON document whatever its line count
+(`engine.ingest.json_doc`): OpenAI-format chat in one, ShareGPT and LoCoMo are loaded whole,
+a ChatGPT or Claude export is decoded one conversation at a time, a Slack export one message
+at a time.
 
-`source` is `<file name>:<line>` (JSONL, CSV) or `<file name>:<record>` (ShareGPT), with
+`source` is `<file name>:<line>` (JSONL, CSV) or `<file name>:<record>` (ShareGPT, a `.json`
+list of OpenAI-format messages; `<file name>:1` for a `.json` file of one conversation), with
 `#<message>` when a line or record holds a whole conversation; LoCoMo uses the `dia_id`, a
 ChatGPT or Claude export the message id, a Slack export `<channel id>:<ts>`.
 Line, record and message numbers count from 1.
@@ -36,6 +38,7 @@ from engine.ingest.claude import read_claude
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.discord import is_discord, read_discord
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
+from engine.ingest.json_doc import JSON_SUFFIX, Several, json_format, list_format, one_document
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.sharegpt import read_sharegpt
 from engine.ingest.slack import read_slack
@@ -58,8 +61,6 @@ CHAT_FORMATS: tuple[str, ...] = get_args(ChatFormat)
 
 _PEEK_CHARS = 65536
 _EXTENSIONS = {".jsonl": "openai-jsonl", ".ndjson": "openai-jsonl", ".csv": "csv"}
-# the key holding the messages of a list format's conversation, near the start of its first
-_LIST_KEYS = {'"conversations"': "sharegpt", '"mapping"': "chatgpt", '"chat_messages"': "claude"}
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,10 @@ def iter_chat_log(
 def resolve_format(path: StrPath, format: str = "auto") -> str:
     """The format to read `path` with: `format` itself, or the detected one for `"auto"`.
 
-    Known extensions decide (`.jsonl`, `.ndjson`, `.csv`); otherwise the start of the file does.
-    A folder is a Slack export when it holds a `channels.json` list (`is_slack_export`).
+    Known extensions decide (`.jsonl`, `.ndjson`, `.csv`); a `.json` file is an export told by
+    its keys, else the one JSON document it holds (`engine.ingest.json_doc`), whatever its line
+    count; otherwise the start of the file decides. A folder is a Slack export when it holds a
+    `channels.json` list (`is_slack_export`).
 
     Raises:
         InvalidInputError: `path` is missing, a folder that is no Slack export, a file named as
@@ -143,7 +146,11 @@ def resolve_format(path: StrPath, format: str = "auto") -> str:
         )
     if format != "auto":
         return format
-    detected = _EXTENSIONS.get(file.path.suffix.lower()) or _sniff(_peek(file))
+    suffix = file.path.suffix.lower()
+    if suffix == JSON_SUFFIX:
+        head = _peek(file)
+        return _exported(head) or json_format(file, head)
+    detected = _EXTENSIONS.get(suffix) or _sniff(_peek(file))
     if detected is None:
         raise InvalidInputError(
             f"cannot tell the chat-log format of {file.shown!r}; pass format= one of {CHAT_FORMATS}"
@@ -165,23 +172,28 @@ def _peek(file: SourceFile) -> str:
         return handle.read(_PEEK_CHARS).lstrip("\ufeff \t\r\n")
 
 
+def _exported(head: str) -> str | None:
+    """The format of an app's JSON export told by the keys near the start of its file (a
+    `.json` file or any other); None when no export's keys are there."""
+    if head.startswith("["):
+        return list_format(head)
+    if is_telegram(head):
+        return "telegram"
+    if is_discord(head):
+        return "discord"
+    return None
+
+
 def _sniff(head: str) -> str | None:
     """Guess the format from the start of a file; None when nothing fits."""
     # before the JSON list: an iPhone's WhatsApp export starts with "[" too
     if WHATSAPP_HEADER.fullmatch(head.partition("\n")[0].rstrip("\r")):
         return "whatsapp"
     if head.startswith("["):
-        # the first of these keys met names it: a later one may be inside a message's data
-        found = [(head.find(key), fmt) for key, fmt in _LIST_KEYS.items() if key in head]
-        if found:
-            return min(found)[1]
-        if any(key in head for key in ('"sample_id"', '"speaker_a"', '"qa"', '"conversation"')):
-            return "locomo"
-        return None
-    if is_telegram(head):
-        return "telegram"
-    if is_discord(head):
-        return "discord"
+        return list_format(head)
+    exported = _exported(head)
+    if exported is not None:
+        return exported
     if head.startswith("{"):
         line, newline, _ = head.partition("\n")
         return "openai-jsonl" if not newline or _is_json_object(line) else None
@@ -202,9 +214,26 @@ def _is_json_object(text: str) -> bool:
 
 def _read_jsonl(file: SourceFile) -> Iterator[Item]:
     turns = Turns()
+    if file.path.suffix.lower() == JSON_SUFFIX:
+        document = one_document(file)
+        if not isinstance(document, Several):
+            yield from _json_document(file, document, turns)
+            return
     with file.path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             yield from _jsonl_line(file, number, raw, turns)
+
+
+def _json_document(file: SourceFile, document: Any, turns: Turns) -> Iterator[Item]:
+    """A `.json` file's one document: a conversation or message, read as the one line it
+    would be in JSONL (its sources those of line 1), or a list of them, record by record."""
+    if isinstance(document, ReadError):
+        yield document
+    elif isinstance(document, list):
+        for number, obj in enumerate(document, start=1):
+            yield from _jsonl_object(file, obj, f"record {number}", f"{file.name}:{number}", turns)
+    else:
+        yield from _jsonl_object(file, document, "record 1", f"{file.name}:1", turns)
 
 
 def _jsonl_line(file: SourceFile, number: int, raw: bytes, turns: Turns) -> Iterator[Item]:
@@ -219,6 +248,13 @@ def _jsonl_line(file: SourceFile, number: int, raw: bytes, turns: Turns) -> Iter
     except (ValueError, RecursionError) as exc:
         yield file.error(where, f"invalid JSON: {exc}")
         return
+    yield from _jsonl_object(file, obj, where, source, turns)
+
+
+def _jsonl_object(
+    file: SourceFile, obj: object, where: str, source: str, turns: Turns
+) -> Iterator[Item]:
+    """A message or a conversation `{"messages": [...]}`, what a JSONL line holds."""
     if not isinstance(obj, dict):
         yield file.error(where, f"expected a JSON object, got {type(obj).__name__}")
     elif "messages" in obj:
@@ -280,7 +316,7 @@ def _jsonl_message(
             conversation_id=fields.text_id(msg.get("conversation_id"), "conversation_id")
             or defaults.conversation_id,
             role=fields.role(msg.get("role")),
-            content=fields.content(msg.get("content")),
+            content=fields.message_content(msg.get("content"), notes),
             ts=fields.timestamp(fields.first(msg, *fields.TS_KEYS), notes) or defaults.ts,
             speaker=fields.speaker(msg.get("name"), notes),
             source=source,

@@ -34,13 +34,27 @@ class ToolOutput(NamedTuple):
     data: dict[str, Any]
 
 
+class ContentPartIn(BaseModel):
+    """One part of a message's content in OpenAI's format (`engine.ingest.content_parts`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="text, read; image_url, input_audio or file, left out")
+    text: str | None = Field(default=None, description="a text part's text")
+
+
 class MessageIn(BaseModel):
     """One chat message as an MCP host sends it."""
 
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(default="user", description="user, assistant, system or tool")
-    content: str = Field(description="the message text")
+    role: str = Field(
+        default="user",
+        description="user, assistant, system, developer, tool or function (a name goes in name)",
+    )
+    content: str | list[ContentPartIn] = Field(
+        description="the message text, or OpenAI content parts (their text is read)"
+    )
     name: str | None = Field(default=None, description="who wrote it, when not the user")
 
 

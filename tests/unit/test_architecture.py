@@ -27,6 +27,7 @@ LAYERS = [
         "config",
         "models",
         "normalize",
+        "invisible",
         "uids",
         "times",
         "cypher",

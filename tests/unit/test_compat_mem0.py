@@ -117,6 +117,23 @@ def test_a_wildcard_id_is_refused_by_name(
         scope_of(*ids, filters)
 
 
+@pytest.mark.parametrize(
+    ("ids", "named"),
+    [
+        (("alice\u200b", None, None), "user_id"),
+        (("alice", "bot\u200b", None), "agent_id"),
+        ((None, None, "\u202erun"), "run_id"),
+    ],
+)
+def test_an_id_with_an_invisible_character_is_refused_by_name(
+    ids: tuple[str | None, str | None, str | None], named: str
+) -> None:
+    """`agent_id="bot\u200b"` narrowed alice's graph to an agent shown as "bot" that no
+    message of "bot" matched; `user_id="alice\u200b"` was another user shown as alice."""
+    with pytest.raises(InvalidInputError, match=f"^{named} .* invisible format character U\\+"):
+        scope_of(*ids)
+
+
 def test_history_entries_carry_every_key_of_mem0s() -> None:
     """Mem0's history entries have `actor_id` and `role` (None when unknown): reading them
     raised KeyError."""

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from engine.errors import InvalidInputError
 from engine.ingest import read_chat_log
+from engine.ingest.pipeline import ingest
 from engine.ingest.readers import parse_timestamp
 
 
@@ -159,3 +160,14 @@ def test_csv_delimiter(tmp_path: Path) -> None:
     assert [r.content for r in read_chat_log(path, delimiter=";").records] == ["Hello, world"]
     with pytest.raises(InvalidInputError, match="one character"):
         read_chat_log(path, delimiter=";;")
+
+
+def test_a_user_id_every_door_refuses_is_refused_before_any_file_is_read(
+    tmp_path: Path,
+) -> None:
+    """`Memory.ingest(..., user_id="alice\u200b")` read the whole file and listed every record
+    as an error; the CLI's --user refused it at once."""
+    with pytest.raises(InvalidInputError, match=r"user_id .* U\+200B ZERO WIDTH SPACE"):
+        ingest(
+            cast(Any, None), str(tmp_path / "no such file"), None, tmp_path, user_id="alice\u200b"
+        )

@@ -15,6 +15,7 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
+from engine.add.messages import parse_messages
 from engine.cli.app import main
 from engine.config import build_settings
 from engine.errors import ClosedError
@@ -22,7 +23,7 @@ from engine.knowledge import EntityView
 from engine.mcp_server import command
 from engine.mcp_server.render import render_search
 from engine.mcp_server.server import MemoryHolder, _unknown_arguments, build_server, plain_logging
-from engine.mcp_server.tools import _entity_text, search_memory
+from engine.mcp_server.tools import _entity_text, _messages, search_memory
 from engine.memory import Memory
 from engine.models import Entity, Episode, ScoredEntity, ScoredEpisode, SearchResult, Snippet
 
@@ -204,6 +205,20 @@ def test_add_memory_takes_metadata_and_says_what_filters_it() -> None:
     assert "metadata" in add.input_schema["properties"]
     assert "search_memory" in add.input_schema["properties"]["metadata"]["description"]
     assert "metadata" in (add.description or "")
+
+
+def test_add_memory_takes_openai_content_parts() -> None:
+    """A host sending OpenAI's content parts was refused (content: a string only); they reach
+    `Memory.add`, which reads their text and names the parts it leaves out."""
+    dispatch = _Recording()
+    server = build_server(cast(Any, dispatch))
+    parts = [{"type": "text", "text": "I live in Oslo."}, {"type": "image_url", "image_url": {}}]
+    message = {"role": "user", "content": parts}
+    anyio.run(server.call_tool, "add_memory", {"messages": [message], "user_id": "u"})
+    (messages,) = [call["messages"] for call in dispatch.seen]
+    [said], errors = parse_messages(_messages(messages), 1000, 10)
+    assert said.content == "I live in Oslo."
+    assert errors == ["message #0: its image_url part is left out (only text is read)"]
 
 
 class _SlowOpening:

@@ -6,6 +6,7 @@ from engine.errors import InvalidInputError, LimitExceededError
 from engine.graph_types import GraphTypes
 from engine.normalize import (
     check_label,
+    check_user_id,
     clean_text,
     entity_key,
     is_relation_type,
@@ -172,3 +173,42 @@ def test_a_predicate_longer_than_a_type_is_refused_not_cut() -> None:
     with pytest.raises(LimitExceededError, match="the limit is 64"):
         normalize_predicate("x" * 70 + " a")
     assert normalize_predicate("x" * 64) == "X" * 64
+
+
+@pytest.mark.parametrize(
+    ("user_id", "named"),
+    [
+        ("alice\u200b", "U+200B ZERO WIDTH SPACE"),
+        ("ali\u200cce", "U+200C ZERO WIDTH NON-JOINER"),
+        ("ali\u200dce", "U+200D ZERO WIDTH JOINER"),
+        ("\u2060alice", "U+2060 WORD JOINER"),
+        ("alice\ufeff", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+        ("\u202ealice", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("alice\u2066", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+        ("ali\u00adce", "U+00AD SOFT HYPHEN"),
+        ("\U0001f3f4\U000e0067\U000e0062\U000e007f", "U+E0067 TAG LATIN SMALL LETTER G"),
+        ("\u200d\U0001f4bb", "U+200D ZERO WIDTH JOINER"),  # joins no emoji to this one
+    ],
+)
+def test_a_user_id_with_an_invisible_format_character_is_refused_naming_it(
+    user_id: str, named: str
+) -> None:
+    """ "alice\u200b" was a user of its own, shown as "alice" everywhere: Unicode's format
+    characters (category Cf) print as nothing, or turn the text around them."""
+    with pytest.raises(InvalidInputError) as refused:
+        check_user_id(user_id)
+    assert named in str(refused.value) and "invisible" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "user_id",
+    [
+        "\U0001f469\u200d\U0001f4bb",  # woman technologist: one emoji drawn of two
+        "\U0001f469\U0001f3fd\u200d\U0001f4bb",  # with a skin tone
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag
+        "\u062f\u0648\u0633\u062a\u200c\u062f\u0627\u0631",  # Persian, a ZWNJ in a word
+        "\u0dc1\u0dca\u200d\u0dbb\u0dd3",  # Sinhala "Sri", a ZWJ in a conjunct
+    ],
+)
+def test_a_joiner_that_shapes_an_emoji_or_a_word_is_part_of_a_user_id(user_id: str) -> None:
+    assert check_user_id(user_id) == user_id

@@ -20,6 +20,7 @@ from engine.errors import InvalidInputError
 from engine.ingest import ChatRecord, ReadError, iter_chat_log, load_locomo_qa, read_chat_log
 from engine.ingest.chat_records import ReadResult, ReadWarning, normalize_evidence
 from engine.ingest.readers import parse_timestamp, resolve_format
+from tests.chatgpt_export import export
 
 LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
 needs_locomo = pytest.mark.skipif(not LOCOMO.is_file(), reason=f"{LOCOMO} is not present")
@@ -114,7 +115,8 @@ BAD_JSONL_LINES = [
     ("{not json", "invalid JSON"),
     ('{"role": "user"}', "content is missing"),
     ('{"role": "user", "content": null}', "content is missing"),
-    ('{"role": "user", "content": ["a", "b"]}', "content must be a string, got list"),
+    ('{"role": "user", "content": ["a", "b"]}', "content[0] must be an object such as"),
+    ('{"role": "user", "content": [{"type": "image_url"}]}', "no text part (its parts: image_url)"),
     ('{"role": "user", "content": 3}', "content must be a string, got int"),
     ('{"role": "wizard", "content": "hi"}', "unknown role 'wizard'"),
     ('{"content": "hi"}', "role is missing"),
@@ -187,6 +189,23 @@ def test_jsonl_name_of_another_type_is_a_warning(tmp_path: Path) -> None:
     assert (
         warning.reason
         == "speaker must be a string, got dict; the message is kept without a speaker"
+    )
+
+
+def test_jsonl_content_parts_are_read_for_their_text(tmp_path: Path) -> None:
+    """OpenAI content parts, as `add` reads them: the text parts, a part of another type named
+    in a warning."""
+    parts = [
+        {"type": "text", "text": "I live in Oslo."},
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+        {"type": "text", "text": "I work in Bergen."},
+    ]
+    result = read_chat_log(jsonl(tmp_path, {"role": "user", "content": parts}))
+    [record], [warning] = result.records, result.warnings
+    assert record.content == "I live in Oslo.\nI work in Bergen."
+    assert (warning.location, warning.reason) == (
+        "line 1",
+        "its image_url part is left out (only text is read)",
     )
 
 
@@ -570,6 +589,59 @@ def test_auto_names_the_file_when_it_cannot_tell(tmp_path: Path, name: str, text
         read_chat_log(path)
     assert str(path) in str(caught.value)
     assert "format" in str(caught.value)
+
+
+CONVERSATION = {
+    "messages": [
+        {"role": "user", "content": "I live in Oslo."},
+        {"role": "assistant", "content": "Oslo is lovely."},
+    ]
+}
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_json_file_is_one_document_whatever_its_line_count(tmp_path: Path, indent: int) -> None:
+    """A `.json` file written by `json.dump` was read as JSONL on one line and not at all
+    indented ("cannot tell the chat-log format"): an OpenAI conversation, or a list of
+    messages, is read alike either way (a conversation's sources as its one line's were)."""
+    said = [("user", "I live in Oslo."), ("assistant", "Oslo is lovely.")]
+    documents = {"conversation.json": CONVERSATION, "messages.json": CONVERSATION["messages"]}
+    sources = {"conversation.json": ["1#1", "1#2"], "messages.json": ["1", "2"]}
+    for name, document in documents.items():
+        path = write(tmp_path, name, json.dumps(document, indent=indent))
+        result = read_chat_log(path)
+        assert (result.format, result.errors) == ("openai-jsonl", [])
+        assert [(r.role, r.content) for r in result.records] == said
+        assert [r.source for r in result.records] == [f"{name}:{at}" for at in sources[name]]
+    exported = write(tmp_path, "conversations.json", json.dumps(export(), indent=indent))
+    assert read_chat_log(exported).format == "chatgpt"
+    said_once = {"id": 2, "type": "message", "date_unixtime": "1703971080", "from": "Ann"}
+    chat = {"name": "Ann", "type": "personal_chat", "id": 1, "messages": [said_once]}
+    telegram = write(tmp_path, "result.json", json.dumps(chat, indent=indent))
+    assert resolve_format(telegram) == "telegram"  # its messages are no OpenAI conversation's
+    channel = {"guild": {"id": "1"}, "channel": {"id": "2"}, "messages": []}
+    discord = write(tmp_path, "channel.json", json.dumps(channel, indent=indent))
+    assert resolve_format(discord) == "discord"
+
+
+def test_a_json_file_of_json_lines_is_read_by_lines(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, *CONVERSATION["messages"], name="lines.json")
+    assert [r.source for r in read_chat_log(path).records] == ["lines.json:1", "lines.json:2"]
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_json_document_of_no_known_format_names_what_was_expected(
+    tmp_path: Path, indent: int
+) -> None:
+    """One ChatGPT conversation, taken out of its export's list, on one line was read as a
+    JSONL message (`role is missing`), indented it could not be told."""
+    path = write(tmp_path, "one.json", json.dumps(export()[0], indent=indent))
+    with pytest.raises(InvalidInputError) as caught:
+        resolve_format(path)
+    said = str(caught.value)
+    assert said.startswith(f"cannot tell the chat-log format of {str(path)!r}: it holds ")
+    assert "a JSON object (keys: title, create_time, update_time, mapping" in said
+    assert "a list of ShareGPT conversations" in said and '{"messages": [...]}' in said
 
 
 def test_missing_path_raises(tmp_path: Path) -> None:
