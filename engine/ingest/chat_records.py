@@ -30,8 +30,11 @@ ChatFormat = Literal[
 IngestFormat = Literal["auto", ChatFormat]
 #: Roles a `ChatRecord` may carry (OpenAI's chat roles), and a message given to `add`.
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+#: Other APIs' words for them: LangChain's message types, Gemini's role of the model.
+ROLE_ALIASES = {"human": "user", "ai": "assistant", "model": "assistant"}
 _NOT_A_ROLE = (
-    "a message's role is one of {roles} (in any case); a speaker's name goes in 'name', "
+    "a message's role is one of {roles} (in any case; human, ai and model are read as user, "
+    "assistant and assistant); a speaker's name goes in 'name', "
     'as in {{"role": "user", "name": "Ann", "content": "..."}}'
 )
 
@@ -41,13 +44,15 @@ _EVIDENCE_SEPARATORS = re.compile(r"[\s;,]+")
 
 
 def known_role(value: str) -> str:
-    """`value` as the one of `ROLES` it names, whatever its case: "User" is "user".
+    """`value` as the one of `ROLES` it names, whatever its case: "User" is "user", and
+    LangChain's "human" and "ai" and Gemini's "model" are "user" and "assistant".
 
     Raises:
         InvalidInputError: `value` names no role of `ROLES` (a name, "robot"): an error naming
             it, the roles there are, and where a speaker's name goes.
     """
     role = value.strip().casefold()
+    role = ROLE_ALIASES.get(role, role)
     if role not in ROLES:
         roles = ", ".join(sorted(ROLES))
         raise InvalidInputError(f"unknown role {value!r}: {_NOT_A_ROLE.format(roles=roles)}")

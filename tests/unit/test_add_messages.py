@@ -41,6 +41,15 @@ def test_a_known_role_in_any_case_is_taken_in_lower_case(role: str) -> None:
     assert kept == [(role.strip().casefold(), "I live in Paris.")] and errors == []
 
 
+ALIASES = [("human", "user"), ("Human", "user"), ("ai", "assistant"), ("model", "assistant")]
+
+
+@pytest.mark.parametrize("role, read", ALIASES)
+def test_other_apis_words_for_the_roles_are_read_as_them(role: str, read: str) -> None:
+    kept, errors = _parse([{"role": role, "content": "I live in Paris."}])
+    assert kept == [(read, "I live in Paris.")] and errors == []
+
+
 def _parts(*parts: dict[str, object]) -> dict[str, object]:
     return {"role": "user", "content": list(parts)}
 
