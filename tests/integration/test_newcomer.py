@@ -16,9 +16,11 @@ answer as a `# {...}` comment must answer with every `"key": "value"` the commen
 from __future__ import annotations
 
 import ast
+import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +50,23 @@ FILES = {
     "chat.jsonl": '{"role": "user", "content": "I adopted a cat named Felix"}\n',
     "logs/monday.jsonl": '{"role": "user", "content": "I started learning the cello"}\n',
     "logs/friday.jsonl": '{"role": "user", "content": "My sister Ana lives in Porto"}\n',
+    "WhatsApp Chat with Bob.txt": "12/30/23, 9:15 PM - Bob: I moved to Lisbon last week!\n",
+    "telegram-export/result.json": json.dumps(
+        {"name": "Bob", "type": "personal_chat", "id": 1, "messages": [
+            {"id": 1, "type": "message", "date_unixtime": "1703970903", "from": "Bob",
+             "text": "I play the cello"}]}
+    ),
+    "discord-export/friends - general [5].json": json.dumps(
+        {"guild": {"id": "1", "name": "friends"}, "channel": {"id": "5", "name": "general"},
+         "messages": [{"id": "9", "type": "Default", "timestamp": "2023-12-30T21:15:03+00:00",
+                       "content": "I moved to Porto", "author": {"id": "2", "name": "bob"}}]}
+    ),
+}  # fmt: skip
+# what `graphmem load` reads gzip-compressed: bytes, not text
+COMPRESSED = {
+    "wikidata.nt.gz": '<http://www.wikidata.org/entity/Q1> <http://schema.org/name> "Rome" .\n'
+    "<http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P17> "
+    "<http://www.wikidata.org/entity/Q38> .\n",
 }
 # the unpacked chat exports the README ingests, as the samples the readers are tested on
 EXPORTS: dict[str, ModuleType] = {
@@ -117,8 +136,11 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
     for name, text in FILES.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
+    for name, text in COMPRESSED.items():
+        (tmp_path / name).write_bytes(gzip.compress(text.encode("utf-8")))
     for folder, sample in EXPORTS.items():
         sample.write_export(tmp_path / folder)
+        shutil.make_archive(str(tmp_path / folder), "zip", tmp_path / folder)  # as sent
     script = "\n".join(_checked(line) for block in _blocks("python") for line in block.splitlines())
 
     python = subprocess.run(
