@@ -35,7 +35,15 @@ _CHAT_TYPE = re.compile(
     r'"type":\s*"(?:personal_chat|bot_chat|saved_messages|replies'
     r'|(?:private|public)_(?:group|supergroup|channel))"'
 )
-_MEDIA = ("photo", "file", "media_type", "sticker_emoji", "poll", "contact_information")
+_MEDIA = (
+    "photo",
+    "file",
+    "media_type",
+    "sticker_emoji",
+    "poll",
+    "contact_information",
+    "location_information",
+)
 
 
 def read_telegram(file: SourceFile) -> Iterator[Item]:

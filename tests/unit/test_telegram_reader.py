@@ -105,3 +105,13 @@ def test_an_export_older_than_unix_times_is_recognised(tmp_path: Path) -> None:
 
     assert result.format == "telegram"
     assert [r.source for r in result.records] == ["4242:2", "4242:3", "4242:5"]
+
+
+def test_a_location_alone_is_media_left_out(tmp_path: Path) -> None:
+    place = {"latitude": 38.7, "longitude": -9.1}
+    shared = {"id": 6, "type": "message", "date_unixtime": "1703971100", "from": "Bob",
+              "from_id": "user2", "location_information": place, "text": ""}  # fmt: skip
+    result = _read(tmp_path, {**CHAT, "messages": [MESSAGES[1], shared]})
+    assert [w.reason for w in result.warnings] == [
+        "1 message read from 1 chat; left out 1: 1 media"
+    ]
