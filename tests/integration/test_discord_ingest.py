@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from engine.memory import Memory
+from tests.ingest_runs import found_first, ingest_twice
 
 ANN = {"id": "11", "name": "ann_lee", "nickname": "Ann", "isBot": False}
 BOB = {"id": "22", "name": "bob", "nickname": None, "isBot": False}
@@ -37,19 +36,15 @@ def test_a_discord_channel_is_ingested_once_and_searchable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _export(tmp_path / "friends - general [555].json", MESSAGES)
-    home = str(tmp_path / "home")
-    ingest = ["--data-dir", home, "--json", "ingest", str(path), "--user", "ann"]
 
-    assert main(ingest) == 0
-    first = json.loads(capsys.readouterr().out)
-    _export(path, [*MESSAGES, LATER])  # a later export of the same channel
-    assert main(ingest) == 0
-    again = json.loads(capsys.readouterr().out)
+    first, again = ingest_twice(path, lambda: _export(path, [*MESSAGES, LATER]), capsys)
 
     assert first["formats"] == {str(path): "discord"}
     assert (first["messages_added"], again["messages_added"]) == (3, 1)
-    with Memory(data_dir=home) as memory:
-        found = memory.search("Where did Ann move?", user_id="ann").episodes
-        assert found[0].episode.text == "I moved to Lisbon last week!"
-        assert (found[0].episode.speaker, found[0].episode.source) == ("Ann", "555:101")
-        assert memory.stats("ann").episodes == 4
+    found, stored = found_first(path, "Where did Ann move?")
+    assert (found.text, found.speaker, found.source) == (
+        "I moved to Lisbon last week!",
+        "Ann",
+        "555:101",
+    )
+    assert stored == 4

@@ -3,13 +3,11 @@ its speakers and times, searchable, and a rerun of a longer export stores only w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from engine.memory import Memory
+from tests.ingest_runs import found_first, ingest_twice
 
 CHAT = """\
 12/30/23, 9:15 PM - Messages and calls are end-to-end encrypted.
@@ -25,19 +23,12 @@ def test_a_whatsapp_chat_is_ingested_once_and_searchable(
 ) -> None:
     path = tmp_path / "WhatsApp Chat with Bob.txt"
     path.write_text(CHAT, encoding="utf-8")
-    home = str(tmp_path / "home")
-    ingest = ["--data-dir", home, "--json", "ingest", str(path), "--user", "ann"]
 
-    assert main(ingest) == 0
-    first = json.loads(capsys.readouterr().out)
-    path.write_text(CHAT + LATER, encoding="utf-8")  # a later export of the same chat
-    assert main(ingest) == 0
-    again = json.loads(capsys.readouterr().out)
+    # a later export of the same chat: more messages at its end
+    first, again = ingest_twice(path, lambda: path.write_text(CHAT + LATER, "utf-8"), capsys)
 
     assert first["formats"] == {str(path): "whatsapp"}
     assert (first["messages_added"], again["messages_added"]) == (3, 1)
-    with Memory(data_dir=home) as memory:
-        found = memory.search("Where did Ann move?", user_id="ann").episodes
-        assert found[0].episode.text == "I moved to Lisbon last week!"
-        assert found[0].episode.speaker == "Ann"
-        assert memory.stats("ann").episodes == 4
+    found, stored = found_first(path, "Where did Ann move?")
+    assert (found.text, found.speaker) == ("I moved to Lisbon last week!", "Ann")
+    assert stored == 4
