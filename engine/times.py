@@ -188,6 +188,12 @@ def as_utc(value: datetime) -> datetime:
 def _from_number(number: float, what: str) -> datetime:
     if not math.isfinite(number) or abs(number) >= _MAX_MS:
         raise InvalidInputError(f"{what} {number!r} is out of range: give {_FORMS}")
+    if number.is_integer() and 1000 <= number <= 9999:  # a year, not 33 minutes into 1970
+        year = int(number)
+        raise InvalidInputError(
+            f"{what} {year} would be read as {year} seconds after 1970-01-01: for the year, "
+            f"write a full date ('{year}-01-01')"
+        )
     seconds = number / 1000.0 if abs(number) >= MS_FROM else number
     try:
         return datetime.fromtimestamp(seconds, UTC)
