@@ -97,6 +97,28 @@ def read_window(since: object, until: object) -> tuple[float | None, float | Non
     )
 
 
+def as_of_window(
+    since: object, until: object, as_of: object
+) -> tuple[tuple[float | None, float | None], float | None]:
+    """The window of a search asked `as_of` a time (`read_window`, its end no later than
+    `as_of`: what was said and became true by then), and `as_of` as epoch seconds (None when
+    not given).
+
+    Raises:
+        InvalidInputError: as `read_window`; `as_of` is not a time, or `since` is later.
+    """
+    at = parse_time(as_of, "as_of")
+    if at is None:
+        return read_window(since, until), None
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    if start is not None and start > at:
+        raise InvalidInputError(
+            f"since ({_iso(start)}) is later than as_of ({_iso(at)}): nothing said since then "
+            "was known then"
+        )
+    return read_window(start, at if end is None or end > at else end), at.timestamp()
+
+
 def _resolution(stamp: float) -> float:
     """The step of `stamp` at the store's significant digits."""
     if stamp == 0:

@@ -25,7 +25,7 @@ from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.statements import delete_fact
-from engine.times import TimeLike, one_time, read_window
+from engine.times import TimeLike, as_of_window, one_time, read_window
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
@@ -150,6 +150,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         explain: bool = False,
         filters: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
+        as_of: TimeLike = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
@@ -157,7 +158,10 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
-        keep messages written, and facts that became true, in that window. `min_similarity`
+        keep messages written, and facts that became true, in that window. `as_of` (the same
+        forms) asks what the memory held then: the messages said by then and the facts true
+        then, ended since or not (a fact is true from its `valid_at`, else from when it was
+        first stored, until its `invalid_at`). `min_similarity`
         (default: the `search_min_similarity` setting, off) keeps hits at least that similar to
         the query (`similarity`, a cosine). `explain`: each hit's `explanation` (its legs'
         ranks and scores, path and fusion). `filters` ({key: value} or {key: {"eq"|"ne"|"in"|
@@ -166,8 +170,8 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
 
         Raises:
             InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id, time
-                or window (`since` later than `until`), `min_similarity`, `filters` or
-                `max_tokens` (below 1).
+                or window (`since` later than `until` or `as_of`), `min_similarity`,
+                `filters` or `max_tokens` (below 1).
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -176,16 +180,17 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
-        where, window = parse_filters(filters), read_window(since, until)
+        where, (window, at) = parse_filters(filters), as_of_window(since, until, as_of)
         self._setup(vectors=True)
         ask = functools.partial(
             self.retriever.search,
             query,
             user_id,
             mode=mode,
-            include_invalid=include_invalid,
+            include_invalid=include_invalid or at is not None,
             self_uid=self.self_uid(user_id),
             window=window,
+            as_of=at,
             min_similarity=floor,
             explain=explain,
             check_premise=max_tokens is not None,
