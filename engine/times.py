@@ -97,6 +97,28 @@ def read_window(since: object, until: object) -> tuple[float | None, float | Non
     )
 
 
+def as_of_window(
+    since: object, until: object, as_of: object
+) -> tuple[tuple[float | None, float | None], float | None]:
+    """The window of a search asked `as_of` a time (`read_window`, its end no later than
+    `as_of`: what was said and became true by then), and `as_of` as epoch seconds (None when
+    not given).
+
+    Raises:
+        InvalidInputError: as `read_window`; `as_of` is not a time, or `since` is later.
+    """
+    at = parse_time(as_of, "as_of")
+    if at is None:
+        return read_window(since, until), None
+    start, end = parse_time(since, "since"), parse_time(until, "until")
+    if start is not None and start > at:
+        raise InvalidInputError(
+            f"since ({_iso(start)}) is later than as_of ({_iso(at)}): nothing said since then "
+            "was known then"
+        )
+    return read_window(start, at if end is None or end > at else end), at.timestamp()
+
+
 def _resolution(stamp: float) -> float:
     """The step of `stamp` at the store's significant digits."""
     if stamp == 0:
@@ -188,6 +210,12 @@ def as_utc(value: datetime) -> datetime:
 def _from_number(number: float, what: str) -> datetime:
     if not math.isfinite(number) or abs(number) >= _MAX_MS:
         raise InvalidInputError(f"{what} {number!r} is out of range: give {_FORMS}")
+    if number.is_integer() and 1000 <= number <= 9999:  # a year, not 33 minutes into 1970
+        year = int(number)
+        raise InvalidInputError(
+            f"{what} {year} would be read as {year} seconds after 1970-01-01: for the year, "
+            f"write a full date ('{year}-01-01')"
+        )
     seconds = number / 1000.0 if abs(number) >= MS_FROM else number
     try:
         return datetime.fromtimestamp(seconds, UTC)

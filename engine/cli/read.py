@@ -69,6 +69,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             until=args.until,
             filters=dict(args.filter) if args.filter else None,
             max_tokens=args.max_tokens,
+            as_of=args.as_of,
         )
     if args.max_tokens is None:
         emit(args, result.model_dump(mode="json"), search_text(result))
@@ -202,6 +203,13 @@ def register(sub: Any) -> None:
     )
     search.add_argument("--since", type=when, help=SINCE)
     search.add_argument("--until", type=when, help=UNTIL)
+    search.add_argument(
+        "--as-of",
+        type=when,
+        metavar="WHEN",
+        help="what the memory held then: the messages said by then and the facts true then, "
+        f"ended since or not ({TIME_FORMS})",
+    )
     search.add_argument(
         "--filter",
         action="append",

@@ -19,7 +19,7 @@ from engine.models import AddResult, Deleted, Fact
 from engine.normalize import canonical_text, check_count, check_user_id
 from engine.private_files import holds_store
 from engine.prompt_block import MAX_LIMIT, said_day
-from engine.times import parse_time, time_window
+from engine.times import as_of_window, parse_time
 
 COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files (default ~/.graphmem, or "
@@ -333,10 +333,11 @@ def when(value: str) -> datetime:
 
 
 def check_window(args: argparse.Namespace) -> None:
-    """`--since` later than `--until` is a usage error (status 2) before any store is opened:
-    the window holds nothing, most often because the two were given the wrong way round."""
+    """`--since` later than `--until` (or `--as-of`) is a usage error (status 2) before any
+    store is opened: the window holds nothing, most often because the two were given the
+    wrong way round."""
     try:
-        time_window(args.since, args.until)
+        as_of_window(args.since, args.until, getattr(args, "as_of", None))
     except InvalidInputError as exc:
         raise UsageError(str(exc)) from None
 

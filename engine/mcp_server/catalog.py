@@ -40,6 +40,14 @@ Since = Annotated[
 Until = Annotated[
     str | float | None, Field(description=f"only what was said or true until: {_WHEN}"), NotBool
 ]
+AsOf = Annotated[
+    str | float | None,
+    Field(
+        description="what the memory held then: the messages said by then and the facts true "
+        f"then, ended since or not: {_WHEN}"
+    ),
+    NotBool,
+]
 FactArg = Annotated[
     FactIn | list[str],
     Field(description="{subject, predicate, object, text?} or [subject, predicate, object, text?]"),
@@ -115,6 +123,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
         limit: Annotated[int, Field(ge=1, le=100, description="facts to return"), NotBool] = 10,
         since: Since = None,
         until: Until = None,
+        as_of: AsOf = None,
         filters: Annotated[
             dict[str, Any] | None,
             Field(
@@ -135,7 +144,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
         connections between the things it names, the messages they came from, entities."""
-        window = {"since": since, "until": until}
+        window = {"since": since, "until": until, "as_of": as_of}
         return await dispatch.call(
             ctx,
             tools.search_memory,

@@ -167,12 +167,15 @@ def search_memory(
     until: str | float | None = None,
     filters: dict[str, Any] | None = None,
     max_tokens: int | None = None,
+    as_of: str | float | None = None,
 ) -> ToolOutput:
     """The ranked lists, or with `max_tokens` the prompt block `SearchResult.context` packs."""
     start, end = parse_time(since, "since"), parse_time(until, "until")
+    at = parse_time(as_of, "as_of")
     result = memory.search(
-        query, user_id, limit, since=start, until=end, filters=filters, max_tokens=max_tokens
-    )
+        query, user_id, limit, since=start, until=end, filters=filters, max_tokens=max_tokens,
+        as_of=at,
+    )  # fmt: skip
     found = result.facts or result.episodes or result.paths
     if max_tokens is None or not found:
         return ToolOutput(render_search(result), result.model_dump(mode="json"))

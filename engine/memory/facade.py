@@ -5,22 +5,16 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Iterable, Mapping
-from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from engine.add.facts import validate_facts
 from engine.add.failed import keep_failed
-from engine.add.ingest_steps import AddSteps
 from engine.add.messages import Messages
 from engine.add.prepare import AddRequest, PreparedAdd
 from engine.errors import InvalidInputError, NotFoundError
-from engine.ingest.pipeline import DEAD_LETTERS, ProgressFn, ingest
-from engine.ingest.report import IngestReport
-from engine.ingest.sources import IngestInput
+from engine.ingest.pipeline import DEAD_LETTERS
 from engine.knowledge import DAY_S, RANKINGS, EntityView, entity_view, top_entities
-from engine.load.run import LoadReport
-from engine.load.run import ProgressFn as LoadProgressFn
+from engine.memory.bulk import MemoryBulk
 from engine.memory.edit import MemoryEdit
 from engine.memory.transfer import MemoryTransfer
 from engine.metadata_filter import parse_filters, search_matching
@@ -31,12 +25,12 @@ from engine.retrieval.retriever import MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.statements import delete_fact
-from engine.times import TimeLike, one_time, read_window
+from engine.times import TimeLike, as_of_window, one_time, read_window
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
 
 
-class Memory(MemoryEdit, MemoryTransfer):
+class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
     """Long-term graph memory for one or many users.
 
     `Memory()` starts (or reuses) the embedded FalkorDB in `~/.graphmem` (`GRAPHMEM_HOME` or
@@ -67,100 +61,6 @@ class Memory(MemoryEdit, MemoryTransfer):
         clean = validate_facts(facts, self.settings)
         self._setup(vectors=True)
         return self._adder.add_facts(clean, user_id, show_progress=show_progress)
-
-    def load(
-        self,
-        path: str | PathLike[str],
-        user_id: str,
-        *,
-        format: str = "auto",
-        delimiter: str | None = None,
-        restart: bool = False,
-        chunk_size: int = 2000,
-        progress: LoadProgressFn | None = None,
-    ) -> LoadReport:
-        """Bulk-load a file of triples (TSV, CSV, JSONL or RDF N-Triples, gzipped or not:
-        docs/load.md) for `user_id`: bad lines are reported by number and the rest loads;
-        facts already stored are skipped, so loading a file again adds nothing, and an
-        interrupted load resumes where it stopped (`restart=True` reads it all again).
-
-        Raises:
-            InvalidInputError: the file is missing or not text, or an option is invalid.
-            StoreError: the database failed (what was written stays; rerun to resume).
-
-        Example:
-            >>> mem.load("kb.tsv", user_id="kb").facts_added  # doctest: +SKIP
-        """
-        from engine.load import Limits, LoadJob, load_file, triple_format
-
-        user_id = check_user_id(user_id)
-        if chunk_size < 1:
-            raise InvalidInputError(f"chunk_size must be at least 1, got {chunk_size}")
-        source = Path(path)
-        fmt = triple_format(source, format)
-        self._setup(vectors=True)
-        limits = Limits(self.settings.max_name_chars, self.settings.max_text_chars)
-        data_dir = self.settings.data_dir.expanduser()
-        job = LoadJob(self.store, self.embedder, user_id, data_dir, limits, chunk_size, progress)
-        report = load_file(job, source, fmt, delimiter, restart)
-        self.retriever.forget(user_id)
-        return report
-
-    def ingest(
-        self,
-        paths_or_iterable: IngestInput,
-        user_id: str | None = None,
-        *,
-        users_from_file: bool = False,
-        format: str = "auto",
-        delimiter: str | None = None,
-        concurrency: int = 4,
-        dry_run: bool = False,
-        retry_failed: bool = False,
-        dead_letter_path: str | PathLike[str] | None = None,
-        on_error: str = "skip",
-        progress: ProgressFn | None = None,
-    ) -> IngestReport:
-        """Add chat logs in bulk (see docs/ingest.md): files, directories, zips (`format`, and
-        `delimiter` for CSV), `ChatRecord`s or dicts; extracted `concurrency` at a time, each
-        user's messages applied in timestamp order. `user_id` adds every message for that
-        user; `users_from_file=True` takes each one's user from the input: one of the two is
-        required (only `retry_failed=True` alone needs neither). Rerunning adds nothing twice
-        and retries failed extractions; messages that fail go to `dead_letter_path` (default
-        `<data_dir>/dead_letters.jsonl`), which `retry_failed=True` replays (with `user_id`,
-        only that user's). `progress` gets an `IngestProgress` while the inputs are read
-        (`phase="read"`: as each file starts, every 1000 messages, at the end) and after
-        every message (`phase="ingest"`).
-
-        Raises:
-            ConfigError: the extractor cannot be built (OpenAI's API without OPENAI_API_KEY),
-                before any message is read (not with `dry_run`, which extracts nothing).
-            InvalidInputError: a path is missing or its format unknown, an option is invalid,
-                no user was chosen; with `on_error="raise"`, also the first unreadable record
-                (nothing written).
-            ExtractionError: with `on_error="raise"`, the first message that failed.
-
-        Example:
-            >>> report = mem.ingest("chats.jsonl", user_id="alice")  # doctest: +SKIP
-            >>> report.messages_added, report.messages_skipped, report.errors  # doctest: +SKIP
-        """
-        steps = AddSteps(self._adder, extracting=not dry_run)
-        self._setup(vectors=True)
-        return ingest(
-            steps,
-            paths_or_iterable,
-            progress,
-            self.settings.data_dir,
-            user_id=user_id,
-            users_from_file=users_from_file,
-            format=format,
-            delimiter=delimiter,
-            concurrency=concurrency,
-            dry_run=dry_run,
-            retry_failed=retry_failed,
-            dead_letter_path=dead_letter_path,
-            on_error=on_error,
-        )
 
     def add(
         self,
@@ -250,6 +150,7 @@ class Memory(MemoryEdit, MemoryTransfer):
         explain: bool = False,
         filters: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
+        as_of: TimeLike = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
@@ -257,7 +158,10 @@ class Memory(MemoryEdit, MemoryTransfer):
 
         `mode` picks the legs: "dual" (default: all of them), "expansion", "semantic" (the
         fact legs) or "episodes" (the messages alone). `since` / `until` (as `add`'s `ts`)
-        keep messages written, and facts that became true, in that window. `min_similarity`
+        keep messages written, and facts that became true, in that window. `as_of` (the same
+        forms) asks what the memory held then: the messages said by then and the facts true
+        then, ended since or not (a fact is true from its `valid_at`, else from when it was
+        first stored, until its `invalid_at`). `min_similarity`
         (default: the `search_min_similarity` setting, off) keeps hits at least that similar to
         the query (`similarity`, a cosine). `explain`: each hit's `explanation` (its legs'
         ranks and scores, path and fusion). `filters` ({key: value} or {key: {"eq"|"ne"|"in"|
@@ -266,8 +170,8 @@ class Memory(MemoryEdit, MemoryTransfer):
 
         Raises:
             InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id, time
-                or window (`since` later than `until`), `min_similarity`, `filters` or
-                `max_tokens` (below 1).
+                or window (`since` later than `until` or `as_of`), `min_similarity`,
+                `filters` or `max_tokens` (below 1).
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -276,16 +180,17 @@ class Memory(MemoryEdit, MemoryTransfer):
         if mode not in MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
-        where, window = parse_filters(filters), read_window(since, until)
+        where, (window, at) = parse_filters(filters), as_of_window(since, until, as_of)
         self._setup(vectors=True)
         ask = functools.partial(
             self.retriever.search,
             query,
             user_id,
             mode=mode,
-            include_invalid=include_invalid,
+            include_invalid=include_invalid or at is not None,
             self_uid=self.self_uid(user_id),
             window=window,
+            as_of=at,
             min_similarity=floor,
             explain=explain,
             check_premise=max_tokens is not None,

@@ -112,11 +112,13 @@ class DualRetriever:
         min_similarity: float | None = None,
         explain: bool = False,
         check_premise: bool = False,
+        as_of: float | None = None,
     ) -> SearchResult:
         """`rank_relations=False` skips matching the query's words to predicates and the
         episode leg (one embedding instead of one per new word): enough when any fact about
         the named entities will do. `window` (since, until: epoch seconds) keeps the
-        messages written, and the facts that became true, in it. `min_similarity` keeps the
+        messages written, and the facts that became true, in it; `as_of` (epoch seconds) the
+        facts not ended by then (with `include_invalid`). `min_similarity` keeps the
         hits whose cosine similarity to the query is at least that (each hit's is read);
         `explain` says how each hit was found (`ScoredFact.explanation`); `check_premise` asks
         whose memories a query naming a speaker is about (`engine.retrieval.premise`)."""
@@ -140,7 +142,7 @@ class DualRetriever:
             check = plan(parsed.words, legs.messages.index)
             legs.premise = self.premise.start(check, user_id, include_invalid) if check else None
         watch.lap("episodes")
-        ask = _Ask(window, min_similarity, explain, vector, self_uid, parsed.first_person)
+        ask = _Ask(window, min_similarity, explain, vector, self_uid, parsed.first_person, as_of)
         result = self._fuse(query, user_id, limit, legs, mode in FACT_MODES, ask)
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.messages.hits)
         watch.lap("fuse")
@@ -225,7 +227,7 @@ class DualRetriever:
         walks = self.graph_leg.walks(legs.graph)
         facts = self._facts(user_id, [*ranked, *(u for _, uids in walks for u in uids)], legs)
         scored = boosted(limit, ranked, facts, hits, legs.semantic, fusion, legs.graph.anchored)
-        scored = [s for s in scored if _in_window(s.fact, ask.window)]
+        scored = [s for s in scored if _in_window(s.fact, ask.window, ask.as_of)]
         messages = legs.messages
         shown = itertools.chain((h.uid for h in messages.hits), *(s.fact.episodes for s in scored))
         self.episode_leg.read_texts(user_id, messages, shown)
@@ -345,9 +347,14 @@ class _Ask:
     embedding: list[float]  # the query's
     self_uid: str | None  # the entity standing for the user
     first_person: bool  # the query speaks in the first person ("my", "I")
+    as_of: float | None = None  # a fact ended by then is left out
 
 
-def _in_window(fact: Fact, window: tuple[float | None, float | None]) -> bool:
+def _in_window(
+    fact: Fact, window: tuple[float | None, float | None], as_of: float | None = None
+) -> bool:
+    if as_of is not None and fact.invalid_at is not None and fact.invalid_at.timestamp() <= as_of:
+        return False  # no longer true then
     since, until = window
     if since is None and until is None:
         return True
