@@ -280,6 +280,17 @@ def test_import_error_policy(memory: Memory) -> None:
         triples_from_property_graph([("only", "two")])
 
 
+def test_skip_leaves_out_a_malformed_triple(memory: Memory) -> None:
+    """`on_error="skip"` skips a triple with an empty or missing part, or an item that is no
+    triple, as it skips one graphmem cannot store: the rest is written."""
+    triples = [("Paris", "capital of", "France"), ("x", "", "y"), (None, "is", "z"), ("a", "b")]
+    result = import_llama_index_graph(memory, triples, "erin", on_error="skip")
+    assert result.facts_added == 1 and len(result.errors) == 3
+    assert result.errors[0].startswith("skipped invalid triple ('x', '', 'y')")
+    assert "('a', 'b')" in result.errors[2]
+    assert valid_triples(memory, "erin") == {("Paris", "CAPITAL_OF", "France")}
+
+
 def test_export_then_import_round_trips(memory: Memory) -> None:
     memory.add_facts(
         [

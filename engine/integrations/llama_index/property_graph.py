@@ -128,20 +128,35 @@ def triples_from_property_graph(source: PropertyGraphStore | Iterable[Any]) -> l
     Raises:
         InvalidInputError: an item is neither a triplet nor a string triple.
     """
-    return _collect(source)[0]
+    return _collect(source, skip=False)[0]
 
 
-def _collect(source: PropertyGraphStore | Iterable[Any]) -> tuple[list[FactInput], list[str]]:
-    """The facts of `source`, and a note for each triplet left out as no longer true."""
+def _collect(
+    source: PropertyGraphStore | Iterable[Any], *, skip: bool
+) -> tuple[list[FactInput], list[str]]:
+    """The facts of `source`, and a note for each triplet left out as no longer true and,
+    with `skip`, for each item that is no usable triplet or triple.
+
+    Raises:
+        InvalidInputError: an item is unusable and not `skip`.
+    """
     items = _store_triplets(source) if isinstance(source, PropertyGraphStore) else source
     facts: list[FactInput] = []
-    ended: list[str] = []
+    notes: list[str] = []
     for item in items:
         if (why := _ended(item)) is not None:
-            ended.append(why)
-        elif (fact := _item_fact(item)) is not None:
+            notes.append(why)
+            continue
+        try:
+            fact = _item_fact(item)
+        except InvalidInputError as exc:
+            if not skip:
+                raise
+            notes.append(f"skipped {exc}")
+            continue
+        if fact is not None:
             facts.append(fact)
-    return facts, ended
+    return facts, notes
 
 
 def import_llama_index_graph(
@@ -154,13 +169,14 @@ def import_llama_index_graph(
     """Import a LlamaIndex property graph (or its triples) into `user_id`'s graph.
 
     With `on_error="skip"`, triples graphmem cannot store (e.g. a relation label with no
-    letters) are left out and listed in `AddResult.errors`; with "raise" nothing is written.
+    letters, a string triple with an empty or missing part) are left out and listed in
+    `AddResult.errors`; with "raise" nothing is written.
     Relations no longer true (an `invalid_at` property) are left out and listed there too.
 
     Raises:
         InvalidInputError: a triple is unusable and `on_error="raise"`.
     """
-    facts, ended = _collect(source)
+    facts, ended = _collect(source, skip=on_error == "skip")
     errors: list[str] = []
     if on_error == "skip":
         facts, errors = _usable(memory, facts)
