@@ -291,6 +291,32 @@ def test_skip_leaves_out_a_malformed_triple(memory: Memory) -> None:
     assert valid_triples(memory, "erin") == {("Paris", "CAPITAL_OF", "France")}
 
 
+@pytest.mark.parametrize(
+    ("source", "on_error", "named"),
+    [
+        (42, "raise", "got int"),
+        ("Paris capital of France", "skip", "got str"),
+        ({"Paris": "France"}, "skip", "got dict"),
+        ([("Paris", "capital of", "France")], "ignore", "got 'ignore'"),
+    ],
+)
+def test_a_wrong_import_argument_is_named(
+    memory: Memory, source: Any, on_error: Any, named: str
+) -> None:
+    """A source that is no graph nor list of triples, or an unknown policy, is refused by name
+    before anything is written (a string was read letter by letter, an int raised TypeError,
+    "ignore" was taken as "raise")."""
+    with pytest.raises(InvalidInputError, match=named):
+        import_llama_index_graph(memory, source, "erin", on_error=on_error)
+    assert memory.get_all("erin") == []
+
+
+def test_export_names_a_store_that_is_not_a_property_graph_store(memory: Memory) -> None:
+    memory.add_facts(FACTS, user_id="alice")
+    with pytest.raises(InvalidInputError, match="PropertyGraphStore, got NoneType"):
+        export_to_property_graph(memory, "alice", None)  # type: ignore[arg-type]
+
+
 def test_export_then_import_round_trips(memory: Memory) -> None:
     memory.add_facts(
         [
