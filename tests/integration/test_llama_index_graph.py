@@ -166,6 +166,29 @@ def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
     assert len(everything) == len(seen_once)  # each relation once: it came twice, one per end
 
 
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda pg: pg.get(ids="John"), "ids must be a list of strings, got 'John'"),
+        (lambda pg: pg.get(ids=[None]), r"ids must be a list of strings, got \[None\]"),
+        (lambda pg: pg.get_triplets(entity_names="John"), "entity_names must be a list"),
+        (lambda pg: pg.get_triplets(relation_names="OWNS"), "relation_names must be a list"),
+        (lambda pg: pg.get(properties=["name"]), "properties must be a dict"),
+        (lambda pg: pg.get_rel_map(["John"]), "graph_nodes must be a list of LlamaIndex nodes"),
+        (lambda pg: pg.get_rel_map(pg.get(), ignore_rels="OWNS"), "ignore_rels must be a list"),
+        (lambda pg: pg.vector_query([0.1] * 384), "query must be a VectorStoreQuery, got list"),
+    ],
+)
+def test_an_argument_of_the_wrong_shape_is_named(graph: Any, call: Any, named: str) -> None:
+    """One string where LlamaIndex takes a list was read letter by letter: `get(ids="John")`
+    and `get_triplets(entity_names="John")` found nothing, `relation_names="OWNS"` asked for
+    relations O, W, N and S; other shapes raised AttributeError from inside LlamaIndex."""
+    pg = OnEmbeddedStore(graph, "alice")
+    with pytest.raises(InvalidInputError, match=named):
+        call(pg)
+    assert [query for query, _ in pg.sent if "vector" in query] == []
+
+
 def test_relation_names_in_any_script_are_read(graph: Any, memory: Memory) -> None:
     memory.add_facts([("John", "住在", "北京"), ("John", "vive en", "Madrid")], user_id="alice")
     memory.add_facts([("John", "住在", "上海")], user_id="bob")
