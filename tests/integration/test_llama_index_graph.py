@@ -29,7 +29,7 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQuery,
 )
 
-from engine.errors import InvalidInputError, StoreError
+from engine.errors import ClosedError, InvalidInputError, StoreError
 from engine.integrations.llama_index import import_llama_index_graph
 from engine.integrations.llama_index.graph_store import GraphmemPropertyGraphStore
 from engine.memory import Memory
@@ -103,6 +103,25 @@ def test_the_store_opens_without_free_cypher() -> None:
     assert pg.user_id == "alice" and pg.supports_vector_queries
     with pytest.raises(InvalidInputError, match="structured_query is refused"):
         pg.structured_query("CALL dbms.components()")
+
+
+class Unreached(GraphmemPropertyGraphStore):
+    """The store with its own driver and reads, built where no Neo4j answers."""
+
+    def _reach(self, url: str, auth: tuple[str, str]) -> None:
+        """Built without a server: the driver connects at its first read."""
+
+
+def test_a_closed_store_says_it_is_closed() -> None:
+    """LlamaIndex's `close()` drops the driver: a read after it raised AttributeError
+    ('... object has no attribute _driver')."""
+    pg = Unreached("neo4j", "unused", "bolt://127.0.0.1:9", "alice")
+    pg.close()
+    with pytest.raises(ClosedError, match="Unreached is closed: open a new one"):
+        pg.get(ids=["John"])
+    with pytest.raises(ClosedError):
+        pg.get_triplets()
+    pg.close()  # twice is harmless
 
 
 def test_get_returns_the_users_entities_only(graph: Any, memory: Memory) -> None:

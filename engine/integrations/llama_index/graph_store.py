@@ -45,7 +45,7 @@ from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 from llama_index.graph_stores.neo4j.neo4j_property_graph import remove_empty_values
 
 from engine import cypher
-from engine.errors import InvalidInputError, StoreError
+from engine.errors import ClosedError, InvalidInputError, StoreError
 from engine.integrations.llama_index.arguments import (
     check_key,
     check_nodes,
@@ -140,8 +140,15 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     # -- every statement runs here, in a read transaction --------------------------------
 
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """
+        Raises:
+            ClosedError: the store was closed (LlamaIndex's `close()` drops its driver).
+        """
+        driver = getattr(self, "_driver", None)
+        if driver is None:
+            raise ClosedError(f"this {type(self).__name__} is closed: open a new one")
         with map_neo4j_errors():
-            records, _, _ = self._driver.execute_query(
+            records, _, _ = driver.execute_query(
                 neo4j.Query(text=query, timeout=self._timeout),
                 database_=self._database,
                 parameters_=params,
