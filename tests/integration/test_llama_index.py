@@ -280,6 +280,43 @@ def test_import_error_policy(memory: Memory) -> None:
         triples_from_property_graph([("only", "two")])
 
 
+def test_skip_leaves_out_a_malformed_triple(memory: Memory) -> None:
+    """`on_error="skip"` skips a triple with an empty or missing part, or an item that is no
+    triple, as it skips one graphmem cannot store: the rest is written."""
+    triples = [("Paris", "capital of", "France"), ("x", "", "y"), (None, "is", "z"), ("a", "b")]
+    result = import_llama_index_graph(memory, triples, "erin", on_error="skip")
+    assert result.facts_added == 1 and len(result.errors) == 3
+    assert result.errors[0].startswith("skipped invalid triple ('x', '', 'y')")
+    assert "('a', 'b')" in result.errors[2]
+    assert valid_triples(memory, "erin") == {("Paris", "CAPITAL_OF", "France")}
+
+
+@pytest.mark.parametrize(
+    ("source", "on_error", "named"),
+    [
+        (42, "raise", "got int"),
+        ("Paris capital of France", "skip", "got str"),
+        ({"Paris": "France"}, "skip", "got dict"),
+        ([("Paris", "capital of", "France")], "ignore", "got 'ignore'"),
+    ],
+)
+def test_a_wrong_import_argument_is_named(
+    memory: Memory, source: Any, on_error: Any, named: str
+) -> None:
+    """A source that is no graph nor list of triples, or an unknown policy, is refused by name
+    before anything is written (a string was read letter by letter, an int raised TypeError,
+    "ignore" was taken as "raise")."""
+    with pytest.raises(InvalidInputError, match=named):
+        import_llama_index_graph(memory, source, "erin", on_error=on_error)
+    assert memory.get_all("erin") == []
+
+
+def test_export_names_a_store_that_is_not_a_property_graph_store(memory: Memory) -> None:
+    memory.add_facts(FACTS, user_id="alice")
+    with pytest.raises(InvalidInputError, match="PropertyGraphStore, got NoneType"):
+        export_to_property_graph(memory, "alice", None)  # type: ignore[arg-type]
+
+
 def test_export_then_import_round_trips(memory: Memory) -> None:
     memory.add_facts(
         [

@@ -29,7 +29,7 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQuery,
 )
 
-from engine.errors import InvalidInputError, StoreError
+from engine.errors import ClosedError, InvalidInputError, StoreError
 from engine.integrations.llama_index import import_llama_index_graph
 from engine.integrations.llama_index.graph_store import GraphmemPropertyGraphStore
 from engine.memory import Memory
@@ -105,6 +105,25 @@ def test_the_store_opens_without_free_cypher() -> None:
         pg.structured_query("CALL dbms.components()")
 
 
+class Unreached(GraphmemPropertyGraphStore):
+    """The store with its own driver and reads, built where no Neo4j answers."""
+
+    def _reach(self, url: str, auth: tuple[str, str]) -> None:
+        """Built without a server: the driver connects at its first read."""
+
+
+def test_a_closed_store_says_it_is_closed() -> None:
+    """LlamaIndex's `close()` drops the driver: a read after it raised AttributeError
+    ('... object has no attribute _driver')."""
+    pg = Unreached("neo4j", "unused", "bolt://127.0.0.1:9", "alice")
+    pg.close()
+    with pytest.raises(ClosedError, match="Unreached is closed: open a new one"):
+        pg.get(ids=["John"])
+    with pytest.raises(ClosedError):
+        pg.get_triplets()
+    pg.close()  # twice is harmless
+
+
 def test_get_returns_the_users_entities_only(graph: Any, memory: Memory) -> None:
     pg = OnEmbeddedStore(graph, "alice")
     nodes = pg.get()
@@ -164,6 +183,29 @@ def test_get_triplets_by_name_stays_in_the_users_graph(graph: Any) -> None:
     assert {r.label for _, r, _ in everything} == {"FRIEND_OF", "OWNS"}
     seen_once = {(s.id, r.label, t.id) for s, r, t in everything}
     assert len(everything) == len(seen_once)  # each relation once: it came twice, one per end
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda pg: pg.get(ids="John"), "ids must be a list of strings, got 'John'"),
+        (lambda pg: pg.get(ids=[None]), r"ids must be a list of strings, got \[None\]"),
+        (lambda pg: pg.get_triplets(entity_names="John"), "entity_names must be a list"),
+        (lambda pg: pg.get_triplets(relation_names="OWNS"), "relation_names must be a list"),
+        (lambda pg: pg.get(properties=["name"]), "properties must be a dict"),
+        (lambda pg: pg.get_rel_map(["John"]), "graph_nodes must be a list of LlamaIndex nodes"),
+        (lambda pg: pg.get_rel_map(pg.get(), ignore_rels="OWNS"), "ignore_rels must be a list"),
+        (lambda pg: pg.vector_query([0.1] * 384), "query must be a VectorStoreQuery, got list"),
+    ],
+)
+def test_an_argument_of_the_wrong_shape_is_named(graph: Any, call: Any, named: str) -> None:
+    """One string where LlamaIndex takes a list was read letter by letter: `get(ids="John")`
+    and `get_triplets(entity_names="John")` found nothing, `relation_names="OWNS"` asked for
+    relations O, W, N and S; other shapes raised AttributeError from inside LlamaIndex."""
+    pg = OnEmbeddedStore(graph, "alice")
+    with pytest.raises(InvalidInputError, match=named):
+        call(pg)
+    assert [query for query, _ in pg.sent if "vector" in query] == []
 
 
 def test_relation_names_in_any_script_are_read(graph: Any, memory: Memory) -> None:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -46,8 +45,15 @@ from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 from llama_index.graph_stores.neo4j.neo4j_property_graph import remove_empty_values
 
 from engine import cypher
-from engine.errors import InvalidInputError, StoreError
-from engine.normalize import check_count, check_user_id, entity_key, is_relation_type
+from engine.errors import ClosedError, InvalidInputError, StoreError
+from engine.integrations.llama_index.arguments import (
+    check_key,
+    check_nodes,
+    check_properties,
+    check_relation,
+    check_strings,
+)
+from engine.normalize import check_count, check_user_id, entity_key
 from engine.store.neo4j import check_reachable, map_neo4j_errors
 
 STRUCTURAL_RELS = ["SUBJECT", "OBJECT", "MENTIONS"]
@@ -58,29 +64,12 @@ FACT_PROPERTIES = (
     "text", "valid_at", "invalid_at", "mentions", "first_seen", "last_seen", "updated_at",
     "episodes", "confidence",
 )  # fmt: skip
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _OPERATORS = frozenset({"==", "!=", ">", "<", ">=", "<=", "in", "nin"})
 _NO_STRUCTURED_QUERY = (
     "structured_query is refused: Cypher written by a caller or an LLM cannot be held to user "
     "{user!r}; read with get, get_triplets, get_rel_map or vector_query (LLMSynonymRetriever "
     "and VectorContextRetriever use only those), or search with engine.Memory"
 )
-
-
-def check_key(key: object, what: str) -> str:
-    """A property or filter key LlamaIndex writes into its Cypher text between backticks."""
-    if not isinstance(key, str) or not _KEY.fullmatch(key):
-        raise InvalidInputError(f"{what} {key!r} is not a plain property name ({_KEY.pattern})")
-    return key
-
-
-def check_relation(name: object) -> str:
-    """A relation name LlamaIndex writes into its Cypher text as a relationship type."""
-    if not isinstance(name, str) or not is_relation_type(name):
-        raise InvalidInputError(
-            f"relation name {name!r} is not a relationship type of graphmem (UPPER_SNAKE_CASE)"
-        )
-    return name
 
 
 class _Statements:
@@ -151,8 +140,15 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     # -- every statement runs here, in a read transaction --------------------------------
 
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """
+        Raises:
+            ClosedError: the store was closed (LlamaIndex's `close()` drops its driver).
+        """
+        driver = getattr(self, "_driver", None)
+        if driver is None:
+            raise ClosedError(f"this {type(self).__name__} is closed: open a new one")
         with map_neo4j_errors():
-            records, _, _ = self._driver.execute_query(
+            records, _, _ = driver.execute_query(
                 neo4j.Query(text=query, timeout=self._timeout),
                 database_=self._database,
                 parameters_=params,
@@ -180,8 +176,7 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     # -- reads, scoped to the user --------------------------------------------------------
 
     def _scope(self, properties: dict[str, Any] | None) -> dict[str, Any]:
-        for key in properties or {}:
-            check_key(key, "property key")
+        properties = check_properties(properties)
         if properties and properties.get("user_id", self.user_id) != self.user_id:
             raise InvalidInputError(f"this store reads user {self.user_id!r} only")
         return {**(properties or {}), "user_id": self.user_id}
@@ -205,10 +200,11 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
             StoreError: the read returned a node of another user (it never should).
         """
         scoped = self._scope(properties)
+        ids = check_strings(ids, "ids")
         if not ids:
             nodes: list[LabelledNode] = Neo4jPropertyGraphStore.get(self._run, scoped)
             return nodes
-        lookups = [{"id": i, "key": entity_key(i) if isinstance(i, str) else None} for i in ids]
+        lookups = [{"id": i, "key": entity_key(i)} for i in ids]
         where = {key: value for key, value in scoped.items() if key != "user_id"}
         rows = self._run.structured_query(
             cypher.load("get_nodes_by_ids_or_keys", "neo4j"),
@@ -242,7 +238,10 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         properties: dict[str, Any] | None = None,
         ids: list[str] | None = None,
     ) -> list[Triplet]:
+        relation_names = check_strings(relation_names, "relation_names")
         relations = [check_relation(r) for r in relation_names] if relation_names else None
+        entity_names = check_strings(entity_names, "entity_names")
+        ids = check_strings(ids, "ids")
         if entity_names or ids:  # LlamaIndex cannot combine names or ids with properties
             if properties:
                 raise InvalidInputError("give entity_names or ids, or properties, not both")
@@ -270,6 +269,8 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
         edge) are always left out, and `limit` counts the triplets returned."""
         depth = check_count(depth, "depth", 1, MAX_DEPTH)
         limit = check_count(limit, "limit", 1, MAX_REL_MAP)
+        graph_nodes = check_nodes(graph_nodes)
+        ignore_rels = check_strings(ignore_rels, "ignore_rels")
         mine = self._nodes(ids=[node.id for node in graph_nodes]) if graph_nodes else []
         if not mine:
             return []
@@ -310,6 +311,8 @@ class GraphmemPropertyGraphStore(Neo4jPropertyGraphStore):  # type: ignore[misc]
     ) -> tuple[list[LabelledNode], list[float]]:
         """Nearest entities of the user (graphmem's entity embeddings: embed the query with
         all-MiniLM-L6-v2)."""
+        if not isinstance(query, VectorStoreQuery):
+            raise InvalidInputError(f"query must be a VectorStoreQuery, got {type(query).__name__}")
         mine = MetadataFilter(key="user_id", value=self.user_id)
         given = query.filters
         if given is not None and given.condition != FilterCondition.AND and len(given.filters) > 1:

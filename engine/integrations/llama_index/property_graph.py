@@ -3,9 +3,9 @@ as LlamaIndex `EntityNode`s and `Relation`s (a copy; `graph_store` reads in plac
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from llama_index.core.graph_stores.types import (
     KG_SOURCE_REL,
@@ -126,22 +126,58 @@ def triples_from_property_graph(source: PropertyGraphStore | Iterable[Any]) -> l
     (no longer true, as graphmem exports history) is left out.
 
     Raises:
-        InvalidInputError: an item is neither a triplet nor a string triple.
+        InvalidInputError: an item is neither a triplet nor a string triple, or `source` is
+            no property graph store nor iterable of them.
     """
-    return _collect(source)[0]
+    return _collect(source, skip=False)[0]
 
 
-def _collect(source: PropertyGraphStore | Iterable[Any]) -> tuple[list[FactInput], list[str]]:
-    """The facts of `source`, and a note for each triplet left out as no longer true."""
-    items = _store_triplets(source) if isinstance(source, PropertyGraphStore) else source
+def _items(source: object) -> Iterable[Any]:
+    """The triplets of a property graph store, or `source` itself when it lists triples.
+
+    Raises:
+        InvalidInputError: `source` is neither (a string or a mapping is no list of triples).
+    """
+    if isinstance(source, PropertyGraphStore):
+        return _store_triplets(source)
+    if isinstance(source, Iterable) and not isinstance(source, str | bytes | Mapping):
+        return source
+    raise InvalidInputError(
+        "source must be a LlamaIndex PropertyGraphStore or an iterable of (EntityNode, "
+        f"Relation, EntityNode) triplets or (str, str, str) triples, got {type(source).__name__}"
+    )
+
+
+def _check_on_error(on_error: object) -> None:
+    if on_error not in get_args(OnError):
+        raise InvalidInputError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+
+
+def _collect(
+    source: PropertyGraphStore | Iterable[Any], *, skip: bool
+) -> tuple[list[FactInput], list[str]]:
+    """The facts of `source`, and a note for each triplet left out as no longer true and,
+    with `skip`, for each item that is no usable triplet or triple.
+
+    Raises:
+        InvalidInputError: an item is unusable and not `skip`.
+    """
     facts: list[FactInput] = []
-    ended: list[str] = []
-    for item in items:
+    notes: list[str] = []
+    for item in _items(source):
         if (why := _ended(item)) is not None:
-            ended.append(why)
-        elif (fact := _item_fact(item)) is not None:
+            notes.append(why)
+            continue
+        try:
+            fact = _item_fact(item)
+        except InvalidInputError as exc:
+            if not skip:
+                raise
+            notes.append(f"skipped {exc}")
+            continue
+        if fact is not None:
             facts.append(fact)
-    return facts, ended
+    return facts, notes
 
 
 def import_llama_index_graph(
@@ -154,13 +190,16 @@ def import_llama_index_graph(
     """Import a LlamaIndex property graph (or its triples) into `user_id`'s graph.
 
     With `on_error="skip"`, triples graphmem cannot store (e.g. a relation label with no
-    letters) are left out and listed in `AddResult.errors`; with "raise" nothing is written.
+    letters, a string triple with an empty or missing part) are left out and listed in
+    `AddResult.errors`; with "raise" nothing is written.
     Relations no longer true (an `invalid_at` property) are left out and listed there too.
 
     Raises:
-        InvalidInputError: a triple is unusable and `on_error="raise"`.
+        InvalidInputError: a triple is unusable and `on_error="raise"`; `source` is no
+            property graph store nor iterable of triples; `on_error` is neither policy.
     """
-    facts, ended = _collect(source)
+    _check_on_error(on_error)
+    facts, ended = _collect(source, skip=on_error == "skip")
     errors: list[str] = []
     if on_error == "skip":
         facts, errors = _usable(memory, facts)
@@ -226,7 +265,15 @@ def property_graph_from_memory(
 def export_to_property_graph(
     memory: Memory, user_id: str, store: PropertyGraphStore, *, include_invalid: bool = False
 ) -> tuple[int, int]:
-    """Upsert `user_id`'s graph into a LlamaIndex property graph store; (nodes, relations)."""
+    """Upsert `user_id`'s graph into a LlamaIndex property graph store; (nodes, relations).
+
+    Raises:
+        InvalidInputError: `store` is not a LlamaIndex `PropertyGraphStore`.
+    """
+    if not isinstance(store, PropertyGraphStore):
+        raise InvalidInputError(
+            f"store must be a LlamaIndex PropertyGraphStore, got {type(store).__name__}"
+        )
     nodes, relations = property_graph_from_memory(memory, user_id, include_invalid=include_invalid)
     store.upsert_nodes(nodes)
     store.upsert_relations(relations)
