@@ -140,7 +140,7 @@ def test_history_entries_carry_every_key_of_mem0s() -> None:
     event = HistoryEvent(
         uid="h1", target_uid="f1", user_id="bob", event="ADD", ts=datetime.now(UTC), detail="x"
     )
-    entry = history_item("m1", event, None)
+    entry = history_item("m1", event, None, "x")
     assert set(entry) == {
         "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
         "is_deleted", "actor_id", "role",
