@@ -45,6 +45,11 @@ _FIXED_PROMPT = (
     "{keys}: graphmem's extraction prompt is fixed (one tool call that sees the known facts); "
     "see docs/migrate_from_mem0.md"
 )
+_NO_API_KEY = (
+    "llm provider {provider!r} has no API key: give llm.config.api_key or set OPENAI_API_KEY "
+    "(Mem0 needs one too); to extract offline (graphmem's spaCy rules), leave llm out of the "
+    "config"
+)
 _KNOWN = frozenset({"llm", "embedder", "graph_store", "graphmem"}) | _IGNORED | _REFUSED
 
 
@@ -61,11 +66,15 @@ def _section(config: Mapping[str, Any], key: str) -> tuple[str | None, dict[str,
     return (str(provider).lower() if provider is not None else None), dict(inner)
 
 
-def _llm(config: Mapping[str, Any]) -> dict[str, Any]:
+def _llm_section(config: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
     store = config.get("graph_store")
     # Mem0 extracts its graph with graph_store.llm when one is given: graphmem's facts are it
     holder = store if isinstance(store, Mapping) and store.get("llm") is not None else config
-    provider, inner = _section(holder, "llm")
+    return _section(holder, "llm")
+
+
+def _llm(config: Mapping[str, Any]) -> dict[str, Any]:
+    provider, inner = _llm_section(config)
     if provider is None:
         return {}
     if provider not in _OPENAI_COMPATIBLE:
@@ -153,9 +162,15 @@ def settings_of(config: Mapping[str, Any]) -> Settings:
     """graphmem `Settings` for a Mem0 config dictionary.
 
     Raises:
-        ConfigError: what `settings_from_mem0` refuses, or settings graphmem finds invalid.
+        ConfigError: what `settings_from_mem0` refuses, settings graphmem finds invalid, or
+            an `llm` graphmem could not call (OpenAI with no API key in the config or the
+            environment), which would leave extraction offline unasked.
     """
     try:
-        return Settings(**settings_from_mem0(config))
+        settings = Settings(**settings_from_mem0(config))
     except ValidationError as exc:
         raise ConfigError(f"invalid settings from the Mem0 config: {exc}") from exc
+    provider, _ = _llm_section(config)
+    if provider is not None and not settings.llm_configured:
+        raise ConfigError(_NO_API_KEY.format(provider=provider))
+    return settings

@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.compat.mem0_scope import Scope
 from engine.memory import Memory
-from engine.models import Episode, Fact, HistoryEvent, ScoredFact
+from engine.models import UNCHANGED_DETAILS, Episode, Fact, HistoryEvent, ScoredFact
 from engine.normalize import clean_text
 
 _EVENTS = {"INVALIDATE": "DELETE", "MERGE": "UPDATE"}
@@ -75,15 +75,18 @@ def memory_item(
     return item
 
 
-def history_item(memory_id: str, event: HistoryEvent, previous: str | None) -> dict[str, Any]:
-    """One entry of Mem0's `history`; `previous` is the memory's text before the event. A
-    contradicted memory's entry is Mem0's DELETE: no new text, `is_deleted` 1."""
+def history_item(
+    memory_id: str, event: HistoryEvent, previous: str | None, text: str | None
+) -> dict[str, Any]:
+    """One entry of Mem0's `history`: the memory's text before the event (`previous`) and
+    after it (`text`). A contradicted memory's entry is Mem0's DELETE: no new text,
+    `is_deleted` 1."""
     ended = event.event == "INVALIDATE"
     return {
         "id": event.uid,
         "memory_id": memory_id,
         "old_memory": previous,
-        "new_memory": None if ended else event.detail,
+        "new_memory": None if ended else text,
         "event": _EVENTS.get(event.event, event.event),
         "created_at": event.ts.isoformat(),
         "updated_at": None,
@@ -91,6 +94,24 @@ def history_item(memory_id: str, event: HistoryEvent, previous: str | None) -> d
         "actor_id": None,  # Mem0's speaker name and role: a fact may come from several
         "role": None,
     }
+
+
+def _text_after(event: HistoryEvent, text: str | None) -> str | None:
+    """The memory's text after `event`: an ADD's or a new text's detail is the text; a repeat
+    ("said again"), a merge and an invalidation leave it as it was (their detail is a note)."""
+    if event.event in ("ADD", "UPDATE") and event.detail not in UNCHANGED_DETAILS:
+        return event.detail
+    return text
+
+
+def history_items(memory_id: str, events: list[HistoryEvent]) -> list[dict[str, Any]]:
+    """Mem0's `history` of one memory from its events, oldest first."""
+    out, text = [], None
+    for event in events:
+        after = _text_after(event, text)
+        out.append(history_item(memory_id, event, text, after))
+        text = after
+    return out
 
 
 def similarities(graph: Memory, user: str, query: str, hits: list[ScoredFact]) -> dict[str, float]:

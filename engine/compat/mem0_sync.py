@@ -20,7 +20,7 @@ from engine.compat.mem0_args import (
 from engine.compat.mem0_config import settings_of
 from engine.compat.mem0_reads import Reads
 from engine.compat.mem0_scope import scope_of, scope_or_none
-from engine.compat.mem0_shapes import Origin, history_item, relation, similarities
+from engine.compat.mem0_shapes import Origin, history_items, relation, similarities
 from engine.embedding import as_param
 from engine.errors import ExtractionError, InvalidInputError, NotFoundError
 from engine.memory import Memory as GraphMemory
@@ -261,12 +261,9 @@ class Memory:
             NotFoundError: no such memory (in the scope, when one is given).
         """
         fact, scope = self._reads.resolve(memory_id, scope_or_none(user_id, agent_id, run_id))
-        mid = self._reads.ids().of(fact.uid)
-        out, previous = [], None
-        for event in self.graph.history(fact.uid, scope.user):
-            out.append(history_item(mid, event, previous))
-            previous = event.detail if event.event != "INVALIDATE" else previous
-        return out
+        return history_items(
+            self._reads.ids().of(fact.uid), self.graph.history(fact.uid, scope.user)
+        )
 
     # -- deleting -------------------------------------------------------------------------
 

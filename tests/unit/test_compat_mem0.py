@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.compat.mem0_config import settings_from_mem0
+from engine.compat.mem0_config import settings_from_mem0, settings_of
 from engine.compat.mem0_scope import scope_of
 from engine.compat.mem0_shapes import history_item
 from engine.errors import ConfigError, InvalidInputError
@@ -140,7 +140,7 @@ def test_history_entries_carry_every_key_of_mem0s() -> None:
     event = HistoryEvent(
         uid="h1", target_uid="f1", user_id="bob", event="ADD", ts=datetime.now(UTC), detail="x"
     )
-    entry = history_item("m1", event, None)
+    entry = history_item("m1", event, None, "x")
     assert set(entry) == {
         "id", "memory_id", "old_memory", "new_memory", "event", "created_at", "updated_at",
         "is_deleted", "actor_id", "role",
@@ -181,3 +181,18 @@ def test_mem0s_and_filter_is_every_condition_it_lists() -> None:
         scope_of("bob", None, None, {"AND": {"category": "food"}})
     with pytest.raises(InvalidInputError, match="'OR' is not supported"):
         scope_of("bob", None, None, {"OR": [{"category": "food"}]})
+
+
+def test_a_config_naming_openai_without_a_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mem0's `{"llm": {"provider": "openai", ...}}` with no API key anywhere built a memory
+    whose extraction was graphmem's offline rules, saying only "no LLM configured"; Mem0
+    refuses to start without the key."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    openai = {"llm": {"provider": "openai", "config": {"model": "gpt-4o-mini"}}}
+    with pytest.raises(ConfigError, match="llm provider 'openai' has no API key"):
+        settings_of(openai)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    assert settings_of(openai).llm_model == "gpt-4o-mini"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert not settings_of({}).llm_configured  # no llm named: offline, as documented
