@@ -291,6 +291,23 @@ def test_skip_leaves_out_a_malformed_triple(memory: Memory) -> None:
     assert valid_triples(memory, "erin") == {("Paris", "CAPITAL_OF", "France")}
 
 
+def test_a_graph_of_text_chunks_alone_says_why_it_gives_no_fact(memory: Memory) -> None:
+    store = SimplePropertyGraphStore()
+    first, second = ChunkNode(text="Alice met John."), ChunkNode(text="John owns Tommy.")
+    store.upsert_nodes([first, second])  # ImplicitPathExtractor's: chunks linked to chunks
+    store.upsert_relations([Relation(label="NEXT", source_id=first.id, target_id=second.id)])
+
+    result = import_llama_index_graph(memory, store, "u1")
+
+    assert result.facts_added == 0
+    assert result.errors == [
+        "no relation between entities to import: the graph holds 2 text chunks and the links "
+        "between them, which are no facts (ImplicitPathExtractor's); build it with an extractor "
+        "of entities and relations (SimpleLLMPathExtractor, SchemaLLMPathExtractor)"
+    ]
+    assert import_llama_index_graph(memory, SimplePropertyGraphStore(), "u1").errors == []
+
+
 @pytest.mark.parametrize(
     ("source", "on_error", "named"),
     [

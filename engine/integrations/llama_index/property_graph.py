@@ -205,7 +205,25 @@ def import_llama_index_graph(
         facts, errors = _usable(memory, facts)
     result = memory.add_facts(facts, user_id) if facts else AddResult(user_id=user_id)
     result.errors += ended + errors
+    if not facts and not result.errors and (why := _nothing_to_import(source)) is not None:
+        result.errors.append(why)
     return result
+
+
+def _nothing_to_import(source: object) -> str | None:
+    """Why a property graph store gave no fact: it holds text chunks and no relation between
+    entities (what `ImplicitPathExtractor` alone builds); None for an empty one."""
+    if not isinstance(source, PropertyGraphStore):
+        return None
+    chunks = sum(1 for node in source.get() if not isinstance(node, EntityNode))
+    if not chunks:
+        return None
+    return (
+        f"no relation between entities to import: the graph holds {chunks} text chunks and "
+        "the links between them, which are no facts (ImplicitPathExtractor's); build it with "
+        "an extractor of entities and relations (SimpleLLMPathExtractor, "
+        "SchemaLLMPathExtractor)"
+    )
 
 
 def _usable(memory: Memory, facts: list[FactInput]) -> tuple[list[FactInput], list[str]]:
