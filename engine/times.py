@@ -36,6 +36,7 @@ _UNITS: dict[str, TimeUnit] = {unit: unit for unit in TIME_UNITS}
 MS_FROM = 1e11  # a number this large or larger is epoch milliseconds
 _MAX_MS = 1e14  # ... up to about the year 5138 again
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_YEAR = re.compile(r"[12]\d{3}")  # four digits of text, 1000-2999: a year
 DOTTED_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")  # 29.12.2023: day first
 _UTC_NAMES = frozenset({"UTC", "GMT", "UT", "Z"})
 # Two defaults that differ in year, month and day: a text that leaves one of them out reads
@@ -193,6 +194,11 @@ def parse_time(value: object, what: str = "timestamp") -> datetime | None:
         return _from_number(float(value), what)
     if isinstance(value, str) and len(value) <= 100:
         text = value.strip()
+        if _YEAR.fullmatch(text):  # typed as a year, not 33 minutes into 1970
+            raise InvalidInputError(
+                f"{what} {text!r} would be read as {text} seconds after 1970-01-01: for the "
+                f"year, write a full date ('{text}-01-01')"
+            )
         if NUMBER.fullmatch(text):
             return _from_number(float(text), what)
         try:
@@ -210,12 +216,6 @@ def as_utc(value: datetime) -> datetime:
 def _from_number(number: float, what: str) -> datetime:
     if not math.isfinite(number) or abs(number) >= _MAX_MS:
         raise InvalidInputError(f"{what} {number!r} is out of range: give {_FORMS}")
-    if number.is_integer() and 1000 <= number <= 9999:  # a year, not 33 minutes into 1970
-        year = int(number)
-        raise InvalidInputError(
-            f"{what} {year} would be read as {year} seconds after 1970-01-01: for the year, "
-            f"write a full date ('{year}-01-01')"
-        )
     seconds = number / 1000.0 if abs(number) >= MS_FROM else number
     try:
         return datetime.fromtimestamp(seconds, UTC)
