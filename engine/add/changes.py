@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from engine.add.resolve import NAME_PREDICATE, SELF_NAME, Resolved, history_row
 from engine.embedding import Embedder, as_param
 from engine.errors import InvalidInputError
+from engine.extraction.offline.collector import contradicts
 from engine.extraction.schema import ExtractedFact, Extraction
 from engine.models import REVALIDATED, SAID_AGAIN, Fact, to_epoch
 from engine.normalize import (
@@ -91,6 +92,7 @@ def fact_changes(
     settle(out, reads, embedder, ctx.user_id, ctx.now, said_again=True)
     _model_invalidations(out, reads, ctx, extraction, known_ids)
     _single_valued(out, reads, ctx, set(single_valued))
+    _opposites_said_last(out, ctx)
     for uid, reason in out.invalidate.items():
         out.history.append(history_row(uid, "INVALIDATE", ctx.now, _episode(out, ctx), reason))
     return out
@@ -245,6 +247,31 @@ def _said_last(out: Changes, ctx: FactContext, rows: list[FactRow]) -> None:
         said = ctx.episode_times.get(last.episode or "", ctx.now)
         for row in ordered[:-1]:  # rows are one per uid: each is another value
             _as_history(out, row, last.text, last.valid_at, said)
+
+
+def _opposites_said_last(out: Changes, ctx: FactContext) -> None:
+    """Of two facts of one batch between the same two entities that contradict each other
+    ("I like tennis. I don't like tennis."), the last said stays; the other is history, ended
+    when the last began, as from two adds. Said in one message, the later in the extraction is
+    the later."""
+    ordered = sorted(
+        out.facts.values(), key=lambda r: ctx.episode_times.get(r.episode or "", ctx.now)
+    )
+    for index, row in enumerate(ordered):
+        ends = (row.subject_uid, row.object_uid)
+        later = [
+            r
+            for r in ordered[index + 1 :]
+            if (r.subject_uid, r.object_uid) == ends and contradicts(_triple(r), _triple(row))
+        ]
+        if later:
+            last = later[-1]
+            said = ctx.episode_times.get(last.episode or "", ctx.now)
+            _as_history(out, row, last.text, last.valid_at, said)
+
+
+def _triple(row: FactRow) -> tuple[str, str, str]:
+    return row.subject_uid, row.predicate, row.object_uid
 
 
 def _last_said(reads: Reads, user_id: str, facts: list[Fact]) -> dict[str, float]:

@@ -8,6 +8,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -411,6 +412,25 @@ def test_two_values_in_one_message_leave_the_last_said_current(
     rome, madrid = one(facts, "LIVES_IN", "Rome"), one(facts, "LIVES_IN", "Madrid")
     assert madrid.is_valid and not rome.is_valid and rome.invalid_at == madrid.valid_at
     assert result.facts_added == 2 and result.invalidated_uids == [rome.uid]
+
+
+@pytest.mark.parametrize(
+    "text, current, history",
+    [
+        ("I like tennis. I don't like tennis.", "DOES_NOT_LIKE", "LIKES"),
+        ("I hate golf. Actually, I love golf.", "LOVES", "HATES"),
+    ],
+)
+def test_of_two_opposites_in_one_message_the_last_said_is_current(
+    store: GraphStore, embedder: Embedder, tmp_path: Path, text: str, current: str, history: str
+) -> None:
+    """Nothing said is dropped: the first is history, ended when the last began."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    result = mem.add(text, "ivy", ts="2024-06-01")
+    facts = {f.predicate: f for f in mem.get_all("ivy", include_invalid=True)}
+    assert facts[current].is_valid and not facts[history].is_valid
+    assert facts[history].invalid_at == datetime(2024, 6, 1, tzinfo=UTC)
+    assert result.facts_added == 2 and result.invalidated_uids == [facts[history].uid]
 
 
 def test_two_names_in_one_message_are_both_the_users(

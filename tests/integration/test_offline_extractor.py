@@ -241,10 +241,14 @@ def test_user_name_counts_as_user(extractor: OfflineExtractor) -> None:
     assert user.aliases == ["Alice"]
 
 
-def test_later_message_in_batch_wins(extractor: OfflineExtractor) -> None:
+def test_both_of_two_opposites_in_a_batch_are_kept_in_the_order_said(
+    extractor: OfflineExtractor,
+) -> None:
+    """The write keeps the last said current and the other as history (`add.changes`)."""
     messages = [ChatMessage(content="I like jazz"), ChatMessage(content="I hate jazz")]
     outcome = extractor.extract(messages, [], user_name=None)
-    assert triples(outcome.extraction) == {("USER", "HATES", "jazz")}
+    said = [(f.predicate, f.target) for f in outcome.extraction.facts]
+    assert said == [("LIKES", "jazz"), ("HATES", "jazz")]
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ Triple = tuple[str, str, str]
 
 
 class Collector:
-    """Entities and facts of one batch, deduplicated, later contradictions replacing earlier
-    (`replaces`).
+    """Entities and facts of one batch, deduplicated; of two that contradict each other both
+    are kept, the write making the last said current (`engine.add.changes`).
 
     `speaker` is who "I/me/my" means in the message being read; `sent_at` is when it was
     written (relative dates are read against it).
@@ -55,8 +55,6 @@ class Collector:
         if triple in olds:
             self._said_again(olds.index(triple), olds)
             return
-        kept = zip(self.facts, olds, strict=True)
-        self.facts = [f for f, old in kept if not replaces(triple, old)]
         self.entity(source)
         self.entity(target)
         self.facts.append(fact)
@@ -122,14 +120,6 @@ def _sentiment(predicate: str) -> int:
     if base in POSITIVE:
         return 1 if positive else -1
     return -1 if base in NEGATIVE and positive else 0
-
-
-def replaces(new: Triple, old: Triple) -> bool:
-    """Whether `new` takes the place of `old` in the batch: it contradicts it, and is not just
-    another value of a one-value fact. Those are all kept: the write keeps the last said
-    current and the others as history (`engine.add.changes`)."""
-    another_value = new[1] == old[1] and new[1] in SINGLE_VALUED
-    return contradicts(new, old) and not another_value
 
 
 def contradicts(new: Triple, old: Triple) -> bool:
