@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -25,7 +23,7 @@ from mcp.types import CallToolResult, TextContent
 from engine.mcp_server.render import render_search
 from engine.models import ScoredEpisode, SearchResult, Snippet
 from engine.prompt_block import estimate_tokens
-from tests.mcp_wire import REFUSAL
+from tests.mcp_wire import REFUSAL, free_port, wait_for_port
 
 GRAPHMEM = str(Path(sys.executable).with_name("graphmem"))
 TOOLS = {
@@ -313,12 +311,6 @@ def test_a_server_that_does_not_say_whom_it_serves_does_not_start(tmp_path: Path
     assert not (tmp_path / "server.json").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def _over_http(url: str, token: str) -> tuple[set[str], str]:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
@@ -334,18 +326,13 @@ async def _over_http(url: str, token: str) -> tuple[set[str], str]:
 
 
 def test_streamable_http_serves_the_same_tools_on_localhost(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     args = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--user", "erin", "--http"]
     proc = subprocess.Popen(
         [*args, "--port", str(port)], env={**os.environ, **ENV}, stderr=subprocess.PIPE, text=True
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+        wait_for_port(port, proc)
         token = json.loads((tmp_path / "mcp_tokens.json").read_text(encoding="utf-8"))["users"][
             "erin"
         ]

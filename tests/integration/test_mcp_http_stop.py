@@ -4,22 +4,15 @@ gets the answer (docs/mcp.md, "Stopping")."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, post
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, free_port, post, wait_for_port
 
 FACTS = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -31,16 +24,11 @@ def test_a_call_in_flight_when_the_server_is_stopped_is_answered(tmp_path: Path)
     """The answer went out on an event stream, which the SDK's SSE library ends as soon as the
     server is told to stop: the call went on and stored its facts, and its client got an empty
     200, not knowing whether to send it again."""
-    port = _free_port()
+    port = free_port()
     args = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", "--user", "erin", "--http"]
     proc = subprocess.Popen([*args, "--port", str(port)], env=ENV, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+        wait_for_port(port, proc)
         tokens = json.loads((tmp_path / "mcp_tokens.json").read_text(encoding="utf-8"))
         url, auth = (
             f"http://127.0.0.1:{port}/mcp",

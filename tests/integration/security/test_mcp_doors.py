@@ -10,9 +10,7 @@ file holding the any-user token and a token bound to alice; raw HTTP for what mu
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -31,7 +29,7 @@ from engine.errors import ConfigError, InvalidInputError
 from engine.mcp_server.access import ANY_USER, act_for, choose_mode
 from engine.mcp_server.session_cap import PER_TOKEN
 from engine.mcp_server.tokens import Grant, token_for, token_table
-from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, post
+from tests.mcp_wire import ENV, GRAPHMEM, INITIALIZE, free_port, post, wait_for_port
 
 FACT = {"subject": "Mallory", "predicate": "OWNS", "object": "Key", "text": "Mallory owns a key"}
 
@@ -49,32 +47,16 @@ def _graphmem(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], host: str = "127.0.0.1") -> None:
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and proc.poll() is None:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
-            if sock.connect_ex((host, port)) == 0:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"the server did not listen on {port} (exit code {proc.poll()})")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data_dir = tmp_path_factory.mktemp("mcp-doors")
     alice = _graphmem(data_dir, "--user", "alice", "--print-token").stdout.strip()
     any_user = _graphmem(data_dir, "--any-user", "--print-token").stdout.strip()
-    port = _free_port()
+    port = free_port()
     args = [GRAPHMEM, "--data-dir", str(data_dir), "mcp", "--any-user", "--http"]
     proc = subprocess.Popen([*args, "--port", str(port)], env=ENV, stderr=subprocess.DEVNULL)
     try:
-        _wait_for_port(port, proc)
+        wait_for_port(port, proc)
         yield Server(f"http://127.0.0.1:{port}/mcp", any_user, alice, data_dir)
     finally:
         proc.terminate()
@@ -203,12 +185,12 @@ def test_a_tokenless_server_on_any_loopback_address_answers_no_other_site(
     """A web page a DNS name rebound to the loopback address leads there names its own host
     (and origin): refused, as the SDK refuses it on 127.0.0.1, localhost and ::1 only. The
     server answered it, any user's memory included."""
-    port = _free_port()
+    port = free_port()
     args = ["--any-user", "--http", "--no-token", "--host", host, "--port", str(port)]
     cmd = [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", *args]
     proc = subprocess.Popen(cmd, env=ENV, stderr=subprocess.DEVNULL)
     try:
-        _wait_for_port(port, proc, host)
+        wait_for_port(port, proc, host)
         url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
         rebound = post(url, INITIALIZE, {"Host": f"rebound.example:{port}"})[0]
         other_page = post(url, INITIALIZE, {"Origin": "http://rebound.example"})[0]
@@ -316,13 +298,13 @@ def test_clients_without_a_token_cannot_take_every_session(tmp_path: Path) -> No
     """A tokenless server's clients, whom nothing tells apart (any local account, from any
     loopback address it binds), hold `PER_TOKEN` sessions between them; one of them opened
     the SDK's 10,000 and every other was refused (503) until they expired."""
-    port = _free_port()
+    port = free_port()
     args = ["--user", "dave", "--http", "--no-token", "--port", str(port)]
     proc = subprocess.Popen(
         [GRAPHMEM, "--data-dir", str(tmp_path), "mcp", *args], env=ENV, stderr=subprocess.DEVNULL
     )
     try:
-        _wait_for_port(port, proc)
+        wait_for_port(port, proc)
         url = f"http://127.0.0.1:{port}/mcp"
         opened = [post(url, INITIALIZE) for _ in range(PER_TOKEN)]
         past, _, said = post(url, INITIALIZE)
