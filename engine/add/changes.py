@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -33,6 +34,7 @@ from engine.store.reads import Reads
 from engine.times import stored_unit
 
 EpisodeOf = Callable[[str, str], str | None]  # (subject uid, object uid) -> episode uid
+Later = Callable[[FactRow, FactRow], bool]  # whether a later fact takes an earlier one's place
 _SELF_WORD = re.compile(rf"\b{SELF_NAME}\b")
 
 
@@ -238,36 +240,41 @@ def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set
 
 def _said_last(out: Changes, ctx: FactContext, rows: list[FactRow]) -> None:
     """Of one subject's values of a predicate said in one batch ("I live in Rome", then "I
-    moved, I live in Madrid"), the last said stays; each other is history, ended when the
-    last began. Said in one message, the later in the extraction is the later."""
+    moved, I live in Madrid"), the last said stays; each other is history."""
     for predicate in dict.fromkeys(r.predicate for r in rows):
-        values = [r for r in rows if r.predicate == predicate]
-        ordered = sorted(values, key=lambda r: ctx.episode_times.get(r.episode or "", ctx.now))
-        last = ordered[-1]
-        said = ctx.episode_times.get(last.episode or "", ctx.now)
-        for row in ordered[:-1]:  # rows are one per uid: each is another value
-            _as_history(out, row, last.text, last.valid_at, said)
+        values = [r for r in rows if r.predicate == predicate]  # one per uid: another value each
+        _last_said_stays(out, ctx, values, lambda later, earlier: True)
 
 
 def _opposites_said_last(out: Changes, ctx: FactContext) -> None:
     """Of two facts of one batch between the same two entities that contradict each other
-    ("I like tennis. I don't like tennis."), the last said stays; the other is history, ended
-    when the last began, as from two adds. Said in one message, the later in the extraction is
-    the later."""
-    ordered = sorted(
-        out.facts.values(), key=lambda r: ctx.episode_times.get(r.episode or "", ctx.now)
-    )
+    ("I like tennis. I don't like tennis."), the last said stays; the other is history."""
+    between: dict[tuple[str, str], list[FactRow]] = defaultdict(list)
+    for row in out.facts.values():
+        between[(row.subject_uid, row.object_uid)].append(row)
+    for rows in between.values():
+        if len(rows) > 1:
+            _last_said_stays(out, ctx, rows, lambda a, b: contradicts(_triple(a), _triple(b)))
+
+
+def _last_said_stays(
+    out: Changes,
+    ctx: FactContext,
+    rows: list[FactRow],
+    replaces: Callable[[FactRow, FactRow], bool],
+) -> None:
+    """Each of `rows` (said in one batch) that a later one `replaces` is history, ended when
+    the last of those began, as from two adds. Said in one message, the later in the
+    extraction is the later."""
+    ordered = sorted(rows, key=lambda row: _said(ctx, row))
     for index, row in enumerate(ordered):
-        ends = (row.subject_uid, row.object_uid)
-        later = [
-            r
-            for r in ordered[index + 1 :]
-            if (r.subject_uid, r.object_uid) == ends and contradicts(_triple(r), _triple(row))
-        ]
+        later = [r for r in ordered[index + 1 :] if replaces(r, row)]
         if later:
-            last = later[-1]
-            said = ctx.episode_times.get(last.episode or "", ctx.now)
-            _as_history(out, row, last.text, last.valid_at, said)
+            _as_history(out, row, later[-1].text, later[-1].valid_at, _said(ctx, later[-1]))
+
+
+def _said(ctx: FactContext, row: FactRow) -> float:
+    return ctx.episode_times.get(row.episode or "", ctx.now)
 
 
 def _triple(row: FactRow) -> tuple[str, str, str]:
