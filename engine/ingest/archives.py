@@ -18,7 +18,6 @@ import tempfile
 import zipfile
 from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
-from types import TracebackType
 
 from engine.errors import InvalidInputError
 
@@ -30,23 +29,12 @@ def is_archive(path: str) -> bool:
     return path.lower().endswith(".zip") and os.path.isfile(path) and zipfile.is_zipfile(path)
 
 
-class Archives:
-    """The archives unpacked for one read, removed when it ends (a context manager)."""
+class Archives(ExitStack):
+    """The archives unpacked for one read, removed when it ends (`with Archives() as ...`)."""
 
     def __init__(self) -> None:
-        self._stack = ExitStack()
+        super().__init__()
         self._shown: dict[str, str] = {}  # unpacked folder -> the archive as the caller named it
-
-    def __enter__(self) -> Archives:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._stack.close()
 
     def opened(self, path: str) -> str:
         """`path`, or for an archive the folder it was unpacked to.
@@ -57,7 +45,7 @@ class Archives:
         """
         if not is_archive(path):
             return path
-        root = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="graphmem-zip-"))
+        root = self.enter_context(tempfile.TemporaryDirectory(prefix="graphmem-zip-"))
         folder = os.path.join(root, Path(path).stem or "archive")
         unpack(path, folder)
         self._shown[folder] = path
