@@ -70,6 +70,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             filters=dict(args.filter) if args.filter else None,
             max_tokens=args.max_tokens,
             as_of=args.as_of,
+            near=args.near,
         )
     if args.max_tokens is None:
         emit(args, result.model_dump(mode="json"), search_text(result))
@@ -209,6 +210,14 @@ def register(sub: Any) -> None:
         metavar="WHEN",
         help="what the memory held then: the messages said by then and the facts true then, "
         f"ended since or not ({TIME_FORMS})",
+    )
+    search.add_argument(
+        "--near",
+        action="append",
+        type=text_arg("a name in --near"),
+        metavar="NAME",
+        help="whom or what the conversation is about: that entity anchors the search as if "
+        "the query named it ('what does she like?' --near Kate; repeatable)",
     )
     search.add_argument(
         "--filter",

@@ -141,6 +141,14 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
             ),
             NotBool,
         ] = None,
+        near: Annotated[
+            list[str] | None,
+            Field(
+                max_length=20,
+                description="whom or what the conversation is about (names): each anchors the "
+                "search as if the query named it, e.g. 'what does she like?' near ['Kate']",
+            ),
+        ] = None,
     ) -> CallToolResult:
         """Find what the user's memory knows about a question: facts (best first), the
         connections between the things it names, the messages they came from, entities."""
@@ -153,6 +161,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
             limit=limit,
             filters=filters,
             max_tokens=max_tokens,
+            near=near,
             **window,
         )
 

@@ -168,13 +168,14 @@ def search_memory(
     filters: dict[str, Any] | None = None,
     max_tokens: int | None = None,
     as_of: str | float | None = None,
+    near: list[str] | None = None,
 ) -> ToolOutput:
     """The ranked lists, or with `max_tokens` the prompt block `SearchResult.context` packs."""
     start, end = parse_time(since, "since"), parse_time(until, "until")
     at = parse_time(as_of, "as_of")
     result = memory.search(
         query, user_id, limit, since=start, until=end, filters=filters, max_tokens=max_tokens,
-        as_of=at,
+        as_of=at, near=near,
     )  # fmt: skip
     found = result.facts or result.episodes or result.paths
     if max_tokens is None or not found:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from engine.store.statements import delete_fact
 from engine.times import TimeLike, as_of_window, one_time, read_window
 
 _MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
+MAX_NEAR = 20  # the names a search may be near: each starts a walk
 
 
 class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
@@ -151,6 +153,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         filters: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
         as_of: TimeLike = None,
+        near: str | Iterable[str] | None = None,
     ) -> SearchResult:
         """The facts, messages, paths and entities of `user_id`'s memory that answer `query`
         (no LLM): `limit` facts and `limit` messages (`SearchResult.episodes`; default the
@@ -166,12 +169,16 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         the query (`similarity`, a cosine). `explain`: each hit's `explanation` (its legs'
         ranks and scores, path and fusion). `filters` ({key: value} or {key: {"eq"|"ne"|"in"|
         "nin": value}}) keeps the hits whose messages' metadata match them all
-        (`engine.metadata_filter`).
+        (`engine.metadata_filter`). `near` (a name or names) says whom or what the
+        conversation is about: each entity of that name or alias anchors the search as if the
+        query named it, so "what does she like?" near "Kate" is answered from Kate's facts;
+        a name nothing stored holds is listed in `unknown_names`.
 
         Raises:
             InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id, time
                 or window (`since` later than `until` or `as_of`), `min_similarity`,
-                `filters` or `max_tokens` (below 1).
+                `filters`, `max_tokens` (below 1) or `near` (not names, more than 20, or
+                with a mode that does not walk the graph: "semantic", "episodes").
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
@@ -181,6 +188,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
             raise InvalidInputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         floor = checked_floor(min_similarity, self.settings.search_min_similarity)
         where, (window, at) = parse_filters(filters), as_of_window(since, until, as_of)
+        around = self._near(near, mode)
         self._setup(vectors=True)
         ask = functools.partial(
             self.retriever.search,
@@ -194,11 +202,30 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
             min_similarity=floor,
             explain=explain,
             check_premise=max_tokens is not None,
+            near=around,
         )
         result = search_matching(ask, where, self.reads, limit, MAX_LIMIT)
         result.warming = self.store.warming()  # vector legs that scanned instead
         result.max_tokens = max_tokens
         return result
+
+    def _near(self, near: str | Iterable[str] | None, mode: str) -> tuple[str, ...]:
+        if near is None:
+            return ()
+        if mode not in ("dual", "expansion"):
+            raise InvalidInputError(
+                f"near anchors the graph walk: use mode 'dual' or 'expansion', not {mode!r}"
+            )
+        names = [near] if isinstance(near, str) else near
+        if not isinstance(names, Iterable) or isinstance(names, Mapping | bytes):
+            raise InvalidInputError(
+                f"near must be a name or a list of names, got {type(near).__name__}"
+            )
+        most = itertools.islice(names, MAX_NEAR + 1)
+        found = [clean_text(n, "a name in near", self.settings.max_name_chars) for n in most]
+        if len(found) > MAX_NEAR:
+            raise InvalidInputError(f"near holds {len(found)} names; at most {MAX_NEAR}")
+        return tuple(dict.fromkeys(found))
 
     def get_all(
         self,

@@ -14,7 +14,7 @@ from engine.retrieval.tuning import AnchorParams, NameParams
 class Anchor:
     entity: Entity
     score: float
-    how: str  # "name", "vector" or "self"
+    how: str  # "name", "vector", "self" or "near" (a name the search is near)
     span: frozenset[int] = frozenset()  # the query words the name takes
     exact: bool = False  # the query has the whole name, word for word, in one place
 
@@ -27,12 +27,31 @@ def find_anchors(
     names: NameParams,
     self_entity: Entity | None = None,
     relation_words: set[str] | None = None,
+    near: list[Entity] | None = None,
 ) -> list[Anchor]:
     """The fulltext (`by_name`) and vector (`by_vector`, with similarities) candidates, scored
     by how well the query names them. A name made only of `relation_words` ("director",
     "actors" as tags) is not an anchor while anything else is: those words ask for a relation.
     When no candidate reaches `min_score`, the best one down to `fallback_min_score` is the
-    anchor (a question names something; a short name is weak evidence, not none)."""
+    anchor (a question names something; a short name is weak evidence, not none). The `near`
+    entities (what the conversation is about, named by the caller) anchor beside those the
+    query names, and in place of that weak best one."""
+    chosen = _chosen(query, by_name, by_vector, settings, names, self_entity, relation_words)
+    if near and all(a.score < settings.min_score for a in chosen):
+        chosen = []
+    ids = {a.entity.uid for a in chosen}
+    return chosen + [Anchor(e, 1.0, "near") for e in near or [] if e.uid not in ids]
+
+
+def _chosen(
+    query: Query,
+    by_name: list[tuple[Entity, float]],
+    by_vector: list[tuple[Entity, float]],
+    settings: AnchorParams,
+    names: NameParams,
+    self_entity: Entity | None,
+    relation_words: set[str] | None,
+) -> list[Anchor]:
     qwords = query.words
     found: dict[str, Anchor] = {}
     for entity, _ in by_name:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from engine.models import Entity, Fact, Path
-from engine.normalize import predicate_words
+from engine.normalize import entity_key, predicate_words
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
@@ -49,6 +49,7 @@ class NameReads:
     me: Future[list[Entity]] | None = None
     generation: Future[str | None] | None = None  # of the user's graph, as the search began
     by_vector: Future[list[tuple[Entity, float]]] | None = None
+    near: Future[dict[str, Entity]] | None = None  # the caller's names, by key
     _named: list[tuple[Entity, float]] | None = None
 
     def named(self) -> list[tuple[Entity, float]]:
@@ -62,6 +63,9 @@ class NameReads:
 
     def self_entity(self) -> Entity | None:
         return next(iter(self.me.result()), None) if self.me is not None else None
+
+    def near_entities(self) -> list[Entity]:
+        return list(self.near.result().values()) if self.near is not None else []
 
 
 @dataclass(slots=True)
@@ -99,8 +103,11 @@ class GraphLeg:
         walk = params.expansion
         self.known = KnownEdges(reads, walk.kept_node_edges, walk.kept_edges, walk.kept_after)
 
-    def start(self, query: Query, user_id: str, self_uid: str | None) -> NameReads:
-        """The reads that need no embedding: they run while the relations are prepared."""
+    def start(
+        self, query: Query, user_id: str, self_uid: str | None, near: tuple[str, ...] = ()
+    ) -> NameReads:
+        """The reads that need no embedding: they run while the relations are prepared;
+        `near`'s names are looked up as the user's entities' names and aliases."""
         anchors = self.params.anchors
         k = anchors.fulltext_k
         by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, query.fulltext, k)
@@ -110,7 +117,11 @@ class GraphLeg:
         if self_uid and query.first_person:
             me = BACKGROUND.submit(self.reads.entities_by_uids, user_id, [self_uid])
         generation = BACKGROUND.submit(self.reads.store.generation, user_id)
-        return NameReads(by_name, by_key, me, generation)
+        found = NameReads(by_name, by_key, me, generation)
+        if near:
+            near_keys = [entity_key(name) for name in near]
+            found.near = BACKGROUND.submit(self.reads.entities_by_keys, user_id, near_keys)
+        return found
 
     def read_vectors(
         self,
@@ -261,6 +272,7 @@ class GraphLeg:
             self.params.names,
             name_search.self_entity(),
             relation_words,
+            name_search.near_entities(),
         )
 
     def walks(self, found: GraphFound) -> list[Walk]:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from engine.embedding import Embedder, as_param
 from engine.models import Fact, Premise, ScoredEntity, SearchResult
+from engine.normalize import entity_key
 from engine.retrieval.anchors import Anchor
 from engine.retrieval.blas import blas_limited
 from engine.retrieval.episodes import EpisodeLeg
@@ -113,6 +114,7 @@ class DualRetriever:
         explain: bool = False,
         check_premise: bool = False,
         as_of: float | None = None,
+        near: tuple[str, ...] = (),
     ) -> SearchResult:
         """`rank_relations=False` skips matching the query's words to predicates and the
         episode leg (one embedding instead of one per new word): enough when any fact about
@@ -121,10 +123,11 @@ class DualRetriever:
         facts not ended by then (with `include_invalid`). `min_similarity` keeps the
         hits whose cosine similarity to the query is at least that (each hit's is read);
         `explain` says how each hit was found (`ScoredFact.explanation`); `check_premise` asks
-        whose memories a query naming a speaker is about (`engine.retrieval.premise`)."""
+        whose memories a query naming a speaker is about (`engine.retrieval.premise`);
+        `near` names entities that anchor the graph leg beside those the query names."""
         watch = _Stopwatch()
         parsed = Query.parse(query, self.max_query_words)
-        started = self._start(parsed, user_id, self_uid, mode, rank_relations)
+        started = self._start(parsed, user_id, self_uid, mode, rank_relations, near)
         vector = as_param(self.scorer.embed(query))
         watch.lap("embed")
         self._start_vector_reads(started, parsed, user_id, vector, include_invalid, mode)
@@ -147,17 +150,24 @@ class DualRetriever:
         result.candidates = len(legs.graph.edges) + len(legs.semantic) + len(legs.messages.hits)
         watch.lap("fuse")
         result.timings_ms = watch.timings()
+        result.unknown_names += _not_held(near, started.names, result.unknown_names)
         if started.relations is not None:
             self.users.refresh_if_stale(user_id)
         return result
 
     def _start(
-        self, query: Query, user_id: str, self_uid: str | None, mode: Mode, rank_relations: bool
+        self,
+        query: Query,
+        user_id: str,
+        self_uid: str | None,
+        mode: Mode,
+        rank_relations: bool,
+        near: tuple[str, ...],
     ) -> _Started:
         """The reads that need no vector: they run while the query is embedded."""
         started = _Started()
         if mode in _EXPANDING:
-            started.names = self.graph_leg.start(query, user_id, self_uid)
+            started.names = self.graph_leg.start(query, user_id, self_uid, near)
         if rank_relations:
             started.episodes = self.episode_leg.start(user_id)
         if mode in _EXPANDING:  # read on the user's first search, while the others run
@@ -295,6 +305,12 @@ class DualRetriever:
 
 
 _EXPANDING = ("dual", "expansion")
+
+
+def _not_held(near: tuple[str, ...], names: NameReads | None, known: list[str]) -> list[str]:
+    """The `near` names the user's memory holds no entity of."""
+    held = names.near.result() if names is not None and names.near is not None else {}
+    return [n for n in near if entity_key(n) not in held and n not in known]
 
 
 def _only_strangers(query: str, unknown: list[str], legs: _Legs, self_uid: str | None) -> bool:
