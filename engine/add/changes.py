@@ -51,13 +51,23 @@ class Changes:
     ended_at: dict[str, float] = field(default_factory=dict)
     history: list[HistoryRow] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # uid -> the coordination its last saying was said in (`ExtractedFact.said_with`)
+    said_with: dict[str, str] = field(default_factory=dict)
 
-    def collect(self, row: FactRow) -> None:
+    def collect(self, row: FactRow, said_with: str | None = None) -> None:
         """Add a fact row; a fact said twice in one batch is one row with two mentions."""
         previous = self.facts.get(row.uid)
         if previous is not None:
             row = replace(row, mentions=previous.mentions + 1)
         self.facts[row.uid] = row
+        self.said_with.pop(row.uid, None)
+        if said_with:
+            self.said_with[row.uid] = said_with
+
+    def together(self, one: FactRow, other: FactRow) -> bool:
+        """Whether the two were said in one coordination ("Rome and Madrid"): both hold."""
+        said = self.said_with.get(one.uid)
+        return said is not None and said == self.said_with.get(other.uid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +100,7 @@ def fact_changes(
             said = f"{fact.source} {fact.predicate} {fact.target}"
             out.errors.append(f"fact #{index} ({said}) skipped: {exc}")
             continue
-        out.collect(row)
+        out.collect(row, fact.said_with)
     settle(out, reads, embedder, ctx.user_id, ctx.now, said_again=True)
     _model_invalidations(out, reads, ctx, extraction, known_ids)
     _single_valued(out, reads, ctx, set(single_valued))
@@ -221,7 +231,8 @@ def _model_invalidations(
 def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set[str]) -> None:
     """End the stored value of a single-valued predicate a new value replaces, unless the new
     one was said before the stored one was last said: the new one is then the history. Of
-    the values one batch says, the last said stays (`_said_last`)."""
+    the values one batch says, the last said stays (`_said_last`), and those said in one
+    coordination all do."""
     rows = [r for r in out.facts.values() if r.predicate in predicates]
     for subject in dict.fromkeys(r.subject_uid for r in rows):
         current = reads.entity_facts(ctx.user_id, subject, include_invalid=False, limit=1000)
@@ -240,7 +251,8 @@ def _single_valued(out: Changes, reads: Reads, ctx: FactContext, predicates: set
 
 def _said_last(out: Changes, ctx: FactContext, rows: list[FactRow]) -> None:
     """Of one subject's values of a predicate said in one batch ("I live in Rome", then "I
-    moved, I live in Madrid"), the last said stays; each other is history."""
+    moved, I live in Madrid"), the last said stays; each other is history, but a value said
+    with it in one coordination ("I live in Rome and Madrid"): both hold."""
     for predicate in dict.fromkeys(r.predicate for r in rows):
         values = [r for r in rows if r.predicate == predicate]  # one per uid: another value each
         _last_said_stays(out, ctx, values, lambda later, earlier: True)
@@ -265,10 +277,11 @@ def _last_said_stays(
 ) -> None:
     """Each of `rows` (said in one batch) that a later one `replaces` is history, ended when
     the last of those began, as from two adds. Said in one message, the later in the
-    extraction is the later."""
+    extraction is the later; said in one coordination ("Rome and Madrid"), none replaces
+    another."""
     ordered = sorted(rows, key=lambda row: _said(ctx, row))
     for index, row in enumerate(ordered):
-        later = [r for r in ordered[index + 1 :] if replaces(r, row)]
+        later = [r for r in ordered[index + 1 :] if replaces(r, row) and not out.together(r, row)]
         if later:
             _as_history(out, row, later[-1].text, later[-1].valid_at, _said(ctx, later[-1]))
 

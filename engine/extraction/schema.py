@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from engine.times import TimeUnit
 
@@ -44,6 +45,12 @@ class ExtractedFact(BaseModel):
         description="How precisely the messages give valid_at: 'day' (yesterday, on Monday, "
         "8 May 2023), 'week' (last week, two weeks ago), 'month' (last month, in May, June "
         "2022) or 'year' (last year, in 2022); null when valid_at is null or a day.",
+    )
+    # left out of the LLM's tool schema, which cannot say it; the offline extractor sets it
+    said_with: SkipJsonSchema[str | None] = Field(
+        default=None,
+        description="Facts of one extraction that share it were said in one coordination "
+        '("I live in Rome and Madrid"): all hold at once, none replaces another.',
     )
 
     @field_validator("valid_unit", mode="before")

@@ -415,6 +415,50 @@ def test_two_values_in_one_message_leave_the_last_said_current(
 
 
 @pytest.mark.parametrize(
+    "text, subject, predicate, values",
+    [
+        ("I live in Rome and Madrid.", "USER", "LIVES_IN", {"Rome", "Madrid"}),
+        (
+            "Alice works at Google, Microsoft and Apple.",
+            "Alice",
+            "WORKS_AT",
+            {"Google", "Microsoft", "Apple"},
+        ),
+        ("I work at both Google and Microsoft.", "USER", "WORKS_AT", {"Google", "Microsoft"}),
+    ],
+)
+def test_values_said_in_one_coordination_are_all_current(
+    store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    text: str,
+    subject: str,
+    predicate: str,
+    values: set[str],
+) -> None:
+    """One clause states them at once: none is history ended the instant it began."""
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    result = mem.add(text, "hal", ts="2024-06-01")
+    facts = [f for f in mem.get_all("hal", include_invalid=True) if f.predicate == predicate]
+    assert {f.object for f in facts} == values and result.invalidated_uids == []
+    assert all(f.is_valid and f.invalid_at is None for f in facts)
+    assert {f.subject for f in facts} == {"hal" if subject == "USER" else subject}
+
+
+def test_a_value_said_after_a_coordination_ends_each_of_its_values(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    mem = Memory(store=store, embedder=embedder, extractor=OfflineExtractor(), data_dir=tmp_path)
+    mem.add("I live in Rome and Madrid.", "hal", ts="2024-06-01")
+    later = mem.add("I live in Paris now.", "hal", ts="2024-07-01")
+    facts = mem.get_all("hal", include_invalid=True)
+    rome, madrid = one(facts, "LIVES_IN", "Rome"), one(facts, "LIVES_IN", "Madrid")
+    assert set(later.invalidated_uids) == {rome.uid, madrid.uid}
+    assert rome.invalid_at == madrid.invalid_at == datetime(2024, 7, 1, tzinfo=UTC)
+    assert one(facts, "LIVES_IN", "Paris").is_valid
+
+
+@pytest.mark.parametrize(
     "text, current, history",
     [
         ("I like tennis. I don't like tennis.", "DOES_NOT_LIKE", "LIKES"),

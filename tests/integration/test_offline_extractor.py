@@ -263,6 +263,47 @@ def test_each_value_of_a_one_value_fact_is_kept_in_the_order_said(
     assert said == [("LIVES_IN", "Rome"), ("LIVES_IN", "Madrid")]
 
 
+@pytest.mark.parametrize(
+    "text, together",
+    [
+        ("I live in Rome and Madrid.", ["Rome", "Madrid"]),
+        ("Alice works at Google, Microsoft and Apple.", ["Google", "Microsoft", "Apple"]),
+        ("I work at both Google and Microsoft.", ["Google", "Microsoft"]),
+        ("My kids are Tom and Jerry.", ["Tom", "Jerry"]),
+        ("My sisters Ann and Beth live in Rome and Oslo.", ["Rome", "Oslo"]),
+    ],
+)
+def test_the_values_of_one_coordination_are_marked_said_together(
+    extractor: OfflineExtractor, text: str, together: list[str]
+) -> None:
+    """The write ends none of them by another (`add.changes`): they hold at once."""
+    facts = [f for f in run(extractor, text).facts if f.target in together]
+    assert sorted({f.target for f in facts}) == sorted(together)
+    assert facts[0].said_with is not None
+    assert {f.said_with for f in facts} == {facts[0].said_with}
+
+
+@pytest.mark.parametrize(
+    "text, marked",
+    [
+        ("I live in Rome. I live in Madrid.", {"Rome": False, "Madrid": False}),
+        ("I live in Rome and Oslo. I live in Madrid and Lima.", None),
+        ("I live in Rome and Madrid. I live in Madrid.", {"Rome": True, "Madrid": False}),
+        ("I live in Madrid. I live in Rome and Madrid.", {"Rome": True, "Madrid": True}),
+    ],
+)
+def test_values_said_apart_are_not_marked_said_together(
+    extractor: OfflineExtractor, text: str, marked: dict[str, bool] | None
+) -> None:
+    """A value said again keeps the company of its last saying."""
+    said_with = {f.target: f.said_with for f in run(extractor, text).facts}
+    if marked is None:  # two coordinations: two marks
+        assert said_with["Rome"] == said_with["Oslo"] != said_with["Madrid"] == said_with["Lima"]
+        assert said_with["Rome"] is not None and said_with["Madrid"] is not None
+    else:
+        assert {t: m is not None for t, m in said_with.items()} == marked
+
+
 # ---------------------------------------------------------------------------- edge cases
 
 

@@ -14,7 +14,8 @@ What it reads, clause by clause, from the dependency parse (`clauses`, `phrases`
   gerunds and infinitives (`like playing badminton` -> LIKES "playing badminton",
   `want to learn Spanish` -> WANTS_TO_LEARN), coordinated subjects, verbs and objects,
   first, second and third person alike (`Kate works as a teacher assistant in Berlin`
-  -> WORKS_AS "teacher assistant", WORKS_IN Berlin);
+  -> WORKS_AS "teacher assistant", WORKS_IN Berlin); the facts of one coordinated object
+  ("Rome and Madrid") share an `ExtractedFact.said_with`: they hold at once;
 - copulas (`Peter is Spider-Man` -> IS) and owned attributes (`My favorite color is blue`
   -> HAS_FAVORITE_COLOR);
 - names: appositions (`my sister Anna`), `called`/`named`, `My name is Alice` -> HAS_NAME,

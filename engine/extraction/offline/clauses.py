@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.extraction.offline.collector import Collector
-from engine.extraction.offline.dates import clause_date
+from engine.extraction.offline.dates import Dated, clause_date
 from engine.extraction.offline.phrases import (
     is_value,
     name_token,
@@ -39,6 +39,7 @@ from engine.extraction.offline.vocab import (
     Arg,
     Ref,
 )
+from engine.normalize import stable_uid
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -70,15 +71,22 @@ def _clause(verb: Token, out: Collector) -> None:
     args = _arguments(verb, *clause_words(verb))
     when = clause_date(verb, out.sent_at) if subjects and args else None
     for arg in args:
-        target = resolve(arg.target, out)
-        if target is None:
-            continue
-        for subject in subjects:
-            pred, text = _have_named(verb, arg, subject, target) or (
-                arg.predicate,
-                f"{subject.name} {arg.verb_text} {text_phrase(arg.target)}",
-            )
-            out.add(subject, pred, target, text, when)
+        with out.together(_coordination(arg.target)):
+            _argument_facts(verb, arg, subjects, out, when)
+
+
+def _argument_facts(
+    verb: Token, arg: Arg, subjects: list[Ref], out: Collector, when: Dated | None
+) -> None:
+    target = resolve(arg.target, out)
+    if target is None:
+        return
+    for subject in subjects:
+        pred, text = _have_named(verb, arg, subject, target) or (
+            arg.predicate,
+            f"{subject.name} {arg.verb_text} {text_phrase(arg.target)}",
+        )
+        out.add(subject, pred, target, text, when)
 
 
 def _subjects(verb: Token) -> list[Token]:
@@ -114,6 +122,16 @@ def _coordinated(tok: Token) -> list[Token]:
     """`tok` and the words coordinated with it that are not clauses of their own."""
     extra = [c for c in tok.conjuncts if not any(g.dep_ == "nsubj" for g in c.children)]
     return sorted({tok, *extra}, key=lambda t: t.i)
+
+
+def _coordination(tok: Token) -> str | None:
+    """What names the coordination `tok` is one of ("Rome and Madrid", "both X and Y"): the
+    same for each of its words, another for any other (its message's words and where it
+    begins: one add may hold slices read apart); None when `tok` stands alone."""
+    words = _coordinated(tok)
+    if len(words) < 2:
+        return None
+    return f"{stable_uid(tok.doc.text)}:{words[0].i}"
 
 
 def _arguments(verb: Token, predicate: str, verb_text: str) -> list[Arg]:
@@ -198,7 +216,8 @@ def _copula(verb: Token, out: Collector) -> None:
     values = [v for v in values if not _adjective_with_object(v)]
     for subject in _subjects(verb):
         for value in values:
-            _copula_fact(verb, subject, value, out)
+            with out.together(_coordination(value)):
+                _copula_fact(verb, subject, value, out)
 
 
 def _adjective_with_object(value: Token) -> bool:

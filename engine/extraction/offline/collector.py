@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from engine.extraction.offline.dates import Dated
@@ -20,7 +21,8 @@ class Collector:
     are kept, the write making the last said current (`engine.add.changes`).
 
     `speaker` is who "I/me/my" means in the message being read; `sent_at` is when it was
-    written (relative dates are read against it).
+    written (relative dates are read against it). The facts added `together` were said in one
+    coordination ("Rome and Madrid"): they share its `ExtractedFact.said_with`.
     """
 
     def __init__(self, user_name: str | None) -> None:
@@ -29,6 +31,7 @@ class Collector:
         self.facts: list[ExtractedFact] = []
         self.speaker = USER_REF
         self.sent_at: datetime | None = None
+        self._said_with: str | None = None
 
     def entity(self, ref: Ref) -> None:
         key = entity_key(ref.name)
@@ -49,6 +52,7 @@ class Collector:
         fact = ExtractedFact(
             source=source.name, predicate=pred, target=target.name, fact=text,
             valid_at=when.at if when else None, valid_unit=when.unit if when else None,
+            said_with=self._said_with,
         )  # fmt: skip
         triple = fact_triple(fact.source, fact.predicate, fact.target, self.user_name)
         olds = [fact_triple(f.source, f.predicate, f.target, self.user_name) for f in self.facts]
@@ -59,9 +63,20 @@ class Collector:
         self.entity(target)
         self.facts.append(fact)
 
+    @contextmanager
+    def together(self, key: str | None) -> Iterator[None]:
+        """The facts added inside were said in the coordination `key` names (None: none)."""
+        outer, self._said_with = self._said_with, key
+        try:
+            yield
+        finally:
+            self._said_with = outer
+
     def _said_again(self, at: int, olds: list[Triple]) -> None:
         """A value said again after another value of its one-value fact ("Madrid. Rome.
-        Madrid.") moves after it: the last said is the current one."""
+        Madrid.") moves after it: the last said is the current one. It keeps the company of
+        its last saying ("Madrid. Rome and Madrid.": both hold)."""
+        self.facts[at].said_with = self._said_with
         if any(contradicts(olds[at], later) for later in olds[at + 1 :]):
             self.facts.append(self.facts.pop(at))
 
