@@ -128,3 +128,32 @@ def test_lists_give_one_fact_each(extractor: OfflineExtractor) -> None:
 
 def test_an_informal_word_inside_another_is_left_alone(extractor: OfflineExtractor) -> None:
     assert ("Kate", "LIKES", "Savannah") in facts(extractor, "I like Savannah.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a content verb the parser took for an auxiliary ("Kate is cooking")
+        (
+            "Kate loves cooking. Kate works at UCLA.",
+            {("Kate", "LOVES", "cooking"), ("Kate", "WORKS_AT", "UCLA")},
+        ),
+        # a finite verb hung under its neighbour's object says a clause of its own
+        (
+            "Kate loves cooking and works at UCLA.",
+            {("Kate", "LOVES", "cooking"), ("Kate", "WORKS_AT", "UCLA")},
+        ),
+        (
+            "Bob loves reading and plays chess.",
+            {("Bob", "LOVES", "reading"), ("Bob", "PLAYS", "chess")},
+        ),
+    ],
+)
+def test_misparsed_verbs_say_what_the_sentence_says(
+    extractor: OfflineExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert set(facts(extractor, text)) == expected
+
+
+def test_a_true_auxiliary_stays_one(extractor: OfflineExtractor) -> None:
+    assert set(facts(extractor, "I am cooking dinner.")) == {("Kate", "COOKS", "dinner")}

@@ -30,6 +30,7 @@ from engine.extraction.offline.speech import (
 from engine.extraction.offline.verbs import article, negation_of, possessive, verb_words
 from engine.extraction.offline.vocab import (
     CLAUSE_DEPS,
+    FINITE_TAGS,
     FIRST_PERSON,
     NAMING_VERBS,
     NER_TYPES,
@@ -40,6 +41,8 @@ from engine.extraction.offline.vocab import (
     Ref,
 )
 from engine.normalize import stable_uid
+
+_OBJECTS = frozenset({"dobj", "xcomp"})  # where a parser hangs a verb coordinated with its own
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -95,7 +98,8 @@ def _subjects(verb: Token) -> list[Token]:
     if len(subjects) > 1:  # not coordinated: one names whom the sentence is said to
         subjects = [s for s in subjects if not _addressed(s)] or subjects
     if not subjects and verb.dep_ == "conj" and verb.head is not verb:
-        return _subjects(verb.head)
+        head = verb.head  # "loves reading and plays chess": "plays" hung under the object
+        return _subjects(head.head if _own_clause(verb) and head.dep_ in _OBJECTS else head)
     if not subjects and participle_clause(verb):
         return _subjects(_clause_head(verb))
     found: list[Token] = []
@@ -121,6 +125,8 @@ def _clause_head(verb: Token) -> Token:
 def _coordinated(tok: Token) -> list[Token]:
     """`tok` and the words coordinated with it that are not clauses of their own."""
     extra = [c for c in tok.conjuncts if not any(g.dep_ == "nsubj" for g in c.children)]
+    if not _own_clause(tok):
+        extra = [c for c in extra if not _own_clause(c)]
     return sorted({tok, *extra}, key=lambda t: t.i)
 
 
@@ -132,6 +138,12 @@ def _coordination(tok: Token) -> str | None:
     if len(words) < 2:
         return None
     return f"{stable_uid(tok.doc.text)}:{words[0].i}"
+
+
+def _own_clause(tok: Token) -> bool:
+    """A finite verb: coordinated with an object, it says a clause of its own ("loves reading
+    and plays chess"), never a second object."""
+    return tok.pos_ == "VERB" and tok.tag_ in FINITE_TAGS
 
 
 def _arguments(verb: Token, predicate: str, verb_text: str) -> list[Arg]:

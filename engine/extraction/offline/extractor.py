@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from engine.extraction.offline.clauses import read_doc
 from engine.extraction.offline.collector import Collector, invalidations
 from engine.extraction.offline.lemmas import mend_silent_e
-from engine.extraction.offline.speech import mend_past_forms, spoken_text
+from engine.extraction.offline.speech import mend_false_auxiliaries, mend_past_forms, spoken_text
 from engine.extraction.offline.vocab import USER, USER_REF, USER_ROLES, Ref
 from engine.extraction.schema import ChatMessage, Extraction, ExtractionOutcome, KnownFact
 from engine.normalize import canonical_text, entity_key
@@ -109,6 +109,7 @@ class OfflineExtractor:
                 out.speaker = speaker_ref(message, user_name)
                 out.sent_at = message.ts
                 mend_past_forms(doc, lemmatize)
+                mend_false_auxiliaries(doc, lemmatize)
                 mend_silent_e(doc, verbs)
                 read_doc(doc, out)
         return Extraction(

@@ -8,6 +8,8 @@
 - "have been to Paris" -> VISITS Paris;
 - an adjective after "be" joins its predicate ("I'm passionate about dancing" ->
   IS_PASSIONATE_ABOUT dancing);
+- a content verb the tagger took for an auxiliary before an -ing form ("Kate loves cooking",
+  parsed as "Kate is cooking") is the verb, and the -ing form its object;
 - a verb's common-noun object joins the predicate of the verb's prepositions ("lost my job at
   Door Dash" -> LOSES_JOB_AT Door Dash): the preposition says where the job was, not where
   the subject lost.
@@ -20,7 +22,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.extraction.offline.verbs import verb_words
-from engine.extraction.offline.vocab import IRREGULAR_PAST, QUESTION_TAGS
+from engine.extraction.offline.vocab import (
+    AUXILIARIES,
+    FINITE_TAGS,
+    IRREGULAR_PAST,
+    QUESTION_TAGS,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -69,6 +76,35 @@ def mend_past_forms(doc: Doc, lemmatize: Callable[[Token], list[str]] | None) ->
         verb.morph = MorphAnalysis(verb.vocab, "Tense=Past|VerbForm=Fin")
         if lemmatize is not None:
             verb.lemma_ = next(iter(lemmatize(verb)), verb.lemma_)
+
+
+def mend_false_auxiliaries(doc: Doc, lemmatize: Callable[[Token], list[str]] | None) -> None:
+    """A finite content verb the parser hung as an auxiliary under an -ing form ("Kate loves
+    cooking" read as "Kate is cooking", which states nothing): it heads the clause again,
+    with the -ing form as its object and the form's words before it as its own."""
+    for verb in doc:
+        head = verb.head
+        if not _false_auxiliary(verb, head, lemmatize):
+            continue
+        words = [c for c in head.children if (c is not verb and c.i < head.i) or c.dep_ == "punct"]
+        verb.head = verb if head.dep_ == "ROOT" else head.head
+        verb.dep_, verb.pos_ = head.dep_, "VERB"
+        if lemmatize is not None:
+            verb.lemma_ = next(iter(lemmatize(verb)), verb.lemma_)
+        head.head, head.dep_ = verb, "dobj"
+        for word in words:
+            word.head = verb
+
+
+def _false_auxiliary(
+    verb: Token, head: Token, lemmatize: Callable[[Token], list[str]] | None
+) -> bool:
+    if verb.dep_ != "aux" or head.tag_ != "VBG" or verb.tag_ not in FINITE_TAGS:
+        return False
+    if not verb.is_alpha or verb.i > head.i:
+        return False
+    lemmas = {verb.lemma_, *(lemmatize(verb) if lemmatize is not None else [])}
+    return not AUXILIARIES & {lemma.casefold() for lemma in lemmas}
 
 
 def _past_form(word: str) -> bool:

@@ -14,6 +14,7 @@ FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", 
 THIRD_PERSON = frozenset({"he", "him", "his", "she", "her", "hers"})
 RELATIVE_PRONOUNS = frozenset({"who", "whom", "which", "that"})
 CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "relcl", "parataxis"})
+FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP"})  # a verb that heads a clause of its own
 NAMING_VERBS = frozenset({"call", "name"})
 NOUN_MODIFIERS = frozenset({"compound", "amod", "nmod", "nummod", "quantmod"})
 NOT_IN_PHRASE = frozenset(
@@ -64,6 +65,10 @@ IRREGULAR_PAST = _words("""went gone lost got made took taken saw seen met found
     flew flown ate eaten drank forgot forgotten knew known grew grown threw wore worn broke
     broken chose chosen spoke spoken woke rode sang sung fell fallen became bit hid led lent
     meant shot shook stole struck swore tore understood wept""")
+# The lemmas of English auxiliaries: any other verb the parser hangs as one ("Kate loves
+# cooking") is a content verb it misread.
+AUXILIARIES = _words("""be have do will would shall should may might can could must ought
+    need dare get let use""")
 # What a statement ends on to ask for agreement: "I started a store - pretty cool, huh?"
 QUESTION_TAGS = frozenset(
     {
