@@ -15,12 +15,13 @@ load or import that at least doubles the graph goes the same way (`built_after`)
 go without the vector indexes, declared again after it.
 
 FalkorDB builds an index over existing nodes in batches of 10,000, each under the graph's read
-lock (a few seconds each for vectors), and its lock prefers writers: a write that arrives
-during a batch waits for the batch to end, and every read that comes after it waits behind
-that write. Declaring the next vector index is such a write (measured at 128k facts: reads
-waited 2.8 s, then 5.7 s, while the Fact and Episode indexes were declared during the Entity
-and Fact builds). So the indexes are declared one at a time, each once the previous one is
-built; a write of the user's own during a build still waits for the batch.
+lock (a few seconds each for vectors). A write takes redis's global lock, then waits for the
+graph's: for the batch to end, sometimes for the rest of the build (the lock does not prefer
+writers, benchmarks/results/reopen_writes.md), and every read that comes meanwhile waits too.
+Declaring the next vector index is such a write (measured at 128k facts: reads waited 2.8 s,
+then 5.7 s, while the Fact and Episode indexes were declared during the Entity and Fact
+builds). So the indexes are declared one at a time, each once the previous one is built; a
+write of the user's own during a build still waits (a minute at 60k facts on two busy cores).
 """
 
 from __future__ import annotations
