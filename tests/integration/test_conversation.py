@@ -425,6 +425,8 @@ def test_two_values_in_one_message_leave_the_last_said_current(
             {"Google", "Microsoft", "Apple"},
         ),
         ("I work at both Google and Microsoft.", "USER", "WORKS_AT", {"Google", "Microsoft"}),
+        ("I live in Rome and in Madrid.", "USER", "LIVES_IN", {"Rome", "Madrid"}),
+        ("I have two sisters, Ann and Beth.", "USER", "HAS_SISTER", {"Ann", "Beth"}),
     ],
 )
 def test_values_said_in_one_coordination_are_all_current(

@@ -157,3 +157,8 @@ def test_misparsed_verbs_say_what_the_sentence_says(
 
 def test_a_true_auxiliary_stays_one(extractor: OfflineExtractor) -> None:
     assert set(facts(extractor, "I am cooking dinner.")) == {("Kate", "COOKS", "dinner")}
+
+
+def test_a_count_is_no_part_of_a_role(extractor: OfflineExtractor) -> None:
+    found = facts(extractor, "I have two dogs named Rex and Max.")
+    assert set(found) == {("Kate", "HAS_DOG", "Rex"), ("Kate", "HAS_DOG", "Max")}

@@ -85,11 +85,22 @@ def _argument_facts(
     if target is None:
         return
     for subject in subjects:
-        pred, text = _have_named(verb, arg, subject, target) or (
+        named = _have_named(verb, arg, subject, target)
+        pred, text = named or (
             arg.predicate,
             f"{subject.name} {arg.verb_text} {text_phrase(arg.target)}",
         )
         out.add(subject, pred, target, text, when)
+        for other in _more_names(arg.target, out) if named else []:
+            pred, text = _have_named(verb, arg, subject, other) or (pred, text)
+            out.add(subject, pred, other, text, when)
+
+
+def _more_names(noun: Token, out: Collector) -> list[Ref]:
+    """The names coordinated with the one a role noun carries ("two sisters, Ann and Beth")."""
+    name = name_token(noun)
+    more = [] if name is None or name is noun else name.conjuncts
+    return [r for r in (resolve(c, out) for c in more if c.pos_ == "PROPN") if r is not None]
 
 
 def _subjects(verb: Token) -> list[Token]:
@@ -135,9 +146,19 @@ def _coordination(tok: Token) -> str | None:
     same for each of its words, another for any other (its message's words and where it
     begins: one add may hold slices read apart); None when `tok` stands alone."""
     words = _coordinated(tok)
+    if tok.dep_ in ("pobj", "pcomp"):  # "in Rome and in Madrid": the prepositions' words
+        preps = _coordinated_preps(tok.head)
+        words = [
+            w for p in preps for c in p.children if c.dep_ == tok.dep_ for w in _coordinated(c)
+        ]
     if len(words) < 2:
         return None
-    return f"{stable_uid(tok.doc.text)}:{words[0].i}"
+    return f"{stable_uid(tok.doc.text)}:{min(w.i for w in words)}"
+
+
+def _coordinated_preps(prep: Token) -> list[Token]:
+    """`prep` and the prepositions coordinated with it ("in Rome and in Madrid")."""
+    return sorted({prep, *(c for c in prep.conjuncts if c.pos_ == "ADP")}, key=lambda t: t.i)
 
 
 def _own_clause(tok: Token) -> bool:
@@ -192,10 +213,15 @@ def _xcomp_arguments(predicate: str, verb_text: str, xcomp: Token) -> list[Arg]:
 
 
 def _prep_arguments(predicate: str, verb_text: str, prep: Token) -> list[Arg]:
-    pred, text = prep_words(predicate, verb_text, prep.lower_)
-    objects = [c for c in prep.children if c.dep_ in ("pobj", "pcomp")]
-    args = [Arg(pred, text, t) for obj in objects for t in _coordinated(obj)]
-    return args + [a for obj in objects for a in _place_arguments(predicate, verb_text, obj)]
+    """The objects of `prep` and of the prepositions coordinated with it ("in Rome and in
+    Madrid")."""
+    args = []
+    for each in _coordinated_preps(prep):
+        pred, text = prep_words(predicate, verb_text, each.lower_)
+        objects = [c for c in each.children if c.dep_ in ("pobj", "pcomp")]
+        args += [Arg(pred, text, t) for obj in objects for t in _coordinated(obj)]
+        args += [a for obj in objects for a in _place_arguments(predicate, verb_text, obj)]
+    return args
 
 
 def _place_arguments(predicate: str, verb_text: str, noun: Token) -> list[Arg]:

@@ -64,7 +64,9 @@ def relation(owner: Ref, role: Token, named: Ref) -> tuple[Ref, str, Ref, str]:
 
 def role_words(role: Token) -> str:
     """The role noun phrase in the singular: "kids" -> "kid", "best friends" -> "best friend"."""
-    words = phrase(role).casefold()
+    count = {c for c in role.children if c.dep_ == "nummod"}  # "two sisters": a sister each
+    named = _join(t for t in _noun_words(role) if t not in count) if count else phrase(role)
+    words = named.casefold()
     if words.endswith(role.lower_):
         words = words[: len(words) - len(role.lower_)] + role.lemma_.casefold()
     return words
