@@ -216,7 +216,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         Raises:
             InvalidInputError: a bad user id or window, or `limit` / `offset` (integers from 0).
         """
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         limit, offset = check_count(limit, "limit", 0), check_count(offset, "offset", 0)
         window = read_window(since, until)
         self._setup()
@@ -290,7 +290,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         Raises:
             NotFoundError: the user has no fact with that uid.
         """
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         if not delete_fact(self.store, user_id, uid):
@@ -299,7 +299,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
 
     def delete_all(self, user_id: str) -> int:
         """Delete everything of one user; return the number of nodes removed."""
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         self._setup()
         self.retriever.forget(user_id)
         return self.store.delete_user(user_id)
