@@ -73,6 +73,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         source: str | None = None,
         speaker: str | None = None,
         timestamp: TimeLike = None,
+        user_name: str | None = None,
     ) -> AddResult:
         """Remember a conversation: each message becomes an Episode, ONE extraction call reads
         them (seeing what is already known), and everything is written in one batch.
@@ -91,6 +92,9 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         `engine.times`) is when they were written; it dates the episodes, is the default
         `valid_at` of their facts and the `invalid_at` of those they contradict. `timestamp`
         is its alias (other memories' name for it); given both, they must agree.
+        `user_name` is what the user goes by until a message names them (their own entity is
+        named after `user_id` otherwise): the name of the user's own entity when this add
+        creates it, and the name the extraction is told.
 
         Raises:
             InvalidInputError: bad arguments (a `ts` that is no time), or no usable message.
@@ -103,7 +107,9 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
             1
         """
         when = one_time(ts, timestamp)
-        request = AddRequest(messages, user_id, session_id, metadata, when, source, speaker)
+        request = AddRequest(
+            messages, user_id, session_id, metadata, when, source, speaker, user_name=user_name
+        )
         self._setup(vectors=True)
         prepared = self._adder.prepare(request)
         result = self.apply_add(prepared)
