@@ -34,14 +34,39 @@ def check_visible(value: str, what: str) -> None:
     Raises:
         InvalidInputError: naming the first such character by its code point and name.
     """
-    for index, char in enumerate(value):
-        if unicodedata.category(char) == "Cf" and not _shapes(value, index):
-            name = unicodedata.name(char, "a format character")
-            raise InvalidInputError(
-                f"{what} {value!r} holds an invisible format character U+{ord(char):04X} "
-                f"{name}: it prints as nothing or turns the text around it, so the id would "
-                f"pass for another ({_shown(value)!r}); leave it out"
-            )
+    hidden = hidden_at(value)
+    if hidden:
+        char = value[hidden[0]]
+        name = unicodedata.name(char, "a format character")
+        raise InvalidInputError(
+            f"{what} {value!r} holds an invisible format character U+{ord(char):04X} "
+            f"{name}: it prints as nothing or turns the text around it, so the id would "
+            f"pass for another ({_shown(value)!r}); leave it out"
+        )
+
+
+def hidden_at(value: str) -> list[int]:
+    """The places in `value` of the characters `check_visible` refuses."""
+    return [
+        index
+        for index, char in enumerate(value)
+        if unicodedata.category(char) == "Cf" and not _shapes(value, index)
+    ]
+
+
+def escaped(value: str) -> str:
+    """`value` with each character `check_visible` refuses written as its code point, as
+    Python and bash's `$'...'` write it (`alice\\u200b`): an id stored before they were
+    refused, shown so that it passes for no other."""
+    hidden = set(hidden_at(value))
+    return "".join(
+        _code_point(char) if index in hidden else char for index, char in enumerate(value)
+    )
+
+
+def _code_point(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _shapes(text: str, index: int) -> bool:

@@ -6,9 +6,10 @@ import functools
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 
 from engine.errors import InvalidInputError, LimitExceededError
-from engine.invisible import check_visible
+from engine.invisible import check_visible, hidden_at
 
 MAX_LABEL_CHARS = 64  # a relationship type's or a label's characters
 MAX_PREDICATE_CHARS = 1024  # a predicate as given: a namespaced one (a URI) keeps a short part
@@ -344,7 +345,7 @@ def stable_uid(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def check_user_id(user_id: object) -> str:
+def check_user_id(user_id: object, held: Callable[[str], bool] | None = None) -> str:
     """Validate a user id; it scopes every query, so it is taken exactly as given.
 
     Raises:
@@ -352,7 +353,8 @@ def check_user_id(user_id: object) -> str:
             canonical form (NFKC, no control characters, no surrounding or repeated
             whitespace): such an id would silently share a graph with its canonical twin
             (fullwidth "alice" and "alice"); or holding an invisible format character
-            (`engine.invisible`: "alice\u200b" would be a user shown as "alice").
+            (`engine.invisible`: "alice\u200b" would pass for "alice"), unless `held(id)`
+            says the store holds it (stored before: a call that reads or deletes takes it).
         LimitExceededError: longer than 256 characters.
     """
     if isinstance(user_id, str):  # a NUL is told as what it would alias: "al ice"
@@ -364,7 +366,8 @@ def check_user_id(user_id: object) -> str:
             f"user_id {user_id!r} is not in canonical form (NFKC, no control characters, "
             f"single inner spaces, none around): it would be read as {clean!r}"
         )
-    check_visible(clean, "user_id")
+    if not (held is not None and hidden_at(clean) and held(clean)):
+        check_visible(clean, "user_id")
     return clean
 
 

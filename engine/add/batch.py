@@ -85,7 +85,7 @@ def _build(
     extraction = prepared.outcome.extraction
     last = prepared.episodes[-1].uid
     resolver = Resolver(ctx.reads, ctx.embedder, ctx.settings.resolve_threshold)
-    resolved = resolver.resolve(prepared.user_id, extraction, last, now)
+    resolved = resolver.resolve(prepared.user_id, extraction, last, now, prepared.user_name)
     extraction = _invalidating(ctx, prepared, resolved)
     links = episode_links(prepared, resolved)
 

@@ -68,6 +68,7 @@ class AddRequest:
     speaker: str | None = None
     key: str | None = None
     retry: bool = False
+    user_name: str | None = None  # what the user goes by until a name is stored (not the id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +130,7 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
     started = time.perf_counter()
     user_id = check_user_id(request.user_id)
     chat, errors = _parsed(request, ctx.settings)
+    called = user_id if request.user_name is None else _user_name(request, ctx.settings)
     when, keyed = epoch(request.ts, "ts"), request.key is not None
     rows = episode_rows(
         user_id, chat, request.session_id, when, request.source, request.metadata, keyed=keyed
@@ -159,7 +161,7 @@ def prepare(ctx: AddContext, request: AddRequest) -> PreparedAdd:
     if kept:
         extractor = ctx.extractor()
         prepared.episode_vectors = episode_vectors(ctx.embedder, prepared.episodes)
-        name = shown_self(current_self(ctx.reads, user_id), user_id)
+        name = shown_self(current_self(ctx.reads, user_id), called)
         outcome = _extract(ctx, prepared, extractor, name)
         prepared.outcome, left_out = guard_outcome(outcome, ctx.settings)
         prepared.errors += left_out
@@ -187,6 +189,10 @@ def _parsed(request: AddRequest, limits: Settings) -> tuple[list[ChatMessage], l
         text = metadata_json(request.metadata) or ""
         check_length(text, "metadata", limits.max_message_chars)
     return chat, errors
+
+
+def _user_name(request: AddRequest, limits: Settings) -> str:
+    return kept_text(request.user_name, "user_name", limits.max_name_chars)
 
 
 def _fresh_keyed(

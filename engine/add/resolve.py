@@ -2,10 +2,11 @@
 
 In order, a name is:
 1. a self-reference ('USER', I/me/my/我, the user id, or the user's current name or alias) ->
-   the user's own entity, uid `self_uid(user_id)` (named after the user id until a name is
-   known; an old store's entity named 'USER' still is it); a HAS_NAME fact about it renames it
-   (the old name stays an alias, the new name's key becomes an alias key; its own `key` never
-   changes, so the unique `(user_id, key)` cannot clash);
+   the user's own entity, uid `self_uid(user_id)` (named after the user id, or the name the
+   add gives it (`AddRequest.user_name`), until a name is known; an old store's entity named
+   'USER' still is it); a HAS_NAME fact about it renames it (the old name stays an alias, the
+   new name's key becomes an alias key; its own `key` never changes, so the unique
+   `(user_id, key)` cannot clash);
 2. an alias the extraction gives for another entity of the same batch -> that entity;
 3. a stored entity's normalized key or alias key -> that entity;
 4. close in meaning to a stored entity of the same type (cosine of the name embeddings at least
@@ -73,6 +74,7 @@ class Resolved:
     self_uid: str = ""
     self_name: str | None = None  # the user's name after this batch, else the user id
     user_id: str = ""
+    first_name: str = ""  # what the user's own entity is named when this batch creates it
 
     def uid(self, name: str) -> str | None:
         return self.uid_of.get(entity_key(name))
@@ -120,14 +122,24 @@ class Resolver:
         self.threshold = threshold
 
     def resolve(
-        self, user_id: str, extraction: Extraction, episode: str | None, now: float
+        self,
+        user_id: str,
+        extraction: Extraction,
+        episode: str | None,
+        now: float,
+        named: str | None = None,
     ) -> Resolved:
+        """`named`: what the user goes by until a name is stored (default: the user id)."""
         names, counts = _collect(extraction)
         me = current_self(self.reads, user_id)
+        first = named or user_id
         out = Resolved(
-            self_uid=self_uid(user_id), self_name=shown_self(me, user_id), user_id=user_id
+            self_uid=self_uid(user_id),
+            self_name=shown_self(me, first),
+            user_id=user_id,
+            first_name=first,
         )
-        self_keys = _self_keys(me, extraction) | {entity_key(user_id)}
+        self_keys = _self_keys(me, extraction) | {entity_key(user_id), entity_key(first)}
         canonical = _alias_targets(extraction, set(names))
         others = [k for k in names if k not in self_keys and k not in canonical]
         known = self.reads.entities_by_keys(user_id, [*others, entity_key(SELF_NAME)])
@@ -165,7 +177,7 @@ class Resolver:
             # 'user' may already name someone else (add_facts with "USER"): keep keys unique
             taken = user_keyed is not None and user_keyed.uid != out.self_uid
             key = "user (self)" if taken else entity_key(SELF_NAME)
-            name = out.user_id  # readable until the user gives a name (`_rename_self`)
+            name = out.first_name  # readable until the user gives a name (`_rename_self`)
             out.entities[out.self_uid] = EntityRow(
                 out.self_uid, key, name, SELF_TYPE, now, mentions
             )
@@ -179,10 +191,10 @@ class Resolver:
     def _rename_self(
         self, out: Resolved, me: Entity | None, name: str, episode: str | None, now: float
     ) -> None:
-        old = me.name if me is not None else out.user_id
+        old = me.name if me is not None else out.first_name
         # the same name, or the user's id said as their name: one the id stands for ("alice"
         # named "Alice") takes the name as it was said
-        same = entity_key(old) == entity_key(name) and (old != out.user_id or old == name)
+        same = entity_key(old) == entity_key(name) and (old != out.first_name or old == name)
         if out.self_uid not in out.entities or same:
             return
         out.renames.append(RenameRow(out.self_uid, name, entity_key(name)))

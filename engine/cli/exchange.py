@@ -15,6 +15,7 @@ from typing import Any
 from engine.cli.shown import Shown
 from engine.cli.verbs import (
     emit,
+    held_user_arg,
     open_memory,
     require_data_dir,
     require_user,
@@ -139,7 +140,7 @@ def register(sub: Any) -> None:
         "graphmem users lists them) or the store failed; 2 the command line was wrong.",
     )
     export.add_argument(
-        "--user", required=True, type=user_arg, help="the user whose graph to write"
+        "--user", required=True, type=held_user_arg, help="the user whose graph to write"
     )
     export.add_argument(
         "--format",

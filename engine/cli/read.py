@@ -15,6 +15,7 @@ from engine.cli.verbs import (
     count,
     emit,
     fact_line,
+    held_user_arg,
     open_memory,
     plural,
     require_user,
@@ -22,6 +23,7 @@ from engine.cli.verbs import (
     user_arg,
     when,
 )
+from engine.invisible import escaped, hidden_at
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
 from engine.models import HistoryEvent, ScoredEntity, ScoredFact, SearchResult, Stats, fact_day
@@ -125,11 +127,27 @@ def cmd_users(args: argparse.Namespace) -> None:
         users = mem.users()
     rows = [f"{'user':<24} {'entities':>9} {'facts':>9} {'valid':>9} {'messages':>9}"]
     rows += [
-        f"{u.user_id:<24} {u.entities:>9} {u.facts:>9} {u.valid_facts:>9} {u.episodes:>9}"
+        f"{_shown_id(u.user_id):<24} {u.entities:>9} {u.facts:>9} {u.valid_facts:>9} "
+        f"{u.episodes:>9}"
         for u in users
     ]
+    if any(hidden_at(u.user_id) for u in users):
+        rows.append(HIDDEN_NOTE)
     text = "\n".join(rows) if users else "(no users in this store)"
     emit(args, [u.model_dump() for u in users], text)
+
+
+HIDDEN_NOTE = (
+    "* the id holds an invisible format character, shown as its code point: an older "
+    "version stored it, and nothing new is stored for it. Give it as bash writes it "
+    "(--user $'alice\\u200b') to stats, export and delete, or to Memory.delete_all "
+    "(docs/limits.md)"
+)
+
+
+def _shown_id(user_id: str) -> str:
+    """An id holding an invisible character, escaped and marked: it passes for no other."""
+    return f"{escaped(user_id)} *" if hidden_at(user_id) else user_id
 
 
 def cmd_entity(args: argparse.Namespace) -> None:
@@ -248,7 +266,7 @@ def register(sub: Any) -> None:
     entities.set_defaults(func=cmd_entities)
 
     stats = sub.add_parser("stats", help="counts of users, entities, facts and episodes")
-    stats.add_argument("--user", type=user_arg, help="only this user")
+    stats.add_argument("--user", type=held_user_arg, help="only this user")
     stats.set_defaults(func=cmd_stats)
     users = sub.add_parser("users", help="list the users of this store with their counts")
     users.set_defaults(func=cmd_users)

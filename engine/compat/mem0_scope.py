@@ -41,6 +41,14 @@ class Scope:
     where: tuple[Condition, ...] = ()
 
     @property
+    def owner_name(self) -> str | None:
+        """What the graph's owner is called in its memories: an agent's or a run's graph by
+        the id the caller gave ("chef"), never by the graph's key ("agent:chef")."""
+        if self.user_id is not None:
+            return None
+        return self.agent_id if self.agent_id is not None else self.run_id
+
+    @property
     def narrowed(self) -> bool:
         return self.agent_id is not None or self.run_id is not None or bool(self.where)
 

@@ -107,7 +107,12 @@ class Memory:
         meta = {**(metadata or {}), **({"agent_id": agent_id} if agent_id else {})}
         when = parse_time(timestamp, "timestamp")
         result = self.graph.add(
-            messages, scope.user, session_id=run_id, metadata=meta or None, ts=when
+            messages,
+            scope.user,
+            session_id=run_id,
+            metadata=meta or None,
+            ts=when,
+            user_name=scope.owner_name,
         )
         if result.extraction_error is not None:
             raise ExtractionError(_NOT_EXTRACTED.format(error=result.extraction_error))

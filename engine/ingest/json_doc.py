@@ -7,13 +7,15 @@ messages under (`list_format`: ShareGPT's `conversations`, a ChatGPT export's `m
 Claude export's `chat_messages`, or LoCoMo's keys), a Telegram or Discord export by its own.
 Otherwise the document is parsed whole: an OpenAI-format conversation
 (`{"messages": [...]}`), message (`{"role", "content"}`) or list of them is `openai-jsonl`, read
-as one document (`engine.ingest.readers`). A `.json` file holding one JSON object per line is
-JSON Lines under another name, read line by line as before.
+as one document (`engine.ingest.readers`), the one detection parsed (`Told`): a large file
+is parsed once. A `.json` file holding one JSON object per line is JSON Lines under another
+name, read line by line as before.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, get_args
 
 from engine.errors import InvalidInputError
@@ -38,6 +40,15 @@ class Several:
     """The file holds more than one JSON value: JSON Lines, whatever its name."""
 
 
+@dataclass(frozen=True)
+class Told:
+    """A chat log's format, with the document detection parsed to tell it (a `.json` file's
+    that no export's keys told), for its reader; None when nothing was parsed."""
+
+    format: str
+    document: Any = None
+
+
 def list_format(head: str) -> str | None:
     """The format of a JSON list told from the start of its file (`head`); None when no key
     known is in it."""
@@ -50,19 +61,17 @@ def list_format(head: str) -> str | None:
     return None
 
 
-def json_format(file: SourceFile, head: str) -> str:
+def json_format(file: SourceFile, head: str) -> Told:
     """The format of the `.json` file `file`, whose text starts with `head`, that no export's
-    keys told (`engine.ingest.readers`): OpenAI-format chat, or JSON Lines.
+    keys told (`engine.ingest.readers`): OpenAI-format chat, or JSON Lines; with the document.
 
     Raises:
         InvalidInputError: the file is not JSON, or holds a document of no format known: the
             error says what it holds and what a `.json` chat log may hold.
     """
     document = one_document(file)
-    if isinstance(document, Several) and head.startswith("{"):
-        return "openai-jsonl"
-    if is_openai(document):
-        return "openai-jsonl"
+    if (isinstance(document, Several) and head.startswith("{")) or is_openai(document):
+        return Told("openai-jsonl", document)
     held = document.reason if isinstance(document, ReadError) else f"it holds {_held(document)}"
     raise InvalidInputError(
         f"cannot tell the chat-log format of {file.shown!r}: {held}; {EXPECTED}; or pass "

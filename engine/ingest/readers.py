@@ -38,7 +38,14 @@ from engine.ingest.claude import read_claude
 from engine.ingest.csvlog import COLUMNS, check_delimiter, read_csv
 from engine.ingest.discord import is_discord, read_discord
 from engine.ingest.fields import Item, SourceFile, StrPath, parse_timestamp
-from engine.ingest.json_doc import JSON_SUFFIX, Several, json_format, list_format, one_document
+from engine.ingest.json_doc import (
+    JSON_SUFFIX,
+    Several,
+    Told,
+    json_format,
+    list_format,
+    one_document,
+)
 from engine.ingest.locomo import load_locomo_qa, read_locomo
 from engine.ingest.sharegpt import read_sharegpt
 from engine.ingest.slack import read_slack
@@ -54,7 +61,9 @@ __all__ = [
     "load_locomo_qa",
     "parse_timestamp",
     "read_chat_log",
+    "read_told",
     "resolve_format",
+    "told_format",
 ]
 
 CHAT_FORMATS: tuple[str, ...] = get_args(ChatFormat)
@@ -93,18 +102,18 @@ def read_chat_log(
         >>> result = read_chat_log("chats.jsonl")  # doctest: +SKIP
         >>> [r.content for r in result.records], [str(e) for e in result.errors]  # doctest: +SKIP
     """
-    fmt = resolve_format(path, format)
+    told = told_format(path, format)
     records: list[ChatRecord] = []
     errors: list[ReadError] = []
     warnings: list[ReadWarning] = []
-    for item in iter_chat_log(path, fmt, user_id, delimiter):
+    for item in read_told(path, told, user_id, delimiter):
         if isinstance(item, ChatRecord):
             records.append(item)
         elif isinstance(item, ReadWarning):
             warnings.append(item)
         else:
             errors.append(item)
-    return ReadResult(records=records, errors=errors, format=fmt, warnings=warnings)
+    return ReadResult(records=records, errors=errors, format=told.format, warnings=warnings)
 
 
 def iter_chat_log(
@@ -114,16 +123,34 @@ def iter_chat_log(
 
     Arguments and errors as for `read_chat_log`; they are checked before the first item.
     """
-    fmt = resolve_format(path, format)
+    return read_told(path, told_format(path, format), user_id, delimiter)
+
+
+def read_told(
+    path: StrPath, told: Told, user_id: str | None = None, delimiter: str | None = None
+) -> Iterator[Item]:
+    """`iter_chat_log` of a format told already (`told_format`): the document its detection
+    parsed is read, not parsed again."""
+    fmt = told.format
     if fmt == "csv":
         check_delimiter(delimiter)
     if fmt == "slack":  # a folder, checked by resolve_format
         return read_slack(SourceFile(Path(path), os.fspath(path), user_id))
-    return _READERS[fmt](SourceFile.open(path, user_id, delimiter))
+    file = SourceFile.open(path, user_id, delimiter)
+    if fmt == "openai-jsonl" and told.document is not None:
+        return _read_jsonl(file, told.document)
+    return _READERS[fmt](file)
 
 
 def resolve_format(path: StrPath, format: str = "auto") -> str:
-    """The format to read `path` with: `format` itself, or the detected one for `"auto"`.
+    """The format to read `path` with: `format` itself, or the detected one for `"auto"`
+    (`told_format`, without the document)."""
+    return told_format(path, format).format
+
+
+def told_format(path: StrPath, format: str = "auto") -> Told:
+    """The format to read `path` with: `format` itself, or the detected one for `"auto"`,
+    with the document a `.json` file's detection parsed (`read_told` reads it).
 
     Known extensions decide (`.jsonl`, `.ndjson`, `.csv`); a `.json` file is an export told by
     its keys, else the one JSON document it holds (`engine.ingest.json_doc`), whatever its line
@@ -137,7 +164,7 @@ def resolve_format(path: StrPath, format: str = "auto") -> str:
     if format != "auto" and format not in CHAT_FORMATS:
         raise InvalidInputError(f"unknown chat-log format {format!r}; use one of {CHAT_FORMATS}")
     if Path(path).is_dir():
-        return _folder_format(os.fspath(path), format)
+        return Told(_folder_format(os.fspath(path), format))
     file = SourceFile.open(path)
     if format == "slack":
         raise InvalidInputError(
@@ -145,17 +172,18 @@ def resolve_format(path: StrPath, format: str = "auto") -> str:
             "users.json and channels.json)"
         )
     if format != "auto":
-        return format
+        return Told(format)
     suffix = file.path.suffix.lower()
     if suffix == JSON_SUFFIX:
         head = _peek(file)
-        return _exported(head) or json_format(file, head)
+        exported = _exported(head)
+        return Told(exported) if exported else json_format(file, head)
     detected = _EXTENSIONS.get(suffix) or _sniff(_peek(file))
     if detected is None:
         raise InvalidInputError(
             f"cannot tell the chat-log format of {file.shown!r}; pass format= one of {CHAT_FORMATS}"
         )
-    return detected
+    return Told(detected)
 
 
 def _folder_format(path: str, format: str) -> str:
@@ -212,10 +240,12 @@ def _is_json_object(text: str) -> bool:
 # -- openai-jsonl ------------------------------------------------------------------------------
 
 
-def _read_jsonl(file: SourceFile) -> Iterator[Item]:
+def _read_jsonl(file: SourceFile, document: Any = None) -> Iterator[Item]:
+    """An `openai-jsonl` log: by lines, or a `.json` file's one document (`document`, when
+    its detection parsed it)."""
     turns = Turns()
     if file.path.suffix.lower() == JSON_SUFFIX:
-        document = one_document(file)
+        document = one_document(file) if document is None else document
         if not isinstance(document, Several):
             yield from _json_document(file, document, turns)
             return

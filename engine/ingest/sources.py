@@ -21,8 +21,9 @@ from engine.ingest.archives import Archives
 from engine.ingest.chat_records import ChatRecord, ReadError, ReadWarning
 from engine.ingest.fields import Item, StrPath
 from engine.ingest.folders import chat_logs
+from engine.ingest.json_doc import Told
 from engine.ingest.pieces import pieces
-from engine.ingest.readers import iter_chat_log, resolve_format
+from engine.ingest.readers import read_told, told_format
 from engine.ingest.report import IngestError, IngestWarning
 from engine.ingest.slack_export import day_files
 from engine.normalize import check_user_id
@@ -134,8 +135,9 @@ def collect(
         }
         for index, item in enumerate(items, start=1):
             if index - 1 in logs:
-                for path, fmt in logs[index - 1].items():
-                    read = iter_chat_log(path, fmt, user_id, delimiter)
+                named = logs.pop(index - 1)  # a document detection parsed goes once read
+                for path in list(named):
+                    read = read_told(path, named.pop(path), user_id, delimiter)
                     _read(archives.shown(path), _shown(read, archives), key, out, on_read)
             else:
                 _take(_record(item, index, user_id), IN_MEMORY, key, out)
@@ -176,15 +178,18 @@ def _untold(path: str | None, read: int) -> None:
     pass
 
 
-def _logs(path: str, format: str, out: Collected) -> dict[str, str]:
-    """The chat logs `path` names (itself, or those under a directory), with their formats."""
+def _logs(path: str, format: str, out: Collected) -> dict[str, Told]:
+    """The chat logs `path` names (itself, or those under a directory), with their formats;
+    a file named itself with the document its detection parsed (a directory's files are
+    parsed again when read, so that their documents are not all held at once)."""
     if os.path.isdir(path):
-        logs, skipped = chat_logs(path, format)
+        found, skipped = chat_logs(path, format)
+        logs = {log: Told(fmt) for log, fmt in found.items()}
         out.warnings += skipped
     else:
-        logs = {path: resolve_format(path, format)}
-    out.formats |= logs
-    out.day_files |= {log: day_files(Path(log)) for log, fmt in logs.items() if fmt == "slack"}
+        logs = {path: told_format(path, format)}
+    out.formats |= {log: told.format for log, told in logs.items()}
+    out.day_files |= {log: day_files(Path(log)) for log in logs if logs[log].format == "slack"}
     return logs
 
 

@@ -79,7 +79,7 @@ class BearerGate:
         async def app(answer: Send) -> None:
             await self.app(authenticated, receive, answer)
 
-        await self.sessions.serve(principal, scope, send, app)
+        await self.sessions.serve(principal, scope, receive, send, app)
 
     def _token_in_query(self, query: str) -> bool:
         if not query:

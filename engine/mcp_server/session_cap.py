@@ -15,6 +15,11 @@ during a call sends the call's cancellation, then the DELETE, at once. The handi
 a closed session, and the SDK logged the ClosedResourceError, then tried a second answer, which
 uvicorn refused with a traceback of its own.
 
+A client that drops its connection during a call, without cancelling it or ending its session,
+is told of when the call's answer starts (it goes nowhere): one INFO line. One that drops it
+between calls sends nothing to tell: its session ends `SESSION_IDLE_S` later, which the SDK
+logs ("Session ... idle timeout").
+
 A server without a token (`--no-token`, loopback only) has no principal to count by: its
 clients share one budget of `PER_TOKEN` sessions (`TokenlessCap`). Its client's address tells
 no one apart: any local account can send from any of the 2**24 addresses of 127.0.0.0/8.
@@ -23,12 +28,15 @@ no one apart: any local account can send from any of the 2**24 addresses of 127.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+_log = logging.getLogger("graphmem.mcp")
 
 SESSION_IDLE_S = 30 * 60
 PER_TOKEN = 100
@@ -39,6 +47,11 @@ _REFUSED = (
     "mcp-session-id) or wait until an idle one expires"
 )
 _TOKENLESS = "(no token)"
+_DROPPED = (
+    "a client dropped its connection during a call, without cancelling it or ending its "
+    "session: the call ran to its end, its answer goes nowhere; the session ends after "
+    "%g minutes without a request"
+)
 
 App = Callable[[Send], Awaitable[None]]
 
@@ -88,9 +101,12 @@ class SessionCap:
             del held.sessions[sid]
         return held
 
-    async def serve(self, principal: str, scope: Scope, send: Send, app: App) -> None:
+    async def serve(
+        self, principal: str, scope: Scope, receive: Receive, send: Send, app: App
+    ) -> None:
         """Run `app` (which answers through the send it is given) for a request of
-        `principal`, refusing a new session past the cap."""
+        `principal`, refusing a new session past the cap; `receive` tells whether the client
+        of a call is still there when its answer starts."""
         sid = _session_id(scope)
         held = self._of(principal)
         if sid is None:
@@ -106,6 +122,8 @@ class SessionCap:
         if session is None:  # not this principal's: the SDK answers it (404)
             await app(send)
             return
+        if scope.get("method") == "POST":
+            send = _noting_a_drop(send, receive, self.idle_s / 60)
         await self._within(held, sid, session, scope.get("method"), send, app)
 
     async def _opening(self, held: _Held, send: Send, app: App) -> None:
@@ -156,7 +174,7 @@ class TokenlessCap:
         async def app(answer: Send) -> None:
             await self.app(scope, receive, answer)
 
-        await self.sessions.serve(_TOKENLESS, scope, send, app)
+        await self.sessions.serve(_TOKENLESS, scope, receive, send, app)
 
 
 def _watched(
@@ -175,6 +193,29 @@ def _watched(
         await send(message)
 
     return watching
+
+
+def _noting_a_drop(send: Send, receive: Receive, idle_minutes: float) -> Send:
+    """`send`, logging `_DROPPED` when a call's answer (200) starts after its client closed
+    the connection. Only then: the look yields to other requests, and nothing may come
+    between a notification's 202 and its handing on (`_Session.handed_on`)."""
+
+    async def noting(message: Message) -> None:
+        start = message["type"] == "http.response.start"
+        if start and message["status"] == 200 and await _gone(receive):
+            _log.info(_DROPPED, idle_minutes)
+        await send(message)
+
+    return noting
+
+
+async def _gone(receive: Receive) -> bool:
+    """Whether the client closed the connection: once a request's body is read, `receive`
+    answers `http.disconnect` at once when it did (ASGI), and waits while it did not."""
+    with anyio.move_on_after(0):
+        message = await receive()
+        return bool(message["type"] == "http.disconnect")
+    return False
 
 
 def _session_id(scope: Scope) -> str | None:

@@ -135,9 +135,17 @@ class MemoryCore:
                     check_model(self.store, self.embedder, self._holds_memory)
                     self._model_checked = True
 
-    def _holds_memory(self) -> bool:
-        counts = self.reads.counts(None)
+    def _holds_memory(self, user_id: str | None = None) -> bool:
+        """The store (or one user) holds an entity, a fact or a message."""
+        self._setup()
+        counts = self.reads.counts(user_id)
         return any(counts[kind] for kind in ("entities", "facts", "episodes"))
+
+    def _held_user(self, user_id: object) -> str:
+        """`check_user_id` for a call that reads or deletes: an id holding an invisible
+        format character is taken when the store holds it (an older version stored it),
+        so that its owner can still read, export and delete what it holds."""
+        return check_user_id(user_id, held=self._holds_memory)
 
     @staticmethod
     def self_uid(user_id: str) -> str:
@@ -148,7 +156,7 @@ class MemoryCore:
         """Counts of the stored graph, plus the LLM calls and tokens this `Memory` object has
         spent in this process (all users; not persisted)."""
         self._setup()
-        counts = self.reads.counts(check_user_id(user_id) if user_id is not None else None)
+        counts = self.reads.counts(self._held_user(user_id) if user_id is not None else None)
         usage = self._adder.usage.snapshot()
         return Stats(**counts, **usage, warming=self.store.warming())
 

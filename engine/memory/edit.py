@@ -121,7 +121,7 @@ class MemoryEdit(MemoryCore):
         Raises:
             NotFoundError: the user has no message with that uid.
         """
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         uid = clean_text(uid, "uid", MAX_UID_CHARS)
         self._setup()
         rows = self.store.run("delete_episode", {"user_id": user_id, "uid": uid}, read_only=False)
@@ -141,7 +141,7 @@ class MemoryEdit(MemoryCore):
             NotFoundError: the user has no fact with that uid.
             StoreError: the database failed; what is gone stays gone, run it again to finish.
         """
-        fact = self._fact(uid, user_id)
+        fact = self._fact(uid, user_id, held=True)
         user_id = fact.user_id
         entities: list[str] = []
         for episode in fact.episodes:
@@ -160,7 +160,7 @@ class MemoryEdit(MemoryCore):
         Raises:
             NotFoundError: the user has no such entity.
         """
-        entity = self._entity(name_or_uid, user_id)
+        entity = self._entity(name_or_uid, user_id, held=True)
         params = {"user_id": entity.user_id, "uid": entity.uid}
         rows = self.store.run("delete_entity", params, read_only=False)
         self.retriever.forget(entity.user_id)
@@ -213,8 +213,9 @@ class MemoryEdit(MemoryCore):
 
     # -- lookups --------------------------------------------------------------------------
 
-    def _fact(self, uid: str, user_id: str) -> Fact:
-        user_id = check_user_id(user_id)
+    def _fact(self, uid: str, user_id: str, *, held: bool = False) -> Fact:
+        """`held`: for a delete, which takes an id an older version stored (`_held_user`)."""
+        user_id = self._held_user(user_id) if held else check_user_id(user_id)
         uid = clean_text(uid, "uid", MAX_UID_CHARS)
         self._setup()
         found = self.reads.facts_by_uids(user_id, [uid])
@@ -222,8 +223,9 @@ class MemoryEdit(MemoryCore):
             raise NotFoundError(f"user {user_id!r} has no fact {uid!r}")
         return found[0]
 
-    def _entity(self, name_or_uid: str, user_id: str) -> Entity:
-        user_id = check_user_id(user_id)
+    def _entity(self, name_or_uid: str, user_id: str, *, held: bool = False) -> Entity:
+        """`held`: for a delete, which takes an id an older version stored (`_held_user`)."""
+        user_id = self._held_user(user_id) if held else check_user_id(user_id)
         name = clean_text(name_or_uid, "entity", self.settings.max_name_chars)
         self._setup()
         if _UID.fullmatch(name):

@@ -75,6 +75,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         source: str | None = None,
         speaker: str | None = None,
         timestamp: TimeLike = None,
+        user_name: str | None = None,
     ) -> AddResult:
         """Remember a conversation: each message becomes an Episode, ONE extraction call reads
         them (seeing what is already known), and everything is written in one batch.
@@ -93,6 +94,9 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         `engine.times`) is when they were written; it dates the episodes, is the default
         `valid_at` of their facts and the `invalid_at` of those they contradict. `timestamp`
         is its alias (other memories' name for it); given both, they must agree.
+        `user_name` is what the user goes by until a message names them (their own entity is
+        named after `user_id` otherwise): the name of the user's own entity when this add
+        creates it, and the name the extraction is told.
 
         Raises:
             InvalidInputError: bad arguments (a `ts` that is no time), or no usable message.
@@ -105,7 +109,9 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
             1
         """
         when = one_time(ts, timestamp)
-        request = AddRequest(messages, user_id, session_id, metadata, when, source, speaker)
+        request = AddRequest(
+            messages, user_id, session_id, metadata, when, source, speaker, user_name=user_name
+        )
         self._setup(vectors=True)
         prepared = self._adder.prepare(request)
         result = self.apply_add(prepared)
@@ -243,7 +249,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         Raises:
             InvalidInputError: a bad user id or window, or `limit` / `offset` (integers from 0).
         """
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         limit, offset = check_count(limit, "limit", 0), check_count(offset, "offset", 0)
         window = read_window(since, until)
         self._setup()
@@ -317,7 +323,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         Raises:
             NotFoundError: the user has no fact with that uid.
         """
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         uid = clean_text(uid, "uid", _MAX_UID_CHARS)
         self._setup()
         if not delete_fact(self.store, user_id, uid):
@@ -326,7 +332,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
 
     def delete_all(self, user_id: str) -> int:
         """Delete everything of one user; return the number of nodes removed."""
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         self._setup()
         self.retriever.forget(user_id)
         return self.store.delete_user(user_id)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from engine.cypher import Dialect
 from engine.errors import InvalidInputError
 from engine.memory.core import MemoryCore
-from engine.normalize import check_user_id
 from engine.transfer.document import Source, target_user
 from engine.transfer.export import EXPORT_FORMATS, Format, read_snapshot, render
 from engine.transfer.import_limits import ImportLimits
@@ -38,7 +37,7 @@ class MemoryTransfer(MemoryCore):
             raise InvalidInputError(
                 f"format must be one of {', '.join(EXPORT_FORMATS)}; got {format!r}"
             )
-        user_id = check_user_id(user_id)
+        user_id = self._held_user(user_id)
         self._setup()
         snapshot = read_snapshot(self.store, user_id)
         return render(snapshot, format, dialect=dialect, embeddings=embeddings)

@@ -501,3 +501,33 @@ def test_a_memory_mentioned_again_is_an_update_with_its_previous_memory(
     assert (again["id"], again["event"]) == (first["id"], "UPDATE")
     assert again["previous_memory"] == again["memory"] == "bob lives in Seattle"
     assert "previous_memory" not in first
+
+
+def test_an_agents_memories_name_the_agent_not_its_graph(memory: GraphMemory) -> None:
+    """`add(..., agent_id="chef")` alone stored "agent:chef prefers tea": the key of the
+    agent's graph was its owner's name. The owner is named by the id the caller gave."""
+    m = facade.Memory(memory=memory)
+    m.add("I prefer tea", agent_id="chef")
+    m.add("I like coffee", run_id="r9")
+    m.add("I like cocoa", user_id="chef")
+
+    listed = m.get_all(agent_id="chef")
+    found = m.search("tea", agent_id="chef")["results"]
+    run = m.get_all(run_id="r9")["results"]
+    user = m.get_all(user_id="chef")["results"]
+
+    assert [r["memory"] for r in listed["results"]] == ["chef prefers tea"]
+    assert [r["memory"] for r in found] == ["chef prefers tea"]
+    assert listed["relations"] == [{"source": "chef", "relationship": "prefers", "target": "tea"}]
+    assert [r["memory"] for r in run] == ["r9 likes coffee"]
+    assert [r["memory"] for r in user] == ["chef likes cocoa"]  # the user chef: another graph
+    assert memory.stats("agent:chef").facts == memory.stats("chef").facts == 1
+
+
+def test_a_user_name_names_the_users_own_entity_only_when_the_add_creates_it(
+    memory: GraphMemory,
+) -> None:
+    memory.add("I prefer tea", "u-17", user_name="Ann")
+    memory.add("I like coffee", "u-17", user_name="Bea")  # stored already: stays Ann
+
+    assert sorted(f.text for f in memory.get_all("u-17")) == ["Ann likes coffee", "Ann prefers tea"]

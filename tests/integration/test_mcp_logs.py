@@ -244,3 +244,51 @@ def _wait_for(log_path: Path, text: str) -> str:
         time.sleep(0.2)
     time.sleep(1.0)  # what the server logs after it
     return said
+
+
+def test_a_client_that_drops_its_connection_during_a_call_is_one_line(tmp_path: Path) -> None:
+    """A client that closed its TCP connection during a call, without a cancellation or a
+    DELETE, left no trace: the call ran to its end and its answer went nowhere."""
+    port, log_path = _closed_port(), tmp_path / "server.log"
+    cmd = [GRAPHMEM, "--data-dir", str(tmp_path / "data"), "mcp", "--user", "erin", "--http",
+           "--no-token", "--port", str(port)]  # fmt: skip
+    facts = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
+    url = f"http://127.0.0.1:{port}/mcp"
+    with log_path.open("w") as log, subprocess.Popen(cmd, env=ENV, stderr=log) as proc:
+        try:
+            _wait_for(log_path, " ready: ")
+            session = _opened(url)
+            _drop_during(port, session, {"name": "add_facts", "arguments": {"facts": facts}})
+            said = _wait_for(log_path, "dropped")
+            still = post(url, INITIALIZE)[0]
+        finally:
+            proc.terminate()
+    assert still == 200
+    assert "Traceback" not in said and " ERROR " not in said, said
+    (dropped,) = [line for line in said.splitlines() if "dropped" in line]
+    assert " INFO graphmem.mcp: a client dropped its connection during a call" in dropped, dropped
+    assert session not in dropped  # a session id is a credential
+
+
+def _opened(url: str) -> str:
+    """A new session's id, its client initialized."""
+    status, headers, _ = post(url, INITIALIZE)
+    session = {k.lower(): v for k, v in headers.items()}["mcp-session-id"]
+    ready = {"mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+    post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, ready)
+    assert status == 200
+    return session
+
+
+def _drop_during(port: int, session: str, params: dict[str, Any]) -> None:
+    """Send a tools/call on a connection of its own and close it half a second later."""
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+    body = json.dumps(call).encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n"
+        f"mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(head.encode() + body)
+        time.sleep(0.5)

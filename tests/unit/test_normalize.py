@@ -4,6 +4,7 @@ import pytest
 
 from engine.errors import InvalidInputError, LimitExceededError
 from engine.graph_types import GraphTypes
+from engine.invisible import escaped
 from engine.normalize import (
     check_label,
     check_user_id,
@@ -212,3 +213,25 @@ def test_a_user_id_with_an_invisible_format_character_is_refused_naming_it(
 )
 def test_a_joiner_that_shapes_an_emoji_or_a_word_is_part_of_a_user_id(user_id: str) -> None:
     assert check_user_id(user_id) == user_id
+
+
+def test_escaped_writes_each_refused_character_as_its_code_point() -> None:
+    """How `graphmem users` shows an id an older version stored: as bash's $'...' reads it."""
+    emoji = "\U0001f469\u200d\U0001f4bb"  # its joiner is drawn: kept
+    assert escaped(f"\u202ealice\u200b{emoji}\U000e0067") == (
+        f"\\u202ealice\\u200b{emoji}\\U000e0067"
+    )
+
+
+def test_an_invisible_id_is_taken_only_where_the_store_holds_it() -> None:
+    asked: list[str] = []
+
+    def holds(user_id: str) -> bool:
+        asked.append(user_id)
+        return True
+
+    assert check_user_id("alice\u200b", held=holds) == "alice\u200b"
+    assert check_user_id("alice", held=holds) == "alice"
+    with pytest.raises(InvalidInputError, match="U\\+200B"):
+        check_user_id("alice\u200b", held=lambda _: False)
+    assert asked == ["alice\u200b"]  # a visible id costs no look-up

@@ -126,7 +126,8 @@ def test_agent_and_run_graphs_cannot_be_named_as_users(memory: Memory) -> None:
             m.add("I live in Paris", user_id=reserved)
         with pytest.raises(InvalidInputError, match="keeps 'agent:<id>' and 'run:<id>'"):
             m.delete_all(user_id=reserved)
-    assert [r["memory"] for r in m.get_all(agent_id="X")["results"]] == ["agent:X lives in Seattle"]
+    assert [r["memory"] for r in m.get_all(agent_id="X")["results"]] == ["X lives in Seattle"]
+    assert [u.user_id for u in memory.users()] == ["agent:X"]  # the agent's graph, untouched
 
 
 def test_the_permutation_round_trips_and_depends_on_the_key() -> None:
