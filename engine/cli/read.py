@@ -258,7 +258,7 @@ def register(sub: Any) -> None:
         "name",
         metavar="NAME",
         type=text_arg("the name"),
-        help="the entity's name or one of its aliases",
+        help="the entity's name, one of its aliases or its id",
     )
     entity.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     entity.add_argument(
