@@ -45,8 +45,12 @@ def _hit_line(hit: ScoredFact) -> str:
 
 
 def search_text(result: SearchResult) -> str:
-    """The facts found, then the messages found (dated, with their speaker)."""
+    """The facts found, the paths joining the entities the query names, then the messages
+    found (dated, with their speaker)."""
     lines = ["facts:", *(_hit_line(h) for h in result.facts)] if result.facts else []
+    if result.paths:
+        lines.append("paths:")
+        lines += ["  " + " -> ".join(f.text for f in path.facts) for path in result.paths]
     if result.unknown_names:
         lines.insert(0, nothing_about(result.unknown_names, bool(result.facts or result.episodes)))
     if result.episodes:
