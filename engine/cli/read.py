@@ -24,7 +24,15 @@ from engine.cli.verbs import (
 )
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredEntity, ScoredFact, SearchResult, Stats, fact_day
+from engine.models import (
+    Explanation,
+    HistoryEvent,
+    ScoredEntity,
+    ScoredFact,
+    SearchResult,
+    Stats,
+    fact_day,
+)
 from engine.prompt_block import block_or_why, nothing_about, said_day
 
 
@@ -41,7 +49,19 @@ def metadata_filter(text: str) -> tuple[str, Any]:
 
 def _hit_line(hit: ScoredFact) -> str:
     legs = "+".join(hit.legs)
-    return f"  {hit.score:.4f}  [{fact_day(hit)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    line = f"  {hit.score:.4f}  [{fact_day(hit)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    return line + _why(hit.explanation)
+
+
+def _why(explained: Explanation | None) -> str:
+    """With --explain, a line under a hit: its rank and score in each leg, and the path the
+    graph walk reached it by."""
+    if explained is None:
+        return ""
+    parts = [f"{leg} #{r.rank} ({r.score:.3f})" for leg, r in explained.legs.items()]
+    if explained.anchor:
+        parts.append(f"from {explained.anchor} via {' -> '.join(explained.relations)}")
+    return "\n        " + "; ".join(parts or ["no leg"])
 
 
 def search_text(result: SearchResult) -> str:
@@ -56,7 +76,8 @@ def search_text(result: SearchResult) -> str:
     if result.episodes:
         lines.append("messages:")
         for hit in result.episodes:
-            lines.append(f"  {hit.score:.4f}  {hit.episode.line()}  {hit.episode.uid}")
+            line = f"  {hit.score:.4f}  {hit.episode.line()}  {hit.episode.uid}"
+            lines.append(line + _why(hit.explanation))
     return "\n".join(lines) or f"(nothing found for user {result.user_id!r})"
 
 
@@ -75,6 +96,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             max_tokens=args.max_tokens,
             as_of=args.as_of,
             near=args.near,
+            explain=args.explain,
         )
     if args.max_tokens is None:
         emit(args, result.model_dump(mode="json"), search_text(result))
@@ -236,6 +258,12 @@ def register(sub: Any) -> None:
         metavar="N",
         help="print the block an agent puts in its prompt, at most N tokens (search(q, "
         "max_tokens=N).context()), instead of the ranked lists",
+    )
+    search.add_argument(
+        "--explain",
+        action="store_true",
+        help="under each hit, its rank and score in each leg and the relations the graph walk "
+        "reached it by (search(q, explain=True); --json: each hit's explanation)",
     )
     search.set_defaults(func=cmd_search)
 

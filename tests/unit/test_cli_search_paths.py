@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
+from engine.cli.app import build_parser
 from engine.cli.read import search_text
-from engine.models import Fact, Path, ScoredFact, SearchResult
+from engine.models import Explanation, Fact, LegRank, Path, ScoredFact, SearchResult
 
 
 def _fact(uid: str, subject: str, obj: str) -> Fact:
@@ -29,3 +30,23 @@ def test_a_search_without_paths_prints_no_paths_heading() -> None:
     result = SearchResult(query="Alice", user_id="u")
     result.facts = [ScoredFact(fact=_fact("f1", "Alice", "Carl"), score=0.5, legs=["semantic"])]
     assert "paths:" not in search_text(result)
+
+
+def test_explain_prints_each_hits_legs_and_the_walk_that_reached_it() -> None:
+    """`search(q, explain=True)` had no CLI equivalent: `graphmem search --explain` was an
+    unrecognized argument."""
+    args = build_parser().parse_args(["search", "How does Alice know Dana?", "--user", "u"])
+    assert args.explain is False
+    args = build_parser().parse_args(["search", "q", "--user", "u", "--explain"])
+    assert args.explain is True
+    explained = Explanation(
+        legs={"expansion": LegRank(rank=1, score=0.4142), "semantic": LegRank(rank=3, score=0.5)},
+        anchor="Alice",
+        relations=["KNOWS", "KNOWS"],
+    )
+    hit = ScoredFact(fact=_fact("f1", "Alice", "Carl"), score=0.5, legs=["expansion"])
+    result = SearchResult(query="q", user_id="u")
+    result.facts = [hit.model_copy(update={"explanation": explained})]
+    assert search_text(result).splitlines()[2] == (
+        "        expansion #1 (0.414); semantic #3 (0.500); from Alice via KNOWS -> KNOWS"
+    )
