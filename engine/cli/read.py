@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.cli.verbs import (
     TIME_FORMS,
+    UsageError,
     check_window,
     count,
     emit,
@@ -83,6 +84,8 @@ def search_text(result: SearchResult) -> str:
 
 def cmd_search(args: argparse.Namespace) -> None:
     check_window(args)
+    if args.near and args.mode not in ("dual", "expansion"):  # refused before the store starts
+        raise UsageError(f"search: --near anchors the graph walk: not with --mode {args.mode}")
     with open_memory(args) as mem:
         require_user(mem, args.user)
         result = mem.search(
