@@ -213,7 +213,22 @@ def _problem(loc: tuple[int | str, ...], kind: str, message: str) -> str:
         return f"{name}: {message}"
     if name in _MOVED:
         return f"{name} is now {_MOVED[name]}"
+    if len(loc) > 1:  # a key inside a setting (graph_types.entitys): its own keys are meant
+        within = ".".join(str(part) for part in loc[:-1])
+        keys = _keys_of(within)
+        close = difflib.get_close_matches(str(loc[-1]).lower(), keys, n=1)
+        hint = f" (did you mean {within}.{close[0]}?)" if close else ""
+        return f"{name} is not a key of {within} ({', '.join(keys)}){hint}"
     known = [field.lower() for field in Settings.model_fields]
     close = difflib.get_close_matches(name.lower(), known, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"{name} is not a setting{hint}"
+
+
+def _keys_of(setting: str) -> list[str]:
+    """The keys the setting of that name takes (a model's fields), or none."""
+    annotation = (
+        Settings.model_fields[setting].annotation if setting in Settings.model_fields else None
+    )
+    fields = getattr(annotation, "model_fields", None)
+    return list(fields) if isinstance(fields, dict) else []

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from engine.models import Entity, Episode, Fact, ScoredEntity
 from engine.store.base import RankBy
 from engine.store.reads import Reads
+from engine.uids import UID
 
 RANKINGS: tuple[RankBy, ...] = ("salience", "frequency", "recency")
 DAY_S = 86400.0
@@ -63,8 +64,11 @@ def entity_view(
     episodes, those of `window` (since, until: epoch seconds or None; facts by when they
     became true, messages by when they were said, an undated one in no window); when none
     has it, the entity whose key reads the same without spaces, hyphens and punctuation
-    (`loose_key`: "spiderman" finds "Spider-Man"); None when the user has neither."""
+    (`loose_key`: "spiderman" finds "Spider-Man"), or the user's entity of that uid; None
+    when the user has none of them."""
     found = reads.entities_by_keys(user_id, [key]).get(key)
+    if found is None and UID.fullmatch(key):
+        found = next(iter(reads.entities_by_uids(user_id, [key])), None)
     if found is None and loose_key(key):
         found = reads.entity_by_loose_key(user_id, loose_key(key), list(LOOSE_DROPPED))
     if found is None:

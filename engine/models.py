@@ -20,7 +20,7 @@ from engine.prompt_block import (
     path_piece,
     said_day,
 )
-from engine.times import FactUnit, time_unit
+from engine.times import FactUnit, GivenValidAt, time_unit
 
 Leg = Literal["expansion", "semantic", "path", "episodes", "facts", "reply"]
 
@@ -52,7 +52,7 @@ class FactInput(BaseModel):
     text: str | None = None
     subject_type: str | None = None
     object_type: str | None = None
-    valid_at: datetime | None = None
+    valid_at: GivenValidAt = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
 
 

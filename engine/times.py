@@ -23,7 +23,7 @@ from typing import Annotated, Literal, get_args
 
 from dateutil import parser as dateparser
 from dateutil import tz
-from pydantic import AfterValidator, Field, ValidationInfo
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo
 
 from engine.errors import InvalidInputError
 
@@ -160,6 +160,15 @@ FactUnit = Annotated[
 ]
 # The same in an export record (None there: known to the day, as stored).
 StoredUnit = Annotated[TimeUnit | None, AfterValidator(_unit_with_its_time)]
+
+
+def _given_valid_at(value: object) -> datetime | None:
+    return parse_time(value, "valid_at")
+
+
+# A time a caller gives a model, read as every door reads one (`parse_time`: "2023" refused,
+# not 33 minutes into 1970; "29.12.2023" read).
+GivenValidAt = Annotated[datetime | None, BeforeValidator(_given_valid_at)]
 
 
 def one_time(ts: TimeLike, timestamp: TimeLike) -> TimeLike:

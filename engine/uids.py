@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from engine.normalize import entity_key, stable_uid
+
+UID = re.compile(r"[0-9a-f]{32}")  # how every uid graphmem derives is written
 
 
 def self_uid(user_id: str) -> str:

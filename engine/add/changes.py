@@ -176,7 +176,8 @@ def settle(
     said_again: bool,
 ) -> None:
     """Give each collected fact its change events: ADD if the write creates it and, with
-    `said_again`, UPDATE if the write finds it stored; embed those not stored when read.
+    `said_again` or for an ended fact (the write makes it current again), UPDATE if the write
+    finds it stored; embed those not stored when read.
 
     The write, not this read, tells which facts are new: another writer may store one in
     between, and each fact is added (reported, and its ADD recorded) by one writer alone.
@@ -185,8 +186,9 @@ def settle(
     for uid, row in out.facts.items():
         old = existing.get(uid)
         again = None
-        if said_again:
-            detail = REVALIDATED if old is not None and old.invalid_at is not None else SAID_AGAIN
+        ended = old is not None and old.invalid_at is not None
+        if said_again or ended:
+            detail = REVALIDATED if ended else SAID_AGAIN
             again = history_row(uid, "UPDATE", now, row.episode, detail)
         added = history_row(uid, "ADD", now, row.episode, row.text)
         # stored: given no vector (deleted before the write, it is written again, embedded)

@@ -64,10 +64,26 @@ def coerce_fact(item: Any) -> FactInput:
             fields = dict(zip(("subject", "predicate", "object", "text"), item, strict=False))
             return FactInput.model_validate(fields)
     except ValidationError as exc:
-        raise InvalidInputError(f"invalid fact {item!r}: {exc.errors()[0]['msg']}") from exc
+        raise InvalidInputError(f"invalid fact {item!r}: {_why(exc)}") from exc
     raise InvalidInputError(
         f"a fact must be (subject, predicate, object[, text]), a dict or a FactInput; got {item!r}"
     )
+
+
+def _why(exc: ValidationError) -> str:
+    """What is wrong with a fact, naming the field: pydantic's message alone ("Input should
+    be a valid string", "Extra inputs are not permitted") does not say which."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        hint = (
+            "; a fact is added current: end it with update(uid, user_id, invalid_at=...)"
+            if field == "invalid_at"
+            else ""
+        )
+        return f"{field!r} is not a field of a fact ({', '.join(FactInput.model_fields)}){hint}"
+    said = str(error["msg"]).removeprefix("Value error, ")
+    return said if not field or said.startswith(field) else f"{field}: {said}"
 
 
 def clean_fact(fact: FactInput, settings: Settings) -> CleanFact:

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.cli.verbs import (
     TIME_FORMS,
+    UsageError,
     check_window,
     count,
     emit,
@@ -26,7 +27,15 @@ from engine.cli.verbs import (
 from engine.invisible import escaped, hidden_at
 from engine.knowledge import EntityView
 from engine.memory.held import held_history
-from engine.models import HistoryEvent, ScoredEntity, ScoredFact, SearchResult, Stats, fact_day
+from engine.models import (
+    Explanation,
+    HistoryEvent,
+    ScoredEntity,
+    ScoredFact,
+    SearchResult,
+    Stats,
+    fact_day,
+)
 from engine.prompt_block import block_or_why, nothing_about, said_day
 
 
@@ -43,23 +52,42 @@ def metadata_filter(text: str) -> tuple[str, Any]:
 
 def _hit_line(hit: ScoredFact) -> str:
     legs = "+".join(hit.legs)
-    return f"  {hit.score:.4f}  [{fact_day(hit)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    line = f"  {hit.score:.4f}  [{fact_day(hit)}] {hit.fact.text}  [{legs}] {hit.fact.uid}"
+    return line + _why(hit.explanation)
+
+
+def _why(explained: Explanation | None) -> str:
+    """With --explain, a line under a hit: its rank and score in each leg, and the path the
+    graph walk reached it by."""
+    if explained is None:
+        return ""
+    parts = [f"{leg} #{r.rank} ({r.score:.3f})" for leg, r in explained.legs.items()]
+    if explained.anchor:
+        parts.append(f"from {explained.anchor} via {' -> '.join(explained.relations)}")
+    return "\n        " + "; ".join(parts or ["no leg"])
 
 
 def search_text(result: SearchResult) -> str:
-    """The facts found, then the messages found (dated, with their speaker)."""
+    """The facts found, the paths joining the entities the query names, then the messages
+    found (dated, with their speaker)."""
     lines = ["facts:", *(_hit_line(h) for h in result.facts)] if result.facts else []
+    if result.paths:
+        lines.append("paths:")
+        lines += ["  " + " -> ".join(f.text for f in path.facts) for path in result.paths]
     if result.unknown_names:
         lines.insert(0, nothing_about(result.unknown_names, bool(result.facts or result.episodes)))
     if result.episodes:
         lines.append("messages:")
         for hit in result.episodes:
-            lines.append(f"  {hit.score:.4f}  {hit.episode.line()}  {hit.episode.uid}")
+            line = f"  {hit.score:.4f}  {hit.episode.line()}  {hit.episode.uid}"
+            lines.append(line + _why(hit.explanation))
     return "\n".join(lines) or f"(nothing found for user {result.user_id!r})"
 
 
 def cmd_search(args: argparse.Namespace) -> None:
     check_window(args)
+    if args.near and args.mode not in ("dual", "expansion"):  # refused before the store starts
+        raise UsageError(f"search: --near anchors the graph walk: not with --mode {args.mode}")
     with open_memory(args) as mem:
         require_user(mem, args.user)
         result = mem.search(
@@ -73,6 +101,7 @@ def cmd_search(args: argparse.Namespace) -> None:
             max_tokens=args.max_tokens,
             as_of=args.as_of,
             near=args.near,
+            explain=args.explain,
         )
     if args.max_tokens is None:
         emit(args, result.model_dump(mode="json"), search_text(result))
@@ -251,6 +280,12 @@ def register(sub: Any) -> None:
         help="print the block an agent puts in its prompt, at most N tokens (search(q, "
         "max_tokens=N).context()), instead of the ranked lists",
     )
+    search.add_argument(
+        "--explain",
+        action="store_true",
+        help="under each hit, its rank and score in each leg and the relations the graph walk "
+        "reached it by (search(q, explain=True); --json: each hit's explanation)",
+    )
     search.set_defaults(func=cmd_search)
 
     entities = sub.add_parser("entities", help="a user's most salient entities")
@@ -276,7 +311,7 @@ def register(sub: Any) -> None:
         "name",
         metavar="NAME",
         type=text_arg("the name"),
-        help="the entity's name or one of its aliases",
+        help="the entity's name, one of its aliases or its id",
     )
     entity.add_argument("--user", required=True, type=user_arg, help=WHOSE)
     entity.add_argument(

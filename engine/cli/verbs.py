@@ -102,6 +102,24 @@ class UsageError(Exception):
     """The command line asks for something impossible (exit status 2, as argparse's)."""
 
 
+def _check_add_options(args: argparse.Namespace) -> None:
+    """An option the chosen form of `add` would not use is refused, never dropped: `--ts`
+    given with `--fact` left the fact undated."""
+    unused = (
+        [name for name in ("ts", "speaker", "session") if getattr(args, name) is not None]
+        if args.fact
+        else (["valid_at"] if args.valid_at is not None else [])
+    )
+    if unused:
+        given = ", ".join("--" + name.replace("_", "-") for name in unused)
+        raise UsageError(
+            f"add: {given} is for a message (TEXT), not --fact: --valid-at says since when "
+            "a fact is true"
+            if args.fact
+            else f"add: {given} is for --fact; a message's facts are true from its --ts"
+        )
+
+
 class PartialFailure(Exception):
     """The command did part of its work; the output says what (exit status 1)."""
 
@@ -112,9 +130,14 @@ class PartialFailure(Exception):
 def cmd_add(args: argparse.Namespace) -> None:
     if (args.text is None) == (not args.fact):
         raise UsageError("add: give either TEXT or --fact SUBJECT PREDICATE OBJECT")
+    _check_add_options(args)
     with open_memory(args, create=True) as mem:
         if args.fact:
-            result = mem.add_facts([tuple(f) for f in args.fact], user_id=args.user)
+            facts = [
+                {"subject": s, "predicate": p, "object": o, "valid_at": args.valid_at}
+                for s, p, o in args.fact
+            ]
+            result = mem.add_facts(facts, user_id=args.user)
         else:
             result = mem.add(
                 args.text,
@@ -229,7 +252,12 @@ def register_add(sub: Any) -> None:
     add.add_argument(
         "--session", type=text_arg("the session"), help="the conversation it belongs to"
     )
-    add.add_argument("--ts", type=when, help=f"when it was written ({TIME_FORMS})")
+    add.add_argument("--ts", type=when, help=f"when the message was written ({TIME_FORMS})")
+    add.add_argument(
+        "--valid-at",
+        type=when,
+        help=f"with --fact: since when the facts are true ({TIME_FORMS}); default: undated",
+    )
     add.set_defaults(func=cmd_add)
 
 

@@ -168,7 +168,7 @@ def _reading_tools(server: MCPServer[Any], dispatch: Dispatch) -> None:
     @server.tool()
     async def get_entity(
         ctx: Context,
-        name: Annotated[str, Field(description="the entity's name or one of its aliases")],
+        name: Annotated[str, Field(description="the entity's name, one of its aliases or its id")],
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="facts and messages"), NotBool] = 50,
         since: Since = None,

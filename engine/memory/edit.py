@@ -7,7 +7,6 @@ an id that does not exist.
 from __future__ import annotations
 
 import math
-import re
 import time
 from datetime import UTC, datetime
 
@@ -20,10 +19,10 @@ from engine.models import Deleted, Entity, Fact, UserSummary
 from engine.normalize import check_user_id, clean_text, entity_key
 from engine.store.base import FactEndsRow, WriteBatch
 from engine.store.statements import delete_fact
+from engine.uids import UID
 
 MERGE_ROUNDS = 5  # rounds a merge tries before it stops unfinished (`StoreError`), deleting nothing
 MAX_UID_CHARS = 256  # uids are 32 hex digits; anything longer names nothing
-_UID = re.compile(r"[0-9a-f]{32}")
 When = datetime | float | int | str
 
 
@@ -228,7 +227,7 @@ class MemoryEdit(MemoryCore):
         user_id = self._held_user(user_id) if held else check_user_id(user_id)
         name = clean_text(name_or_uid, "entity", self.settings.max_name_chars)
         self._setup()
-        if _UID.fullmatch(name):
+        if UID.fullmatch(name):
             by_uid = self.reads.entities_by_uids(user_id, [name])
             if by_uid:
                 return by_uid[0]

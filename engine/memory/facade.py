@@ -184,10 +184,12 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
             InvalidInputError: an unknown mode, a limit outside 1-1000, a bad user id, time
                 or window (`since` later than `until` or `as_of`), `min_similarity`,
                 `filters`, `max_tokens` (below 1) or `near` (not names, more than 20, or
-                with a mode that does not walk the graph: "semantic", "episodes").
+                with a mode that does not walk the graph: "semantic", "episodes"), or an
+                `include_invalid` or `explain` that is not True or False.
         """
         user_id = check_user_id(user_id)
         query = clean_text(query, "query", self.settings.max_message_chars)
+        _check_flags(include_invalid=include_invalid, explain=explain)
         limit = self.settings.search_limit if limit is None else limit
         limit = hits_for(max_tokens, check_count(limit, "limit", 1, MAX_LIMIT))
         if mode not in MODES:
@@ -247,9 +249,11 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         those that became true in that window (`valid_at`, else when first stored).
 
         Raises:
-            InvalidInputError: a bad user id or window, or `limit` / `offset` (integers from 0).
+            InvalidInputError: a bad user id or window, `limit` / `offset` (integers from 0),
+                or an `include_invalid` that is not True or False.
         """
         user_id = self._held_user(user_id)
+        _check_flags(include_invalid=include_invalid)
         limit, offset = check_count(limit, "limit", 0), check_count(offset, "offset", 0)
         window = read_window(since, until)
         self._setup()
@@ -336,3 +340,11 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
         self._setup()
         self.retriever.forget(user_id)
         return self.store.delete_user(user_id)
+
+
+def _check_flags(**flags: object) -> None:
+    """A flag is True or False: "false" or 0 read as truthy gave the opposite answer
+    (`include_invalid="false"` listed the ended facts)."""
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise InvalidInputError(f"{name} must be True or False, got {value!r}")

@@ -25,6 +25,7 @@ from engine import (
 from engine.add.messages import checksum
 from engine.embedding import Embedder
 from engine.extraction.offline import OfflineExtractor
+from engine.models import REVALIDATED
 from engine.store.base import GraphStore
 from engine.store.reads import Reads
 from engine.times import epoch
@@ -143,6 +144,19 @@ def test_update_changes_text_and_ends_with_history(mem: Memory) -> None:
         ("UPDATE", "Alice lives in Paris, near the Louvre"),
         ("INVALIDATE", None),
     ]
+
+
+def test_a_fact_added_again_after_its_end_is_current_again_with_an_event(mem: Memory) -> None:
+    mem.add_facts([("Dana", "WORKS_AT", "Acme")], user_id="alice")
+    uid = _fact(mem, "alice", "Acme")
+    mem.update(uid, "alice", invalid_at="2021-01-01")
+    again = mem.add_facts([("Dana", "WORKS_AT", "Acme")], user_id="alice")
+    assert (again.facts_added, again.facts_updated) == (0, 1)
+    assert [f.invalid_at for f in mem.get_all("alice") if f.uid == uid] == [None]
+    events = [(h.event, h.detail) for h in mem.history(uid, "alice")]
+    assert events[-2:] == [("INVALIDATE", None), ("UPDATE", REVALIDATED)]
+    mem.add_facts([("Dana", "WORKS_AT", "Acme")], user_id="alice")  # current: no event
+    assert len(mem.history(uid, "alice")) == len(events)
 
 
 def test_update_refuses_bad_input_and_other_users(mem: Memory) -> None:

@@ -178,6 +178,19 @@ def test_history_of_a_held_id_without_events_is_empty_and_an_unheld_id_is_not_fo
     assert others[2].splitlines()[-1] == f"graphmem: error: user 'u' has no fact or entity {uid!r}"
 
 
+def test_add_fact_valid_at_dates_the_facts(home: Path, capsys: Capture) -> None:
+    facts = ["--fact", "Dana", "WORKS_AT", "Acme", "--fact", "Dana", "LIVES_IN", "Oslo"]
+    argv = ["add", *facts, "--valid-at", "2019-03-01", "--user", "va", "--json"]
+    assert run(home, capsys, *argv)[0] == 0
+    listed = json.loads(run(home, capsys, "entity", "Dana", "--user", "va", "--json")[1])
+    assert sorted((f["text"], f["valid_at"]) for f in listed["facts"]) == [
+        ("Dana lives in Oslo", "2019-03-01T00:00:00Z"),
+        ("Dana works at Acme", "2019-03-01T00:00:00Z"),
+    ]
+    shown = run(home, capsys, "entity", "Dana", "--user", "va")[1]
+    assert "[2019-03-01] Dana works at Acme" in shown
+
+
 def test_update_delete_and_forget(home: Path, capsys: Capture) -> None:
     assert (
         main(["--data-dir", str(home), "add", "--fact", "Eve", "LIKES", "tea", "--user", "ed"]) == 0

@@ -36,3 +36,14 @@ def test_an_exact_name_wins_and_signs_that_tell_names_apart_are_kept(memory: Mem
     assert memory.entity("spiderman", user_id="dev").entity.name == "Spider-Man"  # more said
     with pytest.raises(NotFoundError):
         memory.entity("c#", user_id="dev")
+
+
+def test_an_entity_is_found_by_its_uid_only_in_its_own_user(memory: Memory) -> None:
+    """`delete_entity` and `merge_entities` took an entity's uid (as `AddResult.entity_uids`
+    and `graphmem entity` show it) where `entity` answered NotFoundError for it."""
+    (dana, _) = memory.add_facts([("Dana", "WORKS_AT", "Acme")], user_id="crm").entity_uids
+    (bob, _) = memory.add_facts([("Bob", "KNOWS", "Sara")], user_id="other").entity_uids
+    view = memory.entity(dana, user_id="crm")
+    assert (view.entity.name, [f.text for f in view.facts]) == ("Dana", ["Dana works at Acme"])
+    with pytest.raises(NotFoundError, match=bob):
+        memory.entity(bob, user_id="crm")  # another user's uid: as one that does not exist

@@ -28,6 +28,11 @@ BAD = {
         "since (2024-05-02T00:00:00Z)",
         "is later than until (2024-05-01T00:00:00Z)",
     ),
+    "near in semantic mode": (
+        ["search", "q", "--user", "u", "--near", "Kate", "--mode", "semantic"],
+        "search: --near anchors the graph walk",
+        "not with --mode semantic",
+    ),
     "entity swapped window": (
         ["entity", "John", "--user", "u", "--since", "1714608000", "--until", "2024-05-01"],
         "since (2024-05-02T00:00:00Z)",

@@ -68,6 +68,27 @@ def test_a_bad_type_declaration_is_refused_naming_it(types: dict[str, object], n
     assert named in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    ("types", "says"),
+    [
+        (
+            {"entitys": {"Company": "a business"}},
+            "graph_types.entitys is not a key of graph_types (entities, relations, "
+            "only_declared_relations) (did you mean graph_types.entities?)",
+        ),
+        ({"only_declared": True}, "(did you mean graph_types.only_declared_relations?)"),
+    ],
+)
+def test_a_misspelt_key_of_graph_types_names_the_keys_it_takes(
+    types: dict[str, object], says: str
+) -> None:
+    """It said "graph_types.entitys is not a setting (did you mean graph_types?)": the
+    setting it suggested was the one given."""
+    with pytest.raises(ConfigError) as raised:
+        build_settings(graph_types=types)
+    assert says in str(raised.value) and "did you mean graph_types?" not in str(raised.value)
+
+
 def test_a_reserved_type_is_refused_naming_every_reserved_label() -> None:
     """docs/api.md lists the labels graphmem keeps for itself; the error names them all, so
     a user refused for `MessageIndex` learns why (it was missing from the list)."""
