@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from engine.cli.arg_types import count, text_arg, user_arg
 from engine.cli.exchange import register as register_exchange
 from engine.cli.ingest_command import ingest_parser
 from engine.cli.read import register as register_reads
@@ -24,12 +25,9 @@ from engine.cli.verbs import (
     PartialFailure,
     UsageError,
     add_common_options,
-    count,
     open_memory,
     plural,
     register_add,
-    text_arg,
-    user_arg,
 )
 from engine.cli.verbs import register as register_edits
 from engine.config import Settings

@@ -12,16 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.cli.arg_types import held_user_arg, text_arg, user_arg
 from engine.cli.shown import Shown
-from engine.cli.verbs import (
-    emit,
-    held_user_arg,
-    open_memory,
-    require_data_dir,
-    require_user,
-    text_arg,
-    user_arg,
-)
+from engine.cli.verbs import emit, open_memory, require_data_dir, require_user
 from engine.errors import InvalidInputError
 from engine.private_files import write_private
 

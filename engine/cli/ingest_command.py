@@ -15,8 +15,8 @@ import re
 import sys
 from typing import Any
 
+from engine.cli.arg_types import count, text_arg, user_arg
 from engine.cli.shown import Display, Shown
-from engine.cli.verbs import count, text_arg, user_arg
 from engine.errors import InvalidInputError
 from engine.ingest.csvlog import check_delimiter
 from engine.ingest.pipeline import MAX_CONCURRENCY

@@ -9,20 +9,15 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.cli.arg_types import TIME_FORMS, count, held_user_arg, text_arg, user_arg, when
 from engine.cli.verbs import (
-    TIME_FORMS,
     UsageError,
     check_window,
-    count,
     emit,
     fact_line,
-    held_user_arg,
     open_memory,
     plural,
     require_user,
-    text_arg,
-    user_arg,
-    when,
 )
 from engine.invisible import escaped, hidden_at
 from engine.knowledge import EntityView

@@ -8,18 +8,16 @@ import argparse
 import contextlib
 import json
 import shlex
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
+from engine.cli.arg_types import TIME_FORMS, held_user_arg, text_arg, user_arg, when
 from engine.config import Settings, build_settings
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
-from engine.normalize import canonical_text, check_count, check_user_id
 from engine.private_files import holds_store
-from engine.prompt_block import MAX_LIMIT, said_day
-from engine.times import as_of_window, parse_time
+from engine.prompt_block import said_day
+from engine.times import as_of_window
 
 COMMON_HELP = {
     "--data-dir": "where the embedded database keeps its files (default ~/.graphmem, or "
@@ -27,7 +25,6 @@ COMMON_HELP = {
     "--json": "machine-readable output",
     "global --json": "machine-readable output (every command but mcp)",
 }
-TIME_FORMS = "ISO 8601, epoch seconds or milliseconds"  # what `when` reads, said in --help
 
 
 def open_memory(args: argparse.Namespace, *, create: bool = False, **overrides: Any) -> Memory:
@@ -330,36 +327,6 @@ def add_common_options(sub: Any) -> None:
                 )
 
 
-def count(most: int | None = MAX_LIMIT) -> Callable[[str], int]:
-    """An argparse type: a whole number from 1 (to `most`); anything else is a usage error
-    (status 2), said in one line before any store is opened."""
-    bounds = f"from 1 to {most}" if most else "of at least 1"
-
-    def parse(value: str) -> int:
-        try:
-            return check_count(int(value), "count", 1, most)
-        except (ValueError, InvalidInputError):
-            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number {bounds}") from None
-
-    return parse
-
-
-def when(value: str) -> datetime:
-    """An argparse type: a time as every door reads it (`engine.times`: ISO 8601, epoch seconds
-    or milliseconds, a dated text such as 29.12.2023); anything else, or a time out of range
-    (1e400, nan), is a usage error (status 2) before any store is opened."""
-    try:
-        parsed = parse_time(value, "time")
-    except InvalidInputError:
-        parsed = None
-    if parsed is None:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is no time: give ISO 8601 (2024-05-01, 2024-05-01T09:30) or epoch "
-            "seconds or milliseconds"
-        )
-    return parsed
-
-
 def check_window(args: argparse.Namespace) -> None:
     """`--since` later than `--until` (or `--as-of`) is a usage error (status 2) before any
     store is opened: the window holds nothing, most often because the two were given the
@@ -368,39 +335,6 @@ def check_window(args: argparse.Namespace) -> None:
         as_of_window(args.since, args.until, getattr(args, "as_of", None))
     except InvalidInputError as exc:
         raise UsageError(str(exc)) from None
-
-
-def user_arg(value: str) -> str:
-    """An argparse type: a user id every door takes (`check_user_id`); anything else is a
-    usage error (status 2) before any store is opened."""
-    try:
-        return check_user_id(value)
-    except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def held_user_arg(value: str) -> str:
-    """`user_arg` for a command that reads or deletes what a user holds: an id holding an
-    invisible format character is left to `Memory`, which takes it when the store holds it
-    (an older version stored it: `graphmem users` shows it escaped, `$'alice\\u200b'`)."""
-    try:
-        return check_user_id(value, held=lambda _: True)
-    except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def text_arg(what: str) -> Callable[[str], str]:
-    """An argparse type: text a command needs (a query, a message, an id, a name, a file), or
-    an optional text given (`--speaker`, `--data-dir`: given blank, it is a mistake, not the
-    option left out); empty or only whitespace is a usage error (status 2) saying `what`,
-    before any store is opened, as every command's other arguments are."""
-
-    def parse(value: str) -> str:
-        if not canonical_text(value):
-            raise argparse.ArgumentTypeError(f"{what} is empty or only whitespace")
-        return value
-
-    return parse
 
 
 DATA_DIR: dict[str, Any] = {"type": text_arg("the data dir")}  # before or after the command

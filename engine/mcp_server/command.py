@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.cli.verbs import UsageError, text_arg, user_arg
+from engine.cli.arg_types import text_arg, user_arg
+from engine.cli.verbs import UsageError
 from engine.config import build_settings
 from engine.errors import InvalidInputError
 from engine.mcp_server.access import Mode, choose_mode

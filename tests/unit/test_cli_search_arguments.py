@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.cli.verbs import when
+from engine.cli.arg_types import when
 
 BAD = {
     "empty query": (["search", "", "--user", "u"], "argument query", "empty"),
