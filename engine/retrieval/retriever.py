@@ -128,7 +128,7 @@ class DualRetriever:
         watch = _Stopwatch()
         parsed = Query.parse(query, self.max_query_words)
         started = self._start(parsed, user_id, self_uid, mode, rank_relations, near)
-        vector = as_param(self.scorer.embed(query))
+        vector = as_param(self.scorer.embed(" ".join([query, *near])))  # what it is about too
         watch.lap("embed")
         self._start_vector_reads(started, parsed, user_id, vector, include_invalid, mode)
         legs = _Legs(names_searched=started.names is not None)

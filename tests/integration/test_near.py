@@ -74,3 +74,16 @@ def test_another_users_entity_is_no_name_to_be_near(memory: Memory) -> None:
     result = memory.search(QUESTION, user_id="other", near=["Bob", "Eve"])
     assert (result.anchors, result.unknown_names) == (["Eve"], ["Bob"])
     assert {hit.fact.user_id for hit in result.facts} == {"other"}
+
+
+def test_a_search_near_a_name_means_it_too(memory: Memory) -> None:
+    """In a graph of many alike facts, the legs that read the query's meaning read the name
+    it is near as well: her facts lead, not the facts nearest 'who does she know?' alone."""
+    people = [f"Person {i}" for i in range(60)]
+    facts = [(p, "KNOWS", people[(i + 7) % 60]) for i, p in enumerate(people)]
+    facts += [(p, "WORKS_AT", f"Company {i % 9}") for i, p in enumerate(people)]
+    memory.add_facts(facts, user_id="kb")
+
+    top = memory.search("who does she know?", user_id="kb", near="Person 42").facts[:2]
+    assert all("Person 42" in (h.fact.subject, h.fact.object) for h in top)
+    assert {h.fact.predicate for h in top} == {"KNOWS"}
