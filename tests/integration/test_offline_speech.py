@@ -162,3 +162,32 @@ def test_a_true_auxiliary_stays_one(extractor: OfflineExtractor) -> None:
 def test_a_count_is_no_part_of_a_role(extractor: OfflineExtractor) -> None:
     found = facts(extractor, "I have two dogs named Rex and Max.")
     assert set(found) == {("Kate", "HAS_DOG", "Rex"), ("Kate", "HAS_DOG", "Max")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ana Lee lives in Rome.", ("Ana Lee", "LIVES_IN", "Rome")),  # the tagger's span: "Lee"
+        (
+            "Google CEO Sundar Pichai lives in Mountain View.",
+            ("Sundar Pichai", "LIVES_IN", "Mountain View"),
+        ),
+    ],
+)
+def test_a_persons_whole_name_is_kept(
+    extractor: OfflineExtractor, text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in facts(extractor, text), sorted(facts(extractor, text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sounds cool! I've heard of that game, been meaning to try it out.",  # LoCoMo conv-47
+        "Been meaning to call you, loves. Kate loves cooking and has been baking all day.",
+    ],
+)
+def test_an_auxiliary_inside_a_sentence_is_read_without_error(
+    extractor: OfflineExtractor, text: str
+) -> None:
+    facts(extractor, text)  # asserts the extraction did not fail

@@ -130,7 +130,7 @@ def phrase(tok: Token) -> str:
     """The name of what `tok` heads: an entity span, a gerund phrase, or noun + modifiers."""
     span = entity_span(tok)
     if span is not None:
-        return span.text
+        return _join([*_name_before(tok, span), *span])
     if tok.pos_ in ("VERB", "AUX"):
         kept = [c for c in tok.children if c.dep_ not in NOT_IN_PHRASE and not _names_someone(c)]
         return _join([tok, *(t for c in kept for t in c.subtree)])
@@ -209,6 +209,16 @@ def entity_span(tok: Token) -> Span | None:
         if ent.start <= tok.i < ent.end and ent.label_ not in VALUE_LABELS:
             return ent
     return None
+
+
+def _name_before(tok: Token, span: Span) -> list[Token]:
+    """The given name before a one-word person's span that the tagger left out ("Ana Lee",
+    whose span is "Lee"): a capitalised proper noun right before it, in no span of its own."""
+    before = tok.doc[span.start - 1] if span.start > 0 else None
+    if len(span) != 1 or span.label_ != "PERSON" or before is None or before.head.i != tok.i:
+        return []
+    named = before.pos_ == "PROPN" and before.is_title and not before.ent_type_
+    return [before] if named and before.dep_ == "compound" else []
 
 
 def _join(tokens: Iterable[Token]) -> str:

@@ -80,15 +80,15 @@ def mend_past_forms(doc: Doc, lemmatize: Callable[[Token], list[str]] | None) ->
 
 def mend_false_auxiliaries(doc: Doc, lemmatize: Callable[[Token], list[str]] | None) -> None:
     """A finite content verb the parser hung as an auxiliary under an -ing form ("Kate loves
-    cooking" read as "Kate is cooking", which states nothing): it heads the clause again,
+    cooking" read as "Kate is cooking", which states nothing): it heads the sentence again,
     with the -ing form as its object and the form's words before it as its own."""
     for verb in doc:
         head = verb.head
         if not _false_auxiliary(verb, head, lemmatize):
             continue
         words = [c for c in head.children if (c is not verb and c.i < head.i) or c.dep_ == "punct"]
-        verb.head = verb if head.dep_ == "ROOT" else head.head
-        verb.dep_, verb.pos_ = head.dep_, "VERB"
+        verb.head = verb
+        verb.dep_, verb.pos_ = "ROOT", "VERB"
         if lemmatize is not None:
             verb.lemma_ = next(iter(lemmatize(verb)), verb.lemma_)
         head.head, head.dep_ = verb, "dobj"
@@ -101,9 +101,9 @@ def _false_auxiliary(
 ) -> bool:
     if verb.dep_ != "aux" or head.tag_ != "VBG" or verb.tag_ not in FINITE_TAGS:
         return False
-    if not verb.is_alpha or verb.i > head.i:
+    if not verb.is_alpha or verb.i > head.i or head.dep_ != "ROOT":
         return False
-    lemmas = {verb.lemma_, *(lemmatize(verb) if lemmatize is not None else [])}
+    lemmas = {verb.lower_, verb.lemma_, *(lemmatize(verb) if lemmatize is not None else [])}
     return not AUXILIARIES & {lemma.casefold() for lemma in lemmas}
 
 
