@@ -213,8 +213,18 @@ def markdown(payload: dict[str, Any]) -> str:
         "",
         f"ingest: {ingest_row['messages']} messages in {ingest_row['seconds']} s "
         f"({ingest_row['messages_per_s']} messages/s, {ingest_row['facts_added']} facts)",
+        *failed_lines(ingest_row),
     ]
     return "\n".join(lines)
+
+
+def failed_lines(ingest_row: dict[str, Any]) -> list[str]:
+    """The messages an ingest could not store, said where the reader looks: a count buried in
+    the JSON went unseen once (an extractor fault on one message)."""
+    errors = ingest_row.get("errors") or []
+    if not ingest_row.get("failed") and not errors:
+        return []
+    return [f"FAILED: {ingest_row.get('failed', 0)} message(s)", *(f"  {e}" for e in errors[:5])]
 
 
 def add_roles_argument(parser: argparse.ArgumentParser) -> None:

@@ -55,6 +55,7 @@ from chat_locomo import (  # noqa: E402
     DEFAULT_DATA,
     add_roles_argument,
     as_agent_history,
+    failed_lines,
     ingest,
     turns_walked,
 )
@@ -236,6 +237,7 @@ def markdown(payload: dict[str, Any]) -> str:
         f"ingest: {ingest_row['messages']} messages, {ingest_row['facts_added']} facts"
         + (" (store reused)" if ingest_row.get("reused") else f", {ingest_row['seconds']} s"),
         f"searches: {payload['seconds']} s",
+        *failed_lines(ingest_row),
     ]
     return "\n".join(lines)
 

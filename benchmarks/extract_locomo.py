@@ -184,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(payload, indent=2))
     print(json.dumps(payload, indent=2))
+    if errors:  # a failed extraction is not a score: say it where the reader looks
+        print(
+            f"FAILED: {len(errors)} message(s) not extracted; first: {errors[0]}", file=sys.stderr
+        )
     return 0
 
 
