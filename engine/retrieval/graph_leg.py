@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from engine.models import Entity, Fact, Path
-from engine.normalize import entity_key, predicate_words
+from engine.normalize import predicate_words
 from engine.retrieval.anchors import Anchor, find_anchors
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
 from engine.retrieval.known_edges import KnownEdges, KnownReads
+from engine.retrieval.near import near_entities
 from engine.retrieval.paths import Join, common_neighbours, joining_paths, may_share
 from engine.retrieval.predicates import RelationMatch
 from engine.retrieval.query import Query
@@ -107,7 +108,7 @@ class GraphLeg:
         self, query: Query, user_id: str, self_uid: str | None, near: tuple[str, ...] = ()
     ) -> NameReads:
         """The reads that need no embedding: they run while the relations are prepared;
-        `near`'s names are looked up as the user's entities' names and aliases."""
+        `near`'s names are looked up as `entity()` looks one up."""
         anchors = self.params.anchors
         k = anchors.fulltext_k
         by_name = BACKGROUND.submit(self.reads.fulltext_entities, user_id, query.fulltext, k)
@@ -119,8 +120,7 @@ class GraphLeg:
         generation = BACKGROUND.submit(self.reads.store.generation, user_id)
         found = NameReads(by_name, by_key, me, generation)
         if near:
-            near_keys = [entity_key(name) for name in near]
-            found.near = BACKGROUND.submit(self.reads.entities_by_keys, user_id, near_keys)
+            found.near = BACKGROUND.submit(near_entities, self.reads, user_id, near)
         return found
 
     def read_vectors(
