@@ -87,3 +87,10 @@ def test_a_search_near_a_name_means_it_too(memory: Memory) -> None:
     top = memory.search("who does she know?", user_id="kb", near="Person 42").facts[:2]
     assert all("Person 42" in (h.fact.subject, h.fact.object) for h in top)
     assert {h.fact.predicate for h in top} == {"KNOWS"}
+
+
+def test_a_name_is_near_as_entity_finds_it(memory: Memory) -> None:
+    memory.add("Katherine Lee loves tennis.", user_id="u")
+
+    result = memory.search("What does she love?", user_id="u", near="katherinelee")
+    assert (result.anchors, result.unknown_names) == (["Katherine Lee"], [])
