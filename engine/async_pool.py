@@ -50,6 +50,7 @@ class Pooled(Generic[T]):
         self._wrapped, self._owned, self._name = wrapped, owned, name
         self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix=f"graphmem-{name}")
         self._closed = False
+        self._closing: asyncio.Future[None] | None = None
 
     async def _run(self, call: Callable[[], R]) -> R:
         if self._closed:
@@ -62,11 +63,15 @@ class Pooled(Generic[T]):
     async def aclose(self) -> None:
         """Take no more calls, let the calls sent end (one its caller stopped awaiting, by a
         timeout or a cancel, too: a thread cannot be stopped halfway through a write), then
-        close the wrapped object when this one made it; idempotent. The event loop runs on
-        meanwhile."""
-        if self._closed:
-            return
-        self._closed = True
+        close the wrapped object when this one made it. Idempotent: a second call (another
+        shutdown hook) returns when the first's close is done, not before. The event loop runs
+        on meanwhile."""
+        if self._closing is None:
+            self._closed = True
+            self._closing = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
         await asyncio.to_thread(self._pool.shutdown, wait=True)
         if self._owned:
             await asyncio.to_thread(self._wrapped.close)

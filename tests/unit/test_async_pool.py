@@ -81,3 +81,25 @@ def test_a_call_nobody_awaits_any_more_fails_without_an_unretrieved_error(
     with caplog.at_level(logging.ERROR, logger="asyncio"):
         asyncio.run(scenario())
     assert "never retrieved" not in caplog.text
+
+
+def test_a_second_aclose_returns_once_the_first_has_closed() -> None:
+    """Two shutdown hooks each awaiting `aclose()`: the second returned at once, while the
+    first still waited for a call in flight and the store was open under it."""
+    wrapped = _Wrapped()
+
+    async def scenario() -> list[str]:
+        pooled = _Async(wrapped, owned=True, max_workers=1, name="test")
+        busy = asyncio.create_task(pooled.hold())
+        await asyncio.sleep(0.01)
+        first = asyncio.create_task(pooled.aclose())
+        await asyncio.sleep(0.01)
+        asyncio.get_running_loop().call_later(0.2, wrapped.release.set)
+        await pooled.aclose()
+        seen = list(wrapped.done)
+        await asyncio.gather(first, busy)
+        await pooled.aclose()  # once closed: returns
+        return seen
+
+    assert asyncio.run(scenario()) == ["closed"]
+    assert wrapped.done == ["closed"]
