@@ -35,6 +35,13 @@ def in_pool(method: Callable[..., R]) -> Callable[..., Awaitable[R]]:
     return call
 
 
+def _retrieved(sent: asyncio.Future[Any]) -> None:
+    """Mark the outcome of a call nobody may await any more as seen: its error is the
+    caller's to catch, not asyncio's to log as never retrieved."""
+    if not sent.cancelled():
+        sent.exception()
+
+
 class Pooled(Generic[T]):
     """`wrapped`'s methods (those declared with `in_pool`) for asyncio code; `aclose()` (or
     leaving `async with`) stops the pool and closes `wrapped` when `owned`."""
@@ -43,20 +50,28 @@ class Pooled(Generic[T]):
         self._wrapped, self._owned, self._name = wrapped, owned, name
         self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix=f"graphmem-{name}")
         self._closed = False
+        self._closing: asyncio.Future[None] | None = None
 
     async def _run(self, call: Callable[[], R]) -> R:
         if self._closed:
             raise ClosedError(f"this {type(self).__name__} is closed: open a new one")
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+        # Shielded: a cancel (a timeout) stops the waiting, never the call, even one queued.
+        sent = asyncio.wrap_future(self._pool.submit(call))
+        sent.add_done_callback(_retrieved)
+        return await asyncio.shield(sent)
 
     async def aclose(self) -> None:
         """Take no more calls, let the calls sent end (one its caller stopped awaiting, by a
         timeout or a cancel, too: a thread cannot be stopped halfway through a write), then
-        close the wrapped object when this one made it; idempotent. The event loop runs on
-        meanwhile."""
-        if self._closed:
-            return
-        self._closed = True
+        close the wrapped object when this one made it. Idempotent: a second call (another
+        shutdown hook) returns when the first's close is done, not before. The event loop runs
+        on meanwhile."""
+        if self._closing is None:
+            self._closed = True
+            self._closing = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
         await asyncio.to_thread(self._pool.shutdown, wait=True)
         if self._owned:
             await asyncio.to_thread(self._wrapped.close)

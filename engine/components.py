@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 
 from engine.config import Settings
 from engine.embedding import Embedder
@@ -14,6 +15,7 @@ from engine.long_lived import freeze_long_lived
 from engine.store.base import GraphStore
 
 log = logging.getLogger("graphmem")
+_saying_offline = threading.Lock()  # functools.cache lets two first calls both run
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -40,7 +42,8 @@ def build_extractor(settings: Settings) -> Extractor:
         return build_llm_extractor(settings)
     from engine.extraction.offline import OfflineExtractor
 
-    say_offline()
+    with _saying_offline:
+        say_offline()
     on_load = functools.partial(freeze_long_lived, "spacy") if settings.freeze_gc else None
     return OfflineExtractor(on_load=on_load)
 

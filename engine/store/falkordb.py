@@ -180,7 +180,9 @@ class FalkorDBStore:
     @contextlib.contextmanager
     def _restarting_if_hung(self) -> Iterator[None]:
         """A reply that did not come in time: if the embedded server answers nothing at all,
-        it is hung; restart it (it replays its append-only file) and say so."""
+        it is hung; restart it (it replays its append-only file) and say so. A server that is
+        gone (it crashed or was killed) is started again alike, while its data dir is there:
+        otherwise every later call failed until the process was restarted."""
         try:
             yield
         except redis.TimeoutError as exc:
@@ -188,14 +190,23 @@ class FalkorDBStore:
             if server is None or server.answers():
                 raise
             server.restart()
-            self._db.connection.connection_pool.disconnect()
-            with contextlib.suppress(redis.RedisError):  # what it replayed may differ
-                self._generations.change(None)
-            raise StoreUnavailableError(
-                f"the embedded FalkorDB of {server.data_dir} stopped answering and was "
-                "restarted; this call was cut off (a write in it may or may not be stored): "
-                "run it again"
-            ) from exc
+            self._cut_off(server, "stopped answering and was restarted", exc)
+        except redis.ConnectionError as exc:
+            server = self._server
+            if server is None or not server.data_dir.is_dir() or server.running():
+                raise
+            server.ensure_running()  # under the server lock: one caller starts it
+            gone = "had stopped (it crashed or was killed) and was started again"
+            self._cut_off(server, gone, exc)
+
+    def _cut_off(self, server: EmbeddedServer, what: str, exc: Exception) -> None:
+        self._db.connection.connection_pool.disconnect()
+        with contextlib.suppress(redis.RedisError):  # what it replayed may differ
+            self._generations.change(None)
+        raise StoreUnavailableError(
+            f"the embedded FalkorDB of {server.data_dir} {what}; this call was cut off (a "
+            "write in it may or may not be stored): run it again"
+        ) from exc
 
     def nearest(self, read: VectorRead, params: dict[str, Any], k: int) -> Rows:
         """As `records.nearest`, but while the label's index is being built the user's nodes

@@ -126,6 +126,25 @@ def test_kill_9_of_the_server_recovers_from_the_append_only_file(tmp_path: Path)
         assert int(server.pid_file.read_text(encoding="utf-8")) != pid
 
 
+def test_a_server_killed_under_an_open_memory_is_started_again(tmp_path: Path) -> None:
+    """A server gone while a `Memory` is open (FalkorDB crashed under concurrent adds, or
+    was OOM-killed): every later call failed with "Connection refused" until the app was
+    restarted. The call that finds it gone starts it again and says so; the next works, and
+    what was acknowledged is there."""
+    server = EmbeddedServer(tmp_path)
+    with Memory(data_dir=tmp_path) as mem:
+        mem.add_facts([("Carol", "OWNS", "a bike")], user_id="carol")
+        pid = int(server.pid_file.read_text(encoding="utf-8"))
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(StoreUnavailableError, match=r"had stopped .* started again"):
+            mem.get_all("carol")
+        assert [f.text for f in mem.get_all("carol")] == ["Carol owns a bike"]
+        mem.add_facts([("Carol", "OWNS", "a kayak")], user_id="carol")
+        assert int(server.pid_file.read_text(encoding="utf-8")) != pid
+    with Memory(data_dir=tmp_path) as mem:
+        assert sorted(f.object for f in mem.get_all("carol")) == ["a bike", "a kayak"]
+
+
 def test_an_acknowledged_write_has_left_the_server_on_a_busy_disk(tmp_path: Path) -> None:
     """With appendfsync everysec, redis answers a write before it writes it to the append-only
     file while a background fsync runs (a busy disk): the write waits in the server's memory,

@@ -5,6 +5,8 @@ logged it each time. No model is loaded: the extractor is only built."""
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 import pytest
 
@@ -44,3 +46,28 @@ def test_the_offline_notice_names_every_way_to_configure_an_llm(
     (notice,) = [message for message in messages if "extraction is offline" in message]
     for way in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_PROVIDER", "local_llm.md"):
         assert way in notice
+
+
+def test_two_memories_built_at_once_give_the_notice_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two `AsyncMemory` objects whose first adds ran at once (in two pool threads) both
+    gave the notice: a cached function's first two calls both run."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHMEM_LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    components.say_offline.cache_clear()
+    notices: list[str] = []
+
+    def slow_warning(message: str, *args: object) -> None:
+        time.sleep(0.2)  # a handler writing to a slow stderr: the window both calls fall in
+        notices.append(message)
+
+    monkeypatch.setattr(components.log, "warning", slow_warning)
+    settings = build_settings()
+    threads = [threading.Thread(target=components.build_extractor, args=(settings,)) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert len(notices) == 1
