@@ -6,7 +6,8 @@ OPTIONAL MATCH (p)-[:MENTIONS]->(e:Entity)
 WITH p, collect(DISTINCT e.uid) AS entities
 OPTIONAL MATCH (f:Fact {user_id: $user_id})
 WHERE $uid IN f.episodes
-SET f.episodes = [x IN f.episodes WHERE x <> $uid]
+WITH p, entities, f, [x IN f.episodes WHERE x <> $uid] AS kept
+FOREACH (_ IN CASE WHEN f IS NULL THEN [] ELSE [1] END | SET f.episodes = kept)
 WITH p, entities, collect(f.uid) AS facts
 DETACH DELETE p
 WITH facts, entities

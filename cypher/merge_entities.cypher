@@ -14,11 +14,11 @@ ON CREATE SET e:__Entity__:__Node__, e.id = row.uid, e.uid = row.uid, e.name = r
               e.user_key = $user_key, e.creating = true
 WITH e, row, e.creating IS NOT NULL AS created, coalesce(e.load_marks, []) AS held
 WITH e, row, created, held, [m IN row.marks WHERE NOT m.mark IN held] AS fresh
+WITH e, row, created, fresh, reduce(n = 0, m IN fresh | n + m.mentions) AS marked,
+     (held + [m IN fresh | m.mark])[-$marks_kept..] AS marks
 SET e.creating = null,
-    e.mentions = e.mentions + CASE WHEN size(row.marks) = 0 THEN row.mentions
-                                   ELSE reduce(n = 0, m IN fresh | n + m.mentions) END,
-    e.load_marks = CASE WHEN size(fresh) = 0 THEN e.load_marks
-                        ELSE (held + [m IN fresh | m.mark])[-$marks_kept..] END,
+    e.mentions = e.mentions + CASE WHEN size(row.marks) = 0 THEN row.mentions ELSE marked END,
+    e.load_marks = CASE WHEN size(fresh) = 0 THEN e.load_marks ELSE marks END,
     e.type = coalesce(e.type, row.type),
     e.last_seen = CASE WHEN e.last_seen IS NULL OR row.ts > e.last_seen THEN row.ts ELSE e.last_seen END,
     e.updated_at = $now

@@ -8,6 +8,6 @@ WITH g, k,
             CASE WHEN a IN acc OR a = k.name THEN acc ELSE acc + a END) AS aliases,
      reduce(acc = coalesce(k.alias_keys, []), x IN [g.key] + coalesce(g.alias_keys, []) |
             CASE WHEN x IN acc OR x = k.key THEN acc ELSE acc + x END) AS alias_keys
-SET k.aliases = aliases, k.alias_keys = alias_keys,
-    k.aliases_text = reduce(s = "", a IN aliases | s + " " + a)
+WITH k, aliases, alias_keys, reduce(s = "", a IN aliases | s + " " + a) AS aliases_text
+SET k.aliases = aliases, k.alias_keys = alias_keys, k.aliases_text = aliases_text
 RETURN count(k) AS result

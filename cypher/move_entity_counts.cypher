@@ -8,9 +8,9 @@ SET g.updated_at = $now
 WITH g
 MATCH (k:Entity {user_id: $user_id, uid: $target_uid})
 WITH g, k, coalesce(k.load_marks, []) AS held, coalesce(g.load_marks, []) AS moved
+WITH g, k, moved, (held + [m IN moved WHERE NOT m IN held])[-$marks_kept..] AS marks
 SET k.mentions = k.mentions + coalesce(g.mentions, 0),
-    k.load_marks = CASE WHEN size(moved) = 0 THEN k.load_marks
-                        ELSE (held + [m IN moved WHERE NOT m IN held])[-$marks_kept..] END,
+    k.load_marks = CASE WHEN size(moved) = 0 THEN k.load_marks ELSE marks END,
     k.last_seen = CASE WHEN k.last_seen IS NULL OR g.last_seen > k.last_seen
                        THEN g.last_seen ELSE k.last_seen END,
     k.updated_at = $now

@@ -21,9 +21,10 @@ ON CREATE SET n.id = row.uid, n.predicate = f.predicate, n.text = f.text,
               n.episodes = [], n.confidence = f.confidence, n.created_at = $now
 // a WITH between the two: FalkorDB gives a SET right after a SET the values from before both
 // valid_unit is set before valid_at, so that it compares the start held, on either database
-WITH row, f, was, s, o, n
+WITH row, f, was, s, o, n,
+     n.episodes + [e IN coalesce(f.episodes, []) WHERE NOT e IN n.episodes] AS episodes
 SET n.mentions = n.mentions + coalesce(f.mentions, 0),
-    n.episodes = n.episodes + [e IN coalesce(f.episodes, []) WHERE NOT e IN n.episodes],
+    n.episodes = episodes,
     n.valid_unit = CASE WHEN n.valid_at IS NULL OR f.valid_at < n.valid_at
                         THEN f.valid_unit ELSE n.valid_unit END,
     n.valid_at = CASE WHEN n.valid_at IS NULL OR f.valid_at < n.valid_at

@@ -4,10 +4,12 @@ UNWIND $rows AS row
 MATCH (e:Entity {user_id: $user_id, uid: row.uid})
 WITH e, row, e.name AS old
 WHERE old <> row.name
-SET e.aliases = CASE WHEN old IN e.aliases THEN e.aliases ELSE e.aliases + old END,
+WITH e, row, CASE WHEN old IN e.aliases THEN e.aliases ELSE e.aliases + old END AS aliases
+WITH e, row, aliases, reduce(s = "", a IN aliases | s + " " + a) AS aliases_text
+SET e.aliases = aliases,
     e.alias_keys = CASE WHEN row.key IN e.alias_keys OR row.key = e.key
                         THEN e.alias_keys ELSE e.alias_keys + row.key END,
     e.name = row.name,
-    e.updated_at = $now
-SET e.aliases_text = reduce(s = "", a IN e.aliases | s + " " + a)
+    e.updated_at = $now,
+    e.aliases_text = aliases_text
 RETURN count(e) AS result

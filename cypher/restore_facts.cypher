@@ -22,6 +22,7 @@ WITH s, o, row, f, f.creating IS NOT NULL AS created, coalesce(f.episodes, []) A
      AND (row.changed_at IS NULL OR held_changed > row.changed_at) AS kept
 // A vector of the text replaced goes (restore_fact_embeddings writes the exported one next):
 // FalkorDB leaves a vector set over another one unchanged.
+WITH s, o, row, f, created, kept, held + [e IN row.episodes WHERE NOT e IN held] AS episodes
 FOREACH (_ IN CASE WHEN NOT kept AND f.text <> row.text THEN [1] ELSE [] END |
   SET f.embedding = null)
 SET f.creating = null, f.id = row.uid, f.predicate = row.predicate,
@@ -38,7 +39,7 @@ SET f.creating = null, f.id = row.uid, f.predicate = row.predicate,
                        THEN f.last_seen ELSE row.last_seen END,
     f.updated_at = CASE WHEN f.updated_at > row.updated_at OR row.updated_at IS NULL
                         THEN f.updated_at ELSE row.updated_at END,
-    f.episodes = held + [e IN row.episodes WHERE NOT e IN held]
+    f.episodes = episodes
 MERGE (f)-[:SUBJECT]->(s)
 MERGE (f)-[:OBJECT]->(o)
 RETURN collect(CASE WHEN created THEN f.uid END) AS result
