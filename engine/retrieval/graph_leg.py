@@ -66,7 +66,8 @@ class NameReads:
         return next(iter(self.me.result()), None) if self.me is not None else None
 
     def near_entities(self) -> list[Entity]:
-        return list(self.near.result().values()) if self.near is not None else []
+        found = self.near.result().values() if self.near is not None else []
+        return list({entity.uid: entity for entity in found}.values())  # a name and its alias
 
 
 @dataclass(slots=True)

@@ -94,3 +94,11 @@ def test_a_name_is_near_as_entity_finds_it(memory: Memory) -> None:
 
     result = memory.search("What does she love?", user_id="u", near="katherinelee")
     assert (result.anchors, result.unknown_names) == (["Katherine Lee"], [])
+
+
+def test_a_name_and_its_alias_are_one_anchor(memory: Memory) -> None:
+    _people(memory)
+    memory.add("Katie loves tennis.", user_id="u")
+    memory.merge_entities("Kate", "Katie", user_id="u")
+
+    assert memory.search(QUESTION, user_id="u", near=["Kate", "Katie"]).anchors == ["Kate"]

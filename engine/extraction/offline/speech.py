@@ -86,7 +86,7 @@ def mend_false_auxiliaries(doc: Doc, lemmatize: Callable[[Token], list[str]] | N
         head = verb.head
         if not _false_auxiliary(verb, head, lemmatize):
             continue
-        words = [c for c in head.children if (c is not verb and c.i < head.i) or c.dep_ == "punct"]
+        words = [c for c in head.children if (c.i != verb.i and c.i < head.i) or c.dep_ == "punct"]
         verb.head = verb
         verb.dep_, verb.pos_ = "ROOT", "VERB"
         if lemmatize is not None:

@@ -65,8 +65,8 @@ IRREGULAR_PAST = _words("""went gone lost got made took taken saw seen met found
     flew flown ate eaten drank forgot forgotten knew known grew grown threw wore worn broke
     broken chose chosen spoke spoken woke rode sang sung fell fallen became bit hid led lent
     meant shot shook stole struck swore tore understood wept""")
-# The lemmas and forms of English auxiliaries: any other verb the parser hangs as one ("Kate loves
-# cooking") is a content verb it misread.
+# The lemmas and forms of English auxiliaries: any other verb the parser hangs as one
+# ("Kate loves cooking") is a content verb it misread.
 AUXILIARIES = _words("""be have do will would shall should may might can could must ought
     need dare get let use am is are was were been being has had does did gets got""")
 # What a statement ends on to ask for agreement: "I started a store - pretty cool, huh?"
