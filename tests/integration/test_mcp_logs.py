@@ -6,10 +6,12 @@ during a call is one line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -219,23 +221,31 @@ def test_a_client_that_leaves_during_a_call_is_one_line_not_a_traceback(tmp_path
     """The session's end (the client's DELETE) raced the SDK's handing on of the call's
     cancellation: the SDK logged its ClosedResourceError, then uvicorn "Exception in ASGI
     application", two tracebacks for a client that left."""
-    port, log_path = _closed_port(), tmp_path / "server.log"
-    cmd = [GRAPHMEM, "--data-dir", str(tmp_path / "data"), "mcp", "--user", "erin", "--http",
-           "--no-token", "--port", str(port)]  # fmt: skip
-    facts = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
-    url = f"http://127.0.0.1:{port}/mcp"
-    with log_path.open("w") as log, subprocess.Popen(cmd, env=ENV, stderr=log) as proc:
-        try:
-            said = _wait_for(log_path, " ready: ")
-            anyio.run(_leave_during, url, "add_facts", {"facts": facts})
-            said = _wait_for(log_path, "left")
-            still = post(url, INITIALIZE)[0]
-        finally:
-            proc.terminate()
+    with _erin_server(tmp_path) as (url, _, log_path):
+        anyio.run(_leave_during, url, "add_facts", {"facts": SLOW_FACTS})
+        said = _wait_for(log_path, "left")
+        still = post(url, INITIALIZE)[0]
     assert still == 200
     assert "Traceback" not in said and " ERROR " not in said, said
     (left,) = [line for line in said.splitlines() if "left" in line]
     assert " INFO graphmem.mcp: add_facts: its client cancelled the call (it left" in left, left
+
+
+SLOW_FACTS = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
+
+
+@contextlib.contextmanager
+def _erin_server(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
+    """`graphmem mcp --http` for user erin, ready: its URL, port and log."""
+    port, log_path = _closed_port(), tmp_path / "server.log"
+    cmd = [GRAPHMEM, "--data-dir", str(tmp_path / "data"), "mcp", "--user", "erin", "--http",
+           "--no-token", "--port", str(port)]  # fmt: skip
+    with log_path.open("w") as log, subprocess.Popen(cmd, env=ENV, stderr=log) as proc:
+        try:
+            _wait_for(log_path, " ready: ")
+            yield f"http://127.0.0.1:{port}/mcp", port, log_path
+        finally:
+            proc.terminate()
 
 
 def _wait_for(log_path: Path, text: str) -> str:
@@ -249,20 +259,11 @@ def _wait_for(log_path: Path, text: str) -> str:
 def test_a_client_that_drops_its_connection_during_a_call_is_one_line(tmp_path: Path) -> None:
     """A client that closed its TCP connection during a call, without a cancellation or a
     DELETE, left no trace: the call ran to its end and its answer went nowhere."""
-    port, log_path = _closed_port(), tmp_path / "server.log"
-    cmd = [GRAPHMEM, "--data-dir", str(tmp_path / "data"), "mcp", "--user", "erin", "--http",
-           "--no-token", "--port", str(port)]  # fmt: skip
-    facts = [[f"Eater {i}", "likes", f"Dish {i}"] for i in range(3000)]  # seconds to store
-    url = f"http://127.0.0.1:{port}/mcp"
-    with log_path.open("w") as log, subprocess.Popen(cmd, env=ENV, stderr=log) as proc:
-        try:
-            _wait_for(log_path, " ready: ")
-            session = _opened(url)
-            _drop_during(port, session, {"name": "add_facts", "arguments": {"facts": facts}})
-            said = _wait_for(log_path, "dropped")
-            still = post(url, INITIALIZE)[0]
-        finally:
-            proc.terminate()
+    with _erin_server(tmp_path) as (url, port, log_path):
+        session = _opened(url)
+        _drop_during(port, session, {"name": "add_facts", "arguments": {"facts": SLOW_FACTS}})
+        said = _wait_for(log_path, "dropped")
+        still = post(url, INITIALIZE)[0]
     assert still == 200
     assert "Traceback" not in said and " ERROR " not in said, said
     (dropped,) = [line for line in said.splitlines() if "dropped" in line]
