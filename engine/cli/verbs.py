@@ -15,6 +15,7 @@ from engine.config import Settings, build_settings
 from engine.errors import InvalidInputError, NotFoundError
 from engine.memory import Memory
 from engine.models import AddResult, Deleted, Fact
+from engine.normalize import entity_key
 from engine.private_files import holds_store
 from engine.prompt_block import said_day
 from engine.times import as_of_window
@@ -208,6 +209,8 @@ def cmd_delete(args: argparse.Namespace) -> None:
 
 
 def cmd_merge(args: argparse.Namespace) -> None:
+    if entity_key(args.keep) == entity_key(args.merge):
+        raise UsageError(f"merge: KEEP and MERGE name one entity ({args.keep!r})")
     with open_memory(args) as mem:
         kept = mem.merge_entities(args.keep, args.merge, args.user)
     text = f"merged {args.merge!r} into {kept.name!r} ({kept.uid}); aliases: {kept.aliases}"

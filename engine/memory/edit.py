@@ -179,7 +179,7 @@ class MemoryEdit(MemoryCore):
         it meanwhile is read and moved in the next round (`MERGE_ROUNDS` at most).
 
         Raises:
-            InvalidInputError: both name the same entity.
+            InvalidInputError: both name the same entity, or `merge` is the user's own.
             NotFoundError: the user has no such entity.
             StoreError: the database failed midway, or another writer kept giving `merge`
                 new facts for `MERGE_ROUNDS` rounds; run it again to finish.
@@ -187,6 +187,11 @@ class MemoryEdit(MemoryCore):
         kept, gone = self._entity(keep, user_id), self._entity(merge, user_id)
         if kept.uid == gone.uid:
             raise InvalidInputError(f"{keep!r} and {merge!r} are the same entity")
+        if gone.uid == self.self_uid(gone.user_id):  # "I" would name a new, empty entity
+            raise InvalidInputError(
+                f"{merge!r} is the user's own entity (whom 'I' and 'my' name) and stays: merge "
+                f"the other way, merge_entities({gone.name!r}, {kept.name!r}, user_id)"
+            )
         self._setup()
         user_id, now = kept.user_id, time.time()
         try:

@@ -264,6 +264,19 @@ def test_merge_entities_moves_facts_names_and_mentions(mem: Memory) -> None:
         mem.merge_entities("Bob", "Bobby", "u")
 
 
+def test_the_users_own_entity_is_not_merged_away(mem: Memory) -> None:
+    """Merged away, the user's own entity was deleted: "I" then named a new, empty one."""
+    mem.add("I live in Oslo. My name is Yan.", user_id="u")
+    mem.add_facts([("Yan Li", "WORKS_AT", "Acme")], user_id="u")
+    me = mem.entity("Yan", "u").entity
+
+    with pytest.raises(InvalidInputError, match=r"own entity .* merge the other way"):
+        mem.merge_entities("Yan Li", "Yan", "u")
+    assert mem.entity(me.uid, "u").facts  # still there
+    kept = mem.merge_entities("Yan", "Yan Li", "u")
+    assert kept.uid == me.uid and "Yan Li" in kept.aliases
+
+
 def test_a_refused_delete_keeps_the_history_of_what_its_id_names(mem: Memory) -> None:
     """`delete` takes a fact's uid: given an entity's, it deletes nothing, the entity's
     change history neither."""

@@ -113,3 +113,11 @@ def test_every_time_the_engine_reads_is_read_on_the_command_line_too() -> None:
     """The CLI read ISO 8601 and epoch seconds only; the API and MCP read more forms."""
     assert when("29.12.2023, 22:42:04") == when("2023-12-29T22:42:04Z")
     assert when("1714550400000") == when("1714550400")
+
+
+def test_merging_a_name_into_itself_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data-dir", str(tmp_path), "merge", "Ann", "ann", "--user", "u"]) == 2
+    assert "KEEP and MERGE name one entity" in capsys.readouterr().err
+    assert not (tmp_path / "falkordb.sock").exists()  # refused before any store was opened
