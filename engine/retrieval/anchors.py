@@ -27,31 +27,12 @@ def find_anchors(
     names: NameParams,
     self_entity: Entity | None = None,
     relation_words: set[str] | None = None,
-    near: list[Entity] | None = None,
 ) -> list[Anchor]:
     """The fulltext (`by_name`) and vector (`by_vector`, with similarities) candidates, scored
     by how well the query names them. A name made only of `relation_words` ("director",
     "actors" as tags) is not an anchor while anything else is: those words ask for a relation.
     When no candidate reaches `min_score`, the best one down to `fallback_min_score` is the
-    anchor (a question names something; a short name is weak evidence, not none). The `near`
-    entities (what the conversation is about, named by the caller) anchor beside those the
-    query names, and in place of that weak best one."""
-    chosen = _chosen(query, by_name, by_vector, settings, names, self_entity, relation_words)
-    if near and all(a.score < settings.min_score for a in chosen):
-        chosen = []
-    ids = {a.entity.uid for a in chosen}
-    return chosen + [Anchor(e, 1.0, "near") for e in near or [] if e.uid not in ids]
-
-
-def _chosen(
-    query: Query,
-    by_name: list[tuple[Entity, float]],
-    by_vector: list[tuple[Entity, float]],
-    settings: AnchorParams,
-    names: NameParams,
-    self_entity: Entity | None,
-    relation_words: set[str] | None,
-) -> list[Anchor]:
+    anchor (a question names something; a short name is weak evidence, not none)."""
     qwords = query.words
     found: dict[str, Anchor] = {}
     for entity, _ in by_name:
@@ -74,6 +55,16 @@ def _chosen(
     if kept:
         return kept
     return _select(list(found.values()), settings, settings.fallback_min_score)[:1]
+
+
+def with_near(anchors: list[Anchor], near: list[Entity], settings: AnchorParams) -> list[Anchor]:
+    """`anchors` and the `near` entities (what the conversation is about, named by the
+    caller) beside them, in place of a weak fallback anchor (below `min_score`)."""
+    if not near:
+        return anchors
+    kept = [a for a in anchors if a.score >= settings.min_score]
+    ids = {a.entity.uid for a in kept}
+    return kept + [Anchor(e, 1.0, "near") for e in near if e.uid not in ids]
 
 
 def _keep(found: dict[str, Anchor], anchor: Anchor) -> None:

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from engine.models import Entity, Fact, Path
 from engine.normalize import predicate_words
-from engine.retrieval.anchors import Anchor, find_anchors
+from engine.retrieval.anchors import Anchor, find_anchors, with_near
 from engine.retrieval.background import BACKGROUND
 from engine.retrieval.expansion import expand
 from engine.retrieval.kinds import RelationEnds
@@ -265,16 +265,17 @@ class GraphLeg:
         by_vector: list[tuple[Entity, float]],
         relation_words: set[str],
     ) -> list[Anchor]:
-        return find_anchors(
+        settings = self.params.anchors
+        named = find_anchors(
             query,
             name_search.named(),
             by_vector,
-            self.params.anchors,
+            settings,
             self.params.names,
             name_search.self_entity(),
             relation_words,
-            name_search.near_entities(),
         )
+        return with_near(named, name_search.near_entities(), settings)
 
     def walks(self, found: GraphFound) -> list[Walk]:
         """The walks joining the anchors: through their common neighbours first, else the
