@@ -32,6 +32,7 @@ from engine.models import (
     fact_day,
 )
 from engine.prompt_block import block_or_why, nothing_about, said_day
+from engine.retrieval.retriever import MODES, WALKING_MODES
 
 
 def metadata_filter(text: str) -> tuple[str, Any]:
@@ -81,7 +82,7 @@ def search_text(result: SearchResult) -> str:
 
 def cmd_search(args: argparse.Namespace) -> None:
     check_window(args)
-    if args.near and args.mode not in ("dual", "expansion"):  # refused before the store starts
+    if args.near and args.mode not in WALKING_MODES:  # refused before the store starts
         raise UsageError(f"search: --near anchors the graph walk: not with --mode {args.mode}")
     with open_memory(args) as mem:
         require_user(mem, args.user)
@@ -238,7 +239,7 @@ def register(sub: Any) -> None:
     )
     search.add_argument(
         "--mode",
-        choices=["dual", "expansion", "semantic", "episodes"],
+        choices=list(MODES),
         default="dual",
         help="how facts are found (docs/search.md): dual, the two below fused (default); "
         "expansion, the graph walk from the entities the query names; semantic, the facts "

@@ -22,7 +22,7 @@ from engine.metadata_filter import parse_filters, search_matching
 from engine.models import AddResult, Fact, HistoryEvent, ScoredEntity, SearchResult
 from engine.normalize import check_count, check_user_id, clean_text, entity_key
 from engine.prompt_block import MAX_LIMIT, hits_for
-from engine.retrieval.retriever import MODES, Mode
+from engine.retrieval.retriever import MODES, WALKING_MODES, Mode
 from engine.retrieval.similarity import checked_floor
 from engine.store.base import RankBy
 from engine.store.statements import delete_fact
@@ -220,7 +220,7 @@ class Memory(MemoryEdit, MemoryTransfer, MemoryBulk):
     def _near(self, near: str | Iterable[str] | None, mode: str) -> tuple[str, ...]:
         if near is None:
             return ()
-        if mode not in ("dual", "expansion"):
+        if mode not in WALKING_MODES:
             raise InvalidInputError(
                 f"near anchors the graph walk: use mode 'dual' or 'expansion', not {mode!r}"
             )

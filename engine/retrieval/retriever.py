@@ -42,6 +42,7 @@ from engine.store.reads import Reads
 Mode = Literal["dual", "expansion", "semantic", "episodes"]
 MODES: tuple[Mode, ...] = ("dual", "expansion", "semantic", "episodes")
 FACT_MODES = ("dual", "expansion", "semantic")
+WALKING_MODES = ("dual", "expansion")  # the modes whose graph leg walks from anchors
 Window = tuple[float | None, float | None]  # since, until (epoch seconds)
 _MS = 1000.0
 
@@ -166,11 +167,11 @@ class DualRetriever:
     ) -> _Started:
         """The reads that need no vector: they run while the query is embedded."""
         started = _Started()
-        if mode in _EXPANDING:
+        if mode in WALKING_MODES:
             started.names = self.graph_leg.start(query, user_id, self_uid, near)
         if rank_relations:
             started.episodes = self.episode_leg.start(user_id)
-        if mode in _EXPANDING:  # read on the user's first search, while the others run
+        if mode in WALKING_MODES:  # read on the user's first search, while the others run
             started.relations = self.users.of(user_id)
         return started
 
@@ -302,9 +303,6 @@ class DualRetriever:
         if missing:
             facts.update({f.uid: f for f in self.reads.facts_by_uids(user_id, missing)})
         return facts
-
-
-_EXPANDING = ("dual", "expansion")
 
 
 def _not_held(near: tuple[str, ...], names: NameReads | None, known: list[str]) -> list[str]:
