@@ -275,7 +275,7 @@ def _last_said_stays(
     out: Changes,
     ctx: FactContext,
     rows: list[FactRow],
-    replaces: Callable[[FactRow, FactRow], bool],
+    replaces: Later,
 ) -> None:
     """Each of `rows` (said in one batch) that a later one `replaces` is history, ended when
     the last of those began, as from two adds. Said in one message, the later in the

@@ -103,19 +103,15 @@ class UsageError(Exception):
 def _check_add_options(args: argparse.Namespace) -> None:
     """An option the chosen form of `add` would not use is refused, never dropped: `--ts`
     given with `--fact` left the fact undated."""
-    unused = (
-        [name for name in ("ts", "speaker", "session") if getattr(args, name) is not None]
-        if args.fact
-        else (["valid_at"] if args.valid_at is not None else [])
-    )
+    if args.fact:
+        unused = [name for name in ("ts", "speaker", "session") if getattr(args, name) is not None]
+        why = "is for a message (TEXT), not --fact: --valid-at says since when a fact is true"
+    else:
+        unused = ["valid_at"] if args.valid_at is not None else []
+        why = "is for --fact; a message's facts are true from its --ts"
     if unused:
         given = ", ".join("--" + name.replace("_", "-") for name in unused)
-        raise UsageError(
-            f"add: {given} is for a message (TEXT), not --fact: --valid-at says since when "
-            "a fact is true"
-            if args.fact
-            else f"add: {given} is for --fact; a message's facts are true from its --ts"
-        )
+        raise UsageError(f"add: {given} {why}")
 
 
 class PartialFailure(Exception):
